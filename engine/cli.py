@@ -1,0 +1,257 @@
+"""The ``mjlab`` command line.
+
+Every command exits 0 on success, 2 on bad input (a one-line message on stderr naming
+what is wrong, no traceback, nothing written) and 1 on an internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from importlib import import_module
+
+from engine.errors import UsageError
+
+__all__ = ["main", "UsageError"]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse's own usage errors: one line, exit 2
+        raise UsageError(f"{self.prog}: {message}")
+
+
+# command name -> (module, function); each function takes the parsed args, returns exit code
+_COMMANDS = {
+    "hand": ("engine._cli_hand", "run_hand"),
+    "exact": ("engine.exact", "run_cli"),
+    "bench": ("engine.bench", "run_cli"),
+    "variants": ("engine.variants", "run_cli"),
+    "simulate": ("engine.run", "run_cli"),
+    "summarize": ("analysis.cli", "run_summarize"),
+    "sweep": ("analysis.cli", "run_sweep"),
+    "report": ("analysis.report", "run_cli"),
+    "score": ("engine.variants", "run_score_cli"),
+    "replay": ("engine.game", "run_replay_cli"),
+}
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="mjlab", description=__doc__.splitlines()[0].strip(" ."))
+    p.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+
+    h = sub.add_parser("hand", help="shanten, waits and best discards of a hand")
+    h.add_argument("hand", metavar="HAND", help='tiles in notation, e.g. "123m456p789s1122z"')
+    h.add_argument(
+        "--wild",
+        action="append",
+        default=[],
+        metavar="TILE",
+        help="a wild kind (repeatable): its tiles in HAND count as wilds",
+    )
+    h.add_argument(
+        "--sets",
+        type=int,
+        default=None,
+        help="sets still to form (default: from the tile count, 4 or 5)",
+    )
+    h.add_argument("--json", action="store_true", help="print JSON")
+    h.add_argument(
+        "--shape",
+        action="append",
+        default=None,
+        metavar="SHAPE",
+        help="shapes to consider (default standard, seven_pairs, thirteen_orphans)",
+    )
+
+    e = sub.add_parser("exact", help="exact probabilities of deal events (combinatorics)")
+    e.add_argument(
+        "variant",
+        nargs="?",
+        metavar="VARIANT",
+        help="a variant name (its 天胡 and deal events), or none with --tiles/--hand",
+    )
+    e.add_argument("--tiles", type=int, choices=(136, 108), default=None)
+    e.add_argument("--hand", type=int, default=None, metavar="N", help="tiles in the hand")
+    e.add_argument(
+        "--wild",
+        default=None,
+        metavar="TILE[,TILE]",
+        help="wild kind(s), e.g. 7z or 5m,5p; 'flip' or 'flip2' for a random indicator",
+    )
+    e.add_argument(
+        "--wild-copies",
+        type=int,
+        choices=(3, 4),
+        default=4,
+        help="copies of each wild kind in play (3: an indicator is set aside)",
+    )
+    e.add_argument(
+        "--shanten",
+        action="store_true",
+        help="print the exact distribution of the dealt hand's shanten",
+    )
+    e.add_argument("--rule", action="append", default=[], metavar="K=V")
+    e.add_argument("--json", action="store_true")
+
+    b = sub.add_parser("bench", help="measure hand evaluation and simulation speed")
+    b.add_argument("--json", action="store_true")
+    b.add_argument("--quick", action="store_true", help="small sizes (for tests)")
+    b.add_argument("--only", choices=("hand", "simulate"), default=None)
+
+    v = sub.add_parser("variants", help="list the variants and their rule options")
+    v.add_argument("--json", action="store_true")
+
+    sim = sub.add_parser("simulate", help="play deals of a variant and write their records")
+    sim.add_argument("variant", metavar="VARIANT")
+    sim.add_argument("--deals", type=int, required=True, metavar="N")
+    sim.add_argument("--seed", type=int, default=0, metavar="S")
+    _rule_args(sim)
+    sim.add_argument(
+        "--policy",
+        default="value",
+        metavar="P|P0,P1,P2,P3",
+        help="bot policy for every seat, or one per seat",
+    )
+    sim.add_argument(
+        "--match-length", type=int, default=None, metavar="M", help="deals per match (default 16)"
+    )
+    sim.add_argument("--workers", type=int, default=None, metavar="W")
+    sim.add_argument("--backend", choices=("local", "dask"), default="local")
+    sim.add_argument("--scheduler", default=None, metavar="ADDR")
+    sim.add_argument(
+        "--summary-only",
+        action="store_true",
+        help="store mergeable summaries instead of per-deal rows",
+    )
+    sim.add_argument(
+        "--chunk-matches",
+        type=int,
+        default=None,
+        metavar="K",
+        help="matches per chunk file of a dataset folder",
+    )
+    sim.add_argument(
+        "--out",
+        required=True,
+        metavar="PATH",
+        help="PATH.parquet (one file) or DIR/ (a chunked, resumable dataset)",
+    )
+    sim.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    sm = sub.add_parser("summarize", help="tables of a record file or dataset")
+    sm.add_argument("path", metavar="PATH")
+    sm.add_argument("--json", action="store_true")
+    sm.add_argument("--plot", default=None, metavar="DIR", help="write figures to DIR")
+
+    sw = sub.add_parser("sweep", help="one rule option over several values, paired deals")
+    sw.add_argument("variant", metavar="VARIANT")
+    sw.add_argument("--rule", action="append", default=[], metavar="K=V1,V2,...")
+    sw.add_argument("--rules", default=None, metavar="FILE.toml")
+    sw.add_argument("--deals", type=int, required=True, metavar="N")
+    sw.add_argument("--seed", type=int, default=0)
+    sw.add_argument("--policy", default="value")
+    sw.add_argument("--workers", type=int, default=None)
+    sw.add_argument("--out", required=True, metavar="DIR")
+    sw.add_argument("--json", action="store_true")
+    sw.add_argument("--plot", default=None, metavar="DIR")
+
+    rp = sub.add_parser("report", help="the balance report (HTML, Markdown, JSON)")
+    rp.add_argument("--variants", default=None, metavar="a,b,...")
+    rp.add_argument("--deals", type=int, default=None, metavar="N")
+    rp.add_argument("--seed", type=int, default=2026)
+    rp.add_argument("--workers", type=int, default=None)
+    rp.add_argument("--out", default="reports", metavar="DIR")
+    rp.add_argument("--quiet", action="store_true")
+
+    sc = sub.add_parser("score", help="score a winning hand under a variant's rules")
+    sc.add_argument("variant", metavar="VARIANT")
+    sc.add_argument("hand", metavar="HAND", help="concealed tiles including the winning tile")
+    sc.add_argument("--win", required=True, metavar="TILE")
+    how = sc.add_mutually_exclusive_group()
+    how.add_argument("--self-draw", action="store_true")
+    how.add_argument("--from", dest="from_seat", type=int, default=None, metavar="SEAT")
+    sc.add_argument("--melds", default="", metavar='"pong:5z kong:1p ankong:9s chow:123m"')
+    sc.add_argument("--seat", type=int, default=0)
+    sc.add_argument("--dealer", type=int, default=0)
+    sc.add_argument("--streak", type=int, default=0)
+    sc.add_argument("--wild", action="append", default=[], metavar="TILE")
+    sc.add_argument("--flowers", type=int, default=0, metavar="N")
+    sc.add_argument(
+        "--flag",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="context patterns: tianhu, dihu, gangkai, qianggang, ...",
+    )
+    _rule_args(sc)
+    sc.add_argument("--json", action="store_true")
+
+    rl = sub.add_parser("replay", help="print one deal turn by turn")
+    rl.add_argument("variant", metavar="VARIANT")
+    rl.add_argument("--seed", type=int, required=True)
+    rl.add_argument("--match", type=int, required=True)
+    rl.add_argument("--deal", type=int, default=0)
+    _rule_args(rl)
+    rl.add_argument("--policy", default="value")
+    rl.add_argument("--match-length", type=int, default=None)
+    return p
+
+
+def _rule_args(p) -> None:
+    p.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="set a rule option (repeatable); see `mjlab variants`",
+    )
+    p.add_argument("--rules", default=None, metavar="FILE.toml", help="rule options from TOML")
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``mjlab`` console script; returns the exit code."""
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.version:
+            from engine import __version__
+
+            print(f"mjlab {__version__}")
+            return 0
+        if not args.command:
+            parser.print_help()
+            return 2
+        module, func = _COMMANDS[args.command]
+        if not _available(module):
+            raise UsageError(f"command {args.command!r} is not available in this version")
+        handler = getattr(import_module(module), func)
+        return int(handler(args) or 0)
+    except UsageError as exc:
+        print(f"mjlab: {exc}".replace("mjlab: mjlab", "mjlab"), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("mjlab: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def _available(module: str) -> bool:
+    from importlib.util import find_spec
+
+    try:
+        return find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def print_json(obj) -> None:
+    """Print ``obj`` as JSON (UTF-8, no ASCII escapes)."""
+    json.dump(obj, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,458 @@
+"""Compiled hand-evaluation kernels (numba). Only numpy, numba and other kernels here.
+
+Encodings used by every function:
+
+- ``counts``: int-like array ``(34,)``, tiles held per kind (kind order of
+  :mod:`engine.tiles`), wild tiles excluded: wilds are passed as a count ``wilds``.
+- ``idx``: int64 ``(4,)`` base-5 numbers of the m, p, s suits (9 ranks) and the honors
+  (7 ranks); see :mod:`engine.hand._tables`.
+- ``suit_t``/``honor_t``: the uint8 distance tables ``(5**9, 12)`` and ``(5**7, 12)``;
+  ``buda_t``: uint8 ``(512, 4)``.
+- ``shapes``: bit mask, ``STANDARD | SEVEN_PAIRS | THIRTEEN_ORPHANS | BUDA``.
+- distance: the fewest tiles to add (after dropping surplus tiles) for the hand to
+  become complete. With ``n`` tiles and ``sets`` sets, ``n = 3*sets + 1`` or
+  ``3*sets + 2``, shanten = distance - 1 (tenpai 0, complete -1). Each wild fills one
+  missing tile, anywhere, even a fifth copy of a kind (RULEBOOK §0.1), so the distance
+  with ``w`` wilds is ``max(distance of the other tiles - w, 0)``.
+
+Seven pairs, thirteen orphans and 不搭 exist only for ``sets == 4`` (a 14-tile target).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .._numba import kernel, parallel_kernel
+
+STANDARD = 1
+SEVEN_PAIRS = 2
+THIRTEEN_ORPHANS = 4
+BUDA = 8
+INF = 99
+
+_ORPHAN = np.zeros(34, np.bool_)
+for _k in (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33):
+    _ORPHAN[_k] = True
+_POW5 = np.array([5**i for i in range(9)], np.int64)
+
+
+@kernel(inline="always")
+def _suit_of(k):
+    return k // 9
+
+
+@kernel
+def _indices(counts, idx):
+    """Fill ``idx (4,)`` with the base-5 numbers of the four suits of ``counts``."""
+    for s in range(4):
+        n = 9 if s < 3 else 7
+        x = 0
+        p = 1
+        for i in range(n):
+            x += counts[9 * s + i] * p
+            p *= 5
+        idx[s] = x
+
+
+@kernel(inline="always")
+def _combine(a, b, sets, out):
+    """Min-plus combine of two (k, pair) distance vectors, up to ``sets`` sets."""
+    for k in range(sets + 1):
+        b0 = INF
+        b1 = INF
+        for k1 in range(k + 1):
+            k2 = k - k1
+            v = a[2 * k1] + b[2 * k2]
+            if v < b0:
+                b0 = v
+            v = a[2 * k1] + b[2 * k2 + 1]
+            if v < b1:
+                b1 = v
+            v = a[2 * k1 + 1] + b[2 * k2]
+            if v < b1:
+                b1 = v
+        out[2 * k] = b0
+        out[2 * k + 1] = b1
+
+
+@kernel(inline="always")
+def _final(a, b, sets):
+    """Distance of ``sets`` sets plus one pair from two partial vectors."""
+    best = INF
+    for k1 in range(sets + 1):
+        k2 = sets - k1
+        v = a[2 * k1] + b[2 * k2 + 1]
+        if v < best:
+            best = v
+        v = a[2 * k1 + 1] + b[2 * k2]
+        if v < best:
+            best = v
+    return best
+
+
+@kernel
+def _standard_from_idx(i0, i1, i2, i3, sets, suit_t, honor_t, work):
+    """Standard-shape distance (no wilds) from the four suit indices.
+
+    work : int64 scratch of at least 24 entries.
+    """
+    ab = work[0:12]
+    abc = work[12:24]
+    _combine(suit_t[i0], suit_t[i1], sets, ab)
+    _combine(ab, suit_t[i2], sets, abc)
+    return _final(abc, honor_t[i3], sets)
+
+
+WORK = 32
+"""Scratch entries (int64) a caller of :func:`_distance` must provide."""
+
+
+@kernel
+def _seven_pairs(counts):
+    """Seven-pairs distance (no wilds); four alike count as two pairs."""
+    pairs = 0
+    singles = 0
+    for k in range(34):
+        c = counts[k]
+        pairs += c // 2
+        singles += c % 2
+    if pairs >= 7:
+        return 0
+    need = 7 - pairs
+    extra = need - singles
+    if extra < 0:
+        extra = 0
+    return need + extra
+
+
+@kernel
+def _orphans(counts):
+    """Thirteen-orphans distance (no wilds)."""
+    distinct = 0
+    pair = 0
+    for k in range(34):
+        if _ORPHAN[k] and counts[k] > 0:
+            distinct += 1
+            if counts[k] >= 2:
+                pair = 1
+    return 14 - distinct - pair
+
+
+@kernel
+def _buda(counts, buda_t):
+    """不搭 (十三不搭) distance (no wilds): 14 distinct tiles, same-suit gaps >= 3."""
+    m0 = 0
+    m1 = 0
+    m2 = 0
+    for i in range(9):
+        if counts[i] > 0:
+            m0 |= 1 << i
+        if counts[9 + i] > 0:
+            m1 |= 1 << i
+        if counts[18 + i] > 0:
+            m2 |= 1 << i
+    honors = 0
+    for k in range(27, 34):
+        if counts[k] > 0:
+            honors += 1
+    best = 0
+    for t0 in range(4):
+        for t1 in range(4):
+            for t2 in range(4):
+                tz = 14 - t0 - t1 - t2
+                if tz > 7:
+                    continue
+                keep = buda_t[m0, t0] + buda_t[m1, t1] + buda_t[m2, t2]
+                keep += honors if honors < tz else tz
+                if keep > best:
+                    best = keep
+    return 14 - best
+
+
+@kernel(inline="always")
+def _pairs_formula(pairs, singles):
+    """Seven-pairs distance from the number of pairs and of odd counts."""
+    if pairs >= 7:
+        return 0
+    need = 7 - pairs
+    extra = need - singles
+    if extra < 0:
+        extra = 0
+    return need + extra
+
+
+@kernel
+def _special_distance(c, sets, shapes, buda_t):
+    """Best distance over the special shapes only (no wilds); INF if none applies."""
+    best = INF
+    if sets != 4:
+        return best
+    if shapes & (SEVEN_PAIRS | THIRTEEN_ORPHANS):
+        pairs = 0
+        singles = 0
+        distinct = 0
+        opair = 0
+        for k in range(34):
+            x = c[k]
+            pairs += x // 2
+            singles += x % 2
+            if x > 0 and _ORPHAN[k]:
+                distinct += 1
+                if x >= 2:
+                    opair = 1
+        if shapes & SEVEN_PAIRS:
+            v = _pairs_formula(pairs, singles)
+            if v < best:
+                best = v
+        if shapes & THIRTEEN_ORPHANS:
+            v = 14 - distinct - opair
+            if v < best:
+                best = v
+    if shapes & BUDA:
+        v = _buda(c, buda_t)
+        if v < best:
+            best = v
+    return best
+
+
+@kernel
+def _distance(counts, wilds, sets, shapes, suit_t, honor_t, buda_t, work):
+    """Distance of one hand over the allowed shapes, wilds applied (compiled).
+
+    work : int64 scratch of :data:`WORK` entries (no allocation in the hot path).
+    """
+    best = INF
+    if shapes & STANDARD:
+        i0 = 0
+        i1 = 0
+        i2 = 0
+        i3 = 0
+        p = 1
+        for i in range(9):
+            i0 += counts[i] * p
+            i1 += counts[9 + i] * p
+            i2 += counts[18 + i] * p
+            if i < 7:
+                i3 += counts[27 + i] * p
+            p *= 5
+        best = _standard_from_idx(i0, i1, i2, i3, sets, suit_t, honor_t, work)
+    if sets == 4 and shapes > STANDARD:
+        v = _special_distance(counts, sets, shapes, buda_t)
+        if v < best:
+            best = v
+    best -= wilds
+    return best if best > 0 else 0
+
+
+CHUNK = 256
+"""Rows per parallel work item (scratch is allocated once per item)."""
+
+
+@parallel_kernel
+def _shanten_batch(counts, wilds, sets, shapes, suit_t, honor_t, buda_t, out):
+    """Shanten (distance - 1) of each row of ``counts (n, 34)``; ``wilds``/``sets`` (n,)."""
+    n = counts.shape[0]
+    n_chunks = (n + CHUNK - 1) // CHUNK
+    for ch in numba.prange(n_chunks):
+        work = np.empty(WORK, np.int64)
+        hi = min(n, (ch + 1) * CHUNK)
+        for r in range(ch * CHUNK, hi):
+            out[r] = (
+                _distance(counts[r], wilds[r], sets[r], shapes, suit_t, honor_t, buda_t, work) - 1
+            )
+
+
+@kernel
+def _waits_one(counts, wilds, sets, shapes, suit_t, honor_t, buda_t, out):
+    """Kinds whose draw completes the ``3*sets+1``-tile hand ``counts`` (bool ``out (34,)``)."""
+    c = counts.copy()
+    work = np.empty(WORK, np.int64)
+    for k in range(34):
+        out[k] = False
+        if c[k] >= 4:
+            continue
+        c[k] += 1
+        out[k] = _distance(c, wilds, sets, shapes, suit_t, honor_t, buda_t, work) == 0
+        c[k] -= 1
+
+
+@parallel_kernel
+def _waits_batch(counts, wilds, sets, shapes, suit_t, honor_t, buda_t, out):
+    """Batched :func:`_waits_one` over rows."""
+    for r in numba.prange(counts.shape[0]):
+        _waits_one(counts[r], wilds[r], sets[r], shapes, suit_t, honor_t, buda_t, out[r])
+
+
+@kernel
+def _ukeire_one(
+    counts, wilds, sets, shapes, unseen, suit_t, honor_t, buda_t, sh_out, imp_out, n_out, c, work
+):
+    """Every discard of a ``3*sets+2``-tile hand and every draw after it (compiled).
+
+    unseen : int (34,) copies of each kind not visible to the player.
+    sh_out : int8 (34,) shanten after discarding kind d (127 if d is not held).
+    imp_out : bool (34, 34) discard d then draw j lowers that shanten.
+    n_out : int16 (34,) unseen tiles among the improving draws of discard d.
+    c : int64 (34,) scratch; work : int64 (96,) scratch.
+
+    A draw of a kind with no held tile of its own kind or within two ranks of it never
+    lowers the standard-shape distance of a ``3*sets+1``-tile hand unless the wilds can
+    already make that hand complete with one more tile; such draws are skipped.
+    """
+    for k in range(34):
+        c[k] = counts[k]
+    excl = work[0:48]
+    ab = work[48:60]
+    cd = work[60:72]
+    std = shapes & STANDARD
+    pairs_on = sets == 4 and (shapes & SEVEN_PAIRS) != 0
+    orph_on = sets == 4 and (shapes & THIRTEEN_ORPHANS) != 0
+    buda_on = sets == 4 and (shapes & BUDA) != 0
+    for d in range(34):
+        n_out[d] = 0
+        for j in range(34):
+            imp_out[d, j] = False
+        if c[d] == 0:
+            sh_out[d] = 127
+            continue
+        c[d] -= 1
+        i0 = 0
+        i1 = 0
+        i2 = 0
+        i3 = 0
+        p = 1
+        for i in range(9):
+            i0 += c[i] * p
+            i1 += c[9 + i] * p
+            i2 += c[18 + i] * p
+            if i < 7:
+                i3 += c[27 + i] * p
+            p *= 5
+        base_std = INF
+        if std:
+            _combine(suit_t[i0], suit_t[i1], sets, ab)
+            _combine(suit_t[i2], honor_t[i3], sets, cd)
+            _combine(suit_t[i1], cd, sets, excl[0:12])
+            _combine(suit_t[i0], cd, sets, excl[12:24])
+            _combine(ab, honor_t[i3], sets, excl[24:36])
+            _combine(ab, suit_t[i2], sets, excl[36:48])
+            base_std = _final(ab, cd, sets)
+        pairs = 0
+        singles = 0
+        distinct = 0
+        opair = 0
+        if pairs_on or orph_on:
+            for k in range(34):
+                x = c[k]
+                pairs += x // 2
+                singles += x % 2
+                if x > 0 and _ORPHAN[k]:
+                    distinct += 1
+                    if x >= 2:
+                        opair = 1
+        base = base_std
+        if pairs_on:
+            v = _pairs_formula(pairs, singles)
+            if v < base:
+                base = v
+        if orph_on:
+            v = 14 - distinct - opair
+            if v < base:
+                base = v
+        if buda_on:
+            v = _buda(c, buda_t)
+            if v < base:
+                base = v
+        base -= wilds
+        if base < 0:
+            base = 0
+        sh_out[d] = base - 1
+        prune = base_std - wilds >= 2
+        total = 0
+        for j in range(34):
+            cj = c[j]
+            if cj >= 4:
+                continue
+            v = INF
+            if std:
+                su = j // 9
+                pos = j - 9 * su
+                near = cj > 0
+                if not near and su < 3:
+                    for q in range(max(0, pos - 2), min(9, pos + 3)):
+                        if c[9 * su + q] > 0:
+                            near = True
+                            break
+                if near or not prune:
+                    if su == 0:
+                        v = _final(excl[0:12], suit_t[i0 + _POW5[pos]], sets)
+                    elif su == 1:
+                        v = _final(excl[12:24], suit_t[i1 + _POW5[pos]], sets)
+                    elif su == 2:
+                        v = _final(excl[24:36], suit_t[i2 + _POW5[pos]], sets)
+                    else:
+                        v = _final(excl[36:48], honor_t[i3 + _POW5[pos]], sets)
+                else:
+                    v = base_std
+            if pairs_on:
+                if cj % 2 == 1:
+                    w = _pairs_formula(pairs + 1, singles - 1)
+                else:
+                    w = _pairs_formula(pairs, singles + 1)
+                if w < v:
+                    v = w
+            if orph_on:
+                dd = distinct
+                op = opair
+                if _ORPHAN[j]:
+                    if cj == 0:
+                        dd += 1
+                    else:
+                        op = 1
+                w = 14 - dd - op
+                if w < v:
+                    v = w
+            if buda_on:
+                c[j] += 1
+                w = _buda(c, buda_t)
+                c[j] -= 1
+                if w < v:
+                    v = w
+            v -= wilds
+            if v < 0:
+                v = 0
+            if v < base:
+                imp_out[d, j] = True
+                total += unseen[j]
+        n_out[d] = total
+        c[d] += 1
+
+
+@parallel_kernel
+def _ukeire_batch(
+    counts, wilds, sets, shapes, unseen, suit_t, honor_t, buda_t, sh_out, imp_out, n_out
+):
+    """Batched :func:`_ukeire_one` over rows."""
+    n = counts.shape[0]
+    n_chunks = (n + CHUNK - 1) // CHUNK
+    for ch in numba.prange(n_chunks):
+        c = np.empty(34, np.int64)
+        work = np.empty(96, np.int64)
+        hi = min(n, (ch + 1) * CHUNK)
+        for r in range(ch * CHUNK, hi):
+            _ukeire_one(
+                counts[r],
+                wilds[r],
+                sets[r],
+                shapes,
+                unseen[r],
+                suit_t,
+                honor_t,
+                buda_t,
+                sh_out[r],
+                imp_out[r],
+                n_out[r],
+                c,
+                work,
+            )

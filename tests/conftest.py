@@ -1,0 +1,23 @@
+"""Shared fixtures and the hypothesis profiles (``fast`` default, ``thorough`` local)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "fast", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "thorough", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
+
+
+@pytest.fixture
+def rng():
+    """A fixed-seed numpy generator (tests are reproducible)."""
+    return np.random.default_rng(20261129)
