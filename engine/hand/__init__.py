@@ -43,7 +43,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _kernels
-from ._tables import MAX_SETS, tables
+from ._tables import MAX_SETS, kernel_tables
 
 __all__ = [
     "SHAPES",
@@ -90,36 +90,32 @@ def _prepare(counts, wilds, sets, sizes):
         raise ValueError(f"counts must have shape (..., 34), got {counts.shape}")
     if not np.issubdtype(counts.dtype, np.integer):
         raise ValueError(f"counts must be integers, got dtype {counts.dtype}")
-    if counts.size and (counts.min() < 0 or counts.max() > 4):
-        raise ValueError("counts must be 0..4 per kind")
     lead = counts.shape[:-1]
+    if counts.dtype != np.uint8:
+        if counts.size and (counts.min() < 0 or counts.max() > 4):
+            raise ValueError("counts must be 0..4 per kind")
     flat = np.ascontiguousarray(counts.reshape(-1, 34), dtype=np.uint8)
     try:
-        w = np.broadcast_to(np.asarray(wilds, dtype=np.int64), lead).reshape(-1)
-        s = np.broadcast_to(np.asarray(sets, dtype=np.int64), lead).reshape(-1)
+        w = np.ascontiguousarray(np.broadcast_to(np.asarray(wilds, np.int64), lead).reshape(-1))
+        s = np.ascontiguousarray(np.broadcast_to(np.asarray(sets, np.int64), lead).reshape(-1))
     except ValueError as exc:
         raise ValueError(f"wilds/sets do not broadcast to the hands' shape {lead}") from exc
-    if w.size and w.min() < 0:
-        raise ValueError("wilds must be >= 0")
-    if s.size and (s.min() < 0 or s.max() > MAX_SETS):
-        raise ValueError(f"sets must be 0..{MAX_SETS}")
-    n = flat.sum(axis=1, dtype=np.int64) + w
-    ok = np.zeros(n.shape, bool)
-    for extra in sizes:
-        ok |= n == 3 * s + extra
-    if not ok.all():
-        bad = int(np.flatnonzero(~ok)[0])
-        want = " or ".join(str(3 * int(s[bad]) + e) for e in sizes)
+    bad = np.empty(flat.shape[0], np.int64)
+    size_mask = sum(1 << (e - 1) for e in sizes)
+    _kernels._check_batch(flat, w, s, size_mask, bad)
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        code = int(bad[r])
+        if code == 1:
+            raise ValueError("counts must be 0..4 per kind")
+        if code == 2:
+            raise ValueError(f"wilds must be >= 0 and sets 0..{MAX_SETS}")
+        n = int(flat[r].sum()) + int(w[r])
+        want = " or ".join(str(3 * int(s[r]) + e) for e in sizes)
         raise ValueError(
-            f"hand {bad} holds {int(n[bad])} tiles (wilds included); "
-            f"with sets={int(s[bad])} it must hold {want}"
+            f"hand {r} holds {n} tiles (wilds included); with sets={int(s[r])} it must hold {want}"
         )
-    return flat, np.ascontiguousarray(w), np.ascontiguousarray(s), lead
-
-
-def _tables3():
-    t = tables()
-    return t["suit"], t["honor"], t["buda"]
+    return flat, w, s, lead
 
 
 def shanten(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES):
@@ -129,7 +125,7 @@ def shanten(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES):
     """
     flat, w, s, lead = _prepare(counts, wilds, sets, (1, 2))
     out = np.empty(flat.shape[0], np.int8)
-    _kernels._shanten_batch(flat, w, s, shape_mask(shapes), *_tables3(), out)
+    _kernels._shanten_batch(flat, w, s, shape_mask(shapes), kernel_tables(), out)
     return out.reshape(lead)
 
 
@@ -142,7 +138,7 @@ def is_complete(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES):
     """Whether each ``3*sets + 2``-tile hand is a complete (winning) shape, bool ``(...)``."""
     flat, w, s, lead = _prepare(counts, wilds, sets, (2,))
     out = np.empty(flat.shape[0], np.int8)
-    _kernels._shanten_batch(flat, w, s, shape_mask(shapes), *_tables3(), out)
+    _kernels._shanten_batch(flat, w, s, shape_mask(shapes), kernel_tables(), out)
     return (out == -1).reshape(lead)
 
 
@@ -153,7 +149,7 @@ def waits(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES):
     """
     flat, w, s, lead = _prepare(counts, wilds, sets, (1,))
     out = np.zeros((flat.shape[0], 34), np.bool_)
-    _kernels._waits_batch(flat, w, s, shape_mask(shapes), *_tables3(), out)
+    _kernels._waits_batch(flat, w, s, shape_mask(shapes), kernel_tables(), out)
     return out.reshape(lead + (34,))
 
 
@@ -205,7 +201,7 @@ def ukeire(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES, unseen=None):
     sh = np.empty((n, 34), np.int8)
     imp = np.empty((n, 34, 34), np.bool_)
     tiles_n = np.empty((n, 34), np.int16)
-    _kernels._ukeire_batch(flat, w, s, shape_mask(shapes), un, *_tables3(), sh, imp, tiles_n)
+    _kernels._ukeire_batch(flat, w, s, shape_mask(shapes), un, kernel_tables(), sh, imp, tiles_n)
     return Ukeire(
         sh.reshape(lead + (34,)), imp.reshape(lead + (34, 34)), tiles_n.reshape(lead + (34,))
     )

@@ -4,10 +4,10 @@ Encodings used by every function:
 
 - ``counts``: int-like array ``(34,)``, tiles held per kind (kind order of
   :mod:`engine.tiles`), wild tiles excluded: wilds are passed as a count ``wilds``.
-- ``idx``: int64 ``(4,)`` base-5 numbers of the m, p, s suits (9 ranks) and the honors
-  (7 ranks); see :mod:`engine.hand._tables`.
-- ``suit_t``/``honor_t``: the uint8 distance tables ``(5**9, 12)`` and ``(5**7, 12)``;
-  ``buda_t``: uint8 ``(512, 4)``.
+- ``tab``: the tuple ``(suit_cls, honor_cls, comb, dist, buda)`` from
+  :func:`engine.hand._tables.kernel_tables`: class ids of the per-suit distance rows,
+  the class of a combination of two classes, the distance of a class for ``k`` sets
+  plus a pair, and the 不搭 table.
 - ``shapes``: bit mask, ``STANDARD | SEVEN_PAIRS | THIRTEEN_ORPHANS | BUDA``.
 - distance: the fewest tiles to add (after dropping surplus tiles) for the hand to
   become complete. With ``n`` tiles and ``sets`` sets, ``n = 3*sets + 1`` or
@@ -31,6 +31,9 @@ THIRTEEN_ORPHANS = 4
 BUDA = 8
 INF = 99
 
+CHUNK = 256
+"""Rows per parallel work item (scratch is allocated once per item)."""
+
 _ORPHAN = np.zeros(34, np.bool_)
 for _k in (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33):
     _ORPHAN[_k] = True
@@ -38,85 +41,42 @@ _POW5 = np.array([5**i for i in range(9)], np.int64)
 
 
 @kernel(inline="always")
-def _suit_of(k):
-    return k // 9
-
-
-@kernel
-def _indices(counts, idx):
-    """Fill ``idx (4,)`` with the base-5 numbers of the four suits of ``counts``."""
-    for s in range(4):
-        n = 9 if s < 3 else 7
-        x = 0
-        p = 1
-        for i in range(n):
-            x += counts[9 * s + i] * p
-            p *= 5
-        idx[s] = x
-
-
-@kernel(inline="always")
-def _combine(a, b, sets, out):
-    """Min-plus combine of two (k, pair) distance vectors, up to ``sets`` sets."""
-    for k in range(sets + 1):
-        b0 = INF
-        b1 = INF
-        for k1 in range(k + 1):
-            k2 = k - k1
-            v = a[2 * k1] + b[2 * k2]
-            if v < b0:
-                b0 = v
-            v = a[2 * k1] + b[2 * k2 + 1]
-            if v < b1:
-                b1 = v
-            v = a[2 * k1 + 1] + b[2 * k2]
-            if v < b1:
-                b1 = v
-        out[2 * k] = b0
-        out[2 * k + 1] = b1
+def _suit_indices(c):
+    """Base-5 numbers of the m, p, s suits and the honors of counts ``c``."""
+    i0 = 0
+    i1 = 0
+    i2 = 0
+    i3 = 0
+    p = 1
+    for i in range(9):
+        i0 += c[i] * p
+        i1 += c[9 + i] * p
+        i2 += c[18 + i] * p
+        if i < 7:
+            i3 += c[27 + i] * p
+        p *= 5
+    return i0, i1, i2, i3
 
 
 @kernel(inline="always")
-def _final(a, b, sets):
-    """Distance of ``sets`` sets plus one pair from two partial vectors."""
-    best = INF
-    for k1 in range(sets + 1):
-        k2 = sets - k1
-        v = a[2 * k1] + b[2 * k2 + 1]
-        if v < best:
-            best = v
-        v = a[2 * k1 + 1] + b[2 * k2]
-        if v < best:
-            best = v
-    return best
+def _standard_idx(i0, i1, i2, i3, sets, tab):
+    """Standard-shape distance (no wilds) from the four suit indices."""
+    suit_cls, honor_cls, comb, dist, _ = tab
+    a = comb[suit_cls[i0], suit_cls[i1]]
+    b = comb[a, suit_cls[i2]]
+    return np.int64(dist[comb[b, honor_cls[i3]], sets])
 
 
 @kernel
-def _standard_from_idx(i0, i1, i2, i3, sets, suit_t, honor_t, work):
-    """Standard-shape distance (no wilds) from the four suit indices.
-
-    work : int64 scratch of at least 24 entries.
-    """
-    ab = work[0:12]
-    abc = work[12:24]
-    _combine(suit_t[i0], suit_t[i1], sets, ab)
-    _combine(ab, suit_t[i2], sets, abc)
-    return _final(abc, honor_t[i3], sets)
+def _standard(c, sets, tab):
+    """Standard-shape distance (no wilds) of counts ``c``."""
+    i0, i1, i2, i3 = _suit_indices(c)
+    return _standard_idx(i0, i1, i2, i3, sets, tab)
 
 
-WORK = 32
-"""Scratch entries (int64) a caller of :func:`_distance` must provide."""
-
-
-@kernel
-def _seven_pairs(counts):
-    """Seven-pairs distance (no wilds); four alike count as two pairs."""
-    pairs = 0
-    singles = 0
-    for k in range(34):
-        c = counts[k]
-        pairs += c // 2
-        singles += c % 2
+@kernel(inline="always")
+def _pairs_formula(pairs, singles):
+    """Seven-pairs distance from the number of pairs and of odd counts."""
     if pairs >= 7:
         return 0
     need = 7 - pairs
@@ -124,19 +84,6 @@ def _seven_pairs(counts):
     if extra < 0:
         extra = 0
     return need + extra
-
-
-@kernel
-def _orphans(counts):
-    """Thirteen-orphans distance (no wilds)."""
-    distinct = 0
-    pair = 0
-    for k in range(34):
-        if _ORPHAN[k] and counts[k] > 0:
-            distinct += 1
-            if counts[k] >= 2:
-                pair = 1
-    return 14 - distinct - pair
 
 
 @kernel
@@ -168,18 +115,6 @@ def _buda(counts, buda_t):
                 if keep > best:
                     best = keep
     return 14 - best
-
-
-@kernel(inline="always")
-def _pairs_formula(pairs, singles):
-    """Seven-pairs distance from the number of pairs and of odd counts."""
-    if pairs >= 7:
-        return 0
-    need = 7 - pairs
-    extra = need - singles
-    if extra < 0:
-        extra = 0
-    return need + extra
 
 
 @kernel
@@ -217,94 +152,67 @@ def _special_distance(c, sets, shapes, buda_t):
 
 
 @kernel
-def _distance(counts, wilds, sets, shapes, suit_t, honor_t, buda_t, work):
-    """Distance of one hand over the allowed shapes, wilds applied (compiled).
-
-    work : int64 scratch of :data:`WORK` entries (no allocation in the hot path).
-    """
+def _distance(counts, wilds, sets, shapes, tab):
+    """Distance of one hand over the allowed shapes, wilds applied (compiled)."""
     best = INF
     if shapes & STANDARD:
-        i0 = 0
-        i1 = 0
-        i2 = 0
-        i3 = 0
-        p = 1
-        for i in range(9):
-            i0 += counts[i] * p
-            i1 += counts[9 + i] * p
-            i2 += counts[18 + i] * p
-            if i < 7:
-                i3 += counts[27 + i] * p
-            p *= 5
-        best = _standard_from_idx(i0, i1, i2, i3, sets, suit_t, honor_t, work)
+        best = _standard(counts, sets, tab)
     if sets == 4 and shapes > STANDARD:
-        v = _special_distance(counts, sets, shapes, buda_t)
+        v = _special_distance(counts, sets, shapes, tab[4])
         if v < best:
             best = v
     best -= wilds
     return best if best > 0 else 0
 
 
-CHUNK = 256
-"""Rows per parallel work item (scratch is allocated once per item)."""
-
-
 @parallel_kernel
-def _shanten_batch(counts, wilds, sets, shapes, suit_t, honor_t, buda_t, out):
+def _shanten_batch(counts, wilds, sets, shapes, tab, out):
     """Shanten (distance - 1) of each row of ``counts (n, 34)``; ``wilds``/``sets`` (n,)."""
     n = counts.shape[0]
     n_chunks = (n + CHUNK - 1) // CHUNK
     for ch in numba.prange(n_chunks):
-        work = np.empty(WORK, np.int64)
         hi = min(n, (ch + 1) * CHUNK)
         for r in range(ch * CHUNK, hi):
-            out[r] = (
-                _distance(counts[r], wilds[r], sets[r], shapes, suit_t, honor_t, buda_t, work) - 1
-            )
+            out[r] = _distance(counts[r], wilds[r], sets[r], shapes, tab) - 1
 
 
 @kernel
-def _waits_one(counts, wilds, sets, shapes, suit_t, honor_t, buda_t, out):
+def _waits_one(counts, wilds, sets, shapes, tab, out):
     """Kinds whose draw completes the ``3*sets+1``-tile hand ``counts`` (bool ``out (34,)``)."""
     c = counts.copy()
-    work = np.empty(WORK, np.int64)
     for k in range(34):
         out[k] = False
         if c[k] >= 4:
             continue
         c[k] += 1
-        out[k] = _distance(c, wilds, sets, shapes, suit_t, honor_t, buda_t, work) == 0
+        out[k] = _distance(c, wilds, sets, shapes, tab) == 0
         c[k] -= 1
 
 
 @parallel_kernel
-def _waits_batch(counts, wilds, sets, shapes, suit_t, honor_t, buda_t, out):
+def _waits_batch(counts, wilds, sets, shapes, tab, out):
     """Batched :func:`_waits_one` over rows."""
     for r in numba.prange(counts.shape[0]):
-        _waits_one(counts[r], wilds[r], sets[r], shapes, suit_t, honor_t, buda_t, out[r])
+        _waits_one(counts[r], wilds[r], sets[r], shapes, tab, out[r])
 
 
 @kernel
-def _ukeire_one(
-    counts, wilds, sets, shapes, unseen, suit_t, honor_t, buda_t, sh_out, imp_out, n_out, c, work
-):
+def _ukeire_one(counts, wilds, sets, shapes, unseen, tab, sh_out, imp_out, n_out, c):
     """Every discard of a ``3*sets+2``-tile hand and every draw after it (compiled).
 
     unseen : int (34,) copies of each kind not visible to the player.
     sh_out : int8 (34,) shanten after discarding kind d (127 if d is not held).
     imp_out : bool (34, 34) discard d then draw j lowers that shanten.
     n_out : int16 (34,) unseen tiles among the improving draws of discard d.
-    c : int64 (34,) scratch; work : int64 (96,) scratch.
+    c : int64 (34,) scratch.
 
     A draw of a kind with no held tile of its own kind or within two ranks of it never
     lowers the standard-shape distance of a ``3*sets+1``-tile hand unless the wilds can
     already make that hand complete with one more tile; such draws are skipped.
     """
+    suit_cls, honor_cls, comb, dist, buda_t = tab
     for k in range(34):
         c[k] = counts[k]
-    excl = work[0:48]
-    ab = work[48:60]
-    cd = work[60:72]
     std = shapes & STANDARD
     pairs_on = sets == 4 and (shapes & SEVEN_PAIRS) != 0
     orph_on = sets == 4 and (shapes & THIRTEEN_ORPHANS) != 0
@@ -317,27 +225,21 @@ def _ukeire_one(
             sh_out[d] = 127
             continue
         c[d] -= 1
-        i0 = 0
-        i1 = 0
-        i2 = 0
-        i3 = 0
-        p = 1
-        for i in range(9):
-            i0 += c[i] * p
-            i1 += c[9 + i] * p
-            i2 += c[18 + i] * p
-            if i < 7:
-                i3 += c[27 + i] * p
-            p *= 5
+        i0, i1, i2, i3 = _suit_indices(c)
         base_std = INF
+        e0 = e1 = e2 = e3 = 0
         if std:
-            _combine(suit_t[i0], suit_t[i1], sets, ab)
-            _combine(suit_t[i2], honor_t[i3], sets, cd)
-            _combine(suit_t[i1], cd, sets, excl[0:12])
-            _combine(suit_t[i0], cd, sets, excl[12:24])
-            _combine(ab, honor_t[i3], sets, excl[24:36])
-            _combine(ab, suit_t[i2], sets, excl[36:48])
-            base_std = _final(ab, cd, sets)
+            c0 = suit_cls[i0]
+            c1 = suit_cls[i1]
+            c2 = suit_cls[i2]
+            c3 = honor_cls[i3]
+            ab = comb[c0, c1]
+            cd = comb[c2, c3]
+            e0 = comb[c1, cd]
+            e1 = comb[c0, cd]
+            e2 = comb[ab, c3]
+            e3 = comb[ab, c2]
+            base_std = np.int64(dist[comb[ab, cd], sets])
         pairs = 0
         singles = 0
         distinct = 0
@@ -386,13 +288,13 @@ def _ukeire_one(
                             break
                 if near or not prune:
                     if su == 0:
-                        v = _final(excl[0:12], suit_t[i0 + _POW5[pos]], sets)
+                        v = np.int64(dist[comb[e0, suit_cls[i0 + _POW5[pos]]], sets])
                     elif su == 1:
-                        v = _final(excl[12:24], suit_t[i1 + _POW5[pos]], sets)
+                        v = np.int64(dist[comb[e1, suit_cls[i1 + _POW5[pos]]], sets])
                     elif su == 2:
-                        v = _final(excl[24:36], suit_t[i2 + _POW5[pos]], sets)
+                        v = np.int64(dist[comb[e2, suit_cls[i2 + _POW5[pos]]], sets])
                     else:
-                        v = _final(excl[36:48], honor_t[i3 + _POW5[pos]], sets)
+                        v = np.int64(dist[comb[e3, honor_cls[i3 + _POW5[pos]]], sets])
                 else:
                     v = base_std
             if pairs_on:
@@ -430,15 +332,12 @@ def _ukeire_one(
 
 
 @parallel_kernel
-def _ukeire_batch(
-    counts, wilds, sets, shapes, unseen, suit_t, honor_t, buda_t, sh_out, imp_out, n_out
-):
+def _ukeire_batch(counts, wilds, sets, shapes, unseen, tab, sh_out, imp_out, n_out):
     """Batched :func:`_ukeire_one` over rows."""
     n = counts.shape[0]
     n_chunks = (n + CHUNK - 1) // CHUNK
     for ch in numba.prange(n_chunks):
         c = np.empty(34, np.int64)
-        work = np.empty(96, np.int64)
         hi = min(n, (ch + 1) * CHUNK)
         for r in range(ch * CHUNK, hi):
             _ukeire_one(
@@ -447,12 +346,36 @@ def _ukeire_batch(
                 sets[r],
                 shapes,
                 unseen[r],
-                suit_t,
-                honor_t,
-                buda_t,
+                tab,
                 sh_out[r],
                 imp_out[r],
                 n_out[r],
                 c,
-                work,
             )
+
+
+@parallel_kernel
+def _check_batch(counts, wilds, sets, size_mask, bad):
+    """Validate rows: counts 0..4, wilds >= 0, sets 0..5, size allowed (compiled).
+
+    size_mask : bit 1 allows ``3*sets + 1`` tiles, bit 2 allows ``3*sets + 2``.
+    bad : int64 (n,) set to 0 (ok), 1 (a count above 4), 2 (bad wilds/sets), 3 (size).
+    """
+    for r in numba.prange(counts.shape[0]):
+        total = 0
+        code = 0
+        for k in range(34):
+            x = counts[r, k]
+            if x > 4:
+                code = 1
+            total += x
+        w = wilds[r]
+        s = sets[r]
+        if code == 0 and (w < 0 or s < 0 or s > 5):
+            code = 2
+        if code == 0:
+            n = total + w
+            ok = ((size_mask & 1) and n == 3 * s + 1) or ((size_mask & 2) and n == 3 * s + 2)
+            if not ok:
+                code = 3
+        bad[r] = code

@@ -17,6 +17,14 @@ worse than any other assignment, so::
 ``buda[mask, t]`` (uint8, ``(512, 4)``) is, for the set ``mask`` of ranks held in one
 suit, the most held ranks a 不搭 target of ``t`` ranks with pairwise gaps of at least 3
 can keep (used by the 十三不搭 shape).
+
+**Classes.** The 12-entry rows take few distinct values (152 for the suits, 83 for the
+honors), and the set of rows obtained by min-plus combining any of them is closed at a
+few hundred vectors. The kernels therefore work on class ids: ``suit_cls[idx]`` and
+``honor_cls[idx]`` (uint16) name a row of ``vectors`` (uint8 ``(n_cls, 12)``), ``comb[a,
+b]`` (uint16 ``(n_cls, n_cls)``) is the class of the combination of classes ``a`` and
+``b``, and ``dist[a, k]`` (uint8 ``(n_cls, 6)``) its distance for ``k`` sets plus a pair.
+A hand's standard-shape distance is then ``dist[comb[comb[comb[m, p], s], z], sets]``.
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ import numpy as np
 from .._cache import load_or_build, source_key
 from .._numba import kernel
 
-__all__ = ["tables", "N_SUIT", "N_HONOR", "MAX_SETS", "POW5"]
+__all__ = ["tables", "kernel_tables", "N_SUIT", "N_HONOR", "MAX_SETS", "POW5"]
 
 MAX_SETS = 5
 """Largest number of sets a table row covers (5 for 16-tile games)."""
@@ -130,22 +138,93 @@ def _build_buda() -> np.ndarray:
     return out
 
 
-def _build_all() -> dict[str, np.ndarray]:
+def _combine_all(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Min-plus combination of every row of ``a`` with every row of ``b`` -> (len a, len b, 12)."""
+    a = a.astype(np.int64)
+    b = b.astype(np.int64)
+    out = np.full((len(a), len(b), 2 * (MAX_SETS + 1)), 255, np.int64)
+    for k in range(MAX_SETS + 1):
+        for k1 in range(k + 1):
+            k2 = k - k1
+            no_pair = a[:, None, 2 * k1] + b[None, :, 2 * k2]
+            pair = np.minimum(
+                a[:, None, 2 * k1] + b[None, :, 2 * k2 + 1],
+                a[:, None, 2 * k1 + 1] + b[None, :, 2 * k2],
+            )
+            out[:, :, 2 * k] = np.minimum(out[:, :, 2 * k], no_pair)
+            out[:, :, 2 * k + 1] = np.minimum(out[:, :, 2 * k + 1], pair)
+    return out
+
+
+def _row_keys(rows: np.ndarray) -> np.ndarray:
+    """Pack rows of 12 entries below 32 into one int64 each (5 bits an entry)."""
+    rows = rows.astype(np.int64)
+    return sum(rows[..., i] << (5 * i) for i in range(rows.shape[-1]))
+
+
+def _unique_rows(rows: np.ndarray) -> np.ndarray:
+    """Distinct rows of a uint8 (n, 12) array (entries below 32), in key order."""
+    keys = np.unique(_row_keys(rows))
+    return np.stack([(keys >> (5 * i)) & 31 for i in range(rows.shape[-1])], 1).astype(np.uint8)
+
+
+def _classes(suit: np.ndarray, honor: np.ndarray) -> dict[str, np.ndarray]:
+    """Compress the row tables into class ids closed under combination."""
+    vectors = _unique_rows(np.concatenate([suit, honor]))
+    while True:
+        combined = _combine_all(vectors, vectors).reshape(-1, vectors.shape[1])
+        grown = _unique_rows(np.concatenate([vectors, combined.astype(np.uint8)]))
+        if len(grown) == len(vectors):
+            break
+        vectors = grown
+    keys = _row_keys
+    order = np.argsort(keys(vectors))
+    sorted_keys = keys(vectors)[order]
+
+    def ids(rows):
+        k = keys(rows)
+        pos = np.searchsorted(sorted_keys, k)
+        assert np.array_equal(sorted_keys[pos], k)
+        return order[pos].astype(np.uint16)
+
+    combined = _combine_all(vectors, vectors).astype(np.uint8)
+    comb = ids(combined.reshape(-1, vectors.shape[1])).reshape(len(vectors), len(vectors))
     return {
-        "suit": _build(9, _melds(9, True)),
-        "honor": _build(7, _melds(7, False)),
-        "buda": _build_buda(),
+        "suit_cls": ids(suit),
+        "honor_cls": ids(honor),
+        "vectors": vectors,
+        "comb": comb,
+        "dist": np.ascontiguousarray(vectors[:, 1::2]),
     }
+
+
+def _build_all() -> dict[str, np.ndarray]:
+    suit = _build(9, _melds(9, True))
+    honor = _build(7, _melds(7, False))
+    return {**_classes(suit, honor), "buda": _build_buda()}
 
 
 _TABLES: dict[str, np.ndarray] | None = None
 
 
 def tables() -> dict[str, np.ndarray]:
-    """The hand tables ``{"suit", "honor", "buda"}``, loaded from the cache or built."""
+    """The hand tables, loaded from the disk cache or built (a few seconds) and cached.
+
+    Keys: ``suit_cls``, ``honor_cls``, ``vectors``, ``comb``, ``dist``, ``buda`` (see the
+    module docstring) and the expanded row tables ``suit`` and ``honor``.
+    """
     global _TABLES
     if _TABLES is None:
         import sys
 
-        _TABLES = load_or_build("hand-tables", source_key(sys.modules[__name__]), _build_all)
+        t = load_or_build("hand-tables", source_key(sys.modules[__name__]), _build_all)
+        t["suit"] = t["vectors"][t["suit_cls"]]
+        t["honor"] = t["vectors"][t["honor_cls"]]
+        _TABLES = t
     return _TABLES
+
+
+def kernel_tables() -> tuple:
+    """The tuple ``(suit_cls, honor_cls, comb, dist, buda)`` every hand kernel takes."""
+    t = tables()
+    return (t["suit_cls"], t["honor_cls"], t["comb"], t["dist"], t["buda"])
