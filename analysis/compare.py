@@ -1,0 +1,132 @@
+"""Cross-variant comparison in comparable units.
+
+Each variant scores in its own unit (倍, 台, 番, 囤), so the panel expresses payout
+effects in units of the variant's own per-deal delta SD (the pooled SD of one seat's
+delta per deal) and everything else as shares or counts: draw rate, mean deal length,
+dealer edge and seat spread in SD units, share of big hands, swinginess (top-1% share
+of points changing hands) and the skill signal-to-noise ratio when given.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from analysis.fairness import dealer_edge
+from analysis.frequencies import big_hand_frequency
+from analysis.payouts import swinginess
+from analysis.stats import mean_ci_from_sums, wilson
+from analysis.summary import Summary, as_summary
+
+__all__ = ["compare_variants", "METRICS"]
+
+METRICS = {
+    "draw_rate": "share of deals drawn",
+    "turns": "draws from the wall per deal",
+    "dealer_edge_sd": "dealer edge per deal, in per-deal delta SDs",
+    "seat_spread_sd": "best minus worst seat mean per deal, in per-deal delta SDs",
+    "big_hand_share": "share of won deals with a big pattern",
+    "swinginess": "share of points changing hands in the top 1% of deals",
+    "skill_snr": "strong policy's edge per match / SD of a match total",
+}
+"""Panel metrics and their units, in panel order."""
+
+
+def _seat_spread(s: Summary, rng: np.random.Generator, draws: int, level: float):
+    mean, cov = s.delta_mean_cov("seat")
+    p, n = s.players, s.n_deals
+    est = float(mean.max() - mean.min())
+    try:
+        chol = np.linalg.cholesky(cov[:-1, :-1] / n)
+    except np.linalg.LinAlgError:
+        return est, math.nan, math.nan
+    sim = mean[:-1] + rng.standard_normal((draws, p - 1)) @ chol.T
+    full = np.column_stack([sim, -sim.sum(axis=1)])
+    spread = full.max(axis=1) - full.min(axis=1)
+    a = (1 - level) / 2
+    return est, float(np.quantile(spread, a)), float(np.quantile(spread, 1 - a))
+
+
+def compare_variants(
+    records: Mapping[str, object],
+    *,
+    big: Mapping[str, Sequence[str]] | None = None,
+    skill: Mapping[str, object] | None = None,
+    level: float = 0.95,
+    draws: int = 4000,
+) -> pd.DataFrame:
+    """The cross-variant panel: one row per (label, metric).
+
+    Parameters
+    ----------
+    records : mapping of str to DataFrame or Summary
+        ``label -> records`` (a label is usually the variant name). Swinginess needs
+        frames; for a Summary it is left out.
+    big : mapping of str to sequence of str, optional
+        ``variant name -> big pattern names`` (the variant says which are big).
+    skill : mapping of str to DataFrame or float, optional
+        ``label -> skill_edge(...) frame`` (its duplicate row, else its single row,
+        gives ``snr`` and its interval) or a plain SNR.
+    level : float
+        Confidence level.
+    draws : int
+        Parametric-bootstrap draws for the seat-spread interval (fixed seed).
+
+    Returns
+    -------
+    DataFrame
+        ``label, variant, rules_id, metric, estimate, lo, hi, unit``. SD-unit metrics
+        divide by the pooled per-deal SD of a seat's delta (its own sampling error is
+        ignored, negligible at these N). The seat spread is biased upward by noise
+        (the range of P noisy means); its interval is a parametric bootstrap from the
+        seat means' joint normal approximation.
+    """
+    rng = np.random.default_rng(0)
+    rows = []
+    for label, rec in records.items():
+        s = as_summary(rec)
+        ident = {"label": label, "variant": s.variant, "rules_id": s.rules_id}
+
+        def add(metric, est, lo, hi, ident=ident):
+            rows.append(
+                {
+                    **ident,
+                    "metric": metric,
+                    "estimate": est,
+                    "lo": lo,
+                    "hi": hi,
+                    "unit": METRICS[metric],
+                }
+            )
+
+        drawn = s.win_types[-1]
+        lo, hi = wilson(drawn, s.n_deals, level)
+        add("draw_rate", drawn / s.n_deals, lo, hi)
+        t = mean_ci_from_sums(s.n_deals, s.turns[0], s.turns[1], level)
+        add("turns", t["mean"], t["lo"], t["hi"])
+        _, cov = s.delta_mean_cov("seat")
+        sd = math.sqrt(float(np.mean(np.diag(cov))))
+        de = dealer_edge(s, level=level).iloc[0]
+        add("dealer_edge_sd", de["edge"] / sd, de["lo"] / sd, de["hi"] / sd)
+        est, lo, hi = _seat_spread(s, rng, draws, level)
+        add("seat_spread_sd", est / sd, lo / sd, hi / sd)
+        if big and s.variant in big:
+            b = big_hand_frequency(s, big[s.variant], level=level)
+            b = b[b["per"] == "win"].iloc[0]
+            add("big_hand_share", b["rate"], b["lo"], b["hi"])
+        if isinstance(rec, pd.DataFrame):
+            w = swinginess(rec, level=level).iloc[0]
+            add("swinginess", w["share"], w["lo"], w["hi"])
+        if skill and label in skill:
+            k = skill[label]
+            if isinstance(k, pd.DataFrame):
+                kk = k[k["format"] == "duplicate"]
+                kk = (kk if len(kk) else k).iloc[0]
+                add("skill_snr", kk["snr"], kk["snr_lo"], kk["snr_hi"])
+            else:
+                add("skill_snr", float(k), math.nan, math.nan)
+    cols = ["label", "variant", "rules_id", "metric", "estimate", "lo", "hi", "unit"]
+    return pd.DataFrame.from_records(rows, columns=cols)

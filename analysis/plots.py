@@ -1,0 +1,203 @@
+"""Figures: ``compute_*`` returns the frame with every number, ``draw_*`` only draws.
+
+All figures use the shared style file :data:`STYLE` (``analysis/mjlab.mplstyle``).
+``draw_*(frame, *, ax=None, **style)`` draws on ``ax`` (a new figure when None) and
+returns the Axes; extra keyword arguments go to the main matplotlib call.
+
+>>> import matplotlib
+>>> matplotlib.use("Agg")
+>>> from analysis.testing import synthetic_records
+>>> ax = draw_pattern_frequencies(compute_pattern_frequencies(synthetic_records(50)))
+>>> len(ax.patches)
+5
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from analysis.compare import METRICS, compare_variants
+from analysis.frequencies import pattern_frequencies
+from analysis.payouts import delta_histogram
+from analysis.sweep import sweep_table
+from engine.errors import UsageError
+
+__all__ = [
+    "STYLE",
+    "style",
+    "compute_pattern_frequencies",
+    "draw_pattern_frequencies",
+    "compute_delta_distribution",
+    "draw_delta_distribution",
+    "compute_sweep",
+    "draw_sweep",
+    "compute_variant_panel",
+    "draw_variant_panel",
+]
+
+STYLE = Path(__file__).with_name("mjlab.mplstyle")
+"""The shared matplotlib style file."""
+
+
+@contextmanager
+def style():
+    """Context manager that applies :data:`STYLE` to the figures drawn inside it."""
+    import matplotlib.pyplot as plt
+
+    with plt.style.context(str(STYLE)):
+        yield
+
+
+def _axes(ax):
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots()
+    return ax
+
+
+# ---------------------------------------------------------------- pattern frequencies
+def compute_pattern_frequencies(records, *, per: str = "win", level: float = 0.95) -> pd.DataFrame:
+    """Pattern rates (one ``per``), most frequent first: :func:`pattern_frequencies` rows."""
+    f = pattern_frequencies(records, level=level)
+    return (
+        f[f["per"] == per]
+        .sort_values("rate", ascending=False, kind="stable")
+        .reset_index(drop=True)
+    )
+
+
+def draw_pattern_frequencies(frame: pd.DataFrame, *, ax=None, **style_kw):
+    """Horizontal bars of pattern rates with their interval as error bars."""
+    with style():
+        ax = _axes(ax)
+        y = np.arange(len(frame))
+        rate = frame["rate"].to_numpy()
+        err = np.vstack([rate - frame["lo"].to_numpy(), frame["hi"].to_numpy() - rate])
+        ax.barh(y, rate, xerr=err, **{"color": "C0", **style_kw})
+        ax.set_yticks(y, frame["pattern"].tolist())
+        ax.invert_yaxis()
+        per = frame["per"].iloc[0] if len(frame) else "win"
+        ax.set_xlabel(f"rate per {per}")
+        if len(frame):
+            ax.set_title(f"{frame['variant'].iloc[0]}: pattern frequencies")
+    return ax
+
+
+# ---------------------------------------------------------------- delta distributions
+def compute_delta_distribution(records) -> pd.DataFrame:
+    """Share of deals per fixed delta bin, seat by seat (:func:`delta_histogram`)."""
+    return delta_histogram(records, drop_empty=False)
+
+
+def draw_delta_distribution(frame: pd.DataFrame, *, ax=None, **style_kw):
+    """One step line per seat: share of deals per delta bin (symlog x axis)."""
+    with style():
+        ax = _axes(ax)
+        finite = frame[np.isfinite(frame["lo"]) & np.isfinite(frame["hi"])]
+        for seat, g in finite.groupby("seat", sort=True):
+            x = np.append(g["lo"].to_numpy(), g["hi"].iloc[-1])
+            y = np.append(g["share"].to_numpy(), g["share"].iloc[-1])
+            ax.step(x, y, where="post", label=f"seat {seat}", **style_kw)
+        ax.set_xscale("symlog", linthresh=8)
+        ax.set_yscale("log")
+        ax.set_xlabel("delta per deal (points)")
+        ax.set_ylabel("share of deals")
+        ax.legend()
+        if len(frame):
+            ax.set_title(f"{frame['variant'].iloc[0]}: deltas by seat")
+    return ax
+
+
+# ---------------------------------------------------------------- sweeps
+def compute_sweep(
+    frames: Mapping[Hashable, pd.DataFrame],
+    *,
+    option: str,
+    default: Hashable,
+    metrics: Sequence[str] = ("draw_rate",),
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """:func:`sweep_table` for the given metrics."""
+    return sweep_table(frames, option=option, default=default, metrics=list(metrics), level=level)
+
+
+def draw_sweep(frame: pd.DataFrame, *, metric: str | None = None, ax=None, **style_kw):
+    """Difference from the default against the option value: paired band, unpaired lines.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        :func:`compute_sweep` output.
+    metric : str, optional
+        Which metric (required when the frame holds several).
+    ax : Axes, optional
+    **style_kw
+        Passed to the line of the paired difference.
+    """
+    ms = frame["metric"].unique().tolist()
+    if metric is None:
+        if len(ms) != 1:
+            raise UsageError(f"the frame holds several metrics ({', '.join(ms)}); pick one")
+        metric = ms[0]
+    g = frame[frame["metric"] == metric]
+    vals = g["option_value"].tolist()
+    numeric = all(
+        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+        for v in vals
+    )
+    order = np.argsort(vals) if numeric else np.arange(len(vals))
+    g = g.iloc[order]
+    x = np.asarray(g["option_value"], dtype=float) if numeric else np.arange(len(g))
+    with style():
+        ax = _axes(ax)
+        ax.fill_between(
+            x, g["diff_lo"], g["diff_hi"], alpha=0.3, color="C0", label="paired interval"
+        )
+        ax.plot(x, g["diff"], marker="o", **{"color": "C0", "label": "difference", **style_kw})
+        ax.plot(x, g["unpaired_lo"], ls="--", color="C1", label="unpaired interval")
+        ax.plot(x, g["unpaired_hi"], ls="--", color="C1")
+        ax.axhline(0, color="0.5", lw=0.8)
+        if not numeric:
+            ax.set_xticks(x, [str(v) for v in g["option_value"]])
+        opt = g["option"].iloc[0] if len(g) else ""
+        ax.set_xlabel(opt)
+        ax.set_ylabel(f"{metric}: difference from default")
+        ax.legend()
+    return ax
+
+
+# ---------------------------------------------------------------- cross-variant panel
+def compute_variant_panel(records, *, big=None, skill=None, level: float = 0.95) -> pd.DataFrame:
+    """:func:`compare_variants` (one row per label and metric)."""
+    return compare_variants(records, big=big, skill=skill, level=level)
+
+
+def draw_variant_panel(frame: pd.DataFrame, *, metric: str, ax=None, **style_kw):
+    """One panel metric: a dot with its interval per variant.
+
+    Draw several metrics by calling it once per Axes, e.g. over
+    ``plt.subplots(1, k)[1]`` with ``metric`` from ``frame["metric"].unique()``.
+    """
+    g = frame[frame["metric"] == metric]
+    if g.empty:
+        raise UsageError(f"no metric {metric!r} in the panel frame")
+    with style():
+        ax = _axes(ax)
+        y = np.arange(len(g))
+        est = g["estimate"].to_numpy(dtype=float)
+        lo = np.where(np.isfinite(g["lo"]), g["lo"], est)
+        hi = np.where(np.isfinite(g["hi"]), g["hi"], est)
+        ax.errorbar(
+            est, y, xerr=np.vstack([est - lo, hi - est]), fmt="o", **{"color": "C0", **style_kw}
+        )
+        ax.set_yticks(y, g["label"].astype(str).tolist())
+        ax.invert_yaxis()
+        ax.set_title(metric)
+        ax.set_xlabel(METRICS.get(metric, ""))
+    return ax

@@ -1,0 +1,481 @@
+"""Interval estimates and tests used by every analysis table.
+
+Every function here works on plain numbers or arrays (counts, sums, sums of squares or
+raw samples) and returns plain numbers or small frames; none of them knows about
+records. Intervals are two-sided at ``level`` (default 0.95). Tests state their
+multiplicity adjustment in the frame they return (column ``adjust``).
+
+>>> lo, hi = wilson(30, 100)
+>>> round(lo, 4), round(hi, 4)
+(0.2189, 0.3958)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _st
+
+__all__ = [
+    "wilson",
+    "mean_ci",
+    "mean_ci_from_sums",
+    "diff_means",
+    "diff_means_from_sums",
+    "welch_anova",
+    "oneway_anova",
+    "chi2_uniform",
+    "chi2_independence",
+    "hotelling_zero_mean",
+    "hotelling_power",
+    "adjust_pvalues",
+    "z_value",
+    "format_pm",
+    "format_p",
+    "batch_interval",
+]
+
+
+def z_value(level: float = 0.95) -> float:
+    """Two-sided standard normal quantile for a confidence ``level`` (1.96 at 0.95)."""
+    return float(_st.norm.ppf(0.5 + level / 2))
+
+
+def wilson(k, n, level: float = 0.95):
+    """Wilson score interval for a binomial proportion ``k / n``.
+
+    Parameters
+    ----------
+    k, n : int or array_like
+        Successes and trials (broadcast together).
+    level : float
+        Confidence level.
+
+    Returns
+    -------
+    lo, hi : float or ndarray
+        Interval bounds; NaN where ``n == 0``.
+
+    Notes
+    -----
+    ``(p + z²/2n ± z sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)``; it stays inside [0, 1]
+    and keeps close to nominal coverage for rare patterns, where the Wald interval fails.
+    """
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    z = z_value(level)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        denom = 1 + z * z / n
+        center = (p + z * z / (2 * n)) / denom
+        half = z / denom * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+        lo = np.where(n > 0, np.clip(center - half, 0.0, 1.0), np.nan)
+        hi = np.where(n > 0, np.clip(center + half, 0.0, 1.0), np.nan)
+    if lo.ndim == 0:
+        return float(lo), float(hi)
+    return lo, hi
+
+
+def _t_or_z(df, level: float, dist: str):
+    if dist == "normal":
+        return z_value(level) * np.ones_like(np.asarray(df, dtype=float))
+    if dist != "t":
+        raise ValueError(f"dist must be 't' or 'normal', not {dist!r}")
+    with np.errstate(invalid="ignore"):
+        return _st.t.ppf(0.5 + level / 2, np.asarray(df, dtype=float))
+
+
+def mean_ci_from_sums(n, s, ss, level: float = 0.95, dist: str = "t") -> dict:
+    """Mean, SD, standard error and interval from a count, a sum and a sum of squares.
+
+    Parameters
+    ----------
+    n, s, ss : number or array_like
+        Count, sum of values and sum of squared values (exact ints are welcome: the
+        variance is formed as ``(ss - s²/n) / (n - 1)`` in float only at the end).
+    level : float
+        Confidence level.
+    dist : {"t", "normal"}
+        Quantile of Student's t with ``n - 1`` degrees of freedom, or the normal one.
+
+    Returns
+    -------
+    dict
+        ``n, mean, sd, se, lo, hi`` (floats or arrays; NaN where ``n < 2``).
+    """
+    n_arr = np.asarray(n, dtype=float)
+    if np.ndim(n) == 0 and isinstance(s, int) and isinstance(ss, int) and n > 0:
+        # exact integer centring: ss*n - s*s has no cancellation error
+        num = ss * n - s * s
+        var = num / (n * (n - 1)) if n > 1 else math.nan
+        mean = s / n
+    else:
+        s = np.asarray(s, dtype=float)
+        ss = np.asarray(ss, dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = s / n_arr
+            var = np.where(n_arr > 1, (ss - s * mean) / (n_arr - 1), np.nan)
+    var = np.maximum(var, 0.0)
+    sd = np.sqrt(var)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = sd / np.sqrt(n_arr)
+    q = _t_or_z(n_arr - 1, level, dist)
+    out = {"n": n, "mean": mean, "sd": sd, "se": se, "lo": mean - q * se, "hi": mean + q * se}
+    if np.ndim(n) == 0:
+        out = {k: (v if k == "n" else float(v)) for k, v in out.items()}
+    return out
+
+
+def mean_ci(x, level: float = 0.95, dist: str = "t") -> dict:
+    """Mean with standard error and a t (or normal) interval of a sample.
+
+    Parameters
+    ----------
+    x : array_like
+        The sample (NaNs are not allowed).
+    level : float
+        Confidence level.
+    dist : {"t", "normal"}
+        Quantile used for the interval.
+
+    Returns
+    -------
+    dict
+        ``n, mean, sd, se, lo, hi``.
+    """
+    x = np.asarray(x, dtype=float)
+    n = x.size
+    mean = float(x.mean()) if n else math.nan
+    sd = float(x.std(ddof=1)) if n > 1 else math.nan
+    se = sd / math.sqrt(n) if n > 1 else math.nan
+    q = float(_t_or_z(n - 1, level, dist))
+    return {"n": n, "mean": mean, "sd": sd, "se": se, "lo": mean - q * se, "hi": mean + q * se}
+
+
+def diff_means(x, y, *, paired: bool = False, level: float = 0.95) -> dict:
+    """Difference of means ``mean(x) - mean(y)`` with its interval and two-sided p-value.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Samples. With ``paired=True`` they must have equal length and be aligned
+        (element i of both comes from the same unit, e.g. the same deal).
+    paired : bool
+        Paired t on the differences, or Welch's unequal-variance t.
+    level : float
+        Confidence level.
+
+    Returns
+    -------
+    dict
+        ``diff, se, df, lo, hi, t, p, n_x, n_y``.
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if paired:
+        if x.shape != y.shape:
+            raise ValueError("paired samples must have the same length")
+        d = x - y
+        n = d.size
+        return _t_result(d.mean(), d.std(ddof=1) / math.sqrt(n), n - 1, level, n, n)
+    return diff_means_from_sums(
+        x.size, x.sum(), (x * x).sum(), y.size, y.sum(), (y * y).sum(), level=level
+    )
+
+
+def diff_means_from_sums(nx, sx, ssx, ny, sy, ssy, level: float = 0.95) -> dict:
+    """Welch difference of two independent means from counts, sums and sums of squares.
+
+    Returns
+    -------
+    dict
+        ``diff, se, df, lo, hi, t, p, n_x, n_y`` (Welch-Satterthwaite degrees of freedom).
+    """
+    a = mean_ci_from_sums(nx, sx, ssx, level)
+    b = mean_ci_from_sums(ny, sy, ssy, level)
+    va, vb = a["se"] ** 2, b["se"] ** 2
+    se = math.sqrt(va + vb)
+    den = (va * va / (nx - 1) if nx > 1 else 0.0) + (vb * vb / (ny - 1) if ny > 1 else 0.0)
+    df = (va + vb) ** 2 / den if den > 0 else math.inf
+    return _t_result(a["mean"] - b["mean"], se, df, level, nx, ny)
+
+
+def _t_result(diff, se, df, level, nx, ny) -> dict:
+    diff, se = float(diff), float(se)
+    q = float(_st.t.ppf(0.5 + level / 2, df)) if math.isfinite(df) else z_value(level)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = diff / se if se > 0 else math.nan
+    p = float(2 * _st.t.sf(abs(t), df)) if math.isfinite(t) else math.nan
+    return {
+        "diff": diff,
+        "se": se,
+        "df": float(df),
+        "lo": diff - q * se,
+        "hi": diff + q * se,
+        "t": t,
+        "p": p,
+        "n_x": nx,
+        "n_y": ny,
+    }
+
+
+def _group_arrays(n, mean, var):
+    n = np.asarray(n, dtype=float)
+    mean = np.asarray(mean, dtype=float)
+    var = np.asarray(var, dtype=float)
+    if not (n.shape == mean.shape == var.shape) or n.ndim != 1 or n.size < 2:
+        raise ValueError("need one count, mean and variance per group, two groups or more")
+    return n, mean, var
+
+
+def oneway_anova(n, mean, var) -> dict:
+    """Classical one-way ANOVA F test from per-group counts, means and variances.
+
+    Equals :func:`scipy.stats.f_oneway` on the raw groups. Assumes independent groups
+    with equal variances; per-seat deltas of the same deals are *not* independent
+    (they sum to zero), see :func:`hotelling_zero_mean` for that case.
+
+    Returns
+    -------
+    dict
+        ``statistic, df1, df2, p``.
+    """
+    n, mean, var = _group_arrays(n, mean, var)
+    k, total = n.size, n.sum()
+    grand = (n * mean).sum() / total
+    ssb = (n * (mean - grand) ** 2).sum()
+    ssw = ((n - 1) * var).sum()
+    df1, df2 = k - 1, total - k
+    f = (ssb / df1) / (ssw / df2)
+    return {"statistic": float(f), "df1": float(df1), "df2": float(df2), "p": _f_sf(f, df1, df2)}
+
+
+def welch_anova(n, mean, var) -> dict:
+    """Welch's heteroscedastic one-way ANOVA from per-group counts, means and variances.
+
+    Equals :func:`scipy.stats.f_oneway` with ``equal_var=False`` on the raw groups.
+
+    Returns
+    -------
+    dict
+        ``statistic, df1, df2, p``.
+    """
+    n, mean, var = _group_arrays(n, mean, var)
+    k = n.size
+    w = n / var
+    sw = w.sum()
+    mw = (w * mean).sum() / sw
+    a = (w * (mean - mw) ** 2).sum() / (k - 1)
+    lam = ((1 - w / sw) ** 2 / (n - 1)).sum()
+    b = 1 + 2 * (k - 2) / (k * k - 1) * lam
+    df1, df2 = k - 1, (k * k - 1) / (3 * lam)
+    f = a / b
+    return {"statistic": float(f), "df1": float(df1), "df2": float(df2), "p": _f_sf(f, df1, df2)}
+
+
+def _f_sf(f, df1, df2) -> float:
+    return float(_st.f.sf(f, df1, df2)) if np.isfinite(f) else math.nan
+
+
+def chi2_uniform(counts) -> dict:
+    """Chi-square goodness-of-fit test of counts against equal expected counts.
+
+    Equals :func:`scipy.stats.chisquare` with its default (uniform) expectation.
+
+    Returns
+    -------
+    dict
+        ``statistic, df, p``.
+    """
+    res = _st.chisquare(np.asarray(counts, dtype=float))
+    return {"statistic": float(res.statistic), "df": float(len(counts) - 1), "p": float(res.pvalue)}
+
+
+def chi2_independence(table) -> dict:
+    """Pearson chi-square test of independence of a contingency table (no correction).
+
+    Returns
+    -------
+    dict
+        ``statistic, df, p``.
+    """
+    res = _st.chi2_contingency(np.asarray(table, dtype=float), correction=False)
+    return {"statistic": float(res.statistic), "df": float(res.dof), "p": float(res.pvalue)}
+
+
+def hotelling_zero_mean(n, mean, cov) -> dict:
+    """One-sample Hotelling T² test that a mean vector is zero.
+
+    Used for "do the seats (or roles) have equal expected deltas?": a deal's deltas sum
+    to zero, so equal seat means means all seat means are 0; drop the last seat (it is
+    determined by the others) and test the remaining ``p`` means jointly, with their
+    covariance estimated from the same deals. Unlike an ANOVA that treats seats as
+    independent groups, this accounts for the seats sharing each deal.
+
+    Parameters
+    ----------
+    n : int
+        Number of deals.
+    mean : array_like, shape (p,)
+        Sample mean vector.
+    cov : array_like, shape (p, p)
+        Sample covariance matrix (``ddof=1``).
+
+    Returns
+    -------
+    dict
+        ``statistic`` (the F form ``(n-p) / (p (n-1)) T²``), ``t2``, ``df1 = p``,
+        ``df2 = n - p``, ``p``.
+    """
+    mean = np.atleast_1d(np.asarray(mean, dtype=float))
+    cov = np.atleast_2d(np.asarray(cov, dtype=float))
+    p = mean.size
+    if n <= p:
+        return {"statistic": math.nan, "t2": math.nan, "df1": p, "df2": n - p, "p": math.nan}
+    try:
+        t2 = float(n * mean @ np.linalg.solve(cov, mean))
+    except np.linalg.LinAlgError:
+        t2 = math.nan
+    f = (n - p) / (p * (n - 1)) * t2
+    return {"statistic": f, "t2": t2, "df1": float(p), "df2": float(n - p), "p": _f_sf(f, p, n - p)}
+
+
+def hotelling_power(noncentrality: float, p: int, n: int, alpha: float = 0.05) -> float:
+    """Power of :func:`hotelling_zero_mean` at level ``alpha``.
+
+    Parameters
+    ----------
+    noncentrality : float
+        ``n μ' Σ⁻¹ μ`` for the true mean ``μ`` and covariance ``Σ`` of one deal.
+    p : int
+        Dimension (players - 1).
+    n : int
+        Deals.
+    alpha : float
+        Level of the test (pass ``alpha / m`` for a Bonferroni bound on a family of m).
+
+    Returns
+    -------
+    float
+        Probability of rejecting (noncentral F).
+    """
+    crit = _st.f.isf(alpha, p, n - p)
+    if noncentrality <= 0:
+        return float(alpha)
+    return float(_st.ncf.sf(crit, p, n - p, noncentrality))
+
+
+def adjust_pvalues(p, method: str = "holm"):
+    """Family-wise multiplicity adjustment of p-values.
+
+    Parameters
+    ----------
+    p : array_like
+        Raw p-values (NaN stays NaN and does not count in the family).
+    method : {"holm", "bonferroni", "none"}
+        Holm's step-down or Bonferroni; both control the family-wise error rate.
+
+    Returns
+    -------
+    ndarray
+        Adjusted p-values, capped at 1.
+
+    Examples
+    --------
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "holm").round(3).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(p, dtype=float)
+    out = np.full_like(p, np.nan)
+    ok = ~np.isnan(p)
+    m = int(ok.sum())
+    if m == 0 or method == "none":
+        return p.copy()
+    q = p[ok]
+    if method == "bonferroni":
+        out[ok] = np.minimum(q * m, 1.0)
+    elif method == "holm":
+        order = np.argsort(q, kind="stable")
+        stepped = np.maximum.accumulate((m - np.arange(m)) * q[order])
+        adj = np.empty(m)
+        adj[order] = np.minimum(stepped, 1.0)
+        out[ok] = adj
+    else:
+        raise ValueError(f"method must be 'holm', 'bonferroni' or 'none', not {method!r}")
+    return out
+
+
+def _sig_round(x: float, digits: int = 2) -> float:
+    if x == 0 or not math.isfinite(x):
+        return x
+    return round(x, -int(math.floor(math.log10(abs(x)))) + digits - 1)
+
+
+def format_pm(estimate: float, half: float, *, percent: bool = False) -> str:
+    """Format ``estimate ± half`` with the half-width to 2 significant figures.
+
+    Examples
+    --------
+    >>> format_pm(0.31234, 0.01987)
+    '0.312 ± 0.020'
+    >>> format_pm(0.2612, 0.0041, percent=True)
+    '26.12% ± 0.41%'
+    """
+    scale, unit = (100.0, "%") if percent else (1.0, "")
+    e, h = estimate * scale, half * scale
+    if not (math.isfinite(e) and math.isfinite(h)) or h <= 0:
+        return f"{e:.3g}{unit}"
+    decimals = max(0, -int(math.floor(math.log10(abs(_sig_round(h))))) + 1)
+    return f"{e:.{decimals}f}{unit} ± {_sig_round(h):.{decimals}f}{unit}"
+
+
+def format_p(p: float, floor: float = 1e-9) -> str:
+    """Format a p-value: ``p < 1e-9`` below ``floor``, else two significant figures.
+
+    Examples
+    --------
+    >>> format_p(3e-12), format_p(0.0312), format_p(0.5)
+    ('p < 1e-09', 'p = 0.031', 'p = 0.5')
+    """
+    if not math.isfinite(p):
+        return "p = n/a"
+    if p < floor:
+        return f"p < {floor:.0e}"
+    return f"p = {_sig_round(p):.2g}" if p < 1e-3 else f"p = {_sig_round(p):g}"
+
+
+def batch_interval(values: Sequence[float], estimate: float, level: float = 0.95) -> dict:
+    """Batch-means interval: the spread of a statistic over B disjoint batches.
+
+    For a statistic with no closed-form standard error (top-1% share, Gini), compute it
+    on the whole sample (``estimate``) and on B disjoint batches of matches; the SE of
+    the whole-sample statistic is ``sd(batches) / sqrt(B)`` and the interval uses
+    Student's t with ``B - 1`` degrees of freedom.
+
+    Returns
+    -------
+    dict
+        ``estimate, se, lo, hi, batches``.
+    """
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    b = v.size
+    if b < 2:
+        return {"estimate": estimate, "se": math.nan, "lo": math.nan, "hi": math.nan, "batches": b}
+    se = float(v.std(ddof=1) / math.sqrt(b))
+    q = float(_st.t.ppf(0.5 + level / 2, b - 1))
+    return {
+        "estimate": estimate,
+        "se": se,
+        "lo": estimate - q * se,
+        "hi": estimate + q * se,
+        "batches": b,
+    }
+
+
+def tidy(rows: list[dict]) -> pd.DataFrame:
+    """A frame from a list of row dicts (column order from the first row)."""
+    return pd.DataFrame.from_records(rows)

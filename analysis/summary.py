@@ -1,0 +1,564 @@
+"""Mergeable summaries of record frames: counts, sums and sums of squares.
+
+A :class:`Summary` holds, for one variant and rule set, every aggregate that the
+per-deal statistics need (counts per seat, role, pattern and win type; sums and cross
+products of the seat and role deltas; fixed-bin histograms of ``value`` and of each
+seat's delta). Summaries of disjoint sets of deals merge exactly (integer sums stay
+Python ints), so chunks, processes and Dask partitions can be summarised apart and
+combined: ``Summary.from_records(a).merge(Summary.from_records(b))`` equals
+``Summary.from_records(concat([a, b]))`` field for field.
+
+Every analysis function that can work from these aggregates accepts a ``Summary`` in
+place of a record frame (frequencies, payouts by seat/role/win type, fairness tests,
+the cross-variant panel except swinginess). Quantiles, match totals, Gini, top-1%
+swinginess, skill-vs-luck and sweeps need the rows themselves and take frames only.
+
+>>> from analysis.testing import synthetic_records
+>>> df = synthetic_records(20, seed=3)
+>>> whole = Summary.from_records(df)
+>>> parts = Summary.from_records(df.iloc[:100]).merge(Summary.from_records(df.iloc[100:]))
+>>> parts == whole
+True
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field, fields
+
+import numpy as np
+import pandas as pd
+
+from analysis import schema
+from analysis.schema import WIN_TYPES
+from engine.errors import UsageError
+
+__all__ = ["Summary", "as_summary", "DEFAULT_VALUE_EDGES", "DEFAULT_DELTA_EDGES"]
+
+
+def _pseudolog(top: int = 1 << 24) -> list[int]:
+    out = list(range(1, 9))
+    k = 8
+    while k < top:
+        out += [k + k // 4 * i for i in range(1, 4)] + [2 * k]
+        k *= 2
+    return out
+
+
+_POS = _pseudolog()
+DEFAULT_VALUE_EDGES: tuple[float, ...] = (0, *_POS)
+"""Histogram edges of ``value``: 0..8, then four bins per doubling up to 2^24.
+
+Bins are half-open ``[e_i, e_{i+1})`` plus an underflow bin below the first edge and an
+overflow bin from the last edge up; for integer values each edge is exact."""
+
+DEFAULT_DELTA_EDGES: tuple[float, ...] = (*(-x for x in reversed(_POS)), 0, *_POS)
+"""Histogram edges of a seat's delta: the value edges mirrored around 0, so that
+``P(delta < -x)`` is exact from the histogram for every edge ``x``."""
+
+_BLOCK = 1 << 20  # rows per block: bounds temporaries and keeps int64 sums from overflowing
+
+
+def _tolist(a) -> list:
+    return [int(v) if isinstance(v, (int, np.integer)) else float(v) for v in np.asarray(a).ravel()]
+
+
+def _dot(x: np.ndarray, y: np.ndarray):
+    """Exact ``sum(x * y)`` for integer arrays (Python int), float sum otherwise."""
+    if x.dtype.kind == "f" or y.dtype.kind == "f":
+        return float(np.dot(x.astype(np.float64), y.astype(np.float64)))
+    if x.size == 0:
+        return 0
+    mx, my = int(np.abs(x).max()), int(np.abs(y).max())
+    if mx == 0 or my == 0:
+        return 0
+    step = (1 << 62) // (mx * my)
+    if step < 1:
+        return sum(int(a) * int(b) for a, b in zip(x.tolist(), y.tolist(), strict=True))
+    x64, y64 = x.astype(np.int64, copy=False), y.astype(np.int64, copy=False)
+    return sum(int(np.dot(x64[i : i + step], y64[i : i + step])) for i in range(0, x.size, step))
+
+
+def _sum(x: np.ndarray):
+    """Exact sum for integer arrays (Python int), float sum otherwise."""
+    if x.dtype.kind == "f":
+        return float(x.sum(dtype=np.float64))
+    if x.size == 0:
+        return 0
+    if int(np.abs(x).max()) < (1 << 62) // x.size:
+        return int(x.sum(dtype=np.int64))
+    return sum(int(v) for v in x.tolist())
+
+
+def _moments(x: np.ndarray) -> list:
+    """``[sum, sum of squares]`` (exact ints for integer input)."""
+    return [_sum(x), _dot(x, x)]
+
+
+class _Hist:
+    """Counts per fixed bin (under/overflow included); a lookup table for small ints."""
+
+    _L = 4096
+
+    def __init__(self, edges: np.ndarray):
+        self.edges = edges
+        self.lut = np.searchsorted(edges, np.arange(-self._L, self._L + 1), side="right")
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        nb = self.edges.size + 1
+        if x.dtype.kind not in "iu" or x.size == 0:
+            return np.bincount(np.searchsorted(self.edges, x, side="right"), minlength=nb)
+        x = x.astype(np.int64, copy=False)
+        inside = (x >= -self._L) & (x <= self._L)
+        out = np.bincount(self.lut[x[inside] + self._L], minlength=nb)
+        if not inside.all():
+            out += np.bincount(np.searchsorted(self.edges, x[~inside], side="right"), minlength=nb)
+        return out
+
+
+def _cross(d: np.ndarray) -> tuple[list, list]:
+    """Exact column sums and cross-product matrix of a block (BLAS when exact)."""
+    p = d.shape[1]
+    if d.dtype.kind == "f":
+        return d.sum(axis=0).tolist(), (d.T @ d).tolist()
+    if d.size == 0:
+        return [0] * p, [[0] * p for _ in range(p)]
+    # float64 sums of integer products are exact while every partial sum stays < 2^53
+    if d.shape[0] <= (1 << 20) and int(np.abs(d).max()) <= (1 << 16):
+        f = d.astype(np.float64)
+        return [int(v) for v in f.sum(axis=0)], [[int(v) for v in r] for r in f.T @ f]
+    cols = [np.ascontiguousarray(d[:, s]) for s in range(p)]
+    return [_sum(x) for x in cols], [[_dot(x, y) for y in cols] for x in cols]
+
+
+def _py(v):
+    """Plain Python numbers and lists (exact ints) from numpy results, recursively."""
+    if isinstance(v, np.ndarray):
+        v = v.tolist()
+    if isinstance(v, (list, tuple)):
+        return [_py(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _py(x) for k, x in v.items()}
+    if isinstance(v, (bool, np.bool_)):
+        return int(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    return float(v)
+
+
+def _add(a, b):
+    if isinstance(a, list):
+        if len(a) < len(b):
+            a = a + [0] * (len(b) - len(a))
+        elif len(b) < len(a):
+            b = b + [0] * (len(a) - len(b))
+        return [_add(x, y) for x, y in zip(a, b, strict=True)]
+    if isinstance(a, dict):
+        return {k: _add(a.get(k, 0), b.get(k, 0)) for k in sorted(set(a) | set(b))}
+    return a + b
+
+
+@dataclass(eq=True)
+class Summary:
+    """Mergeable aggregates of the deals of one variant and rule set.
+
+    Build with :meth:`from_records`; combine with :meth:`merge`; serialise with
+    :meth:`to_dict` / :meth:`from_dict` (JSON-able, integer sums exact). Seats are
+    absolute seats ``0..players-1``; a *distance* is ``(seat - dealer) mod players`` in
+    turn order (0 = the dealer, 1 = the dealer's 下家...).
+
+    Attributes
+    ----------
+    variant, rules_id : str
+        Identity of the records.
+    players : int
+        Seats.
+    patterns, extras : tuple of str
+        Pattern names (``pat_`` stripped) and numeric extra columns, sorted.
+    meta : dict
+        File metadata (package and variant versions, rules) when loaded from Parquet.
+    run_seeds : list of int
+        Seeds of the runs summarised.
+    n_deals : int
+        Deals.
+    wins_by_seat, deal_ins_by_seat, dealer_by_seat, wins_by_distance : list of int
+        Per seat: wins, wins fed (as discarder), deals as dealer; wins per distance.
+    win_types : list of int
+        Deals per :data:`analysis.schema.WIN_TYPES` (``none`` = drawn).
+    pattern_counts : list of int
+        Deals with each pattern flag set.
+    pattern_combos : dict
+        Won deals per combination of pattern flags; key = hex of the bit mask over
+        ``patterns`` (bit i = pattern i).
+    delta_sum, delta_cross : list
+        ``Σ delta_s`` and ``Σ delta_s · delta_t`` over deals (seat by seat).
+    role_sum, role_cross : list
+        The same for the delta at each distance from the dealer.
+    flow, turns, value : list
+        ``[Σ x, Σ x²]`` of points changing hands per deal (``Σ max(delta, 0)``), of
+        ``turns`` per deal and of ``value`` per won deal.
+    wintype_winner, wintype_discarder, wintype_value : list
+        Per win type: ``[Σ, Σ²]`` of the winner's delta, ``[n, Σ, Σ²]`` of the
+        discarder's delta, ``[Σ, Σ²]`` of value.
+    wilds : list of int
+        Won deals per ``wilds_in_hand`` (0, 1, 2...).
+    value_edges, delta_edges : list
+        Fixed histogram edges (see :data:`DEFAULT_VALUE_EDGES`).
+    value_hist : list of int
+        Won deals per value bin (``len(value_edges) + 1`` bins with under/overflow).
+    delta_hist : list of list of int
+        Per seat, deals per delta bin.
+    extra_moments : dict
+        ``name -> [Σ, Σ²]`` over all deals for each extra column.
+    """
+
+    variant: str
+    rules_id: str
+    players: int
+    patterns: tuple[str, ...]
+    extras: tuple[str, ...]
+    meta: dict = field(default_factory=dict)
+    run_seeds: list = field(default_factory=list)
+    n_deals: int = 0
+    wins_by_seat: list = field(default_factory=list)
+    deal_ins_by_seat: list = field(default_factory=list)
+    dealer_by_seat: list = field(default_factory=list)
+    wins_by_distance: list = field(default_factory=list)
+    win_types: list = field(default_factory=list)
+    pattern_counts: list = field(default_factory=list)
+    pattern_combos: dict = field(default_factory=dict)
+    delta_sum: list = field(default_factory=list)
+    delta_cross: list = field(default_factory=list)
+    role_sum: list = field(default_factory=list)
+    role_cross: list = field(default_factory=list)
+    flow: list = field(default_factory=list)
+    turns: list = field(default_factory=list)
+    value: list = field(default_factory=list)
+    wintype_winner: list = field(default_factory=list)
+    wintype_discarder: list = field(default_factory=list)
+    wintype_value: list = field(default_factory=list)
+    wilds: list = field(default_factory=list)
+    value_edges: list = field(default_factory=lambda: list(DEFAULT_VALUE_EDGES))
+    delta_edges: list = field(default_factory=lambda: list(DEFAULT_DELTA_EDGES))
+    value_hist: list = field(default_factory=list)
+    delta_hist: list = field(default_factory=list)
+    extra_moments: dict = field(default_factory=dict)
+
+    _IDENT = ("variant", "rules_id", "players", "patterns", "extras", "value_edges", "delta_edges")
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def from_records(
+        cls,
+        df: pd.DataFrame,
+        *,
+        value_edges=None,
+        delta_edges=None,
+        meta: dict | None = None,
+    ) -> Summary:
+        """Summarise a record frame (one variant and rule set).
+
+        Parameters
+        ----------
+        df : DataFrame
+            Records in the DESIGN schema.
+        value_edges, delta_edges : sequence of float, optional
+            Histogram edges (defaults :data:`DEFAULT_VALUE_EDGES`,
+            :data:`DEFAULT_DELTA_EDGES`); summaries merge only with equal edges.
+        meta : dict, optional
+            Version metadata to carry (set by :func:`analysis.load`).
+
+        Returns
+        -------
+        Summary
+
+        Raises
+        ------
+        UsageError
+            Not a record frame, empty, or several variants / rule sets.
+        """
+        lay = schema.layout(df)
+        variant, rules_id = schema.identity(df)
+        p = lay.players
+        vedges = np.asarray(DEFAULT_VALUE_EDGES if value_edges is None else value_edges, float)
+        dedges = np.asarray(DEFAULT_DELTA_EDGES if delta_edges is None else delta_edges, float)
+        out = cls(
+            variant=variant,
+            rules_id=rules_id,
+            players=p,
+            patterns=lay.patterns,
+            extras=lay.extras,
+            meta=dict(meta or {}),
+            run_seeds=sorted(int(s) for s in pd.unique(df["run_seed"])),
+            value_edges=_tolist(vedges),
+            delta_edges=_tolist(dedges),
+        )
+        out._zero()
+        vhist, dhist = _Hist(vedges), _Hist(dedges)
+        cols = {
+            c: df[c].to_numpy()
+            for c in ("winner", "dealer", "discarder", "turns", "value", "wilds_in_hand")
+        }
+        codes = schema.win_type_codes(df["win_type"])
+        if (codes < 0).any():
+            raise UsageError("records hold an unknown win_type; see analysis.schema.WIN_TYPES")
+        dcols = [df[c].to_numpy() for c in lay.delta_columns]
+        pcols = [df[c].to_numpy() for c in lay.pattern_columns]
+        xcols = [df[c].to_numpy() for c in lay.extras]
+        n = len(df)
+        for a in range(0, n, _BLOCK):
+            b = min(n, a + _BLOCK)
+            part = out._block(
+                {c: v[a:b] for c, v in cols.items()},
+                codes[a:b],
+                schema.stack_deltas([c[a:b] for c in dcols]),
+                [c[a:b] for c in pcols],
+                [c[a:b] for c in xcols],
+                vhist,
+                dhist,
+            )
+            out._accumulate(part)
+        return out
+
+    def _zero(self) -> None:
+        p, k, t = self.players, len(self.patterns), len(WIN_TYPES)
+        self.n_deals = 0
+        for name in ("wins_by_seat", "deal_ins_by_seat", "dealer_by_seat", "wins_by_distance"):
+            setattr(self, name, [0] * p)
+        self.win_types = [0] * t
+        self.pattern_counts = [0] * k
+        self.pattern_combos = {}
+        self.delta_sum, self.role_sum = [0] * p, [0] * p
+        self.delta_cross = [[0] * p for _ in range(p)]
+        self.role_cross = [[0] * p for _ in range(p)]
+        self.flow, self.turns, self.value = [0, 0], [0, 0], [0, 0]
+        self.wintype_winner = [[0, 0] for _ in range(t)]
+        self.wintype_discarder = [[0, 0, 0] for _ in range(t)]
+        self.wintype_value = [[0, 0] for _ in range(t)]
+        self.wilds = []
+        self.value_hist = [0] * (len(self.value_edges) + 1)
+        self.delta_hist = [[0] * (len(self.delta_edges) + 1) for _ in range(p)]
+        self.extra_moments = {x: [0, 0] for x in self.extras}
+
+    def _block(self, c, codes, d, pats, xs, vhist, dhist) -> dict:
+        p = self.players
+        n = codes.size
+        winner = c["winner"].astype(np.int64)
+        dealer = c["dealer"].astype(np.int64)
+        disc = c["discarder"].astype(np.int64)
+        won = winner >= 0
+        rows = np.arange(n)
+        roles = d[rows[:, None], (dealer[:, None] + np.arange(p)) % p]
+        part: dict = {"n_deals": n}
+        part["wins_by_seat"] = np.bincount(winner[won], minlength=p)
+        part["deal_ins_by_seat"] = np.bincount(disc[disc >= 0], minlength=p)
+        part["dealer_by_seat"] = np.bincount(dealer, minlength=p)
+        part["wins_by_distance"] = np.bincount((winner[won] - dealer[won]) % p, minlength=p)
+        part["win_types"] = np.bincount(codes, minlength=len(WIN_TYPES))
+        part["pattern_counts"] = [int(np.count_nonzero(x)) for x in pats]
+        part["pattern_combos"] = _combos([x[won] for x in pats])
+        part["delta_sum"], part["delta_cross"] = _cross(d)
+        part["role_sum"], part["role_cross"] = _cross(roles)
+        part["flow"] = _moments(np.maximum(d, 0).sum(axis=1))
+        part["turns"] = _moments(c["turns"])
+        value = c["value"]
+        part["value"] = _moments(value[won])
+        wdelta = d[rows, np.maximum(winner, 0)]
+        ddelta = d[rows, np.maximum(disc, 0)]
+        ww, wd, wv = [], [], []
+        for t in range(len(WIN_TYPES)):
+            m = codes == t
+            ww.append(_moments(wdelta[m & won]))
+            md = m & (disc >= 0)
+            wd.append([int(np.count_nonzero(md)), *_moments(ddelta[md])])
+            wv.append(_moments(value[m & won]))
+        part["wintype_winner"], part["wintype_discarder"], part["wintype_value"] = ww, wd, wv
+        wild = c["wilds_in_hand"][won].astype(np.int64)
+        part["wilds"] = np.bincount(np.maximum(wild, 0)) if wild.size else []
+        part["value_hist"] = vhist(value[won])
+        part["delta_hist"] = [dhist(d[:, s]) for s in range(p)]
+        part["extra_moments"] = {x: _moments(v) for x, v in zip(self.extras, xs, strict=True)}
+        return part
+
+    def _accumulate(self, part: dict) -> None:
+        for name, val in part.items():
+            setattr(self, name, _add(getattr(self, name), _py(val)))
+
+    # ------------------------------------------------------------------ merging
+    def merge(self, other: Summary) -> Summary:
+        """The summary of the union of two disjoint sets of deals (a new object).
+
+        Raises
+        ------
+        UsageError
+            The summaries are of different variants, rule sets, pattern lists,
+            histogram edges or versions.
+        """
+        for name in self._IDENT:
+            a, b = getattr(self, name), getattr(other, name)
+            if isinstance(a, (list, tuple)):
+                a, b = tuple(a), tuple(b)
+            if a != b:
+                raise UsageError(f"cannot merge summaries with different {name}: {a!r} vs {b!r}")
+        for key in sorted(set(self.meta) & set(other.meta)):
+            if self.meta[key] != other.meta[key]:
+                raise UsageError(
+                    f"cannot merge summaries with different {key}: "
+                    f"{self.meta[key]!r} vs {other.meta[key]!r}"
+                )
+        out = Summary(**{f.name: getattr(self, f.name) for f in fields(self)})
+        out.meta = {**other.meta, **self.meta}
+        out.run_seeds = sorted(set(self.run_seeds) | set(other.run_seeds))
+        skip = set(self._IDENT) | {"meta", "run_seeds"}
+        for f in fields(self):
+            if f.name not in skip:
+                setattr(out, f.name, _add(getattr(self, f.name), getattr(other, f.name)))
+        return out
+
+    @classmethod
+    def merge_all(cls, summaries) -> Summary:
+        """Merge an iterable of summaries (at least one)."""
+        it = iter(summaries)
+        try:
+            out = next(it)
+        except StopIteration:
+            raise UsageError("no summaries to merge") from None
+        for s in it:
+            out = out.merge(s)
+        return out
+
+    # ------------------------------------------------------------------ serialising
+    def to_dict(self) -> dict:
+        """A JSON-able dict (integer sums as exact ints); inverse of :meth:`from_dict`."""
+        d = asdict(self)
+        d["patterns"], d["extras"] = list(self.patterns), list(self.extras)
+        d["format"] = "mjlab.summary/1"
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Summary:
+        """Rebuild a summary from :meth:`to_dict` output (or its JSON).
+
+        Raises
+        ------
+        UsageError
+            The dict is not a mjlab summary.
+        """
+        if not isinstance(d, dict) or d.get("format") != "mjlab.summary/1":
+            raise UsageError("not a mjlab summary (missing format 'mjlab.summary/1')")
+        kw = {f.name: d[f.name] for f in fields(cls) if f.name in d}
+        kw["patterns"], kw["extras"] = tuple(d["patterns"]), tuple(d["extras"])
+        return cls(**kw)
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as a JSON string."""
+        return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Summary:
+        """Inverse of :meth:`to_json`."""
+        return cls.from_dict(json.loads(text))
+
+    # ------------------------------------------------------------------ derived
+    @property
+    def n_wins(self) -> int:
+        """Won deals."""
+        return self.n_deals - self.win_types[WIN_TYPES.index("none")]
+
+    def delta_mean_cov(self, by: str = "seat") -> tuple[np.ndarray, np.ndarray]:
+        """Mean vector and covariance (``ddof=1``) of the per-deal deltas.
+
+        Parameters
+        ----------
+        by : {"seat", "distance"}
+            Absolute seats or distance from the dealer.
+
+        Returns
+        -------
+        mean : ndarray, shape (P,)
+        cov : ndarray, shape (P, P)
+        """
+        s, c = (
+            (self.delta_sum, self.delta_cross) if by == "seat" else (self.role_sum, self.role_cross)
+        )
+        n = self.n_deals
+        mean = np.array([float(x) / n for x in s])
+        cov = np.empty((self.players, self.players))
+        for i in range(self.players):
+            for j in range(self.players):
+                num = c[i][j] * n - s[i] * s[j]  # exact for ints
+                cov[i, j] = float(num) / (n * (n - 1)) if n > 1 else math.nan
+        return mean, cov
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Every aggregate table: frequencies, payouts, fairness tests, histograms.
+
+        Returns
+        -------
+        dict of str to DataFrame
+            Keys ``patterns, win_types, seats, roles, payouts_seat, payouts_role,
+            payouts_win_type, extras, wilds, value_hist, fairness``.
+        """
+        from analysis import fairness, frequencies, payouts
+
+        return {
+            "patterns": frequencies.pattern_frequencies(self),
+            "win_types": frequencies.win_type_frequencies(self),
+            "seats": frequencies.seat_frequencies(self),
+            "roles": frequencies.seat_frequencies(self, by="distance"),
+            "payouts_seat": payouts.payouts_by_seat(self),
+            "payouts_role": payouts.payouts_by_role(self),
+            "payouts_win_type": payouts.payouts_by_win_type(self),
+            "extras": payouts.extra_means(self),
+            "wilds": frequencies.wilds_frequencies(self),
+            "value_hist": payouts.value_histogram(self),
+            "fairness": fairness.fairness_tests(self),
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"Summary(variant={self.variant!r}, rules_id={self.rules_id!r}, "
+            f"players={self.players}, n_deals={self.n_deals}, n_wins={self.n_wins})"
+        )
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        t = self.tables()
+        head = escape(repr(self))
+        return (
+            f"<div><p><b>{head}</b></p>"
+            + t["fairness"][["test", "verdict"]].to_html(index=False)
+            + t["patterns"].to_html(index=False)
+            + "</div>"
+        )
+
+
+def _combos(pats: list[np.ndarray]) -> dict[str, int]:
+    """Counts of each combination of pattern flags (keys: hex bit masks)."""
+    if not pats or pats[0].size == 0:
+        return {}
+    words = []
+    for w0 in range(0, len(pats), 64):
+        word = np.zeros(pats[0].size, dtype=np.uint64)
+        for i, x in enumerate(pats[w0 : w0 + 64]):
+            word |= x.astype(np.uint64) << np.uint64(i)
+        words.append(word)
+    frame = pd.DataFrame({f"w{i}": w for i, w in enumerate(words)})
+    counts = frame.value_counts(sort=False)
+    out: dict[str, int] = {}
+    for key, cnt in counts.items():
+        key = key if isinstance(key, tuple) else (key,)
+        mask = sum(int(w) << (64 * i) for i, w in enumerate(key))
+        out[format(mask, "x")] = out.get(format(mask, "x"), 0) + int(cnt)
+    return out
+
+
+def as_summary(records) -> Summary:
+    """``records`` if it is a :class:`Summary`, else ``Summary.from_records(records)``."""
+    if isinstance(records, Summary):
+        return records
+    if isinstance(records, pd.DataFrame):
+        return Summary.from_records(records)
+    raise UsageError(f"expected a record frame or a Summary, not {type(records).__name__}")

@@ -1,0 +1,130 @@
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import analysis
+from analysis.io import METADATA_KEYS
+from analysis.summary import Summary
+from analysis.testing import synthetic_records
+from engine.errors import UsageError
+
+
+def _meta(variant="synthetic", rules_id="synth0", version="0.1.0", vv="1", seed=0, **extra):
+    m = {
+        "variant": variant,
+        "rules_id": rules_id,
+        "rules": json.dumps({"caishen": 1}),
+        "version": version,
+        "variant_version": vv,
+        "seed": str(seed),
+        **extra,
+    }
+    return {METADATA_KEYS[k].encode(): str(v).encode() for k, v in m.items()}
+
+
+def _write(df, path, **meta):
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), **_meta(**meta)})
+    pq.write_table(table, path, row_group_size=1000)
+
+
+def test_load_file_and_folder(tmp_path):
+    a = synthetic_records(50, seed=1)
+    b = synthetic_records(50, seed=2)
+    _write(a, tmp_path / "one.parquet", seed=1)
+    df = analysis.load(tmp_path / "one.parquet")
+    assert len(df) == len(a) and df.attrs["mjlab"]["rules"] == {"caishen": 1}
+    folder = tmp_path / "run"
+    folder.mkdir()
+    _write(a, folder / "chunk-000.parquet", seed=1)
+    _write(b, folder / "chunk-001.parquet", seed=2)
+    (folder / ".chunk-002.parquet.tmp").write_bytes(b"partial")
+    both = analysis.load(folder)
+    assert len(both) == len(a) + len(b)
+    assert both.attrs["mjlab"]["seeds"] == ["1", "2"]
+    # the loaded frame summarises like the original
+    s = analysis.summarize(folder)
+    assert s == Summary.from_records(both, meta=s.meta)
+    assert s.n_deals == len(both) and s.meta["version"] == "0.1.0"
+
+
+def test_summarize_merges_summary_only_chunks(tmp_path):
+    a = synthetic_records(40, seed=1)
+    b = synthetic_records(40, seed=2)
+    _write(a, tmp_path / "c0.parquet", seed=1)
+    stored = Summary.from_records(b).to_json()
+    _write(b.iloc[:0], tmp_path / "c1.parquet", seed=2, summary=stored)
+    s = analysis.summarize(tmp_path)
+    whole = Summary.from_records(a).merge(Summary.from_records(b))
+    assert s.n_deals == whole.n_deals and s.delta_cross == whole.delta_cross
+    with pytest.raises(UsageError, match="holds a summary"):
+        analysis.load(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "meta2,msg",
+    [
+        ({"variant": "other"}, "mix variants"),
+        ({"rules_id": "zz"}, "mix rule sets"),
+        ({"version": "9.9"}, "mix package versions"),
+        ({"vv": "2"}, "mix variant versions"),
+    ],
+)
+def test_mixed_files_are_refused(tmp_path, meta2, msg):
+    a = synthetic_records(5, seed=1)
+    _write(a, tmp_path / "a.parquet")
+    _write(synthetic_records(5, seed=2), tmp_path / "b.parquet", **meta2)
+    with pytest.raises(UsageError, match=msg):
+        analysis.load(tmp_path)
+    with pytest.raises(UsageError, match=msg):
+        analysis.summarize(tmp_path)
+
+
+def test_not_a_record_file(tmp_path):
+    bad = tmp_path / "x.parquet"
+    bad.write_text("hello")
+    with pytest.raises(UsageError, match="not a Parquet file"):
+        analysis.load(bad)
+    plain = tmp_path / "plain.parquet"
+    synthetic_records(2).to_parquet(plain)
+    with pytest.raises(UsageError, match="not a mjlab record file"):
+        analysis.load(plain)
+    with pytest.raises(UsageError, match="no such file"):
+        analysis.load(tmp_path / "missing.parquet")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(UsageError, match="no .parquet files"):
+        analysis.load(empty)
+
+
+@pytest.mark.parametrize(
+    "mutate,msg",
+    [
+        (lambda d: d.drop(columns=["winner"]), "missing column"),
+        (lambda d: d.assign(delta_0=d["delta_0"] + 1), "sum to"),
+        (lambda d: d.assign(winner=d["winner"].where(d["winner"] < 0, 7)), "winner outside"),
+        (lambda d: d.astype({"win_type": str}).assign(win_type="tsumo"), "unknown win_type"),
+        (lambda d: d.assign(pat_pinghu=True), "drawn deal"),
+        (lambda d: __import__("pandas").concat([d, d.iloc[:1]]), "appears twice"),
+        (lambda d: d.assign(pat_pinghu=d["pat_pinghu"].astype(int)), "should be boolean"),
+    ],
+)
+def test_bad_rows_are_named(tmp_path, mutate, msg):
+    df = mutate(synthetic_records(5, seed=1))
+    _write(df, tmp_path / "f.parquet")
+    with pytest.raises(UsageError, match=msg):
+        analysis.load(tmp_path / "f.parquet")
+
+
+def test_rows_must_match_metadata(tmp_path):
+    _write(synthetic_records(3, seed=1), tmp_path / "f.parquet", variant="lishui")
+    with pytest.raises(UsageError, match="metadata says"):
+        analysis.load(tmp_path / "f.parquet")
+
+
+def test_columns_subset(tmp_path):
+    _write(synthetic_records(3, seed=1), tmp_path / "f.parquet")
+    df = analysis.load(tmp_path / "f.parquet", columns=["winner", "delta_0"])
+    assert list(df.columns) == ["winner", "delta_0"]
