@@ -1,10 +1,13 @@
 """Reading mjlab record files: one Parquet file or a folder of chunk files.
 
-A mjlab record file is a Parquet file whose key-value metadata holds the keys in
-:data:`METADATA_KEYS` (written by ``engine.records``); a chunk written with
-``--summary-only`` holds no rows and carries its :class:`~analysis.summary.Summary`
-as JSON under ``mjlab.summary``. :func:`load` returns the rows as one frame,
-:func:`summarize` merges summaries chunk by chunk in bounded memory.
+A mjlab record file is a Parquet file whose key-value metadata has the key ``mjlab``
+holding the run identity as JSON (written by ``engine.records.write_parquet``):
+``format`` (``"mjlab-records"``), ``format_version``, ``package_version``, ``variant``,
+``variant_version``, ``rules`` (the full options), ``rules_id``, ``seed``, and more.
+A chunk written with ``--summary-only`` has ``format = "mjlab-summary"``, no rows, and
+its :class:`~analysis.summary.Summary` (``to_dict()``) under ``summary``.
+:func:`load` returns the rows as one frame; :func:`summarize` merges summaries chunk by
+chunk in bounded memory.
 """
 
 from __future__ import annotations
@@ -20,23 +23,25 @@ from analysis import schema
 from analysis.summary import Summary
 from engine.errors import UsageError
 
-__all__ = ["METADATA_KEYS", "load", "summarize", "read_metadata", "record_files"]
+__all__ = ["META_KEY", "FORMATS", "load", "summarize", "read_metadata", "record_files"]
 
-METADATA_KEYS = {
-    "variant": "mjlab.variant",
-    "rules_id": "mjlab.rules_id",
-    "rules": "mjlab.rules",
-    "version": "mjlab.version",
-    "variant_version": "mjlab.variant_version",
-    "seed": "mjlab.seed",
-    "summary": "mjlab.summary",
+META_KEY = b"mjlab"
+"""Parquet key-value metadata key of the run identity (JSON), as ``engine.records``."""
+
+FORMATS = ("mjlab-records", "mjlab-summary")
+"""Accepted values of the metadata's ``format``."""
+
+_REQUIRED_META = ("format", "variant", "rules_id", "package_version", "variant_version")
+_MUST_AGREE = {
+    "variant": "variants",
+    "rules_id": "rule sets",
+    "rules": "rule options",
+    "package_version": "package versions",
+    "variant_version": "variant versions",
+    "format_version": "record format versions",
+    "policies": "policies",
 }
-"""Parquet key-value metadata of a record file: field -> key (values are UTF-8 text;
-``rules`` and ``summary`` are JSON). ``variant``, ``rules_id``, ``version`` and
-``variant_version`` are required; ``summary`` marks a summary-only chunk."""
-
-_REQUIRED_META = ("variant", "rules_id", "version", "variant_version")
-_MUST_AGREE = ("variant", "rules_id", "rules", "version", "variant_version")
+_SUMMARY_META = ("package_version", "variant_version", "format_version", "rules", "policies")
 
 
 def record_files(path: str | Path) -> list[Path]:
@@ -69,13 +74,12 @@ def record_files(path: str | Path) -> list[Path]:
 
 
 def read_metadata(file: str | Path) -> dict:
-    """The mjlab metadata of one Parquet file as a dict of fields.
+    """The mjlab metadata of one Parquet file.
 
     Returns
     -------
     dict
-        Fields of :data:`METADATA_KEYS` present in the file (``rules`` parsed from JSON,
-        ``summary`` left as text), plus ``rows`` (row count).
+        The run identity (see the module docstring) plus ``rows`` (row count).
 
     Raises
     ------
@@ -87,37 +91,29 @@ def read_metadata(file: str | Path) -> dict:
         meta = pq.read_metadata(file)
     except Exception as exc:  # pyarrow raises several types for a non-Parquet file
         raise UsageError(f"{file}: not a Parquet file ({type(exc).__name__})") from None
-    kv = {k.decode(): v.decode() for k, v in (meta.metadata or {}).items()}
-    out: dict = {"rows": meta.num_rows}
-    for name, key in METADATA_KEYS.items():
-        if key in kv:
-            out[name] = kv[key]
+    raw = (meta.metadata or {}).get(META_KEY)
+    if raw is None:
+        raise UsageError(f"{file}: not a mjlab record file (no 'mjlab' metadata)")
+    try:
+        out = json.loads(raw)
+    except json.JSONDecodeError:
+        raise UsageError(f"{file}: its 'mjlab' metadata is not JSON") from None
+    if not isinstance(out, dict):
+        raise UsageError(f"{file}: its 'mjlab' metadata is not a JSON object")
     missing = [k for k in _REQUIRED_META if k not in out]
     if missing:
-        raise UsageError(
-            f"{file}: not a mjlab record file (metadata lacks "
-            f"{', '.join(METADATA_KEYS[k] for k in missing)})"
-        )
-    if "rules" in out:
-        try:
-            out["rules"] = json.loads(out["rules"])
-        except json.JSONDecodeError:
-            raise UsageError(f"{file}: metadata {METADATA_KEYS['rules']} is not JSON") from None
+        raise UsageError(f"{file}: not a mjlab record file (metadata lacks {', '.join(missing)})")
+    if out["format"] not in FORMATS:
+        raise UsageError(f"{file}: unknown mjlab format {out['format']!r}")
+    out["rows"] = meta.num_rows
     return out
 
 
 def _check_same(metas: list[tuple[Path, dict]]) -> dict:
     first_file, first = metas[0]
     for f, m in metas[1:]:
-        for key in _MUST_AGREE:
+        for key, what in _MUST_AGREE.items():
             if first.get(key) != m.get(key):
-                what = {
-                    "variant": "variants",
-                    "rules_id": "rule sets",
-                    "rules": "rule options",
-                    "version": "package versions",
-                    "variant_version": "variant versions",
-                }[key]
                 raise UsageError(
                     f"{f.parent}: files mix {what} ({first_file.name}: {first.get(key)!r}, "
                     f"{f.name}: {m.get(key)!r}); analyse them apart"
@@ -126,10 +122,7 @@ def _check_same(metas: list[tuple[Path, dict]]) -> dict:
 
 
 def _meta_for_summary(m: dict) -> dict:
-    out = {k: str(m[k]) for k in ("version", "variant_version") if k in m}
-    if "rules" in m:
-        out["rules"] = json.dumps(m["rules"], sort_keys=True)
-    return out
+    return {k: json.dumps(m[k], sort_keys=True) for k in _SUMMARY_META if k in m}
 
 
 def load(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.DataFrame:
@@ -163,7 +156,7 @@ def load(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.DataFr
     files = record_files(path)
     metas = [(f, read_metadata(f)) for f in files]
     first = _check_same(metas)
-    summaries = [f.name for f, m in metas if "summary" in m]
+    summaries = [f.name for f, m in metas if m["format"] == "mjlab-summary"]
     if summaries:
         raise UsageError(
             f"{path}: {summaries[0]} holds a summary, not rows; use analysis.summarize"
@@ -225,10 +218,10 @@ def summarize(path: str | Path) -> Summary:
     meta = _meta_for_summary(first)
     out: Summary | None = None
     for f, m in metas:
-        if "summary" in m:
+        if m["format"] == "mjlab-summary":
             try:
-                part = Summary.from_json(m["summary"])
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                part = Summary.from_dict(m.get("summary"))
+            except (KeyError, TypeError) as exc:
                 raise UsageError(f"{f}: unreadable stored summary ({exc})") from None
             part.meta = {**meta, **part.meta}
             out = part if out is None else out.merge(part)

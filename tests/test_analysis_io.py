@@ -5,23 +5,26 @@ import pyarrow.parquet as pq
 import pytest
 
 import analysis
-from analysis.io import METADATA_KEYS
+from analysis.io import META_KEY
 from analysis.summary import Summary
 from analysis.testing import synthetic_records
 from engine.errors import UsageError
 
 
-def _meta(variant="synthetic", rules_id="synth0", version="0.1.0", vv="1", seed=0, **extra):
+def _meta(variant="synthetic", rules_id="synth0", version="0.1.0", vv=1, seed=0, **extra):
     m = {
+        "format": "mjlab-records",
+        "format_version": 1,
+        "package_version": version,
         "variant": variant,
-        "rules_id": rules_id,
-        "rules": json.dumps({"caishen": 1}),
-        "version": version,
         "variant_version": vv,
-        "seed": str(seed),
+        "rules": {"caishen": 1},
+        "rules_id": rules_id,
+        "seed": seed,
+        "policies": ["value"] * 4,
         **extra,
     }
-    return {METADATA_KEYS[k].encode(): str(v).encode() for k, v in m.items()}
+    return {META_KEY: json.dumps(m).encode()}
 
 
 def _write(df, path, **meta):
@@ -43,19 +46,19 @@ def test_load_file_and_folder(tmp_path):
     (folder / ".chunk-002.parquet.tmp").write_bytes(b"partial")
     both = analysis.load(folder)
     assert len(both) == len(a) + len(b)
-    assert both.attrs["mjlab"]["seeds"] == ["1", "2"]
+    assert both.attrs["mjlab"]["seeds"] == [1, 2]
     # the loaded frame summarises like the original
     s = analysis.summarize(folder)
     assert s == Summary.from_records(both, meta=s.meta)
-    assert s.n_deals == len(both) and s.meta["version"] == "0.1.0"
+    assert s.n_deals == len(both) and s.meta["package_version"] == '"0.1.0"'
 
 
 def test_summarize_merges_summary_only_chunks(tmp_path):
     a = synthetic_records(40, seed=1)
     b = synthetic_records(40, seed=2)
     _write(a, tmp_path / "c0.parquet", seed=1)
-    stored = Summary.from_records(b).to_json()
-    _write(b.iloc[:0], tmp_path / "c1.parquet", seed=2, summary=stored)
+    stored = Summary.from_records(b).to_dict()
+    _write(b.iloc[:0], tmp_path / "c1.parquet", seed=2, summary=stored, format="mjlab-summary")
     s = analysis.summarize(tmp_path)
     whole = Summary.from_records(a).merge(Summary.from_records(b))
     assert s.n_deals == whole.n_deals and s.delta_cross == whole.delta_cross
@@ -69,7 +72,8 @@ def test_summarize_merges_summary_only_chunks(tmp_path):
         ({"variant": "other"}, "mix variants"),
         ({"rules_id": "zz"}, "mix rule sets"),
         ({"version": "9.9"}, "mix package versions"),
-        ({"vv": "2"}, "mix variant versions"),
+        ({"vv": 2}, "mix variant versions"),
+        ({"policies": ["random"] * 4}, "mix policies"),
     ],
 )
 def test_mixed_files_are_refused(tmp_path, meta2, msg):
@@ -91,6 +95,10 @@ def test_not_a_record_file(tmp_path):
     synthetic_records(2).to_parquet(plain)
     with pytest.raises(UsageError, match="not a mjlab record file"):
         analysis.load(plain)
+    odd = tmp_path / "odd.parquet"
+    _write(synthetic_records(2), odd, format="something-else")
+    with pytest.raises(UsageError, match="unknown mjlab format"):
+        analysis.load(odd)
     with pytest.raises(UsageError, match="no such file"):
         analysis.load(tmp_path / "missing.parquet")
     empty = tmp_path / "empty"

@@ -1,0 +1,116 @@
+"""Calibration and power of the fairness family on synthetic records with known truth."""
+
+import numpy as np
+import pytest
+from scipy import stats as st
+
+import analysis
+from analysis.stats import hotelling_power, oneway_anova
+from analysis.summary import Summary
+from analysis.testing import synthetic_records
+
+R_NULL = 300  # replications of symmetric data
+N_MATCHES = 100  # 1,600 deals each
+
+
+def _upper(r, p):
+    """Largest rejection count compatible with rate p over r replications (0.1% tail)."""
+    return int(st.binom.ppf(0.999, r, p))
+
+
+@pytest.fixture(scope="module")
+def null_runs():
+    out = []
+    for i in range(R_NULL):
+        df = synthetic_records(N_MATCHES, seed=1000 + i, dealer_multiplier=1)
+        out.append(Summary.from_records(df))
+    return out
+
+
+def test_no_false_verdicts_beyond_nominal_rate(null_runs):
+    family_rejects = 0
+    raw_rejects = np.zeros(4, dtype=int)
+    for s in null_runs:
+        t = analysis.fairness_tests(s, alpha=0.05)
+        family_rejects += bool(t["reject"].any())
+        raw_rejects += (t["p"] < 0.05).to_numpy()
+        assert t["verdict"].str.len().gt(20).all()
+    # Holm keeps the family-wise error rate at 5%; each test alone is at its level
+    assert family_rejects <= _upper(R_NULL, 0.05), family_rejects
+    for count in raw_rejects:
+        assert count <= _upper(R_NULL, 0.05), raw_rejects
+    # and the tests are not dead: some raw rejections happen
+    assert raw_rejects.sum() >= 10
+
+
+def test_naive_anova_over_rejects_seat_deltas(null_runs):
+    # why seat_deltas uses Hotelling T²: a one-way ANOVA across seats treats the seats of
+    # a deal as independent groups although their deltas sum to 0; its F is inflated by
+    # P/(P-1), so on symmetric data it rejects ~12% of the time at the 5% level.
+    naive = hot = 0
+    for s in null_runs:
+        mean, cov = s.delta_mean_cov()
+        n = [s.n_deals] * 4
+        naive += oneway_anova(n, mean, np.diag(cov))["p"] < 0.05
+        t = analysis.fairness_tests(s)
+        hot += float(t.loc[t["test"] == "seat_deltas", "p"].iloc[0]) < 0.05
+    assert naive > _upper(R_NULL, 0.05) >= hot, (naive, hot)
+
+
+def test_planted_seat_advantage_detected_at_stated_power():
+    weights = (1.15, 1.0, 1.0, 1.0)
+    n_matches, reps = 1000, 60
+    # stated power from a large pilot: noncentral F at the Bonferroni level alpha/4,
+    # a lower bound for Holm over the family of four tests
+    pilot = Summary.from_records(
+        synthetic_records(20000, seed=7, seat_weights=weights, dealer_multiplier=1)
+    )
+    mean, cov = pilot.delta_mean_cov()
+    n = n_matches * 16
+    lam = n * mean[:-1] @ np.linalg.solve(cov[:-1, :-1], mean[:-1])
+    power = hotelling_power(lam, 3, n, 0.05 / 4)
+    assert 0.8 < power < 0.97  # the design point of this test
+    hits = 0
+    for i in range(reps):
+        df = synthetic_records(n_matches, seed=5000 + i, seat_weights=weights, dealer_multiplier=1)
+        t = analysis.fairness_tests(df).set_index("test")
+        if t.loc["seat_deltas", "reject"]:
+            hits += 1
+            assert t.loc["seat_deltas", "subject"] == "seat 0"
+            assert t.loc["seat_deltas", "verdict"].startswith("seat 0 gains ")
+    assert hits >= int(st.binom.ppf(0.001, reps, power)), (hits, power)
+
+
+def test_dealer_edge_and_verdict_wording():
+    df = synthetic_records(2000, seed=3, dealer_weight=1.3)
+    t = analysis.fairness_tests(df).set_index("test")
+    v = t.loc["dealer_edge", "verdict"]
+    assert v.startswith("the dealer gains ") and "points per deal over the non-dealers" in v
+    assert "p < 1e-09" in v
+    assert t.loc["dealer_edge", "adjust"] == "holm" and t.loc["dealer_edge", "family"] == 4
+    e = analysis.dealer_edge(df).iloc[0]
+    # the edge over an average non-dealer is the dealer's mean x P/(P-1)
+    d = analysis.payouts.role_matrix(df)
+    assert e["edge"] == pytest.approx(d[:, 0].mean() * 4 / 3)
+    assert e["lo"] < e["edge"] < e["hi"]
+    roles = t.loc["role_deltas"]
+    assert roles["subject"] == "dealer" and roles["reject"]
+
+
+def test_seat_edges_closed_form(rng):
+    df = synthetic_records(200, seed=4)
+    e = analysis.seat_edges(df)
+    d = df[[f"delta_{k}" for k in range(4)]].to_numpy(float)
+    others = (d.sum(axis=1, keepdims=True) - d) / 3
+    direct = (d - others).mean(axis=0)
+    assert e["edge"].to_numpy() == pytest.approx(direct)
+    se = (d - others).std(axis=0, ddof=1) / np.sqrt(len(d))
+    assert e["se"].to_numpy() == pytest.approx(se)
+
+
+def test_two_player_records():
+    df = synthetic_records(100, seed=5, players=2, dealer_multiplier=1)
+    t = analysis.fairness_tests(df)
+    assert len(t) == 4 and t["p"].between(0, 1).all()
+    r = analysis.payouts_by_role(df)
+    assert r["role"].tolist() == ["dealer", "non_dealer", "opponent"]

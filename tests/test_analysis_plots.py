@@ -1,0 +1,77 @@
+"""Figures on the Agg backend: content (bars, lines, labels), never pixels."""
+
+import doctest
+import importlib
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+
+from analysis import plots  # noqa: E402
+from analysis.testing import synthetic_records  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    yield
+    plt.close("all")
+
+
+def test_pattern_frequency_bars():
+    df = synthetic_records(100, seed=1)
+    f = plots.compute_pattern_frequencies(df)
+    assert f["rate"].is_monotonic_decreasing and (f["per"] == "win").all()
+    ax = plots.draw_pattern_frequencies(f)
+    assert len(ax.patches) == len(f) == 5
+    assert [t.get_text() for t in ax.get_yticklabels()] == f["pattern"].tolist()
+    assert "per win" in ax.get_xlabel()
+
+
+def test_delta_distribution_lines():
+    f = plots.compute_delta_distribution(synthetic_records(100, seed=2))
+    ax = plots.draw_delta_distribution(f)
+    assert [line.get_label() for line in ax.get_lines()] == [f"seat {k}" for k in range(4)]
+    assert ax.get_xscale() == "symlog"
+
+
+def test_sweep_band_and_lines():
+    frames = {r: synthetic_records(50, seed=3, draw_rate=r) for r in (0.1, 0.2, 0.3)}
+    f = plots.compute_sweep(frames, option="draw_rate", default=0.2, metrics=["draw_rate", "turns"])
+    with pytest.raises(Exception, match="several metrics"):
+        plots.draw_sweep(f)
+    _, ax = plt.subplots()
+    out = plots.draw_sweep(f, metric="draw_rate", ax=ax)
+    assert out is ax
+    assert len(ax.collections) == 1  # the paired band
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert "difference" in labels and "unpaired interval" in labels
+    assert ax.get_xlabel() == "draw_rate"
+
+
+def test_variant_panel():
+    recs = {v: synthetic_records(50, seed=i, variant=v) for i, v in enumerate(["a", "b", "c"])}
+    f = plots.compute_variant_panel(recs)
+    ax = plots.draw_variant_panel(f, metric="draw_rate")
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b", "c"]
+    assert ax.get_title() == "draw_rate"
+    with pytest.raises(Exception, match="no metric"):
+        plots.draw_variant_panel(f, metric="nope")
+
+
+def test_style_file_is_valid():
+    assert plots.STYLE.exists()
+    with plots.style():
+        assert matplotlib.rcParams["axes.spines.top"] is False
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["stats", "summary", "payouts", "testing", "plots", "__init__", "schema"],
+)
+def test_doctests(module):
+    name = "analysis" if module == "__init__" else f"analysis.{module}"
+    res = doctest.testmod(importlib.import_module(name))
+    assert res.failed == 0

@@ -1,0 +1,168 @@
+"""Skill vs luck (duplicate seating) and paired sweeps on correlated synthetic data."""
+
+import math
+import sys
+import types
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as st
+
+import analysis
+from analysis.testing import synthetic_records
+from engine.errors import UsageError
+
+
+def _seatings(matches, skill, seed=3):
+    return {
+        k: synthetic_records(matches, seed=seed, strong_seat=k, skill=skill, dealer_multiplier=1)
+        for k in range(4)
+    }
+
+
+def test_duplicate_edge_is_tighter_and_consistent():
+    frames = _seatings(300, 0.4)
+    t = analysis.skill_edge(pd.concat(frames.values(), ignore_index=True)).set_index("format")
+    single, dup = t.loc["single"], t.loc["duplicate"]
+    assert single.seatings == dup.seatings == 4
+    assert dup.n_matches == 300 and single.n_matches == 1200
+    assert dup.edge == pytest.approx(single.edge)  # same deals, averaged differently
+    assert dup.se < single.se / 1.5  # luck of the tiles cancels
+    assert dup.lo > 0 and "gains" in dup.verdict and "normal approximation" in dup.verdict
+    # matches to finish ahead 95%: (z / snr)^2, snr = per-match edge / per-match SD
+    z = st.norm.ppf(0.95)
+    assert dup.matches == pytest.approx((z / dup.snr) ** 2)
+    assert dup.matches_lo <= dup.matches <= dup.matches_hi
+    # the mapping form gives the same table
+    t2 = analysis.skill_edge(frames).set_index("format")
+    assert t2.loc["duplicate", "edge"] == pytest.approx(dup.edge)
+
+
+def test_skill_edge_matches_direct_computation():
+    frames = _seatings(50, 0.3)
+    df = pd.concat(frames.values(), ignore_index=True)
+    x = np.array([r[f"delta_{r.strong_seat}"] for _, r in df.iterrows()], dtype=float)
+    t = analysis.skill_edge(df).set_index("format")
+    assert t.loc["single", "edge"] == pytest.approx(x.mean())
+    per_match = df.assign(x=x).groupby(["strong_seat", "match"]).x.sum().groupby("match").mean()
+    # all matches have 16 deals, so the ratio SE is the SE of per-match means / 16
+    assert t.loc["duplicate", "se"] == pytest.approx(per_match.std(ddof=1) / math.sqrt(50) / 16)
+    single_tot = df.assign(x=x).groupby(["strong_seat", "match"]).x.sum()
+    assert t.loc["single", "match_sd"] == pytest.approx(single_tot.std(ddof=1))
+
+
+def test_skill_edge_needs_a_strong_seat():
+    df = synthetic_records(5)
+    with pytest.raises(UsageError, match="strong_seat"):
+        analysis.skill_edge(df)
+    one = analysis.skill_edge(df, strong_seat=1)
+    assert one["format"].tolist() == ["single"]
+
+
+def _sweep_frames():
+    # the same seeds under three draw rates: common random numbers
+    return {
+        r: synthetic_records(300, seed=9, draw_rate=r, rules_id=f"d{r}") for r in (0.2, 0.25, 0.3)
+    }
+
+
+def test_paired_sweep_interval_is_narrower():
+    frames = _sweep_frames()
+    t = analysis.sweep_table(frames, option="draw_rate", default=0.2)
+    assert set(t.option_value) == {0.2, 0.25, 0.3}
+    d = t[(t.metric == "draw_rate") & (t.option_value == 0.3)].iloc[0]
+    truth = (frames[0.3].winner < 0).mean() - (frames[0.2].winner < 0).mean()
+    assert d["diff"] == pytest.approx(truth)
+    # nested events under common random numbers: the paired difference is the indicator
+    # of 0.2 <= u < 0.3 (variance 0.09) against 0.3*0.7 + 0.2*0.8 = 0.37 unpaired
+    assert d.se_ratio == pytest.approx(math.sqrt(0.37 / 0.09), rel=0.1)
+    assert d.se_ratio == pytest.approx(d.unpaired_se / d.diff_se)
+    # paired SE equals the SE of per-deal differences
+    diffs = (frames[0.3].winner < 0).astype(float) - (frames[0.2].winner < 0).astype(float)
+    assert d.diff_se == pytest.approx(diffs.std(ddof=1) / math.sqrt(len(diffs)))
+    base = t[t.is_default]
+    assert (base["diff"] == 0).all()
+    assert t[~t.is_default].groupby("metric").se_ratio.median().median() > 1.5
+
+
+def test_ratio_metric_pairs_on_common_deals():
+    frames = {
+        0: synthetic_records(200, seed=4, value_bonus=0),
+        1: synthetic_records(200, seed=4, value_bonus=1, rules_id="b1").iloc[5:],
+    }
+    t = analysis.sweep_table(frames, option="bonus", default=0, metrics=["value_per_win"])
+    r = t[t.option_value == 1].iloc[0]
+    assert r.n_pairs == len(frames[1])
+    assert r["diff"] == pytest.approx(1.0)  # every win is worth one more, same walls
+    assert r.diff_se < 1e-9 < r.unpaired_se
+
+
+def test_sweep_errors():
+    frames = _sweep_frames()
+    with pytest.raises(UsageError, match="default"):
+        analysis.sweep_table(frames, option="x", default=0.9)
+    with pytest.raises(UsageError, match="unknown metric"):
+        analysis.sweep_table(frames, option="x", default=0.2, metrics=["nope"])
+    other = {0: frames[0.2], 1: synthetic_records(300, seed=9, variant="v2")}
+    with pytest.raises(UsageError, match="mixes variants"):
+        analysis.sweep_table(other, option="x", default=0)
+
+
+def test_sweep_runs_the_engine_on_one_seed(monkeypatch):
+    calls = []
+
+    class FakeRun:
+        def __init__(self, rules):
+            self.rules = rules
+
+        def to_pandas(self):
+            return synthetic_records(20, seed=1, value_bonus=self.rules["bonus"])
+
+    def simulate(variant, *, deals, seed, rules, policies, workers):
+        calls.append((variant, deals, seed, dict(rules)))
+        return FakeRun(rules)
+
+    fake = types.ModuleType("engine.run")
+    fake.simulate = simulate
+    monkeypatch.setitem(sys.modules, "engine.run", fake)
+    t = analysis.sweep("lishui", "bonus", [0, 2], deals=320, seed=5, rules={"caishen": 1})
+    assert [c[3] for c in calls] == [{"caishen": 1, "bonus": 0}, {"caishen": 1, "bonus": 2}]
+    assert {c[2] for c in calls} == {5}
+    r = t[(t.metric == "value_per_win") & (t.option_value == 2)].iloc[0]
+    assert r["diff"] == pytest.approx(2.0)
+
+
+def test_compare_variants_panel():
+    a = synthetic_records(300, seed=1, variant="alpha", dealer_weight=1.3)
+    b = synthetic_records(300, seed=2, variant="beta", draw_rate=0.35)
+    skill = analysis.skill_edge(pd.concat(_seatings(50, 0.4).values(), ignore_index=True))
+    t = analysis.compare_variants(
+        {"alpha": a, "beta": analysis.Summary.from_records(b)},
+        big={"alpha": ["qingyise"], "beta": ["tianhu"]},
+        skill={"alpha": skill, "beta": 0.1},
+    )
+    assert list(t.columns) == [
+        "label",
+        "variant",
+        "rules_id",
+        "metric",
+        "estimate",
+        "lo",
+        "hi",
+        "unit",
+    ]
+    ta = t[t.label == "alpha"].set_index("metric")
+    tb = t[t.label == "beta"].set_index("metric")
+    assert "swinginess" in ta.index and "swinginess" not in tb.index  # frames only
+    assert tb.loc["draw_rate", "estimate"] > ta.loc["draw_rate", "estimate"]
+    sd = np.sqrt(np.mean([a[f"delta_{k}"].var() for k in range(4)]))
+    edge = analysis.dealer_edge(a).iloc[0]["edge"]
+    assert ta.loc["dealer_edge_sd", "estimate"] == pytest.approx(edge / sd)
+    assert ta.loc["dealer_edge_sd", "lo"] > 0
+    assert ta.loc["seat_spread_sd", "lo"] <= ta.loc["seat_spread_sd", "hi"]
+    assert tb.loc["skill_snr", "estimate"] == 0.1
+    assert ta.loc["skill_snr", "estimate"] == pytest.approx(
+        skill.set_index("format").loc["duplicate", "snr"]
+    )
+    assert ta.loc["turns", "estimate"] == pytest.approx(a.turns.mean())
