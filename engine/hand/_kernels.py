@@ -4,7 +4,7 @@ Encodings used by every function:
 
 - ``counts``: int-like array ``(34,)``, tiles held per kind (kind order of
   :mod:`engine.tiles`), wild tiles excluded: wilds are passed as a count ``wilds``.
-- ``tab``: the tuple ``(suit_cls, honor_cls, comb, dist, buda)`` from
+- ``tab``: the tuple ``(suit_cls, honor_cls, comb, dist, buda, dist0)`` from
   :func:`engine.hand._tables.kernel_tables`: class ids of the per-suit distance rows,
   the class of a combination of two classes, the distance of a class for ``k`` sets
   plus a pair, and the 不搭 table.
@@ -61,7 +61,7 @@ def _suit_indices(c):
 @kernel(inline="always")
 def _standard_idx(i0, i1, i2, i3, sets, tab):
     """Standard-shape distance (no wilds) from the four suit indices."""
-    suit_cls, honor_cls, comb, dist, _ = tab
+    suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
     a = comb[suit_cls[i0], suit_cls[i1]]
     b = comb[a, suit_cls[i2]]
     return np.int64(dist[comb[b, honor_cls[i3]], sets])
@@ -84,6 +84,19 @@ def _pairs_formula(pairs, singles):
     if extra < 0:
         extra = 0
     return need + extra
+
+
+@kernel
+def _orphans(counts):
+    """Thirteen-orphans distance (no wilds)."""
+    distinct = 0
+    pair = 0
+    for k in range(34):
+        if _ORPHAN[k] and counts[k] > 0:
+            distinct += 1
+            if counts[k] >= 2:
+                pair = 1
+    return 14 - distinct - pair
 
 
 @kernel
@@ -210,7 +223,7 @@ def _ukeire_one(counts, wilds, sets, shapes, unseen, tab, sh_out, imp_out, n_out
     lowers the standard-shape distance of a ``3*sets+1``-tile hand unless the wilds can
     already make that hand complete with one more tile; such draws are skipped.
     """
-    suit_cls, honor_cls, comb, dist, buda_t = tab
+    suit_cls, honor_cls, comb, dist, buda_t = tab[0], tab[1], tab[2], tab[3], tab[4]
     for k in range(34):
         c[k] = counts[k]
     std = shapes & STANDARD

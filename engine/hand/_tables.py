@@ -195,6 +195,7 @@ def _classes(suit: np.ndarray, honor: np.ndarray) -> dict[str, np.ndarray]:
         "vectors": vectors,
         "comb": comb,
         "dist": np.ascontiguousarray(vectors[:, 1::2]),
+        "dist0": np.ascontiguousarray(vectors[:, 0::2]),
     }
 
 
@@ -225,6 +226,9 @@ def tables() -> dict[str, np.ndarray]:
 
 
 def kernel_tables() -> tuple:
-    """The tuple ``(suit_cls, honor_cls, comb, dist, buda)`` every hand kernel takes."""
+    """The tuple ``(suit_cls, honor_cls, comb, dist, buda, dist0)`` every hand kernel takes.
+
+    ``dist0[a, k]`` is the distance of class ``a`` for ``k`` sets and no pair.
+    """
     t = tables()
-    return (t["suit_cls"], t["honor_cls"], t["comb"], t["dist"], t["buda"])
+    return (t["suit_cls"], t["honor_cls"], t["comb"], t["dist"], t["buda"], t["dist0"])

@@ -1,0 +1,1 @@
+"""The mahjong-family game loop: kernel (``_loop``), bots (``_bots``), shared encodings."""

@@ -1,0 +1,180 @@
+"""Bot policies of the mahjong family, compiled (numba). Kernels only.
+
+Three policies, chosen per seat (codes in :mod:`engine.game._layout`):
+
+``random`` (P_RANDOM)
+    Discards a uniformly random tile among its legal discards, takes each legal claim
+    (吃/碰/杠) or passes uniformly at random, makes each possible kong with probability
+    1/2, and declares every legal win (a bot that passed wins would measure only how often
+    it passes; declaring is what every real player does).
+``efficiency`` (P_EFFICIENCY)
+    Discards to reach the fewest tiles needed (distance), then the most unseen winning
+    draws (ukeire: 4 minus own tiles, discards and exposed melds), then at random. Keeps
+    wild tiles (never discards one while another discard exists). Claims a 碰/吃 when the
+    best hand after the claim and its discard scores better than passing; declares a kong
+    when that does not make the hand farther; declares every legal win.
+``value`` (P_VALUE)
+    Efficiency on a score that also counts the variant's valuable targets: for each
+    target (清一色 per suit, 混一色 per suit, all triplets, seven pairs) the distance minus
+    a bonus the variant sets (rule slots ``R_BONUS_*``, in quarter tiles); it aims at the
+    target with the lowest score, so it leaves a plain hand only when a valuable one is
+    nearly as close.
+
+All randomness comes from the deal's bot stream (engine.rng BOTS).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import rng
+from .._numba import kernel
+from ..hand._kernels import SEVEN_PAIRS, _distance, _pairs_formula, _suit_indices
+from ._eval import (
+    R_BONUS_FLUSH,
+    R_BONUS_HALF,
+    R_BONUS_HONORS,
+    R_BONUS_PAIRS,
+    R_BONUS_TRIPLETS,
+    discard_scores,
+    hand_summary,
+    triplets_closed,
+    ukeire_after,
+    ukeire_fast,
+)
+
+__all__ = [
+    "R_BONUS_FLUSH",
+    "R_BONUS_HALF",
+    "R_BONUS_TRIPLETS",
+    "R_BONUS_PAIRS",
+    "R_BONUS_HONORS",
+    "choose_discard",
+    "hand_score",
+    "waiting_score",
+]
+
+INF = 99
+
+
+@kernel
+def target_score(h, w, sets, shapes, tab, rules, minfo):
+    """The value bot's score of a hand as it stands: min over targets of 4*distance-bonus."""
+    suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
+    d = _distance(h, w, sets, shapes, tab)
+    best = 4 * d
+    i0, i1, i2, i3 = _suit_indices(h)
+    bf = rules[R_BONUS_FLUSH]
+    bh = rules[R_BONUS_HALF]
+    if bf > 0 or bh > 0:
+        for t in range(3):
+            cls = suit_cls[i0] if t == 0 else (suit_cls[i1] if t == 1 else suit_cls[i2])
+            other = minfo[0] & ~(1 << t)
+            if bf > 0 and other == 0:
+                v = max(0, dist[cls, sets] - w) * 4 - bf
+                if v < best:
+                    best = v
+            if bh > 0 and (other & 7) == 0:
+                v = max(0, dist[comb[cls, honor_cls[i3]], sets] - w) * 4 - bh
+                if v < best:
+                    best = v
+    bt = rules[R_BONUS_TRIPLETS]
+    if bt > 0 and minfo[1] == 1:
+        n3 = 0
+        n2 = 0
+        n1 = 0
+        for k in range(34):
+            x = h[k]
+            if x >= 3:
+                n3 += 1
+            elif x == 2:
+                n2 += 1
+            elif x == 1:
+                n1 += 1
+        v = max(0, triplets_closed(n3, n2, n1, sets) - w) * 4 - bt
+        if v < best:
+            best = v
+    bp = rules[R_BONUS_PAIRS]
+    if bp > 0 and sets == 4 and minfo[2] == 0 and (shapes & SEVEN_PAIRS):
+        pairs = 0
+        singles = 0
+        for k in range(34):
+            pairs += h[k] // 2
+            singles += h[k] % 2
+        v = max(0, _pairs_formula(pairs, singles) - w) * 4 - bp
+        if v < best:
+            best = v
+    return best
+
+
+@kernel
+def _pick(policy, h, w, sets, shapes, tab, rules, unseen, bstate, minfo, score):
+    """Best discard kind and its key ``score*1000 - ukeire`` (-1, INF if none held)."""
+    best_sc = discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score)
+    best_key = INF * 4000
+    n_best = 0
+    choice = -1
+    sm = np.empty(12, np.int64)
+    hand_summary(h, sm)
+    for k in range(34):
+        if score[k] != best_sc:
+            continue
+        key = score[k] * 1000 - ukeire_after(h, k, w, sets, shapes, tab, unseen, sm)
+        if key < best_key:
+            best_key = key
+            n_best = 1
+            choice = k
+        elif key == best_key:
+            n_best += 1
+            if bstate.shape[0] > 0 and rng.below(bstate, n_best) == 0:
+                choice = k
+    return choice, best_key
+
+
+@kernel
+def choose_discard(
+    policy, h, w, sets, shapes, tab, rules, unseen, bstate, minfo, allow_wild, score
+):
+    """Pick a discard for a ``3*sets+2``-tile hand; returns a kind 0..33, or -1 for a wild.
+
+    h : int64 (34,) logical counts (wilds excluded), restored on return.
+    unseen : int64 (34,) unseen copies per kind (for ukeire).
+    minfo : int64 (3,) = (suit mask of exposed melds, all-triplets flag, n melds).
+    allow_wild : whether discarding a wild is legal (it is also the only way on when the
+        hand holds nothing else).
+    score : int64 (34,) scratch.
+    """
+    total = 0
+    for k in range(34):
+        total += h[k]
+    if total == 0:
+        return -1
+    if policy == 0:
+        if allow_wild:
+            total += w
+        r = rng.below(bstate, total)
+        for k in range(34):
+            if r < h[k]:
+                return k
+            r -= h[k]
+        return -1
+    choice, _ = _pick(policy, h, w, sets, shapes, tab, rules, unseen, bstate, minfo, score)
+    return choice
+
+
+@kernel
+def hand_score(policy, h, w, sets, shapes, tab, rules, unseen, minfo, score):
+    """Key of the best discard of a ``3*sets+2``-tile hand (lower is better)."""
+    empty = np.empty(0, np.uint64)
+    _, key = _pick(policy, h, w, sets, shapes, tab, rules, unseen, empty, minfo, score)
+    return key
+
+
+@kernel
+def waiting_score(policy, h, w, sets, shapes, tab, rules, unseen, minfo):
+    """Key of a ``3*sets+1``-tile hand as it stands (no discard), lower is better."""
+    if policy == 2:
+        sc = target_score(h, w, sets, shapes, tab, rules, minfo)
+    else:
+        sc = 4 * _distance(h, w, sets, shapes, tab)
+    return sc * 1000 - ukeire_fast(h, w, sets, shapes, tab, unseen)

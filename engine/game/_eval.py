@@ -1,0 +1,532 @@
+"""Fast incremental hand evaluation for the bots (numba). Kernels only.
+
+The bots score every possible discard of a hand on every turn, so this module works on
+the class ids of the four suits (engine.hand._tables): removing or adding one tile
+changes one suit's class, and the distance of the whole hand is one lookup in the
+combination of the other three. Seven pairs, thirteen orphans and all-triplets distances
+are closed forms updated from per-hand counts.
+
+Scores are in quarter tiles: ``4 * distance - bonus`` (value bonuses, see _bots).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._numba import kernel
+from ..hand._kernels import (
+    _ORPHAN,
+    _POW5,
+    BUDA,
+    SEVEN_PAIRS,
+    STANDARD,
+    THIRTEEN_ORPHANS,
+    _buda,
+    _pairs_formula,
+    _suit_indices,
+)
+
+INF = 99
+
+R_BONUS_FLUSH = 56
+R_BONUS_HALF = 57
+R_BONUS_TRIPLETS = 58
+R_BONUS_PAIRS = 59
+R_BONUS_HONORS = 60
+
+
+@kernel(inline="always")
+def triplets_closed(n3, n2, n1, sets):
+    """Distance to ``sets`` triplets + a pair from the numbers of kinds held 3+, 2 and 1.
+
+    Each triplet costs 3 - count (0, 1, 2, or 3 for an unheld kind), the pair 2 - count;
+    the pair takes one kind, the triplets the cheapest others.
+    """
+    best = INF
+    for opt in range(4):
+        a = n3
+        b = n2
+        d = n1
+        cost = 0
+        if opt == 0:
+            if a == 0:
+                continue
+            a -= 1
+        elif opt == 1:
+            if b == 0:
+                continue
+            b -= 1
+        elif opt == 2:
+            if d == 0:
+                continue
+            d -= 1
+            cost = 1
+        else:
+            cost = 2
+        need = sets
+        take = a if a < need else need
+        need -= take
+        take = b if b < need else need
+        cost += take
+        need -= take
+        take = d if d < need else need
+        cost += 2 * take
+        need -= take
+        cost += 3 * need
+        if cost < best:
+            best = cost
+    return best
+
+
+@kernel(inline="always")
+def _cat_add(n3, n2, n1, c, delta):
+    """Update kind-count categories when one kind goes from c to c + delta."""
+    if c >= 3:
+        n3 -= 1
+    elif c == 2:
+        n2 -= 1
+    elif c == 1:
+        n1 -= 1
+    c2 = c + delta
+    if c2 >= 3:
+        n3 += 1
+    elif c2 == 2:
+        n2 += 1
+    elif c2 == 1:
+        n1 += 1
+    return n3, n2, n1
+
+
+@kernel
+def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
+    """Score of every discard of the ``3*sets+2``-tile hand ``h`` (INF where not held).
+
+    policy : 1 efficiency (4 * distance), 2 value (min over targets of 4*distance-bonus).
+    minfo : int64 (3,) = exposed-meld suit mask, all-triplets flag, number of melds.
+    Returns the lowest score.
+    """
+    suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
+    i0, i1, i2, i3 = _suit_indices(h)
+    idx = (i0, i1, i2, i3)
+    c0 = suit_cls[i0]
+    c1 = suit_cls[i1]
+    c2 = suit_cls[i2]
+    c3 = honor_cls[i3]
+    ab = comb[c0, c1]
+    cd = comb[c2, c3]
+    e0 = comb[c1, cd]
+    e1 = comb[c0, cd]
+    e2 = comb[ab, c3]
+    e3 = comb[ab, c2]
+    std = (shapes & STANDARD) != 0
+    sp = sets == 4 and (shapes & SEVEN_PAIRS) != 0
+    to = sets == 4 and (shapes & THIRTEEN_ORPHANS) != 0
+    bd = sets == 4 and (shapes & BUDA) != 0
+    pairs = 0
+    singles = 0
+    distinct = 0
+    opair = 0
+    n3 = 0
+    n2 = 0
+    n1 = 0
+    for k in range(34):
+        x = h[k]
+        pairs += x // 2
+        singles += x % 2
+        if x > 0 and _ORPHAN[k]:
+            distinct += 1
+            if x >= 2:
+                opair += 1
+        if x >= 3:
+            n3 += 1
+        elif x == 2:
+            n2 += 1
+        elif x == 1:
+            n1 += 1
+    value = policy == 2
+    bf = rules[R_BONUS_FLUSH] if value else 0
+    bh = rules[R_BONUS_HALF] if value else 0
+    bt = rules[R_BONUS_TRIPLETS] if value and minfo[1] == 1 else 0
+    bp = rules[R_BONUS_PAIRS] if value and minfo[2] == 0 else 0
+    best = INF * 4
+    for k in range(34):
+        x = h[k]
+        if x == 0:
+            score[k] = INF * 4
+            continue
+        s = k // 9
+        pos = k - 9 * s
+        d = INF
+        if std:
+            if s == 0:
+                d = np.int64(dist[comb[e0, suit_cls[i0 - _POW5[pos]]], sets])
+            elif s == 1:
+                d = np.int64(dist[comb[e1, suit_cls[i1 - _POW5[pos]]], sets])
+            elif s == 2:
+                d = np.int64(dist[comb[e2, suit_cls[i2 - _POW5[pos]]], sets])
+            else:
+                d = np.int64(dist[comb[e3, honor_cls[i3 - _POW5[pos]]], sets])
+        if sp:
+            if x % 2 == 0:
+                v = _pairs_formula(pairs - 1, singles + 1)
+            else:
+                v = _pairs_formula(pairs, singles - 1)
+            if v < d and bp == 0:
+                d = v
+        if to:
+            dd = distinct
+            op = opair
+            if _ORPHAN[k]:
+                if x == 1:
+                    dd -= 1
+                elif x == 2:
+                    op -= 1
+            v = 14 - dd - (1 if op > 0 else 0)
+            if v < d:
+                d = v
+        if bd:
+            h[k] -= 1
+            v = _buda(h, tab[4])
+            h[k] += 1
+            if v < d:
+                d = v
+        d -= w
+        if d < 0:
+            d = 0
+        sc = 4 * d
+        if value:
+            if bp > 0 and sp:
+                if x % 2 == 0:
+                    v = _pairs_formula(pairs - 1, singles + 1)
+                else:
+                    v = _pairs_formula(pairs, singles - 1)
+                v -= w
+                if v < 0:
+                    v = 0
+                v = 4 * v - bp
+                if v < sc:
+                    sc = v
+            if bf > 0 or bh > 0:
+                hcls = honor_cls[i3 - _POW5[pos]] if s == 3 else c3
+                for t in range(3):
+                    other = minfo[0] & ~(1 << t)
+                    if s == t:
+                        cls = suit_cls[idx[t] - _POW5[pos]]
+                    elif t == 0:
+                        cls = c0
+                    elif t == 1:
+                        cls = c1
+                    else:
+                        cls = c2
+                    if bf > 0 and other == 0:
+                        # 清一色: tiles outside suit t are surplus, so the suit's own
+                        # distance is the hand's
+                        v = np.int64(dist[cls, sets]) - w
+                        if v < 0:
+                            v = 0
+                        v = 4 * v - bf
+                        if v < sc:
+                            sc = v
+                    if bh > 0 and (other & 7) == 0:
+                        v = np.int64(dist[comb[cls, hcls], sets]) - w
+                        if v < 0:
+                            v = 0
+                        v = 4 * v - bh
+                        if v < sc:
+                            sc = v
+            if bt > 0:
+                a3, a2, a1 = _cat_add(n3, n2, n1, x, -1)
+                v = triplets_closed(a3, a2, a1, sets) - w
+                if v < 0:
+                    v = 0
+                v = 4 * v - bt
+                if v < sc:
+                    sc = v
+        score[k] = sc
+        if sc < best:
+            best = sc
+    return best
+
+
+@kernel
+def ukeire_fast(h, w, sets, shapes, tab, unseen):
+    """Unseen tiles whose draw lowers the distance of the ``3*sets+1``-tile hand ``h``.
+
+    Same result as _bots.ukeire_count, with class-combination lookups per draw.
+    """
+    suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
+    i0, i1, i2, i3 = _suit_indices(h)
+    c0 = suit_cls[i0]
+    c1 = suit_cls[i1]
+    c2 = suit_cls[i2]
+    c3 = honor_cls[i3]
+    ab = comb[c0, c1]
+    cd = comb[c2, c3]
+    e0 = comb[c1, cd]
+    e1 = comb[c0, cd]
+    e2 = comb[ab, c3]
+    e3 = comb[ab, c2]
+    std = (shapes & STANDARD) != 0
+    sp = sets == 4 and (shapes & SEVEN_PAIRS) != 0
+    to = sets == 4 and (shapes & THIRTEEN_ORPHANS) != 0
+    bd = sets == 4 and (shapes & BUDA) != 0
+    base_std = np.int64(dist[comb[ab, cd], sets]) if std else INF
+    pairs = 0
+    singles = 0
+    distinct = 0
+    opair = 0
+    if sp or to:
+        for k in range(34):
+            x = h[k]
+            pairs += x // 2
+            singles += x % 2
+            if x > 0 and _ORPHAN[k]:
+                distinct += 1
+                if x >= 2:
+                    opair = 1
+    base = base_std
+    if sp:
+        v = _pairs_formula(pairs, singles)
+        if v < base:
+            base = v
+    if to:
+        v = 14 - distinct - opair
+        if v < base:
+            base = v
+    if bd:
+        v = _buda(h, tab[4])
+        if v < base:
+            base = v
+    base -= w
+    if base < 0:
+        base = 0
+    if base == 0:
+        return 0
+    prune = base_std - w >= 2
+    total = 0
+    for j in range(34):
+        cj = h[j]
+        if unseen[j] <= 0 or cj >= 4:
+            continue
+        v = INF
+        if std:
+            su = j // 9
+            pos = j - 9 * su
+            near = cj > 0
+            if not near and su < 3:
+                lo = 9 * su
+                for q in range(max(0, pos - 2), min(9, pos + 3)):
+                    if h[lo + q] > 0:
+                        near = True
+                        break
+            if near or not prune:
+                if su == 0:
+                    v = np.int64(dist[comb[e0, suit_cls[i0 + _POW5[pos]]], sets])
+                elif su == 1:
+                    v = np.int64(dist[comb[e1, suit_cls[i1 + _POW5[pos]]], sets])
+                elif su == 2:
+                    v = np.int64(dist[comb[e2, suit_cls[i2 + _POW5[pos]]], sets])
+                else:
+                    v = np.int64(dist[comb[e3, honor_cls[i3 + _POW5[pos]]], sets])
+            else:
+                v = base_std
+        if sp:
+            if cj % 2 == 1:
+                x = _pairs_formula(pairs + 1, singles - 1)
+            else:
+                x = _pairs_formula(pairs, singles + 1)
+            if x < v:
+                v = x
+        if to:
+            dd = distinct
+            op = opair
+            if _ORPHAN[j]:
+                if cj == 0:
+                    dd += 1
+                else:
+                    op = 1
+            x = 14 - dd - op
+            if x < v:
+                v = x
+        if bd:
+            h[j] += 1
+            x = _buda(h, tab[4])
+            h[j] -= 1
+            if x < v:
+                v = x
+        v -= w
+        if v < 0:
+            v = 0
+        if v < base:
+            total += unseen[j]
+    return total
+
+
+@kernel
+def hand_summary(h, sm):
+    """Per-hand sums reused by :func:`ukeire_after` (fills ``sm`` int64 (12,)).
+
+    sm[0..3] suit indices, sm[4] pairs, sm[5] singles, sm[6] distinct orphans,
+    sm[7] orphan kinds held twice or more, sm[8..11] bit masks of held ranks per suit.
+    """
+    i0, i1, i2, i3 = _suit_indices(h)
+    sm[0] = i0
+    sm[1] = i1
+    sm[2] = i2
+    sm[3] = i3
+    pairs = 0
+    singles = 0
+    distinct = 0
+    opair = 0
+    sm[8] = 0
+    sm[9] = 0
+    sm[10] = 0
+    sm[11] = 0
+    for k in range(34):
+        x = h[k]
+        pairs += x // 2
+        singles += x % 2
+        if x > 0:
+            sm[8 + k // 9] |= 1 << (k % 9)
+            if _ORPHAN[k]:
+                distinct += 1
+                if x >= 2:
+                    opair += 1
+    sm[4] = pairs
+    sm[5] = singles
+    sm[6] = distinct
+    sm[7] = opair
+
+
+@kernel
+def ukeire_after(h, d, w, sets, shapes, tab, unseen, sm):
+    """Ukeire of the hand ``h`` minus one tile of kind ``d`` (h unchanged).
+
+    sm : the :func:`hand_summary` of ``h``. Equal to ``ukeire_fast(h - d)``.
+    """
+    suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
+    xd = h[d]
+    sd = d // 9
+    pd = d - 9 * sd
+    i0 = sm[0] - (_POW5[pd] if sd == 0 else 0)
+    i1 = sm[1] - (_POW5[pd] if sd == 1 else 0)
+    i2 = sm[2] - (_POW5[pd] if sd == 2 else 0)
+    i3 = sm[3] - (_POW5[pd] if sd == 3 else 0)
+    m0 = sm[8]
+    m1 = sm[9]
+    m2 = sm[10]
+    if xd == 1:
+        if sd == 0:
+            m0 &= ~(1 << pd)
+        elif sd == 1:
+            m1 &= ~(1 << pd)
+        elif sd == 2:
+            m2 &= ~(1 << pd)
+    pairs = sm[4]
+    singles = sm[5]
+    if xd % 2 == 0:
+        pairs -= 1
+        singles += 1
+    else:
+        singles -= 1
+    distinct = sm[6]
+    opair = sm[7]
+    if _ORPHAN[d]:
+        if xd == 1:
+            distinct -= 1
+        elif xd == 2:
+            opair -= 1
+    has_opair = 1 if opair > 0 else 0
+    c0 = suit_cls[i0]
+    c1 = suit_cls[i1]
+    c2 = suit_cls[i2]
+    c3 = honor_cls[i3]
+    ab = comb[c0, c1]
+    cd = comb[c2, c3]
+    e0 = comb[c1, cd]
+    e1 = comb[c0, cd]
+    e2 = comb[ab, c3]
+    e3 = comb[ab, c2]
+    std = (shapes & STANDARD) != 0
+    sp = sets == 4 and (shapes & SEVEN_PAIRS) != 0
+    to = sets == 4 and (shapes & THIRTEEN_ORPHANS) != 0
+    bd = sets == 4 and (shapes & BUDA) != 0
+    base_std = np.int64(dist[comb[ab, cd], sets]) if std else INF
+    base = base_std
+    if sp:
+        v = _pairs_formula(pairs, singles)
+        if v < base:
+            base = v
+    if to:
+        v = 14 - distinct - has_opair
+        if v < base:
+            base = v
+    if bd:
+        h[d] -= 1
+        v = _buda(h, tab[4])
+        h[d] += 1
+        if v < base:
+            base = v
+    base -= w
+    if base < 0:
+        base = 0
+    if base == 0:
+        return 0
+    prune = base_std - w >= 2
+    total = 0
+    for j in range(34):
+        cj = h[j] - (1 if j == d else 0)
+        if unseen[j] <= 0 or cj >= 4:
+            continue
+        v = INF
+        if std:
+            su = j // 9
+            pos = j - 9 * su
+            near = cj > 0
+            if not near and su < 3:
+                m = m0 if su == 0 else (m1 if su == 1 else m2)
+                lo = pos - 2 if pos >= 2 else 0
+                near = ((m >> lo) & (31 >> (lo - (pos - 2)))) != 0
+            if near or not prune:
+                if su == 0:
+                    v = np.int64(dist[comb[e0, suit_cls[i0 + _POW5[pos]]], sets])
+                elif su == 1:
+                    v = np.int64(dist[comb[e1, suit_cls[i1 + _POW5[pos]]], sets])
+                elif su == 2:
+                    v = np.int64(dist[comb[e2, suit_cls[i2 + _POW5[pos]]], sets])
+                else:
+                    v = np.int64(dist[comb[e3, honor_cls[i3 + _POW5[pos]]], sets])
+            else:
+                v = base_std
+        if sp:
+            if cj % 2 == 1:
+                x = _pairs_formula(pairs + 1, singles - 1)
+            else:
+                x = _pairs_formula(pairs, singles + 1)
+            if x < v:
+                v = x
+        if to:
+            dd = distinct
+            op = has_opair
+            if _ORPHAN[j]:
+                if cj == 0:
+                    dd += 1
+                else:
+                    op = 1
+            x = 14 - dd - op
+            if x < v:
+                v = x
+        if bd:
+            h[d] -= 1
+            h[j] += 1
+            x = _buda(h, tab[4])
+            h[j] -= 1
+            h[d] += 1
+            if x < v:
+                v = x
+        v -= w
+        if v < 0:
+            v = 0
+        if v < base:
+            total += unseen[j]
+    return total

@@ -1,0 +1,111 @@
+"""The per-deal record schema: kernel rows -> pandas DataFrame -> Parquet.
+
+One row per deal, columns as DESIGN.md "Per-deal record": ``run_seed, match, deal,
+variant, rules_id, dealer, dealer_streak, winner, win_type, discarder, turns,
+wilds_in_hand, pat_<name>..., value, delta_0..delta_{P-1}`` and the variant's extras.
+The Parquet file's key-value metadata (key ``mjlab``) holds the run's identity: variant,
+version, full rule options, rules_id, seed, policies, match length, package version.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .game import _layout as L
+
+__all__ = ["to_frame", "write_parquet", "read_metadata", "META_KEY", "FIXED_COLUMNS"]
+
+META_KEY = b"mjlab"
+"""Parquet key-value metadata key holding the run identity (JSON)."""
+
+FIXED_COLUMNS = (
+    "run_seed",
+    "match",
+    "deal",
+    "variant",
+    "rules_id",
+    "dealer",
+    "dealer_streak",
+    "winner",
+    "win_type",
+    "discarder",
+    "turns",
+    "wilds_in_hand",
+    "value",
+)
+
+
+def to_frame(
+    rec: np.ndarray,
+    match: np.ndarray,
+    deal: np.ndarray,
+    *,
+    seed: int,
+    variant,
+    rules_id: str,
+    players: int,
+) -> pd.DataFrame:
+    """Build the record frame from kernel rows ``rec (n, N_COLS) int32``."""
+    n = rec.shape[0]
+    win_types = pd.Categorical.from_codes(
+        rec[:, L.C_WIN_TYPE].astype(np.int8), categories=list(L.WIN_TYPE_NAMES)
+    )
+    cols: dict[str, object] = {
+        "run_seed": np.full(n, seed, np.int64),
+        "match": match.astype(np.int32),
+        "deal": deal.astype(np.int16),
+        "variant": pd.Categorical([variant.name] * n) if n else pd.Categorical([]),
+        "rules_id": pd.Categorical([rules_id] * n) if n else pd.Categorical([]),
+        "dealer": rec[:, L.C_DEALER].astype(np.int8),
+        "dealer_streak": rec[:, L.C_STREAK].astype(np.int16),
+        "winner": rec[:, L.C_WINNER].astype(np.int8),
+        "win_type": win_types,
+        "discarder": rec[:, L.C_DISCARDER].astype(np.int8),
+        "turns": rec[:, L.C_TURNS].astype(np.int16),
+        "wilds_in_hand": rec[:, L.C_WILDS].astype(np.int8),
+    }
+    bits = (rec[:, L.C_PAT_LO].astype(np.int64) & 0x7FFFFFFF) | (
+        (rec[:, L.C_PAT_HI].astype(np.int64) & 0x7FFFFFFF) << 31
+    )
+    for i, name in enumerate(variant.pattern_columns()):
+        cols[name] = ((bits >> i) & 1).astype(bool)
+    cols["value"] = rec[:, L.C_VALUE].astype(np.int32)
+    for s in range(players):
+        cols[f"delta_{s}"] = rec[:, L.C_DELTA + s].astype(np.int32)
+    for i, name in enumerate(variant.extras):
+        cols[name] = rec[:, L.C_EXTRA + i].astype(np.int32)
+    return pd.DataFrame(cols)
+
+
+def write_parquet(df: pd.DataFrame, path, meta: dict) -> None:
+    """Write ``df`` to ``path`` atomically (temporary name, then rename) with metadata."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    existing = table.schema.metadata or {}
+    table = table.replace_schema_metadata({**existing, META_KEY: json.dumps(meta).encode()})
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        pq.write_table(table, tmp, compression="zstd")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_metadata(path) -> dict | None:
+    """The mjlab metadata of a Parquet file, or None if it has none."""
+    import pyarrow.parquet as pq
+
+    meta = pq.read_schema(path).metadata or {}
+    raw = meta.get(META_KEY)
+    return json.loads(raw) if raw else None

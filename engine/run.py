@@ -1,0 +1,240 @@
+"""Simulation runs: ``simulate(...)`` -> :class:`Run`, and the ``mjlab simulate`` command.
+
+A run plays ``deals`` deals as matches of ``match_length`` consecutive deals (the last
+match may be shorter). Match ``m`` deal ``d`` draws all its randomness from streams
+keyed by ``(seed, m, d)`` (engine.rng), so the records do not depend on the number of
+workers or on how the matches are chunked.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numba
+import numpy as np
+import pandas as pd
+
+from . import __version__, records
+from .errors import UsageError
+from .game import _layout as L
+from .hand._tables import kernel_tables
+from .variants import get as get_variant
+from .variants import parse_rule_args
+
+__all__ = ["simulate", "Run", "resolve_policies", "run_cli", "DEFAULT_MATCH_LENGTH"]
+
+DEFAULT_MATCH_LENGTH = 16
+"""Deals per match unless told otherwise."""
+
+CHUNK_MATCHES = 1024
+"""Matches per kernel call (the progress bar advances per chunk)."""
+
+
+def resolve_policies(variant, policies: str | Sequence[str]) -> tuple[str, ...]:
+    """One policy name per seat from ``"value"``, ``"value,random,..."`` or a sequence."""
+    if isinstance(policies, str):
+        parts = [p.strip() for p in policies.split(",")]
+    else:
+        parts = list(policies)
+    if len(parts) == 1:
+        parts = parts * variant.players
+    if len(parts) != variant.players:
+        raise UsageError(f"--policy needs 1 or {variant.players} names, got {len(parts)}")
+    for p in parts:
+        if p not in variant.policies:
+            raise UsageError(f"unknown policy {p!r}; policies: {', '.join(variant.policies)}")
+    return tuple(parts)
+
+
+@dataclass
+class Run:
+    """The records of one simulation run (one row per deal) and its identity."""
+
+    variant: str
+    rules: dict
+    rules_id: str
+    seed: int
+    deals: int
+    match_length: int
+    policies: tuple[str, ...]
+    rec: np.ndarray = field(repr=False)
+    match: np.ndarray = field(repr=False)
+    deal: np.ndarray = field(repr=False)
+
+    def to_pandas(self) -> pd.DataFrame:
+        """The per-deal record frame (DESIGN schema)."""
+        v = get_variant(self.variant)
+        return records.to_frame(
+            self.rec,
+            self.match,
+            self.deal,
+            seed=self.seed,
+            variant=v,
+            rules_id=self.rules_id,
+            players=v.n_players(self.rules),
+        )
+
+    def metadata(self) -> dict:
+        """The run identity stored with the records."""
+        v = get_variant(self.variant)
+        return {
+            "format": "mjlab-records",
+            "format_version": 1,
+            "package_version": __version__,
+            "variant": self.variant,
+            "variant_version": v.version,
+            "rules": self.rules,
+            "rules_id": self.rules_id,
+            "seed": self.seed,
+            "deals": self.deals,
+            "match_length": self.match_length,
+            "policies": list(self.policies),
+        }
+
+    def to_parquet(self, path) -> None:
+        """Write the records to one Parquet file (atomically, with metadata)."""
+        records.write_parquet(self.to_pandas(), path, self.metadata())
+
+    def _repr_html_(self) -> str:
+        return (
+            f"<b>mjlab run</b> {self.variant} rules_id={self.rules_id} seed={self.seed} "
+            f"deals={self.deals:,} policies={','.join(self.policies)}"
+        )
+
+
+def _match_layout(deals: int, match_length: int):
+    n_matches = -(-deals // match_length)
+    n_last = deals - (n_matches - 1) * match_length
+    return n_matches, n_last
+
+
+def simulate(
+    variant: str,
+    deals: int,
+    seed: int = 0,
+    rules: Mapping | None = None,
+    policies: str | Sequence[str] = "value",
+    match_length: int = DEFAULT_MATCH_LENGTH,
+    workers: int | None = None,
+    progress: bool = True,
+    chunk_matches: int = CHUNK_MATCHES,
+) -> Run:
+    """Play ``deals`` deals of ``variant`` and return their records.
+
+    Parameters
+    ----------
+    variant : str
+        A registered variant name (``engine.variants.names()``).
+    deals : int
+        Number of deals (>= 1).
+    seed : int
+        Run seed (>= 0); the same seed gives identical records.
+    rules : mapping, optional
+        Rule options (``mjlab variants`` lists them); unknown keys or values raise
+        UsageError.
+    policies : str or sequence
+        One policy for every seat or one per seat: ``random``, ``efficiency``, ``value``.
+    match_length : int
+        Deals per match (dealer rotation and streaks run across a match).
+    workers : int, optional
+        Threads (default: all cores).
+    progress : bool
+        Show a progress bar for runs of more than one chunk.
+    """
+    v = get_variant(variant)
+    if not isinstance(deals, int | np.integer) or deals < 1:
+        raise UsageError(f"--deals must be a positive integer, got {deals}")
+    if seed < 0:
+        raise UsageError(f"--seed must be >= 0, got {seed}")
+    if match_length < 1:
+        raise UsageError(f"--match-length must be >= 1, got {match_length}")
+    resolved = v.resolve(rules)
+    pols = resolve_policies(v, policies)
+    packed = v.pack(resolved)
+    pol_codes = np.array([L.POLICY_NAMES.index(p) for p in pols], np.int64)
+    tab = kernel_tables()
+    n_matches, n_last = _match_layout(int(deals), match_length)
+    rec = np.zeros((int(deals), L.N_COLS), np.int32)
+    threads = numba.get_num_threads()
+    if workers is not None:
+        if workers < 1:
+            raise UsageError(f"--workers must be >= 1, got {workers}")
+        numba.set_num_threads(min(workers, numba.config.NUMBA_NUM_THREADS))
+    from .game._loop import play_matches
+
+    bar = None
+    if progress and n_matches > chunk_matches:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=int(deals), unit="deal", unit_scale=True, desc=f"{variant}")
+    try:
+        for lo in range(0, n_matches, chunk_matches):
+            hi = min(n_matches, lo + chunk_matches)
+            last = n_last if hi == n_matches else match_length
+            row0 = lo * match_length
+            rows = (hi - lo - 1) * match_length + last
+            play_matches(
+                packed,
+                pol_codes,
+                seed,
+                lo,
+                hi - lo,
+                match_length,
+                last,
+                tab,
+                rec[row0 : row0 + rows],
+            )
+            if bar is not None:
+                bar.update(rows)
+    finally:
+        if bar is not None:
+            bar.close()
+        numba.set_num_threads(threads)
+    idx = np.arange(int(deals))
+    return Run(
+        variant=v.name,
+        rules=resolved,
+        rules_id=v.rules_id(resolved),
+        seed=int(seed),
+        deals=int(deals),
+        match_length=match_length,
+        policies=pols,
+        rec=rec,
+        match=idx // match_length,
+        deal=idx % match_length,
+    )
+
+
+def run_cli(args) -> int:
+    """Handle ``mjlab simulate``."""
+    out = Path(args.out)
+    if args.backend != "local":
+        raise UsageError("--backend dask is not available in this version")
+    if str(args.out).endswith(("/", os.sep)) or out.is_dir():
+        raise UsageError(
+            "chunked dataset folders (--out DIR/) are not available in this "
+            "version; give --out PATH.parquet"
+        )
+    if out.suffix != ".parquet":
+        raise UsageError(f"--out must end in .parquet, got {args.out}")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        raise UsageError(f"cannot write to {args.out}: folder {parent} is missing or not writable")
+    rules = parse_rule_args(args.rule, args.rules)
+    run = simulate(
+        args.variant,
+        args.deals,
+        seed=args.seed,
+        rules=rules,
+        policies=args.policy,
+        match_length=args.match_length or DEFAULT_MATCH_LENGTH,
+        workers=args.workers,
+        progress=not args.quiet,
+    )
+    run.to_parquet(out)
+    if not args.quiet:
+        print(f"wrote {run.deals:,} deals of {run.variant} (rules_id {run.rules_id}) to {out}")
+    return 0

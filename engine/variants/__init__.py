@@ -1,0 +1,86 @@
+"""The variant registry and the ``mjlab variants`` command.
+
+>>> from engine import variants
+>>> "tuidaohu" in variants.names()
+True
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from ._base import Pattern, RuleOption, Variant, parse_rule_args
+from ._registry import get, names, register
+
+MODULES = ("tuidaohu",)
+"""Variant modules imported (and so registered) by this package, in order."""
+
+for _m in MODULES:
+    import_module(f"{__name__}.{_m}")
+
+__all__ = [
+    "Variant",
+    "RuleOption",
+    "Pattern",
+    "get",
+    "names",
+    "register",
+    "parse_rule_args",
+    "MODULES",
+    "run_cli",
+    "describe",
+]
+
+
+def describe(name: str) -> dict:
+    """A JSON-able description of a variant: options with defaults and allowed values."""
+    v = get(name)
+    return {
+        "name": v.name,
+        "long_name": v.long_name,
+        "version": v.version,
+        "family": v.family,
+        "players": v.players,
+        "value_unit": v.value_unit,
+        "rulebook": v.rulebook_section,
+        "policies": list(v.policies),
+        "options": [
+            {
+                "key": o.key,
+                "default": o.default,
+                "allowed": list(o.allowed),
+                "doc": o.doc,
+                "rulebook": o.rulebook,
+            }
+            for o in v.options
+        ],
+        "patterns": [
+            {"name": p.name, "hanzi": p.hanzi, "big": p.big, "doc": p.doc} for p in v.patterns
+        ],
+        "extras": list(v.extras),
+    }
+
+
+def run_cli(args) -> int:
+    """Handle ``mjlab variants``."""
+    from ..cli import print_json
+
+    data = [describe(n) for n in names()]
+    if args.json:
+        print_json(data)
+        return 0
+    for d in data:
+        print(
+            f"{d['name']}  {d['long_name']}  (version {d['version']}, RULEBOOK {d['rulebook']},"
+            f" value in {d['value_unit']})"
+        )
+        for o in d["options"]:
+            allowed = "|".join(
+                str(a).lower() if isinstance(a, bool) else str(a) for a in o["allowed"]
+            )
+            default = str(o["default"]).lower() if isinstance(o["default"], bool) else o["default"]
+            print(f"  {o['key']}={default}  [{allowed}]  {o['doc']} ({o['rulebook']})")
+        pats = ", ".join(f"{p['hanzi']} {p['name']}" for p in d["patterns"])
+        print(f"  patterns: {pats}")
+        print()
+    return 0

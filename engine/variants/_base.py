@@ -1,0 +1,196 @@
+"""Variant records: rule options, patterns, and the packing of options for kernels.
+
+A variant is declared once, as data (STYLE §2): its name, long name with hanzi, version,
+rule options (typed, with defaults, allowed values, documentation and the RULEBOOK
+entry), its scoring patterns and extra record columns, and a ``pack`` function that
+turns the resolved options into the int64 array the kernel reads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import UsageError
+
+__all__ = ["RuleOption", "Pattern", "Variant", "parse_rule_args"]
+
+
+@dataclass(frozen=True)
+class RuleOption:
+    """One rule option of a variant.
+
+    Parameters
+    ----------
+    key : str
+        The name used in ``--rule key=value`` and TOML files.
+    default : bool | int | str
+        The value the simulator uses when the option is not given.
+    allowed : tuple
+        Every allowed value (the type of the default is the option's type).
+    doc : str
+        What the option means, in one or two sentences.
+    rulebook : str
+        The RULEBOOK entry that sets the default (e.g. ``"§5.2 rule 4"``).
+    """
+
+    key: str
+    default: Any
+    allowed: tuple
+    doc: str
+    rulebook: str = ""
+
+    def parse(self, value: Any) -> Any:
+        """Convert a value (string from the command line, or TOML value) and validate it."""
+        kind = type(self.default)
+        if isinstance(value, str):
+            text = value.strip()
+            if kind is bool:
+                low = text.lower()
+                if low in ("true", "1", "yes", "on"):
+                    value = True
+                elif low in ("false", "0", "no", "off"):
+                    value = False
+                else:
+                    raise self._bad(value)
+            elif kind is int:
+                try:
+                    value = int(text)
+                except ValueError:
+                    raise self._bad(value) from None
+            else:
+                value = text
+        if kind is int and isinstance(value, bool):
+            raise self._bad(value)
+        if not isinstance(value, kind) or value not in self.allowed:
+            raise self._bad(value)
+        return value
+
+    def _bad(self, value) -> UsageError:
+        allowed = ", ".join(_show(v) for v in self.allowed)
+        return UsageError(
+            f"rule option {self.key}={_show(value)} is not allowed; allowed values: {allowed}"
+        )
+
+
+def _show(v) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A scoring pattern: record column ``pat_<name>``.
+
+    Parameters
+    ----------
+    name : str
+        Pinyin identifier (``qingyise``).
+    hanzi : str
+        The name players use (清一色).
+    doc : str
+        What it is and what it is worth.
+    big : bool
+        Counted among the variant's big hands (cross-variant "share of big hands").
+    """
+
+    name: str
+    hanzi: str
+    doc: str
+    big: bool = False
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A registered variant (see the module docstring)."""
+
+    name: str
+    long_name: str
+    version: int
+    family: str
+    options: tuple[RuleOption, ...]
+    patterns: tuple[Pattern, ...]
+    extras: tuple[str, ...]
+    pack: Callable[[Mapping[str, Any]], np.ndarray]
+    value_unit: str
+    doc: str = ""
+    players: int = 4
+    policies: tuple[str, ...] = ("random", "efficiency", "value")
+    bench_deals: int = 200_000
+    rulebook_section: str = ""
+    kernel_id: int = 0
+    players_of: Callable[[Mapping[str, Any]], int] | None = None
+    exact: Callable[..., dict] | None = field(default=None, compare=False)
+
+    @property
+    def option_map(self) -> dict[str, RuleOption]:
+        """Options by key."""
+        return {o.key: o for o in self.options}
+
+    def defaults(self) -> dict[str, Any]:
+        """Every option at its default."""
+        return {o.key: o.default for o in self.options}
+
+    def resolve(self, rules: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """All options, with the given ones parsed and validated (UsageError if bad)."""
+        out = self.defaults()
+        options = self.option_map
+        for key, value in (rules or {}).items():
+            if key not in options:
+                known = ", ".join(sorted(options))
+                raise UsageError(f"unknown rule option {key!r} for {self.name}; options: {known}")
+            out[key] = options[key].parse(value)
+        return out
+
+    def n_players(self, resolved: Mapping[str, Any]) -> int:
+        """Seats at the table under these options."""
+        return self.players_of(resolved) if self.players_of else self.players
+
+    def rules_id(self, resolved: Mapping[str, Any]) -> str:
+        """A short hash of the full resolved options, the variant name and version."""
+        blob = json.dumps(
+            {
+                "variant": self.name,
+                "version": self.version,
+                "rules": dict(sorted(resolved.items())),
+            },
+            sort_keys=True,
+        )
+        return hashlib.sha256(blob.encode()).hexdigest()[:10]
+
+    def pattern_columns(self) -> list[str]:
+        """Record column names of the patterns, in bit order."""
+        return [f"pat_{p.name}" for p in self.patterns]
+
+
+def parse_rule_args(rule_args, rules_file=None) -> dict[str, str]:
+    """``["k=v", ...]`` and an optional TOML file -> a dict of raw option values.
+
+    Later ``--rule`` values override the file. UsageError on malformed input.
+    """
+    rules: dict[str, Any] = {}
+    if rules_file:
+        path = Path(rules_file)
+        try:
+            with path.open("rb") as f:
+                data = tomllib.load(f)
+        except FileNotFoundError:
+            raise UsageError(f"rules file not found: {rules_file}") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise UsageError(f"rules file {rules_file} is not valid TOML: {exc}") from None
+        table = data.get("rules", data)
+        if not isinstance(table, dict):
+            raise UsageError(f"rules file {rules_file}: expected key = value pairs")
+        rules.update(table)
+    for item in rule_args or ():
+        if "=" not in item:
+            raise UsageError(f"--rule expects KEY=VALUE, got {item!r}")
+        key, value = item.split("=", 1)
+        rules[key.strip()] = value.strip()
+    return rules

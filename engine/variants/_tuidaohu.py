@@ -1,0 +1,261 @@
+"""广东推倒胡 (tuidaohu) scoring and settlement kernels (numba). Kernels only.
+
+Rule slots (``rules[R_VAR + i]``) are written by :mod:`engine.variants.tuidaohu`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._numba import kernel
+from ..game._layout import (
+    M_ADDKONG,
+    M_ANKONG,
+    M_KONG,
+    R_VAR,
+    WIN_DISCARD,
+    WIN_INSTANT,
+    WIN_KONG_DRAW,
+    WIN_ROB_KONG,
+    X_DEALER,
+    X_DISCARDER,
+    X_FIRST_TURN,
+    X_HORSE,
+    X_KONG_FROM,
+    X_KONGS,
+    X_NHORSE,
+    X_ROBBED,
+    X_STREAK,
+    X_WILD0,
+    X_WIN_TYPE,
+    X_WINNER,
+)
+from ..game._patterns import (
+    count_kongs,
+    count_open_triplets,
+    forced_groups,
+    suit_mask,
+    triplets_only_distance,
+)
+from ..hand._kernels import _orphans, _pairs_formula
+
+# option slots
+T_DIANPAO = R_VAR + 0
+T_HUANGGANG = R_VAR + 1
+T_GHOST = R_VAR + 2  # 0 none, 1 baiban, 2 fan, 3 shuang
+T_FOUR_GHOST = R_VAR + 3
+T_NO_GHOST_DOUBLE = R_VAR + 4
+T_HORSE_MODE = R_VAR + 5  # 0 dealer min(4, 1+streak), 1 fixed dealer count, 2 winner:N
+T_HORSE_N = R_VAR + 6
+T_HORSE_MAP = R_VAR + 7  # 0 seed/code, 1 MIL
+
+# pattern bits (order = engine.variants.tuidaohu.PATTERNS)
+P_TIANHU = 0
+P_QINGYISE = 1
+P_ZIYISE = 2
+P_QIDUI = 3
+P_SIANKE = 4
+P_SHIBALUOHAN = 5
+P_DASANYUAN = 6
+P_XIAOSIXI = 7
+P_DASIXI = 8
+P_SHISANYAO = 9
+P_SIGUI = 10
+P_HUNYISE = 11
+P_GANGKAI = 12
+P_QIANGGANG = 13
+P_WUGUI = 14
+N_BIG = 11
+"""Bits 0..10 are 大胡 (big hands); the rest are informational or context."""
+
+# extra record columns (order = engine.variants.tuidaohu.EXTRAS)
+E_HORSES = 0
+E_HORSE_HITS = 1
+E_KONGS = 2
+E_KONG_MONEY = 3  # 3..6
+E_HORSE_MONEY = 7  # 7..10
+
+_DRAGONS = np.array([31, 32, 33], np.int64)
+_WINDS = np.array([27, 28, 29, 30], np.int64)
+
+
+@kernel
+def horses_for_deal(rules, ctx):
+    """Tiles set aside from the tail at the start as horses (买马)."""
+    mode = rules[T_HORSE_MODE]
+    if mode == 0:
+        n = 1 + ctx[X_STREAK]
+        return n if n < 4 else 4
+    return rules[T_HORSE_N]
+
+
+@kernel
+def horse_offset(rules, phys):
+    """Seat offset (0 = the counting seat, 1 = its next seat...) named by a horse tile."""
+    if phys < 27:
+        return (phys % 9) % 4
+    if phys <= 30:
+        return phys - 27  # 东南西北
+    # dragons 白 31, 发 32, 中 33
+    if rules[T_HORSE_MAP] == 0:
+        return (0, 1, 2)[33 - phys]  # 中 0, 发 1, 白 2 (seed / code)
+    return (1, 2, 3)[33 - phys]  # MIL: 中 下家, 发 对家, 白 上家
+
+
+@kernel
+def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
+    """Pattern bits of a complete hand (any reading with wilds)."""
+    bits = np.int64(0)
+    mask = suit_mask(h, melds, nmeld)
+    if ctx[X_FIRST_TURN] == 1 and ctx[X_WINNER] == ctx[X_DEALER] and nmeld == 0:
+        bits |= 1 << P_TIANHU
+    if mask == 1 or mask == 2 or mask == 4:
+        bits |= 1 << P_QINGYISE
+    if mask == 8:
+        bits |= 1 << P_ZIYISE
+    if mask == 9 or mask == 10 or mask == 12:
+        bits |= 1 << P_HUNYISE
+    if nmeld == 0 and sets == 4:
+        pairs = 0
+        singles = 0
+        for k in range(34):
+            pairs += h[k] // 2
+            singles += h[k] % 2
+        if _pairs_formula(pairs, singles) <= w:
+            bits |= 1 << P_QIDUI
+        if _orphans(h) <= w:
+            bits |= 1 << P_SHISANYAO
+    if count_open_triplets(melds, nmeld) == 0 and _chowless(melds, nmeld):
+        if triplets_only_distance(h, sets) <= w:
+            bits |= 1 << P_SIANKE
+    if count_kongs(melds, nmeld) == 4:
+        bits |= 1 << P_SHIBALUOHAN
+    if forced_groups(h, w, sets, tab, melds, nmeld, _DRAGONS, 3, -1):
+        bits |= 1 << P_DASANYUAN
+    if forced_groups(h, w, sets, tab, melds, nmeld, _WINDS, 4, -1):
+        bits |= 1 << P_DASIXI
+    else:
+        trip = np.empty(3, np.int64)
+        for pair in range(4):
+            j = 0
+            for i in range(4):
+                if i != pair:
+                    trip[j] = _WINDS[i]
+                    j += 1
+            if forced_groups(h, w, sets, tab, melds, nmeld, trip, 3, _WINDS[pair]):
+                bits |= 1 << P_XIAOSIXI
+                break
+    wt = ctx[X_WIN_TYPE]
+    if wt == WIN_KONG_DRAW:
+        bits |= 1 << P_GANGKAI
+    if wt == WIN_ROB_KONG:
+        bits |= 1 << P_QIANGGANG
+    if wt == WIN_INSTANT:
+        bits |= 1 << P_SIGUI
+    if rules[T_NO_GHOST_DOUBLE] == 1 and ctx[X_WILD0] >= 0 and w == 0:
+        bits |= 1 << P_WUGUI
+    return bits
+
+
+@kernel(inline="always")
+def _chowless(melds, nmeld):
+    for i in range(nmeld):
+        if melds[i, 0] == 1:
+            return False
+    return True
+
+
+@kernel
+def win_amount(rules, ctx, bits):
+    """Amount each payer owes the winner (before horses): 1 × 自摸 2 × 大胡 2 × 无鬼 2."""
+    big = (bits & ((1 << N_BIG) - 1)) != 0
+    amount = 1
+    if ctx[X_WIN_TYPE] != WIN_DISCARD:
+        amount *= 2
+    if big:
+        amount *= 2
+    if (bits >> P_WUGUI) & 1:
+        amount *= 2
+    return amount
+
+
+@kernel
+def on_kong(rules, ctx, pay, seat, mtype, from_seat, players):
+    """Kong money (杠钱): 放杠 3 from the feeder, 补杠 1 and 暗杠 2 from each other seat."""
+    if mtype == M_KONG:
+        pay[from_seat, seat] += 3
+    elif mtype == M_ADDKONG:
+        for s in range(players):
+            if s != seat:
+                pay[s, seat] += 1
+    elif mtype == M_ANKONG:
+        for s in range(players):
+            if s != seat:
+                pay[s, seat] += 2
+
+
+@kernel
+def settle(rules, ctx, pay, bits, players, delta, extra):
+    """Final payments of a deal into ``delta`` (and the extra record columns).
+
+    ``pay[p, q]`` holds the kong money p owes q; the win payment is added here, then
+    horses copy the hit seats' transfers onto the dealer (RULEBOOK §5.4).
+    """
+    winner = ctx[X_WINNER]
+    dealer = ctx[X_DEALER]
+    kong_pay = pay.copy()
+    if winner < 0 and rules[T_HUANGGANG] == 1:
+        pay[:, :] = 0
+        kong_pay[:, :] = 0
+    for s in range(players):
+        extra[E_KONG_MONEY + s] = 0
+        extra[E_HORSE_MONEY + s] = 0
+        for q in range(players):
+            extra[E_KONG_MONEY + s] += kong_pay[q, s] - kong_pay[s, q]
+    amount = 0
+    if winner >= 0:
+        amount = win_amount(rules, ctx, bits)
+        wt = ctx[X_WIN_TYPE]
+        if wt == WIN_DISCARD:
+            pay[ctx[X_DISCARDER], winner] += amount
+        elif wt == WIN_ROB_KONG:
+            pay[ctx[X_ROBBED], winner] += 3 * amount
+        elif wt == WIN_KONG_DRAW and ctx[X_KONG_FROM] >= 0:
+            pay[ctx[X_KONG_FROM], winner] += 3 * amount  # 杠爆全包
+        else:
+            for s in range(players):
+                if s != winner:
+                    pay[s, winner] += amount
+    nh = ctx[X_NHORSE]
+    hits = 0
+    horse = np.zeros((players, players), np.int64)
+    if rules[T_HORSE_MODE] == 2:
+        # winner's horses: each horse naming the winner adds each payer's amount again
+        if winner >= 0:
+            for i in range(nh):
+                seat = (winner + horse_offset(rules, ctx[X_HORSE + i])) % players
+                if seat == winner:
+                    hits += 1
+                    for s in range(players):
+                        if s != winner and pay[s, winner] > 0:
+                            horse[s, winner] += pay[s, winner] - kong_pay[s, winner]
+    else:
+        for i in range(nh):
+            seat = (dealer + horse_offset(rules, ctx[X_HORSE + i])) % players
+            if seat == winner:
+                hits += 1
+            for p in range(players):
+                if p != dealer and pay[p, seat] != 0:
+                    horse[p, dealer] += pay[p, seat]
+                if p != dealer and pay[seat, p] != 0:
+                    horse[dealer, p] += pay[seat, p]
+    for p in range(players):
+        for q in range(players):
+            delta[q] += pay[p, q] + horse[p, q]
+            delta[p] -= pay[p, q] + horse[p, q]
+            extra[E_HORSE_MONEY + q] += horse[p, q]
+            extra[E_HORSE_MONEY + p] -= horse[p, q]
+    extra[E_HORSES] = nh
+    extra[E_HORSE_HITS] = hits
+    extra[E_KONGS] = ctx[X_KONGS]
+    return amount

@@ -1,0 +1,182 @@
+"""广东推倒胡 (tuidaohu): Guangdong push-down with 买马 horses.
+
+Rules
+-----
+RULEBOOK §5 (seed ``004_7b55575db842c0de.txt``): 136 tiles, dealer 14 / others 13; 碰 and
+kongs only, no 吃; self-draw wins only (option ``dianpao``) plus 抢杠胡 on a 补杠; base 1,
+self-draw ×2, any 大胡 ×2, 大胡 never stack; 抢杠胡 paid 3 shares by the robbed player;
+杠上开花 after a 放杠 paid 3 shares by the feeder (杠爆全包); kong money 放杠 3, 补杠 1
+from each, 暗杠 2 from each, settled at the end (also after a draw unless
+``huangzhuang_huanggang``); dealer horses min(4, 1 + streak) from the tail, each copying
+the hit seat's transfers onto the dealer; the winner deals next, the dealer keeps on a
+win, a draw passes the deal to the dealer's 下家.
+
+Engine simplifications
+----------------------
+- The first dealer of each match is drawn at random (seed: 「仅第一局为系统随机定庄」).
+- 四暗刻 is read on the concealed tiles with wilds; a triplet completed by a discard under
+  ``dianpao`` still counts as concealed.
+- Winner's horses (``horses=winner:N``): each horse naming the winner makes every payer
+  pay his win amount once more (码跟底分).
+- 跟庄, 节节高 and the other room switches of §5.5 rule 20 are not modelled (off by
+  default in the RULEBOOK).
+"""
+
+from __future__ import annotations
+
+from ..game import _hooks
+from . import _tuidaohu as K
+from ._base import Pattern, RuleOption, Variant
+from ._mahjong import engine_rules
+from ._registry import register
+
+GHOSTS = ("none", "baiban", "fan", "shuang")
+HORSES = ("dealer",) + tuple(str(i) for i in range(9)) + tuple(f"winner:{n}" for n in (2, 4, 6, 8))
+
+OPTIONS = (
+    RuleOption(
+        "dianpao",
+        False,
+        (False, True),
+        "Allow winning on a discard (点炮); the discarder alone pays the plain amount "
+        "(no self-draw factor); one winner, head bump.",
+        "§5.2 rule 4",
+    ),
+    RuleOption(
+        "huangzhuang_huanggang",
+        False,
+        (False, True),
+        "Kong money is void when the deal is drawn (荒庄荒杠).",
+        "§5.2 rule 6",
+    ),
+    RuleOption(
+        "ghost",
+        "none",
+        GHOSTS,
+        "Wild tiles (鬼): none; baiban = the 4 白板; fan = the kind after a flipped "
+        "indicator (4 tiles); shuang = the two kinds after it (8 tiles). The "
+        "indicator is set aside.",
+        "§5.1 rule 2",
+    ),
+    RuleOption(
+        "four_ghost_win",
+        False,
+        (False, True),
+        "Holding four 鬼 wins at once (counts as a 大胡).",
+        "§5.1 rule 2",
+    ),
+    RuleOption(
+        "no_ghost_double",
+        False,
+        (False, True),
+        "A win whose hand holds no 鬼 pays double (无鬼加倍), when 鬼 are in play.",
+        "§5.1 rule 2",
+    ),
+    RuleOption(
+        "horses",
+        "dealer",
+        HORSES,
+        "买马: dealer = the dealer buys min(4, 1 + streak) horses; 0..8 = the dealer "
+        "buys that many every deal (for sweeps); winner:N = the winner's N horses.",
+        "§5.4 rules 14-18",
+    ),
+    RuleOption(
+        "horse_map",
+        "seed",
+        ("seed", "mil"),
+        "Horse tile to seat: seed = 1 5 9 东 中 dealer, 2 6 南 发 下家, 3 7 西 白 对家, "
+        "4 8 北 上家; mil = 中 下家, 发 对家, 白 上家.",
+        "§5.4 rule 16",
+    ),
+)
+
+PATTERNS = (
+    Pattern("tianhu", "天胡", "The dealer's first fourteen tiles win. 大胡.", big=True),
+    Pattern("qingyise", "清一色", "One suit, no honors. 大胡.", big=True),
+    Pattern("ziyise", "字一色", "Honors only. 大胡.", big=True),
+    Pattern("qidui", "七对子", "Seven pairs (four alike count as two). 大胡.", big=True),
+    Pattern("sianke", "四暗刻", "All concealed triplets, no 碰 (暗杠 allowed). 大胡.", big=True),
+    Pattern("shibaluohan", "十八罗汉", "Four kongs. 大胡.", big=True),
+    Pattern("dasanyuan", "大三元", "Triplets of 中, 发 and 白. 大胡.", big=True),
+    Pattern("xiaosixi", "小四喜", "Three wind triplets and a wind pair. 大胡.", big=True),
+    Pattern("dasixi", "大四喜", "Four wind triplets. 大胡.", big=True),
+    Pattern("shisanyao", "十三幺", "Thirteen orphans. 大胡.", big=True),
+    Pattern("sigui", "四鬼胡", "Four 鬼 held (option four_ghost_win). 大胡.", big=True),
+    Pattern("hunyise", "混一色", "One suit plus honors (小胡, recorded only).", big=False),
+    Pattern("gangkai", "杠上开花", "Win on a kong replacement tile (context).", big=False),
+    Pattern("qianggang", "抢杠胡", "Win by robbing a 补杠 (context).", big=False),
+    Pattern("wugui", "无鬼", "No 鬼 in the winning hand under no_ghost_double (×2).", big=False),
+)
+
+EXTRAS = (
+    "horses",
+    "horse_hits",
+    "kongs",
+    "kong_money_0",
+    "kong_money_1",
+    "kong_money_2",
+    "kong_money_3",
+    "horse_money_0",
+    "horse_money_1",
+    "horse_money_2",
+    "horse_money_3",
+)
+
+
+def pack(rules) -> np.ndarray:  # noqa: F821 - numpy array
+    """Packed int64 rules for the kernel."""
+    ghost = GHOSTS.index(rules["ghost"])
+    wild = dict(wild_mode=0, wild_kinds=0)
+    if ghost == 1:
+        wild = dict(wild_mode=3, wild_kinds=1, wild_fixed=(31, -1))
+    elif ghost == 2:
+        wild = dict(wild_mode=1, wild_kinds=1)
+    elif ghost == 3:
+        wild = dict(wild_mode=1, wild_kinds=2)
+    r = engine_rules(
+        kernel_id=_hooks.V_TUIDAOHU,
+        chow=False,
+        discard_win=rules["dianpao"],
+        rob_kong=True,
+        wild_discard=1,
+        shapes=("standard", "seven_pairs", "thirteen_orphans"),
+        rot_win_next=False,
+        rot_draw_next=True,
+        bonus_flush=3,
+        bonus_pairs=3,
+        bonus_triplets=2,
+        **wild,
+    )
+    r[K.T_DIANPAO] = int(rules["dianpao"])
+    r[K.T_HUANGGANG] = int(rules["huangzhuang_huanggang"])
+    r[K.T_GHOST] = ghost
+    r[K.T_FOUR_GHOST] = int(rules["four_ghost_win"])
+    r[K.T_NO_GHOST_DOUBLE] = int(rules["no_ghost_double"])
+    horses = rules["horses"]
+    if horses == "dealer":
+        r[K.T_HORSE_MODE], r[K.T_HORSE_N] = 0, 0
+    elif horses.startswith("winner:"):
+        r[K.T_HORSE_MODE], r[K.T_HORSE_N] = 2, int(horses.split(":")[1])
+    else:
+        r[K.T_HORSE_MODE], r[K.T_HORSE_N] = 1, int(horses)
+    r[K.T_HORSE_MAP] = 0 if rules["horse_map"] == "seed" else 1
+    return r
+
+
+VARIANT = register(
+    Variant(
+        name="tuidaohu",
+        long_name="广东推倒胡 Guangdong push-down (买马)",
+        version=1,
+        family="mahjong",
+        options=OPTIONS,
+        patterns=PATTERNS,
+        extras=EXTRAS,
+        pack=pack,
+        value_unit="分",
+        doc=__doc__,
+        bench_deals=200_000,
+        rulebook_section="§5",
+        kernel_id=_hooks.V_TUIDAOHU,
+    )
+)
