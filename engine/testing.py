@@ -26,8 +26,14 @@ class ConformanceError(AssertionError):
     """A deal broke a conservation rule."""
 
 
-def play_with_state(variant: str, matches: int, seed: int = 0, rules: Mapping | None = None,
-                    policies="value", match_length: int = 8):
+def play_with_state(
+    variant: str,
+    matches: int,
+    seed: int = 0,
+    rules: Mapping | None = None,
+    policies="value",
+    match_length: int = 8,
+):
     """Play ``matches`` whole matches and return ``(frame, final)``.
 
     ``final`` is int16 ``(deals, FINAL_ZONES, N_PHYS)``: where every physical tile ended
@@ -47,11 +53,28 @@ def play_with_state(variant: str, matches: int, seed: int = 0, rules: Mapping | 
     log = np.zeros((1, L.EVENT_COLS), np.int32)
     for m in range(matches):
         lo = m * match_length
-        play_match(packed, pols, seed, m, match_length, tab, rec[lo:lo + match_length],
-                   final[lo:lo + match_length], log, -1)
+        play_match(
+            packed,
+            pols,
+            seed,
+            m,
+            match_length,
+            tab,
+            rec[lo : lo + match_length],
+            final[lo : lo + match_length],
+            log,
+            -1,
+        )
     idx = np.arange(n)
-    frame = to_frame(rec, idx // match_length, idx % match_length, seed=seed, variant=v,
-                     rules_id=v.rules_id(resolved), players=v.n_players(resolved))
+    frame = to_frame(
+        rec,
+        idx // match_length,
+        idx % match_length,
+        seed=seed,
+        variant=v,
+        rules_id=v.rules_id(resolved),
+        players=v.n_players(resolved),
+    )
     return frame, final
 
 
@@ -60,8 +83,14 @@ def _fail(i: int, frame: pd.DataFrame, what: str):
     raise ConformanceError(f"deal {i} (match {row['match']}, deal {row['deal']}): {what}")
 
 
-def check_variant(variant: str, matches: int = 50, seed: int = 0, rules: Mapping | None = None,
-                  policies=None, complete: Callable | None = None) -> int:
+def check_variant(
+    variant: str,
+    matches: int = 50,
+    seed: int = 0,
+    rules: Mapping | None = None,
+    policies=None,
+    complete: Callable | None = None,
+) -> int:
     """Check every deal of ``matches`` matches per policy; returns the deals checked.
 
     Parameters
@@ -87,8 +116,12 @@ def check_variant(variant: str, matches: int = 50, seed: int = 0, rules: Mapping
             zones = final[i, :11].astype(np.int64)
             if not np.array_equal(zones.sum(axis=0), expected):
                 bad = np.flatnonzero(zones.sum(axis=0) != expected)
-                _fail(i, frame, f"tiles not accounted for: kinds {bad.tolist()} "
-                      f"{zones.sum(axis=0)[bad].tolist()} vs {expected[bad].tolist()}")
+                _fail(
+                    i,
+                    frame,
+                    f"tiles not accounted for: kinds {bad.tolist()} "
+                    f"{zones.sum(axis=0)[bad].tolist()} vs {expected[bad].tolist()}",
+                )
             if (zones > 4).any():
                 _fail(i, frame, "a zone holds a fifth copy")
             if deltas[i].sum() != 0:
@@ -108,7 +141,11 @@ def check_variant(variant: str, matches: int = 50, seed: int = 0, rules: Mapping
                 hand = final[i, 11]
                 counts = hand[:34].astype(np.int64)
                 if not complete(counts, int(hand[34]), int(hand[35])):
-                    _fail(i, frame, f"winning hand not complete: {counts.tolist()} "
-                          f"wilds {int(hand[34])} sets {int(hand[35])}")
+                    _fail(
+                        i,
+                        frame,
+                        f"winning hand not complete: {counts.tolist()} "
+                        f"wilds {int(hand[34])} sets {int(hand[35])}",
+                    )
             checked += 1
     return checked

@@ -50,6 +50,12 @@ def on_kong(rules, ctx, pay, seat, mtype, from_seat, players):
 
 
 @kernel
+def on_discard(rules, ctx, pay, seat, phys, players):
+    """After every discard (before claims): e.g. 丽水 被跟 when ctx[X_RUN_LEN] reaches 4."""
+    return
+
+
+@kernel
 def settle(rules, ctx, pay, bits, players, delta, extra):
     """Fill ``delta`` and the extra columns; returns the hand's value."""
     v = rules[R_VARIANT]

@@ -173,4 +173,13 @@ X_HORSE_HITS = 65
 X_LOCK = 66  # 66..69 pass lock per seat
 X_DEAL_TILES = 70
 """Tiles of the set (136/144)."""
+X_VALUE = 71
+"""The winning hand's value, for variants whose patterns hook computes it (诸暨 台)."""
+X_RUN_KIND = 72
+"""Kind of the current run of identical consecutive discards (被跟), -1 none."""
+X_RUN_LEN = 73
+X_RUN_START = 74
+"""Seat that started the run."""
+X_SCRATCH = 80
+"""Slots 80..95 are free for a variant's own per-deal state."""
 N_CTX = 96

@@ -102,6 +102,10 @@ from ._layout import (
     X_TURNS,
     X_WILD0,
     X_WILD1,
+    X_RUN_KIND,
+    X_RUN_LEN,
+    X_RUN_START,
+    X_VALUE,
     X_WILD_DISCARDED,
     X_WIN_KIND,
     X_WIN_PHYS,
@@ -275,6 +279,7 @@ def play_deal(
     ctx[X_WILD0] = -1
     ctx[X_WILD1] = -1
     ctx[X_INDICATOR] = -1
+    ctx[X_VALUE] = 0
     ws = np.empty(4, np.uint64)
     bs = np.empty(4, np.uint64)
     rng.seed_state(ws, seed, match, deal, rng.WALL)
@@ -332,6 +337,8 @@ def play_deal(
                 ctx[X_WILD1] = _next_kind(ctx[X_WILD0])
         else:
             ctx[X_WILD0] = ind
+            if nw == 2:
+                ctx[X_WILD1] = _next_kind(ind)
     elif mode == 3:
         ctx[X_WILD0] = rules[R_WILD_FIXED0]
         if nw == 2:
@@ -381,6 +388,8 @@ def play_deal(
     winner = -1
     discarder = -1
     win_kind = -1
+    claimed_since = False
+    ctx[X_RUN_KIND] = -1
     while True:
         w_cur = wslot[cur, 0] + wslot[cur, 1]
         sets_cur = sets_full - nmeld[cur]
@@ -533,6 +542,14 @@ def play_deal(
         disc[cur, ndisc[cur]] = phys
         ndisc[cur] += 1
         ctx[X_DISCARDS_TOTAL] += 1
+        if phys == ctx[X_RUN_KIND] and not claimed_since:
+            ctx[X_RUN_LEN] += 1
+        else:
+            ctx[X_RUN_KIND] = phys
+            ctx[X_RUN_LEN] = 1
+            ctx[X_RUN_START] = cur
+        claimed_since = False
+        _hooks.on_discard(rules, ctx, pay, cur, phys, players)
         _ev(log, ctx, E_DISCARD, cur, phys, 0, 0)
         kong_draw = False
         # ---- claims -----------------------------------------------------------------------
@@ -624,6 +641,7 @@ def play_deal(
                     visible[k] += 2 if do == 1 else 3
                     no_claims = False
                     claimed = True
+                    claimed_since = True
                     _ev(log, ctx, E_CLAIM, s, melds[s, m, 0], phys, cur)
                     if do == 2:
                         ctx[X_KONGS] += 1
@@ -742,6 +760,7 @@ def play_deal(
                         nmeld[s] = m + 1
                         ctx[X_CHOWS + 4 * s + cur] += 1
                         no_claims = False
+                        claimed_since = True
                         _ev(log, ctx, E_CLAIM, s, M_CHOW, _phys_of(role, base), cur)
                         cur = s
                         phase = AFTER_CLAIM
