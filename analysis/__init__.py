@@ -14,6 +14,7 @@ frames; those computable from counts, sums and sums of squares also accept a mer
 
 from __future__ import annotations
 
+from analysis._util import jsonable
 from analysis.compare import compare_variants
 from analysis.fairness import dealer_edge, fairness_tests, seat_edges
 from analysis.frequencies import (
@@ -54,6 +55,7 @@ __all__ = [
     "extra_means",
     "fairness_tests",
     "gini",
+    "jsonable",
     "load",
     "loss_probability",
     "match_gini",

@@ -27,3 +27,37 @@ def with_identity(
     cols = None if columns is None else ["variant", "rules_id", *columns]
     recs = [{"variant": variant, "rules_id": rules_id, **r} for r in rows]
     return pd.DataFrame.from_records(recs, columns=cols)
+
+
+def jsonable(obj):
+    """Plain JSON-able data from frames, dicts, lists and numpy scalars.
+
+    DataFrames become lists of row dicts; NaN and infinities become None (strict JSON).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> jsonable({"t": pd.DataFrame({"a": [1, 2], "b": [0.5, np.nan]})})
+    {'t': [{'a': 1, 'b': 0.5}, {'a': 2, 'b': None}]}
+    """
+    import math
+
+    import numpy as np
+
+    if isinstance(obj, pd.DataFrame):
+        return [jsonable(r) for r in obj.to_dict(orient="records")]
+    if isinstance(obj, pd.Series):
+        return jsonable(obj.to_dict())
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [jsonable(v) for v in obj.tolist()]
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if math.isfinite(obj) else None
+    return obj

@@ -30,8 +30,8 @@ from scipy import stats as _st
 
 from analysis._util import ROLE_NAMES, ROLE_PROSE, with_identity
 from analysis.stats import (
-    adjust_pvalues,
     chi2_uniform,
+    family_table,
     format_p,
     format_pm,
     hotelling_zero_mean,
@@ -224,13 +224,9 @@ def fairness_tests(
             }
     rows.insert(2, dealer_row)
 
-    padj = adjust_pvalues([r["p"] for r in rows], adjust)
-    for r, pa in zip(rows, padj, strict=True):
-        r["p_adj"] = float(pa)
-        r["adjust"] = adjust
-        r["family"] = len(rows)
-        r["reject"] = bool(pa < alpha) if math.isfinite(pa) else False
-        r["verdict"] = _verdict(r, p)
+    table = family_table(rows, alpha=alpha, adjust=adjust)
+    table["verdict"] = [_verdict(r, p) for r in table.to_dict("records")]
+    rows = table.to_dict("records")
     return with_identity(s.variant, s.rules_id, rows, _TEST_COLS)
 
 

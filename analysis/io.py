@@ -174,7 +174,9 @@ def load(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.DataFr
     import pyarrow as pa
 
     table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
-    df = table.to_pandas()
+    del tables  # let to_pandas free each column as it converts it (halves peak memory)
+    df = table.to_pandas(split_blocks=True, self_destruct=True)
+    del table
     if columns is None or set(schema.REQUIRED) <= set(columns):
         schema.validate_records(df, source=str(path))
         variant, rules_id = schema.identity(df)

@@ -38,6 +38,7 @@ __all__ = [
     "draw_sweep",
     "compute_variant_panel",
     "draw_variant_panel",
+    "save_figures",
 ]
 
 STYLE = Path(__file__).with_name("mjlab.mplstyle")
@@ -201,3 +202,31 @@ def draw_variant_panel(frame: pd.DataFrame, *, metric: str, ax=None, **style_kw)
         ax.set_title(metric)
         ax.set_xlabel(METRICS.get(metric, ""))
     return ax
+
+
+def save_figures(records, directory, *, fmt: str = "png") -> list[Path]:
+    """Write the per-run figures of one record frame or Summary to ``directory``.
+
+    Writes ``pattern_frequencies.<fmt>`` and ``delta_distribution.<fmt>`` (names
+    prefixed by the variant) and returns their paths; for ``--plot DIR``.
+    """
+    import matplotlib.pyplot as plt
+
+    from analysis.summary import as_summary
+
+    s = as_summary(records)
+    out_dir = Path(directory)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, frame, draw in (
+        ("pattern_frequencies", compute_pattern_frequencies(s), draw_pattern_frequencies),
+        ("delta_distribution", compute_delta_distribution(s), draw_delta_distribution),
+    ):
+        with style():
+            fig, ax = plt.subplots()
+            draw(frame, ax=ax)
+            path = out_dir / f"{s.variant}-{name}.{fmt}"
+            fig.savefig(path)
+            plt.close(fig)
+        paths.append(path)
+    return paths

@@ -36,6 +36,7 @@ __all__ = [
     "format_pm",
     "format_p",
     "batch_interval",
+    "family_table",
 ]
 
 
@@ -476,6 +477,36 @@ def batch_interval(values: Sequence[float], estimate: float, level: float = 0.95
     }
 
 
-def tidy(rows: list[dict]) -> pd.DataFrame:
-    """A frame from a list of row dicts (column order from the first row)."""
-    return pd.DataFrame.from_records(rows)
+def family_table(
+    rows: Sequence[dict], *, alpha: float = 0.05, adjust: str = "holm"
+) -> pd.DataFrame:
+    """A family of tests as a frame, with the multiplicity adjustment stated.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        One dict per test with at least ``test`` and ``p``.
+    alpha : float
+        Family-wise error rate.
+    adjust : {"holm", "bonferroni", "none"}
+        See :func:`adjust_pvalues`.
+
+    Returns
+    -------
+    DataFrame
+        The rows plus ``p_adj``, ``adjust``, ``family`` (tests in the family) and
+        ``reject`` (``p_adj < alpha``).
+
+    Examples
+    --------
+    >>> t = family_table([{"test": "a", "p": 0.01}, {"test": "b", "p": 0.04}])
+    >>> t[["p_adj", "family", "reject"]].values.tolist()
+    [[0.02, 2, True], [0.04, 2, True]]
+    """
+    out = pd.DataFrame.from_records(list(rows))
+    padj = adjust_pvalues(out["p"].to_numpy(dtype=float), adjust)
+    out["p_adj"] = padj
+    out["adjust"] = adjust
+    out["family"] = int(np.isfinite(out["p"].to_numpy(dtype=float)).sum())
+    out["reject"] = np.nan_to_num(padj, nan=1.0) < alpha
+    return out

@@ -117,6 +117,36 @@ class _Hist:
         return out
 
 
+_FLOAT_EXACT = 1 << 14
+
+
+def _exact_in_float(d: np.ndarray, value: np.ndarray, n: int) -> bool:
+    """Whether float64 BLAS/bincount sums of this block are exact (or the data are float).
+
+    With ``|x| <= 2^14`` and at most 2^20 rows, every product is below 2^28 (a deal's
+    flow below 2^16, its square below 2^32) and every partial sum below 2^53, so
+    float64 accumulation is exact in any order.
+    """
+    if n > _BLOCK:
+        return False
+    if d.dtype.kind == "f" and value.dtype.kind == "f":
+        return True
+    if n == 0:
+        return True
+    ok_d = d.dtype.kind == "f" or max(-int(d.min()), int(d.max())) <= _FLOAT_EXACT
+    ok_v = value.dtype.kind == "f" or max(-int(value.min()), int(value.max())) <= _FLOAT_EXACT
+    return ok_d and ok_v
+
+
+def _to_int(a) -> list | int:
+    out = np.rint(np.asarray(a)).astype(np.int64).tolist()
+    return out
+
+
+def _to_float(a) -> list | float:
+    return np.asarray(a, dtype=np.float64).tolist()
+
+
 def _cross(d: np.ndarray) -> tuple[list, list]:
     """Exact column sums and cross-product matrix of a block (BLAS when exact)."""
     p = d.shape[1]
@@ -348,8 +378,7 @@ class Summary:
         dealer = c["dealer"].astype(np.int64)
         disc = c["discarder"].astype(np.int64)
         won = winner >= 0
-        rows = np.arange(n)
-        roles = d[rows[:, None], (dealer[:, None] + np.arange(p)) % p]
+        value = c["value"]
         part: dict = {"n_deals": n}
         part["wins_by_seat"] = np.bincount(winner[won], minlength=p)
         part["deal_ins_by_seat"] = np.bincount(disc[disc >= 0], minlength=p)
@@ -358,14 +387,26 @@ class Summary:
         part["win_types"] = np.bincount(codes, minlength=len(WIN_TYPES))
         part["pattern_counts"] = [int(np.count_nonzero(x)) for x in pats]
         part["pattern_combos"] = _combos([x[won] for x in pats])
+        part["turns"] = _moments(c["turns"])
+        part["wilds"] = np.bincount(np.maximum(c["wilds_in_hand"][won].astype(np.int64), 0))
+        part["value_hist"] = vhist(value[won])
+        part["delta_hist"] = [dhist(d[:, s]) for s in range(p)]
+        part["extra_moments"] = {x: _moments(v) for x, v in zip(self.extras, xs, strict=True)}
+        # the deltas by distance from the dealer: row i, column r = seat (dealer_i + r) % p
+        flat_rows = (np.arange(n) * p)[:, None]
+        roll = (np.arange(p)[:, None] + np.arange(p)) % p
+        if _exact_in_float(d, value, n):
+            part.update(
+                self._moments_float(d, value, codes, winner, dealer, disc, won, roll, flat_rows)
+            )
+            return part
+        roles = d.ravel()[roll[dealer] + flat_rows]
         part["delta_sum"], part["delta_cross"] = _cross(d)
         part["role_sum"], part["role_cross"] = _cross(roles)
         part["flow"] = _moments(np.maximum(d, 0).sum(axis=1))
-        part["turns"] = _moments(c["turns"])
-        value = c["value"]
         part["value"] = _moments(value[won])
-        wdelta = d[rows, np.maximum(winner, 0)]
-        ddelta = d[rows, np.maximum(disc, 0)]
+        wdelta = d.ravel()[flat_rows[:, 0] + np.maximum(winner, 0)]
+        ddelta = d.ravel()[flat_rows[:, 0] + np.maximum(disc, 0)]
         ww, wd, wv = [], [], []
         for t in range(len(WIN_TYPES)):
             m = codes == t
@@ -374,12 +415,45 @@ class Summary:
             wd.append([int(np.count_nonzero(md)), *_moments(ddelta[md])])
             wv.append(_moments(value[m & won]))
         part["wintype_winner"], part["wintype_discarder"], part["wintype_value"] = ww, wd, wv
-        wild = c["wilds_in_hand"][won].astype(np.int64)
-        part["wilds"] = np.bincount(np.maximum(wild, 0)) if wild.size else []
-        part["value_hist"] = vhist(value[won])
-        part["delta_hist"] = [dhist(d[:, s]) for s in range(p)]
-        part["extra_moments"] = {x: _moments(v) for x, v in zip(self.extras, xs, strict=True)}
         return part
+
+    @staticmethod
+    def _moments_float(d, value, codes, winner, dealer, disc, won, roll, flat_rows) -> dict:
+        """Delta and value moments by BLAS and weighted bincounts (see _exact_in_float)."""
+        t = len(WIN_TYPES)
+        conv = _to_int if d.dtype.kind != "f" else _to_float
+        f = d.astype(np.float64, copy=False)
+        flat = f.ravel()
+        roles = flat[roll[dealer] + flat_rows]
+        flow = np.maximum(f, 0) @ np.ones(f.shape[1])
+        wdelta = flat[flat_rows[:, 0] + np.maximum(winner, 0)]
+        ddelta = flat[flat_rows[:, 0] + np.maximum(disc, 0)]
+        v = value.astype(np.float64)
+        cw = np.where(won, codes, t)  # won deals by win type; bin t collects the rest
+        cd = np.where(disc >= 0, codes, t)  # deals with a discarder by win type
+
+        def by_type(keys, w):
+            return conv(np.bincount(keys, weights=w, minlength=t + 1)[:t])
+
+        ws, wq = by_type(cw, wdelta), by_type(cw, wdelta * wdelta)
+        dn = np.bincount(cd, minlength=t + 1)[:t]
+        ds, dq = by_type(cd, ddelta), by_type(cd, ddelta * ddelta)
+        vconv = _to_int if value.dtype.kind != "f" else _to_float
+        vs, vq = (
+            vconv(np.bincount(cw, weights=v, minlength=t + 1)[:t]),
+            vconv(np.bincount(cw, weights=v * v, minlength=t + 1)[:t]),
+        )
+        return {
+            "delta_sum": conv(f.sum(axis=0)),
+            "delta_cross": conv(f.T @ f),
+            "role_sum": conv(roles.sum(axis=0)),
+            "role_cross": conv(roles.T @ roles),
+            "flow": conv(np.array([flow.sum(), flow @ flow])),
+            "value": [sum(vs), sum(vq)],
+            "wintype_winner": [[a, b] for a, b in zip(ws, wq, strict=True)],
+            "wintype_discarder": [[int(a), b, c] for a, b, c in zip(dn, ds, dq, strict=True)],
+            "wintype_value": [[a, b] for a, b in zip(vs, vq, strict=True)],
+        }
 
     def _accumulate(self, part: dict) -> None:
         for name, val in part.items():

@@ -61,6 +61,15 @@ def test_variant_panel():
         plots.draw_variant_panel(f, metric="nope")
 
 
+def test_save_figures(tmp_path):
+    paths = plots.save_figures(synthetic_records(20, seed=1), tmp_path / "figs")
+    assert [p.name for p in paths] == [
+        "synthetic-pattern_frequencies.png",
+        "synthetic-delta_distribution.png",
+    ]
+    assert all(p.stat().st_size > 1000 for p in paths)
+
+
 def test_style_file_is_valid():
     assert plots.STYLE.exists()
     with plots.style():
@@ -69,7 +78,7 @@ def test_style_file_is_valid():
 
 @pytest.mark.parametrize(
     "module",
-    ["stats", "summary", "payouts", "testing", "plots", "__init__", "schema"],
+    ["stats", "summary", "payouts", "testing", "plots", "__init__", "_util"],
 )
 def test_doctests(module):
     name = "analysis" if module == "__init__" else f"analysis.{module}"

@@ -106,6 +106,24 @@ def test_huge_integers_stay_exact():
     assert halves == s
 
 
+def test_blas_and_exact_integer_paths_agree(records):
+    # deltas beyond 2^14 take the pure-integer path; scaling by 2^20 scales every sum
+    small = Summary.from_records(records)
+    k = 1 << 20
+    big = records.astype({f"delta_{i}": "int64" for i in range(4)})
+    for i in range(4):
+        big[f"delta_{i}"] *= k
+    large = Summary.from_records(big)
+    assert large.delta_sum == [v * k for v in small.delta_sum]
+    assert large.delta_cross == [[v * k * k for v in row] for row in small.delta_cross]
+    assert large.role_cross == [[v * k * k for v in row] for row in small.role_cross]
+    assert large.flow == [small.flow[0] * k, small.flow[1] * k * k]
+    assert large.wintype_winner == [[a * k, b * k * k] for a, b in small.wintype_winner]
+    assert large.wintype_discarder == [[n, a * k, b * k * k] for n, a, b in small.wintype_discarder]
+    assert large.wintype_value == small.wintype_value and large.value == small.value
+    assert all(isinstance(v, int) for v in large.delta_sum + small.delta_sum)
+
+
 def test_float_deltas_are_supported(records):
     df = records.copy()
     for k in range(4):
@@ -144,4 +162,6 @@ def test_tables_and_html(records):
     s = Summary.from_records(records)
     t = s.tables()
     assert set(t) >= {"patterns", "fairness", "payouts_seat"}
-    assert "seat" in s._repr_html_() or "dealer" in s._repr_html_()
+    assert "dealer" in s._repr_html_()
+    text = json.dumps(analysis.jsonable(t), allow_nan=False)
+    assert json.loads(text)["fairness"][2]["test"] == "dealer_edge"
