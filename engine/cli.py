@@ -236,6 +236,12 @@ def main(argv=None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception:  # an internal error: show it, exit 1
+        import traceback
+
+        traceback.print_exc()
+        print("mjlab: internal error (the traceback above); please report it", file=sys.stderr)
+        return 1
 
 
 def _available(module: str) -> bool:

@@ -230,7 +230,7 @@ def run_cli(args) -> int:
         seed=args.seed,
         rules=rules,
         policies=args.policy,
-        match_length=args.match_length or DEFAULT_MATCH_LENGTH,
+        match_length=DEFAULT_MATCH_LENGTH if args.match_length is None else args.match_length,
         workers=args.workers,
         progress=not args.quiet,
     )

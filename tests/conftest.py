@@ -21,3 +21,13 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
 def rng():
     """A fixed-seed numpy generator (tests are reproducible)."""
     return np.random.default_rng(20261129)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--regen", action="store_true", help="rewrite the golden files")
+
+
+@pytest.fixture
+def regen(request):
+    """True when the golden files should be rewritten (``pytest --regen``)."""
+    return request.config.getoption("--regen")

@@ -61,6 +61,29 @@ def describe(name: str) -> dict:
     }
 
 
+def run_score_cli(args) -> int:
+    """Handle ``mjlab score``."""
+    from ..cli import print_json
+    from ._scoring import score_from_args
+
+    v = get(args.variant)
+    result = score_from_args(v, args)
+    if args.json:
+        print_json(result)
+        return 0
+    if not result["complete"]:
+        print(f"{args.hand}: not a complete hand under {v.name}")
+        return 0
+    pats = ", ".join(result["patterns"]) or "(none)"
+    print(
+        f"{args.hand} wins under {v.name}: patterns {pats}; value {result['value']} {v.value_unit}"
+    )
+    print("payments: " + "  ".join(f"seat {s}: {d:+d}" for s, d in enumerate(result["deltas"])))
+    for note in result.get("notes", ()):
+        print(f"note: {note}")
+    return 0
+
+
 def run_cli(args) -> int:
     """Handle ``mjlab variants``."""
     from ..cli import print_json

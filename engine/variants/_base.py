@@ -127,6 +127,7 @@ class Variant:
     kernel_id: int = 0
     players_of: Callable[[Mapping[str, Any]], int] | None = None
     exact: Callable[..., dict] | None = field(default=None, compare=False)
+    score_hand: Callable[..., dict] | None = field(default=None, compare=False)
 
     @property
     def option_map(self) -> dict[str, RuleOption]:

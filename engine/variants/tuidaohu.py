@@ -24,6 +24,8 @@ Engine simplifications
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..game import _hooks
 from . import _tuidaohu as K
 from ._base import Pattern, RuleOption, Variant
@@ -163,6 +165,73 @@ def pack(rules) -> np.ndarray:  # noqa: F821 - numpy array
     return r
 
 
+def score_hand(
+    rules,
+    counts,
+    wilds,
+    melds,
+    win_kind,
+    win_type,
+    seat,
+    dealer,
+    streak,
+    flags,
+    discarder=None,
+    **_,
+):
+    """Score one winning hand (the ``mjlab score`` calculator); horses not included.
+
+    Parameters follow engine.variants._scoring.score_from_args: ``counts`` logical
+    concealed tiles with the winning tile, ``wilds`` 鬼 held, ``melds`` (n, 3) rows.
+    Flags: ``tianhu`` (the dealer's first fourteen), ``gangkai`` / ``qianggang`` (set the
+    win type), ``fanggang`` (the kong before 杠上开花 was fed by the ``--from`` seat).
+    """
+    from ..errors import UsageError
+    from ..game import _layout as L
+    from ..hand import is_complete
+    from ..hand._tables import kernel_tables
+
+    kong_from = -1
+    if "fanggang" in flags:
+        if win_type != L.WIN_DISCARD or discarder is None:
+            raise UsageError("--flag fanggang goes with --flag gangkai --from SEAT (the feeder)")
+        kong_from, win_type = discarder, L.WIN_KONG_DRAW
+        discarder = None
+    if win_type == L.WIN_DISCARD and not rules["dianpao"]:
+        raise UsageError("tuidaohu wins by self-draw only; a discard win needs --rule dianpao=true")
+    r = pack(rules)
+    sets = 4 - len(melds)
+    shapes = ("standard", "seven_pairs", "thirteen_orphans")
+    complete = bool(is_complete(counts.astype(np.uint8), wilds, sets, shapes))
+    out = {"complete": complete, "patterns": [], "value": 0, "deltas": [0, 0, 0, 0]}
+    if not complete:
+        return out
+    ctx = np.zeros(L.N_CTX, np.int64)
+    ctx[L.X_WINNER] = seat
+    ctx[L.X_DEALER] = dealer
+    ctx[L.X_STREAK] = streak
+    ctx[L.X_WIN_TYPE] = win_type
+    ctx[L.X_DISCARDER] = discarder if discarder is not None else -1
+    ctx[L.X_ROBBED] = discarder if win_type == L.WIN_ROB_KONG else -1
+    ctx[L.X_KONG_FROM] = kong_from
+    ctx[L.X_FIRST_TURN] = int("tianhu" in flags)
+    ctx[L.X_WILD0] = 0 if rules["ghost"] != "none" else -1
+    ctx[L.X_KONGS] = sum(1 for m in melds if m[0] in (L.M_KONG, L.M_ADDKONG, L.M_ANKONG))
+    m8 = np.zeros((8, 3), np.int64)
+    m8[: len(melds)] = melds
+    bits = int(
+        K.patterns(r, ctx, counts.astype(np.int64), wilds, sets, m8, len(melds), kernel_tables())
+    )
+    pay = np.zeros((4, 4), np.int64)
+    delta = np.zeros(4, np.int64)
+    extra = np.zeros(L.MAX_EXTRA, np.int64)
+    value = int(K.settle(r, ctx, pay, bits, 4, delta, extra))
+    out["patterns"] = [p.name for i, p in enumerate(PATTERNS) if (bits >> i) & 1]
+    out["value"] = value
+    out["deltas"] = [int(x) for x in delta]
+    return out
+
+
 VARIANT = register(
     Variant(
         name="tuidaohu",
@@ -178,5 +247,6 @@ VARIANT = register(
         bench_deals=200_000,
         rulebook_section="§5",
         kernel_id=_hooks.V_TUIDAOHU,
+        score_hand=score_hand,
     )
 )

@@ -1,0 +1,136 @@
+"""The hand calculator behind ``mjlab score``: parse the inputs, call a variant's scorer.
+
+Each mahjong variant exposes ``score_hand(rules, counts, wilds, melds, win_kind, win_type,
+seat, dealer, streak, flags, **extra) -> dict`` with keys ``complete``, ``patterns``,
+``value``, ``deltas``. This module turns the command line (notation, ``--melds``,
+``--wild``, ``--self-draw``/``--from``) into those arguments.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import tiles
+from ..errors import UsageError
+from ..game import _layout as L
+
+__all__ = ["parse_melds", "score_from_args", "MELD_WORDS"]
+
+MELD_WORDS = {
+    "chow": L.M_CHOW,
+    "pong": L.M_PONG,
+    "kong": L.M_KONG,
+    "addkong": L.M_ADDKONG,
+    "ankong": L.M_ANKONG,
+}
+"""``--melds`` words: chow:123m, pong:5z, kong:1p (明杠 from a discard), addkong:3m (补杠),
+ankong:9s (暗杠)."""
+
+
+def parse_melds(text: str, from_seat: int = -1) -> np.ndarray:
+    """``"pong:5z chow:123m ankong:9s"`` -> int64 (n, 3) rows (type, kind, from seat)."""
+    rows = []
+    for item in (text or "").split():
+        if ":" not in item:
+            raise UsageError(f"meld {item!r}: expected TYPE:TILES such as pong:5z or chow:123m")
+        word, body = item.split(":", 1)
+        if word not in MELD_WORDS:
+            raise UsageError(
+                f"meld {item!r}: unknown type {word!r}; types: {', '.join(MELD_WORDS)}"
+            )
+        try:
+            counts = tiles.parse(body)
+        except ValueError as exc:
+            raise UsageError(f"meld {item!r}: {exc}") from None
+        kinds = np.repeat(np.arange(34), counts)
+        t = MELD_WORDS[word]
+        if t == L.M_CHOW:
+            ok = (
+                len(kinds) == 3
+                and kinds[0] < 27
+                and kinds[2] - kinds[0] == 2
+                and kinds[1] - kinds[0] == 1
+                and kinds[0] // 9 == kinds[2] // 9
+            )
+            if not ok:
+                raise UsageError(f"meld {item!r}: a chow is three consecutive suited tiles")
+            kind = int(kinds[0])
+        else:
+            if len(set(kinds.tolist())) != 1 or len(kinds) not in (1, 3, 4):
+                raise UsageError(f"meld {item!r}: name one tile kind, e.g. {word}:5z")
+            kind = int(kinds[0])
+        rows.append((t, kind, from_seat))
+    if len(rows) > 5:
+        raise UsageError("at most 5 melds")
+    return np.array(rows, np.int64).reshape(-1, 3)
+
+
+def meld_tile_counts(melds: np.ndarray) -> np.ndarray:
+    """Tiles used by the melds per kind (34,)."""
+    out = np.zeros(34, np.int64)
+    for t, k, _ in melds:
+        if t == L.M_CHOW:
+            out[k : k + 3] += 1
+        elif t == L.M_PONG:
+            out[k] += 3
+        else:
+            out[k] += 4
+    return out
+
+
+def score_from_args(variant, args) -> dict:
+    """Validate the ``mjlab score`` arguments and call the variant's scorer."""
+    from ._base import parse_rule_args
+
+    if variant.score_hand is None:
+        raise UsageError(f"`mjlab score` is not available for {variant.name} yet")
+    rules = variant.resolve(parse_rule_args(args.rule, args.rules))
+    try:
+        counts = tiles.parse(args.hand).astype(np.int64)
+        win = tiles.kind(args.win)
+        wild_kinds = sorted({tiles.kind(w) for w in args.wild})
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if counts[win] == 0:
+        raise UsageError(
+            f"the winning tile {args.win} must be among the HAND tiles "
+            "(HAND = concealed tiles including the winning tile)"
+        )
+    players = variant.n_players(rules)
+    for name, seat in (("--seat", args.seat), ("--dealer", args.dealer)):
+        if not 0 <= seat < players:
+            raise UsageError(f"{name} must be 0..{players - 1}, got {seat}")
+    if args.streak < 0:
+        raise UsageError(f"--streak must be >= 0, got {args.streak}")
+    if args.from_seat is not None:
+        if not 0 <= args.from_seat < players or args.from_seat == args.seat:
+            raise UsageError(f"--from must be another seat 0..{players - 1}, got {args.from_seat}")
+    melds = parse_melds(args.melds)
+    used = meld_tile_counts(melds)
+    if ((counts + used) > 4).any():
+        bad = tiles.kind_name(int(np.flatnonzero(counts + used > 4)[0]))
+        raise UsageError(f"more than four {bad} between HAND and --melds")
+    wilds = int(sum(counts[k] for k in wild_kinds))
+    win_is_wild = win in wild_kinds
+    plain = counts.copy()
+    plain[wild_kinds] = 0
+    flags = set(args.flag)
+    if args.from_seat is None:
+        win_type = L.WIN_KONG_DRAW if "gangkai" in flags else L.WIN_SELF_DRAW
+    else:
+        win_type = L.WIN_ROB_KONG if "qianggang" in flags else L.WIN_DISCARD
+    return variant.score_hand(
+        rules,
+        plain,
+        wilds,
+        melds,
+        -1 if win_is_wild else win,
+        win_type,
+        args.seat,
+        args.dealer,
+        args.streak,
+        flags,
+        discarder=args.from_seat,
+        wild_kinds=wild_kinds,
+        flowers=args.flowers,
+    )

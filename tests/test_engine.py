@@ -1,0 +1,161 @@
+"""The game engine: conformance over the registry, determinism, records, streams."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from engine import rng, variants
+from engine.run import simulate
+from engine.testing import check_variant
+from tests.oracles import hand_bruteforce as bf
+
+MAHJONG = [n for n in variants.names() if variants.get(n).family == "mahjong"]
+
+
+def brute_complete(counts, wilds, sets):
+    return (
+        bf.hand_distance(
+            counts, wilds, sets, ("standard", "seven_pairs", "thirteen_orphans", "buda")
+        )
+        == 0
+    )
+
+
+def test_registry_matches_module_list():
+    assert variants.names() == sorted(variants.MODULES)
+
+
+@pytest.mark.parametrize("name", MAHJONG)
+def test_conformance_every_policy(name):
+    """Every tile accounted for, zero-sum, consistent winners, complete wins (brute force)."""
+    checked = check_variant(name, matches=12, seed=3, complete=brute_complete)
+    assert checked == 12 * 8 * len(variants.get(name).policies)
+
+
+def test_conformance_tuidaohu_options():
+    for rules in (
+        {"ghost": "shuang", "dianpao": True, "four_ghost_win": True, "no_ghost_double": True},
+        {"ghost": "baiban", "horses": "winner:4", "huangzhuang_huanggang": True},
+        {"ghost": "fan", "horses": "8", "horse_map": "mil"},
+    ):
+        assert (
+            check_variant("tuidaohu", matches=8, seed=11, rules=rules, complete=brute_complete) > 0
+        )
+
+
+def test_same_seed_same_records_whatever_workers_and_chunks():
+    a = simulate("tuidaohu", 700, seed=9, policies="efficiency", workers=1, progress=False)
+    b = simulate(
+        "tuidaohu", 700, seed=9, policies="efficiency", workers=2, progress=False, chunk_matches=3
+    )
+    c = simulate(
+        "tuidaohu",
+        700,
+        seed=9,
+        policies="efficiency",
+        workers=2,
+        progress=False,
+        chunk_matches=1000,
+    )
+    assert np.array_equal(a.rec, b.rec) and np.array_equal(a.rec, c.rec)
+    d = simulate("tuidaohu", 700, seed=10, policies="efficiency", progress=False)
+    assert not np.array_equal(a.rec, d.rec)
+
+
+def test_walls_do_not_depend_on_policies():
+    """The wall stream is separate from the bots': the first draws are identical."""
+    from engine.game import replay_events
+
+    ev_a = replay_events("tuidaohu", 5, 0, 0, policies="random")[0]
+    ev_b = replay_events("tuidaohu", 5, 0, 0, policies="efficiency")[0]
+    tiles_a = ev_a[ev_a[:, 0] == 2]  # E_TILE rows: the dealt hands
+    tiles_b = ev_b[ev_b[:, 0] == 2]
+    assert np.array_equal(tiles_a, tiles_b)
+
+
+def test_record_schema_and_zero_sum():
+    run = simulate("tuidaohu", 400, seed=1, policies="value", progress=False)
+    df = run.to_pandas()
+    assert len(df) == 400
+    for col in (
+        "run_seed",
+        "match",
+        "deal",
+        "variant",
+        "rules_id",
+        "dealer",
+        "dealer_streak",
+        "winner",
+        "win_type",
+        "discarder",
+        "turns",
+        "wilds_in_hand",
+        "value",
+        "delta_0",
+        "delta_3",
+        "horses",
+        "horse_hits",
+        "kongs",
+    ):
+        assert col in df.columns
+    assert df[[f"delta_{s}" for s in range(4)]].sum(axis=1).eq(0).all()
+    assert set(df["win_type"].astype(str)) <= {"self_draw", "kong_draw", "rob_kong", "none"}
+    assert (df["deal"] < 16).all() and df["match"].max() == 24
+    # dealer rotation: the winner deals next, a draw passes the deal to the next seat
+    nxt = df.shift(-1)
+    same = nxt["match"] == df["match"]
+    won = same & (df["winner"] >= 0)
+    assert (nxt.loc[won, "dealer"] == df.loc[won, "winner"]).all()
+    drawn = same & (df["winner"] < 0)
+    assert (nxt.loc[drawn, "dealer"] == (df.loc[drawn, "dealer"] + 1) % 4).all()
+    kept = won & (df["winner"] == df["dealer"])
+    assert (nxt.loc[kept, "dealer_streak"] == df.loc[kept, "dealer_streak"] + 1).all()
+    # horses: min(4, 1 + streak)
+    assert (df["horses"] == np.minimum(4, 1 + df["dealer_streak"])).all()
+
+
+def test_parquet_round_trip(tmp_path):
+    import pyarrow.parquet as pq
+
+    from engine.records import read_metadata
+
+    run = simulate("tuidaohu", 64, seed=2, progress=False)
+    path = tmp_path / "r.parquet"
+    run.to_parquet(path)
+    meta = read_metadata(path)
+    assert meta["variant"] == "tuidaohu" and meta["seed"] == 2
+    assert meta["rules"]["ghost"] == "none" and meta["rules_id"] == run.rules_id
+    back = pq.read_table(path).to_pandas()
+    pd.testing.assert_frame_equal(back, run.to_pandas(), check_categorical=False)
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_rng_streams_are_keyed_and_uniform():
+    a = rng.stream(7, 3, 2, rng.WALL)
+    b = rng.stream(7, 3, 2, rng.WALL)
+    assert rng.next_u64(a) == rng.next_u64(b)
+    c = rng.stream(7, 3, 2, rng.BOTS)
+    d = rng.stream(7, 3, 2, rng.WALL)
+    assert rng.next_u64(c) != rng.next_u64(d)
+    s = rng.stream(1, 0, 0, rng.WALL)
+    n = 60_000
+    draws = np.array([rng.below(s, 6) for _ in range(n)])
+    counts = np.bincount(draws, minlength=6)
+    # chi-square with 5 dof: P(stat > 25) < 2e-4
+    stat = ((counts - n / 6) ** 2 / (n / 6)).sum()
+    assert stat < 25
+
+
+def test_bad_inputs_raise_usage_errors():
+    from engine.errors import UsageError
+
+    with pytest.raises(UsageError, match="unknown variant"):
+        simulate("nope", 10)
+    with pytest.raises(UsageError, match="unknown rule option 'ghosts'"):
+        simulate("tuidaohu", 10, rules={"ghosts": "fan"})
+    with pytest.raises(UsageError, match="allowed values: none, baiban, fan, shuang"):
+        simulate("tuidaohu", 10, rules={"ghost": "two"})
+    with pytest.raises(UsageError, match="policy"):
+        simulate("tuidaohu", 10, policies="genius")
+    with pytest.raises(UsageError, match="deals"):
+        simulate("tuidaohu", 0)
