@@ -83,7 +83,7 @@ def shape_mask(shapes: str | Iterable[str]) -> int:
     return mask
 
 
-def _prepare(counts, wilds, sets, sizes):
+def _prepare(counts, wilds, sets, sizes, shapes_mask=_kernels.STANDARD):
     """Validate and flatten: returns (counts2d uint8, wilds1d, sets1d, lead shape)."""
     counts = np.asarray(counts)
     if counts.ndim == 0 or counts.shape[-1] != 34:
@@ -100,6 +100,11 @@ def _prepare(counts, wilds, sets, sizes):
         s = np.ascontiguousarray(np.broadcast_to(np.asarray(sets, np.int64), lead).reshape(-1))
     except ValueError as exc:
         raise ValueError(f"wilds/sets do not broadcast to the hands' shape {lead}") from exc
+    if not (shapes_mask & _kernels.STANDARD) and s.size and (s != 4).any():
+        raise ValueError(
+            "seven_pairs, thirteen_orphans and buda exist only for sets=4 (13/14-tile "
+            "concealed hands); include 'standard' to evaluate other hands"
+        )
     bad = np.empty(flat.shape[0], np.int64)
     size_mask = sum(1 << (e - 1) for e in sizes)
     _kernels._check_batch(flat, w, s, size_mask, bad)
@@ -123,7 +128,7 @@ def shanten(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES):
 
     Hands hold ``3*sets + 1`` or ``3*sets + 2`` tiles, wilds included.
     """
-    flat, w, s, lead = _prepare(counts, wilds, sets, (1, 2))
+    flat, w, s, lead = _prepare(counts, wilds, sets, (1, 2), shape_mask(shapes))
     out = np.empty(flat.shape[0], np.int8)
     _kernels._shanten_batch(flat, w, s, shape_mask(shapes), kernel_tables(), out)
     return out.reshape(lead)
@@ -136,7 +141,7 @@ def distance(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES):
 
 def is_complete(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES):
     """Whether each ``3*sets + 2``-tile hand is a complete (winning) shape, bool ``(...)``."""
-    flat, w, s, lead = _prepare(counts, wilds, sets, (2,))
+    flat, w, s, lead = _prepare(counts, wilds, sets, (2,), shape_mask(shapes))
     out = np.empty(flat.shape[0], np.int8)
     _kernels._shanten_batch(flat, w, s, shape_mask(shapes), kernel_tables(), out)
     return (out == -1).reshape(lead)
@@ -147,7 +152,7 @@ def waits(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES):
 
     A kind of which all four copies are held is never a wait (no fifth real tile).
     """
-    flat, w, s, lead = _prepare(counts, wilds, sets, (1,))
+    flat, w, s, lead = _prepare(counts, wilds, sets, (1,), shape_mask(shapes))
     out = np.zeros((flat.shape[0], 34), np.bool_)
     _kernels._waits_batch(flat, w, s, shape_mask(shapes), kernel_tables(), out)
     return out.reshape(lead + (34,))
@@ -191,7 +196,7 @@ def ukeire(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES, unseen=None):
     Ukeire
         Shanten after each discard, the improving draws, and how many tiles they are.
     """
-    flat, w, s, lead = _prepare(counts, wilds, sets, (2,))
+    flat, w, s, lead = _prepare(counts, wilds, sets, (2,), shape_mask(shapes))
     if unseen is None:
         un = 4 - flat.astype(np.int64)
     else:
