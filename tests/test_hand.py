@@ -1,0 +1,338 @@
+"""engine.hand: golden hands in notation, batching, input validation, table pins.
+
+The golden tests run against the engine and against the brute-force twin
+(``tests/oracles/hand_bruteforce.py``), so that a wrong expectation here and a wrong
+kernel cannot agree by accident.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+from oracles import hand_bruteforce
+
+from engine import hand, tiles
+from engine.hand._tables import tables
+
+ALL = ("standard", "seven_pairs", "thirteen_orphans", "buda")
+
+
+@pytest.fixture(params=["engine", "bruteforce"])
+def impl(request):
+    """The implementation under test: the table kernels or the brute-force twin."""
+    return hand if request.param == "engine" else hand_bruteforce
+
+
+def kinds(text):
+    """Kind names of a bool (34,) mask, e.g. ['1z', '2z']."""
+    return [tiles.kind_name(k) for k in np.flatnonzero(text)]
+
+
+def names(text):
+    """The kind names of a notation string, in kind order, without repeats."""
+    return [tiles.kind_name(k) for k in np.flatnonzero(tiles.parse(text))]
+
+
+# --- complete hands -----------------------------------------------------------------
+
+COMPLETE = [
+    # (hand, wilds, sets, shapes)
+    ("123m456p789s11222z", 0, 4, ("standard",)),
+    ("11122233344455m", 0, 4, ("standard",)),  # one suit, pair 55m
+    ("1133m2255p4466s77z", 0, 4, ("seven_pairs",)),
+    ("1111m2255p4466s77z", 0, 4, ("seven_pairs",)),  # four alike are two pairs
+    ("1111m2222p4444s77z", 0, 4, ("seven_pairs",)),
+    ("19m19p19s12345677z", 0, 4, ("thirteen_orphans",)),
+    ("119m19p19s1234567z", 0, 4, ("thirteen_orphans",)),
+    ("147m258p369s12345z", 0, 4, ("buda",)),
+    ("148m259p36s234567z", 0, 4, ("buda",)),  # 3 + 3 + 2 suited, 6 honors
+    ("14m25p369s1234567z", 0, 4, ("buda",)),  # all seven honors
+    ("123m456p789s1122z", 1, 4, ("standard",)),  # the wild is 1z or 2z
+    ("123m456p789s11z", 3, 4, ("standard",)),  # three wilds are a set
+    ("1111m234p567s789s", 1, 4, ("standard",)),  # the wild is a fifth 1m
+    ("", 14, 4, ("standard",)),  # nothing but wilds
+    ("1133m2255p4466s7z", 1, 4, ("seven_pairs",)),
+    ("19m19p19s1234567z", 1, 4, ("thirteen_orphans",)),
+    ("147m258p369s1234z", 1, 4, ("buda",)),
+    ("123456789m123p11555z", 0, 5, ("standard",)),  # 17 tiles, five sets
+    ("111222333444555m11z", 0, 5, ("standard",)),
+    ("123456789m123p11z", 3, 5, ("standard",)),
+    ("55z", 0, 0, ("standard",)),  # sets=0: a pair
+    ("5z", 1, 0, ("standard",)),
+    ("11155z", 0, 1, ("standard",)),
+]
+
+
+@pytest.mark.parametrize(("text", "wilds", "sets", "shapes"), COMPLETE)
+def test_complete_hands(impl, text, wilds, sets, shapes):
+    counts = tiles.parse(text, allow_empty=True)
+    assert impl.is_complete(counts, wilds, sets, shapes)
+    assert impl.shanten(counts, wilds, sets, shapes) == -1
+    # a complete hand of any shape is complete when every shape is allowed
+    assert impl.is_complete(counts, wilds, sets, ALL)
+
+
+@pytest.mark.parametrize(
+    ("text", "shapes"),
+    [
+        ("1133m2255p4466s77z", ("standard", "thirteen_orphans", "buda")),
+        ("19m19p19s12345677z", ("standard", "seven_pairs", "buda")),
+        ("147m258p369s12345z", hand.DEFAULT_SHAPES),  # 不搭 is not a default shape
+        ("1111m2222p4444s77z", ("standard",)),
+        ("123m456p789s12345z", ALL),
+        ("11m22p33s44556677z", ("standard", "thirteen_orphans")),  # seven pairs only
+        ("147m258p368s12345z", ("buda",)),  # 6s and 8s are only 2 apart
+        ("147m258p369s11234z", ("buda",)),  # an honor twice
+    ],
+)
+def test_not_complete(impl, text, shapes):
+    assert not impl.is_complete(tiles.parse(text), 0, 4, shapes)
+
+
+# --- shanten and waits ----------------------------------------------------------------
+
+WAITING = [
+    # (hand, wilds, sets, shapes, waits)
+    ("123m456p789s1122z", 0, 4, hand.DEFAULT_SHAPES, "12z"),  # 对倒 (shanpon)
+    ("123m456p789s1222z", 0, 4, hand.DEFAULT_SHAPES, "1z"),  # 单骑 (tanki)
+    ("13m456p789s11222z", 0, 4, hand.DEFAULT_SHAPES, "2m"),  # 嵌张 (kanchan)
+    ("23m456p789s11222z", 0, 4, hand.DEFAULT_SHAPES, "14m"),  # 两面 (ryanmen)
+    ("1112345678999m", 0, 4, hand.DEFAULT_SHAPES, "123456789m"),  # 九莲宝灯: all nine
+    ("19m19p19s1234567z", 0, 4, hand.DEFAULT_SHAPES, "19m19p19s1234567z"),  # 13-sided
+    ("19m19p19s1234566z", 0, 4, hand.DEFAULT_SHAPES, "7z"),
+    ("1111m2255p4466s7z", 0, 4, hand.DEFAULT_SHAPES, "7z"),  # 1111m is two pairs
+    ("1133m2255p4466s7z", 0, 4, ("seven_pairs",), "7z"),
+    ("147m258p369s1234z", 0, 4, ("buda",), "567z"),  # suits full: a new honor
+    ("147m258p36s12345z", 0, 4, ("buda",), "9s67z"),
+    ("123m456p789s122z", 1, 4, hand.DEFAULT_SHAPES, "12z"),  # 1z1zW + 22z or 222z + 1zW
+    ("123m456p789s12z", 2, 4, ("standard",), "12z"),  # 1zWW + 2z2z or 2zWW + 1z1z
+    ("123m456p789s1z", 3, 4, ("standard",), "123456789m123456789p123456789s1234567z"),
+    ("123456789m123p1155z", 0, 5, ("standard",), "15z"),  # 16 tiles, five sets
+    ("1112345678999m111z", 0, 5, ("standard",), "123456789m"),
+    ("5z", 0, 0, ("standard",), "5z"),  # sets=0: a single tile waits on its pair
+]
+
+
+@pytest.mark.parametrize(("text", "wilds", "sets", "shapes", "expected"), WAITING)
+def test_waits(impl, text, wilds, sets, shapes, expected):
+    counts = tiles.parse(text)
+    assert impl.shanten(counts, wilds, sets, shapes) == 0
+    assert kinds(impl.waits(counts, wilds, sets, shapes)) == names(expected)
+
+
+def test_a_wait_on_a_fifth_copy_is_tenpai_with_no_waits(impl):
+    """234m 678m 789m 999p + 9p needs a fifth 9p: shanten counts it, waits do not.
+
+    This is where the ``mahjong`` package (which knows there are four tiles of a kind)
+    says 1-shanten; see tests/test_hand_oracle.py.
+    """
+    counts = tiles.parse("234677889m9999p")
+    assert impl.shanten(counts, 0, 4, ("standard",)) == 0
+    assert not impl.waits(counts, 0, 4, ("standard",)).any()
+    assert impl.is_complete(tiles.parse("234677889m9999p"), 1, 4, ("standard",))
+
+
+@pytest.mark.parametrize(
+    ("text", "wilds", "sets", "shapes", "expected"),
+    [
+        # every tile isolated: the best target keeps one tile of each of its five groups,
+        # distance 14 - 5, shanten 8 (the most a 13-tile hand can be)
+        ("147m258p369s1234z", 0, 4, ("standard",), 8),
+        ("147m258p369s1234z", 0, 4, ("buda",), 0),
+        ("159m159p159s1357z", 0, 4, ("standard",), 8),
+        ("1133m2255p4467s57z", 0, 4, ("seven_pairs",), 1),
+        ("1133m2255p4467s57z", 0, 4, ("standard",), 3),
+        ("19m19p19s1234567z", 0, 4, ("standard",), 8),
+        ("19m19p19s1234567z", 0, 4, ("seven_pairs",), 6),
+        ("1m", 3, 1, ("standard",), 0),  # 4 of the 5 tiles of a set and a pair
+        ("123m456p789s1122z", 3, 5, ("standard",), 0),  # 16 tiles with three wilds
+    ],
+)
+def test_shanten_numbers(impl, text, wilds, sets, shapes, expected):
+    assert impl.shanten(tiles.parse(text), wilds, sets, shapes) == expected
+
+
+def test_distance_is_shanten_plus_one():
+    counts = tiles.parse("1133m2255p4467s57z")
+    assert hand.distance(counts) == hand.shanten(counts) + 1 == 2
+
+
+def test_four_alike_are_two_pairs_for_seven_pairs_waits():
+    # 1111m and 2222p are four pairs, 33s and 44s two more: 5z waits for the seventh
+    counts = tiles.parse("1111m2222p3344s5z")
+    assert kinds(hand.waits(counts, 0, 4, ("seven_pairs",))) == ["5z"]
+
+
+# --- batches and broadcasting -----------------------------------------------------------
+
+
+def test_batch_shapes_and_broadcast_wilds():
+    a = tiles.parse("123m456p789s1122z")  # 13 tiles: tenpai
+    b = tiles.parse("123m456p789s112z")  # 12 tiles: needs one wild
+    batch = np.stack([np.stack([a, a, a]), np.stack([b, b, b])])  # (2, 3, 34)
+    wilds = np.array([[0], [1]])  # broadcasts to (2, 3)
+    out = hand.shanten(batch, wilds)
+    assert out.shape == (2, 3) and out.dtype == np.int8
+    np.testing.assert_array_equal(out, [[0, 0, 0], [0, 0, 0]])
+    w = hand.waits(batch, wilds)
+    assert w.shape == (2, 3, 34) and w.dtype == np.bool_
+    assert kinds(w[0, 1]) == ["1z", "2z"]
+    # b + a wild: 11z + W and 2z wait on 2z; 11z and 2z + W wait on 1z
+    assert kinds(w[1, 2]) == ["1z", "2z"]
+    # per-hand wilds along the last axis
+    ws = hand.shanten(np.stack([tiles.parse("123m456p789s11z"), b]), np.array([3, 2]))
+    np.testing.assert_array_equal(ws, [-1, -1])
+
+
+def test_per_hand_sets():
+    counts = np.stack([tiles.parse("123m456p789s1122z"), tiles.parse("123456789m123p1155z")])
+    np.testing.assert_array_equal(hand.shanten(counts, 0, np.array([4, 5])), [0, 0])
+
+
+def test_scalar_hand_gives_scalar_results():
+    counts = tiles.parse("123m456p789s11222z")
+    assert hand.shanten(counts).shape == ()
+    assert hand.is_complete(counts).shape == ()
+    assert hand.waits(tiles.parse("123m456p789s1122z")).shape == (34,)
+
+
+def test_empty_batch():
+    empty = np.zeros((0, 34), np.uint8)
+    assert hand.shanten(empty).shape == (0,)
+    assert hand.waits(empty).shape == (0, 34)
+
+
+def test_any_integer_dtype():
+    counts = tiles.parse("123m456p789s1122z")
+    for dtype in (np.int8, np.int32, np.int64, np.uint16):
+        assert hand.shanten(counts.astype(dtype)) == 0
+
+
+def test_ukeire_shapes_and_best_discard():
+    counts = tiles.parse("123m456p789s11225z")
+    u = hand.ukeire(counts)
+    assert u.shanten.shape == (34,) and u.improving.shape == (34, 34) and u.tiles.shape == (34,)
+    five = tiles.kind("5z")
+    assert u.shanten[five] == 0 and kinds(u.improving[five]) == ["1z", "2z"]
+    assert u.tiles[five] == 4  # two 1z and two 2z unseen
+    assert kinds(u.best()) == ["5z"]
+    assert u.shanten[tiles.kind("3p")] == 127  # not held
+    batch = hand.ukeire(np.stack([counts, counts]), np.array([0, 0]))
+    assert batch.improving.shape == (2, 34, 34)
+
+
+# --- input validation -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: hand.shanten(tiles.parse("123m456p789s11z")), "tiles"),  # 11 tiles
+        (lambda: hand.shanten(tiles.parse("123m456p789s1122z"), sets=5), "tiles"),
+        (lambda: hand.shanten(tiles.parse("123m456p789s1122z"), wilds=2), "tiles"),
+        (lambda: hand.is_complete(tiles.parse("123m456p789s1122z")), "tiles"),  # 13
+        (lambda: hand.waits(tiles.parse("123m456p789s11222z")), "tiles"),  # 14
+        (lambda: hand.ukeire(tiles.parse("123m456p789s1122z")), "tiles"),
+        (lambda: hand.shanten(np.full(34, 5, np.uint8)), "0..4"),
+        (lambda: hand.shanten(np.full(34, 5, np.int64)), "0..4"),
+        (lambda: hand.shanten(np.full(34, -1, np.int64)), "0..4"),
+        (lambda: hand.shanten(np.zeros(33, np.uint8)), "34"),
+        (lambda: hand.shanten(np.zeros(34, np.float64)), "integer"),
+        (lambda: hand.shanten(tiles.parse("123m456p789s1122z"), sets=6), "sets"),
+        (lambda: hand.shanten(tiles.parse("123m456p789s1122z"), sets=-1), "sets"),
+        (lambda: hand.shanten(tiles.parse("123m456p789s112z"), wilds=-1), "wilds"),
+        (lambda: hand.shanten(tiles.parse("1122z"), wilds=np.array([1, 2])), "broadcast"),
+        (lambda: hand.shanten(tiles.parse("123m456p789s1122z"), shapes=("pairs",)), "shape"),
+        (lambda: hand.shanten(tiles.parse("123m456p789s1122z"), shapes=()), "shape"),
+        (lambda: hand.shanten(tiles.parse("123m456p789s1122z"), shapes="seven"), "shape"),
+    ],
+)
+def test_bad_input_raises_value_error(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_wrong_size_message_names_what_is_expected():
+    with pytest.raises(ValueError, match=r"holds 11 tiles.*sets=4.*13 or 14"):
+        hand.shanten(tiles.parse("123m456p789s11z"))
+
+
+def test_special_shapes_alone_need_four_sets():
+    """Seven pairs, 十三幺 and 不搭 exist only for ``sets == 4``; asking for them alone
+    on a 16/17-tile hand has no answer and must say so, not return a number.
+
+    (The engine returned 98 here when this test was written: INF - 1 of the kernel.)
+    """
+    counts = tiles.parse("1133m2255p4466s77z 11m")  # 17 tiles, sets=5
+    with pytest.raises(ValueError):
+        hand.shanten(counts, 0, 5, ("seven_pairs",))
+    with pytest.raises(ValueError):
+        hand_bruteforce.shanten(counts, 0, 5, ("seven_pairs",))
+    # with the standard shape among them, the special ones are simply not used
+    assert hand.shanten(counts, 0, 5, ALL) == hand.shanten(counts, 0, 5, ("standard",))
+
+
+# --- table pins -------------------------------------------------------------------------
+
+
+def _index(counts):
+    return int(sum(int(c) * 5**i for i, c in enumerate(counts)))
+
+
+# rows: [k=0 p=0, k=0 p=1, k=1 p=0, k=1 p=1, ..., k=5 p=1], worked out by hand
+SUIT_ROWS = {
+    # an empty suit: k sets cost 3k, the pair 2 more
+    (0, 0, 0, 0, 0, 0, 0, 0, 0): [0, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17],
+    # 111: the pair or the set are there; set + pair: 111 + 2 new (or 11 + 1xx)
+    (3, 0, 0, 0, 0, 0, 0, 0, 0): [0, 0, 0, 2, 3, 5, 6, 8, 9, 11, 12, 14],
+    # 44: a pair; one set 444 costs 1
+    (0, 0, 0, 2, 0, 0, 0, 0, 0): [0, 0, 1, 3, 4, 6, 7, 9, 10, 12, 13, 15],
+    # 123456789: three sets; a pair takes one tile and breaks a set (11 + 234 567 89x)
+    (1, 1, 1, 1, 1, 1, 1, 1, 1): [0, 1, 0, 1, 0, 1, 0, 2, 3, 5, 6, 8],
+    # 九莲 1112345678999: four sets + one tile from the pair (tenpai)
+    (3, 1, 1, 1, 1, 1, 1, 1, 3): [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4],
+    # every rank four times: 36 tiles hold 5 sets and a pair
+    (4, 4, 4, 4, 4, 4, 4, 4, 4): [0] * 12,
+}
+
+HONOR_ROWS = {
+    (0, 0, 0, 0, 0, 0, 0): [0, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17],
+    (3, 0, 0, 0, 0, 0, 0): [0, 0, 0, 2, 3, 5, 6, 8, 9, 11, 12, 14],
+    # 1 2 3 (no sequences among honors): a pair costs 1 and a set 2 while they last
+    (1, 1, 1, 0, 0, 0, 0): [0, 1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 14],
+}
+
+# sha256 of the row tables' bytes (uint8, C order); update only with a reviewed reason
+SUIT_SHA256 = "ff81e857e8d3659fa2665daa87fbabd536520456d23a37ef8bb6cb166e9dc21e"
+HONOR_SHA256 = "7f569b1db51d431c61bfc8557b688a132f4af8cc1704eced6019d13d20f7cbc9"
+
+
+def test_suit_table_known_entries():
+    suit = tables()["suit"]
+    assert suit.shape == (5**9, 12) and suit.dtype == np.uint8
+    for counts, row in SUIT_ROWS.items():
+        assert suit[_index(counts)].tolist() == row, counts
+
+
+def test_honor_table_known_entries():
+    honor = tables()["honor"]
+    assert honor.shape == (5**7, 12) and honor.dtype == np.uint8
+    for counts, row in HONOR_ROWS.items():
+        assert honor[_index(counts)].tolist() == row, counts
+
+
+def test_hand_rows_match_the_bruteforce():
+    """The hand-computed pins are also what the brute force says (no typo in them)."""
+    for rows, seq in ((SUIT_ROWS, True), (HONOR_ROWS, False)):
+        for counts, row in rows.items():
+            got = [hand_bruteforce.suit_need(counts, seq, k, p) for k in range(6) for p in (0, 1)]
+            assert got == row, counts
+
+
+def test_table_checksums():
+    t = tables()
+    for name, want in (("suit", SUIT_SHA256), ("honor", HONOR_SHA256)):
+        data = np.ascontiguousarray(t[name], dtype=np.uint8).tobytes()
+        assert hashlib.sha256(data).hexdigest() == want, f"table {name!r} changed"
