@@ -36,11 +36,11 @@ METRICS = {
 
 
 def _seat_spread(s: Summary, rng: np.random.Generator, draws: int, level: float):
-    mean, cov = s.delta_mean_cov("seat")
-    p, n = s.players, s.n_deals
+    _, mean, cov = s.cluster_cov("seat")
+    p = s.players
     est = float(mean.max() - mean.min())
     try:
-        chol = np.linalg.cholesky(cov[:-1, :-1] / n)
+        chol = np.linalg.cholesky(cov[:-1, :-1])
     except np.linalg.LinAlgError:
         return est, math.nan, math.nan
     sim = mean[:-1] + rng.standard_normal((draws, p - 1)) @ chol.T
@@ -82,7 +82,7 @@ def compare_variants(
         divide by the pooled per-deal SD of a seat's delta (its own sampling error is
         ignored, negligible at these N). The seat spread is biased upward by noise
         (the range of P noisy means); its interval is a parametric bootstrap from the
-        seat means' joint normal approximation.
+        seat means' joint normal approximation (match-clustered covariance).
     """
     rng = np.random.default_rng(0)
     rows = []

@@ -7,9 +7,10 @@ a record frame or a :class:`~analysis.summary.Summary`. Tables that need the row
 (quantiles, per-match totals and their Gini, top-1% swinginess, tails at any ``x``)
 take record frames only.
 
-Standard errors treat deals as independent. Deals of one match share a dealer streak,
-which the per-match tables (:func:`match_payouts`) account for by using the match as
-the unit.
+Mean deltas by seat and role have match-clustered standard errors (the deals of a
+match share a dealer and its streak, so the match is the independent unit); the
+per-win-type and extra means and the Wilson intervals of rates treat deals as
+independent, and :func:`match_payouts` works on match totals directly.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy import stats as _st
 
 from analysis import schema
 from analysis._util import ROLE_NAMES, with_identity
@@ -52,20 +54,41 @@ def _mean_row(n, s, ss, level) -> dict:
     return {k: r[k] for k in _MEAN_COLS}
 
 
+def _clustered_rows(s: Summary, by: str, level: float) -> list[dict]:
+    """Per seat (or distance): mean, per-deal SD, match-clustered SE and t interval."""
+    g, mean, cov = s.cluster_cov(by)
+    _, dcov = s.delta_mean_cov(by)
+    q = float(_st.t.ppf(0.5 + level / 2, g - 1)) if g > 1 else math.nan
+    rows = []
+    for i in range(s.players):
+        se = math.sqrt(cov[i, i]) if cov[i, i] >= 0 else math.nan
+        rows.append(
+            {
+                "n": s.n_deals,
+                "mean": float(mean[i]),
+                "sd": math.sqrt(dcov[i, i]) if dcov[i, i] >= 0 else math.nan,
+                "se": se,
+                "lo": float(mean[i] - q * se),
+                "hi": float(mean[i] + q * se),
+                "matches": g,
+            }
+        )
+    return rows
+
+
 def payouts_by_seat(records, *, level: float = 0.95) -> pd.DataFrame:
     """Mean delta per deal of each absolute seat.
 
     Returns
     -------
     DataFrame
-        ``variant, rules_id, seat, n, mean, sd, se, lo, hi`` (t interval).
+        ``variant, rules_id, seat, n, mean, sd, se, lo, hi, matches``: ``sd`` is the
+        per-deal SD; ``se`` and the t interval treat matches as the independent units
+        (deals of a match share a dealer streak; see :mod:`analysis.fairness`).
     """
     s = as_summary(records)
-    rows = [
-        {"seat": i, **_mean_row(s.n_deals, s.delta_sum[i], s.delta_cross[i][i], level)}
-        for i in range(s.players)
-    ]
-    return with_identity(s.variant, s.rules_id, rows, ["seat", *_MEAN_COLS])
+    rows = [{"seat": i, **r} for i, r in enumerate(_clustered_rows(s, "seat", level))]
+    return with_identity(s.variant, s.rules_id, rows, ["seat", *_MEAN_COLS, "matches"])
 
 
 def payouts_by_role(records, *, level: float = 0.95) -> pd.DataFrame:
@@ -77,40 +100,33 @@ def payouts_by_role(records, *, level: float = 0.95) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        ``variant, rules_id, role, distance, n, mean, sd, se, lo, hi``; ``distance`` is
-        0 for the dealer, -1 for the pooled non-dealer row, 1..P-1 for the seats after
-        the dealer in turn order (roles ``xiajia, duijia, shangjia``).
+        ``variant, rules_id, role, distance, n, mean, sd, se, lo, hi, matches`` (SEs
+        match-clustered as in :func:`payouts_by_seat`); ``distance`` is 0 for the
+        dealer, -1 for the pooled non-dealer row, 1..P-1 for the seats after the dealer
+        in turn order (roles ``xiajia, duijia, shangjia``).
     """
     s = as_summary(records)
     p = s.players
     names = ROLE_NAMES[p]
-    n = s.n_deals
-    rows = [
-        {"role": "dealer", "distance": 0, **_mean_row(n, s.role_sum[0], s.role_cross[0][0], level)}
-    ]
-    d = mean_ci_from_sums(n, s.role_sum[0], s.role_cross[0][0], level)
+    by_dist = _clustered_rows(s, "distance", level)
+    d = by_dist[0]
     f = 1.0 / (p - 1)
+    rows = [{"role": "dealer", "distance": 0, **d}]
     rows.append(
         {
             "role": "non_dealer",
             "distance": -1,
-            "n": n,
+            "n": d["n"],
             "mean": -d["mean"] * f,
             "sd": d["sd"] * f,
             "se": d["se"] * f,
             "lo": -d["hi"] * f,
             "hi": -d["lo"] * f,
+            "matches": d["matches"],
         }
     )
-    for r in range(1, p):
-        rows.append(
-            {
-                "role": names[r],
-                "distance": r,
-                **_mean_row(n, s.role_sum[r], s.role_cross[r][r], level),
-            }
-        )
-    return with_identity(s.variant, s.rules_id, rows, ["role", "distance", *_MEAN_COLS])
+    rows += [{"role": names[r], "distance": r, **by_dist[r]} for r in range(1, p)]
+    return with_identity(s.variant, s.rules_id, rows, ["role", "distance", *_MEAN_COLS, "matches"])
 
 
 def payouts_by_win_type(records, *, level: float = 0.95) -> pd.DataFrame:

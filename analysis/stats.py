@@ -31,6 +31,8 @@ __all__ = [
     "chi2_independence",
     "hotelling_zero_mean",
     "hotelling_power",
+    "wald_clustered",
+    "chi2_uniform_rao_scott",
     "adjust_pvalues",
     "z_value",
     "format_pm",
@@ -342,6 +344,72 @@ def hotelling_zero_mean(n, mean, cov) -> dict:
         t2 = math.nan
     f = (n - p) / (p * (n - 1)) * t2
     return {"statistic": f, "t2": t2, "df1": float(p), "df2": float(n - p), "p": _f_sf(f, p, n - p)}
+
+
+def wald_clustered(mean, cov, clusters: int) -> dict:
+    """Wald test that a mean vector is zero, with a cluster-robust covariance.
+
+    The analogue of :func:`hotelling_zero_mean` when the units are clusters (matches)
+    of dependent deals: ``T² = m' V⁻¹ m`` with ``V`` the sandwich covariance of the mean
+    (e.g. :meth:`analysis.summary.Summary.cluster_cov`), referred to
+    ``F = (G - p) / (p (G - 1)) T²`` on ``(p, G - p)`` degrees of freedom for ``G``
+    clusters (the usual small-sample scaling of cluster-robust Wald tests). With one
+    deal per cluster it is Hotelling's T².
+
+    Returns
+    -------
+    dict
+        ``statistic`` (F), ``t2``, ``df1``, ``df2``, ``p``.
+    """
+    mean = np.atleast_1d(np.asarray(mean, dtype=float))
+    cov = np.atleast_2d(np.asarray(cov, dtype=float))
+    p, g = mean.size, clusters
+    if g <= p or not np.all(np.isfinite(cov)):
+        return {"statistic": math.nan, "t2": math.nan, "df1": p, "df2": g - p, "p": math.nan}
+    try:
+        t2 = float(mean @ np.linalg.solve(cov, mean))
+    except np.linalg.LinAlgError:
+        return {"statistic": math.nan, "t2": math.nan, "df1": p, "df2": g - p, "p": math.nan}
+    f = (g - p) / (p * (g - 1)) * t2
+    return {"statistic": f, "t2": t2, "df1": float(p), "df2": float(g - p), "p": _f_sf(f, p, g - p)}
+
+
+def chi2_uniform_rao_scott(counts, cov_shares) -> dict:
+    """Chi-square test of equal shares with the Rao-Scott first-order correction.
+
+    Pearson's X² against equal expected counts assumes independent draws. When draws
+    come in clusters (the deals of a match), divide X² by the mean design effect
+    ``δ = tr((C V₀ Cᵀ)⁻¹ C V Cᵀ) / (k - 1)``, where ``V`` is the cluster-robust
+    covariance of the observed shares, ``V₀ = (diag(s) - s sᵀ) / n`` the multinomial
+    one and ``C`` drops the last category; refer ``X² / δ`` to χ² with ``k - 1``
+    degrees of freedom (Rao and Scott 1981).
+
+    Parameters
+    ----------
+    counts : array_like, shape (k,)
+        Observed counts.
+    cov_shares : array_like, shape (k, k)
+        Cluster-robust covariance of ``counts / counts.sum()``.
+
+    Returns
+    -------
+    dict
+        ``statistic`` (corrected), ``x2`` (uncorrected), ``design_effect``, ``df``,
+        ``p``.
+    """
+    c = np.asarray(counts, dtype=float)
+    v = np.asarray(cov_shares, dtype=float)
+    k, n = c.size, c.sum()
+    x2 = float(_st.chisquare(c).statistic)
+    s = c / n
+    v0 = (np.diag(s) - np.outer(s, s)) / n
+    try:
+        deff = float(np.trace(np.linalg.solve(v0[:-1, :-1], v[:-1, :-1])) / (k - 1))
+    except np.linalg.LinAlgError:
+        deff = math.nan
+    stat = x2 / deff if deff > 0 else math.nan
+    p = float(_st.chi2.sf(stat, k - 1)) if math.isfinite(stat) else math.nan
+    return {"statistic": stat, "x2": x2, "design_effect": deff, "df": float(k - 1), "p": p}
 
 
 def hotelling_power(noncentrality: float, p: int, n: int, alpha: float = 0.05) -> float:

@@ -185,11 +185,14 @@ def _add(a, b):
             b = b + [0] * (len(a) - len(b))
         return [_add(x, y) for x, y in zip(a, b, strict=True)]
     if isinstance(a, dict):
-        return {k: _add(a.get(k, 0), b.get(k, 0)) for k in sorted(set(a) | set(b))}
+        return {
+            k: _add(a[k], b[k]) if k in a and k in b else a.get(k, b.get(k))
+            for k in sorted(set(a) | set(b))
+        }
     return a + b
 
 
-@dataclass(eq=True)
+@dataclass(eq=False)
 class Summary:
     """Mergeable aggregates of the deals of one variant and rule set.
 
@@ -241,6 +244,22 @@ class Summary:
         Per seat, deals per delta bin.
     extra_moments : dict
         ``name -> [Σ, Σ²]`` over all deals for each extra column.
+    match_count, match_cross : int, list
+        Matches folded so far and ``Σ_g T_g T_gᵀ`` of their totals
+        ``T_g = [deals, seat deltas (P), deltas by distance (P), wins by seat (P)]``:
+        what match-clustered standard errors need.
+    match_pending : dict
+        ``"run_seed:match" -> T_g`` of the first and last match of each summarised
+        part, kept apart because another part may hold the rest of that match; they
+        are added (same key) on merge and folded in when statistics are computed.
+        Merging is exact for parts that cover contiguous ranges of matches (chunks,
+        row groups, partitions of a dataset in record order); the per-deal fields
+        merge exactly for any partition.
+
+    Notes
+    -----
+    Equality compares the folded form (pending matches folded in), so a merge of parts
+    equals the summary of the whole.
     """
 
     variant: str
@@ -274,6 +293,9 @@ class Summary:
     value_hist: list = field(default_factory=list)
     delta_hist: list = field(default_factory=list)
     extra_moments: dict = field(default_factory=dict)
+    match_count: int = 0
+    match_cross: list = field(default_factory=list)
+    match_pending: dict = field(default_factory=dict)
 
     _IDENT = ("variant", "rules_id", "players", "patterns", "extras", "value_edges", "delta_edges")
 
@@ -336,7 +358,9 @@ class Summary:
         dcols = [df[c].to_numpy() for c in lay.delta_columns]
         pcols = [df[c].to_numpy() for c in lay.pattern_columns]
         xcols = [df[c].to_numpy() for c in lay.extras]
+        seeds, matches = df["run_seed"].to_numpy(), df["match"].to_numpy()
         n = len(df)
+        per_match = []
         for a in range(0, n, _BLOCK):
             b = min(n, a + _BLOCK)
             part = out._block(
@@ -348,8 +372,30 @@ class Summary:
                 vhist,
                 dhist,
             )
+            per_match.append(_match_totals(seeds[a:b], matches[a:b], part.pop("_match_x")))
             out._accumulate(part)
+        out._set_matches(per_match)
         return out
+
+    def _set_matches(self, per_match: list) -> None:
+        """Fold all matches but the first and last (kept pending) into the aggregates."""
+        keys = pd.concat([k for k, _ in per_match], ignore_index=True)
+        tot = np.concatenate([t for _, t in per_match])
+        if len(per_match) > 1:  # a match may straddle two blocks
+            g = pd.DataFrame(tot).groupby([keys["run_seed"], keys["match"]], sort=True).sum()
+            keys = g.index.to_frame(index=False)
+            tot = g.to_numpy()
+        if len(tot) == 0:
+            return
+        ends = sorted({0, len(tot) - 1})
+        inner = np.ones(len(tot), dtype=bool)
+        inner[ends] = False
+        self.match_count = int(inner.sum())
+        self.match_cross = _cross(tot[inner])[1]
+        self.match_pending = {
+            f"{int(keys['run_seed'].iloc[i])}:{int(keys['match'].iloc[i])}": _py(tot[i])
+            for i in ends
+        }
 
     def _zero(self) -> None:
         p, k, t = self.players, len(self.patterns), len(WIN_TYPES)
@@ -370,6 +416,8 @@ class Summary:
         self.value_hist = [0] * (len(self.value_edges) + 1)
         self.delta_hist = [[0] * (len(self.delta_edges) + 1) for _ in range(p)]
         self.extra_moments = {x: [0, 0] for x in self.extras}
+        k = 1 + 3 * p
+        self.match_count, self.match_cross, self.match_pending = 0, [[0] * k for _ in range(k)], {}
 
     def _block(self, c, codes, d, pats, xs, vhist, dhist) -> dict:
         p = self.players
@@ -395,12 +443,17 @@ class Summary:
         # the deltas by distance from the dealer: row i, column r = seat (dealer_i + r) % p
         flat_rows = (np.arange(n) * p)[:, None]
         roll = (np.arange(p)[:, None] + np.arange(p)) % p
-        if _exact_in_float(d, value, n):
-            part.update(
-                self._moments_float(d, value, codes, winner, dealer, disc, won, roll, flat_rows)
-            )
-            return part
         roles = d.ravel()[roll[dealer] + flat_rows]
+        # per-deal match columns, one row per column (contiguous for reduceat)
+        xt = np.zeros((1 + 3 * p, n), dtype=d.dtype)
+        xt[0] = 1
+        xt[1 : 1 + p] = d.T
+        xt[1 + p : 1 + 2 * p] = roles.T
+        xt[1 + 2 * p + winner[won], np.flatnonzero(won)] = 1
+        part["_match_x"] = xt
+        if _exact_in_float(d, value, n):
+            part.update(self._moments_float(d, roles, value, codes, winner, disc, won, flat_rows))
+            return part
         part["delta_sum"], part["delta_cross"] = _cross(d)
         part["role_sum"], part["role_cross"] = _cross(roles)
         part["flow"] = _moments(np.maximum(d, 0).sum(axis=1))
@@ -418,13 +471,13 @@ class Summary:
         return part
 
     @staticmethod
-    def _moments_float(d, value, codes, winner, dealer, disc, won, roll, flat_rows) -> dict:
+    def _moments_float(d, roles, value, codes, winner, disc, won, flat_rows) -> dict:
         """Delta and value moments by BLAS and weighted bincounts (see _exact_in_float)."""
         t = len(WIN_TYPES)
         conv = _to_int if d.dtype.kind != "f" else _to_float
         f = d.astype(np.float64, copy=False)
         flat = f.ravel()
-        roles = flat[roll[dealer] + flat_rows]
+        roles = roles.astype(np.float64, copy=False)
         flow = np.maximum(f, 0) @ np.ones(f.shape[1])
         wdelta = flat[flat_rows[:, 0] + np.maximum(winner, 0)]
         ddelta = flat[flat_rows[:, 0] + np.maximum(disc, 0)]
@@ -502,6 +555,27 @@ class Summary:
             out = out.merge(s)
         return out
 
+    def _folded(self) -> Summary:
+        """A copy with the pending matches folded into ``match_count``/``match_cross``."""
+        out = Summary(**{f.name: getattr(self, f.name) for f in fields(self)})
+        cross = [list(r) for r in self.match_cross]
+        for t in self.match_pending.values():
+            for i, a in enumerate(t):
+                for j, b in enumerate(t):
+                    cross[i][j] += a * b
+        out.match_cross = cross
+        out.match_count = self.match_count + len(self.match_pending)
+        out.match_pending = {}
+        return out
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Summary):
+            return NotImplemented
+        a, b = self._folded(), other._folded()
+        return all(getattr(a, f.name) == getattr(b, f.name) for f in fields(self))
+
+    __hash__ = None
+
     # ------------------------------------------------------------------ serialising
     def to_dict(self) -> dict:
         """A JSON-able dict (integer sums as exact ints); inverse of :meth:`from_dict`."""
@@ -565,6 +639,47 @@ class Summary:
                 cov[i, j] = float(num) / (n * (n - 1)) if n > 1 else math.nan
         return mean, cov
 
+    def cluster_cov(self, block: str) -> tuple[int, np.ndarray, np.ndarray]:
+        """Mean vector and its match-clustered covariance.
+
+        Parameters
+        ----------
+        block : {"seat", "distance", "wins"}
+            Per-deal seat deltas, deltas by distance from the dealer, or win shares by
+            seat among won deals (a ratio: wins of the seat over won deals).
+
+        Returns
+        -------
+        matches : int
+            Number of matches G (the clusters).
+        mean : ndarray, shape (P,)
+        cov : ndarray, shape (P, P)
+            ``G / (G - 1) / N² Σ_g (X_g - n_g m)(X_g - n_g m)ᵀ`` with ``X_g`` the match
+            totals, ``n_g`` its deals (won deals for ``wins``) and ``N = Σ n_g``: the
+            sandwich covariance of the mean that treats matches, not deals, as
+            independent.
+        """
+        f = self._folded()
+        p = self.players
+        g = f.match_count
+        s = np.array(f.match_cross, dtype=np.float64)
+        lo = {"seat": 1, "distance": 1 + p, "wins": 1 + 2 * p}[block]
+        xs = slice(lo, lo + p)
+        sxx = s[xs, xs]
+        if block == "wins":
+            big_n = float(self.n_wins)
+            mean = np.array(self.wins_by_seat, dtype=np.float64) / big_n
+            snx = sxx.sum(axis=1)
+            snn = sxx.sum()
+        else:
+            big_n = float(self.n_deals)
+            mean = np.array(self.delta_sum if block == "seat" else self.role_sum, float) / big_n
+            snx = s[0, xs]
+            snn = s[0, 0]
+        resid = sxx - np.outer(mean, snx) - np.outer(snx, mean) + snn * np.outer(mean, mean)
+        cov = resid * (g / (g - 1) / big_n**2) if g > 1 else np.full((p, p), np.nan)
+        return g, mean, cov
+
     def tables(self) -> dict[str, pd.DataFrame]:
         """Every aggregate table: frequencies, payouts, fairness tests, histograms.
 
@@ -607,6 +722,23 @@ class Summary:
             + t["patterns"].to_html(index=False)
             + "</div>"
         )
+
+
+def _match_totals(seeds: np.ndarray, matches: np.ndarray, xt: np.ndarray):
+    """Per-match sums of the rows of ``xt`` (columns = deals): keys frame, totals (G, K)."""
+    n = seeds.size
+    if n == 0:
+        return pd.DataFrame({"run_seed": [], "match": []}, dtype=np.int64), xt.T[:0]
+    s64, m64 = seeds.astype(np.int64), matches.astype(np.int64)
+    ds, dm = np.diff(s64), np.diff(m64)
+    if np.all((ds > 0) | ((ds == 0) & (dm >= 0))):  # record order: contiguous matches
+        starts = np.concatenate([[0], np.flatnonzero((ds != 0) | (dm != 0)) + 1])
+        keys = pd.DataFrame({"run_seed": s64[starts], "match": m64[starts]})
+        return keys, np.add.reduceat(xt, starts, axis=1).T
+    g = pd.DataFrame(xt.T).groupby([s64, m64], sort=True).sum()
+    keys = g.index.to_frame(index=False)
+    keys.columns = ["run_seed", "match"]
+    return keys, g.to_numpy()
 
 
 def _combos(pats: list[np.ndarray]) -> dict[str, int]:

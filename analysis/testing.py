@@ -45,6 +45,7 @@ def synthetic_records(
     dealer_weight: float = 1.0,
     dealer_keeps_on_draw: bool = False,
     dealer_multiplier: int = 2,
+    first_dealer: str = "seat0",
     patterns: Mapping[str, tuple[float, int]] | None = None,
     value_mean: float = 2.0,
     value_bonus: int = 0,
@@ -77,6 +78,10 @@ def synthetic_records(
     dealer_multiplier : int
         Payments to or from the dealer are multiplied by this (2 gives the dealer an
         edge on fed wins; 1 makes every seat and role exactly symmetric).
+    first_dealer : {"seat0", "rotate"}
+        Dealer of each match's first deal: seat 0 (as the engine), or ``match % P``
+        (every seat deals first equally often, so seats are symmetric even with a
+        dealer edge).
     patterns : mapping, optional
         ``name -> (probability per win, value added)``; default :data:`DEFAULT_PATTERNS`.
     value_mean : float
@@ -138,7 +143,9 @@ def synthetic_records(
     probs = np.array([pats[n][0] for n in names])
     bonus = np.array([pats[n][1] for n in names], dtype=np.int64)
     rows = np.arange(k)
-    dealer = np.zeros(k, dtype=np.int64)
+    if first_dealer not in ("seat0", "rotate"):
+        raise ValueError("first_dealer must be 'seat0' or 'rotate'")
+    dealer = np.zeros(k, dtype=np.int64) if first_dealer == "seat0" else np.arange(k) % p
     streak = np.zeros(k, dtype=np.int64)
     for j in range(m):
         out["dealer"][:, j] = dealer

@@ -1,6 +1,7 @@
 """Calibration and power of the fairness family on synthetic records with known truth."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats as st
 
@@ -60,15 +61,16 @@ def test_naive_anova_over_rejects_seat_deltas(null_runs):
 def test_planted_seat_advantage_detected_at_stated_power():
     weights = (1.15, 1.0, 1.0, 1.0)
     n_matches, reps = 1000, 60
-    # stated power from a large pilot: noncentral F at the Bonferroni level alpha/4,
-    # a lower bound for Holm over the family of four tests
+    # stated power from a large pilot: the cluster Wald statistic's noncentrality
+    # m' V⁻¹ m with V the clustered covariance of the mean at the test's size, referred
+    # to noncentral F(3, G - 3) at the Bonferroni level alpha/4 (a lower bound for Holm)
     pilot = Summary.from_records(
         synthetic_records(20000, seed=7, seat_weights=weights, dealer_multiplier=1)
     )
-    mean, cov = pilot.delta_mean_cov()
-    n = n_matches * 16
-    lam = n * mean[:-1] @ np.linalg.solve(cov[:-1, :-1], mean[:-1])
-    power = hotelling_power(lam, 3, n, 0.05 / 4)
+    g_pilot, mean, cov = pilot.cluster_cov("seat")
+    cov_test = cov[:-1, :-1] * g_pilot / n_matches
+    lam = mean[:-1] @ np.linalg.solve(cov_test, mean[:-1])
+    power = hotelling_power(lam, 3, n_matches, 0.05 / 4)
     assert 0.8 < power < 0.97  # the design point of this test
     hits = 0
     for i in range(reps):
@@ -104,8 +106,30 @@ def test_seat_edges_closed_form(rng):
     others = (d.sum(axis=1, keepdims=True) - d) / 3
     direct = (d - others).mean(axis=0)
     assert e["edge"].to_numpy() == pytest.approx(direct)
-    se = (d - others).std(axis=0, ddof=1) / np.sqrt(len(d))
+    # match-clustered SE: matches are the independent units
+    x = pd.DataFrame(d - others).groupby(df["match"].to_numpy())
+    tot, n_g = x.sum().to_numpy(), x.size().to_numpy()[:, None]
+    g, big_n = len(tot), len(d)
+    resid = tot - n_g * direct
+    se = np.sqrt(g / (g - 1) * (resid**2).sum(axis=0) / big_n**2)
     assert e["se"].to_numpy() == pytest.approx(se)
+    assert (e["matches"] == 200).all()
+    # one deal per match: the usual iid SE
+    e1 = analysis.seat_edges(df.assign(match=np.arange(len(df))))
+    iid = (d - others).std(axis=0, ddof=1) / np.sqrt(len(d))
+    assert e1["se"].to_numpy() == pytest.approx(iid)
+
+
+def test_clustered_tests_hold_their_level_with_a_strong_dealer_edge():
+    # a strong dealer edge with dealer streaks makes deals of a match dependent; seats
+    # are symmetric (the first dealer rotates) so no seat test should reject beyond 5%
+    reps = 200
+    rejects = np.zeros(2, dtype=int)
+    for i in range(reps):
+        df = synthetic_records(100, seed=8000 + i, dealer_weight=3.0, first_dealer="rotate")
+        t = analysis.fairness_tests(df).set_index("test")
+        rejects += [t.loc["seat_win_rates", "p"] < 0.05, t.loc["seat_deltas", "p"] < 0.05]
+    assert (rejects <= _upper(reps, 0.05)).all(), rejects
 
 
 def test_two_player_records():

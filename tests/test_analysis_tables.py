@@ -68,11 +68,18 @@ def test_big_hands_and_wilds(df):
 
 def test_payouts_by_seat_role_win_type(df):
     p = analysis.payouts_by_seat(df)
+    totals = analysis.match_totals(df)
     for k in range(4):
         x = df[f"delta_{k}"]
-        ci = st.ttest_1samp(x, 0).confidence_interval()
         assert p.loc[k, "mean"] == pytest.approx(x.mean())
-        assert (p.loc[k, "lo"], p.loc[k, "hi"]) == pytest.approx((ci.low, ci.high))
+        assert p.loc[k, "sd"] == pytest.approx(x.std(ddof=1))
+        resid = totals[f"total_{k}"] - totals["deals"] * x.mean()
+        g = len(totals)
+        assert p.loc[k, "se"] == pytest.approx(np.sqrt(g / (g - 1) * (resid**2).sum()) / len(x))
+    # with one deal per match the interval is the one-sample t interval
+    p1 = analysis.payouts_by_seat(df.assign(match=np.arange(len(df))))
+    ci = st.ttest_1samp(df["delta_1"], 0).confidence_interval()
+    assert (p1.loc[1, "lo"], p1.loc[1, "hi"]) == pytest.approx((ci.low, ci.high))
     r = analysis.payouts_by_role(df).set_index("role")
     roles = analysis.payouts.role_matrix(df)
     assert r.loc["dealer", "mean"] == pytest.approx(roles[:, 0].mean())
