@@ -9,7 +9,8 @@ the paired and the unpaired interval so the gain is visible (``se_ratio``).
 A metric is the mean of a per-deal quantity ``y`` or a ratio ``Σy / Σz`` (``z`` = 1 for
 a won deal for "per win" metrics); ratio metrics are linearised
 (``u = (y - R z) / mean(z)``) so that the paired and unpaired errors are both
-first-order correct. Intervals are normal (the runs are large).
+first-order correct. Standard errors treat matches as the independent units (the
+deals of a match share a dealer streak); intervals are normal (the runs are large).
 """
 
 from __future__ import annotations
@@ -117,9 +118,22 @@ def _linear(y: np.ndarray, z: np.ndarray | None) -> tuple[float, np.ndarray]:
     return est, (y - est * z) / zbar
 
 
-def _se(u: np.ndarray) -> float:
+def _se(u: np.ndarray, groups: np.ndarray) -> float:
+    """SE of the mean of ``u`` (influence values, mean 0) with matches as the units.
+
+    ``sqrt(G / (G - 1) Σ_g U_g²) / n`` with ``U_g`` the sum of ``u - mean(u)`` over match
+    g; with one deal per match this is the usual ``sd / sqrt(n)``.
+    """
     n = u.size
-    return float(u.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
+    tot = np.bincount(groups, weights=u - u.mean())
+    g = tot.size
+    if g < 2:
+        return math.nan
+    return float(math.sqrt(g / (g - 1) * float(tot @ tot)) / n)
+
+
+def _match_codes(df: pd.DataFrame) -> np.ndarray:
+    return df.groupby(["run_seed", "match"], sort=False, observed=True).ngroup().to_numpy()
 
 
 def sweep_table(
@@ -184,7 +198,8 @@ def sweep_table(
     if not base_idx.is_unique:
         raise UsageError("the default's records repeat a deal identity")
     base_raw = {name: f(base) for name, f in chosen.items()}
-    base_se = {name: _se(_linear(*yz)[1]) for name, yz in base_raw.items()}
+    base_codes = _match_codes(base)
+    base_se = {name: _se(_linear(*yz)[1], base_codes) for name, yz in base_raw.items()}
     rows = []
     for key, f in frames.items():
         v, rid = schema.identity(f)
@@ -196,17 +211,19 @@ def sweep_table(
             raise UsageError(f"value {key!r} shares no deal with the default: not the same seeds")
         pos_b = base_idx.get_indexer(common)
         pos_f = idx.get_indexer(common)
+        codes = _match_codes(f)
+        pair_codes = np.unique(base_codes[pos_b], return_inverse=True)[1]
         for name, fn in chosen.items():
             y, zz = fn(f)
             est, u = _linear(y, zz)
-            se = _se(u)
+            se = _se(u, codes)
             yb, zb = base_raw[name]
             # paired: re-linearise both on the common deals so the means match the pairs
             e1, u1 = _linear(y[pos_f], None if zz is None else zz[pos_f])
             e0, u0 = _linear(yb[pos_b], None if zb is None else zb[pos_b])
             is_def = key == default
             diff = 0.0 if is_def else e1 - e0
-            dse = 0.0 if is_def else _se(u1 - u0)
+            dse = 0.0 if is_def else _se(u1 - u0, pair_codes)
             use = 0.0 if is_def else math.sqrt(se**2 + base_se[name] ** 2)
             rows.append(
                 {

@@ -78,9 +78,15 @@ def test_paired_sweep_interval_is_narrower():
     # of 0.2 <= u < 0.3 (variance 0.09) against 0.3*0.7 + 0.2*0.8 = 0.37 unpaired
     assert d.se_ratio == pytest.approx(math.sqrt(0.37 / 0.09), rel=0.1)
     assert d.se_ratio == pytest.approx(d.unpaired_se / d.diff_se)
-    # paired SE equals the SE of per-deal differences
+    # paired SE: the per-deal differences, summed per match (matches are the units)
     diffs = (frames[0.3].winner < 0).astype(float) - (frames[0.2].winner < 0).astype(float)
-    assert d.diff_se == pytest.approx(diffs.std(ddof=1) / math.sqrt(len(diffs)))
+    tot = (diffs - diffs.mean()).groupby(frames[0.2]["match"]).sum()
+    g = len(tot)
+    assert d.diff_se == pytest.approx(math.sqrt(g / (g - 1) * (tot**2).sum()) / len(diffs))
+    one = {k: v.assign(match=np.arange(len(v))) for k, v in frames.items()}
+    t1 = analysis.sweep_table(one, option="draw_rate", default=0.2, metrics=["draw_rate"])
+    d1 = t1[t1.option_value == 0.3].iloc[0]
+    assert d1.diff_se == pytest.approx(diffs.std(ddof=1) / math.sqrt(len(diffs)))
     base = t[t.is_default]
     assert (base["diff"] == 0).all()
     assert t[~t.is_default].groupby("metric").se_ratio.median().median() > 1.5
