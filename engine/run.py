@@ -24,7 +24,17 @@ from .hand._tables import kernel_tables
 from .variants import get as get_variant
 from .variants import parse_rule_args
 
-__all__ = ["simulate", "Run", "resolve_policies", "run_cli", "DEFAULT_MATCH_LENGTH"]
+__all__ = [
+    "simulate",
+    "Run",
+    "RunSpec",
+    "make_spec",
+    "play_chunk",
+    "chunk_frame",
+    "resolve_policies",
+    "run_cli",
+    "DEFAULT_MATCH_LENGTH",
+]
 
 DEFAULT_MATCH_LENGTH = 16
 """Deals per match unless told otherwise."""
@@ -111,6 +121,122 @@ def _match_layout(deals: int, match_length: int):
     return n_matches, n_last
 
 
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything that identifies a run (and so its records), validated."""
+
+    variant: str
+    rules: dict
+    seed: int
+    deals: int
+    match_length: int
+    policies: tuple[str, ...]
+
+    @property
+    def n_matches(self) -> int:
+        """Matches in the run (the last may be shorter)."""
+        return _match_layout(self.deals, self.match_length)[0]
+
+    def rows(self, match_lo: int, match_hi: int) -> int:
+        """Deals in matches ``[match_lo, match_hi)``."""
+        n_matches, n_last = _match_layout(self.deals, self.match_length)
+        last = n_last if match_hi == n_matches else self.match_length
+        return (match_hi - match_lo - 1) * self.match_length + last
+
+    def identity(self) -> dict:
+        """The metadata every record file of this run carries (chunk range apart)."""
+        v = get_variant(self.variant)
+        return {
+            "format": "mjlab-records",
+            "format_version": 1,
+            "package_version": __version__,
+            "variant": self.variant,
+            "variant_version": v.version,
+            "rules": self.rules,
+            "rules_id": v.rules_id(self.rules),
+            "seed": self.seed,
+            "deals": self.deals,
+            "match_length": self.match_length,
+            "policies": list(self.policies),
+        }
+
+
+def make_spec(
+    variant: str,
+    deals: int,
+    seed: int = 0,
+    rules: Mapping | None = None,
+    policies: str | Sequence[str] = "value",
+    match_length: int = DEFAULT_MATCH_LENGTH,
+) -> RunSpec:
+    """Validate a run's parameters (UsageError naming the bad one) into a :class:`RunSpec`."""
+    v = get_variant(variant)
+    if isinstance(deals, bool) or not isinstance(deals, int | np.integer) or deals < 1:
+        raise UsageError(f"--deals must be a positive integer, got {deals}")
+    if seed < 0:
+        raise UsageError(f"--seed must be >= 0, got {seed}")
+    if match_length < 1:
+        raise UsageError(f"--match-length must be >= 1, got {match_length}")
+    return RunSpec(
+        v.name,
+        v.resolve(rules),
+        int(seed),
+        int(deals),
+        int(match_length),
+        resolve_policies(v, policies),
+    )
+
+
+def play_chunk(spec: RunSpec, match_lo: int, match_hi: int) -> np.ndarray:
+    """Kernel rows (int32 (rows, N_COLS)) of matches ``[match_lo, match_hi)`` of a run.
+
+    Pure function of its arguments: any split of the matches gives the same rows.
+    """
+    from .game._loop import play_matches
+
+    v = get_variant(spec.variant)
+    packed = v.pack(spec.rules)
+    pol_codes = np.array([L.POLICY_NAMES.index(p) for p in spec.policies], np.int64)
+    n_matches, n_last = _match_layout(spec.deals, spec.match_length)
+    last = n_last if match_hi == n_matches else spec.match_length
+    rows = spec.rows(match_lo, match_hi)
+    rec = np.zeros((rows, L.N_COLS), np.int32)
+    play_matches(
+        packed,
+        pol_codes,
+        spec.seed,
+        match_lo,
+        match_hi - match_lo,
+        spec.match_length,
+        last,
+        kernel_tables(),
+        rec,
+    )
+    return rec
+
+
+def chunk_frame(spec: RunSpec, match_lo: int, match_hi: int, rec: np.ndarray) -> pd.DataFrame:
+    """The record frame of a chunk's kernel rows."""
+    v = get_variant(spec.variant)
+    idx = np.arange(rec.shape[0]) + match_lo * spec.match_length
+    return records.to_frame(
+        rec,
+        idx // spec.match_length,
+        idx % spec.match_length,
+        seed=spec.seed,
+        variant=v,
+        rules_id=v.rules_id(spec.rules),
+        players=v.n_players(spec.rules),
+    )
+
+
+def _set_threads(workers):
+    if workers is not None:
+        if workers < 1:
+            raise UsageError(f"--workers must be >= 1, got {workers}")
+        numba.set_num_threads(min(workers, numba.config.NUMBA_NUM_THREADS))
+
+
 def simulate(
     variant: str,
     deals: int,
@@ -143,94 +269,98 @@ def simulate(
         Threads (default: all cores).
     progress : bool
         Show a progress bar for runs of more than one chunk.
+    chunk_matches : int
+        Matches per kernel call (does not change the records).
     """
-    v = get_variant(variant)
-    if not isinstance(deals, int | np.integer) or deals < 1:
-        raise UsageError(f"--deals must be a positive integer, got {deals}")
-    if seed < 0:
-        raise UsageError(f"--seed must be >= 0, got {seed}")
-    if match_length < 1:
-        raise UsageError(f"--match-length must be >= 1, got {match_length}")
-    resolved = v.resolve(rules)
-    pols = resolve_policies(v, policies)
-    packed = v.pack(resolved)
-    pol_codes = np.array([L.POLICY_NAMES.index(p) for p in pols], np.int64)
-    tab = kernel_tables()
-    n_matches, n_last = _match_layout(int(deals), match_length)
-    rec = np.zeros((int(deals), L.N_COLS), np.int32)
+    spec = make_spec(variant, deals, seed, rules, policies, match_length)
+    n_matches = spec.n_matches
+    rec = np.zeros((spec.deals, L.N_COLS), np.int32)
     threads = numba.get_num_threads()
-    if workers is not None:
-        if workers < 1:
-            raise UsageError(f"--workers must be >= 1, got {workers}")
-        numba.set_num_threads(min(workers, numba.config.NUMBA_NUM_THREADS))
-    from .game._loop import play_matches
-
+    _set_threads(workers)
     bar = None
     if progress and n_matches > chunk_matches:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=int(deals), unit="deal", unit_scale=True, desc=f"{variant}")
+        bar = tqdm(total=spec.deals, unit="deal", unit_scale=True, desc=spec.variant)
     try:
         for lo in range(0, n_matches, chunk_matches):
             hi = min(n_matches, lo + chunk_matches)
-            last = n_last if hi == n_matches else match_length
-            row0 = lo * match_length
-            rows = (hi - lo - 1) * match_length + last
-            play_matches(
-                packed,
-                pol_codes,
-                seed,
-                lo,
-                hi - lo,
-                match_length,
-                last,
-                tab,
-                rec[row0 : row0 + rows],
-            )
+            row0 = lo * spec.match_length
+            part = play_chunk(spec, lo, hi)
+            rec[row0 : row0 + part.shape[0]] = part
             if bar is not None:
-                bar.update(rows)
+                bar.update(part.shape[0])
     finally:
         if bar is not None:
             bar.close()
         numba.set_num_threads(threads)
-    idx = np.arange(int(deals))
+    idx = np.arange(spec.deals)
+    v = get_variant(variant)
     return Run(
         variant=v.name,
-        rules=resolved,
-        rules_id=v.rules_id(resolved),
-        seed=int(seed),
-        deals=int(deals),
-        match_length=match_length,
-        policies=pols,
+        rules=spec.rules,
+        rules_id=v.rules_id(spec.rules),
+        seed=spec.seed,
+        deals=spec.deals,
+        match_length=spec.match_length,
+        policies=spec.policies,
         rec=rec,
-        match=idx // match_length,
-        deal=idx % match_length,
+        match=idx // spec.match_length,
+        deal=idx % spec.match_length,
     )
 
 
 def run_cli(args) -> int:
-    """Handle ``mjlab simulate``."""
+    """Handle ``mjlab simulate``: one Parquet file, or a chunked dataset folder ``DIR/``."""
     out = Path(args.out)
-    if args.backend != "local":
-        raise UsageError("--backend dask is not available in this version")
-    if str(args.out).endswith(("/", os.sep)) or out.is_dir():
-        raise UsageError(
-            "chunked dataset folders (--out DIR/) are not available in this "
-            "version; give --out PATH.parquet"
+    rules = parse_rule_args(args.rule, args.rules)
+    spec = make_spec(
+        args.variant,
+        args.deals,
+        args.seed,
+        rules,
+        args.policy,
+        DEFAULT_MATCH_LENGTH if args.match_length is None else args.match_length,
+    )
+    as_folder = str(args.out).endswith(("/", os.sep)) or out.is_dir()
+    if as_folder or args.summary_only or args.backend != "local":
+        from .dataset import DEFAULT_CHUNK_MATCHES, run_dataset
+
+        if not as_folder:
+            raise UsageError(
+                "--summary-only and --backend dask write a chunked dataset: "
+                "give --out DIR/ (with a trailing slash)"
+            )
+        if args.backend == "local" and args.scheduler:
+            raise UsageError("--scheduler goes with --backend dask")
+        res = run_dataset(
+            spec,
+            out,
+            chunk_matches=args.chunk_matches or DEFAULT_CHUNK_MATCHES,
+            summary_only=args.summary_only,
+            backend=args.backend,
+            scheduler=args.scheduler,
+            workers=args.workers,
+            progress=not args.quiet,
         )
+        if not args.quiet:
+            print(
+                f"{out}: {res['chunks']} chunks ({res['skipped']} already complete, "
+                f"{res['played']} played), {res['deals']:,} deals of {spec.variant}"
+            )
+        return 0
     if out.suffix != ".parquet":
-        raise UsageError(f"--out must end in .parquet, got {args.out}")
+        raise UsageError(f"--out must be PATH.parquet or a folder DIR/, got {args.out}")
     parent = out.parent if str(out.parent) else Path(".")
     if not parent.is_dir() or not os.access(parent, os.W_OK):
         raise UsageError(f"cannot write to {args.out}: folder {parent} is missing or not writable")
-    rules = parse_rule_args(args.rule, args.rules)
     run = simulate(
         args.variant,
         args.deals,
         seed=args.seed,
         rules=rules,
         policies=args.policy,
-        match_length=DEFAULT_MATCH_LENGTH if args.match_length is None else args.match_length,
+        match_length=spec.match_length,
         workers=args.workers,
         progress=not args.quiet,
     )
