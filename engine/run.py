@@ -192,9 +192,12 @@ def play_chunk(spec: RunSpec, match_lo: int, match_hi: int) -> np.ndarray:
 
     Pure function of its arguments: any split of the matches gives the same rows.
     """
-    from .game._loop import play_matches
-
     v = get_variant(spec.variant)
+    if v.family == "zipai":
+        from .zipai._loop import play_matches
+    else:
+        from .game._loop import play_matches
+
     packed = v.pack(spec.rules)
     pol_codes = np.array([L.POLICY_NAMES.index(p) for p in spec.policies], np.int64)
     n_matches, n_last = _match_layout(spec.deals, spec.match_length)

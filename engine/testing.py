@@ -100,6 +100,10 @@ def check_variant(
         the winning hand (the brute-force twin in the tests).
     """
     v = get_variant(variant)
+    if v.family == "zipai":
+        from .zipai.testing import check_zipai_variant
+
+        return check_zipai_variant(variant, matches, seed, rules, policies, complete)
     resolved = v.resolve(rules)
     tileset = int(v.pack(resolved)[L.R_TILESET])
     expected = np.zeros(L.N_PHYS, np.int64)
