@@ -1,0 +1,153 @@
+"""`mjlab summarize` and `mjlab sweep`: outputs and the exit-code contract."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from engine.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory):
+    path = tmp_path_factory.mktemp("rec") / "t.parquet"
+    assert (
+        main(
+            ["simulate", "tuidaohu", "--deals", "800", "--seed", "4", "--out", str(path), "--quiet"]
+        )
+        == 0
+    )
+    return path
+
+
+def test_summarize_text_and_json(records, capsys, tmp_path):
+    code, out, _ = run(capsys, "summarize", str(records))
+    assert code == 0
+    assert "win rate by seat" in out and "mean delta per deal by seat" in out
+    assert "[" in out and "%" in out  # intervals
+    code, out, _ = run(capsys, "summarize", str(records), "--json", "--plot", str(tmp_path / "p"))
+    assert code == 0
+    data = json.loads(out)
+    assert data["deals"] == 800 and data["variant"] == "tuidaohu"
+    seats = pd.DataFrame(data["seats"])
+    assert {"rate", "lo", "hi"} <= set(seats.columns)
+    assert sorted(p.name for p in (tmp_path / "p").iterdir()) == [
+        "tuidaohu-delta_distribution.png",
+        "tuidaohu-pattern_frequencies.png",
+    ]
+
+
+def test_summarize_dataset_folders(tmp_path, capsys):
+    for extra in ([], ["--summary-only"]):
+        out = tmp_path / ("s" if extra else "r")
+        assert (
+            main(
+                [
+                    "simulate",
+                    "tuidaohu",
+                    "--deals",
+                    "500",
+                    "--out",
+                    f"{out}/",
+                    "--chunk-matches",
+                    "8",
+                    "--quiet",
+                    *extra,
+                ]
+            )
+            == 0
+        )
+        code, text, _ = run(capsys, "summarize", str(out), "--json")
+        assert code == 0 and json.loads(text)["deals"] == 500
+
+
+@pytest.mark.parametrize("content", [b"", b"PAR1 not really"])
+def test_summarize_bad_files_exit_2(tmp_path, capsys, content):
+    bad = tmp_path / "bad.parquet"
+    bad.write_bytes(content)
+    code, _, err = run(capsys, "summarize", str(bad))
+    assert code == 2 and "bad.parquet" in err and err.count("\n") == 1
+
+
+def test_summarize_foreign_parquet_exit_2(tmp_path, capsys):
+    path = tmp_path / "other.parquet"
+    pd.DataFrame({"a": [1, 2]}).to_parquet(path)
+    code, _, err = run(capsys, "summarize", str(path))
+    assert code == 2 and "not a mjlab record file" in err
+    code, _, err = run(capsys, "summarize", str(tmp_path / "missing"))
+    assert code == 2 and "no such file" in err
+
+
+def test_sweep_pairs_values(tmp_path, capsys):
+    code, out, _ = run(
+        capsys,
+        "sweep",
+        "tuidaohu",
+        "--rule",
+        "horses=0,4",
+        "--deals",
+        "320",
+        "--out",
+        str(tmp_path / "sw"),
+        "--json",
+    )
+    assert code == 0
+    data = json.loads(out)
+    table = pd.DataFrame(data["table"])
+    assert set(table["option_value"].astype(str)) == {"0", "4"}
+    assert sorted(p.name for p in (tmp_path / "sw").iterdir()) == [
+        "horses=0.parquet",
+        "horses=4.parquet",
+    ]
+    # the horse map never changes play: common random numbers make the paired difference
+    # of the draw rate exactly 0, while the unpaired interval stays wide
+    code, out, _ = run(
+        capsys,
+        "sweep",
+        "tuidaohu",
+        "--rule",
+        "horse_map=seed,mil",
+        "--deals",
+        "320",
+        "--out",
+        str(tmp_path / "sw2"),
+        "--json",
+    )
+    table = pd.DataFrame(json.loads(out)["table"])
+    dr = table[(table["metric"] == "draw_rate") & ~table["is_default"]].iloc[0]
+    assert dr["diff"] == 0 and dr["diff_lo"] == dr["diff_hi"] == 0
+    assert dr["unpaired_hi"] > dr["unpaired_lo"]
+
+
+def test_sweep_bad_input_exit_2(tmp_path, capsys):
+    code, _, err = run(
+        capsys,
+        "sweep",
+        "tuidaohu",
+        "--rule",
+        "horses=4",
+        "--deals",
+        "50",
+        "--out",
+        str(tmp_path / "x"),
+    )
+    assert code == 2 and "several values" in err
+    code, _, err = run(
+        capsys,
+        "sweep",
+        "tuidaohu",
+        "--rule",
+        "horses=4,banana",
+        "--deals",
+        "50",
+        "--out",
+        str(tmp_path / "x"),
+    )
+    assert code == 2 and "horses=banana" in err
+    assert not (tmp_path / "x").exists()
