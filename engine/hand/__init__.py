@@ -18,9 +18,11 @@ tiles left out) and evaluates each hand along the leading dimensions.
 **Distance and shanten.** The distance of a hand is the fewest tiles it must draw (each
 replacing a surplus tile) to become complete; shanten = distance - 1, so a complete
 hand is -1 and a waiting (tenpai) hand is 0. With ``w`` wilds the distance is the
-distance of the other tiles minus ``w`` (never below 0). Draws that would need a fifth
-real copy are not excluded from the distance (as in common shanten calculators); they
-are excluded from :func:`waits` and count zero in :func:`ukeire`.
+distance of the other tiles minus ``w`` (never below 0). The distance may count a fifth
+copy of a kind whose four copies are all held (a wild could be that tile, RULEBOOK
+§0.1); the ``mahjong`` package's shanten does not, so the two differ on such rare
+wild-free hands (e.g. ``234677889m9999p``: ours 0, theirs 1). Such a tile is never a
+wait (:func:`waits`) and counts zero in :func:`ukeire`.
 
 Examples
 --------
@@ -107,7 +109,7 @@ def _prepare(counts, wilds, sets, sizes, shapes_mask=_kernels.STANDARD):
         )
     bad = np.empty(flat.shape[0], np.int64)
     size_mask = sum(1 << (e - 1) for e in sizes)
-    _kernels._check_batch(flat, w, s, size_mask, bad)
+    _batch(_kernels._check_batch, _kernels._check_serial, flat.shape[0])(flat, w, s, size_mask, bad)
     if bad.any():
         r = int(np.flatnonzero(bad)[0])
         code = int(bad[r])
@@ -123,6 +125,14 @@ def _prepare(counts, wilds, sets, sizes, shapes_mask=_kernels.STANDARD):
     return flat, w, s, lead
 
 
+SERIAL_BELOW = 512
+"""Batches smaller than this run on the calling thread (no thread start-up cost)."""
+
+
+def _batch(parallel, serial, n):
+    return serial if n < SERIAL_BELOW else parallel
+
+
 def shanten(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES):
     """Shanten number of each hand (-1 complete, 0 waiting, ...), as int8 ``(...)``.
 
@@ -130,7 +140,9 @@ def shanten(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES):
     """
     flat, w, s, lead = _prepare(counts, wilds, sets, (1, 2), shape_mask(shapes))
     out = np.empty(flat.shape[0], np.int8)
-    _kernels._shanten_batch(flat, w, s, shape_mask(shapes), kernel_tables(), out)
+    _batch(_kernels._shanten_batch, _kernels._shanten_serial, flat.shape[0])(
+        flat, w, s, shape_mask(shapes), kernel_tables(), out
+    )
     return out.reshape(lead)
 
 
@@ -143,7 +155,9 @@ def is_complete(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES):
     """Whether each ``3*sets + 2``-tile hand is a complete (winning) shape, bool ``(...)``."""
     flat, w, s, lead = _prepare(counts, wilds, sets, (2,), shape_mask(shapes))
     out = np.empty(flat.shape[0], np.int8)
-    _kernels._shanten_batch(flat, w, s, shape_mask(shapes), kernel_tables(), out)
+    _batch(_kernels._shanten_batch, _kernels._shanten_serial, flat.shape[0])(
+        flat, w, s, shape_mask(shapes), kernel_tables(), out
+    )
     return (out == -1).reshape(lead)
 
 

@@ -367,6 +367,27 @@ def _ukeire_batch(counts, wilds, sets, shapes, unseen, tab, sh_out, imp_out, n_o
             )
 
 
+@kernel(inline="always")
+def _check_row(counts, wilds, sets, size_mask, bad, r):
+    total = 0
+    code = 0
+    for k in range(34):
+        x = counts[r, k]
+        if x > 4:
+            code = 1
+        total += x
+    w = wilds[r]
+    s = sets[r]
+    if code == 0 and (w < 0 or s < 0 or s > 5):
+        code = 2
+    if code == 0:
+        n = total + w
+        ok = ((size_mask & 1) and n == 3 * s + 1) or ((size_mask & 2) and n == 3 * s + 2)
+        if not ok:
+            code = 3
+    bad[r] = code
+
+
 @parallel_kernel
 def _check_batch(counts, wilds, sets, size_mask, bad):
     """Validate rows: counts 0..4, wilds >= 0, sets 0..5, size allowed (compiled).
@@ -375,20 +396,18 @@ def _check_batch(counts, wilds, sets, size_mask, bad):
     bad : int64 (n,) set to 0 (ok), 1 (a count above 4), 2 (bad wilds/sets), 3 (size).
     """
     for r in numba.prange(counts.shape[0]):
-        total = 0
-        code = 0
-        for k in range(34):
-            x = counts[r, k]
-            if x > 4:
-                code = 1
-            total += x
-        w = wilds[r]
-        s = sets[r]
-        if code == 0 and (w < 0 or s < 0 or s > 5):
-            code = 2
-        if code == 0:
-            n = total + w
-            ok = ((size_mask & 1) and n == 3 * s + 1) or ((size_mask & 2) and n == 3 * s + 2)
-            if not ok:
-                code = 3
-        bad[r] = code
+        _check_row(counts, wilds, sets, size_mask, bad, r)
+
+
+@kernel
+def _shanten_serial(counts, wilds, sets, shapes, tab, out):
+    """:func:`_shanten_batch` on the calling thread (small batches)."""
+    for r in range(counts.shape[0]):
+        out[r] = _distance(counts[r], wilds[r], sets[r], shapes, tab) - 1
+
+
+@kernel
+def _check_serial(counts, wilds, sets, size_mask, bad):
+    """:func:`_check_batch` on the calling thread (small batches)."""
+    for r in range(counts.shape[0]):
+        _check_row(counts, wilds, sets, size_mask, bad, r)
