@@ -183,3 +183,28 @@ def test_winner_horses():
     )
     # 1m and 5p name the winner himself: each payer pays his amount again, twice
     assert delta == [-6, -6, 18, -6] and extra[K.E_HORSE_HITS] == 2
+
+
+def _tianhu_check(ghost, deals):
+    """Simulated 天胡 rate vs the exact value, inside a 4-sigma binomial bound from N."""
+    from engine.run import simulate
+
+    p = float(V.exact(V.resolve({"ghost": ghost}))["tianhu"])
+    df = simulate(
+        "tuidaohu", deals, seed=99, rules={"ghost": ghost}, policies="random", progress=False
+    ).to_pandas()
+    k = int(df["pat_tianhu"].sum())
+    sigma = (deals * p * (1 - p)) ** 0.5
+    assert abs(k - deals * p) <= 4 * sigma + 1, (k, deals * p, sigma)
+    return k, deals * p
+
+
+def test_simulated_tianhu_matches_exact_with_two_ghost_kinds():
+    k, expected = _tianhu_check("shuang", 60_000)
+    assert expected > 40  # the test has power: tens of events expected
+
+
+@pytest.mark.slow
+def test_simulated_tianhu_matches_exact_large():
+    _tianhu_check("shuang", 2_000_000)
+    _tianhu_check("fan", 2_000_000)

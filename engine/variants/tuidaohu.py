@@ -232,6 +232,24 @@ def score_hand(
     return out
 
 
+def exact_tianhu(rules) -> dict:
+    """Exact P(天胡): the dealer's 14 dealt tiles are complete, under the 鬼 option.
+
+    The horses and the 鬼 indicator leave from the tail, so the dealer's tiles are a uniform
+    14 of the rest: ghost=fan/shuang average over the flipped indicator (set aside; the
+    wild kinds keep 4 copies), baiban makes the 4 白板 wild. 四鬼胡 at the deal
+    (four_ghost_win) is not counted.
+    """
+    from .. import exact
+
+    wild = {"none": (), "baiban": "5z", "fan": "flip", "shuang": "flip2"}[rules["ghost"]]
+    p = exact.p_complete(136, 14, wild=wild)
+    out = {"tianhu": p["any"]}
+    out.update({f"tianhu_{k}": v for k, v in p.items() if k != "any"})
+    out["note"] = "the dealer's 14 tiles complete in any shape (standard, 七对, 十三幺)"
+    return out
+
+
 VARIANT = register(
     Variant(
         name="tuidaohu",
@@ -248,5 +266,6 @@ VARIANT = register(
         rulebook_section="§5",
         kernel_id=_hooks.V_TUIDAOHU,
         score_hand=score_hand,
+        exact=exact_tianhu,
     )
 )
