@@ -36,11 +36,13 @@ from ._eval import (
     R_BONUS_HONORS,
     R_BONUS_PAIRS,
     R_BONUS_TRIPLETS,
+    R_BONUS_WILD_PAIR,
     discard_scores,
     hand_summary,
     triplets_closed,
     ukeire_after,
     ukeire_fast,
+    wild_pair_distance,
 )
 
 __all__ = [
@@ -94,6 +96,14 @@ def target_score(h, w, sets, shapes, tab, rules, minfo):
         v = max(0, triplets_closed(n3, n2, n1, sets) - w) * 4 - bt
         if v < best:
             best = v
+    bw = rules[R_BONUS_WILD_PAIR]
+    if bw > 0:
+        cls = comb[comb[comb[suit_cls[i0], suit_cls[i1]], suit_cls[i2]], honor_cls[i3]]
+        v = wild_pair_distance(np.int64(tab[5][cls, sets]), w)
+        if v <= 2:
+            v = 4 * v - bw
+            if v < best:
+                best = v
     bp = rules[R_BONUS_PAIRS]
     if bp > 0 and sets == 4 and minfo[2] == 0 and (shapes & SEVEN_PAIRS):
         pairs = 0

@@ -25,6 +25,7 @@ from ..hand._kernels import (
     _pairs_formula,
     _suit_indices,
 )
+from . import _layout as _L
 
 INF = 99
 
@@ -33,6 +34,8 @@ R_BONUS_HALF = 57
 R_BONUS_TRIPLETS = 58
 R_BONUS_PAIRS = 59
 R_BONUS_HONORS = 60
+R_BONUS_WILD_PAIR = _L.R_BONUS_WILD_PAIR
+"""Bonus (quarter tiles) for two wilds as the pair (福州 金雀), when at most 2 tiles away."""
 
 
 @kernel(inline="always")
@@ -76,6 +79,18 @@ def triplets_closed(n3, n2, n1, sets):
         if cost < best:
             best = cost
     return best
+
+
+@kernel(inline="always")
+def wild_pair_distance(sets_missing, w):
+    """Distance to a hand whose pair is two wilds (金雀): the real tiles miss
+    ``sets_missing`` tiles of their sets; two wilds make the pair, the rest fill gaps.
+    """
+    if w >= 2:
+        v = sets_missing - (w - 2)
+    else:
+        v = sets_missing + (2 - w)
+    return v if v > 0 else 0
 
 
 @kernel(inline="always")
@@ -148,6 +163,8 @@ def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
     bh = rules[R_BONUS_HALF] if value else 0
     bt = rules[R_BONUS_TRIPLETS] if value and minfo[1] == 1 else 0
     bp = rules[R_BONUS_PAIRS] if value and minfo[2] == 0 else 0
+    bw = rules[R_BONUS_WILD_PAIR] if value else 0
+    dist0 = tab[5]
     best = INF * 4
     for k in range(34):
         x = h[k]
@@ -234,6 +251,20 @@ def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
                         v = 4 * v - bh
                         if v < sc:
                             sc = v
+            if bw > 0:
+                if s == 0:
+                    cls = comb[e0, suit_cls[i0 - _POW5[pos]]]
+                elif s == 1:
+                    cls = comb[e1, suit_cls[i1 - _POW5[pos]]]
+                elif s == 2:
+                    cls = comb[e2, suit_cls[i2 - _POW5[pos]]]
+                else:
+                    cls = comb[e3, honor_cls[i3 - _POW5[pos]]]
+                v = wild_pair_distance(np.int64(dist0[cls, sets]), w)
+                if v <= 2:
+                    v = 4 * v - bw
+                    if v < sc:
+                        sc = v
             if bt > 0:
                 a3, a2, a1 = _cat_add(n3, n2, n1, x, -1)
                 v = triplets_closed(a3, a2, a1, sets) - w
