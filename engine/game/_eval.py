@@ -25,7 +25,6 @@ from ..hand._kernels import (
     _pairs_formula,
     _suit_indices,
 )
-from . import _layout as _L
 
 INF = 99
 
@@ -34,8 +33,9 @@ R_BONUS_HALF = 57
 R_BONUS_TRIPLETS = 58
 R_BONUS_PAIRS = 59
 R_BONUS_HONORS = 60
-R_BONUS_WILD_PAIR = _L.R_BONUS_WILD_PAIR
-"""Bonus (quarter tiles) for two wilds as the pair (福州 金雀), when at most 2 tiles away."""
+R_BONUS_WILD_PAIR = 77
+"""Bonus (quarter tiles) for two wilds as the pair (福州 金雀), when at most 2 tiles away
+(the slot engine.game._layout.R_BONUS_WILD_PAIR)."""
 
 
 @kernel(inline="always")
