@@ -1,0 +1,334 @@
+"""The balance report: its numbers, escaping, bad input and atomic writes (tiny N)."""
+
+from __future__ import annotations
+
+import doctest
+import json
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import analysis
+import engine
+from analysis import jsonable, report
+from engine import simulate, variants
+from engine.cli import main
+from engine.errors import UsageError
+
+N = 64
+SEED = 5
+
+
+def chosen_variants() -> list[str]:
+    """tuidaohu (two sweeps, one of them categorical) and one more registered variant."""
+    names = variants.names()
+    first = "tuidaohu" if "tuidaohu" in names else names[0]
+    others = [n for n in names if n != first]
+    return [first, *others[:1]]
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """``mjlab report`` at tiny N through the CLI: (out folder, context read back)."""
+    out = tmp_path_factory.mktemp("made") / "reports"
+    names = chosen_variants()
+    argv = ["report", "--variants", ",".join(names), "--deals", str(N), "--seed", str(SEED)]
+    assert main([*argv, "--out", str(out), "--quiet"]) == 0
+    ctx = json.loads((out / "balance-report.json").read_text(encoding="utf-8"))
+    return out, ctx
+
+
+def rerun(name: str, deals: int, rules=None, policies="value") -> pd.DataFrame:
+    return simulate(
+        name, deals, seed=SEED, rules=rules, policies=policies, workers=1, progress=False
+    ).to_pandas()
+
+
+def test_files_and_identity(made):
+    out, ctx = made
+    names = chosen_variants()
+    assert sorted(p.name for p in out.iterdir()) == sorted([*report.FILES, report.FIGURES_DIR])
+    figs = sorted(p.name for p in (out / report.FIGURES_DIR).iterdir())
+    want = ["panel.png"] + [
+        f"{n}-{kind}.png"
+        for n in names
+        for kind in [
+            "deltas",
+            "patterns",
+            *(f"sweep-{s['option']}" for s in ctx["variants"][n]["sweeps"]),
+        ]
+    ]
+    assert figs == sorted(want)
+    assert not [p for p in out.rglob("*") if p.name.startswith(".")], "temporary files left"
+    st = ctx["settings"]
+    assert st["variants"] == names and st["seed"] == SEED and st["deals_option"] == N
+    for n in names:
+        v = variants.get(n)
+        sec = ctx["variants"][n]
+        assert sec["version"] == v.version
+        assert sec["rules_id"] == v.rules_id(v.defaults())
+        assert [r["key"] for r in sec["rules"]] == [o.key for o in v.options]
+        assert all(r["value"] == r["default"] and r["is_default"] for r in sec["rules"])
+        assert sec["budget"] == {"main": N, "sweep": N // 2, "skill": N // 2}
+    assert ctx["generated"]["package_version"] == engine.__version__
+
+
+def test_numbers_equal_the_analysis_of_the_records(made):
+    """Every table of the context equals the analysis layer's on re-simulated records."""
+    _, ctx = made
+    for n in ctx["settings"]["variants"]:
+        sec = ctx["variants"][n]
+        b = sec["budget"]
+        df = rerun(n, b["main"])
+        s = analysis.Summary.from_records(df)
+        assert sec["deals"] == s.n_deals == N and sec["wins"] == s.n_wins
+        for key, fn in [
+            ("patterns", analysis.pattern_frequencies),
+            ("win_types", analysis.win_type_frequencies),
+            ("win_type_payouts", analysis.payouts_by_win_type),
+            ("seats", analysis.seat_frequencies),
+            ("payouts_seat", analysis.payouts_by_seat),
+            ("payouts_role", analysis.payouts_by_role),
+            ("fairness", analysis.fairness_tests),
+        ]:
+            assert sec[key] == jsonable(fn(df)), key
+        assert sec["roles"] == jsonable(analysis.seat_frequencies(df, by="distance"))
+        assert sec["swinginess"] == jsonable(analysis.swinginess(df))
+
+        for sw in sec["sweeps"]:
+            v = variants.get(n)
+            opt = v.option_map[sw["option"]]
+            frames = {
+                val: df.iloc[: b["sweep"]].reset_index(drop=True)
+                if val == opt.default
+                else rerun(n, b["sweep"], rules={sw["option"]: val})
+                for val in sw["values"]
+            }
+            # the default's frame is the main run cut short: the same as its own run
+            pd.testing.assert_frame_equal(frames[opt.default], rerun(n, b["sweep"]))
+            big = [p.name for p in v.patterns if p.big]
+            metrics = [m for m in report.SWEEP_METRICS if m != "big_hand_per_win" or big]
+            table = analysis.sweep_table(
+                frames, option=sw["option"], default=opt.default, metrics=metrics, big=big or None
+            )
+            assert sw["table"] == jsonable(table)
+
+        players = sec["players"]
+        for sk in sec["skill"]:
+            frames = {}
+            for seat in range(players):
+                pol = [sk["weak"]] * players
+                pol[seat] = sk["strong"]
+                frames[seat] = rerun(n, b["skill"], policies=pol)
+            assert sk["table"] == jsonable(analysis.skill_edge(frames))
+
+    names = ctx["settings"]["variants"]
+    mains = {n: rerun(n, ctx["variants"][n]["budget"]["main"]) for n in names}
+    panel = analysis.compare_variants(
+        mains,
+        big={n: [p.name for p in variants.get(n).patterns if p.big] for n in names},
+        skill={n: pd.DataFrame(ctx["variants"][n]["skill"][0]["table"]) for n in names},
+    )
+    assert ctx["panel"] == jsonable(panel)
+
+
+def test_summary_ranks_the_panel(made):
+    _, ctx = made
+    summary = ctx["summary"]
+    assert summary["senses"][0]["metric"] == "dealer_edge_sd"
+    assert summary["headline"] == summary["senses"][0]["sentence"]
+    for sense in summary["senses"]:
+        rows = {r["label"]: r for r in ctx["panel"] if r["metric"] == sense["metric"]}
+        ranking = sense["ranking"]
+        assert {e["variant"] for e in ranking} == set(rows)
+        for e in ranking:
+            assert (e["estimate"], e["lo"], e["hi"]) == tuple(
+                rows[e["variant"]][k] for k in ("estimate", "lo", "hi")
+            )
+        score = [abs(e["estimate"]) if sense["better"] == "abs" else e["estimate"] for e in ranking]
+        assert score == sorted(score, reverse=sense["better"] == "high")
+        if len(ranking) > 1:
+            assert sense["gap_lo"] <= sense["gap"] <= sense["gap_hi"]
+
+
+def test_html_and_markdown_show_the_context(made):
+    out, ctx = made
+    html = (out / "balance-report.html").read_text(encoding="utf-8")
+    md = (out / "balance-report.md").read_text(encoding="utf-8")
+    from html import escape
+
+    assert escape(ctx["summary"]["headline"], quote=False) in html
+    assert "http://" not in html.replace("http://www.w3.org", "") and "https://" not in html
+    assert html.count("<img ") == html.count('src="data:image/png;base64,')
+    for n in ctx["settings"]["variants"]:
+        sec = ctx["variants"][n]
+        assert sec["rules_id"] in html and sec["rules_id"] in md
+        for t in sec["fairness"]:
+            assert escape(t["verdict"], quote=False) in html
+        for o in sec["rules"]:
+            assert f"<code>{escape(o['key'])}</code>" in html
+    for fig in (out / report.FIGURES_DIR).iterdir():
+        assert f"({report.FIGURES_DIR}/{fig.name})" in md
+    for section in ("## Summary", "## Cross-variant comparison", "## Methods", "## Caveats"):
+        assert section in md
+    assert ctx["generated"]["package_version"] in html
+
+
+def test_json_is_strict_and_complete(made):
+    out, ctx = made
+    text = (out / "balance-report.json").read_text(encoding="utf-8")
+    json.loads(text, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
+    for key in ("title", "generated", "settings", "summary", "panel", "variants", "methods"):
+        assert key in ctx
+    assert ctx["methods"]["intervals"] and ctx["caveats"]
+    assert any("Bots are not people" in c for c in ctx["caveats"])
+
+
+HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)> | **bold** [a](http://e.x)'
+
+
+def test_hostile_strings_are_escaped(made, tmp_path):
+    _, ctx = made
+    ctx = json.loads(json.dumps(ctx))
+    n = ctx["settings"]["variants"][0]
+    sec = ctx["variants"][n]
+    sec["long_name"] = HOSTILE
+    sec["rules"][0]["doc"] = HOSTILE
+    sec["pattern_info"][0]["hanzi"] = HOSTILE
+    sec["fairness"][0]["verdict"] = HOSTILE
+    ctx["caveats"].append(HOSTILE)
+    ctx["summary"]["headline"] = HOSTILE
+    ctx["skipped"].append({"variant": HOSTILE, "what": HOSTILE, "reason": HOSTILE})
+    paths = report.render(ctx, tmp_path)
+    html = paths["html"].read_text(encoding="utf-8")
+    assert "<script" not in html and "onerror=alert" not in html.replace("onerror=alert(1)&gt;", "")
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in html
+    md = paths["md"].read_text(encoding="utf-8")
+    assert "<script" not in md and "<img" not in md
+    assert "[a](http://e.x)" not in md and r"\[a\](http://e.x)" in md
+    assert r"\*\*bold\*\*" in md and r"\|" in md
+    assert json.loads(paths["json"].read_text(encoding="utf-8"))["caveats"][-1] == HOSTILE
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--variants", "nosuch"], "unknown variant 'nosuch'"),
+        (["--variants", "tuidaohu,nosuch"], "unknown variant 'nosuch'"),
+        (["--variants", ","], "name at least one variant"),
+        (["--deals", "31"], "--deals 31 is too few"),
+        (["--deals", "0"], "too few"),
+        (["--seed", "-1"], "--seed"),
+        (["--workers", "0"], "--workers"),
+    ],
+)
+def test_bad_input_exits_2_and_writes_nothing(argv, message, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["report", *argv, "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_unwritable_folder_exits_2(tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    for out in (blocker, blocker / "sub"):
+        code = main(["report", "--variants", "tuidaohu", "--deals", "32", "--out", str(out)])
+        err = capsys.readouterr().err
+        assert code == 2 and "--out" in err and err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+    assert blocker.read_text() == "x"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes to read-only folders (issue 9)")
+def test_read_only_folder_exits_2(tmp_path, capsys):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o555)
+    try:
+        assert main(["report", "--deals", "32", "--out", str(ro / "out")]) == 2
+        assert "not writable" in capsys.readouterr().err
+    finally:
+        ro.chmod(0o755)
+
+
+def test_build_report_rejects_bad_input():
+    with pytest.raises(UsageError, match="unknown variant"):
+        report.build_report(variants=["nosuch"], deals=64, progress=False)
+    with pytest.raises(UsageError, match="too few"):
+        report.build_report(variants=["tuidaohu"], deals=report.MIN_DEALS - 1, progress=False)
+    with pytest.raises(UsageError, match="integer"):
+        report.build_report(variants=["tuidaohu"], deals=64.5, progress=False)
+
+
+def test_writes_are_atomic(made, tmp_path, monkeypatch):
+    _, ctx = made
+    first = report.render(ctx, tmp_path)
+    before = {k: first[k].read_bytes() for k in ("html", "md", "json")}
+    renames = []
+    real = os.replace
+
+    def replace(src, dst):
+        renames.append((Path(src), Path(dst)))
+        if Path(dst).name == "balance-report.json":
+            raise OSError("disk full")
+        real(src, dst)
+
+    monkeypatch.setattr(report.os, "replace", replace)
+    changed = json.loads(json.dumps(ctx))
+    changed["caveats"].append("a new caveat")
+    with pytest.raises(OSError, match="disk full"):
+        report.render(changed, tmp_path)
+    # every file went through a temporary name in the same folder
+    assert renames and all(s != d and s.parent == d.parent for s, d in renames)
+    assert all(s.name.startswith(".") and s.name.endswith(".tmp") for s, _ in renames)
+    # the failed JSON left the previous complete file and no temporary file behind
+    assert first["json"].read_bytes() == before["json"]
+    assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")]
+
+
+def test_budgets_and_sweep_plans(monkeypatch):
+    for b in [*report.DEFAULT_BUDGETS.values(), report.FALLBACK_BUDGET]:
+        for deals in (b.main, b.sweep, b.skill):
+            assert deals >= report.MIN_DEALS and deals % report.MATCH_LENGTH == 0
+        assert b.main >= b.sweep
+    assert report.budget_for("tuidaohu", 1000) == report.Budget(1000, 500, 500)
+    assert report.budget_for("tuidaohu", 40) == report.Budget(40, 32, 32)
+    assert report.budget_for("nosuch") == report.FALLBACK_BUDGET
+
+    specs = (
+        report.SweepSpec("tuidaohu", ("nosuch_key",), "a missing option"),
+        report.SweepSpec("notyet", ("kings",), "王 count"),
+        report.SweepSpec("tuidaohu", ("horses",), "horses", ("2", "99", "0")),
+    )
+    monkeypatch.setattr(report, "HEADLINE_SWEEPS", specs)
+    plans, skipped = report._plan_sweeps(["tuidaohu"], True)
+    assert [s["variant"] for s in skipped] == ["tuidaohu", "notyet"]
+    assert "no option nosuch_key" in skipped[0]["reason"]
+    assert "not registered" in skipped[1]["reason"]
+    default = variants.get("tuidaohu").option_map["horses"].default
+    assert plans == [
+        {
+            "variant": "tuidaohu",
+            "option": "horses",
+            "title": "horses",
+            "values": [default, "2", "0"],
+        }
+    ]
+    # an explicit variant list does not report other variants as missing
+    assert report._plan_sweeps(["tuidaohu"], False)[1][-1]["variant"] == "tuidaohu"
+
+
+def test_skipped_sweeps_are_noted_in_the_report(made, tmp_path):
+    _, ctx = made
+    ctx = json.loads(json.dumps(ctx))
+    ctx["skipped"] = [{"variant": "luodisao", "what": "王 count sweep", "reason": "not registered"}]
+    html = report.render(ctx, tmp_path)["html"].read_text(encoding="utf-8")
+    assert "Not in this report" in html and "luodisao" in html
+
+
+def test_module_doctests():
+    assert doctest.testmod(report, raise_on_error=False).failed == 0
