@@ -88,21 +88,11 @@ class Run:
         )
 
     def metadata(self) -> dict:
-        """The run identity stored with the records."""
-        v = get_variant(self.variant)
-        return {
-            "format": "mjlab-records",
-            "format_version": 1,
-            "package_version": __version__,
-            "variant": self.variant,
-            "variant_version": v.version,
-            "rules": self.rules,
-            "rules_id": self.rules_id,
-            "seed": self.seed,
-            "deals": self.deals,
-            "match_length": self.match_length,
-            "policies": list(self.policies),
-        }
+        """The run identity stored with the records (as every chunk of a dataset)."""
+        spec = RunSpec(
+            self.variant, self.rules, self.seed, self.deals, self.match_length, self.policies
+        )
+        return spec.identity()
 
     def to_parquet(self, path) -> None:
         """Write the records to one Parquet file (atomically, with metadata)."""
