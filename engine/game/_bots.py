@@ -29,7 +29,15 @@ import numpy as np
 
 from .. import rng
 from .._numba import kernel
-from ..hand._kernels import SEVEN_PAIRS, _distance, _pairs_formula, _suit_indices
+from ..hand._kernels import (
+    SEVEN_PAIRS,
+    SUMMARY,
+    _distance,
+    _pairs_formula,
+    _suit_indices,
+    hand_summary,
+    ukeire_core,
+)
 from ._eval import (
     R_BONUS_FLUSH,
     R_BONUS_HALF,
@@ -38,10 +46,7 @@ from ._eval import (
     R_BONUS_TRIPLETS,
     R_BONUS_WILD_PAIR,
     discard_scores,
-    hand_summary,
     triplets_closed,
-    ukeire_after,
-    ukeire_fast,
     wild_pair_distance,
 )
 
@@ -124,12 +129,13 @@ def _pick(policy, h, w, sets, shapes, tab, rules, unseen, bstate, minfo, score):
     best_key = INF * 4000
     n_best = 0
     choice = -1
-    sm = np.empty(12, np.int64)
+    sm = np.empty(SUMMARY, np.int64)
+    no_imp = np.empty(0, np.bool_)
     hand_summary(h, sm)
     for k in range(34):
         if score[k] != best_sc:
             continue
-        key = score[k] * 1000 - ukeire_after(h, k, w, sets, shapes, tab, unseen, sm)
+        key = score[k] * 1000 - ukeire_core(h, k, w, sets, shapes, tab, unseen, sm, no_imp)[1]
         if key < best_key:
             best_key = key
             n_best = 1
@@ -187,4 +193,8 @@ def waiting_score(policy, h, w, sets, shapes, tab, rules, unseen, minfo):
         sc = target_score(h, w, sets, shapes, tab, rules, minfo)
     else:
         sc = 4 * _distance(h, w, sets, shapes, tab)
-    return sc * 1000 - ukeire_fast(h, w, sets, shapes, tab, unseen)
+    sm = np.empty(SUMMARY, np.int64)
+    hand_summary(h, sm)
+    return (
+        sc * 1000 - ukeire_core(h, -1, w, sets, shapes, tab, unseen, sm, np.empty(0, np.bool_))[1]
+    )

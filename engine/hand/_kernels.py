@@ -209,6 +209,213 @@ def _waits_batch(counts, wilds, sets, shapes, tab, out):
         _waits_one(counts[r], wilds[r], sets[r], shapes, tab, out[r])
 
 
+SUMMARY = 12
+"""Entries of a :func:`hand_summary` array."""
+
+
+@kernel
+def hand_summary(h, sm):
+    """Per-hand values reused by :func:`ukeire_core` (fills ``sm`` int64 (SUMMARY,)).
+
+    sm[0..3] suit indices, sm[4] pairs, sm[5] odd counts, sm[6] distinct orphans,
+    sm[7] orphan kinds held twice or more, sm[8..10] bit masks of held ranks per suit.
+    """
+    i0, i1, i2, i3 = _suit_indices(h)
+    sm[0] = i0
+    sm[1] = i1
+    sm[2] = i2
+    sm[3] = i3
+    pairs = 0
+    singles = 0
+    distinct = 0
+    opair = 0
+    sm[8] = 0
+    sm[9] = 0
+    sm[10] = 0
+    sm[11] = 0
+    for k in range(34):
+        x = h[k]
+        pairs += x // 2
+        singles += x % 2
+        if x > 0:
+            sm[8 + k // 9] |= 1 << (k % 9)
+            if _ORPHAN[k]:
+                distinct += 1
+                if x >= 2:
+                    opair += 1
+    sm[4] = pairs
+    sm[5] = singles
+    sm[6] = distinct
+    sm[7] = opair
+
+
+@kernel
+def ukeire_core(h, d, w, sets, shapes, tab, unseen, sm, imp):
+    """Distance and ukeire of the hand ``h`` minus one tile of kind ``d`` (compiled).
+
+    The one ukeire implementation (the public :func:`engine.hand.ukeire` and the bots
+    both call it). ``d = -1`` evaluates ``h`` itself. ``h`` must hold ``3*sets + 2``
+    tiles with a discard or ``3*sets + 1`` without; it is left unchanged.
+
+    unseen : int (34,) copies of each kind the player cannot see.
+    sm : the :func:`hand_summary` of ``h``.
+    imp : bool (34,) receives, per draw kind, whether it lowers the distance (or an
+        empty array to skip that).
+
+    Returns ``(distance, ukeire)``: the distance with wilds applied, and the unseen
+    tiles among the improving draws.
+
+    A draw of a kind with no held tile of its own kind or within two ranks never lowers
+    the standard distance unless the wilds already make the hand one tile from
+    complete, so such draws reuse the standard distance without a lookup.
+    """
+    suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
+    i0 = sm[0]
+    i1 = sm[1]
+    i2 = sm[2]
+    i3 = sm[3]
+    m0 = sm[8]
+    m1 = sm[9]
+    m2 = sm[10]
+    pairs = sm[4]
+    singles = sm[5]
+    distinct = sm[6]
+    opair = sm[7]
+    if d >= 0:
+        xd = h[d]
+        sd = d // 9
+        pd = d - 9 * sd
+        if sd == 0:
+            i0 -= _POW5[pd]
+            if xd == 1:
+                m0 &= ~(1 << pd)
+        elif sd == 1:
+            i1 -= _POW5[pd]
+            if xd == 1:
+                m1 &= ~(1 << pd)
+        elif sd == 2:
+            i2 -= _POW5[pd]
+            if xd == 1:
+                m2 &= ~(1 << pd)
+        else:
+            i3 -= _POW5[pd]
+        if xd % 2 == 0:
+            pairs -= 1
+            singles += 1
+        else:
+            singles -= 1
+        if _ORPHAN[d]:
+            if xd == 1:
+                distinct -= 1
+            elif xd == 2:
+                opair -= 1
+    has_opair = 1 if opair > 0 else 0
+    c0 = suit_cls[i0]
+    c1 = suit_cls[i1]
+    c2 = suit_cls[i2]
+    c3 = honor_cls[i3]
+    ab = comb[c0, c1]
+    cd = comb[c2, c3]
+    e0 = comb[c1, cd]
+    e1 = comb[c0, cd]
+    e2 = comb[ab, c3]
+    e3 = comb[ab, c2]
+    std = (shapes & STANDARD) != 0
+    sp = sets == 4 and (shapes & SEVEN_PAIRS) != 0
+    to = sets == 4 and (shapes & THIRTEEN_ORPHANS) != 0
+    bd = sets == 4 and (shapes & BUDA) != 0
+    base_std = np.int64(dist[comb[ab, cd], sets]) if std else INF
+    base = base_std
+    if sp:
+        v = _pairs_formula(pairs, singles)
+        if v < base:
+            base = v
+    if to:
+        v = 14 - distinct - has_opair
+        if v < base:
+            base = v
+    if bd:
+        if d >= 0:
+            h[d] -= 1
+        v = _buda(h, tab[4])
+        if d >= 0:
+            h[d] += 1
+        if v < base:
+            base = v
+    base -= w
+    if base < 0:
+        base = 0
+    fill = imp.shape[0] == 34
+    if fill:
+        for j in range(34):
+            imp[j] = False
+    if base == 0:
+        return base, 0
+    prune = base_std - w >= 2
+    total = 0
+    for j in range(34):
+        cj = h[j] - (1 if j == d else 0)
+        if cj >= 4 or (unseen[j] <= 0 and not fill):
+            continue
+        v = INF
+        if std:
+            su = j // 9
+            pos = j - 9 * su
+            near = cj > 0
+            if not near and su < 3:
+                m = m0 if su == 0 else (m1 if su == 1 else m2)
+                lo = pos - 2 if pos >= 2 else 0
+                near = ((m >> lo) & (31 >> (lo - (pos - 2)))) != 0
+            if near or not prune:
+                if su == 0:
+                    v = np.int64(dist[comb[e0, suit_cls[i0 + _POW5[pos]]], sets])
+                elif su == 1:
+                    v = np.int64(dist[comb[e1, suit_cls[i1 + _POW5[pos]]], sets])
+                elif su == 2:
+                    v = np.int64(dist[comb[e2, suit_cls[i2 + _POW5[pos]]], sets])
+                else:
+                    v = np.int64(dist[comb[e3, honor_cls[i3 + _POW5[pos]]], sets])
+            else:
+                v = base_std
+        if sp:
+            if cj % 2 == 1:
+                x = _pairs_formula(pairs + 1, singles - 1)
+            else:
+                x = _pairs_formula(pairs, singles + 1)
+            if x < v:
+                v = x
+        if to:
+            dd = distinct
+            op = has_opair
+            if _ORPHAN[j]:
+                if cj == 0:
+                    dd += 1
+                else:
+                    op = 1
+            x = 14 - dd - op
+            if x < v:
+                v = x
+        if bd:
+            if d >= 0:
+                h[d] -= 1
+            h[j] += 1
+            x = _buda(h, tab[4])
+            h[j] -= 1
+            if d >= 0:
+                h[d] += 1
+            if x < v:
+                v = x
+        v -= w
+        if v < 0:
+            v = 0
+        if v < base:
+            if fill:
+                imp[j] = True
+            if unseen[j] > 0:
+                total += unseen[j]
+    return base, total
+
+
 @kernel
 def _ukeire_one(counts, wilds, sets, shapes, unseen, tab, sh_out, imp_out, n_out, c):
     """Every discard of a ``3*sets+2``-tile hand and every draw after it (compiled).
@@ -217,131 +424,23 @@ def _ukeire_one(counts, wilds, sets, shapes, unseen, tab, sh_out, imp_out, n_out
     sh_out : int8 (34,) shanten after discarding kind d (127 if d is not held).
     imp_out : bool (34, 34) discard d then draw j lowers that shanten.
     n_out : int16 (34,) unseen tiles among the improving draws of discard d.
-    c : int64 (34,) scratch.
-
-    A draw of a kind with no held tile of its own kind or within two ranks of it never
-    lowers the standard-shape distance of a ``3*sets+1``-tile hand unless the wilds can
-    already make that hand complete with one more tile; such draws are skipped.
+    c : int64 (34 + SUMMARY,) scratch.
     """
-    suit_cls, honor_cls, comb, dist, buda_t = tab[0], tab[1], tab[2], tab[3], tab[4]
+    h = c[:34]
+    sm = c[34 : 34 + SUMMARY]
     for k in range(34):
-        c[k] = counts[k]
-    std = shapes & STANDARD
-    pairs_on = sets == 4 and (shapes & SEVEN_PAIRS) != 0
-    orph_on = sets == 4 and (shapes & THIRTEEN_ORPHANS) != 0
-    buda_on = sets == 4 and (shapes & BUDA) != 0
+        h[k] = counts[k]
+    hand_summary(h, sm)
     for d in range(34):
-        n_out[d] = 0
-        for j in range(34):
-            imp_out[d, j] = False
-        if c[d] == 0:
+        if h[d] == 0:
             sh_out[d] = 127
+            n_out[d] = 0
+            for j in range(34):
+                imp_out[d, j] = False
             continue
-        c[d] -= 1
-        i0, i1, i2, i3 = _suit_indices(c)
-        base_std = INF
-        e0 = e1 = e2 = e3 = 0
-        if std:
-            c0 = suit_cls[i0]
-            c1 = suit_cls[i1]
-            c2 = suit_cls[i2]
-            c3 = honor_cls[i3]
-            ab = comb[c0, c1]
-            cd = comb[c2, c3]
-            e0 = comb[c1, cd]
-            e1 = comb[c0, cd]
-            e2 = comb[ab, c3]
-            e3 = comb[ab, c2]
-            base_std = np.int64(dist[comb[ab, cd], sets])
-        pairs = 0
-        singles = 0
-        distinct = 0
-        opair = 0
-        if pairs_on or orph_on:
-            for k in range(34):
-                x = c[k]
-                pairs += x // 2
-                singles += x % 2
-                if x > 0 and _ORPHAN[k]:
-                    distinct += 1
-                    if x >= 2:
-                        opair = 1
-        base = base_std
-        if pairs_on:
-            v = _pairs_formula(pairs, singles)
-            if v < base:
-                base = v
-        if orph_on:
-            v = 14 - distinct - opair
-            if v < base:
-                base = v
-        if buda_on:
-            v = _buda(c, buda_t)
-            if v < base:
-                base = v
-        base -= wilds
-        if base < 0:
-            base = 0
+        base, total = ukeire_core(h, d, wilds, sets, shapes, tab, unseen, sm, imp_out[d])
         sh_out[d] = base - 1
-        prune = base_std - wilds >= 2
-        total = 0
-        for j in range(34):
-            cj = c[j]
-            if cj >= 4:
-                continue
-            v = INF
-            if std:
-                su = j // 9
-                pos = j - 9 * su
-                near = cj > 0
-                if not near and su < 3:
-                    for q in range(max(0, pos - 2), min(9, pos + 3)):
-                        if c[9 * su + q] > 0:
-                            near = True
-                            break
-                if near or not prune:
-                    if su == 0:
-                        v = np.int64(dist[comb[e0, suit_cls[i0 + _POW5[pos]]], sets])
-                    elif su == 1:
-                        v = np.int64(dist[comb[e1, suit_cls[i1 + _POW5[pos]]], sets])
-                    elif su == 2:
-                        v = np.int64(dist[comb[e2, suit_cls[i2 + _POW5[pos]]], sets])
-                    else:
-                        v = np.int64(dist[comb[e3, honor_cls[i3 + _POW5[pos]]], sets])
-                else:
-                    v = base_std
-            if pairs_on:
-                if cj % 2 == 1:
-                    w = _pairs_formula(pairs + 1, singles - 1)
-                else:
-                    w = _pairs_formula(pairs, singles + 1)
-                if w < v:
-                    v = w
-            if orph_on:
-                dd = distinct
-                op = opair
-                if _ORPHAN[j]:
-                    if cj == 0:
-                        dd += 1
-                    else:
-                        op = 1
-                w = 14 - dd - op
-                if w < v:
-                    v = w
-            if buda_on:
-                c[j] += 1
-                w = _buda(c, buda_t)
-                c[j] -= 1
-                if w < v:
-                    v = w
-            v -= wilds
-            if v < 0:
-                v = 0
-            if v < base:
-                imp_out[d, j] = True
-                total += unseen[j]
         n_out[d] = total
-        c[d] += 1
 
 
 @parallel_kernel
@@ -350,7 +449,7 @@ def _ukeire_batch(counts, wilds, sets, shapes, unseen, tab, sh_out, imp_out, n_o
     n = counts.shape[0]
     n_chunks = (n + CHUNK - 1) // CHUNK
     for ch in numba.prange(n_chunks):
-        c = np.empty(34, np.int64)
+        c = np.empty(34 + SUMMARY, np.int64)
         hi = min(n, (ch + 1) * CHUNK)
         for r in range(ch * CHUNK, hi):
             _ukeire_one(
