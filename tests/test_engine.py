@@ -25,6 +25,15 @@ def test_registry_matches_module_list():
     assert variants.names() == sorted(variants.MODULES)
 
 
+def test_every_variant_has_a_golden_replay():
+    """STYLE §5: each registered variant pins `mjlab replay` in tests/golden/<name>.txt."""
+    from pathlib import Path
+
+    golden = Path(__file__).parent / "golden"
+    missing = [n for n in variants.names() if not (golden / f"{n}.txt").exists()]
+    assert not missing, f"no golden replay for {missing}; run its replay test with --regen"
+
+
 @pytest.mark.parametrize("name", MAHJONG)
 def test_conformance_every_policy(name):
     """Every tile accounted for, zero-sum, consistent winners, complete wins (brute force)."""
