@@ -8,7 +8,7 @@ module. Adding a variant adds one id and one branch per hook.
 from __future__ import annotations
 
 from .._numba import kernel
-from ..variants import _tuidaohu
+from ..variants import _fuzhou, _tuidaohu
 from ._layout import R_VARIANT
 
 V_TUIDAOHU = 1
@@ -32,6 +32,17 @@ def win_patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
     v = rules[R_VARIANT]
     if v == V_TUIDAOHU:
         return _tuidaohu.patterns(rules, ctx, h, w, sets, melds, nmeld, tab)
+    if v == V_FUZHOU:
+        return _fuzhou.patterns(rules, ctx, h, w, sets, melds, nmeld, tab)
+    return 0
+
+
+@kernel
+def win_priority(rules, ctx, h, w, sets, melds, nmeld, tab):
+    """Priority of a discard win under R_WIN_PRIORITY (higher beats nearer seats; 0 plain)."""
+    v = rules[R_VARIANT]
+    if v == V_FUZHOU:
+        return _fuzhou.win_priority(rules, ctx, h, w, sets, melds, nmeld, tab)
     return 0
 
 
@@ -61,6 +72,8 @@ def settle(rules, ctx, pay, bits, players, delta, extra):
     v = rules[R_VARIANT]
     if v == V_TUIDAOHU:
         return _tuidaohu.settle(rules, ctx, pay, bits, players, delta, extra)
+    if v == V_FUZHOU:
+        return _fuzhou.settle(rules, ctx, pay, bits, players, delta, extra)
     return 0
 
 

@@ -59,8 +59,51 @@ R_PLAYERS = 22
 R_HORSES = 23
 """Horses drawn from the tail at the start (set by the variant's setup, 0 otherwise)."""
 R_VAR = 32
-"""First slot of the variant's own options."""
-N_RULES = 64
+"""First slot of the variant's own options (32..63; the bots' R_BONUS_* take 56..60)."""
+# Engine slots 64..79: flowers, the dynamic reserve, the last group, opening wins (福州).
+R_HONOR_FLOWERS = 64
+"""1: the honors 1z..7z are flowers too (福州: only the 108 suited tiles are played)."""
+R_FLOWER_REPLACE = 65
+"""1: flowers are set aside and replaced from the tail: at the deal in rounds (dealer
+first; a seat that drew no new flower skips later rounds), during play at once."""
+R_RESERVE_KONG = 66
+"""Tiles added to the reserve per 明杠 (a kong from a discard or a 补杠)."""
+R_RESERVE_ANKONG = 67
+"""Tiles added to the reserve per 暗杠."""
+R_RESERVE_QUAD = 68
+"""Tiles added to the reserve when a seat holds four identical flowers (four 东 ...)."""
+R_RESERVE_INDICATOR = 69
+"""1: the set-aside indicator is one of the reserved tiles (it lies on the reserved
+tail), so one live tile fewer is kept back."""
+R_LAST_GROUP = 70
+"""Size of the last group (福州 4): when a normal draw would leave at most this many live
+tiles beyond the reserve, the seats draw them in turn with no discards, no flower
+replacement and no claims; a drawn tile that completes a hand wins as a self-draw."""
+R_INSTANT_WILDS = 71
+"""Holding this many wild tiles wins at once (福州 三金倒: 3); 0 never."""
+R_OPENING = 72
+"""1: opening wins right after the deal and the indicator (福州): 天胡, then 三金倒, then a
+non-dealer taking the indicator as a wild (抢金, nearest to the dealer first), then the
+dealer discarding one tile and taking it."""
+R_DRAW_ADDS_WINS = 73
+"""1: a drawn deal kept by the dealer counts as one more dealer win (X_DEALER_WINS)."""
+R_KONG_NEEDS_LIVE = 74
+"""1: a kong may be declared only when a replacement tile beyond the (raised) reserve is
+left."""
+R_YOUJIN = 75
+"""1: 游金 (闽南): a seat whose discard leaves complete sets and a lone wild is 游ing: it
+wins only by self-draw, discarding a further drawn wild raises the level (双游, 三游), and
+while anyone 游s nobody wins on a discard."""
+R_WIN_PRIORITY = 76
+"""1: when several seats can win on one discard, the variant's win_priority hook may put
+a farther seat first (福州 金雀); 0: plain head bump (nearest seat wins)."""
+R_BONUS_WILD_PAIR = 77
+"""Value-bot bonus (quarter tiles) for two wilds as the pair (福州 金雀) when at most two
+tiles away."""
+R_CHASE_MIN_LIVE = 78
+"""Value bot: while more than this many live tiles beyond the reserve remain, it passes a
+plain win whose hand can wait for two wilds as the pair (金雀) instead (0: never)."""
+N_RULES = 96
 
 # ---- record columns (int32 per deal) ---------------------------------------------------
 C_DEALER = 0
@@ -121,6 +164,7 @@ E_DRAWN_GAME = 10
 E_PAY = 11  # seat, delta
 E_FLOWER = 12  # seat, phys kind
 E_PENALTY = 13  # seat (payer), amount each, reason
+E_YOUJIN = 14  # seat, 游金 level reached
 EVENT_COLS = 5
 MAX_EVENTS = 600
 
@@ -182,4 +226,31 @@ X_RUN_START = 74
 """Seat that started the run."""
 X_SCRATCH = 80
 """Slots 80..95 are free for a variant's own per-deal state."""
-N_CTX = 96
+X_RESERVE = 96
+"""Live tiles kept back now: R_RESERVE plus the kong and flower increments, minus the
+indicator under R_RESERVE_INDICATOR."""
+X_FLOWERS = 97
+"""97..100: flower tiles held per seat (filled at settlement)."""
+X_FLOWER_QUADS = 101
+"""101..104: sets of four identical flowers per seat (four 东 ...)."""
+X_FLOWER_SUITES = 105
+"""105..108: complete 春夏秋冬 / 梅兰竹菊 suites per seat."""
+X_ROB_INDICATOR = 109
+"""1: the winner took the indicator as a wild (福州 抢金)."""
+X_OPENING_WIN = 110
+"""1: the deal was won at the opening checks (R_OPENING)."""
+X_LAST_GROUP = 111
+"""1: the deal reached the last group (R_LAST_GROUP)."""
+X_YOUJIN = 112
+"""112..115: 游金 level per seat (0 none, 1 单游, 2 双游, 3 三游)."""
+X_WILD_DISCARDS = 116
+"""Wild tiles discarded in the deal."""
+X_DEAL_MAX_WILDS = 117
+"""The most wild tiles any seat held right after the indicator was turned."""
+X_INDICATOR_POS = 118
+"""Wall position of the set-aside indicator, -1 if none."""
+X_MINGKONGS = 119
+"""明杠 (from a discard or 补杠) made in the deal."""
+X_ANKONGS = 120
+"""暗杠 made in the deal."""
+N_CTX = 128

@@ -40,12 +40,14 @@ from ._layout import (
     E_DISCARD,
     E_DRAW,
     E_DRAWN_GAME,
+    E_FLOWER,
     E_HORSE,
     E_KONG,
     E_PAY,
     E_TILE,
     E_WILD,
     E_WIN,
+    E_YOUJIN,
     M_ADDKONG,
     M_ANKONG,
     M_CHOW,
@@ -54,12 +56,25 @@ from ._layout import (
     MAX_EXTRA,
     N_CTX,
     N_PHYS,
+    P_VALUE,
+    R_CHASE_MIN_LIVE,
     R_CHOW,
     R_DISCARD_WIN,
+    R_DRAW_ADDS_WINS,
+    R_FLOWER_REPLACE,
+    R_HONOR_FLOWERS,
     R_INDICATOR,
     R_INDICATOR_LIVE,
+    R_INSTANT_WILDS,
+    R_KONG_NEEDS_LIVE,
+    R_LAST_GROUP,
+    R_OPENING,
     R_PLAYERS,
     R_RESERVE,
+    R_RESERVE_ANKONG,
+    R_RESERVE_INDICATOR,
+    R_RESERVE_KONG,
+    R_RESERVE_QUAD,
     R_ROB_KONG,
     R_ROT_DRAW,
     R_ROT_WIN,
@@ -74,6 +89,8 @@ from ._layout import (
     R_WILD_FIXED1,
     R_WILD_KINDS,
     R_WILD_MODE,
+    R_WIN_PRIORITY,
+    R_YOUJIN,
     ROLE_FLOWER,
     ROLE_WILD0,
     WIN_DISCARD,
@@ -82,20 +99,31 @@ from ._layout import (
     WIN_NONE,
     WIN_ROB_KONG,
     WIN_SELF_DRAW,
+    X_ANKONGS,
     X_CHOWS,
+    X_DEAL_MAX_WILDS,
     X_DEALER,
     X_DEALER_WINS,
     X_DISCARDER,
     X_DISCARDS_TOTAL,
     X_FIRST_TURN,
+    X_FLOWER_QUADS,
+    X_FLOWER_SUITES,
+    X_FLOWERS,
     X_HORSE,
     X_INDICATOR,
+    X_INDICATOR_POS,
     X_KONG_FROM,
     X_KONGS,
+    X_LAST_GROUP,
     X_LOCK,
+    X_MINGKONGS,
     X_NEVENT,
     X_NHORSE,
+    X_OPENING_WIN,
     X_PENALTY,
+    X_RESERVE,
+    X_ROB_INDICATOR,
     X_ROBBED,
     X_RUN_KIND,
     X_RUN_LEN,
@@ -107,11 +135,14 @@ from ._layout import (
     X_WILD0,
     X_WILD1,
     X_WILD_DISCARDED,
+    X_WILD_DISCARDS,
     X_WIN_KIND,
     X_WIN_PHYS,
     X_WIN_TYPE,
     X_WINNER,
+    X_YOUJIN,
 )
+from ._patterns import rest_distance
 
 AFTER_DRAW = 0
 AFTER_CLAIM = 1
@@ -227,6 +258,261 @@ def _complete(rules, hand, seat, w, sets, tab):
 
 
 @kernel
+def _got_flower(rules, ctx, flw, seat, phys, log):
+    """A seat set a flower aside: log it; a fourth identical flower raises the reserve."""
+    _ev(log, ctx, E_FLOWER, seat, phys, 0, 0)
+    if phys < N_KINDS and flw[seat, phys] == 4:
+        ctx[X_RESERVE] += rules[R_RESERVE_QUAD]
+
+
+@kernel
+def _replace_flowers(rules, ctx, wall, dead, ptr, role, seat, t, hand, wslot, flw, log):
+    """补花 during play: replace the drawn flower ``t`` from the tail, again while flowers come.
+
+    Returns the last tile drawn (not a flower), or -1 when no live tile beyond the
+    reserve is left for a replacement (the deal is then drawn).
+    """
+    while role[t] == ROLE_FLOWER:
+        _got_flower(rules, ctx, flw, seat, t, log)
+        if ptr[2] <= ctx[X_RESERVE]:
+            return -1
+        t = _pop(wall, dead, ptr, True)
+        _add(role, seat, t, hand, wslot, flw)
+        _ev(log, ctx, E_DRAW, seat, t, 1, 0)
+    return t
+
+
+@kernel
+def _deal_flowers(rules, ctx, wall, dead, ptr, role, dealer, players, hand, wslot, flw, need, log):
+    """补花 at the deal, in rounds from the dealer (RULEBOOK §3.1 rule 4).
+
+    Each round, every seat with flowers not yet replaced draws that many tiles from the
+    tail, dealer first; flowers drawn that way wait for the next round, which skips the
+    seats that drew none. ``need`` is int64 (>= players,) scratch.
+    """
+    for s in range(players):
+        need[s] = 0
+        for p in range(N_PHYS):
+            c = flw[s, p]
+            need[s] += c
+            for _ in range(c):
+                _ev(log, ctx, E_FLOWER, s, p, 0, 0)
+            if p < N_KINDS and c == 4:
+                ctx[X_RESERVE] += rules[R_RESERVE_QUAD]
+    more = True
+    while more:
+        more = False
+        for j in range(players):
+            s = (dealer + j) % players
+            n = need[s]
+            need[s] = 0
+            for _ in range(n):
+                t = _pop(wall, dead, ptr, True)
+                _add(role, s, t, hand, wslot, flw)
+                if role[t] == ROLE_FLOWER:
+                    _got_flower(rules, ctx, flw, s, t, log)
+                    need[s] += 1
+                    more = True
+
+
+@kernel
+def _flower_summary(ctx, flw, players):
+    """Per seat: flower tiles, sets of four identical, complete 春夏秋冬 / 梅兰竹菊."""
+    for s in range(players):
+        n = 0
+        quads = 0
+        for p in range(N_PHYS):
+            n += flw[s, p]
+            if p < N_KINDS and flw[s, p] == 4:
+                quads += 1
+        suites = 0
+        for lo in (N_KINDS, N_KINDS + 4):
+            if flw[s, lo] > 0 and flw[s, lo + 1] > 0 and flw[s, lo + 2] > 0 and flw[s, lo + 3] > 0:
+                suites += 1
+        ctx[X_FLOWERS + s] = n
+        ctx[X_FLOWER_QUADS + s] = quads
+        ctx[X_FLOWER_SUITES + s] = suites
+
+
+@kernel
+def _youjin_shape(h, w, sets, tab):
+    """游金 shape: the concealed tiles form ``sets`` complete sets and one lone wild."""
+    return w >= 1 and rest_distance(h, sets, False, tab) <= w - 1
+
+
+@kernel
+def _youjin_discard(hand, seat, w, sets, tab):
+    """A discard (kind) that leaves the 游金 shape, or -1."""
+    for q in range(N_KINDS):
+        if hand[seat, q] > 0:
+            hand[seat, q] -= 1
+            ok = _youjin_shape(hand[seat], w, sets, tab)
+            hand[seat, q] += 1
+            if ok:
+                return q
+    return -1
+
+
+@kernel
+def _jinque_wait(h, w, sets, tab):
+    """A ``3*sets+1``-tile hand one tile from two wilds as the pair (金雀)."""
+    return w >= 2 and rest_distance(h, sets, False, tab) <= w - 1
+
+
+@kernel
+def _jinque_chase(hand, seat, w, sets, tab):
+    """A discard (kind) leaving a 金雀 wait, or -1."""
+    for q in range(N_KINDS):
+        if hand[seat, q] > 0:
+            hand[seat, q] -= 1
+            ok = _jinque_wait(hand[seat], w, sets, tab)
+            hand[seat, q] += 1
+            if ok:
+                return q
+    return -1
+
+
+@kernel
+def _passes_for_jinque(rules, policy, live, h, w, sets, tab):
+    """Whether a value bot passes this plain win of ``h`` (complete) to chase 金雀."""
+    if policy != P_VALUE or rules[R_CHASE_MIN_LIVE] == 0 or w < 2:
+        return False
+    if live <= rules[R_CHASE_MIN_LIVE]:
+        return False
+    return rest_distance(h, sets, False, tab) > w - 2
+
+
+@kernel
+def _youjin_active(ctx, players):
+    """Whether some seat is 游ing (then nobody wins on a discard)."""
+    for s in range(players):
+        if ctx[X_YOUJIN + s] > 0:
+            return True
+    return False
+
+
+@kernel
+def _discard_winner(
+    rules, ctx, policies, live, hand, wslot, melds, nmeld, cur, k, players, sets_full, tab, wtype
+):
+    """The seat that wins on logical tile ``k`` given up by ``cur`` (discard or 补杠), or -1.
+
+    The nearest seat in turn order wins (head bump); under R_WIN_PRIORITY a higher
+    ``win_priority`` (福州 金雀) beats nearer seats. Seats under the pass lock and seats
+    that discarded a wild under R_WILD_DISCARD_SELFDRAW cannot win; a value bot waiting
+    for 金雀 passes a plain win (R_CHASE_MIN_LIVE, ``live`` tiles beyond the reserve).
+    ``hand`` is left unchanged.
+    """
+    best = -1
+    best_prio = -1
+    for j in range(1, players):
+        s = (cur + j) % players
+        if ctx[X_LOCK + s] == 1 or ctx[X_WILD_DISCARDED + s] == 1:
+            continue
+        ws_ = wslot[s, 0] + wslot[s, 1]
+        sets_s = sets_full - nmeld[s]
+        hand[s, k] += 1
+        ok = _complete(rules, hand, s, ws_, sets_s, tab)
+        if ok:
+            ctx[X_WINNER] = s
+            ctx[X_WIN_TYPE] = wtype
+            ok = _hooks.win_legal(rules, ctx, hand[s], ws_, sets_s, melds[s], nmeld[s], tab)
+            ctx[X_WINNER] = -1
+        if ok and _passes_for_jinque(rules, policies[s], live, hand[s], ws_, sets_s, tab):
+            hand[s, k] -= 1
+            ok = not _jinque_wait(hand[s], ws_, sets_s, tab)
+            hand[s, k] += 1
+        prio = 0
+        if ok and rules[R_WIN_PRIORITY] == 1:
+            prio = _hooks.win_priority(rules, ctx, hand[s], ws_, sets_s, melds[s], nmeld[s], tab)
+        hand[s, k] -= 1
+        if ok and prio > best_prio:
+            best = s
+            best_prio = prio
+            if rules[R_WIN_PRIORITY] == 0:
+                break
+    return best
+
+
+@kernel
+def _take_indicator(ctx, wall, wslot, seat, log):
+    """抢金: the set-aside indicator goes into ``seat``'s hand as a wild of slot 0."""
+    wslot[seat, 0] += 1
+    wall[ctx[X_INDICATOR_POS]] = -1
+    ctx[X_ROB_INDICATOR] = 1
+    _ev(log, ctx, E_DRAW, seat, ctx[X_INDICATOR], 1, 0)
+
+
+@kernel
+def _opening(
+    rules, ctx, wall, hand, wslot, melds, nmeld, disc, ndisc, visible, role, players, tab, log
+):
+    """Opening wins (R_OPENING; RULEBOOK §3.4 rules 15-17); the winning seat or -1.
+
+    In this order: 天胡 (the dealer's tiles complete: a self-draw); 三金倒 (a seat holding
+    R_INSTANT_WILDS wilds, dealer first); 抢金 by a non-dealer, nearest to the dealer
+    first (his tiles plus the indicator taken as a wild complete); 抢金 by the dealer (he
+    discards one tile and takes the indicator). A 抢金 or 三金倒 is an instant win. The
+    indicator must be of the first wild kind (R_WILD_MODE 2).
+    """
+    sets_full = rules[R_SETS]
+    d = ctx[X_DEALER]
+    wd = wslot[d, 0] + wslot[d, 1]
+    ctx[X_FIRST_TURN] = 1
+    if _complete(rules, hand, d, wd, sets_full - nmeld[d], tab):
+        ctx[X_WINNER] = d
+        ctx[X_WIN_TYPE] = WIN_SELF_DRAW
+        if _hooks.win_legal(rules, ctx, hand[d], wd, sets_full - nmeld[d], melds[d], nmeld[d], tab):
+            ctx[X_OPENING_WIN] = 1
+            return d
+        ctx[X_WINNER] = -1
+    need = rules[R_INSTANT_WILDS]
+    if need > 0:
+        for j in range(players):
+            s = (d + j) % players
+            if wslot[s, 0] + wslot[s, 1] >= need:
+                ctx[X_WIN_TYPE] = WIN_INSTANT
+                ctx[X_OPENING_WIN] = 1
+                return s
+    if ctx[X_INDICATOR_POS] < 0 or ctx[X_WILD0] < 0:
+        return -1
+    for j in range(1, players):
+        s = (d + j) % players
+        ws_ = wslot[s, 0] + wslot[s, 1] + 1
+        sets_s = sets_full - nmeld[s]
+        if _complete(rules, hand, s, ws_, sets_s, tab):
+            ctx[X_WINNER] = s
+            ctx[X_WIN_TYPE] = WIN_INSTANT
+            if _hooks.win_legal(rules, ctx, hand[s], ws_, sets_s, melds[s], nmeld[s], tab):
+                ctx[X_OPENING_WIN] = 1
+                _take_indicator(ctx, wall, wslot, s, log)
+                return s
+            ctx[X_WINNER] = -1
+    sets_d = sets_full - nmeld[d]
+    for k in range(N_KINDS):
+        if hand[d, k] == 0:
+            continue
+        hand[d, k] -= 1
+        ok = _complete(rules, hand, d, wd + 1, sets_d, tab)
+        if ok:
+            ctx[X_WINNER] = d
+            ctx[X_WIN_TYPE] = WIN_INSTANT
+            ok = _hooks.win_legal(rules, ctx, hand[d], wd + 1, sets_d, melds[d], nmeld[d], tab)
+            ctx[X_WINNER] = -1
+        if ok:
+            phys = _phys_of(role, k)
+            disc[d, ndisc[d]] = phys
+            ndisc[d] += 1
+            visible[k] += 1
+            _ev(log, ctx, E_DISCARD, d, phys, 0, 0)
+            ctx[X_OPENING_WIN] = 1
+            _take_indicator(ctx, wall, wslot, d, log)
+            return d
+        hand[d, k] += 1
+    return -1
+
+
+@kernel
 def play_deal(
     rules,
     policies,
@@ -253,13 +539,16 @@ def play_deal(
     rec,
     final,
     log,
+    preset,
 ):
     """Play one deal; fills the record row ``rec`` (int32 (N_COLS,)).
 
     ctx must hold X_DEALER, X_STREAK, X_DEALER_WINS on entry; on return X_WINNER and
     X_WIN_TYPE tell the match loop how to rotate the dealer. ``final`` (int16
     (FINAL_ZONES, N_PHYS)) receives the final tile locations when it has that shape
-    (tests), and ``log`` the replay events when it has more than one row.
+    (tests), and ``log`` the replay events when it has more than one row. ``preset``
+    (int64, physical kinds) replaces the shuffled wall when it holds the whole set
+    (scripted tests: index 0 is the head, the last index the tail).
     """
     players = rules[R_PLAYERS]
     dealer = ctx[X_DEALER]
@@ -301,6 +590,9 @@ def play_deal(
             wall[i] = 34 + f
             i += 1
     rng.shuffle(ws, wall, n)
+    if preset.shape[0] == n:
+        for i in range(n):
+            wall[i] = preset[i]
     for i in range(n):
         dead[i] = False
     ptr[0] = 0
@@ -308,6 +600,11 @@ def play_deal(
     ptr[2] = n
     for k in range(N_PHYS):
         role[k] = k if k < N_KINDS else ROLE_FLOWER
+    if rules[R_HONOR_FLOWERS] == 1:
+        for k in range(27, N_KINDS):
+            role[k] = ROLE_FLOWER
+    ctx[X_RESERVE] = rules[R_RESERVE]
+    ctx[X_INDICATOR_POS] = -1
     hand[:, :] = 0
     wslot[:, :] = 0
     flw[:, :] = 0
@@ -320,7 +617,10 @@ def play_deal(
     # ---- wild kinds -------------------------------------------------------------------
     mode = rules[R_WILD_MODE]
     nw = rules[R_WILD_KINDS]
-    if mode == 1 or mode == 2:
+    late = rules[R_INDICATOR] == 2 and (mode == 1 or mode == 2) and nw > 0
+    if late:
+        pass  # 开金 after the deal and 补花 (below)
+    elif mode == 1 or mode == 2:
         if rules[R_INDICATOR] == 1:
             k_pos = 2 + rng.below(ws, 6) + rng.below(ws, 6)
         else:
@@ -352,7 +652,8 @@ def play_deal(
             role[31] = ctx[X_WILD0]
     if ctx[X_WILD1] >= 0:
         role[ctx[X_WILD1]] = ROLE_WILD0 + 1
-    _ev(log, ctx, E_WILD, ctx[X_INDICATOR], ctx[X_WILD0], ctx[X_WILD1], 0)
+    if not late:
+        _ev(log, ctx, E_WILD, ctx[X_INDICATOR], ctx[X_WILD0], ctx[X_WILD1], 0)
     # ---- horses and other tiles set aside ----------------------------------------------
     nh = _hooks.deal_setup(rules, ctx)
     ctx[X_NHORSE] = nh
@@ -366,6 +667,52 @@ def play_deal(
         for _ in range(take):
             t = _pop(wall, dead, ptr, False)
             _add(role, s, t, hand, wslot, flw)
+    if rules[R_FLOWER_REPLACE] == 1:
+        _deal_flowers(
+            rules,
+            ctx,
+            wall,
+            dead,
+            ptr,
+            role,
+            dealer,
+            players,
+            hand,
+            wslot,
+            flw,
+            scratch[140:144],
+            log,
+        )
+    if late:
+        # 开金: turn the last tile; a flower goes to the dealer and the next one is turned
+        while True:
+            pos = ptr[1]
+            while dead[pos]:
+                pos -= 1
+            t = wall[pos]
+            if role[t] != ROLE_FLOWER:
+                break
+            _pop(wall, dead, ptr, True)
+            flw[dealer, t] += 1
+            _got_flower(rules, ctx, flw, dealer, t, log)
+        dead[pos] = True
+        ptr[2] -= 1
+        ctx[X_INDICATOR_POS] = pos
+        ctx[X_INDICATOR] = t
+        ctx[X_RESERVE] -= rules[R_RESERVE_INDICATOR]
+        ctx[X_WILD0] = t if mode == 2 else _next_kind(t)
+        if nw == 2:
+            ctx[X_WILD1] = _next_kind(ctx[X_WILD0])
+        for j in range(nw):
+            g = ctx[X_WILD0 + j]
+            role[g] = ROLE_WILD0 + j
+            for s in range(players):
+                wslot[s, j] += hand[s, g]
+                hand[s, g] = 0
+        for s in range(players):
+            if wslot[s, 0] + wslot[s, 1] > ctx[X_DEAL_MAX_WILDS]:
+                ctx[X_DEAL_MAX_WILDS] = wslot[s, 0] + wslot[s, 1]
+        _ev(log, ctx, E_WILD, ctx[X_INDICATOR], ctx[X_WILD0], ctx[X_WILD1], 0)
     if log.shape[0] > 1:
         for s in range(players):
             for k in range(N_KINDS):
@@ -375,7 +722,6 @@ def play_deal(
                 if wslot[s, j] > 0:
                     _ev(log, ctx, E_TILE, s, ctx[X_WILD0 + j], wslot[s, j], 0)
     # ---- play ---------------------------------------------------------------------------
-    reserve = rules[R_RESERVE]
     sets_full = rules[R_SETS]
     cur = dealer
     phase = AFTER_DRAW
@@ -390,39 +736,80 @@ def play_deal(
     win_kind = -1
     claimed_since = False
     ctx[X_RUN_KIND] = -1
+    opening = rules[R_OPENING] == 1
+    instant = rules[R_INSTANT_WILDS]
+    youjin = rules[R_YOUJIN] == 1
     while True:
         w_cur = wslot[cur, 0] + wslot[cur, 1]
         sets_cur = sets_full - nmeld[cur]
         pol = policies[cur]
+        if opening:
+            opening = False
+            s = _opening(
+                rules, ctx, wall, hand, wslot, melds, nmeld, disc, ndisc, visible, role, players,
+                tab, log,
+            )  # fmt: skip
+            if s >= 0:
+                winner = s
+                win_type = ctx[X_WIN_TYPE]
+                win_kind = -1
+                if ctx[X_ROB_INDICATOR] == 1:
+                    last_phys = ctx[X_INDICATOR]
+                break
+        force_wild = False
+        chase = -1
         if phase == AFTER_DRAW:
             first = no_claims and ctx[X_SEAT_DRAWS + cur] <= (0 if cur == dealer else 1)
             ctx[X_FIRST_TURN] = 1 if first else 0
-            if _hooks.four_wild_win(rules) and w_cur == 4:
+            if (_hooks.four_wild_win(rules) and w_cur == 4) or (instant > 0 and w_cur >= instant):
                 winner = cur
                 win_type = WIN_INSTANT
                 win_kind = -1
                 break
-            if _complete(rules, hand, cur, w_cur, sets_cur, tab):
-                ctx[X_WINNER] = cur
-                ctx[X_WIN_TYPE] = WIN_KONG_DRAW if kong_draw else WIN_SELF_DRAW
-                if _hooks.win_legal(
-                    rules, ctx, hand[cur], w_cur, sets_cur, melds[cur], nmeld[cur], tab
+            you = ctx[X_YOUJIN + cur]
+            declare = True
+            if youjin and pol != 0:
+                drew_wild = last_phys >= 0 and (
+                    role[last_phys] == ROLE_WILD0 or role[last_phys] == ROLE_WILD0 + 1
+                )
+                if you >= 1 and you < 3 and drew_wild:
+                    force_wild = True  # 双游 / 三游: the drawn wild is discarded
+                    declare = False
+                elif you == 0 and _youjin_discard(hand, cur, w_cur, sets_cur, tab) >= 0:
+                    declare = False  # 游金 rather than a plain win
+            if declare and _complete(rules, hand, cur, w_cur, sets_cur, tab):
+                if _passes_for_jinque(
+                    rules, pol, ptr[2] - ctx[X_RESERVE], hand[cur], w_cur, sets_cur, tab
                 ):
-                    winner = cur
-                    win_type = WIN_KONG_DRAW if kong_draw else WIN_SELF_DRAW
-                    win_kind = role[last_phys] if last_phys >= 0 else -1
-                    break
-                ctx[X_WINNER] = -1
+                    chase = _jinque_chase(hand, cur, w_cur, sets_cur, tab)
+                if chase < 0:
+                    ctx[X_WINNER] = cur
+                    ctx[X_WIN_TYPE] = WIN_KONG_DRAW if kong_draw else WIN_SELF_DRAW
+                    if _hooks.win_legal(
+                        rules, ctx, hand[cur], w_cur, sets_cur, melds[cur], nmeld[cur], tab
+                    ):
+                        winner = cur
+                        win_type = WIN_KONG_DRAW if kong_draw else WIN_SELF_DRAW
+                        win_kind = role[last_phys] if last_phys >= 0 else -1
+                        break
+                    ctx[X_WINNER] = -1
             # kongs: 暗杠 (four concealed) or 补杠 (add to a pong)
             kk = -1
             ktype = 0
             _unseen(hand, cur, visible, unseen)
             _meld_info(melds, nmeld, cur, minfo)
+            kong_scan = not force_wild and you == 0 and chase < 0
+            live = ptr[2] - ctx[X_RESERVE]
             for k in range(N_KINDS):
+                if not kong_scan:
+                    break
                 if hand[cur, k] == 4 or (
                     hand[cur, k] >= 1 and _pong_index(melds, nmeld, cur, k) >= 0
                 ):
                     is_an = hand[cur, k] == 4
+                    if rules[R_KONG_NEEDS_LIVE] == 1:
+                        if live <= rules[R_RESERVE_ANKONG if is_an else R_RESERVE_KONG]:
+                            continue
                     if pol == 0:
                         want = rng.below(bs, 2) == 0
                     else:
@@ -441,32 +828,17 @@ def play_deal(
                         ktype = M_ANKONG if is_an else M_ADDKONG
                         break
             if kk >= 0:
-                if ktype == M_ADDKONG and rules[R_ROB_KONG] == 1:
-                    robber = -1
-                    for j in range(1, players):
-                        s = (cur + j) % players
-                        ws_ = wslot[s, 0] + wslot[s, 1]
-                        hand[s, kk] += 1
-                        ok = _complete(rules, hand, s, ws_, sets_full - nmeld[s], tab)
-                        if ok:
-                            ctx[X_WINNER] = s
-                            ctx[X_WIN_TYPE] = WIN_ROB_KONG
-                            ok = _hooks.win_legal(
-                                rules,
-                                ctx,
-                                hand[s],
-                                ws_,
-                                sets_full - nmeld[s],
-                                melds[s],
-                                nmeld[s],
-                                tab,
-                            )
-                            ctx[X_WINNER] = -1
-                        if ok:
-                            robber = s
-                            break
-                        hand[s, kk] -= 1
+                if (
+                    ktype == M_ADDKONG
+                    and rules[R_ROB_KONG] == 1
+                    and not _youjin_active(ctx, players)
+                ):
+                    robber = _discard_winner(
+                        rules, ctx, policies, ptr[2] - ctx[X_RESERVE], hand, wslot, melds, nmeld,
+                        cur, kk, players, sets_full, tab, WIN_ROB_KONG,
+                    )  # fmt: skip
                     if robber >= 0:
+                        hand[robber, kk] += 1
                         winner = robber
                         win_type = WIN_ROB_KONG
                         discarder = cur
@@ -488,10 +860,16 @@ def play_deal(
                     melds[cur, m, 0] = M_ADDKONG
                     visible[kk] += 1
                 ctx[X_KONGS] += 1
+                if ktype == M_ANKONG:
+                    ctx[X_ANKONGS] += 1
+                    ctx[X_RESERVE] += rules[R_RESERVE_ANKONG]
+                else:
+                    ctx[X_MINGKONGS] += 1
+                    ctx[X_RESERVE] += rules[R_RESERVE_KONG]
                 no_claims = False
                 _hooks.on_kong(rules, ctx, pay, cur, ktype, cur, players)
                 _ev(log, ctx, E_KONG, cur, ktype, _phys_of(role, kk), 0)
-                if ptr[2] <= reserve:
+                if ptr[2] <= ctx[X_RESERVE]:
                     break
                 t = _pop(wall, dead, ptr, True)
                 ctx[X_SEAT_DRAWS + cur] += 1
@@ -501,6 +879,13 @@ def play_deal(
                 kong_draw = True
                 ctx[X_KONG_FROM] = -1
                 _ev(log, ctx, E_DRAW, cur, t, 1, 0)
+                if rules[R_FLOWER_REPLACE] == 1 and role[t] == ROLE_FLOWER:
+                    t = _replace_flowers(
+                        rules, ctx, wall, dead, ptr, role, cur, t, hand, wslot, flw, log
+                    )
+                    if t < 0:
+                        break
+                    last_phys = t
                 continue
         # ---- discard ----------------------------------------------------------------------
         _unseen(hand, cur, visible, unseen)
@@ -508,20 +893,29 @@ def play_deal(
         for q in range(N_KINDS):
             htmp[q] = hand[cur, q]
         allow_wild = rules[R_WILD_DISCARD] > 0
-        k = choose_discard(
-            pol,
-            htmp,
-            w_cur,
-            sets_cur,
-            rules[R_SHAPES],
-            tab,
-            rules,
-            unseen,
-            bs,
-            minfo,
-            allow_wild,
-            score,
-        )
+        if force_wild:
+            k = -1
+        elif chase >= 0:
+            k = chase  # 金雀 wait rather than a plain win
+        else:
+            k = choose_discard(
+                pol,
+                htmp,
+                w_cur,
+                sets_cur,
+                rules[R_SHAPES],
+                tab,
+                rules,
+                unseen,
+                bs,
+                minfo,
+                allow_wild,
+                score,
+            )
+            if youjin and pol != 0 and ctx[X_YOUJIN + cur] == 0:
+                q = _youjin_discard(hand, cur, w_cur, sets_cur, tab)
+                if q >= 0:
+                    k = q
         if k < 0:
             slot = 0 if wslot[cur, 0] > 0 else 1
             wslot[cur, slot] -= 1
@@ -535,10 +929,21 @@ def play_deal(
                         ctx[X_PENALTY + s] += fine
             if rules[R_WILD_DISCARD_SELFDRAW] == 1:
                 ctx[X_WILD_DISCARDED + cur] = 1
+            ctx[X_WILD_DISCARDS] += 1
+            if ctx[X_YOUJIN + cur] > 0 and ctx[X_YOUJIN + cur] < 3:
+                ctx[X_YOUJIN + cur] += 1
+                _ev(log, ctx, E_YOUJIN, cur, ctx[X_YOUJIN + cur], 0, 0)
         else:
             hand[cur, k] -= 1
             phys = _phys_of(role, k)
             visible[k] += 1
+            if (
+                youjin
+                and ctx[X_YOUJIN + cur] == 0
+                and _youjin_shape(hand[cur], w_cur, sets_cur, tab)
+            ):
+                ctx[X_YOUJIN + cur] = 1
+                _ev(log, ctx, E_YOUJIN, cur, 1, 0, 0)
         disc[cur, ndisc[cur]] = phys
         ndisc[cur] += 1
         ctx[X_DISCARDS_TOTAL] += 1
@@ -556,26 +961,13 @@ def play_deal(
         claimed = False
         if k >= 0:
             ctx[X_FIRST_TURN] = 1 if (no_claims and ctx[X_DISCARDS_TOTAL] == 1) else 0
-            if rules[R_DISCARD_WIN] == 1:
-                for j in range(1, players):
-                    s = (cur + j) % players
-                    if ctx[X_LOCK + s] == 1 or ctx[X_WILD_DISCARDED + s] == 1:
-                        continue
-                    ws_ = wslot[s, 0] + wslot[s, 1]
-                    hand[s, k] += 1
-                    ok = _complete(rules, hand, s, ws_, sets_full - nmeld[s], tab)
-                    if ok:
-                        ctx[X_WINNER] = s
-                        ctx[X_WIN_TYPE] = WIN_DISCARD
-                        ok = _hooks.win_legal(
-                            rules, ctx, hand[s], ws_, sets_full - nmeld[s], melds[s], nmeld[s], tab
-                        )
-                        ctx[X_WINNER] = -1
-                    if ok:
-                        winner = s
-                        break
-                    hand[s, k] -= 1
+            if rules[R_DISCARD_WIN] == 1 and not _youjin_active(ctx, players):
+                winner = _discard_winner(
+                    rules, ctx, policies, ptr[2] - ctx[X_RESERVE], hand, wslot, melds, nmeld,
+                    cur, k, players, sets_full, tab, WIN_DISCARD,
+                )  # fmt: skip
                 if winner >= 0:
+                    hand[winner, k] += 1
                     win_type = WIN_DISCARD
                     discarder = cur
                     win_kind = k
@@ -584,9 +976,10 @@ def play_deal(
                     ndisc[cur] -= 1
                     break
             # 碰 / 明杠 by any other seat
+            exhausted = False
             for j in range(1, players):
                 s = (cur + j) % players
-                if hand[s, k] < 2:
+                if hand[s, k] < 2 or ctx[X_YOUJIN + s] > 0:
                     continue
                 ws_ = wslot[s, 0] + wslot[s, 1]
                 sets_s = sets_full - nmeld[s]
@@ -595,7 +988,7 @@ def play_deal(
                 _meld_info(melds, nmeld, s, minfo)
                 for q in range(N_KINDS):
                     htmp[q] = hand[s, q]
-                kong_ok = hand[s, k] == 3 and ptr[2] > reserve
+                kong_ok = hand[s, k] == 3 and ptr[2] > ctx[X_RESERVE] + rules[R_RESERVE_KONG]
                 do = 0
                 if ps == 0:
                     r = rng.below(bs, 3 if kong_ok else 2)
@@ -645,6 +1038,8 @@ def play_deal(
                     _ev(log, ctx, E_CLAIM, s, melds[s, m, 0], phys, cur)
                     if do == 2:
                         ctx[X_KONGS] += 1
+                        ctx[X_MINGKONGS] += 1
+                        ctx[X_RESERVE] += rules[R_RESERVE_KONG]
                         _hooks.on_kong(rules, ctx, pay, s, M_KONG, cur, players)
                         t = _pop(wall, dead, ptr, True)
                         ctx[X_SEAT_DRAWS + s] += 1
@@ -655,14 +1050,24 @@ def play_deal(
                         kong_draw = True
                         ctx[X_KONG_FROM] = cur
                         phase = AFTER_DRAW
+                        if rules[R_FLOWER_REPLACE] == 1 and role[t] == ROLE_FLOWER:
+                            t = _replace_flowers(
+                                rules, ctx, wall, dead, ptr, role, s, t, hand, wslot, flw, log
+                            )
+                            if t < 0:
+                                exhausted = True
+                            else:
+                                last_phys = t
                     else:
                         phase = AFTER_CLAIM
                     cur = s
                 break
+            if exhausted:
+                break
             if claimed:
                 continue
             # 吃 by the next seat
-            if rules[R_CHOW] == 1 and k < 27:
+            if rules[R_CHOW] == 1 and k < 27 and ctx[X_YOUJIN + (cur + 1) % players] == 0:
                 s = (cur + 1) % players
                 pos = k % 9
                 best_opt = -1
@@ -766,7 +1171,41 @@ def play_deal(
                         phase = AFTER_CLAIM
                         continue
         # ---- next draw ------------------------------------------------------------------
-        if ptr[2] <= reserve:
+        if ptr[2] <= ctx[X_RESERVE]:
+            break
+        if rules[R_LAST_GROUP] > 0 and ptr[2] - ctx[X_RESERVE] <= rules[R_LAST_GROUP]:
+            # the last group: draws in turn, no discards, flowers dead, wins automatic
+            ctx[X_LAST_GROUP] = 1
+            ctx[X_FIRST_TURN] = 0
+            while ptr[2] > ctx[X_RESERVE]:
+                cur = (cur + 1) % players
+                t = _pop(wall, dead, ptr, False)
+                ctx[X_SEAT_DRAWS + cur] += 1
+                turns += 1
+                _add(role, cur, t, hand, wslot, flw)
+                _ev(log, ctx, E_DRAW, cur, t, 0, 0)
+                if role[t] == ROLE_FLOWER:
+                    _ev(log, ctx, E_FLOWER, cur, t, 0, 0)
+                    continue
+                w_cur = wslot[cur, 0] + wslot[cur, 1]
+                sets_cur = sets_full - nmeld[cur]
+                if instant > 0 and w_cur >= instant:
+                    winner = cur
+                    win_type = WIN_INSTANT
+                    last_phys = t
+                    break
+                if _complete(rules, hand, cur, w_cur, sets_cur, tab):
+                    ctx[X_WINNER] = cur
+                    ctx[X_WIN_TYPE] = WIN_SELF_DRAW
+                    if _hooks.win_legal(
+                        rules, ctx, hand[cur], w_cur, sets_cur, melds[cur], nmeld[cur], tab
+                    ):
+                        winner = cur
+                        win_type = WIN_SELF_DRAW
+                        win_kind = role[t] if role[t] < N_KINDS else -1
+                        last_phys = t
+                        break
+                    ctx[X_WINNER] = -1
             break
         cur = (cur + 1) % players
         t = _pop(wall, dead, ptr, False)
@@ -779,6 +1218,11 @@ def play_deal(
         ctx[X_LOCK + cur] = 0
         _ev(log, ctx, E_DRAW, cur, t, 0, 0)
         phase = AFTER_DRAW
+        if rules[R_FLOWER_REPLACE] == 1 and role[t] == ROLE_FLOWER:
+            t = _replace_flowers(rules, ctx, wall, dead, ptr, role, cur, t, hand, wslot, flw, log)
+            if t < 0:
+                break
+            last_phys = t
     # ---- settlement ---------------------------------------------------------------------------
     ctx[X_TURNS] = turns
     ctx[X_WINNER] = winner
@@ -790,6 +1234,7 @@ def play_deal(
         ctx[X_KONG_FROM] = -1
     bits = np.int64(0)
     w_win = 0
+    _flower_summary(ctx, flw, players)
     if winner >= 0:
         w_win = wslot[winner, 0] + wslot[winner, 1]
         bits = _hooks.win_patterns(
@@ -900,7 +1345,7 @@ def _final_state(
         if pos >= ptr[0] and pos <= ptr[1]:
             if wall[pos] >= 0:
                 final[10, wall[pos]] += 1
-        elif dead[pos]:
+        elif dead[pos] and wall[pos] >= 0:
             final[10, wall[pos]] += 1
 
 
@@ -937,6 +1382,7 @@ def play_match(rules, policies, seed, match, n_deals, tab, rec_out, final_out, l
     wins = 0
     no_final = np.zeros((1, 1), np.int16)
     no_log = np.zeros((1, 5), np.int32)
+    no_preset = np.zeros(0, np.int64)
     for d in range(n_deals):
         ctx[X_DEALER] = dealer
         ctx[X_STREAK] = streak
@@ -968,6 +1414,7 @@ def play_match(rules, policies, seed, match, n_deals, tab, rec_out, final_out, l
             rec_out[d],
             fin,
             log if d == log_deal else no_log,
+            no_preset,
         )
         winner = ctx[X_WINNER]
         if winner == dealer:
@@ -980,10 +1427,55 @@ def play_match(rules, policies, seed, match, n_deals, tab, rec_out, final_out, l
         else:
             if rules[R_ROT_DRAW] == 0:
                 streak += 1
+                wins += rules[R_DRAW_ADDS_WINS]
             else:
                 dealer = (dealer + 1) % players
                 streak = 0
                 wins = 0
+
+
+@kernel
+def play_preset(rules, policies, wall, dealer, wins, tab, rec, final, log):
+    """Play one deal on the given wall (scripted tests); returns the ctx array.
+
+    wall : int64 (R_TILESET,) physical kinds, index 0 the head. dealer, wins : the
+    dealer seat and his consecutive wins before the deal (连庄数). rec, final, log : as
+    :func:`play_deal`.
+    """
+    ctx = np.zeros(N_CTX, np.int64)
+    n_tiles = rules[R_TILESET]
+    ctx[X_DEALER] = dealer
+    ctx[X_STREAK] = wins
+    ctx[X_DEALER_WINS] = wins
+    play_deal(
+        rules,
+        policies,
+        0,
+        0,
+        0,
+        tab,
+        ctx,
+        np.full(n_tiles, -1, np.int64),
+        np.zeros(n_tiles, np.bool_),
+        np.zeros((4, N_KINDS), np.int64),
+        np.zeros((4, 2), np.int64),
+        np.zeros((4, N_PHYS), np.int64),
+        np.zeros((4, 8, 3), np.int64),
+        np.zeros(4, np.int64),
+        np.zeros((4, 160), np.int64),
+        np.zeros(4, np.int64),
+        np.zeros(N_KINDS, np.int64),
+        np.zeros(N_PHYS, np.int64),
+        np.zeros((4, 4), np.int64),
+        np.zeros(4, np.int64),
+        np.zeros(MAX_EXTRA, np.int64),
+        np.zeros(160, np.int64),
+        rec,
+        final,
+        log,
+        wall,
+    )
+    return ctx
 
 
 @parallel_kernel

@@ -1,0 +1,265 @@
+"""福州麻将 (fuzhou) pattern and settlement kernels (numba). Kernels only.
+
+Rule slots (``rules[R_VAR + i]``) are written by :mod:`engine.variants.fuzhou`: the
+formula, the value of every special win under that formula (a table the options
+change) and the 游金 multipliers. The loop fills the winner's flowers, golds and
+context in ``ctx`` (engine.game._layout X_*); :func:`patterns` reads the hand and
+stores the winner's kongs and golds in the scratch slots for :func:`settle`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._numba import kernel
+from ..game._layout import (
+    M_ADDKONG,
+    M_ANKONG,
+    M_KONG,
+    R_VAR,
+    WIN_DISCARD,
+    WIN_ROB_KONG,
+    X_ANKONGS,
+    X_DEAL_MAX_WILDS,
+    X_DEALER,
+    X_DEALER_WINS,
+    X_DISCARDER,
+    X_FIRST_TURN,
+    X_FLOWER_QUADS,
+    X_FLOWER_SUITES,
+    X_FLOWERS,
+    X_LAST_GROUP,
+    X_MINGKONGS,
+    X_OPENING_WIN,
+    X_RESERVE,
+    X_ROB_INDICATOR,
+    X_SCRATCH,
+    X_WILD0,
+    X_WILD_DISCARDS,
+    X_WIN_TYPE,
+    X_WINNER,
+    X_YOUJIN,
+)
+from ..game._patterns import rest_distance
+
+# ---- option slots ---------------------------------------------------------------------
+F_FORMULA = R_VAR + 0
+"""0 QQ/同城游 (default), 1 新修订 (xinxiuding), 2 multiplier."""
+F_JIN = R_VAR + 1
+"""金 kinds: 0, 1 (default) or 2."""
+F_SPECIAL = R_VAR + 8
+"""R_VAR+8 .. R_VAR+19: the value of each pattern bit under the formula (additive 番 for
+QQ and 新修订, a multiplier for ``multiplier``; 0 = not a special)."""
+F_YOU_MULT = R_VAR + 20
+"""R_VAR+20 .. R_VAR+22: 单游, 双游, 三游 multipliers of X (游金 option)."""
+
+FORMULA_QQ = 0
+FORMULA_XINXIUDING = 1
+FORMULA_MULTIPLIER = 2
+
+# ---- pattern bits (order = engine.variants.fuzhou.PATTERNS) -----------------------------
+P_TIANHU = 0
+P_DIHU = 1
+P_QIANGJIN = 2
+P_SANJINDAO = 3
+P_JINQUE = 4
+P_JINLONG = 5
+P_WUHUA = 6
+P_YIZHANGHUA = 7
+P_DANYOU = 8
+P_SHUANGYOU = 9
+P_SANYOU = 10
+P_QIANGGANG = 11
+N_PATTERNS = 12
+
+# ---- extra record columns (order = engine.variants.fuzhou.EXTRAS) -----------------------
+E_FLOWERS = 0
+E_HUAFAN = 1
+E_GOLDS = 2
+E_LIANZHUANG = 3
+E_KONGS = 4
+E_RESERVE = 5
+E_YOUJIN = 6
+E_GOLD_DISCARDS = 7
+E_LAST_GROUP = 8
+E_JIN = 9
+E_DEAL_MAX_GOLDS = 10
+E_SPECIAL = 11
+
+# ---- scratch ctx slots written by patterns() for settle() ---------------------------------
+S_MING = X_SCRATCH + 0
+"""The winner's 明杠 (kong from a discard or 补杠)."""
+S_AN = X_SCRATCH + 1
+"""The winner's 暗杠."""
+S_GOLDS = X_SCRATCH + 2
+"""Golds in the winning hand (the robbed indicator included)."""
+
+SANJIN = 3
+"""Golds that make 三金倒."""
+
+
+@kernel
+def flower_points(ctx, seat):
+    """花 of a seat's flowers: 1 each, a set of four (four alike, 春夏秋冬, 梅兰竹菊) 6."""
+    return ctx[X_FLOWERS + seat] + 2 * (ctx[X_FLOWER_QUADS + seat] + ctx[X_FLOWER_SUITES + seat])
+
+
+@kernel
+def jinque(h, w, sets, tab):
+    """金雀: two golds can be the pair, the rest ``sets`` sets (other golds wild)."""
+    return w >= 2 and rest_distance(h, sets, False, tab) <= w - 2
+
+
+@kernel
+def jinlong(h, w, sets, tab):
+    """金龙: three golds can be a set of their own, the rest ``sets - 1`` sets and a pair."""
+    return w >= 3 and sets >= 1 and rest_distance(h, sets - 1, True, tab) <= w - 3
+
+
+@kernel
+def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
+    """Pattern bits of the winner's hand and context (any reading with golds wild).
+
+    Also stores the winner's kongs and golds in the scratch slots (S_MING, S_AN, S_GOLDS).
+    """
+    winner = ctx[X_WINNER]
+    dealer = ctx[X_DEALER]
+    wt = ctx[X_WIN_TYPE]
+    ming = 0
+    an = 0
+    for i in range(nmeld):
+        t = melds[i, 0]
+        if t == M_KONG or t == M_ADDKONG:
+            ming += 1
+        elif t == M_ANKONG:
+            an += 1
+    ctx[S_MING] = ming
+    ctx[S_AN] = an
+    ctx[S_GOLDS] = w
+    robbed = ctx[X_ROB_INDICATOR]
+    bits = np.int64(0)
+    if ctx[X_OPENING_WIN] == 1 and winner == dealer and robbed == 0 and wt != WIN_DISCARD:
+        if rest_distance(h, sets, True, tab) <= w:
+            bits |= 1 << P_TIANHU
+    if ctx[X_FIRST_TURN] == 1 and wt == WIN_DISCARD and ctx[X_DISCARDER] == dealer:
+        bits |= 1 << P_DIHU
+    if robbed == 1:
+        bits |= 1 << P_QIANGJIN
+    if w - robbed >= SANJIN:
+        bits |= 1 << P_SANJINDAO
+    if jinque(h, w, sets, tab):
+        bits |= 1 << P_JINQUE
+    if jinlong(h, w, sets, tab):
+        bits |= 1 << P_JINLONG
+    flowers = ctx[X_FLOWERS + winner]
+    if ming + an == 0:
+        if flowers + w == 0:
+            bits |= 1 << P_WUHUA
+        elif flowers + w == 1:
+            bits |= 1 << P_YIZHANGHUA
+    level = ctx[X_YOUJIN + winner]
+    if level == 1:
+        bits |= 1 << P_DANYOU
+    elif level == 2:
+        bits |= 1 << P_SHUANGYOU
+    elif level >= 3:
+        bits |= 1 << P_SANYOU
+    if wt == WIN_ROB_KONG:
+        bits |= 1 << P_QIANGGANG
+    return bits
+
+
+@kernel
+def win_priority(rules, ctx, h, w, sets, melds, nmeld, tab):
+    """Claim priority of a discard win: 1 for 金雀 (beats nearer seats), else 0."""
+    return 1 if jinque(h, w, sets, tab) else 0
+
+
+@kernel
+def special_value(rules, bits):
+    """The single largest special of the hand under the formula (0 or 1 if none)."""
+    formula = rules[F_FORMULA]
+    best = 1 if formula == FORMULA_MULTIPLIER else 0
+    for i in range(N_PATTERNS):
+        if (bits >> i) & 1:
+            v = rules[F_SPECIAL + i]
+            if v > best:
+                best = v
+    return best
+
+
+@kernel
+def youjin_multiplier(rules, bits):
+    """游金 multiplier of X (1 unless the winner 游ed)."""
+    if (bits >> P_SANYOU) & 1:
+        return rules[F_YOU_MULT + 2]
+    if (bits >> P_SHUANGYOU) & 1:
+        return rules[F_YOU_MULT + 1]
+    if (bits >> P_DANYOU) & 1:
+        return rules[F_YOU_MULT + 0]
+    return 1
+
+
+@kernel
+def amount(rules, ctx, bits):
+    """Per-payer amount X of the win and the special counted: ``(x, special)``.
+
+    QQ/同城游: X = (5 + 花番 + 金 + 连庄数) × 2 + the largest special.
+    新修订: (花番 + 金 + 连庄数) × (2 on a self-draw) + the largest special.
+    multiplier: (1 + 花番 + 金 + 连庄数) × (2 on a self-draw) × the largest multiplier.
+    花番 = flowers (a set of four counts 6) + 明杠 + 2·暗杠; then × the 游金 multiplier.
+    """
+    winner = ctx[X_WINNER]
+    huafan = flower_points(ctx, winner) + ctx[S_MING] + 2 * ctx[S_AN]
+    base = huafan + ctx[S_GOLDS] + ctx[X_DEALER_WINS]
+    wt = ctx[X_WIN_TYPE]
+    self_draw = wt != WIN_DISCARD and wt != WIN_ROB_KONG
+    special = special_value(rules, bits)
+    formula = rules[F_FORMULA]
+    if formula == FORMULA_QQ:
+        x = (5 + base) * 2 + special
+    elif formula == FORMULA_XINXIUDING:
+        x = base * (2 if self_draw else 1) + special
+    else:
+        x = (1 + base) * (2 if self_draw else 1) * special
+    return x * youjin_multiplier(rules, bits), special
+
+
+@kernel
+def settle(rules, ctx, pay, bits, players, delta, extra):
+    """Payments of a deal into ``delta`` and the extra columns; returns X (0 if drawn).
+
+    A discard win (a robbed 补杠 included) is paid by the discarder alone, a self-draw
+    (三金倒, 抢金, 天胡 and last-group wins included) by each other seat; under 新修订 each
+    other seat pays on every win. A drawn deal pays nothing.
+    """
+    winner = ctx[X_WINNER]
+    for i in range(extra.shape[0]):
+        extra[i] = 0
+    extra[E_LIANZHUANG] = ctx[X_DEALER_WINS]
+    extra[E_KONGS] = ctx[X_MINGKONGS] + ctx[X_ANKONGS]
+    extra[E_RESERVE] = ctx[X_RESERVE]
+    extra[E_GOLD_DISCARDS] = ctx[X_WILD_DISCARDS]
+    extra[E_LAST_GROUP] = ctx[X_LAST_GROUP]
+    extra[E_JIN] = ctx[X_WILD0]
+    extra[E_DEAL_MAX_GOLDS] = ctx[X_DEAL_MAX_WILDS]
+    if winner < 0:
+        return 0
+    x, special = amount(rules, ctx, bits)
+    extra[E_FLOWERS] = ctx[X_FLOWERS + winner]
+    extra[E_HUAFAN] = flower_points(ctx, winner) + ctx[S_MING] + 2 * ctx[S_AN]
+    extra[E_GOLDS] = ctx[S_GOLDS]
+    extra[E_YOUJIN] = ctx[X_YOUJIN + winner]
+    extra[E_SPECIAL] = special
+    wt = ctx[X_WIN_TYPE]
+    if (wt == WIN_DISCARD or wt == WIN_ROB_KONG) and rules[F_FORMULA] != FORMULA_XINXIUDING:
+        pay[ctx[X_DISCARDER], winner] += x
+    else:
+        for s in range(players):
+            if s != winner:
+                pay[s, winner] += x
+    for p in range(players):
+        for q in range(players):
+            delta[q] += pay[p, q]
+            delta[p] -= pay[p, q]
+    return x

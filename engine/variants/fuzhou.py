@@ -1,0 +1,528 @@
+"""福州麻将 (fuzhou): Fuzhou mahjong - 144 tiles, flowers, 16-tile hands, 金, 抢金, 三金倒.
+
+Rules
+-----
+RULEBOOK §3 (seed ``002_f8fbd002ca6459f4.txt``):
+
+- 144 tiles; the 28 honors and f1..f8 are flowers (36), only the 108 suited tiles are
+  played. Dealer 17, others 16; a win is five sets and a pair (no 七对, no 十三幺).
+- 补花 at the deal in rounds from the tail, dealer first; a seat that drew no new flower
+  skips the later rounds. During play a drawn flower is replaced at once from the tail.
+- 开金 after 补花: the last tile is turned; a flower goes to the dealer and the next one
+  is turned. The indicator is dead; the other three of its kind are the golds (金),
+  wild in the winning hand only, never in 吃/碰/杠. A discarded gold cannot be claimed
+  or won, and its discarder may only win by self-draw for the rest of the deal.
+- 吃 by the next seat only; 碰/杠 by anyone; 胡 > 碰 = 杠 > 吃; one winner per discard,
+  the nearest in turn order, except that a 金雀 win beats nearer seats. A 补杠 can be
+  robbed (a discard win by the kong player).
+- Opening wins, in priority order: 天胡 (the dealer's 17 tiles), 三金倒 (a seat holding
+  the three golds), 抢金 by a non-dealer (his 16 tiles and the indicator, nearest to
+  the dealer first), 抢金 by the dealer (he discards one tile and takes the indicator).
+  三金倒 also wins at once whenever a seat draws its third gold. 地胡: a non-dealer wins
+  on the dealer's first discard.
+- Reserve: 18 tiles + 1 per 明杠 + 2 per 暗杠 + 2 per set of four identical flowers.
+  The last group of (at most) four drawable tiles is drawn in turn with no discards
+  and no 补花; a tile that completes a hand wins automatically as a self-draw; else
+  the deal is drawn (no payments).
+- Scoring (default QQ/同城游): X = (5 + 花番 + 金 + 连庄数) × 2 + the single largest
+  special (天胡 30, 地胡 30, 抢金 30, 平胡无花无杠 30, 平胡一张花 15, 三金倒 40, 金雀 60,
+  金龙 120). 花番 = flowers (a set of four alike, 春夏秋冬 or 梅兰竹菊 counts 6) + 明杠 +
+  2·暗杠; 金 = golds in the winning hand. A discard win is paid X by the discarder, a
+  self-draw (三金倒, 抢金, 天胡, last-group wins included) X by each other seat.
+  Options ``scoring=xinxiuding`` and ``scoring=multiplier`` (RULEBOOK §3.5 rule 22),
+  ``youjin=minnan`` (§3.4 rule 19), ``draw_adds_lianzhuang`` (§3.5 rule 23), ``jin``
+  (the wildcard-count sweep, §0.2).
+- 连庄数 = the dealer's consecutive wins before this deal (the first win is 站顶); it
+  enters X for whoever wins. The dealer keeps the deal on his win or a draw, else the
+  dealer's 下家 deals.
+
+Engine simplifications
+----------------------
+- The first dealer of each match is drawn at random; tiles are dealt one seat at a time
+  (the same distribution as dealing in blocks from a shuffled wall).
+- A flower turned at 开金 goes to the dealer's flowers without a replacement tile (his
+  hand stays at 17).
+- The set-aside indicator lies on the reserved tail and counts as one of the 18 reserved
+  tiles (17 live tiles are kept back before kongs and flower sets).
+- 抢金 takes the indicator as a gold (wild): a non-dealer wins with any waiting hand;
+  the dealer discards the first tile (in kind order) that leaves his hand complete
+  with it. The robbed indicator counts among the winner's golds (金) but not toward
+  三金倒 (「上手有两张金牌,不能以胡三金倒的胡型来抢金」).
+- A win that also holds three golds records 三金倒 as a pattern; 金雀 and 金龙 are
+  recorded whenever some reading of the winning hand has them; only the largest
+  special is paid. Opening order 天胡 > 三金倒 > 抢金 is ours (the seed orders only
+  天胡 > 闲家抢金 > 庄家抢金).
+- A kong is declared only when a replacement tile beyond the raised reserve is left; a
+  flower drawn when no replacement is left ends the deal as a draw (very rare).
+  Flowers drawn in the last group are dead (they stay with the drawer).
+- With ``jin=2`` the kind after the indicator's is gold too (3 + 4 golds); 三金倒 is
+  then any three golds (27% of deals hold three at the opening).
+- With 金 in play 地胡 cannot happen: a non-dealer waiting at the deal always wins first
+  by 抢金 (the indicator taken as a gold completes any waiting hand); it needs ``jin=0``.
+- ``turns`` counts draws from the wall and kong replacements; flower replacements are
+  not counted (a flower drawn in the last group is, as a turn).
+- ``youjin=minnan``: a seat whose discard leaves complete sets and a lone gold 游s; it
+  wins on its next self-draw (×4), and when it draws a gold it discards it to go up to
+  双游 (×8) / 三游 (×16); the efficiency and value bots prefer 游金 to a plain win when
+  they can; while anyone 游s no one wins on a discard and the 游ing seat makes no claim.
+- The value bot keeps golds (it discards one only when nothing else is left), keeps a
+  金雀 shape (two golds as the pair) when it is at most two tiles away and not more than
+  a tile and a half farther than a plain hand, and passes a plain win (self-draw or
+  discard) for a 金雀 wait while more than 8 live tiles beyond the reserve remain. It
+  does not wait for 金龙 (one third gold among ~50 unseen tiles is worth less than the
+  win in hand): 金龙 comes from 三金倒 hands that also read as 金龙.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import comb
+
+import numpy as np
+
+from ..game import _hooks
+from ..game import _layout as L
+from . import _fuzhou as K
+from ._base import Pattern, RuleOption, Variant
+from ._mahjong import engine_rules
+from ._registry import register
+
+SCORING = ("qq", "xinxiuding", "multiplier")
+YOUJIN = ("none", "minnan")
+
+OPTIONS = (
+    RuleOption(
+        "jin",
+        1,
+        (0, 1, 2),
+        "金 (wildcard) kinds: 1 = the indicator's own kind (3 live golds, the indicator "
+        "dead); 2 = also the next kind (3 + 4 golds); 0 = no 金 (no 开金, 抢金, 三金倒, 金雀, "
+        "金龙), for the wildcard sweep.",
+        "§0.2; §3.2 rule 5",
+    ),
+    RuleOption(
+        "scoring",
+        "qq",
+        SCORING,
+        "qq = QQ/同城游: X = (5 + 花番 + 金 + 连庄数) × 2 + the largest special (天胡/地胡/抢金/"
+        "平胡无花 30, 平胡一张花 15, 三金倒 40, 金雀 60, 金龙 120), discarder pays X, self-draw "
+        "each pays X; xinxiuding = (花番 + 金 + 连庄数) × (2 on self-draw) + 三金倒 10 / 抢金 20 "
+        "/ 金雀 30 / 天胡 40, all three pay on every win; multiplier = (1 + 花番 + 金 + 连庄数) "
+        "× (2 on self-draw) × 三金倒 3 / 金雀 4 / 抢金 5 / 金龙 6, paid as qq.",
+        "§3.5 rules 21-22",
+    ),
+    RuleOption(
+        "youjin",
+        "none",
+        YOUJIN,
+        "游金 (闽南, not in 福州 rules): minnan = after a discard leaving complete sets and a "
+        "lone gold the seat 游s, wins only by self-draw, and a drawn gold discarded raises "
+        "单游 ×4 to 双游 ×8 and 三游 ×16 (× X); nobody wins on a discard while anyone 游s.",
+        "§3.4 rule 19",
+    ),
+    RuleOption(
+        "draw_adds_lianzhuang",
+        False,
+        (False, True),
+        "A drawn deal (the dealer keeps the deal) also adds one to 连庄数.",
+        "§3.5 rule 23",
+    ),
+)
+
+PATTERNS = (
+    Pattern("tianhu", "天胡", "The dealer's 17 tiles win at the opening (QQ 30).", big=True),
+    Pattern(
+        "dihu",
+        "地胡",
+        "A non-dealer wins on the dealer's first discard (QQ 30; only with jin=0, as a waiting "
+        "non-dealer wins by 抢金 first).",
+        big=True,
+    ),
+    Pattern("qiangjin", "抢金", "Win by taking the 金 indicator at the opening (QQ 30).", big=True),
+    Pattern("sanjindao", "三金倒", "Holding the three golds (QQ 40).", big=True),
+    Pattern("jinque", "金雀", "Two golds as the pair (QQ 60).", big=True),
+    Pattern("jinlong", "金龙", "Three golds as a set of their own (QQ 120).", big=True),
+    Pattern("wuhua", "平胡无花无杠", "No flower, no gold, no kong (QQ 30).", big=False),
+    Pattern("yizhanghua", "平胡一张花", "Exactly one flower or gold, no kong (QQ 15).", big=False),
+    Pattern("danyou", "单游", "游金 win, level 1 (youjin=minnan: X × 4).", big=True),
+    Pattern("shuangyou", "双游", "游金 win, level 2 (youjin=minnan: X × 8).", big=True),
+    Pattern("sanyou", "三游", "游金 win, level 3 (youjin=minnan: X × 16).", big=True),
+    Pattern("qianggang", "抢杠", "Win by robbing a 补杠 (a discard win; context).", big=False),
+)
+
+EXTRAS = (
+    "flowers",
+    "huafan",
+    "golds",
+    "lianzhuang",
+    "kongs",
+    "reserve",
+    "youjin",
+    "gold_discards",
+    "last_group",
+    "jin",
+    "deal_max_golds",
+    "special",
+)
+"""Extra columns: the winner's flower tiles and 花番 (flowers, sets of four as 6, kongs),
+golds in the winning hand, 连庄数, kongs of the deal, the final reserve, the winner's 游金
+level, golds discarded, whether the last group was reached, the gold kind (-1 none), the
+most golds any seat held at the opening, and the special counted (番 or multiplier)."""
+
+SPECIALS = {
+    "qq": {
+        "tianhu": 30,
+        "dihu": 30,
+        "qiangjin": 30,
+        "wuhua": 30,
+        "yizhanghua": 15,
+        "sanjindao": 40,
+        "jinque": 60,
+        "jinlong": 120,
+    },
+    "xinxiuding": {"sanjindao": 10, "qiangjin": 20, "jinque": 30, "tianhu": 40},
+    "multiplier": {"sanjindao": 3, "jinque": 4, "qiangjin": 5, "jinlong": 6},
+}
+"""Special wins by formula (RULEBOOK §3.5 rules 21-22): additive 番 (qq, xinxiuding) or a
+multiplier (multiplier); only the largest counts."""
+
+YOUJIN_MULT = (4, 8, 16)
+"""单游, 双游, 三游 multipliers of X under ``youjin=minnan``."""
+
+VALUE_BOT_JINQUE = 6
+"""Value-bot bonus for 金雀 in quarter tiles (at most two tiles away): it keeps a 金雀
+shape unless a plain hand is more than a tile and a half closer."""
+
+VALUE_BOT_CHASE = 8
+"""The value bot passes a plain win for a 金雀 wait while more than this many live tiles
+beyond the reserve remain (金雀 adds 60 to an X of about 28)."""
+
+
+def pack(rules) -> np.ndarray:
+    """Packed int64 rules for the kernel."""
+    jin = int(rules["jin"])
+    r = engine_rules(
+        kernel_id=_hooks.V_FUZHOU,
+        tileset=144,
+        sets=5,
+        chow=True,
+        discard_win=True,
+        rob_kong=True,
+        wild_mode=2 if jin else 0,
+        wild_kinds=jin,
+        indicator=2,
+        indicator_live=False,
+        wild_discard=1,
+        wild_discard_selfdraw=True,
+        reserve=18,
+        rot_win_next=True,
+        rot_draw_next=False,
+        shapes=("standard",),
+    )
+    r[L.R_HONOR_FLOWERS] = 1
+    r[L.R_FLOWER_REPLACE] = 1
+    r[L.R_RESERVE_KONG] = 1
+    r[L.R_RESERVE_ANKONG] = 2
+    r[L.R_RESERVE_QUAD] = 2
+    r[L.R_RESERVE_INDICATOR] = 1 if jin else 0
+    r[L.R_LAST_GROUP] = 4
+    r[L.R_INSTANT_WILDS] = K.SANJIN if jin else 0
+    r[L.R_OPENING] = 1
+    r[L.R_DRAW_ADDS_WINS] = int(rules["draw_adds_lianzhuang"])
+    r[L.R_KONG_NEEDS_LIVE] = 1
+    r[L.R_YOUJIN] = int(rules["youjin"] == "minnan")
+    r[L.R_WIN_PRIORITY] = 1
+    r[L.R_BONUS_WILD_PAIR] = VALUE_BOT_JINQUE if jin else 0
+    r[L.R_CHASE_MIN_LIVE] = VALUE_BOT_CHASE if jin else 0
+    formula = rules["scoring"]
+    r[K.F_FORMULA] = SCORING.index(formula)
+    r[K.F_JIN] = jin
+    names = [p.name for p in PATTERNS]
+    for name, value in SPECIALS[formula].items():
+        r[K.F_SPECIAL + names.index(name)] = value
+    if rules["youjin"] == "minnan":
+        for i, m in enumerate(YOUJIN_MULT):
+            r[K.F_YOU_MULT + i] = m
+    return r
+
+
+def _flower_counts(flowers) -> tuple[int, int, int]:
+    """(flower tiles, sets of four alike, 春夏秋冬/梅兰竹菊 suites) from ``flowers``.
+
+    ``flowers`` is an int (that many single flowers, no sets), notation such as
+    ``"1111z f1f2f3f4 5z"`` (honors and f1..f8), or an array of physical counts (42,).
+    """
+    from .. import tiles
+    from ..errors import UsageError
+
+    if flowers is None:
+        return 0, 0, 0
+    if isinstance(flowers, int | np.integer):
+        if flowers < 0:
+            raise UsageError(f"flowers must be >= 0, got {flowers}")
+        return int(flowers), 0, 0
+    if isinstance(flowers, str):
+        if not flowers.strip():
+            return 0, 0, 0
+        try:
+            counts, fl = tiles.parse(flowers, flowers=True)
+        except ValueError as exc:
+            raise UsageError(f"flowers: {exc}") from None
+        if counts[:27].any():
+            raise UsageError("flowers: only honors (1z..7z) and f1..f8 are flowers in fuzhou")
+        phys = np.concatenate([counts.astype(np.int64), fl.astype(np.int64)])
+    else:
+        phys = np.asarray(flowers, np.int64)
+        if phys.shape != (L.N_PHYS,):
+            raise UsageError(f"flowers: expected {L.N_PHYS} physical counts")
+    n = int(phys.sum())
+    quads = int((phys[27:34] == 4).sum())
+    suites = int(all(phys[34:38] > 0)) + int(all(phys[38:42] > 0))
+    return n, quads, suites
+
+
+_WIN_TYPES = {name: i for i, name in enumerate(L.WIN_TYPE_NAMES)}
+
+
+def score_hand(
+    rules,
+    counts,
+    wilds,
+    melds,
+    win_kind,
+    win_type,
+    seat,
+    dealer,
+    streak,
+    flags=(),
+    discarder=None,
+    flowers=0,
+    **_,
+):
+    """Score one winning hand under ``rules`` (the ``mjlab score`` calculator).
+
+    Parameters
+    ----------
+    rules : dict
+        Resolved options (:meth:`Variant.resolve`).
+    counts : array (34,)
+        Concealed logical tiles including the winning tile, golds excluded.
+    wilds : int
+        Golds in the hand (the robbed indicator included under ``qiangjin``).
+    melds : array (n, 3)
+        Exposed melds ``(type, kind, from seat)`` (engine.game._layout M_*).
+    win_kind : int
+        Winning tile kind (-1 for a gold); informational.
+    win_type : int or str
+        engine.game._layout WIN_* code or its name (``self_draw``, ``discard``,
+        ``rob_kong``, ``kong_draw``, ``instant``).
+    seat, dealer : int
+        The winner and the dealer.
+    streak : int
+        连庄数 (the dealer's consecutive wins before this deal).
+    flags : set of str
+        Context: ``tianhu`` (opening win of the dealer), ``dihu`` (on the dealer's first
+        discard), ``qiangjin`` (took the indicator; implies an instant win),
+        ``sanjindao`` (instant win on three golds), ``danyou`` / ``shuangyou`` /
+        ``sanyou`` (游金 level), ``qianggang`` (robbed 补杠; with ``discarder``).
+    discarder : int, optional
+        The seat that fed a discard or robbed-kong win.
+    flowers : int, str or array
+        The winner's flowers: a count, notation (``"1111z f1f2f3f4"``) or (42,) counts.
+
+    Returns
+    -------
+    dict
+        ``complete`` (bool), ``patterns`` (names), ``value`` (X, per payer), ``deltas``
+        (four seats), ``special`` (the special counted), ``huafan``.
+
+    Notes
+    -----
+    The positional order ``(..., streak, flowers, flags)`` is accepted as well.
+    """
+    from ..errors import UsageError
+    from ..hand import is_complete
+    from ..hand._tables import kernel_tables
+
+    if not isinstance(flags, set | frozenset | list | tuple) and isinstance(
+        flowers, set | frozenset | list | tuple
+    ):
+        flags, flowers = flowers, flags
+    flags = set(flags or ())
+    if isinstance(win_type, str):
+        if win_type not in _WIN_TYPES:
+            raise UsageError(f"unknown win type {win_type!r}; types: {', '.join(_WIN_TYPES)}")
+        win_type = _WIN_TYPES[win_type]
+    if "qianggang" in flags:
+        win_type = L.WIN_ROB_KONG
+    if {"qiangjin", "sanjindao"} & flags:
+        win_type = L.WIN_INSTANT
+    if win_type in (L.WIN_DISCARD, L.WIN_ROB_KONG):
+        if discarder is None or discarder == seat or not 0 <= discarder < 4:
+            raise UsageError("a discard or robbed-kong win needs --from SEAT (another seat)")
+    else:
+        discarder = -1
+    jin = int(rules["jin"])
+    if wilds and not jin:
+        raise UsageError("golds held but jin=0 (no 金 in play)")
+    yous = [f for f in ("danyou", "shuangyou", "sanyou") if f in flags]
+    if yous and rules["youjin"] != "minnan":
+        raise UsageError("游金 flags need --rule youjin=minnan")
+    counts = np.asarray(counts, np.int64)
+    if counts[27:].any():
+        raise UsageError("honors are flowers in fuzhou: give them with --flowers")
+    melds = np.asarray(melds, np.int64).reshape(-1, 3)
+    sets = 5 - len(melds)
+    complete = bool(is_complete(counts.astype(np.uint8), int(wilds), sets, ("standard",)))
+    robbed = int("qiangjin" in flags)
+    instant_ok = "sanjindao" in flags and int(wilds) - robbed >= K.SANJIN
+    out = {
+        "complete": complete or instant_ok,
+        "patterns": [],
+        "value": 0,
+        "deltas": [0, 0, 0, 0],
+        "special": 0,
+        "huafan": 0,
+    }
+    if not out["complete"]:
+        return out
+    n, quads, suites = _flower_counts(flowers)
+    r = pack(rules)
+    ctx = np.zeros(L.N_CTX, np.int64)
+    ctx[L.X_WINNER] = seat
+    ctx[L.X_DEALER] = dealer
+    ctx[L.X_DEALER_WINS] = streak
+    ctx[L.X_WIN_TYPE] = win_type
+    ctx[L.X_DISCARDER] = discarder
+    ctx[L.X_WILD0] = 0 if jin else -1
+    ctx[L.X_FIRST_TURN] = int(bool({"tianhu", "dihu"} & flags))
+    ctx[L.X_OPENING_WIN] = int(bool({"tianhu", "qiangjin"} & flags) or "sanjindao" in flags)
+    ctx[L.X_ROB_INDICATOR] = robbed
+    ctx[L.X_FLOWERS + seat] = n
+    ctx[L.X_FLOWER_QUADS + seat] = quads
+    ctx[L.X_FLOWER_SUITES + seat] = suites
+    ctx[L.X_YOUJIN + seat] = {"danyou": 1, "shuangyou": 2, "sanyou": 3}[yous[-1]] if yous else 0
+    if "tianhu" in flags and seat != dealer:
+        raise UsageError("tianhu is the dealer's win (--seat = --dealer)")
+    if "dihu" in flags and (win_type != L.WIN_DISCARD or discarder != dealer):
+        raise UsageError("dihu is a win on the dealer's first discard (--from DEALER)")
+    m8 = np.zeros((8, 3), np.int64)
+    m8[: len(melds)] = melds
+    bits = int(K.patterns(r, ctx, counts, int(wilds), sets, m8, len(melds), kernel_tables()))
+    if "tianhu" in flags and not complete:
+        bits &= ~(1 << K.P_TIANHU)
+    pay = np.zeros((4, 4), np.int64)
+    delta = np.zeros(4, np.int64)
+    extra = np.zeros(L.MAX_EXTRA, np.int64)
+    value = int(K.settle(r, ctx, pay, bits, 4, delta, extra))
+    out["patterns"] = [p.name for i, p in enumerate(PATTERNS) if (bits >> i) & 1]
+    out["value"] = value
+    out["deltas"] = [int(x) for x in delta]
+    out["special"] = int(extra[K.E_SPECIAL])
+    out["huafan"] = int(extra[K.E_HUAFAN])
+    return out
+
+
+def _p_hands_complete(jin: int) -> Fraction:
+    """P(a uniformly random 17 of the 108 suited tiles is complete), golds by ``jin``."""
+    from .. import exact, tiles
+
+    if jin == 0:
+        return exact.p_complete(tiles=108, hand=17, shapes=("standard",))["standard"]
+    if jin == 1:
+        return exact.p_complete(tiles=108, hand=17, wild="flip0", shapes=("standard",))["standard"]
+    base = exact.deck(108)
+    total = Fraction(0)
+    for ind in range(27):
+        copies = base.copy()
+        copies[ind] -= 1
+        kinds = [ind, tiles.next_kind(ind)]
+        n = exact.hand_counts(copies, 17, kinds, ("standard",))
+        good = sum(n[w][d] for w in range(len(n)) for d in range(min(w, len(n[w]) - 1) + 1))
+        total += Fraction(4, 108) * Fraction(good, comb(107, 17))
+    return total
+
+
+def _p_three_golds(jin: int) -> Fraction:
+    """P(some seat holds at least three golds right after 开金), exactly."""
+    if jin == 0:
+        return Fraction(0)
+    golds = 3 if jin == 1 else 7
+    hands = (17, 16, 16, 16)
+    rest = 107 - sum(hands)
+    none = 0
+    for a in range(3):
+        for b in range(3):
+            for c in range(3):
+                for d in range(3):
+                    e = golds - a - b - c - d
+                    if 0 <= e <= rest:
+                        none += (
+                            comb(hands[0], a)
+                            * comb(hands[1], b)
+                            * comb(hands[2], c)
+                            * comb(hands[3], d)
+                            * comb(rest, e)
+                        )
+    # choose which of the 107 positions hold the golds: C(107, golds) equally likely sets
+    return 1 - Fraction(none, comb(107, golds))
+
+
+EXACT_NOTES = {
+    "tianhu": (
+        "P(the dealer's 17 suited tiles, after 补花 and 开金, form five sets and a pair with "
+        "the live golds wild). The flowers (honors, f1..f8) only decide where in the shuffled "
+        "wall the dealer's suited tiles come from, not which: by exchangeability his 17 "
+        "suited tiles and the indicator are a uniformly random 17-subset of the 108 suited "
+        "tiles and a uniformly random further one. So this is engine.exact.p_complete(108, "
+        "17, wild='flip0') for jin=1 (the indicator's kind has 3 live golds), the same "
+        "average with the next kind's 4 tiles wild too for jin=2, and no wild for jin=0. It "
+        "is the frequency of pat_tianhu (天胡 has the first claim at the opening)."
+    ),
+    "sanjindao_deal": (
+        "P(some seat holds at least three golds once 开金 is done): the G live golds (3 for "
+        "jin=1, 7 for jin=2) are a uniformly random G-subset of the 107 suited tiles other "
+        "than the indicator, of which the hands hold 17, 16, 16 and 16 (multivariate "
+        "hypergeometric, exact). It is the frequency of deal_max_golds >= 3; a 三金倒 win at "
+        "the opening is recorded unless the dealer has 天胡 (then pat_sanjindao is set only "
+        "if the dealer is the holder)."
+    ),
+}
+
+
+def exact_events(rules) -> dict:
+    """Exact probabilities of the deal events of 福州 under ``rules`` (resolved or not).
+
+    Returns
+    -------
+    dict
+        ``tianhu`` and ``sanjindao_deal`` as :class:`fractions.Fraction`, and ``note``
+        saying precisely what each is (:data:`EXACT_NOTES`).
+    """
+    jin = int(VARIANT.resolve(rules)["jin"])
+    return {
+        "tianhu": _p_hands_complete(jin),
+        "sanjindao_deal": _p_three_golds(jin),
+        "note": " ".join(f"{k}: {v}" for k, v in EXACT_NOTES.items()),
+    }
+
+
+VARIANT = register(
+    Variant(
+        name="fuzhou",
+        long_name="福州麻将 Fuzhou (金, 抢金, 三金倒, 16-tile hands)",
+        version=1,
+        family="mahjong",
+        options=OPTIONS,
+        patterns=PATTERNS,
+        extras=EXTRAS,
+        pack=pack,
+        value_unit="番",
+        doc=__doc__,
+        bench_deals=200_000,
+        rulebook_section="§3",
+        kernel_id=_hooks.V_FUZHOU,
+        exact=exact_events,
+        score_hand=score_hand,
+    )
+)

@@ -1,0 +1,650 @@
+"""福州麻将: 补花, 开金, 抢金, the reserve and the last group on scripted walls; scoring of
+every special and formula; conformance; exact deal events (RULEBOOK §3, seed 002)."""
+
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+
+from engine import tiles, variants
+from engine.errors import UsageError
+from engine.game import _layout as L
+from engine.hand._tables import kernel_tables
+from engine.testing import check_variant
+from engine.variants import fuzhou as F
+from engine.variants._scoring import parse_melds
+from tests.oracles import hand_bruteforce as bf
+
+V = variants.get("fuzhou")
+TAB = kernel_tables()
+
+
+# ---- scripted walls ----------------------------------------------------------------------
+
+
+def seq(text: str) -> list[int]:
+    """Physical kinds of space-separated single tiles, in order: ``"f1 1z 5m"``."""
+    out = []
+    for tok in text.split():
+        out.append(33 + int(tok[1:]) if tok[0] == "f" else tiles.kind(tok))
+    return out
+
+
+def multiset(text: str) -> list[int]:
+    """Physical kinds of a notation with flowers: ``"123m 11z f1"`` (order not kept)."""
+    counts, fl = tiles.parse(text, flowers=True)
+    return [k for k in range(34) for _ in range(counts[k])] + [34 + i for i in range(8) if fl[i]]
+
+
+def wall_of(dealer: int, hands: dict, draws: str = "", tail: str = "") -> np.ndarray:
+    """A 144-tile wall: the hands from the head (dealer first, 17 then 16 each), then the
+    normal draws in order; ``tail`` is drawn from the tail end in order; other tiles fill
+    the middle (suited kinds first, flowers last, so that the middle is never reached)."""
+    head = []
+    for j in range(4):
+        s = (dealer + j) % 4
+        h = multiset(hands[s])
+        assert len(h) == (17 if s == dealer else 16), (s, len(h))
+        head += h
+    head += seq(draws)
+    back = seq(tail)
+    left = np.full(L.N_PHYS, 1, np.int64)
+    left[:34] = 4
+    for k in head + back:
+        left[k] -= 1
+    assert (left >= 0).all(), "a tile is used too often"
+    middle = [k for k in range(L.N_PHYS) for _ in range(left[k])]
+    wall = np.array(head + middle + back[::-1], np.int64)
+    assert len(wall) == 144
+    return wall
+
+
+def play(wall, dealer=0, rules=None, policies="efficiency", wins=0, edit=None):
+    """Play one deal on ``wall``: (record row, ctx, final zones, event log)."""
+    from engine.game._loop import FINAL_ZONES, play_preset
+
+    r = V.pack(V.resolve(rules))
+    if edit:
+        for slot, value in edit.items():
+            r[slot] = value
+    pols = np.full(4, L.POLICY_NAMES.index(policies), np.int64)
+    rec = np.zeros(L.N_COLS, np.int32)
+    final = np.zeros((FINAL_ZONES, L.N_PHYS), np.int16)
+    log = np.zeros((L.MAX_EVENTS, L.EVENT_COLS), np.int32)
+    ctx = play_preset(r, pols, wall, dealer, wins, TAB, rec, final, log)
+    used = int(np.flatnonzero(log[:, 0])[-1]) + 1
+    return rec, ctx, final, log[:used]
+
+
+def events(log, code):
+    return [tuple(int(x) for x in row[1:]) for row in log if row[0] == code]
+
+
+def dealt(log, seat):
+    """The seat's hand after 补花 and 开金 (E_TILE rows): physical counts (42,)."""
+    out = np.zeros(L.N_PHYS, np.int64)
+    for s, k, n, _ in events(log, L.E_TILE):
+        if s == seat:
+            out[k] += n
+    return out
+
+
+def counts_of(text):
+    return np.bincount(multiset(text), minlength=L.N_PHYS)
+
+
+def bits_of(rec):
+    return (int(rec[L.C_PAT_LO]) & 0x7FFFFFFF) | ((int(rec[L.C_PAT_HI]) & 0x7FFFFFFF) << 31)
+
+
+def pats(rec):
+    b = bits_of(rec)
+    return {p.name for i, p in enumerate(F.PATTERNS) if (b >> i) & 1}
+
+
+FAR = {  # hands far from complete (shanten >= 2 even with a gold), no flowers
+    0: "147m 258m 147p 258p 147s 2s 9p",
+    1: "147m 258m 147p 258p 147s 3m",
+    2: "258m 369m 258p 369p 258s 6m",
+    3: "147m 369m 147p 369p 147s 4p",
+}
+
+
+def test_far_hands_are_far():
+    for s, text in FAR.items():
+        c = tiles.parse(text)
+        assert c.sum() == (17 if s == 0 else 16)
+        assert int(bf.distance(c, 0 if s == 0 else 1, 5, ("standard",))) >= 3
+
+
+# ---- 补花 and 开金 ----------------------------------------------------------------------------
+
+
+def test_buhua_rounds_dealer_first_skipping_seats_without_new_flowers():
+    """RULEBOOK §3.1 rule 4: rounds from the dealer; a seat that drew no new flower skips."""
+    hands = {
+        0: "147m 258m 369m 147p 25p 11z f1",  # 14 suited + 3 flowers
+        1: "123456789p 567s 789s 2z",  # 1 flower
+        2: FAR[2],  # none
+        3: "147m 258m 147p 369s 2p 5z 6z 7z",  # 3 flowers
+    }
+    # round 1: seat 0 draws f2 (flower), 3s, 6s; seat 1 draws 3z (flower); seat 3 draws 1s 2s 3s
+    # round 2: seat 0 draws f3 (flower); seat 1 draws 4s; seat 3 is skipped
+    # round 3: seat 0 draws 8p; seat 1 is skipped. 开金: f4 goes to the dealer, 9s is turned.
+    tail = "f2 3s 6s 3z 1s 2s 3s f3 4s 8p f4 9s"
+    rec, ctx, final, log = play(wall_of(0, hands, tail=tail))
+    fl = events(log, L.E_FLOWER)
+    assert fl[:7] == [(0, 27, 0, 0), (0, 27, 0, 0), (0, 34, 0, 0), (1, 28, 0, 0)] + [
+        (3, k, 0, 0) for k in (31, 32, 33)
+    ]
+    assert [f[:2] for f in fl[7:11]] == [(0, 35), (1, 29), (0, 36), (0, 37)]  # f2 3z f3 f4
+    assert events(log, L.E_WILD)[0][:2] == (26, 26)  # indicator 9s, gold 9s
+    assert (dealt(log, 0) == counts_of("147m 258m 369m 147p 25p 3s 6s 8p")).all()
+    assert (dealt(log, 1) == counts_of("123456789p 567s 789s 4s")).all()  # its 9s is a gold
+    assert (dealt(log, 3) == counts_of("147m 258m 147p 369s 2p 123s")).all()
+    assert final[9, 27] == 2 and final[9, 34:38].tolist() == [1, 1, 1, 1]
+    assert int(ctx[L.X_DEAL_MAX_WILDS]) == 1
+
+
+def test_kaijin_on_flowers_goes_to_the_dealer_and_flips_again():
+    """RULEBOOK §3.2 rule 5: a flower turned at 开金 counts for the dealer."""
+    hands = dict(FAR)
+    rec, ctx, final, log = play(wall_of(0, hands, tail="f5 6z 7s"))
+    assert [f[:2] for f in events(log, L.E_FLOWER)[:2]] == [(0, 38), (0, 32)]
+    assert events(log, L.E_WILD)[0][:2] == (tiles.kind("7s"), tiles.kind("7s"))
+    assert dealt(log, 0).sum() == 17  # no replacement for a flower turned at 开金
+    assert int(ctx[L.X_INDICATOR]) == tiles.kind("7s")
+    # the dead indicator lies on the reserved tail: 17 live tiles are kept back
+    kongs = int(ctx[L.X_MINGKONGS]) + 2 * int(ctx[L.X_ANKONGS])
+    assert int(ctx[L.X_RESERVE]) == 17 + kongs
+
+
+def test_four_identical_flowers_raise_the_reserve():
+    hands = dict(FAR)
+    hands[1] = "1111z 147m 258m 147p 258p"
+    rec, ctx, final, log = play(wall_of(0, hands, tail="1s 2s 3s 6s 8s"))
+    assert int(ctx[L.X_FLOWER_QUADS + 1]) == 1
+    kongs = int(ctx[L.X_MINGKONGS]) + 2 * int(ctx[L.X_ANKONGS])
+    assert int(ctx[L.X_RESERVE]) == 17 + 2 + kongs
+
+
+def test_ankong_raises_the_reserve_by_two():
+    """The dealer holding four 3s declares 暗杠 at once; the replacement comes from the tail."""
+    hands = dict(FAR)
+    hands[0] = "14m 25m 3333s 147p 258p 69s 9m"
+    rec, ctx, final, log = play(wall_of(0, hands, tail="8s 5p"))
+    assert events(log, L.E_KONG)[0] == (0, L.M_ANKONG, tiles.kind("3s"), 0)
+    assert events(log, L.E_DRAW)[0] == (0, tiles.kind("5p"), 1, 0)
+    assert int(ctx[L.X_RESERVE]) == 17 + int(ctx[L.X_MINGKONGS]) + 2 * int(ctx[L.X_ANKONGS])
+
+
+# ---- opening wins: 天胡 > 三金倒 > 闲家抢金 (nearest first) > 庄家抢金 -------------------------
+
+TIANHU = "123456789m 123456p 11s"  # complete with 17
+WAIT_7P = "123456789m 123p 456p 7p"  # 16, waiting: takes the indicator as a gold
+WAIT_8P = "123456789s 123p 456p 8p"
+QIANG_DEALER = "123m 456m 789m 123s 456s 1p 5p"  # 17: drop 1p (or 5p), a gold pairs the other
+
+
+def test_tianhu_beats_every_qiangjin():
+    hands = {0: TIANHU, 1: WAIT_8P, 2: FAR[2], 3: FAR[3]}
+    rec, ctx, final, log = play(wall_of(0, hands, tail="9s"))
+    assert rec[L.C_WINNER] == 0 and rec[L.C_WIN_TYPE] == L.WIN_SELF_DRAW
+    assert "tianhu" in pats(rec) and rec[L.C_TURNS] == 0
+    assert rec[L.C_DELTA] == 3 * rec[L.C_VALUE]
+
+
+def test_nearest_non_dealer_qiangjin_first():
+    hands = {1: FAR[0], 2: WAIT_7P, 3: WAIT_8P, 0: FAR[1]}
+    rec, ctx, final, log = play(wall_of(1, hands, tail="9p"), dealer=1)
+    # dealer 1: seats 2 and 3 can both rob the gold; seat 2 is nearer in turn order
+    assert rec[L.C_WINNER] == 2 and rec[L.C_WIN_TYPE] == L.WIN_INSTANT
+    assert "qiangjin" in pats(rec) and "sanjindao" not in pats(rec)
+    assert rec[L.C_WILDS] == 1 and int(ctx[L.X_ROB_INDICATOR]) == 1
+    # the indicator moved from the wall to the winner's hand (the dealer holds a gold too)
+    assert final[2, tiles.kind("9p")] == 1 and final[1, tiles.kind("9p")] == 1
+    assert final[10, tiles.kind("9p")] == 2
+
+
+def test_non_dealer_qiangjin_beats_dealer_qiangjin():
+    hands = {0: QIANG_DEALER, 1: FAR[1], 2: FAR[2], 3: "123456789p 123s 456s 7s"}
+    rec, ctx, final, log = play(wall_of(0, hands, tail="8s"))
+    assert rec[L.C_WINNER] == 3 and "qiangjin" in pats(rec)
+    assert events(log, L.E_DISCARD) == []
+
+
+def test_dealer_qiangjin_discards_one_tile_and_takes_the_indicator():
+    hands = {0: QIANG_DEALER, 1: FAR[1], 2: FAR[2], 3: FAR[3]}
+    rec, ctx, final, log = play(wall_of(0, hands, tail="8s"))
+    assert rec[L.C_WINNER] == 0 and rec[L.C_WIN_TYPE] == L.WIN_INSTANT
+    assert "qiangjin" in pats(rec) and "tianhu" not in pats(rec)
+    assert events(log, L.E_DISCARD) == [(0, tiles.kind("1p"), 0, 0)]
+    assert final[8].sum() == 1 and final[0, tiles.kind("8s")] == 1
+    assert rec[L.C_DELTA] == 3 * rec[L.C_VALUE]  # a self-draw: each other seat pays X
+
+
+def test_sanjindao_at_the_deal_beats_qiangjin():
+    hands = {0: FAR[0], 1: "123456789p 123s 456s 7s", 2: FAR[2], 3: "147m 369m 147p 369p 5s 999s"}
+    rec, ctx, final, log = play(wall_of(0, hands, tail="9s"))
+    assert rec[L.C_WINNER] == 3 and rec[L.C_WIN_TYPE] == L.WIN_INSTANT
+    assert "sanjindao" in pats(rec) and "qiangjin" not in pats(rec)
+    assert int(ctx[L.X_DEAL_MAX_WILDS]) == 3
+
+
+def test_two_golds_cannot_rob_as_sanjindao():
+    """「上手有两张金牌,不能以胡三金倒的胡型来抢金」: a robbed third gold is no 三金倒."""
+    hands = {0: FAR[0], 1: "123456789m 123p 45p 99s", 2: FAR[2], 3: FAR[3]}
+    rec, ctx, final, log = play(wall_of(0, hands, tail="9s"))
+    assert rec[L.C_WINNER] == 1 and "qiangjin" in pats(rec) and "jinque" in pats(rec)
+    assert "sanjindao" not in pats(rec) and rec[L.C_WILDS] == 3
+
+
+# ---- the last group ----------------------------------------------------------------------
+
+LAST = {  # jin=0; the dealer holds only 's' tiles, the others none: no claim on his discard
+    0: "1122334455667788s 9s",
+    1: "114477m 114477p 258m 2p",
+    2: "225588m 336699p 369m 5p",
+    3: "123456789m 123p 456p 7p",  # waiting on 7p
+}
+
+
+def last_group(left):
+    """The reserve that leaves ``left`` live tiles beyond it after the dealer's discard."""
+    return {L.R_RESERVE: 144 - 65 - left}
+
+
+def test_last_group_draws_in_turn_without_discards_and_wins_automatically():
+    wall = wall_of(0, LAST, draws="3m f1 7p 9m")
+    rec, ctx, final, log = play(wall, rules={"jin": 0}, edit=last_group(4))
+    assert int(ctx[L.X_LAST_GROUP]) == 1
+    draws = events(log, L.E_DRAW)
+    assert [d[:2] for d in draws] == [(1, tiles.kind("3m")), (2, 34), (3, tiles.kind("7p"))]
+    assert all(d[2] == 0 for d in draws)  # from the wall: the flower is not replaced
+    assert len(events(log, L.E_DISCARD)) == 1  # the dealer's only
+    assert rec[L.C_WINNER] == 3 and rec[L.C_WIN_TYPE] == L.WIN_SELF_DRAW
+    assert rec[L.C_TURNS] == 3 and final[9, 34] == 1
+
+
+def test_last_group_without_a_winner_is_a_draw_and_pays_nothing():
+    wall = wall_of(0, LAST, draws="3m f1 9m 8p")
+    rec, ctx, final, log = play(wall, rules={"jin": 0}, edit=last_group(4))
+    assert rec[L.C_WINNER] == -1 and rec[L.C_TURNS] == 4
+    assert (rec[L.C_DELTA : L.C_DELTA + 4] == 0).all()
+    assert final[10].sum() == int(ctx[L.X_RESERVE])  # exactly the reserve is left
+
+
+def test_shortened_last_group():
+    """Fewer than four live tiles beyond the reserve (after a late 明杠): only those."""
+    wall = wall_of(0, LAST, draws="3m f1 7p 9m")
+    rec, ctx, final, log = play(wall, rules={"jin": 0}, edit=last_group(2))
+    assert [d[0] for d in events(log, L.E_DRAW)] == [1, 2]
+    assert rec[L.C_WINNER] == -1 and final[10].sum() == int(ctx[L.X_RESERVE])
+
+
+# ---- properties over shuffled walls --------------------------------------------------------
+
+
+def shuffled(rng):
+    wall = np.array([k for k in range(34) for _ in range(4)] + list(range(34, 42)), np.int64)
+    return rng.permutation(wall)
+
+
+@pytest.mark.parametrize("policy", ["random", "efficiency", "value"])
+def test_reserve_gold_and_last_group_rules_on_shuffled_walls(policy, rng):
+    """Over shuffled walls: reserve = 17 + 明杠 + 2·暗杠 + 2·(four alike) and never drawn into;
+    a discarded gold is never claimed or won and its discarder never wins on a discard;
+    no discard after the last group starts; golds never in a meld."""
+    for _ in range(60):
+        dealer = int(rng.integers(4))
+        rec, ctx, final, log = play(shuffled(rng), dealer=dealer, policies=policy)
+        quads = sum(int(ctx[L.X_FLOWER_QUADS + s]) for s in range(4))
+        kongs = int(ctx[L.X_MINGKONGS]) + 2 * int(ctx[L.X_ANKONGS])
+        assert int(ctx[L.X_RESERVE]) == 17 + kongs + 2 * quads
+        # the dead indicator lies in the wall zone unless a 抢金 took it
+        live_left = int(final[10].sum()) - 1 + int(ctx[L.X_ROB_INDICATOR])
+        assert live_left >= int(ctx[L.X_RESERVE])
+        gold = int(ctx[L.X_WILD0])
+        gave_gold = set()
+        last_draws = 0
+        for code, a, b, c, _d in log.tolist():
+            if code == L.E_DISCARD and b == gold:
+                gave_gold.add(a)
+            if code == L.E_CLAIM:
+                assert c != gold
+            if code == L.E_WIN and b in (L.WIN_DISCARD, L.WIN_ROB_KONG):
+                assert a not in gave_gold and c != gold
+        assert final[4:8, gold].sum() == 0
+        if ctx[L.X_LAST_GROUP]:
+            # after the last discard only draws (at most four) and the end
+            tail = log[np.flatnonzero(log[:, 0] == L.E_DISCARD)[-1] + 1 :]
+            last_draws = int((tail[:, 0] == L.E_DRAW).sum())
+            assert 1 <= last_draws <= 4 and not (tail[:, 0] == L.E_CLAIM).any()
+            assert not (tail[:, 3] == 1)[tail[:, 0] == L.E_DRAW].any()  # no tail draws
+        if rec[L.C_WINNER] < 0 and live_left == int(ctx[L.X_RESERVE]):
+            assert ctx[L.X_LAST_GROUP] == 1
+
+
+def test_youjin_minnan_rules_on_shuffled_walls(rng):
+    """While a seat 游s nobody wins on a discard; a 游 win is a self-draw at its level."""
+    seen = 0
+    for _ in range(150):
+        rec, ctx, final, log = play(shuffled(rng), rules={"youjin": "minnan"}, policies="value")
+        level = {}
+        for code, a, b, _c, _d in log.tolist():
+            if code == L.E_YOUJIN:
+                assert b == level.get(a, 0) + 1
+                level[a] = b
+            if code == L.E_CLAIM:
+                assert a not in level
+            if code == L.E_WIN:
+                if level:
+                    assert b not in (L.WIN_DISCARD, L.WIN_ROB_KONG)
+                if a in level:
+                    seen += 1
+                    names = ["danyou", "shuangyou", "sanyou"]
+                    assert names[level[a] - 1] in pats(rec)
+                    mult = F.YOUJIN_MULT[level[a] - 1]
+                    assert rec[L.C_VALUE] % mult == 0
+    assert seen > 0
+
+
+def test_jinque_beats_nearer_seats_on_a_discard():
+    """RULEBOOK §3.3 rule 9: head bump, except that a 金雀 win beats nearer players."""
+    from engine.game._loop import _discard_winner
+
+    r = V.pack(V.resolve({}))
+    ctx = np.zeros(L.N_CTX, np.int64)
+    hand = np.zeros((4, 34), np.int64)
+    hand[1] = tiles.parse(WAIT_7P)  # a plain wait on 7p, nearer to the discarder
+    hand[2] = tiles.parse("123s 456s 789s 123p 56p")  # and two golds: 7p makes 金雀
+    wslot = np.zeros((4, 2), np.int64)
+    wslot[2, 0] = 2
+    melds = np.zeros((4, 8, 3), np.int64)
+    nmeld = np.zeros(4, np.int64)
+    pols = np.full(4, L.P_EFFICIENCY, np.int64)
+    k = tiles.kind("7p")
+    args = (r, ctx, pols, 30, hand, wslot, melds, nmeld, 0, k, 4, 5, TAB, L.WIN_DISCARD)
+    assert _discard_winner(*args) == 2
+    r2 = r.copy()
+    r2[L.R_WIN_PRIORITY] = 0
+    assert _discard_winner(r2, *args[1:]) == 1
+    ctx[L.X_WILD_DISCARDED + 2] = 1  # seat 2 discarded a gold: self-draw only
+    assert _discard_winner(*args) == 1
+    assert (hand[1] == tiles.parse(WAIT_7P)).all()  # hands unchanged
+
+
+# ---- scoring: every special, every formula option (RULEBOOK §3.5) --------------------------
+
+PLAIN = "123456789m 123p 456p 77s"  # complete, 17 tiles
+ONE_GOLD = "123456789m 123p 456p 7s"  # complete with one gold
+NO_SHAPE = "13579m 2468p 13579s"  # 14 tiles: with three golds only 三金倒
+
+
+def score(
+    hand=PLAIN,
+    golds=0,
+    win_type="self_draw",
+    seat=1,
+    dealer=0,
+    streak=0,
+    flags=(),
+    melds="",
+    flowers=0,
+    rules=None,
+    discarder=None,
+):
+    counts = tiles.parse(hand).astype(np.int64)
+    return V.score_hand(
+        V.resolve(rules or {}),
+        counts,
+        golds,
+        parse_melds(melds),
+        -1,
+        win_type,
+        seat,
+        dealer,
+        streak,
+        set(flags),
+        discarder=discarder,
+        flowers=flowers,
+    )
+
+
+def test_qq_formula_and_who_pays():
+    r = score(flowers=3, golds=1, hand="123456789m 123p 456p 7s")  # a gold pairs 7s
+    assert r["complete"] and r["patterns"] == [] and r["huafan"] == 3
+    assert r["value"] == (5 + 3 + 1 + 0) * 2 and r["deltas"] == [-18, 54, -18, -18]
+    r = score(flowers=3, win_type="discard", discarder=2, streak=2)
+    assert r["value"] == (5 + 3 + 0 + 2) * 2 and r["deltas"] == [0, 20, -20, 0]
+
+
+def test_flower_sets_count_six():
+    r = score(flowers="1111z f1f2f3f4 f5 2z")
+    assert r["huafan"] == 6 + 6 + 2
+    assert score(flowers="f5f6f7f8")["huafan"] == 6
+    assert score(flowers="f1f2f3 f5f6f7")["huafan"] == 6
+    assert score(flowers=4)["huafan"] == 4  # a plain count: no sets
+
+
+def test_kongs_count_in_huafan():
+    r = score(hand="123456789m 77s", melds="kong:1p ankong:9s", flowers=2)
+    assert r["huafan"] == 2 + 1 + 2 and r["value"] == (5 + 5) * 2
+    assert "wuhua" not in r["patterns"]
+    r = score(hand="123456789m 123p 77s", melds="addkong:5p")
+    assert r["huafan"] == 1 and r["patterns"] == []
+
+
+@pytest.mark.parametrize(
+    "kw, pattern, special",
+    [
+        (dict(), "wuhua", 30),  # no flower, no gold, no kong
+        (dict(flowers=1), "yizhanghua", 15),
+        (dict(golds=1, hand="123456789m 123p 456p 7s"), "yizhanghua", 15),
+        (dict(seat=0, flags=["tianhu"], flowers=2), "tianhu", 30),
+        (dict(win_type="discard", discarder=0, flags=["dihu"], flowers=2), "dihu", 30),
+        (
+            dict(flags=["qiangjin"], golds=1, flowers=2, hand="123456789m 123p 456p 7s"),
+            "qiangjin",
+            30,
+        ),
+        (
+            dict(flags=["sanjindao"], golds=3, flowers=2, hand="13579m 2468p 13579s"),
+            "sanjindao",
+            40,
+        ),
+        (dict(golds=2, flowers=2, hand="123456789m 123p 456p"), "jinque", 60),
+    ],
+)
+def test_qq_specials(kw, pattern, special):
+    r = score(**kw)
+    assert r["complete"] and pattern in r["patterns"] and r["special"] == special
+    golds = kw.get("golds", 0)
+    flowers = kw.get("flowers", 0)
+    assert r["value"] == (5 + flowers + golds) * 2 + special
+
+
+def test_only_the_largest_special_counts():
+    # three golds that read as a set of their own, as the pair, and 三金倒: 金龙 120 alone
+    r = score(hand="123456789m 123p 55p", golds=3, flags=["sanjindao"], flowers=1)
+    assert {"sanjindao", "jinque", "jinlong"} <= set(r["patterns"])
+    assert r["special"] == 120 and r["value"] == (5 + 1 + 3) * 2 + 120
+
+
+def test_sanjindao_needs_no_shape_and_robbed_gold_is_no_sanjindao():
+    r = score(hand="13579m 2468p 13579s", golds=3, flags=["sanjindao"])
+    assert r["complete"] and r["patterns"] == ["sanjindao"]
+    assert not score(hand="13579m 2468p 13579s", golds=3)["complete"]
+    r = score(hand="123456789m 123p 45p", golds=3, flags=["qiangjin"])
+    assert "sanjindao" not in r["patterns"] and {"qiangjin", "jinque"} <= set(r["patterns"])
+
+
+def test_rob_kong_is_a_discard_win_by_the_kong_player():
+    r = score(flowers=2, flags=["qianggang"], discarder=3)
+    assert "qianggang" in r["patterns"] and r["deltas"] == [0, 14, 0, -14]
+
+
+def test_xinxiuding_formula():
+    rules = {"scoring": "xinxiuding"}
+    r = score(flowers=3, golds=1, hand="123456789m 123p 456p 7s", rules=rules, streak=1)
+    assert r["value"] == (3 + 1 + 1) * 2 and r["deltas"] == [-10, 30, -10, -10]
+    # a discard win: the non-special part is not doubled, and all three pay
+    r = score(flowers=3, rules=rules, win_type="discard", discarder=2)
+    assert r["value"] == 3 and r["deltas"] == [-3, 9, -3, -3]
+    for kw, special in [
+        (dict(golds=3, flags=["sanjindao"], hand="13579m 2468p 13579s"), 10),
+        (dict(golds=1, flags=["qiangjin"], hand="123456789m 123p 456p 7s"), 20),
+        (dict(golds=2, hand="123456789m 123p 456p"), 30),
+        (dict(seat=0, flags=["tianhu"]), 40),
+        (dict(), 0),  # no 平胡 special in 新修订
+    ]:
+        r = score(rules=rules, flowers=2, **kw)
+        assert r["special"] == special
+        assert r["value"] == (2 + kw.get("golds", 0)) * 2 + special
+
+
+def test_multiplier_formula():
+    rules = {"scoring": "multiplier"}
+    r = score(flowers=3, rules=rules, win_type="discard", discarder=2)
+    assert r["value"] == 1 + 3 and r["deltas"] == [0, 4, -4, 0]
+    for kw, mult in [
+        (dict(golds=3, flags=["sanjindao"], hand="13579m 2468p 13579s"), 3),
+        (dict(golds=2, hand="123456789m 123p 456p"), 4),
+        (dict(golds=1, flags=["qiangjin"], hand="123456789m 123p 456p 7s"), 5),
+        (dict(golds=3, flags=["sanjindao"], hand="123456789m 123p 55p"), 6),
+        (dict(), 1),
+    ]:
+        r = score(rules=rules, flowers=2, **kw)
+        assert r["special"] == mult
+        assert r["value"] == (1 + 2 + kw.get("golds", 0)) * 2 * mult
+
+
+@pytest.mark.parametrize("flag, mult", [("danyou", 4), ("shuangyou", 8), ("sanyou", 16)])
+def test_youjin_multiplies_x(flag, mult):
+    rules = {"youjin": "minnan"}
+    r = score(golds=1, flowers=2, hand="123456789m 123p 456p 7s", flags=[flag], rules=rules)
+    assert flag in r["patterns"]
+    assert r["value"] == (5 + 2 + 1) * 2 * mult
+    with pytest.raises(UsageError, match="youjin"):
+        score(golds=1, hand="123456789m 123p 456p 7s", flags=[flag])
+
+
+def test_score_hand_bad_inputs():
+    with pytest.raises(UsageError, match="flowers"):
+        score(hand="123456789m 123p 456p 11z")
+    with pytest.raises(UsageError, match="from"):
+        score(win_type="discard")
+    with pytest.raises(UsageError, match="tianhu"):
+        score(flags=["tianhu"], seat=1)
+    r = score(hand="123456789m 123p 456p 78s")
+    assert not r["complete"] and r["value"] == 0
+
+
+# ---- options, conformance, rotation --------------------------------------------------------
+
+
+def test_every_rulebook_option_exists():
+    opts = V.option_map
+    assert set(opts) == {"jin", "scoring", "youjin", "draw_adds_lianzhuang"}
+    assert opts["jin"].allowed == (0, 1, 2) and opts["jin"].default == 1
+    assert opts["scoring"].allowed == ("qq", "xinxiuding", "multiplier")
+    assert opts["youjin"].allowed == ("none", "minnan")
+    assert V.pattern_columns()[:6] == [
+        "pat_tianhu",
+        "pat_dihu",
+        "pat_qiangjin",
+        "pat_sanjindao",
+        "pat_jinque",
+        "pat_jinlong",
+    ]
+    assert {"flowers", "golds", "lianzhuang"} <= set(V.extras)
+    with pytest.raises(UsageError, match="scoring"):
+        V.resolve({"scoring": "sichuan"})
+
+
+def brute_complete(counts, wilds, sets):
+    return bf.hand_distance(counts, wilds, sets, ("standard",)) == 0
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {"youjin": "minnan"},
+        {"jin": 0},
+        {"jin": 2, "scoring": "multiplier"},
+        {"scoring": "xinxiuding", "draw_adds_lianzhuang": True},
+    ],
+)
+def test_conformance_options(rules):
+    """Every tile (flowers included) accounted for, zero-sum, complete wins, all policies."""
+    assert check_variant("fuzhou", matches=4, seed=7, rules=rules, complete=brute_complete) > 0
+
+
+def test_dealer_keeps_the_deal_on_a_win_or_draw_and_lianzhuang_counts_wins():
+    from engine.run import simulate
+
+    for rules in ({}, {"draw_adds_lianzhuang": True}):
+        df = simulate("fuzhou", 3000, seed=4, rules=rules, policies="efficiency").to_pandas()
+        for _, m in df.groupby("match"):
+            rows = m.to_dict("records")
+            for a, b in zip(rows, rows[1:], strict=False):
+                if a["winner"] == a["dealer"]:
+                    assert b["dealer"] == a["dealer"] and b["lianzhuang"] == a["lianzhuang"] + 1
+                elif a["winner"] < 0:
+                    add = 1 if rules else 0
+                    assert b["dealer"] == a["dealer"] and b["lianzhuang"] == a["lianzhuang"] + add
+                else:
+                    assert b["dealer"] == (a["dealer"] + 1) % 4 and b["lianzhuang"] == 0
+        assert (df.loc[df.deal == 0, "lianzhuang"] == 0).all()
+        assert (df.value[df.winner < 0] == 0).all()
+
+
+def test_value_bot_never_discards_a_gold_the_random_bot_does():
+    from engine.run import simulate
+
+    value = simulate("fuzhou", 3000, seed=2, policies="value").to_pandas()
+    assert value.gold_discards.sum() == 0
+    rnd = simulate("fuzhou", 1000, seed=2, policies="random").to_pandas()
+    assert rnd.gold_discards.sum() > 0
+
+
+# ---- exact deal events vs simulation -------------------------------------------------------
+
+
+def test_exact_events():
+    e = F.exact_events({})
+    from engine import exact
+
+    assert e["tianhu"] == exact.p_complete(108, 17, wild="flip0", shapes=("standard",))["standard"]
+    assert e["sanjindao_deal"] == Fraction(
+        sum(n * (n - 1) * (n - 2) for n in (17, 16, 16, 16)), 107 * 106 * 105
+    )
+    assert F.exact_events({"jin": 0})["sanjindao_deal"] == 0
+    assert 0 < F.exact_events({"jin": 0})["tianhu"] < e["tianhu"]
+    assert "exchangeability" in e["note"] and "hypergeometric" in e["note"]
+
+
+def test_simulated_deal_events_match_exact():
+    from engine.run import simulate
+
+    n = 24_000
+    df = simulate("fuzhou", n, seed=11, policies="efficiency").to_pandas()
+    e = F.exact_events({})
+    for observed, p in (
+        (int(df.pat_tianhu.sum()), float(e["tianhu"])),
+        (int((df.deal_max_golds >= 3).sum()), float(e["sanjindao_deal"])),
+    ):
+        assert binomtest(observed, n, p).pvalue > 1e-3, (observed, n * p)
+
+
+def test_replay_golden(regen):
+    """`mjlab replay fuzhou --seed 7 --match 0` is pinned line by line (--regen rewrites)."""
+    from engine.game import replay
+
+    out = replay("fuzhou", 7, 0) + "\n"
+    path = Path(__file__).parent / "golden" / "fuzhou.txt"
+    if regen or not path.exists():
+        path.write_text(out)
+    assert out.splitlines() == path.read_text().splitlines()
