@@ -134,17 +134,19 @@ class Budget:
 
 
 DEFAULT_BUDGETS: dict[str, Budget] = {
-    "fuzhou": Budget(main=40_000, sweep=16_000, skill=8_000),
-    "lishui": Budget(main=32_000, sweep=16_000, skill=6_400),
+    "fuzhou": Budget(main=48_000, sweep=24_000, skill=9_600),
+    "lishui": Budget(main=40_000, sweep=16_000, skill=6_400),
     "luodisao": Budget(main=40_000, sweep=16_000, skill=8_000),
-    "tuidaohu": Budget(main=32_000, sweep=9_600, skill=6_400),
-    "zhuji": Budget(main=48_000, sweep=24_000, skill=9_600),
+    "tuidaohu": Budget(main=24_000, sweep=6_400, skill=4_800),
+    "zhuji": Budget(main=24_000, sweep=9_600, skill=3_200),
 }
-"""Embedded defaults of ``mjlab report`` (no ``--deals``), chosen from each variant's
-measured speed so that the report of all five variants finishes within 10 minutes on a
-2-core machine (~2-8k deals/s per core)."""
+"""Embedded defaults of ``mjlab report`` (no ``--deals``), from each variant's measured
+speed with two threads (value bots: zhuji ~0.8-3k deals/s, tuidaohu ~1-1.6k, lishui
+~2.5k, fuzhou ~2.5k, luodisao ~3k on this 2-core machine, shared), so that the report of
+all five variants (about 630,000 deals) finishes within 10 minutes: about 5 minutes
+measured with the machine loaded by other jobs."""
 
-FALLBACK_BUDGET = Budget(main=32_000, sweep=12_800, skill=6_400)
+FALLBACK_BUDGET = Budget(main=24_000, sweep=8_000, skill=4_800)
 """Defaults of a registered variant that :data:`DEFAULT_BUDGETS` does not list."""
 
 
@@ -811,7 +813,7 @@ def _gap_text(item: dict, key: str) -> str:
     h = (hi - lo) / 2 if lo is not None and hi is not None else math.nan
     pct = item["gap_unit"] == "share"
     unit = {"SD": " SD", "": "", "share": ""}[item["gap_unit"]]
-    verdict = "resolved" if item[f"{key}_resolved"] else "within the noise at this N"
+    verdict = "a resolved difference" if item[f"{key}_resolved"] else "within the noise at this N"
     return f"{_fmt(d, h, percent=pct)}{unit}, {verdict}"
 
 
@@ -832,8 +834,8 @@ def _sense_sentence(item: dict, long_names: dict[str, str]) -> str:
     )
     if len(e) > 2:
         text += (
-            f" Last is {_short(e[-1]['variant'], long_names)}, where {e[-1]['phrase']}: "
-            f"{_gap_text(item, 'span')} from the first."
+            f" Last is {_short(e[-1]['variant'], long_names)}, where {e[-1]['phrase']}; it "
+            f"trails the first by {_gap_text(item, 'span')}."
         )
     return text
 
@@ -913,9 +915,9 @@ def _simplifications(doc: str) -> list[str]:
         if line.startswith("- "):
             if cur:
                 items.append(" ".join(cur))
-            cur = [line[2:].strip()]
+            cur = [line[2:].strip().replace("``", "")]
         elif line.strip() and cur:
-            cur.append(line.strip())
+            cur.append(line.strip().replace("``", ""))
     if cur:
         items.append(" ".join(cur))
     return items
@@ -1073,9 +1075,11 @@ def _figures(ctx: dict) -> list[dict]:
             with plots.style():
                 fig = Figure(figsize=(9, 6), layout="constrained")
                 axes = fig.subplots(2, 2).ravel()
-                for ax, m in zip(axes, metrics, strict=False):
+                for i, (ax, m) in enumerate(zip(axes, metrics, strict=False)):
                     plots.draw_sweep(table, metric=m, ax=ax)
                     ax.set_ylabel(f"{m}: diff. from default", fontsize=8)
+                    if i and ax.get_legend() is not None:
+                        ax.get_legend().remove()
                 for ax in axes[len(metrics) :]:
                     ax.set_visible(False)
                 save(

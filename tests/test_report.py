@@ -46,6 +46,16 @@ def rerun(name: str, deals: int, rules=None, policies="value") -> pd.DataFrame:
     ).to_pandas()
 
 
+def trimmed(ctx: dict) -> dict:
+    """A copy of the context with one variant and no sweeps: three figures, quick to render."""
+    ctx = json.loads(json.dumps(ctx))
+    first = ctx["settings"]["variants"][0]
+    ctx["settings"]["variants"] = [first]
+    ctx["variants"] = {first: {**ctx["variants"][first], "sweeps": []}}
+    ctx["panel"] = [r for r in ctx["panel"] if r["label"] == first]
+    return ctx
+
+
 def test_files_and_identity(made):
     out, ctx = made
     names = chosen_variants()
@@ -190,8 +200,7 @@ HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)> | **bold** [a
 
 
 def test_hostile_strings_are_escaped(made, tmp_path):
-    _, ctx = made
-    ctx = json.loads(json.dumps(ctx))
+    ctx = trimmed(made[1])
     n = ctx["settings"]["variants"][0]
     sec = ctx["variants"][n]
     sec["long_name"] = HOSTILE
@@ -265,7 +274,7 @@ def test_build_report_rejects_bad_input():
 
 
 def test_writes_are_atomic(made, tmp_path, monkeypatch):
-    _, ctx = made
+    ctx = trimmed(made[1])
     first = report.render(ctx, tmp_path)
     before = {k: first[k].read_bytes() for k in ("html", "md", "json")}
     renames = []
@@ -323,8 +332,7 @@ def test_budgets_and_sweep_plans(monkeypatch):
 
 
 def test_skipped_sweeps_are_noted_in_the_report(made, tmp_path):
-    _, ctx = made
-    ctx = json.loads(json.dumps(ctx))
+    ctx = trimmed(made[1])
     ctx["skipped"] = [{"variant": "luodisao", "what": "王 count sweep", "reason": "not registered"}]
     html = report.render(ctx, tmp_path)["html"].read_text(encoding="utf-8")
     assert "Not in this report" in html and "luodisao" in html
