@@ -17,6 +17,14 @@ Encodings used by every function:
   group made of 王 only, by group size (2, 3, 4) and number of red cards it stands for.
 - ``best``: int64 ``(5,)`` output, ``best[j]``: the most 胡息 of the concealed groups over
   the splits in which exactly ``j`` 王 stand for red cards, -1 if there is none.
+- ``xk``: the 醒 kind (0..19) whose 王 are counted, -1 for none. ``best2``: int64
+  ``(5, 5)`` output of :func:`_evaluate_core`, ``best2[j, x]``: the most 胡息 over the
+  splits in which ``j`` 王 stand for red cards and ``x`` 王 stand for the kind ``xk``
+  (RULEBOOK §4.4 rule 15: a 王 counts as the card it stands for, 醒 included). ``wvx``:
+  int64 ``(5, 5, 5)`` from :func:`_wang_values_x`, the best 胡息 of a group of 王 only by
+  size, red cards and cards of kind ``xk`` it stands for.
+- ``pair_ok``: 1 if the split may hold the pair (将), 0 if not (the 王钓 shape, whose
+  pair is the lone 王 and the drawn card).
 
 The search (RULEBOOK §4.2, §4.4, §4.5): the lowest kind still holding a card must lie in
 some group; try every group that contains it, filling any missing card with a 王, and
@@ -43,9 +51,10 @@ many kinds that can still make four alike (:func:`_fours`); and a card that no g
 the hand's own cards can hold needs a 王, one 王 serving at most two such cards
 (:func:`_isolated`, checked at the root and after each group that uses a 王).
 
-From another kernel (the game loop): build ``wv = _wang_values(values)`` and
-``ws = _workspace()`` once, then per hand call :func:`_evaluate_one` and
-:func:`_summarize`.
+From another kernel (the game loop): build ``wvx = _wang_values_x(values, xk)`` and
+``ws = _workspace()`` once, then per hand call :func:`_evaluate_core` (or the
+compatibility entry :func:`_evaluate_one` with ``wv = _wang_values(values)``), and
+:func:`_summarize` on ``best2`` reduced over its 醒 axis.
 """
 
 from __future__ import annotations
@@ -139,6 +148,54 @@ def _wang_values(values):
     return wv
 
 
+@kernel
+def _wang_values_x(values, xk):
+    """Best 胡息 of a group of 王 only, ``wvx[size, red, x]`` (-1 if no such group).
+
+    ``size`` 2 (the pair), 3 or 4 cards; ``red``: how many of them stand for red cards;
+    ``x``: how many stand for the kind ``xk`` (-1: none). ``wvx[:, :, 0]`` with
+    ``xk = -1`` is :func:`_wang_values`.
+    """
+    wvx = np.full((5, 5, 5), -1, np.int64)
+    for q in range(N_KINDS):
+        s = q // 10
+        isx = 1 if q == xk else 0
+        r = RED[q]
+        v = values[JIANG, s]
+        if v > wvx[2, 2 * r, 2 * isx]:
+            wvx[2, 2 * r, 2 * isx] = v
+        v = values[KAN, s]
+        if v > wvx[3, 3 * r, 3 * isx]:
+            wvx[3, 3 * r, 3 * isx] = v
+        v = values[QING, s]
+        if v > wvx[4, 4 * r, 4 * isx]:
+            wvx[4, 4 * r, 4 * isx] = v
+        q2 = q + 10 if s == 0 else q - 10
+        x2 = 2 * isx + (1 if q2 == xk else 0)
+        v = values[DAZIDA, s]
+        if v > wvx[3, 2 * r + RED[q2], x2]:
+            wvx[3, 2 * r + RED[q2], x2] = v
+    for s in range(2):
+        base = 10 * s
+        for a in range(8):
+            r = RED[base + a] + RED[base + a + 1] + RED[base + a + 2]
+            x = 0
+            for q in range(base + a, base + a + 3):
+                if q == xk:
+                    x += 1
+            v = values[YIERSAN if a == 0 else JU, s]
+            if v > wvx[3, r, x]:
+                wvx[3, r, x] = v
+        x = 0
+        for q in (base + 1, base + 6, base + 9):
+            if q == xk:
+                x += 1
+        v = values[ERQISHI, s]
+        if v > wvx[3, 3, x]:
+            wvx[3, 3, x] = v
+    return wvx
+
+
 N_OPTIONS = 11
 """Options tried at a search node: locked 坎 (0-2) or, unlocked, alike 3 without / with
 the candidate (0, 1), alike 4 without / with it (2, 3), the pair (4), the distinct-card
@@ -150,10 +207,12 @@ MAX_DEPTH = 8
 # Rows of the workspace ``ws`` (int64, (N_ROWS, 20)): the cards left and the locks, then
 # one column per search level: the state on entering the level (王 left, 门子 left, pair
 # still allowed, cards left, 胡息, red 王, candidate flag), the kind grouped there, the
-# next option to try, and what the applied option took (kinds, amounts, changed lock).
+# next option to try, and what the applied option took (kinds, amounts, changed lock);
+# last the 王 standing for the 醒 kind.
 CNT, LOCK, S_W, S_G, S_P, S_C, S_H, S_J, S_CL, KIND, OPT = range(11)
 UK, UA, LK, LV = 11, 14, 17, 18
-N_ROWS = 19
+S_X = 19
+N_ROWS = 20
 
 
 @kernel
@@ -171,24 +230,26 @@ def _take(ws, d, p, q, amount):
 
 
 @kernel(inline="always")
-def _apply(ws, d, o, k, cand, values):
+def _apply(ws, d, o, k, cand, xk, values):
     """Try option ``o`` on the lowest kind ``k`` at level ``d``; apply it if legal.
 
-    Returns ``(ok, size, w, jr, dh, cl2, pair_used)``: whether the group can be formed,
-    its number of cards, the 王 it uses, how many of them stand for red cards, its 胡息,
-    the candidate flag after it, and whether it is the pair. On success ``ws`` holds the
-    cards and lock taken, and level ``d``'s undo record (whose unused entries are -1:
-    :func:`_undo` resets them).
+    Returns ``(ok, size, w, jr, wx, dh, cl2, pair_used)``: whether the group can be
+    formed, its number of cards, the 王 it uses, how many of them stand for red cards and
+    how many for the 醒 kind ``xk``, its 胡息, the candidate flag after it, and whether it
+    is the pair. On success ``ws`` holds the cards and lock taken, and level ``d``'s undo
+    record (whose unused entries are -1: :func:`_undo` resets them).
     """
     size = k // 10
     cl = ws[S_CL, d]
     wang = ws[S_W, d]
     here = 1 if (cl == 1 and cand == k) else 0
+    isx = 1 if k == xk else 0
     ok = False
     n = 0
     nk = 0
     w = 0
     jr = 0
+    wx = 0
     dh = 0
     cl2 = cl
     pair_used = 0
@@ -205,6 +266,7 @@ def _apply(ws, d, o, k, cand, values):
             nk = 3
             w = 1
             jr = RED[k]
+            wx = isx
             dh = values[QING, size]
         elif o == 2 and L == 3 and here == 1:
             ok = True
@@ -217,7 +279,7 @@ def _apply(ws, d, o, k, cand, values):
             ws[LV, d] = L
             ws[LOCK, k] = 0
             _take(ws, d, 0, k, nk)
-        return ok, n, w, jr, dh, cl2, pair_used
+        return ok, n, w, jr, wx, dh, cl2, pair_used
     real = ws[CNT, k] - here
     if o < 4:
         n = 3 if o < 2 else 4
@@ -233,6 +295,7 @@ def _apply(ws, d, o, k, cand, values):
             cl2 = 0
             dh = values[PENG if n == 3 else PAO, size]
         jr = w * RED[k]
+        wx = w * isx
     elif o == 4:
         if ws[S_P, d] == 1:
             n = 2
@@ -241,6 +304,7 @@ def _apply(ws, d, o, k, cand, values):
             ok = w <= wang
             cl2 = cl - here
             jr = w * RED[k]
+            wx = w * isx
             dh = values[JIANG, size]
             pair_used = 1
     else:
@@ -256,12 +320,15 @@ def _apply(ws, d, o, k, cand, values):
         if fa <= 0:
             w += 1
             jr += RED[a]
+            wx += 1 if a == xk else 0
         if fb <= 0:
             w += 1
             jr += RED[b]
+            wx += 1 if b == xk else 0
         if fc <= 0:
             w += 1
             jr += RED[c]
+            wx += 1 if c == xk else 0
         if w <= wang:
             ok = True
             dh = values[TEMPLATES[k, t, 0], TEMPLATES[k, t, 1]]
@@ -273,10 +340,10 @@ def _apply(ws, d, o, k, cand, values):
                 _take(ws, d, 2, c, 1)
             if cl == 1 and (fa > 0 and a == cand or fb > 0 and b == cand or fc > 0 and c == cand):
                 cl2 = 0
-        return ok, n, w, jr, dh, cl2, pair_used
+        return ok, n, w, jr, wx, dh, cl2, pair_used
     if ok:
         _take(ws, d, 0, k, nk)
-    return ok, n, w, jr, dh, cl2, pair_used
+    return ok, n, w, jr, wx, dh, cl2, pair_used
 
 
 @kernel(inline="always")
@@ -293,14 +360,14 @@ def _undo(ws, d):
 
 
 @kernel
-def _search(ws, cand, values, wv, best):
-    """Depth-first search over the splits of the cards in ``ws``; updates ``best``.
+def _search(ws, cand, xk, values, wvx, best):
+    """Depth-first search over the splits of the cards in ``ws``; updates ``best (5, 5)``.
 
     ``ws[CNT]``: cards per kind (the candidate included); ``ws[LOCK]``: 3 or 4 for a 坎 /
     four alike that must stay whole, else 0; column 0 of the state rows: 王, 门子 to form,
-    pair allowed, cards (王 included), 胡息 0, red 王 0, and 1 if the candidate came from
-    another player (it is then tracked through the search). An explicit stack, not
-    recursion: numba cannot cache recursive kernels. Returns the nodes visited.
+    pair allowed, cards (王 included), 胡息 0, red 王 0, 1 if the candidate came from
+    another player (it is then tracked through the search), and 醒 王 0. An explicit
+    stack, not recursion: numba cannot cache recursive kernels. Returns the nodes visited.
     """
     d = 0
     entering = True
@@ -325,14 +392,16 @@ def _search(ws, cand, values, wv, best):
                     w = ws[S_W, d]
                     h = ws[S_H, d]
                     j = ws[S_J, d]
+                    x = ws[S_X, d]
                     if g == 0:
-                        if h > best[j]:
-                            best[j] = h
+                        if h > best[j, x]:
+                            best[j, x] = h
                     elif g == 1 and (w >= 3 or ws[S_P, d] == 1):
                         for r in range(w + 1):
-                            v = wv[w, r]
-                            if v >= 0 and h + v > best[j + r]:
-                                best[j + r] = h + v
+                            for xx in range(w + 1):
+                                v = wvx[w, r, xx]
+                                if v >= 0 and h + v > best[j + r, x + xx]:
+                                    best[j + r, x + xx] = h + v
                 elif g == 0:
                     leaf = True
                 else:
@@ -357,7 +426,7 @@ def _search(ws, cand, values, wv, best):
             if fast and o < 4 and (o % 2 == 1 or ws[CNT, k] + ws[S_W, d] < 3 + o // 2):
                 o += 1
                 continue
-            ok, n, w, jr, dh, cl2, pu = _apply(ws, d, o, k, cand, values)
+            ok, n, w, jr, wx, dh, cl2, pu = _apply(ws, d, o, k, cand, xk, values)
             o += 1
             if ok:
                 advanced = True
@@ -370,6 +439,7 @@ def _search(ws, cand, values, wv, best):
             ws[S_C, d + 1] = ws[S_C, d] - n
             ws[S_H, d + 1] = ws[S_H, d] + dh
             ws[S_J, d + 1] = ws[S_J, d] + jr
+            ws[S_X, d + 1] = ws[S_X, d] + wx
             ws[S_CL, d + 1] = cl2
             d += 1
             entering = True
@@ -420,16 +490,20 @@ def _fours(ws, wang):
 
 
 @kernel
-def _evaluate_one(counts, kings, need, cand, cand_self, values, wv, best, ws):
-    """胡息 best split: fill ``best (5,)`` with the most concealed 胡息 per red-王 count.
+def _evaluate_core(counts, kings, need, cand, cand_self, pair_ok, xk, values, wvx, best2, ws):
+    """胡息 best split: fill ``best2 (5, 5)`` with the most concealed 胡息 per red-王 and
+    醒-王 count.
 
     Compiled. ``counts`` (20,) the concealed real cards, ``kings`` the 王 held, ``need``
-    the 门子 still to form, ``cand``/``cand_self`` the candidate card (module docstring),
-    ``ws`` a workspace from :func:`_workspace`. ``best[j]`` is -1 when no split has ``j``
-    王 standing for red cards. Returns the search nodes visited.
+    the 门子 still to form, ``cand``/``cand_self`` the candidate card, ``pair_ok`` whether
+    the pair is allowed, ``xk`` the 醒 kind (-1 none), ``wvx`` from
+    :func:`_wang_values_x` for that ``xk``, ``ws`` a workspace from :func:`_workspace`
+    (module docstring). ``best2[j, x]`` is -1 when no split has ``j`` 王 standing for red
+    cards and ``x`` for ``xk``. Returns the search nodes visited.
     """
-    for i in range(best.shape[0]):
-        best[i] = -1
+    for i in range(best2.shape[0]):
+        for x in range(best2.shape[1]):
+            best2[i, x] = -1
     cards = 0
     for k in range(N_KINDS):
         c = np.int64(counts[k])
@@ -456,14 +530,37 @@ def _evaluate_one(counts, kings, need, cand, cand_self, values, wv, best, ws):
             cand_left = 1
     ws[S_W, 0] = wang
     ws[S_G, 0] = need
-    ws[S_P, 0] = 1
+    ws[S_P, 0] = 1 if pair_ok else 0
     ws[S_C, 0] = cards + wang
     ws[S_H, 0] = 0
     ws[S_J, 0] = 0
+    ws[S_X, 0] = 0
     ws[S_CL, 0] = cand_left
-    if _isolated(ws) > 2 * wang:
+    if need < 0 or _isolated(ws) > 2 * wang:
         return 0
-    return _search(ws, ck, values, wv, best)
+    return _search(ws, ck, xk, values, wvx, best2)
+
+
+@kernel
+def _evaluate_one(counts, kings, need, cand, cand_self, values, wv, best, ws):
+    """胡息 best split: fill ``best (5,)`` with the most concealed 胡息 per red-王 count.
+
+    Compiled. ``counts`` (20,) the concealed real cards, ``kings`` the 王 held, ``need``
+    the 门子 still to form, ``cand``/``cand_self`` the candidate card (module docstring),
+    ``wv`` from :func:`_wang_values`, ``ws`` a workspace from :func:`_workspace`.
+    ``best[j]`` is -1 when no split has ``j`` 王 standing for red cards. Returns the search
+    nodes visited. (A convenience entry: it allocates; hot loops call
+    :func:`_evaluate_core`.)
+    """
+    wvx = np.full((5, 5, 5), -1, np.int64)
+    for s in range(5):
+        for r in range(5):
+            wvx[s, r, 0] = wv[s, r]
+    best2 = np.empty((5, 5), np.int64)
+    nodes = _evaluate_core(counts, kings, need, cand, cand_self, 1, -1, values, wvx, best2, ws)
+    for j in range(best.shape[0]):
+        best[j] = best2[j, 0]
+    return nodes
 
 
 @kernel(inline="always")
@@ -544,11 +641,16 @@ def _evaluate_batch(
         Output: ``[i, j]`` the most 胡息 (table included) over the splits in which ``j``
         王 stand for red cards (red cards ``red_base + j``), -1 if none.
     """
-    wv = _wang_values(values)
+    wvx = _wang_values_x(values, -1)
+    best2 = np.empty((MAX_KINGS + 1, MAX_KINGS + 1), np.int64)
     best = np.empty(MAX_KINGS + 1, np.int64)
     ws = _workspace()
     for i in range(counts.shape[0]):
-        _evaluate_one(counts[i], kings[i], need[i], cand[i], cand_self[i], values, wv, best, ws)
+        _evaluate_core(
+            counts[i], kings[i], need[i], cand[i], cand_self[i], 1, -1, values, wvx, best2, ws
+        )
+        for jj in range(MAX_KINGS + 1):
+            best[jj] = best2[jj, 0]
         red_base = table_red[i]
         for k in range(N_KINDS):
             red_base += RED[k] * counts[i, k]

@@ -1,0 +1,246 @@
+"""祁阳落地扫 (luodisao): the Qiyang 字牌 game of 80 cards and 王, 胡息, 醒 and 番.
+
+Rules
+-----
+RULEBOOK §4 (seed ``003_fbd9540c51053f47.txt``), every option of the section a rule
+option below.
+
+- Cards (rules 1, 2, 5): 小 一..十 and 大 壹..拾, four each, and ``kings`` 王 (default 1);
+  red cards 二 七 十 贰 柒 拾. Players (rules 3, 4): 3 by default (``players`` 2 or 4, or
+  the 坐醒 form ``zuoxing``); the dealer gets 15 cards, the others 14, the rest is the
+  stock.
+- Groups and 胡息 (rules 6, 7): 句 0, 一二三 3 / 6, 二七十 3 / 6, 大小搭 0, 坎 3 / 6, 碰
+  1 / 3, 啸 3 / 6, 跑 6 / 9, 倾 9 / 12 (small / big). A win (rules 16, 17): all cards in
+  exactly 5 门子 (3- or 4-card groups and at most one pair) with at least 6 胡息.
+- Turn (rules 8-13): flip the top stock card; 倾 > 胡 > 跑 / 碰 > 吃; 倾 (a 坎 or 啸 and
+  one's own flip), 啸 (a pair and one's own flip) and 跑 (a 坎 or 啸 and another's card,
+  a 碰 and any flipped card) are forced unless the card wins; 吃 by the flipper and his
+  下家 (a discard: the 下家 only), with 下火; 过张; 臭啸; 死守; 冲明跑. Discards: after 吃,
+  碰, 啸 and a first 跑; none after 倾 or a later 跑 (the 下家 flips).
+- 王 (rules 14, 15, 19): stands for any card (its colour and 醒 too); a 王 holder wins
+  only by self-draw and never discards a 王; 王钓 4, 王钓王 8, 王闯 8, 王闯王 16, 王炸 16,
+  王炸王 32 replace 自摸's ×2.
+- Score (rules 20-23): 囤 = 胡息 + 3 × 醒; ``value`` = 囤 × 番 with 番 = win method
+  (自摸 2 or the 王 factor) × colour (黑胡 4, 一点朱 3, 红胡 2, 全红 4) × 地胡 2, 天胡
+  its largest single factor (max(2, colour)); self-draw and another's flipped card:
+  every other player pays ``value``; a discard: the discarder pays it for every other
+  player; ``cap`` per payer.
+- 黄庄 (rule 24): 王 payments, 5 per 王; dealer (rule 25): the winner deals, after 黄庄
+  the dealer's 下家.
+
+Record: ``value`` is the final per-payer score 囤 × 番 before a cap (the path to it is
+in the extras ``huxi`` → ``tun`` = huxi + 3 × ``xing`` → × ``fan``); one ``pat_*`` per
+番 factor the winning hand has (天胡 keeps only its largest, see ``fan``). ``win_type``:
+``self_draw`` (incl. the 王 wins), ``discard`` (a discard, or a card another player
+flipped: then ``discarder`` is the flipper and ``win_on_flip`` is 1, and every other
+player pays), ``instant`` (天胡), ``none`` (黄庄). Extras: ``huxi``, ``xing``, ``tun``,
+``fan``, ``red`` (red cards of the winner), ``win_on_flip``, ``capped`` (a cap cut a
+payment), ``zuoxing`` (the seat sitting out, -1), ``zuoxing_money``,
+``wang_money_0..3`` (黄庄 王 payments, also in the deltas), the deal's counts of
+``qing``, ``xiao``, ``chouxiao``, ``pao``, ``mingpao`` (冲明跑), ``sishou`` (死守 turns),
+``guozhang`` (passed claims), ``stock_left``, and ``xing_card`` (the card the 醒 was
+counted on: 0..19, 20 王, -1).
+
+Engine simplifications
+----------------------
+- Four alike dealt are laid as 倾 at once, before the dealer's first discard (the seed
+  lays them "after the first card in"; the evaluation is the same). A 倾 never costs a
+  discard; only 跑 count toward 「第一次跑牌需要出牌」.
+- 天胡's 醒 card under 跟醒 is the dealer's last dealt card (the 祁阳 server's
+  ``SetXingPai(byBankerCard)``). 上醒 / 下醒 take the rank above / below the card turned
+  up after the win (wrapping 拾 -> 壹). A 王 as the 醒 card stands for the kind that
+  suits the winner best; a winning 王 under 跟醒 must stand for the kind counted.
+- The scorer takes the reading (split, what each 王 stands for, whether the winning
+  card joins a 啸 / 碰 on the table, or a 王 shape) with the highest ``value``; the 王
+  shapes need the drawn card to be free (not the fourth of a 坎 or 啸, which must 倾).
+- Caps: a self-draw or flip win caps each payer; a discard caps the discarder's total
+  (seed: 「放炮的玩家最多输300」). 坐醒: the sitting-out seat (two after the dealer) pays
+  nothing and receives ``(3 × 醒 × 番) // 2`` from the winner (the 祁阳 server's
+  DivideXingScore); turn order skips it.
+- 黄庄 ``pool``: a total that does not split evenly gives its remainder one point at a
+  time to the 王-less seats in turn order from the dealer (zero-sum; the server floors).
+- 过张 bars 吃 and 碰 of that kind (跑 and 胡 stay); passing a 碰 also marks a later 啸
+  of the kind as 臭啸 (shown one up, scored as a 啸). 冲明跑 is a discard that lets
+  another player 跑 onto his 啸; the discarder loses 吃 and 碰. Claims stop at 4 table
+  groups and must leave a discardable card (forced 倾 / 啸 / 跑 are always made).
+- ``must_win`` changes what a bot may pass: the built-in bots declare every win except
+  the value bot's EV pass on another player's card (:mod:`engine.zipai._bots`).
+- With more seats than policies given, seat ``s`` uses policy ``s mod n``.
+- The first dealer of a match is drawn at random (MATCH stream).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import UsageError
+from ..zipai import _layout as Z
+from ..zipai import hand as zhand
+from ._base import Pattern, RuleOption, Variant
+from ._registry import register
+
+MUST_WIN = ("discard", "any", "none")
+XING = ("gen", "fan", "shang", "xia")
+FAN_COMBINE = ("multiply", "add")
+HUANGZHUANG = ("pairwise", "pool")
+
+OPTIONS = (
+    RuleOption(
+        "players",
+        3,
+        (2, 3, 4),
+        "Seats at the table; all of them play (the dealer 15 cards, the others 14).",
+        "§4.1 rule 3",
+    ),
+    RuleOption(
+        "zuoxing",
+        False,
+        (False, True),
+        "坐醒 form (needs players=4): the seat two after the dealer sits out, pays nothing "
+        "and takes half the 醒 part of one payment from the winner.",
+        "§4.1 rule 3",
+    ),
+    RuleOption("kings", 1, (0, 1, 2, 3, 4), "王 (jokers) in the deck.", "§4.1 rule 2"),
+    RuleOption(
+        "must_win",
+        "discard",
+        MUST_WIN,
+        "Forced wins: discard = a player without 王 must win on a discard (放炮必胡); any = "
+        "every possible win (有胡必胡); none = no win is forced.",
+        "§4.5 rule 18",
+    ),
+    RuleOption(
+        "xing",
+        "gen",
+        XING,
+        "醒: gen = 跟醒, copies of the winning card; fan = 翻醒, copies of the next stock card "
+        "(the winning card if none); shang / xia = 上醒 / 下醒, the rank above / below that "
+        "turned card.",
+        "§4.6 rule 21",
+    ),
+    RuleOption("shuangxing", False, (False, True), "双醒: the 醒 count doubles.", "§4.6 rule 21"),
+    RuleOption(
+        "fan_combine",
+        "multiply",
+        FAN_COMBINE,
+        "How 番 factors combine: multiply (the 祁阳 server), or add (the factors above 1).",
+        "§4.6 rule 22",
+    ),
+    RuleOption(
+        "cap",
+        0,
+        (0, 300, 600),
+        "封顶: most a payer loses on one win (0 = no cap); a discarder's total is capped.",
+        "§4.6 rule 23",
+    ),
+    RuleOption(
+        "huangzhuang",
+        "pairwise",
+        HUANGZHUANG,
+        "黄庄 王 payments, 5 per 王: pairwise = the seat with more 王 pays 5 × the difference "
+        "to each seat with fewer; pool = each 王 holder pays 5 per 王, split among the "
+        "seats with none.",
+        "§4.6 rule 24",
+    ),
+)
+
+PATTERNS = (
+    Pattern("tianhu", "天胡", "The dealer's dealt cards win; its single largest factor (2).", True),
+    Pattern("dihu", "地胡", "A non-dealer wins on the dealer's first discard (×2).", True),
+    Pattern("zimo", "自摸", "Won on a card the winner turned up (×2; not with 王 wins)."),
+    Pattern("honghu", "红胡", "7-9 red cards among all the winner's cards (×2)."),
+    Pattern("yidianzhu", "一点朱", "Exactly one red card (×3)."),
+    Pattern("quanhong", "全红", "More than 9 red cards (×4).", True),
+    Pattern("heihu", "黑胡", "No red card (×4).", True),
+    Pattern("wangdiao", "王钓", "Self-draw pairing a lone 王, all else formed (×4)."),
+    Pattern("wangdiaowang", "王钓王", "王钓 completed by a 王 (×8).", True),
+    Pattern("wangchuang", "王闯", "Self-draw joining two 王 as the last 门子 (×8).", True),
+    Pattern("wangchuangwang", "王闯王", "王闯 completed by a 王 (×16).", True),
+    Pattern("wangzha", "王炸", "Self-draw joining three 王 as four alike (×16).", True),
+    Pattern("wangzhawang", "王炸王", "王炸 completed by the fourth 王 (×32).", True),
+)
+
+EXTRAS = Z.EXTRAS
+
+
+def _check(rules) -> None:
+    if rules["zuoxing"] and rules["players"] != 4:
+        raise UsageError(
+            f"rule option zuoxing=true is the 4-seat 坐醒 form: it needs players=4, "
+            f"got players={rules['players']}"
+        )
+
+
+def players_of(rules) -> int:
+    """Seats in the records: ``players`` (the 坐醒 seat included)."""
+    return int(rules["players"])
+
+
+def pack(rules) -> np.ndarray:
+    """Packed int64 rules for the 字牌 kernel (slots in :mod:`engine.zipai._layout`)."""
+    _check(rules)
+    r = np.zeros(Z.Z_N, np.int64)
+    r[Z.Z_SEATS] = rules["players"]
+    r[Z.Z_ZUOXING] = int(rules["zuoxing"])
+    r[Z.Z_KINGS] = rules["kings"]
+    r[Z.Z_MUST_WIN] = MUST_WIN.index(rules["must_win"])
+    r[Z.Z_XING] = XING.index(rules["xing"])
+    r[Z.Z_SHUANGXING] = int(rules["shuangxing"])
+    r[Z.Z_FAN_ADD] = FAN_COMBINE.index(rules["fan_combine"])
+    r[Z.Z_CAP] = rules["cap"]
+    r[Z.Z_HZ_POOL] = HUANGZHUANG.index(rules["huangzhuang"])
+    r[Z.Z_MIN_HUXI] = zhand.MIN_HUXI
+    r[Z.Z_TUN_PER_XING] = 3
+    r[Z.Z_HZ_PER_WANG] = 5
+    r[Z.Z_DEALER_CARDS] = 15
+    r[Z.Z_HAND_CARDS] = 14
+    r[Z.Z_VALUES : Z.Z_VALUES + 20] = zhand.values_table().reshape(-1)
+    r[Z.Z_F : Z.Z_F + Z.N_PATTERNS] = Z.FAN_DEFAULTS
+    r[Z.Z_HONG_LO] = 7
+    r[Z.Z_HONG_HI] = 9
+    return r
+
+
+def exact(rules) -> dict:
+    """Exact deal events: P(天胡) (:func:`engine.zipai.exact.exact_tianhu`)."""
+    from ..zipai.exact import exact_tianhu
+
+    return exact_tianhu(rules)
+
+
+def score_hand(rules, hand: str, **kwargs) -> dict:
+    """Score one win (``mjlab score luodisao``): :func:`engine.zipai.scoring.score_win`.
+
+    ``score_hand(rules, hand, *, win, table="", from_seat=None, flip=False,
+    tianhu=False, dihu=False, xing_card=None, seat=0, dealer=0) -> dict`` with ``rules``
+    resolved, ``hand`` the concealed cards *including* the winning card (notation
+    ``x1..x10 d1..d10 w``), ``table`` groups such as ``"peng:d3 pao:x5 chi:x1x2x3"``.
+    The dict has ``complete``, ``patterns``, ``value``, ``deltas`` (as the mahjong
+    scorers) and ``huxi``, ``xing``, ``tun``, ``fan``, ``red``, ``shape``, ``capped``,
+    ``zuoxing_money``, ``notes``.
+    """
+    from ..zipai.scoring import score_win
+
+    return score_win(rules, hand, **kwargs)
+
+
+VARIANT = register(
+    Variant(
+        name="luodisao",
+        long_name="祁阳落地扫 Qiyang luodisao (字牌)",
+        version=1,
+        family="zipai",
+        options=OPTIONS,
+        patterns=PATTERNS,
+        extras=EXTRAS,
+        pack=pack,
+        value_unit="分 (囤 × 番)",
+        doc=__doc__,
+        players=3,
+        bench_deals=100_000,
+        rulebook_section="§4",
+        players_of=players_of,
+        exact=exact,
+        score_hand=score_hand,
+    )
+)

@@ -1,0 +1,1165 @@
+"""The 字牌 game loop kernel (numba): deal, flips, claims, forced groups, wins, payments.
+
+One compiled loop plays 祁阳落地扫 (RULEBOOK §4); the rules arrive as the packed int64
+array ``rules`` (slots ``Z_*`` in :mod:`engine.zipai._layout`). :func:`play_matches` runs
+a batch of matches in parallel (``prange``), each match deal by deal because the dealer
+rotation connects them. The shuffle draws from the deal's WALL stream only and the bots
+from its BOTS stream only (engine.rng), so records do not depend on threads or chunks.
+
+A turn (rule 8): the player in turn flips the top stock card. A 王 goes into his hand
+(he may win with it, else he discards). A real card: he may win with it (自摸); else it
+completes his 坎 or his 啸 into a 倾 (forced, no discard, the next player flips), or his
+pair into a 啸 (forced, then he discards); else it is shown and claimed in priority
+(rule 9): 胡 by the others in turn order (王 holders never), 跑 (forced: a 坎 or 啸 of
+another player, or anyone's 碰), 碰 by another player, 吃 by the flipper then his 下家;
+unclaimed, it is dead and the 下家 flips. A discard is claimed the same way (跑 only onto
+a 坎 or 啸, 吃 only by the 下家). After 吃 / 碰 / 啸 / a first 跑 the player discards; after
+a 倾 or a later 跑 the next player flips (rule 11). The deal is drawn (黄庄) when a player
+must flip from an empty stock.
+
+State arrays (all int64; seats 0..3, card kinds 0..19 and 20 = 王):
+
+- ``hand (4, 21)``: concealed cards per kind, ``[:, 20]`` the 王 held;
+- ``tab (4, MAX_GROUPS, 6)``: table groups ``(type T_*, a, b, c, d, 胡息)``, d = -1 for
+  three cards;
+- ``ps (N_PS, 4)``: per seat: table groups, their 胡息 and red cards, 冲明跑 flag, 跑
+  made, whether the seat plays this deal;
+- ``pk (N_PK, 4, 20)``: per seat and kind: table cards, index of the alike table group
+  (-1 none), 过张 flags, table cards hidden from the others;
+- ``pile (2, 21)``: dead cards, and cards every player has seen (dead or shown on a
+  table);
+- ``ctx (N_K,)``: the deal's scalars (``K_*``).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .. import rng
+from .._numba import kernel, parallel_kernel
+from ..game._layout import (
+    C_DEALER,
+    C_DELTA,
+    C_DISCARDER,
+    C_EXTRA,
+    C_PAT_HI,
+    C_PAT_LO,
+    C_STREAK,
+    C_TURNS,
+    C_VALUE,
+    C_WILDS,
+    C_WIN_TYPE,
+    C_WINNER,
+    N_COLS,
+    WIN_DISCARD,
+    WIN_INSTANT,
+    WIN_NONE,
+    WIN_SELF_DRAW,
+)
+from ._bots import choose_chi, choose_discard, want_claim, want_win
+from ._huxi import (
+    KAN,
+    N_TEMPLATES,
+    PAO,
+    PENG,
+    QING,
+    RED,
+    TEMPLATES,
+    WANG,
+    XIAO,
+    _wang_values_x,
+    _workspace,
+)
+from ._layout import (
+    EV_CHI,
+    EV_DEAD,
+    EV_DEAL,
+    EV_DECLINE,
+    EV_DISCARD,
+    EV_FLIP,
+    EV_GROUP,
+    EV_HUANG,
+    EV_MINGPAO,
+    EV_PAO,
+    EV_PASS,
+    EV_PAY,
+    EV_PENG,
+    EV_QING,
+    EV_SCORE,
+    EV_SISHOU,
+    EV_WIN,
+    EV_XIAO,
+    EV_XING,
+    EV_ZUOXING,
+    FZ_DEAD,
+    FZ_FLIGHT,
+    FZ_HAND,
+    FZ_INFO,
+    FZ_STOCK,
+    FZ_TABLE,
+    FZ_WIN_HAND,
+    I_CAND,
+    I_HUXI,
+    I_NEED,
+    I_RED,
+    I_SELF,
+    I_SHAPE,
+    I_TGROUPS,
+    I_THUXI,
+    I_TRED,
+    MAX_GROUPS,
+    T_CHI,
+    T_CHOUXIAO,
+    T_PAO,
+    T_PENG,
+    T_QING,
+    T_XIAO,
+    X_CAPPED,
+    X_CHOUXIAO,
+    X_FAN,
+    X_GUOZHANG,
+    X_HUXI,
+    X_MINGPAO,
+    X_ON_FLIP,
+    X_PAO,
+    X_QING,
+    X_RED,
+    X_SISHOU,
+    X_STOCK_LEFT,
+    X_TUN,
+    X_WANG_MONEY,
+    X_XIAO,
+    X_XING,
+    X_XING_CARD,
+    X_ZUOXING,
+    X_ZUOXING_MONEY,
+    Z_DEALER_CARDS,
+    Z_HAND_CARDS,
+    Z_KINGS,
+    Z_MIN_HUXI,
+    Z_MUST_WIN,
+    Z_SEATS,
+    Z_XING,
+    Z_ZUOXING,
+)
+from ._score import (
+    HOW_DISCARD,
+    HOW_FLIP,
+    HOW_SELF,
+    HOW_TIANHU,
+    N_OUT,
+    O_BITS,
+    O_FAN,
+    O_HUXI,
+    O_RED,
+    O_SHAPE,
+    O_TUN,
+    O_UPGRADE,
+    O_VALUE,
+    O_XING,
+    _can_win,
+    _pay_huangzhuang,
+    _pay_win,
+    _score_win,
+    _upgrade_delta,
+    _values,
+    _xing_kind,
+)
+
+PS_NTAB, PS_TH, PS_TR, PS_MINGPAO, PS_NPAO, PS_ACTIVE = range(6)
+N_PS = 6
+PK_TCNT, PK_ALIKE, PK_GUO, PK_HIDDEN = range(4)
+N_PK = 4
+GUO_CLAIM = 1
+"""过张: the seat passed a 吃 or 碰 of this kind and may not 吃 / 碰 it again."""
+GUO_PENG = 2
+"""The seat passed a 碰 of this kind (a later 啸 of it is a 臭啸)."""
+PL_DEAD, PL_SEEN = 0, 1
+
+(
+    K_PTR,
+    K_NCARDS,
+    K_TURNS,
+    K_DEALER,
+    K_ZX,
+    K_SEATS,
+    K_FIRST,
+    K_NEV,
+    K_LOG,
+    K_LAST_DEALT,
+    K_WINNER,
+    K_QING,
+    K_XIAO,
+    K_CHOU,
+    K_PAO,
+    K_MINGPAO,
+    K_SISHOU,
+    K_GUO,
+    K_ACTIVE,
+    K_ERROR,
+) = range(20)
+N_K = 24
+
+PHASE_DISCARD = 0
+PHASE_FLIP = 1
+END = -1
+MAX_CARDS = 84
+MAX_OPTS = 48
+MAX_STEPS = 2000
+
+
+@kernel(inline="always")
+def _next(s, seats, zx):
+    """下家: the next seat in turn order that plays (skips the 坐醒 seat)."""
+    n = (s + 1) % seats
+    if n == zx:
+        n = (n + 1) % seats
+    return n
+
+
+@kernel(inline="always")
+def _ev(log, ctx, code, a, b, c, d):
+    """Append one event row when the deal is being logged."""
+    if ctx[K_LOG] == 1:
+        i = ctx[K_NEV]
+        if i < log.shape[0]:
+            log[i, 0] = code
+            log[i, 1] = a
+            log[i, 2] = b
+            log[i, 3] = c
+            log[i, 4] = d
+            ctx[K_NEV] = i + 1
+
+
+@kernel(inline="always")
+def _code(pols, i):
+    """Policy code of seat ``i`` (the policies array is used cyclically)."""
+    return pols[i % pols.shape[0]]
+
+
+@kernel
+def _lay(tab, ps, pk, pile, p, typ, a, b, c, d, hx, nvis):
+    """Lay a table group for seat ``p``: ``nvis`` of its cards are shown (in order)."""
+    i = ps[PS_NTAB, p]
+    tab[p, i, 0] = typ
+    tab[p, i, 1] = a
+    tab[p, i, 2] = b
+    tab[p, i, 3] = c
+    tab[p, i, 4] = d
+    tab[p, i, 5] = hx
+    ps[PS_NTAB, p] = i + 1
+    ps[PS_TH, p] += hx
+    n = 0
+    for q in (a, b, c, d):
+        if q < 0:
+            continue
+        pk[PK_TCNT, p, q] += 1
+        ps[PS_TR, p] += RED[q]
+        if n < nvis:
+            pile[PL_SEEN, q] += 1
+        else:
+            pk[PK_HIDDEN, p, q] += 1
+        n += 1
+    if typ != T_CHI:
+        pk[PK_ALIKE, p, a] = i
+
+
+@kernel
+def _upgrade(tab, ps, pk, pile, values, p, kind, newtype):
+    """Add the fourth card of ``kind`` to seat ``p``'s alike group: 倾 (hidden) or 跑 (shown)."""
+    i = pk[PK_ALIKE, p, kind]
+    old = tab[p, i, 0]
+    size = kind // 10
+    hx = values[QING, size] if newtype == T_QING else values[PAO, size]
+    ps[PS_TH, p] += hx - tab[p, i, 5]
+    tab[p, i, 0] = newtype
+    tab[p, i, 4] = kind
+    tab[p, i, 5] = hx
+    pk[PK_TCNT, p, kind] += 1
+    ps[PS_TR, p] += RED[kind]
+    if newtype == T_QING:
+        pk[PK_HIDDEN, p, kind] += 1
+    else:
+        hidden = pk[PK_HIDDEN, p, kind]
+        pile[PL_SEEN, kind] += 1 + hidden
+        pk[PK_HIDDEN, p, kind] = 0
+    return old
+
+
+@kernel(inline="always")
+def _up_type(tab, pk, p, c):
+    """Type of seat ``p``'s alike table group of kind ``c`` (0 none)."""
+    if c < 0 or c >= WANG:
+        return 0
+    i = pk[PK_ALIKE, p, c]
+    if i < 0:
+        return 0
+    return tab[p, i, 0]
+
+
+@kernel(inline="always")
+def _free_after(hand, p, c, n):
+    """Whether seat ``p`` keeps a discardable card after giving up ``n`` copies of ``c``."""
+    for k in range(20):
+        h = hand[p, k] - (n if k == c else 0)
+        if h == 1 or h == 2:
+            return True
+    return False
+
+
+@kernel
+def _unseen(hand, pk, pile, p, out):
+    """Copies of each kind seat ``p`` cannot see (4 minus own, shown and dead cards)."""
+    for k in range(20):
+        u = 4 - hand[p, k] - pile[PL_SEEN, k] - pk[PK_HIDDEN, p, k]
+        out[k] = u if u > 0 else 0
+    return out
+
+
+@kernel(inline="always")
+def _huxi_now(hand, ps, values, p):
+    """胡息 already certain for seat ``p``: table groups and 坎 in hand."""
+    h = ps[PS_TH, p]
+    for k in range(20):
+        if hand[p, k] == 3:
+            h += values[KAN, k // 10]
+    return h
+
+
+@kernel(inline="always")
+def _red_total(hand, ps, p):
+    r = ps[PS_TR, p]
+    for k in range(20):
+        r += RED[k] * hand[p, k]
+    return r
+
+
+@kernel
+def _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, c, how):
+    """Whether seat ``q`` wins with card ``c`` arriving ``how`` (王 holders: own flips only)."""
+    if hand[q, WANG] > 0 and how != HOW_SELF and how != HOW_TIANHU:
+        return False
+    up = _up_type(tab, pk, q, c)
+    return _can_win(
+        rules,
+        values,
+        wvx0,
+        hand[q],
+        hand[q, WANG],
+        ps[PS_NTAB, q],
+        ps[PS_TH, q],
+        c,
+        how,
+        up,
+        ws,
+        best2,
+    )
+
+
+@kernel
+def _p_self(rules, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, scratch):
+    """Chance that seat ``q`` self-draws a win in its remaining flips (value bot)."""
+    unseen = _unseen(hand, pk, pile, q, scratch)
+    total = 0
+    good = 0
+    for x in range(20):
+        total += unseen[x]
+        if unseen[x] > 0 and _win_check(
+            rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, x, HOW_SELF
+        ):
+            good += unseen[x]
+    left = ctx[K_NCARDS] - ctx[K_PTR]
+    flips = left // max(ctx[K_ACTIVE], 1)
+    if total <= 0 or good <= 0:
+        return 0.0
+    miss = 1.0
+    for i in range(flips):
+        if total - i <= good:
+            return 1.0
+        miss *= 1.0 - good / (total - i)
+    return 1.0 - miss
+
+
+@kernel
+def _decide_win(
+    rules, pols, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, how, scratch
+):
+    """Whether seat ``q`` declares a possible win (rule 18 decides what is forced)."""
+    mode = rules[Z_MUST_WIN]
+    forced = mode == 1 or (mode == 0 and how == HOW_DISCARD and hand[q, WANG] == 0)
+    pol = _code(pols, q)
+    if forced or how == HOW_SELF or how == HOW_TIANHU:
+        return want_win(pol, True, 0.0)
+    p = _p_self(rules, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, scratch)
+    return want_win(pol, False, p)
+
+
+@kernel
+def _chi_options(hand, p, c, opts, ng):
+    """Legal 吃 of card ``c`` by seat ``p`` with 下火 (rule 12); returns the count.
+
+    Option ``i``: ``ng[i]`` groups ``opts[i, g] = (code, size, a, b, c)``; group 0 holds
+    the claimed card and two hand cards; the others (比) each hold a remaining copy of
+    ``c`` and two more hand cards, until the hand holds no ``c``. No 坎 card and no 王
+    may be used, a discardable card must remain, and the table must stay within 4
+    groups (the claim is checked by the caller).
+    """
+    n = 0
+    if hand[p, c] >= 3:
+        return 0
+    free = np.zeros(20, np.int64)
+    for t in range(N_TEMPLATES[c]):
+        for k in range(20):
+            free[k] = hand[p, k] if hand[p, k] < 3 else 0
+        a = TEMPLATES[c, t, 2]
+        b = TEMPLATES[c, t, 3]
+        d = TEMPLATES[c, t, 4]
+        # The two hand cards of the group: all but one copy of c.
+        if a == c:
+            o1, o2 = b, d
+        elif b == c:
+            o1, o2 = a, d
+        else:
+            o1, o2 = a, b
+        free[o1] -= 1
+        free[o2] -= 1
+        if free[o1] < 0 or free[o2] < 0:
+            continue
+        m = free[c]
+        if m == 0:
+            if n < opts.shape[0]:
+                _set_group(opts, n, 0, c, t)
+                ng[n] = 1
+                n += 1
+            continue
+        # 下火: every remaining copy of c goes into a group of hand cards.
+        for t2 in range(N_TEMPLATES[c]):
+            a2 = TEMPLATES[c, t2, 2]
+            b2 = TEMPLATES[c, t2, 3]
+            d2 = TEMPLATES[c, t2, 4]
+            free[a2] -= 1
+            free[b2] -= 1
+            free[d2] -= 1
+            if free[a2] >= 0 and free[b2] >= 0 and free[d2] >= 0:
+                if free[c] == 0:
+                    if n < opts.shape[0]:
+                        _set_group(opts, n, 0, c, t)
+                        _set_group(opts, n, 1, c, t2)
+                        ng[n] = 2
+                        n += 1
+                else:
+                    for t3 in range(t2, N_TEMPLATES[c]):
+                        a3 = TEMPLATES[c, t3, 2]
+                        b3 = TEMPLATES[c, t3, 3]
+                        d3 = TEMPLATES[c, t3, 4]
+                        free[a3] -= 1
+                        free[b3] -= 1
+                        free[d3] -= 1
+                        if free[a3] >= 0 and free[b3] >= 0 and free[d3] >= 0 and free[c] == 0:
+                            if n < opts.shape[0]:
+                                _set_group(opts, n, 0, c, t)
+                                _set_group(opts, n, 1, c, t2)
+                                _set_group(opts, n, 2, c, t3)
+                                ng[n] = 3
+                                n += 1
+                        free[a3] += 1
+                        free[b3] += 1
+                        free[d3] += 1
+            free[a2] += 1
+            free[b2] += 1
+            free[d2] += 1
+    return n
+
+
+@kernel(inline="always")
+def _set_group(opts, i, g, k, t):
+    opts[i, g, 0] = TEMPLATES[k, t, 0]
+    opts[i, g, 1] = TEMPLATES[k, t, 1]
+    opts[i, g, 2] = TEMPLATES[k, t, 2]
+    opts[i, g, 3] = TEMPLATES[k, t, 3]
+    opts[i, g, 4] = TEMPLATES[k, t, 4]
+
+
+@kernel
+def _option_ok(hand, p, c, opts, i, ng, ntab):
+    """An enumerated 吃 option leaves a discardable card and at most 4 table groups."""
+    if ntab + ng[i] > 4:
+        return False
+    used = np.zeros(20, np.int64)
+    for g in range(ng[i]):
+        for j in range(2, 5):
+            used[opts[i, g, j]] += 1
+    used[c] -= 1
+    for k in range(20):
+        h = hand[p, k] - used[k]
+        if h == 1 or h == 2:
+            return True
+    return False
+
+
+@kernel
+def _record_win(
+    rules,
+    values,
+    ws,
+    hand,
+    ps,
+    pk,
+    tab,
+    pile,
+    stock,
+    ctx,
+    q,
+    card,
+    how,
+    feeder,
+    di,
+    out,
+    delta,
+    zmoney,
+    rec,
+    final,
+    log,
+):
+    """Score and pay the win of seat ``q`` on ``card``; fill the record row."""
+    seats = ctx[K_SEATS]
+    if rules[Z_XING] == 0:
+        flip = -1
+    elif ctx[K_PTR] < ctx[K_NCARDS]:
+        flip = stock[ctx[K_PTR]]
+    elif card >= 0:
+        flip = card
+    else:
+        flip = ctx[K_LAST_DEALT]
+    base_card = card if card >= 0 else ctx[K_LAST_DEALT]
+    xk, xany, xmin = _xing_kind(rules, base_card, flip)
+    if card < 0 and base_card == WANG and rules[Z_XING] == 0:
+        xmin = 1
+    up = _up_type(tab, pk, q, card)
+    _score_win(
+        rules,
+        hand[q],
+        hand[q, WANG],
+        ps[PS_NTAB, q],
+        ps[PS_TH, q],
+        ps[PS_TR, q],
+        pk[PK_TCNT, q],
+        card,
+        how,
+        up,
+        di,
+        xk,
+        xany,
+        xmin,
+        ws,
+        out,
+    )
+    if out[O_VALUE] < 0:
+        ctx[K_ERROR] += 1
+        return
+    active = ps[PS_ACTIVE]
+    capped, zm = _pay_win(
+        rules,
+        seats,
+        active,
+        q,
+        how,
+        feeder,
+        out[O_VALUE],
+        out[O_XING],
+        out[O_FAN],
+        ctx[K_ZX],
+        delta,
+    )
+    zmoney[0] = zm
+    ctx[K_WINNER] = q
+    if how == HOW_TIANHU:
+        wt = WIN_INSTANT
+    elif how == HOW_SELF:
+        wt = WIN_SELF_DRAW
+    else:
+        wt = WIN_DISCARD
+    rec[C_WINNER] = q
+    rec[C_WIN_TYPE] = wt
+    rec[C_DISCARDER] = feeder if (how == HOW_DISCARD or how == HOW_FLIP) else -1
+    rec[C_WILDS] = hand[q, WANG] + (1 if card == WANG else 0)
+    rec[C_VALUE] = out[O_VALUE]
+    bits = out[O_BITS]
+    rec[C_PAT_LO] = bits & 0x7FFFFFFF
+    rec[C_PAT_HI] = (bits >> 31) & 0x7FFFFFFF
+    for s in range(4):
+        rec[C_DELTA + s] = delta[s]
+    rec[C_EXTRA + X_HUXI] = out[O_HUXI]
+    rec[C_EXTRA + X_XING] = out[O_XING]
+    rec[C_EXTRA + X_TUN] = out[O_TUN]
+    rec[C_EXTRA + X_FAN] = out[O_FAN]
+    rec[C_EXTRA + X_RED] = out[O_RED]
+    rec[C_EXTRA + X_ON_FLIP] = 1 if how == HOW_FLIP else 0
+    rec[C_EXTRA + X_CAPPED] = capped
+    rec[C_EXTRA + X_ZUOXING_MONEY] = zm
+    rec[C_EXTRA + X_XING_CARD] = flip if rules[Z_XING] != 0 else base_card
+    _ev(log, ctx, EV_WIN, q, wt, card, feeder)
+    _ev(log, ctx, EV_XING, flip if rules[Z_XING] != 0 else base_card, out[O_XING], xk, 0)
+    _ev(log, ctx, EV_SCORE, out[O_HUXI], out[O_XING], out[O_TUN], out[O_FAN])
+    if final.shape[0] > FZ_INFO:
+        for k in range(21):
+            final[FZ_WIN_HAND, k] = hand[q, k]
+        if card >= 0:
+            final[FZ_FLIGHT, card] += 1
+        info = final[FZ_INFO]
+        dh = _upgrade_delta(values, up, how, card) if out[O_UPGRADE] == 1 else 0
+        info[I_CAND] = -1 if out[O_UPGRADE] == 1 else card
+        info[I_SELF] = 1 if how == HOW_SELF or how == HOW_TIANHU else 0
+        info[I_TGROUPS] = ps[PS_NTAB, q]
+        info[I_THUXI] = ps[PS_TH, q] + dh
+        info[I_TRED] = ps[PS_TR, q] + (RED[card] if out[O_UPGRADE] == 1 else 0)
+        info[I_SHAPE] = out[O_SHAPE]
+        info[I_HUXI] = out[O_HUXI]
+        info[I_RED] = out[O_RED]
+        info[I_NEED] = 5 - ps[PS_NTAB, q]
+
+
+@kernel
+def _claims(
+    rules,
+    pols,
+    values,
+    wvx0,
+    ws,
+    best2,
+    hand,
+    ps,
+    pk,
+    tab,
+    pile,
+    ctx,
+    owner,
+    c,
+    is_flip,
+    bstate,
+    opts,
+    ng,
+    kv,
+    h2,
+    used,
+    scratch,
+    log,
+):
+    """Claims on a shown card ``c`` of seat ``owner`` (rule 9, all but 倾 and 啸).
+
+    Returns ``END`` when someone wins (the winner is in ``ctx[K_WINNER]``, the caller
+    scores), else ``phase * 8 + seat`` of the next step.
+    """
+    seats = ctx[K_SEATS]
+    zx = ctx[K_ZX]
+    how = HOW_FLIP if is_flip else HOW_DISCARD
+    # 胡: the others, in turn order from the owner (rule 9).
+    q = _next(owner, seats, zx)
+    while q != owner:
+        if _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, c, how):
+            if _decide_win(
+                rules, pols, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, how, scratch
+            ):
+                ctx[K_WINNER] = q
+                return END
+            _ev(log, ctx, EV_DECLINE, q, c, 0, 0)
+        q = _next(q, seats, zx)
+    # 跑 (forced): a 坎 or 啸 of another seat; anyone's 碰 when the card was flipped.
+    q = owner
+    for _ in range(ctx[K_ACTIVE]):
+        if ps[PS_ACTIVE, q]:
+            up = _up_type(tab, pk, q, c)
+            how_pao = -1
+            if q != owner:
+                if hand[q, c] == 3:
+                    how_pao = 0
+                elif up == T_XIAO or up == T_CHOUXIAO:
+                    how_pao = 1
+                elif up == T_PENG and is_flip:
+                    how_pao = 2
+            elif is_flip and up == T_PENG:
+                how_pao = 2
+            if how_pao >= 0:
+                if how_pao == 0:
+                    hand[q, c] = 0
+                    _lay(tab, ps, pk, pile, q, T_PAO, c, c, c, c, values[PAO, c // 10], 4)
+                else:
+                    _upgrade(tab, ps, pk, pile, values, q, c, T_PAO)
+                _ev(log, ctx, EV_PAO, q, c, owner, how_pao)
+                ctx[K_PAO] += 1
+                if how_pao == 1 and not is_flip:
+                    # 冲明跑: the discarder fed a 明跑 onto a 啸 (rule 13).
+                    if ps[PS_MINGPAO, owner] == 0:
+                        ps[PS_MINGPAO, owner] = 1
+                        ctx[K_MINGPAO] += 1
+                        _ev(log, ctx, EV_MINGPAO, owner, c, 0, 0)
+                ps[PS_NPAO, q] += 1
+                if ps[PS_NPAO, q] == 1:
+                    return PHASE_DISCARD * 8 + q
+                return PHASE_FLIP * 8 + _next(q, seats, zx)
+        q = _next(q, seats, zx)
+    # 碰: another seat holding a pair (rule 9), unless 过张 or 冲明跑.
+    q = _next(owner, seats, zx)
+    while q != owner:
+        if (
+            hand[q, c] == 2
+            and (pk[PK_GUO, q, c] & GUO_CLAIM) == 0
+            and ps[PS_MINGPAO, q] == 0
+            and ps[PS_NTAB, q] <= 3
+            and _free_after(hand, q, c, 2)
+        ):
+            pol = _code(pols, q)
+            if want_claim(
+                pol,
+                hand[q],
+                c,
+                2,
+                values[PENG, c // 10],
+                _huxi_now(hand, ps, values, q),
+                rules[Z_MIN_HUXI],
+                bstate,
+            ):
+                hand[q, c] -= 2
+                _lay(tab, ps, pk, pile, q, T_PENG, c, c, c, -1, values[PENG, c // 10], 3)
+                _ev(log, ctx, EV_PENG, q, c, owner, 0)
+                return PHASE_DISCARD * 8 + q
+            pk[PK_GUO, q, c] |= GUO_CLAIM | GUO_PENG
+            ctx[K_GUO] += 1
+            _ev(log, ctx, EV_PASS, q, c, 2, 0)
+        q = _next(q, seats, zx)
+    # 吃: the flipper then his 下家 on a flipped card; the 下家 on a discard.
+    first = owner if is_flip else _next(owner, seats, zx)
+    q = first
+    for i in range(2 if is_flip else 1):
+        if i == 1:
+            q = _next(owner, seats, zx)
+        if (pk[PK_GUO, q, c] & GUO_CLAIM) == 0 and ps[PS_MINGPAO, q] == 0:
+            n = _chi_options(hand, q, c, opts, ng)
+            m = 0
+            for j in range(n):
+                if _option_ok(hand, q, c, opts, j, ng, ps[PS_NTAB, q]):
+                    if m != j:
+                        for g in range(3):
+                            for e in range(5):
+                                opts[m, g, e] = opts[j, g, e]
+                        ng[m] = ng[j]
+                    m += 1
+            if m > 0:
+                pol = _code(pols, q)
+                pick = choose_chi(
+                    pol,
+                    hand[q],
+                    c,
+                    opts,
+                    ng,
+                    m,
+                    values,
+                    _huxi_now(hand, ps, values, q),
+                    rules[Z_MIN_HUXI],
+                    bstate,
+                    h2,
+                )
+                if pick >= 0:
+                    _ev(log, ctx, EV_CHI, q, c, owner, ng[pick])
+                    for g in range(ng[pick]):
+                        a = opts[pick, g, 2]
+                        b = opts[pick, g, 3]
+                        d = opts[pick, g, 4]
+                        for x in (a, b, d):
+                            hand[q, x] -= 1
+                        hx = values[opts[pick, g, 0], opts[pick, g, 1]]
+                        _lay(tab, ps, pk, pile, q, T_CHI, a, b, d, -1, hx, 3)
+                        _ev(log, ctx, EV_GROUP, q, a, b, d)
+                    hand[q, c] += 1
+                    return PHASE_DISCARD * 8 + q
+                pk[PK_GUO, q, c] |= GUO_CLAIM
+                ctx[K_GUO] += 1
+                _ev(log, ctx, EV_PASS, q, c, 1, 0)
+    # Unclaimed: the card is dead, the owner's 下家 flips.
+    pile[PL_DEAD, c] += 1
+    pile[PL_SEEN, c] += 1
+    _ev(log, ctx, EV_DEAD, c, owner, 0, 0)
+    return PHASE_FLIP * 8 + _next(owner, seats, zx)
+
+
+@kernel
+def play_deal(
+    rules,
+    pols,
+    seed,
+    match,
+    deal,
+    dealer,
+    streak,
+    zx,
+    deck,
+    hand,
+    ps,
+    pk,
+    tab,
+    pile,
+    stock,
+    ctx,
+    ws,
+    wvx0,
+    best2,
+    opts,
+    ng,
+    kv,
+    h2,
+    used,
+    scratch,
+    out,
+    delta,
+    zmoney,
+    rec,
+    final,
+    log,
+    logging,
+):
+    """Play one deal; write its record row ``rec (N_COLS,)`` int32.
+
+    ``deck``: int64 card codes in stock order (dealt from the top: the dealer's 15, then
+    each next seat's 14, then the flips) replacing the shuffle when it holds the whole
+    deck; an empty array shuffles (the WALL stream).
+
+    ``final``: int16 (N_ZONES, 21) to receive where every card ended (or a smaller array
+    to skip that); ``log``: int32 (MAX_EVENTS, EVENT_COLS), filled when ``logging``.
+    Returns the winner (-1 for 黄庄).
+    """
+    values = _values(rules)
+    seats = rules[Z_SEATS]
+    kings = rules[Z_KINGS]
+    ncards = 80 + kings
+    hand[:] = 0
+    ps[:] = 0
+    pk[:] = 0
+    pk[PK_ALIKE] = -1
+    tab[:] = 0
+    pile[:] = 0
+    ctx[:] = 0
+    for i in range(rec.shape[0]):
+        rec[i] = 0
+    ctx[K_SEATS] = seats
+    ctx[K_ZX] = zx
+    ctx[K_DEALER] = dealer
+    ctx[K_NCARDS] = ncards
+    ctx[K_LOG] = 1 if logging else 0
+    ctx[K_WINNER] = -1
+    active = 0
+    for s in range(seats):
+        if s != zx:
+            ps[PS_ACTIVE, s] = 1
+            active += 1
+    ctx[K_ACTIVE] = active
+    # The shuffle (WALL stream only) and the bots' stream.
+    wst = np.empty(4, np.uint64)
+    rng.seed_state(wst, seed, match, deal, rng.WALL)
+    if deck.shape[0] == ncards:
+        for i in range(ncards):
+            stock[i] = deck[i]
+    else:
+        for i in range(80):
+            stock[i] = i // 4
+        for i in range(kings):
+            stock[80 + i] = WANG
+        rng.shuffle(wst, stock, ncards)
+    bstate = np.empty(4, np.uint64)
+    rng.seed_state(bstate, seed, match, deal, rng.BOTS)
+    # Deal: the dealer 15, the others 14, in turn order from the dealer.
+    ptr = 0
+    s = dealer
+    for _ in range(active):
+        n = rules[Z_DEALER_CARDS] if s == dealer else rules[Z_HAND_CARDS]
+        for i in range(n):
+            hand[s, stock[ptr + i]] += 1
+        if s == dealer:
+            ctx[K_LAST_DEALT] = stock[ptr + n - 1]
+        ptr += n
+        s = _next(s, seats, zx)
+    ctx[K_PTR] = ptr
+    if zx >= 0:
+        _ev(log, ctx, EV_ZUOXING, zx, 0, 0, 0)
+    for s in range(seats):
+        for k in range(21):
+            if hand[s, k] > 0:
+                _ev(log, ctx, EV_DEAL, s, k, hand[s, k], 0)
+    # Four alike dealt are laid as 倾 at once (rule 10; dealer first).
+    s = dealer
+    for _ in range(active):
+        for k in range(20):
+            if hand[s, k] == 4:
+                hand[s, k] = 0
+                _lay(tab, ps, pk, pile, s, T_QING, k, k, k, k, values[QING, k // 10], 0)
+                ctx[K_QING] += 1
+                _ev(log, ctx, EV_QING, s, k, 0, 0)
+        s = _next(s, seats, zx)
+    rec[C_DEALER] = dealer
+    rec[C_STREAK] = streak
+    rec[C_WINNER] = -1
+    rec[C_WIN_TYPE] = WIN_NONE
+    rec[C_DISCARDER] = -1
+    rec[C_EXTRA + X_ZUOXING] = zx
+    winner = -1
+    # 天胡: the dealer's dealt cards (rule 22).
+    if _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, dealer, -1, HOW_TIANHU):
+        _record_win(
+            rules, values, ws, hand, ps, pk, tab, pile, stock, ctx, dealer, -1,
+            HOW_TIANHU, -1, False, out, delta, zmoney, rec, final, log,
+        )  # fmt: skip
+        winner = dealer
+    phase = PHASE_DISCARD
+    cur = dealer
+    ctx[K_FIRST] = 1
+    steps = 0
+    while winner < 0:
+        steps += 1
+        if steps > MAX_STEPS:
+            ctx[K_ERROR] += 1
+            break
+        res = 0
+        if phase == PHASE_DISCARD:
+            p = cur
+            hx = _huxi_now(hand, ps, values, p)
+            unseen = _unseen(hand, pk, pile, p, scratch)
+            k = choose_discard(
+                _code(pols, p),
+                hand[p],
+                unseen,
+                values,
+                hx,
+                rules[Z_MIN_HUXI],
+                _red_total(hand, ps, p),
+                bstate,
+                kv,
+            )
+            if k < 0:
+                # 死守: nothing may be discarded (rule 13).
+                ctx[K_SISHOU] += 1
+                _ev(log, ctx, EV_SISHOU, p, 0, 0, 0)
+                res = PHASE_FLIP * 8 + _next(p, seats, zx)
+            else:
+                hand[p, k] -= 1
+                _ev(log, ctx, EV_DISCARD, p, k, 0, 0)
+                res = _claims(
+                    rules, pols, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx,
+                    p, k, False, bstate, opts, ng, kv, h2, used, scratch, log,
+                )  # fmt: skip
+                if res == END:
+                    q = ctx[K_WINNER]
+                    _record_win(
+                        rules, values, ws, hand, ps, pk, tab, pile, stock, ctx, q, k,
+                        HOW_DISCARD, p, ctx[K_FIRST] == 1, out, delta, zmoney, rec, final, log,
+                    )  # fmt: skip
+                    winner = q
+            ctx[K_FIRST] = 0
+        else:
+            p = cur
+            if ctx[K_PTR] >= ncards:
+                break
+            c = stock[ctx[K_PTR]]
+            ctx[K_PTR] += 1
+            ctx[K_TURNS] += 1
+            _ev(log, ctx, EV_FLIP, p, c, 0, 0)
+            if _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, p, c, HOW_SELF):
+                if _decide_win(
+                    rules, pols, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, p,
+                    HOW_SELF, scratch,
+                ):  # fmt: skip
+                    _record_win(
+                        rules, values, ws, hand, ps, pk, tab, pile, stock, ctx, p, c,
+                        HOW_SELF, -1, False, out, delta, zmoney, rec, final, log,
+                    )  # fmt: skip
+                    winner = p
+                    break
+                _ev(log, ctx, EV_DECLINE, p, c, 0, 0)
+            if c == WANG:
+                # A 王 turned up goes into the hand, shown (rule 14); then a discard.
+                hand[p, WANG] += 1
+                res = PHASE_DISCARD * 8 + p
+            else:
+                up = _up_type(tab, pk, p, c)
+                if up == T_XIAO or up == T_CHOUXIAO:
+                    _upgrade(tab, ps, pk, pile, values, p, c, T_QING)
+                    ctx[K_QING] += 1
+                    _ev(log, ctx, EV_QING, p, c, 2, 0)
+                    res = PHASE_FLIP * 8 + _next(p, seats, zx)
+                elif hand[p, c] == 3:
+                    hand[p, c] = 0
+                    _lay(tab, ps, pk, pile, p, T_QING, c, c, c, c, values[QING, c // 10], 0)
+                    ctx[K_QING] += 1
+                    _ev(log, ctx, EV_QING, p, c, 1, 0)
+                    res = PHASE_FLIP * 8 + _next(p, seats, zx)
+                elif hand[p, c] == 2:
+                    hand[p, c] = 0
+                    chou = (pk[PK_GUO, p, c] & GUO_PENG) != 0
+                    hx = values[XIAO, c // 10]
+                    if chou:
+                        _lay(tab, ps, pk, pile, p, T_CHOUXIAO, c, c, c, -1, hx, 1)
+                        ctx[K_CHOU] += 1
+                    else:
+                        _lay(tab, ps, pk, pile, p, T_XIAO, c, c, c, -1, hx, 0)
+                    ctx[K_XIAO] += 1
+                    _ev(log, ctx, EV_XIAO, p, c, 1 if chou else 0, 0)
+                    res = PHASE_DISCARD * 8 + p
+                else:
+                    res = _claims(
+                        rules, pols, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx,
+                        p, c, True, bstate, opts, ng, kv, h2, used, scratch, log,
+                    )  # fmt: skip
+                    if res == END:
+                        q = ctx[K_WINNER]
+                        _record_win(
+                            rules, values, ws, hand, ps, pk, tab, pile, stock, ctx, q, c,
+                            HOW_FLIP, p, False, out, delta, zmoney, rec, final, log,
+                        )  # fmt: skip
+                        winner = q
+        if winner >= 0:
+            break
+        phase = res // 8
+        cur = res % 8
+    left = ctx[K_NCARDS] - ctx[K_PTR]
+    if winner < 0:
+        # 黄庄: the 王 holders pay (rule 24); the dealer passes the deal on.
+        _ev(log, ctx, EV_HUANG, 0, 0, 0, 0)
+        kings_held = np.zeros(4, np.int64)
+        for s in range(seats):
+            kings_held[s] = hand[s, WANG]
+        _pay_huangzhuang(rules, seats, ps[PS_ACTIVE], dealer, kings_held, delta, zmoney[1:5])
+        for s in range(4):
+            rec[C_DELTA + s] = delta[s]
+            rec[C_EXTRA + X_WANG_MONEY + s] = delta[s]
+    rec[C_TURNS] = ctx[K_TURNS]
+    rec[C_EXTRA + X_QING] = ctx[K_QING]
+    rec[C_EXTRA + X_XIAO] = ctx[K_XIAO]
+    rec[C_EXTRA + X_CHOUXIAO] = ctx[K_CHOU]
+    rec[C_EXTRA + X_PAO] = ctx[K_PAO]
+    rec[C_EXTRA + X_MINGPAO] = ctx[K_MINGPAO]
+    rec[C_EXTRA + X_SISHOU] = ctx[K_SISHOU]
+    rec[C_EXTRA + X_GUOZHANG] = ctx[K_GUO]
+    rec[C_EXTRA + X_STOCK_LEFT] = left
+    if winner < 0:
+        rec[C_EXTRA + X_XING_CARD] = -1
+    for s in range(seats):
+        _ev(log, ctx, EV_PAY, s, rec[C_DELTA + s], 0, 0)
+    if final.shape[0] > FZ_INFO:
+        for s in range(seats):
+            for k in range(21):
+                final[FZ_HAND + s, k] = hand[s, k]
+                if k < 20:
+                    final[FZ_TABLE + s, k] = pk[PK_TCNT, s, k]
+        for k in range(21):
+            final[FZ_DEAD, k] = pile[PL_DEAD, k]
+        for i in range(ctx[K_PTR], ncards):
+            final[FZ_STOCK, stock[i]] += 1
+    return winner
+
+
+@kernel
+def play_match(
+    rules, policies, seed, match, n_deals, rec_out, final_out, log, log_deal, deck, first_dealer
+):
+    """Play the first ``n_deals`` deals of match ``match``; rows go to ``rec_out``.
+
+    ``final_out``: int16 (n_deals, N_ZONES, 21) to receive where every card ended, or an
+    array of another first dimension to skip that; ``log``: the replay log (int32
+    (MAX_EVENTS, EVENT_COLS)) filled for deal ``log_deal``; ``deck``: a stacked deck for
+    every deal (see :func:`play_deal`; empty: shuffle); ``first_dealer``: the first
+    dealer, or -1 to draw it (MATCH stream). Returns the errors met (0).
+    """
+    seats = rules[Z_SEATS]
+    values = _values(rules)
+    hand = np.zeros((4, 21), np.int64)
+    ps = np.zeros((N_PS, 4), np.int64)
+    pk = np.zeros((N_PK, 4, 20), np.int64)
+    tab = np.zeros((4, MAX_GROUPS, 6), np.int64)
+    pile = np.zeros((2, 21), np.int64)
+    stock = np.zeros(MAX_CARDS, np.int64)
+    ctx = np.zeros(N_K, np.int64)
+    ws = _workspace()
+    wvx0 = _wang_values_x(values, -1)
+    best2 = np.zeros((5, 5), np.int64)
+    opts = np.zeros((MAX_OPTS, 3, 5), np.int64)
+    ng = np.zeros(MAX_OPTS, np.int64)
+    kv = np.zeros(20, np.int64)
+    h2 = np.zeros(21, np.int64)
+    used = np.zeros(20, np.int64)
+    scratch = np.zeros(20, np.int64)
+    out = np.zeros(N_OUT, np.int64)
+    delta = np.zeros(4, np.int64)
+    zmoney = np.zeros(5, np.int64)
+    row = np.zeros(N_COLS, np.int64)
+    no_final = np.zeros((1, 1), np.int16)
+    fin_buf = np.zeros((13, 21), np.int16)
+    ms = np.empty(4, np.uint64)
+    rng.seed_state(ms, seed, match, 0, rng.MATCH)
+    dealer = rng.below(ms, seats)
+    if first_dealer >= 0:
+        dealer = first_dealer
+    streak = 0
+    errors = 0
+    for d in range(n_deals):
+        zx = (dealer + 2) % seats if rules[Z_ZUOXING] == 1 else -1
+        want_final = (
+            final_out.shape[0] == n_deals
+            and final_out.shape[1] >= fin_buf.shape[0]
+            and final_out.shape[2] >= 21
+        )
+        fin_buf[:] = 0
+        fin = fin_buf if want_final else no_final
+        logging = d == log_deal
+        winner = play_deal(
+            rules, policies, seed, match, d, dealer, streak, zx, deck, hand, ps, pk, tab, pile,
+            stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used, scratch, out, delta, zmoney,
+            row, fin, log, logging,
+        )  # fmt: skip
+        errors += ctx[K_ERROR]
+        for i in range(N_COLS):
+            rec_out[d, i] = row[i]
+        if want_final:
+            for a in range(fin_buf.shape[0]):
+                for b in range(21):
+                    final_out[d, a, b] = fin_buf[a, b]
+        # Rule 25: the winner deals next; after 黄庄 the dealer's 下家.
+        if winner == dealer:
+            streak += 1
+        elif winner >= 0:
+            dealer = winner
+            streak = 0
+        else:
+            dealer = _next(dealer, seats, zx)
+            streak = 0
+    return errors
+
+
+@parallel_kernel
+def play_matches(rules, policies, seed, match_lo, n_matches, match_len, n_last, tab, rec_out):
+    """Play matches ``match_lo .. match_lo + n_matches - 1`` in parallel.
+
+    Same signature as the mahjong family's :func:`engine.game._loop.play_matches`
+    (``tab``, the mahjong hand tables, is not used). Each match has ``match_len`` deals
+    except the last, which has ``n_last``; rows go to ``rec_out`` at
+    ``(m - match_lo) * match_len``.
+    """
+    no_final = np.zeros((0, 1, 1), np.int16)
+    no_log = np.zeros((1, 5), np.int32)
+    no_deck = np.zeros(0, np.int64)
+    errors = np.zeros(n_matches, np.int64)
+    for i in numba.prange(n_matches):
+        n = match_len if i < n_matches - 1 else n_last
+        lo = i * match_len
+        errors[i] = play_match(
+            rules,
+            policies,
+            seed,
+            match_lo + i,
+            n,
+            rec_out[lo : lo + n],
+            no_final,
+            no_log,
+            -1,
+            no_deck,
+            -1,
+        )
+    return errors.sum()

@@ -1,0 +1,459 @@
+"""Compiled scoring of the 字牌 family: wins, 醒, 囤, 番, payments (numba kernels).
+
+RULEBOOK §4.5-4.6, as implemented here (the variant docstring states the decisions):
+
+- **囤** = 胡息 + 3 × 醒 (rule 20); ``value`` = 囤 × 番 is what each payer owes before a
+  cap (``Z_CAP``).
+- **醒** (rule 21): the cards of the 醒 kind among all the winner's cards (hand, table,
+  the winning card), each 王 standing for that kind counting too (rule 15); doubled
+  under 双醒. Which kind: :func:`_xing_kind`.
+- **番** (rule 22): win method ``M`` (a discard or another player's flipped card 1,
+  自摸 2, or the 王 factor of rule 19 instead of 自摸), colour ``C`` (黑胡 0 red 4, 一点朱
+  1 red 3, 红胡 7-9 red 2, 全红 more than 9 red 4, else 1) and 地胡 2, multiplied (or
+  added under ``Z_FAN_ADD``: the sum of the factors above 1, at least 1). 天胡 takes only
+  its largest single factor, max(2, C), never with 自摸 or a 王 factor.
+- **Best reading**: the winner's cards may split several ways; the scorer takes the
+  split (and, with 王, what each 王 stands for) with the highest ``value``, then the
+  most 胡息. A win on a card that can also join a table group (啸 -> 倾 / 跑, 碰 -> 跑) is
+  scored both ways where both are legal. The 王 shapes (王钓, 王闯, 王炸) are readings of
+  a self-draw: the concealed cards less 1, 2 or 3 王 form every other 门子 (no pair
+  besides a 王钓's), and the 王 with the drawn card form the last one.
+
+Arrays: ``counts`` int64 (20,) concealed real cards before the winning card; ``tcnt``
+int64 (20,) the winner's table cards per kind; ``out`` int64 (:data:`N_OUT`,) the best
+reading (``O_*``). Card codes: 0..19 kinds, 20 王, -1 none.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._numba import kernel
+from ._huxi import (
+    MAX_KINGS,
+    PAO,
+    PENG,
+    QING,
+    RED,
+    WANG,
+    XIAO,
+    _evaluate_core,
+    _wang_values_x,
+)
+from ._layout import (
+    P_DIHU,
+    P_HEIHU,
+    P_HONGHU,
+    P_QUANHONG,
+    P_TIANHU,
+    P_WANGCHUANG,
+    P_WANGCHUANGWANG,
+    P_WANGDIAO,
+    P_WANGDIAOWANG,
+    P_WANGZHA,
+    P_WANGZHAWANG,
+    P_YIDIANZHU,
+    P_ZIMO,
+    T_CHOUXIAO,
+    T_PENG,
+    T_XIAO,
+    Z_CAP,
+    Z_F,
+    Z_FAN_ADD,
+    Z_HONG_HI,
+    Z_HONG_LO,
+    Z_HZ_PER_WANG,
+    Z_HZ_POOL,
+    Z_MIN_HUXI,
+    Z_SHUANGXING,
+    Z_TUN_PER_XING,
+    Z_VALUES,
+    Z_XING,
+)
+
+HOW_TIANHU = 0
+"""The dealer's dealt cards win (天胡)."""
+HOW_SELF = 1
+"""The winner turned the card up himself (自摸)."""
+HOW_DISCARD = 2
+"""A discard of another player."""
+HOW_FLIP = 3
+"""A card another player turned up from the stock."""
+
+O_VALUE, O_HUXI, O_XING, O_TUN, O_FAN, O_RED, O_BITS, O_SHAPE, O_UPGRADE, O_XK = range(10)
+N_OUT = 10
+"""Fields of ``out``: value (囤 × 番, -1 if no reading wins), 胡息, 醒, 囤, 番, red cards,
+pattern bits, 王 shape (0 plain, 1 王钓, 2 王闯, 3 王炸), whether the winning card joined a
+table group, and the 醒 kind used (-1 none)."""
+
+
+@kernel
+def _values(rules):
+    """The ``(10, 2)`` 胡息 table packed in ``rules``."""
+    v = np.empty((10, 2), np.int64)
+    for i in range(10):
+        v[i, 0] = rules[Z_VALUES + 2 * i]
+        v[i, 1] = rules[Z_VALUES + 2 * i + 1]
+    return v
+
+
+@kernel(inline="always")
+def _colour(rules, red):
+    """Colour factor and pattern bit of a red count (bit -1: no colour factor)."""
+    if red == 0:
+        return rules[Z_F + P_HEIHU], P_HEIHU
+    if red == 1:
+        return rules[Z_F + P_YIDIANZHU], P_YIDIANZHU
+    if red > rules[Z_HONG_HI]:
+        return rules[Z_F + P_QUANHONG], P_QUANHONG
+    if red >= rules[Z_HONG_LO]:
+        return rules[Z_F + P_HONGHU], P_HONGHU
+    return 1, -1
+
+
+@kernel
+def _fan(rules, m, m_bit, red, tian, di):
+    """番 and pattern bits of a reading: win method ``m`` (bit ``m_bit``), colour of ``red``.
+
+    天胡 (``tian``) uses its single largest factor; 地胡 (``di``) multiplies (or adds).
+    """
+    c, cbit = _colour(rules, red)
+    bits = 0
+    if cbit >= 0:
+        bits |= 1 << cbit
+    if tian:
+        bits |= 1 << P_TIANHU
+        t = rules[Z_F + P_TIANHU]
+        return max(t, c), bits
+    if m_bit >= 0:
+        bits |= 1 << m_bit
+    t = 1
+    if di:
+        t = rules[Z_F + P_DIHU]
+        bits |= 1 << P_DIHU
+    if rules[Z_FAN_ADD]:
+        f = 0
+        if m > 1:
+            f += m
+        if c > 1:
+            f += c
+        if t > 1:
+            f += t
+        return max(f, 1), bits
+    return m * c * t, bits
+
+
+@kernel
+def _consider(rules, best2, hbase, red_base, xreal, xmin, m, m_bit, tian, di, xk, out):
+    """Score every (red 王, 醒 王) reading of ``best2``; keep the best in ``out``.
+
+    Returns True if ``out`` changed.
+    """
+    changed = False
+    for j in range(best2.shape[0]):
+        for x in range(best2.shape[1]):
+            b = best2[j, x]
+            if b < 0 or x < xmin:
+                continue
+            h = b + hbase
+            if h < rules[Z_MIN_HUXI]:
+                continue
+            xing = xreal + x
+            if rules[Z_SHUANGXING]:
+                xing *= 2
+            tun = h + rules[Z_TUN_PER_XING] * xing
+            red = red_base + j
+            fan, bits = _fan(rules, m, m_bit, red, tian, di)
+            value = tun * fan
+            if value > out[O_VALUE] or (value == out[O_VALUE] and h > out[O_HUXI]):
+                out[O_VALUE] = value
+                out[O_HUXI] = h
+                out[O_XING] = xing
+                out[O_TUN] = tun
+                out[O_FAN] = fan
+                out[O_RED] = red
+                out[O_BITS] = bits
+                out[O_XK] = xk
+                changed = True
+    return changed
+
+
+@kernel(inline="always")
+def _upgrade_delta(values, up, how, kind):
+    """胡息 gained when the winning card joins the table group ``up`` of its kind.
+
+    -1 when it cannot: 啸 -> 倾 on one's own flip, 啸 -> 跑 on another's card, 碰 -> 跑 on
+    any flipped card (never on a discard, rule 11 「有人摸到该张」).
+    """
+    if kind < 0 or kind >= WANG:
+        return -1
+    size = kind // 10
+    if up == T_XIAO or up == T_CHOUXIAO:
+        if how == HOW_SELF:
+            return values[QING, size] - values[XIAO, size]
+        if how == HOW_DISCARD or how == HOW_FLIP:
+            return values[PAO, size] - values[XIAO, size]
+    elif up == T_PENG:
+        if how == HOW_SELF or how == HOW_FLIP:
+            return values[PAO, size] - values[PENG, size]
+    return -1
+
+
+@kernel
+def _can_win(rules, values, wvx0, counts, kings, ntab, th, cand, how, up, ws, best2):
+    """Whether the cards win with ``cand`` arriving ``how`` (no scoring; 醒 untracked).
+
+    ``up``: the type of the winner's table group of the card's kind (0 none). A 王 holder
+    may win only on his own flip; the caller checks that.
+    """
+    need = 5 - ntab
+    if need < 0:
+        return False
+    floor = rules[Z_MIN_HUXI] - th
+    cself = 1 if how == HOW_SELF or how == HOW_TIANHU else 0
+    forced_qing = how == HOW_SELF and (up == T_XIAO or up == T_CHOUXIAO)
+    if not forced_qing:
+        _evaluate_core(counts, kings, need, cand, cself, 1, -1, values, wvx0, best2, ws)
+        for j in range(best2.shape[0]):
+            if best2[j, 0] >= 0 and best2[j, 0] >= floor:
+                return True
+    dh = _upgrade_delta(values, up, how, cand)
+    if dh >= 0:
+        _evaluate_core(counts, kings, need, -1, 1, 1, -1, values, wvx0, best2, ws)
+        for j in range(best2.shape[0]):
+            if best2[j, 0] >= 0 and best2[j, 0] >= floor - dh:
+                return True
+    return False
+
+
+@kernel
+def _score_win(
+    rules,
+    counts,
+    kings,
+    ntab,
+    th,
+    tr,
+    tcnt,
+    cand,
+    how,
+    up,
+    di,
+    xk_fixed,
+    xk_any,
+    xmin,
+    ws,
+    out,
+):
+    """Best reading of a win (module docstring); fills ``out``, ``out[O_VALUE]`` -1 if none.
+
+    ``cand``: the winning card (-1 for 天胡); ``how``: ``HOW_*``; ``up``: the winner's
+    table group type of the card's kind (0 none); ``di``: 地胡; 醒 kind ``xk_fixed``, or
+    any kind the winner chooses (``xk_any``, a 王 醒 card) with at least ``xmin`` 王
+    standing for it (1 when the 醒 card is a 王 in his own hand).
+    """
+    values = _values(rules)
+    need = 5 - ntab
+    for i in range(N_OUT):
+        out[i] = -1
+    out[O_SHAPE] = 0
+    out[O_UPGRADE] = 0
+    if need < 0:
+        return
+    best2 = np.empty((MAX_KINGS + 1, MAX_KINGS + 1), np.int64)
+    rest = np.empty((MAX_KINGS + 1, MAX_KINGS + 1), np.int64)
+    grp = np.empty((MAX_KINGS + 1, MAX_KINGS + 1), np.int64)
+    comb = np.empty((MAX_KINGS + 1, MAX_KINGS + 1), np.int64)
+    gcounts = np.zeros(20, np.int64)
+    real = 0 <= cand < WANG
+    red_base = tr
+    for k in range(20):
+        red_base += RED[k] * counts[k]
+    if real:
+        red_base += RED[cand]
+    tian = how == HOW_TIANHU
+    cself = 1 if how == HOW_SELF or tian else 0
+    if how == HOW_SELF:
+        m, m_bit = rules[Z_F + P_ZIMO], P_ZIMO
+    else:
+        m, m_bit = 1, -1
+    forced_qing = how == HOW_SELF and (up == T_XIAO or up == T_CHOUXIAO)
+    dh = _upgrade_delta(values, up, how, cand)
+    shapes = (
+        how == HOW_SELF
+        and kings >= 1
+        and need >= 1
+        and not forced_qing
+        and not (real and counts[cand] == 3)
+    )
+    lo = 0 if xk_any else xk_fixed
+    hi = 20 if xk_any else xk_fixed + 1
+    if not xk_any and xk_fixed < 0:
+        lo, hi = -1, 0
+    for xk in range(lo, hi):
+        wvx = _wang_values_x(values, xk)
+        xreal = 0
+        if xk >= 0:
+            xreal = counts[xk] + tcnt[xk] + (1 if cand == xk else 0)
+        if not forced_qing:
+            _evaluate_core(counts, kings, need, cand, cself, 1, xk, values, wvx, best2, ws)
+            if _consider(rules, best2, th, red_base, xreal, xmin, m, m_bit, tian, di, xk, out):
+                out[O_SHAPE] = 0
+                out[O_UPGRADE] = 0
+        if dh >= 0:
+            _evaluate_core(counts, kings, need, -1, 1, 1, xk, values, wvx, best2, ws)
+            if _consider(rules, best2, th + dh, red_base, xreal, xmin, m, m_bit, tian, di, xk, out):
+                out[O_SHAPE] = 0
+                out[O_UPGRADE] = 1
+        if not shapes:
+            continue
+        for L in range(1, min(kings, 3) + 1):
+            pair_ok = 0 if L == 1 else 1
+            _evaluate_core(counts, kings - L, need - 1, -1, 1, pair_ok, xk, values, wvx, rest, ws)
+            if cand == WANG:
+                for r in range(MAX_KINGS + 1):
+                    for x in range(MAX_KINGS + 1):
+                        grp[r, x] = wvx[L + 1, r, x] if L + 1 <= 4 else -1
+            else:
+                gcounts[cand] = 1
+                _evaluate_core(gcounts, L, 1, -1, 1, 1, xk, values, wvx, grp, ws)
+                gcounts[cand] = 0
+            for a in range(MAX_KINGS + 1):
+                for b in range(MAX_KINGS + 1):
+                    comb[a, b] = -1
+            for j1 in range(MAX_KINGS + 1):
+                for x1 in range(MAX_KINGS + 1):
+                    if rest[j1, x1] < 0:
+                        continue
+                    for j2 in range(MAX_KINGS + 1 - j1):
+                        for x2 in range(MAX_KINGS + 1 - x1):
+                            if grp[j2, x2] < 0:
+                                continue
+                            v = rest[j1, x1] + grp[j2, x2]
+                            if v > comb[j1 + j2, x1 + x2]:
+                                comb[j1 + j2, x1 + x2] = v
+            if L == 1:
+                bit = P_WANGDIAOWANG if cand == WANG else P_WANGDIAO
+            elif L == 2:
+                bit = P_WANGCHUANGWANG if cand == WANG else P_WANGCHUANG
+            else:
+                bit = P_WANGZHAWANG if cand == WANG else P_WANGZHA
+            f = rules[Z_F + bit]
+            if _consider(rules, comb, th, red_base, xreal, xmin, f, bit, tian, di, xk, out):
+                out[O_SHAPE] = L
+                out[O_UPGRADE] = 0
+
+
+@kernel(inline="always")
+def _xing_kind(rules, win_card, flip_card):
+    """The 醒 kind (rule 21): ``(xk, any, xmin)``.
+
+    跟醒: the winning card; 翻醒: the card turned up after the win (``flip_card``, the
+    winning card when the stock is empty); 上醒 / 下醒: the rank above / below the turned
+    card in its size, wrapping (拾 -> 壹). A 王 as the 醒 card stands for the kind that
+    suits the winner best (``any``); the winning 王 itself must stand for it (``xmin``).
+    """
+    mode = rules[Z_XING]
+    if mode == 0:
+        if win_card == WANG:
+            return -1, True, 1
+        return win_card, False, 0
+    if flip_card == WANG:
+        return -1, True, 0
+    if mode == 1 or flip_card < 0:
+        return flip_card, False, 0
+    size = flip_card // 10
+    rank = flip_card % 10
+    if mode == 2:
+        rank = (rank + 1) % 10
+    else:
+        rank = (rank + 9) % 10
+    return size * 10 + rank, False, 0
+
+
+@kernel
+def _pay_win(rules, seats, active, winner, how, feeder, value, xing, fan, zx, delta):
+    """Payments of a win into ``delta (4,)``; returns ``(capped, zuoxing_money)``.
+
+    自摸, 天胡 and a win on another player's flipped card: every other active seat pays
+    ``value`` (at most the cap). A discard: the discarder pays ``value`` for every other
+    active seat (包赔), at most the cap in all. 坐醒: the winner gives the sitting-out
+    seat half of the 醒 part of one payment, ``(3 × 醒 × 番) // 2`` (the 祁阳 server's
+    DivideXingScore).
+    """
+    cap = rules[Z_CAP]
+    capped = 0
+    for s in range(4):
+        delta[s] = 0
+    if how == HOW_DISCARD:
+        payers = 0
+        for s in range(seats):
+            if active[s] and s != winner:
+                payers += 1
+        amount = value * payers
+        if cap > 0 and amount > cap:
+            amount = cap
+            capped = 1
+        delta[feeder] -= amount
+        delta[winner] += amount
+    else:
+        for s in range(seats):
+            if active[s] and s != winner:
+                amount = value
+                if cap > 0 and amount > cap:
+                    amount = cap
+                    capped = 1
+                delta[s] -= amount
+                delta[winner] += amount
+    zmoney = 0
+    if zx >= 0:
+        zmoney = (rules[Z_TUN_PER_XING] * xing * fan) // 2
+        delta[winner] -= zmoney
+        delta[zx] += zmoney
+    return capped, zmoney
+
+
+@kernel
+def _pay_huangzhuang(rules, seats, active, dealer, kings, delta, money):
+    """黄庄 王 payments (rule 24) into ``delta`` and ``money`` (both (4,)).
+
+    Pairwise (default): for every pair of active seats, the one with more 王 pays
+    ``5 × difference`` to the other. Pooled: every 王 holder pays 5 per 王 and the total
+    is split among the active seats holding none; a remainder goes one point each to the
+    first of them in turn order from the dealer.
+    """
+    per = rules[Z_HZ_PER_WANG]
+    for s in range(4):
+        money[s] = 0
+    if rules[Z_HZ_POOL] == 0:
+        for a in range(seats):
+            for b in range(a + 1, seats):
+                if not (active[a] and active[b]):
+                    continue
+                d = kings[a] - kings[b]
+                money[a] -= per * d
+                money[b] += per * d
+    else:
+        total = 0
+        zero = 0
+        for s in range(seats):
+            if active[s]:
+                total += per * kings[s]
+                if kings[s] == 0:
+                    zero += 1
+        if zero > 0 and total > 0:
+            base = total // zero
+            rem = total - base * zero
+            for i in range(seats):
+                s = (dealer + i) % seats
+                if not active[s]:
+                    continue
+                if kings[s] > 0:
+                    money[s] -= per * kings[s]
+                else:
+                    money[s] += base
+                    if rem > 0:
+                        money[s] += 1
+                        rem -= 1
+    for s in range(4):
+        delta[s] = money[s]

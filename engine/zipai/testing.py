@@ -1,0 +1,233 @@
+"""Conformance checks of the 字牌 family (STYLE §5): every deal, every card, zero-sum.
+
+:func:`check_zipai_variant` plays matches of a 字牌 variant with every policy and checks
+each deal (``engine.testing.check_variant`` dispatches here for ``family == "zipai"``):
+
+- every card accounted for: each kind four times and the 王 ``kings`` times across the
+  seats' hands and tables, the dead cards, the stock and the winning card; no zone with
+  a fifth copy; the 坐醒 seat holds nothing;
+- payments sum to zero; 黄庄 deltas are exactly the ``wang_money_*`` columns;
+- ``winner`` / ``win_type`` / ``discarder`` consistent: ``win_type`` is ``self_draw``,
+  ``discard``, ``instant`` or ``none``; ``discarder`` is set exactly for ``discard`` and
+  is never the winner; a win on another player's flipped card is a ``discard`` with the
+  flipper as ``discarder`` and ``win_on_flip`` 1; ``instant`` (天胡) is the dealer's; a
+  winner holding 王 won by self-draw (or 天胡);
+- ``pat_*`` only with a winner, 天胡 exactly for ``instant``, 地胡 only on the dealer's
+  discard; the score path: ``huxi >= 6``, ``tun = huxi + 3 × xing``, ``value = tun ×
+  fan``;
+- the winning hand re-checked by an independent evaluation (``complete``, e.g. the
+  brute-force twin ``tests/oracles/zipai_bruteforce.evaluate``): it wins, with at least
+  the recorded 胡息.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..game import _layout as L
+from . import _layout as Z
+
+__all__ = ["play_with_state", "check_zipai_variant", "ZipaiConformanceError"]
+
+
+class ZipaiConformanceError(AssertionError):
+    """A deal broke a conservation or consistency rule."""
+
+
+def _policy_codes(variant, resolved, policies) -> np.ndarray:
+    seats = variant.n_players(resolved)
+    if isinstance(policies, str):
+        names = [p.strip() for p in policies.split(",")]
+    else:
+        names = list(policies)
+    if len(names) == 1:
+        names = names * seats
+    return np.array([L.POLICY_NAMES.index(p) for p in names], np.int64)
+
+
+def play_with_state(
+    variant: str,
+    matches: int,
+    seed: int = 0,
+    rules: Mapping | None = None,
+    policies="value",
+    match_length: int = 8,
+):
+    """Play ``matches`` whole matches; returns ``(frame, final, errors)``.
+
+    ``final`` is int16 ``(deals, N_ZONES, 21)``: where every card ended and the winning
+    evaluation's inputs (zones ``FZ_*`` of :mod:`engine.zipai._layout`); ``errors`` the
+    kernel's internal error count (0).
+    """
+    from ..records import to_frame
+    from ..variants import get as get_variant
+    from ._loop import play_match
+
+    v = get_variant(variant)
+    resolved = v.resolve(rules)
+    packed = v.pack(resolved)
+    pols = _policy_codes(v, resolved, policies)
+    n = matches * match_length
+    rec = np.zeros((n, L.N_COLS), np.int32)
+    final = np.zeros((n, Z.N_ZONES, 21), np.int16)
+    log = np.zeros((1, Z.EVENT_COLS), np.int32)
+    errors = 0
+    for m in range(matches):
+        lo = m * match_length
+        errors += play_match(
+            packed,
+            pols,
+            seed,
+            m,
+            match_length,
+            rec[lo : lo + match_length],
+            final[lo : lo + match_length],
+            log,
+            -1,
+            np.zeros(0, np.int64),
+            -1,
+        )
+    idx = np.arange(n)
+    frame = to_frame(
+        rec,
+        idx // match_length,
+        idx % match_length,
+        seed=seed,
+        variant=v,
+        rules_id=v.rules_id(resolved),
+        players=v.n_players(resolved),
+    )
+    return frame, final, int(errors)
+
+
+def _fail(i: int, frame: pd.DataFrame, what: str):
+    row = frame.iloc[i]
+    raise ZipaiConformanceError(f"deal {i} (match {row['match']}, deal {row['deal']}): {what}")
+
+
+def _default_complete(counts, kings, *, table, candidate, self_drawn):
+    from .hand import evaluate
+
+    e = evaluate(counts, kings, table=table, candidate=candidate, self_drawn=self_drawn)
+    return e
+
+
+def check_deal(i, frame, final, variant, resolved, complete) -> None:
+    """Check deal ``i`` of ``frame`` (see the module docstring); raise on a violation."""
+    seats = variant.n_players(resolved)
+    kings = resolved["kings"]
+    row = frame.iloc[i]
+    zones = final[i].astype(np.int64)
+    held = zones[: Z.FZ_FLIGHT + 1].sum(axis=0)
+    want = np.full(21, 4)
+    want[20] = kings
+    if not np.array_equal(held, want):
+        bad = np.flatnonzero(held != want)
+        _fail(i, frame, f"cards not accounted for: kinds {bad.tolist()} {held[bad].tolist()}")
+    if (zones[: Z.FZ_FLIGHT + 1, :20] > 4).any():
+        _fail(i, frame, "a zone holds a fifth copy")
+    deltas = np.array([int(row[f"delta_{s}"]) for s in range(seats)])
+    if deltas.sum() != 0:
+        _fail(i, frame, f"deltas {deltas.tolist()} do not sum to 0")
+    winner = int(row["winner"])
+    wt = str(row["win_type"])
+    disc = int(row["discarder"])
+    dealer = int(row["dealer"])
+    zx = int(row["zuoxing"])
+    pats = {p.name: bool(row[f"pat_{p.name}"]) for p in variant.patterns}
+    if wt not in ("self_draw", "discard", "instant", "none"):
+        _fail(i, frame, f"win_type {wt} is not a 字牌 win type")
+    if (winner < 0) != (wt == "none"):
+        _fail(i, frame, f"winner {winner} with win_type {wt}")
+    if (disc >= 0) != (wt == "discard"):
+        _fail(i, frame, f"discarder {disc} with win_type {wt}")
+    if disc >= 0 and disc == winner:
+        _fail(i, frame, "the winner fed his own win")
+    if int(row["win_on_flip"]) and wt != "discard":
+        _fail(i, frame, "a win on a flipped card must be recorded as discard")
+    if (wt == "instant") != pats["tianhu"] or (wt == "instant" and winner != dealer):
+        _fail(i, frame, "天胡 must be the dealer's instant win")
+    if pats["dihu"] and not (wt == "discard" and disc == dealer and not row["win_on_flip"]):
+        _fail(i, frame, "地胡 must be a win on the dealer's discard")
+    if zx >= 0:
+        if zones[Z.FZ_HAND + zx].any() or zones[Z.FZ_TABLE + zx].any():
+            _fail(i, frame, "the 坐醒 seat holds cards")
+        if winner == zx or disc == zx or deltas[zx] != int(row["zuoxing_money"]):
+            _fail(i, frame, "the 坐醒 seat played or paid")
+    if winner < 0:
+        if any(pats.values()) or int(row["value"]) != 0:
+            _fail(i, frame, "patterns or value set without a winner")
+        money = np.array([int(row[f"wang_money_{s}"]) for s in range(seats)])
+        if not np.array_equal(money, deltas):
+            _fail(i, frame, f"黄庄 deltas {deltas.tolist()} are not the 王 money {money}")
+        if int(row["stock_left"]) != 0:
+            _fail(i, frame, "黄庄 with cards left in the stock")
+        return
+    huxi, xing, tun, fan = (int(row[c]) for c in ("huxi", "xing", "tun", "fan"))
+    if huxi < 6 or tun != huxi + 3 * xing or int(row["value"]) != tun * fan:
+        _fail(i, frame, f"score path huxi {huxi} xing {xing} tun {tun} fan {fan}")
+    if int(row["wilds_in_hand"]) > 0 and wt not in ("self_draw", "instant"):
+        _fail(i, frame, "a 王 holder won on another player's card")
+    if deltas[winner] <= 0:
+        _fail(i, frame, "the winner did not gain")
+    info = zones[Z.FZ_INFO]
+    hand = zones[Z.FZ_WIN_HAND]
+    cand = int(info[Z.I_CAND])
+    shape = int(info[Z.I_SHAPE])
+    table = (int(info[Z.I_TGROUPS]), int(info[Z.I_THUXI]), int(info[Z.I_TRED]))
+    e = complete(
+        hand[:20].astype(np.uint8),
+        int(hand[20]),
+        table=table,
+        candidate=None if cand < 0 else cand,
+        self_drawn=bool(info[Z.I_SELF]),
+    )
+    ehuxi = int(e.huxi)
+    if not bool(e.wins) or ehuxi < huxi or (shape == 0 and int(info[Z.I_HUXI]) != huxi):
+        _fail(
+            i,
+            frame,
+            f"winning hand not confirmed: hand {hand.tolist()} table {table} cand {cand} "
+            f"-> twin 胡息 {ehuxi} wins {bool(e.wins)} vs recorded {huxi}",
+        )
+
+
+def check_zipai_variant(
+    variant: str,
+    matches: int = 50,
+    seed: int = 0,
+    rules: Mapping | None = None,
+    policies=None,
+    complete: Callable | None = None,
+) -> int:
+    """Check every deal of ``matches`` matches per policy; returns the deals checked.
+
+    Parameters
+    ----------
+    policies : str or sequence of str, optional
+        Policies to run one after the other (each for every seat); all by default.
+    complete : callable, optional
+        ``complete(counts, kings, *, table, candidate, self_drawn)`` returning an object
+        with ``huxi`` and ``wins`` (the brute-force twin in the tests); default: the
+        engine's own :func:`engine.zipai.hand.evaluate`.
+    """
+    from ..variants import get as get_variant
+
+    v = get_variant(variant)
+    resolved = v.resolve(rules)
+    complete = complete or _default_complete
+    checked = 0
+    if isinstance(policies, str):
+        policies = [policies]
+    for pol in policies or v.policies:
+        frame, final, errors = play_with_state(variant, matches, seed, resolved, pol)
+        if errors:
+            msg = f"{variant} with {pol}: the kernel reported {errors} errors"
+            raise ZipaiConformanceError(msg)
+        for i in range(len(frame)):
+            check_deal(i, frame, final, v, resolved, complete)
+            checked += 1
+    return checked
