@@ -236,7 +236,7 @@ POLICY_DOCS = {
 SENSES = (
     ("dealer_edge_sd", "between the dealer and the other seats", "abs", "SD"),
     ("seat_spread_sd", "between the absolute seats", "low", "SD"),
-    ("skill_snr", "in rewarding the better player", "high", ""),
+    ("skill_snr", "in rewarding skill", "high", ""),
     ("swinginess", "in how evenly the points move", "low", "share"),
 )
 """Senses of "fair" the summary ranks the variants by: metric of
@@ -553,14 +553,19 @@ def build_report(
                     pol[s] = strong
                     frames[s] = run(n, budgets[n].skill, policies=pol).to_pandas()
                     bar.update(budgets[n].skill)
-                table = skill_edge(frames, level=LEVEL)
+                table = skill_edge(frames, level=LEVEL).set_index("format", drop=False)
+                gain = None
+                if "duplicate" in table.index:
+                    se1, se2 = table.loc["single", "se"], table.loc["duplicate", "se"]
+                    gain = float(se1 / se2) if se2 > 0 else None
                 skill[n].append(
                     {
                         "strong": strong,
                         "weak": weak,
                         "seatings": seats,
                         "deals_per_seating": budgets[n].skill,
-                        "table": jsonable(table),
+                        "duplicate_gain": gain,
+                        "table": jsonable(table.reset_index(drop=True)),
                     }
                 )
     finally:
@@ -735,7 +740,12 @@ def _phrase(metric: str, e: dict) -> str:
     if metric == "skill_snr":
         from scipy.stats import norm
 
-        text = f"the stronger bot gains {_fmt(x, h)} SD of a match total per match"
+        strong, weak = SKILL_PAIRS[0]
+        verb = "gains" if x >= 0 else "loses"
+        text = (
+            f"a {strong} bot among {weak} bots {verb} {_fmt(abs(x), h)} SD of a match total "
+            "per match"
+        )
         if x > 0:
             k = math.ceil((float(norm.ppf(0.95)) / x) ** 2)
             text += f", enough to be ahead after about {k:,} matches 95% of the time"
@@ -821,7 +831,7 @@ def _sense_sentence(item: dict, long_names: dict[str, str]) -> str:
     e = item["ranking"]
     best = _short(e[0]["variant"], long_names)
     head = (
-        f"Rewarding the better player most: {best}"
+        f"Rewarding skill most: {best}"
         if item["metric"] == "skill_snr"
         else f"Fairest {item['sense']}: {best}"
     )
@@ -1012,7 +1022,12 @@ def _reaching(frame: pd.DataFrame, est: str) -> pd.DataFrame:
     return out
 
 
-def _figures(ctx: dict) -> list[dict]:
+def _n_figures(ctx: dict) -> int:
+    """How many figures :func:`_figures` draws for this context."""
+    return 1 + sum(2 + len(v["sweeps"]) for v in ctx["variants"].values())
+
+
+def _figures(ctx: dict, bar: _Bar | None = None) -> list[dict]:
     """Every figure of the report as ``{"id", "caption", "png"}`` (bytes), from the context."""
     from matplotlib.figure import Figure
 
@@ -1024,6 +1039,8 @@ def _figures(ctx: dict) -> list[dict]:
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=96)
         out.append({"id": fid, "caption": caption, "png": buf.getvalue()})
+        if bar is not None:
+            bar.update(1)
 
     panel = pd.DataFrame(ctx["panel"])
     if len(panel):
@@ -1275,15 +1292,7 @@ def _views(ctx: dict) -> dict:
             for r in sw["table"]:
                 rows.setdefault(r["metric"], []).append(r)
             sweeps.append({"sweep": sw, "by_metric": rows})
-        skill = []
-        for sk in v["skill"]:
-            t = sk["table"]
-            single = next((r for r in t if r["format"] == "single"), None)
-            dup = next((r for r in t if r["format"] == "duplicate"), None)
-            ratio = None
-            if single and dup and _isnum(single["se"]) and _isnum(dup["se"]) and dup["se"] > 0:
-                ratio = single["se"] / dup["se"]
-            skill.append({"skill": sk, "rows": t, "se_ratio": ratio})
+        skill = [{"skill": sk, "rows": sk["table"]} for sk in v["skill"]]
         out[name] = {
             "patterns": ordered,
             "seats": seats,
@@ -1340,7 +1349,11 @@ def render(context: dict, out_dir, *, progress: bool = False) -> dict[str, Path]
     """
     out = check_out_dir(out_dir)
     ctx = jsonable(context)
-    figs = _figures(ctx)
+    bar = _Bar(progress, _n_figures(ctx), "figures", unit="figure")
+    try:
+        figs = _figures(ctx, bar)
+    finally:
+        bar.close()
     views = _views(ctx)
     rb = _rulebook_file()
     rb_href = os.path.relpath(rb, out.resolve()) if ctx["rulebook"].get("found") else None
@@ -1373,16 +1386,11 @@ def render(context: dict, out_dir, *, progress: bool = False) -> dict[str, Path]
     out.mkdir(parents=True, exist_ok=True)
     fig_dir = out / FIGURES_DIR
     fig_dir.mkdir(exist_ok=True)
-    bar = _Bar(progress, len(figs), "writing", unit="file")
     written = []
-    try:
-        for fid, f in fig_by_id.items():
-            path = fig_dir / f"{fid}.png"
-            _write_atomic(path, f["png"])
-            written.append(path)
-            bar.update(1)
-    finally:
-        bar.close()
+    for fid, f in fig_by_id.items():
+        path = fig_dir / f"{fid}.png"
+        _write_atomic(path, f["png"])
+        written.append(path)
     keep = {p.name for p in written}
     for old in fig_dir.glob("*.png"):
         if old.name not in keep:

@@ -132,7 +132,10 @@ def test_numbers_equal_the_analysis_of_the_records(made):
                 pol = [sk["weak"]] * players
                 pol[seat] = sk["strong"]
                 frames[seat] = rerun(n, b["skill"], policies=pol)
-            assert sk["table"] == jsonable(analysis.skill_edge(frames))
+            table = analysis.skill_edge(frames)
+            assert sk["table"] == jsonable(table)
+            single, dup = table["se"].to_list()
+            assert sk["duplicate_gain"] == (single / dup if dup > 0 else None)
 
     names = ctx["settings"]["variants"]
     mains = {n: rerun(n, ctx["variants"][n]["budget"]["main"]) for n in names}
