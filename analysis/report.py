@@ -729,22 +729,36 @@ def _short(name: str, long_names: dict[str, str]) -> str:
     return name if first in ("", name) else f"{first} ({name})"
 
 
+def _value(e: dict, *, sign: float = 1.0, percent: bool = False) -> str:
+    """``estimate ± half`` when the interval is symmetric, else ``estimate [lo, hi]``."""
+    x, lo, hi = e["estimate"], e.get("lo"), e.get("hi")
+    if lo is None or hi is None:
+        return _fmt(sign * x, math.nan, percent=percent)
+    if abs((hi - x) - (x - lo)) <= 0.1 * (hi - lo):
+        return _fmt(sign * x, (hi - lo) / 2, percent=percent)
+    lo, hi = sorted((sign * lo, sign * hi))
+    text = _fmt(sign * x, (hi - lo) / 2, percent=percent).split(" ± ")[0]
+    scale, unit = (100.0, "%") if percent else (1.0, "")
+    digits = len(text.rstrip("%").split(".")[1]) if "." in text else 0
+    return f"{text} [{scale * lo:.{digits}f}{unit}, {scale * hi:.{digits}f}{unit}]"
+
+
 def _phrase(metric: str, e: dict) -> str:
     """The plain-words reading of one variant's value of a :data:`SENSES` metric."""
-    x, h = e["estimate"], _half(e)
+    x = e["estimate"]
+    sign = 1.0 if x >= 0 else -1.0
+    verb = "gains" if x >= 0 else "loses"
     if metric == "dealer_edge_sd":
-        verb = "gains" if x >= 0 else "loses"
-        return f"the dealer {verb} {_fmt(abs(x), h)} SD per deal against an average non-dealer"
+        return f"the dealer {verb} {_value(e, sign=sign)} SD per deal against an average non-dealer"
     if metric == "seat_spread_sd":
-        return f"the best and the worst seat differ by {_fmt(x, h)} SD per deal"
+        return f"the best and the worst seat differ by {_value(e)} SD per deal"
     if metric == "skill_snr":
         from scipy.stats import norm
 
         strong, weak = SKILL_PAIRS[0]
-        verb = "gains" if x >= 0 else "loses"
         text = (
-            f"a {strong} bot among {weak} bots {verb} {_fmt(abs(x), h)} SD of a match total "
-            "per match"
+            f"a {strong} bot among {weak} bots {verb} {_value(e, sign=sign)} SD of a match "
+            "total per match"
         )
         if x > 0:
             k = math.ceil((float(norm.ppf(0.95)) / x) ** 2)
@@ -752,10 +766,10 @@ def _phrase(metric: str, e: dict) -> str:
         return text
     if metric == "swinginess":
         return (
-            f"the biggest 1% of deals carry {_fmt(x, h, percent=True)} of the points that "
+            f"the biggest 1% of deals carry {_value(e, percent=True)} of the points that "
             "change hands"
         )
-    return f"{metric} = {_fmt(x, h)}"
+    return f"{metric} = {_value(e)}"
 
 
 def _summary(panel: list[dict], long_names: dict[str, str]) -> dict:
