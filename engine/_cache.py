@@ -46,6 +46,7 @@ def load_or_build(name: str, key: str, build) -> dict[str, np.ndarray]:
         except (OSError, ValueError, EOFError):
             path.unlink(missing_ok=True)
     arrays = build()
+    _prune(path.parent, name, keep=path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -55,3 +56,13 @@ def load_or_build(name: str, key: str, build) -> dict[str, np.ndarray]:
         Path(tmp).unlink(missing_ok=True)
         raise
     return arrays
+
+
+def _prune(folder: Path, name: str, keep: Path, n: int = 2) -> None:
+    """Remove all but the ``n`` newest other cached versions of ``name``."""
+    others = sorted(
+        (p for p in folder.glob(f"{name}-*.npz") if p != keep),
+        key=lambda p: p.stat().st_mtime,
+    )
+    for old in others[: max(0, len(others) - n)]:
+        old.unlink(missing_ok=True)
