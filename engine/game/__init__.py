@@ -70,6 +70,12 @@ def _t(phys: int) -> str:
     return f"{tiles.kind_name(phys)} {tiles.glyph(phys)}"
 
 
+def _flower(phys: int) -> str:
+    if phys >= 34:
+        return f"f{phys - 33} {tiles.FLOWER_NAMES[phys - 34]}"
+    return f"{tiles.kind_name(phys)} {tiles.glyph(phys)}"
+
+
 def _hand_text(counts) -> str:
     counts = np.asarray(counts[:34])
     return f"{tiles.format(counts) or '-'}  {tiles.glyphs(counts)}"
@@ -120,7 +126,8 @@ def replay(
                 for s in range(players):
                     out.append(f"  seat {s} dealt: {_hand_text(hands[s])}")
                 turn = 1
-                out.append(f"{turn:>3}. seat {a} (dealer) plays from fourteen tiles")
+                size = 3 * int(v.pack(resolved)[L.R_SETS]) + 2
+                out.append(f"{turn:>3}. seat {a} (dealer) plays from {size} tiles")
             out.append(f"     seat {a} discards {_t(b)}")
         elif code == L.E_CLAIM:
             out.append(f"     seat {a} claims {names[b]} with {_t(c)} from seat {d}")
@@ -134,6 +141,10 @@ def replay(
             out.append("drawn deal (流局): no live tile left")
         elif code == L.E_HORSE:
             out.append(f"horse: {_t(a)}")
+        elif code == L.E_FLOWER:
+            out.append(f"     seat {a} shows flower {_flower(b)} (补花)")
+        elif code == L.E_YOUJIN:
+            out.append(f"     seat {a} 游金 level {b}")
         elif code == L.E_PENALTY:
             out.append(f"penalty: seat {a} pays {b} to each other seat")
     winner = int(row["winner"])
