@@ -8,7 +8,7 @@ module. Adding a variant adds one id and one branch per hook.
 from __future__ import annotations
 
 from .._numba import kernel
-from ..variants import _fuzhou, _tuidaohu
+from ..variants import _fuzhou, _lishui, _tuidaohu, _zhuji
 from ._layout import R_VARIANT
 
 V_TUIDAOHU = 1
@@ -34,6 +34,10 @@ def win_patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
         return _tuidaohu.patterns(rules, ctx, h, w, sets, melds, nmeld, tab)
     if v == V_FUZHOU:
         return _fuzhou.patterns(rules, ctx, h, w, sets, melds, nmeld, tab)
+    if v == V_LISHUI:
+        return _lishui.patterns(rules, ctx, h, w, sets, melds, nmeld, tab)
+    if v == V_ZHUJI:
+        return _zhuji.patterns(rules, ctx, h, w, sets, melds, nmeld, tab)
     return 0
 
 
@@ -49,6 +53,8 @@ def win_priority(rules, ctx, h, w, sets, melds, nmeld, tab):
 @kernel
 def win_legal(rules, ctx, h, w, sets, melds, nmeld, tab):
     """Whether a complete hand may be declared (e.g. 诸暨's 3-台 minimum)."""
+    if rules[R_VARIANT] == V_ZHUJI:
+        return _zhuji.win_legal(rules, ctx, h, w, sets, melds, nmeld, tab)
     return True
 
 
@@ -58,12 +64,15 @@ def on_kong(rules, ctx, pay, seat, mtype, from_seat, players):
     v = rules[R_VARIANT]
     if v == V_TUIDAOHU:
         _tuidaohu.on_kong(rules, ctx, pay, seat, mtype, from_seat, players)
+    elif v == V_LISHUI:
+        _lishui.on_kong(rules, ctx, pay, seat, mtype, from_seat, players)
 
 
 @kernel
 def on_discard(rules, ctx, pay, seat, phys, players):
     """After every discard (before claims): e.g. 丽水 被跟 when ctx[X_RUN_LEN] reaches 4."""
-    return
+    if rules[R_VARIANT] == V_LISHUI:
+        _lishui.on_discard(rules, ctx, pay, seat, phys, players)
 
 
 @kernel
@@ -74,6 +83,10 @@ def settle(rules, ctx, pay, bits, players, delta, extra):
         return _tuidaohu.settle(rules, ctx, pay, bits, players, delta, extra)
     if v == V_FUZHOU:
         return _fuzhou.settle(rules, ctx, pay, bits, players, delta, extra)
+    if v == V_LISHUI:
+        return _lishui.settle(rules, ctx, pay, bits, players, delta, extra)
+    if v == V_ZHUJI:
+        return _zhuji.settle(rules, ctx, pay, bits, players, delta, extra)
     return 0
 
 

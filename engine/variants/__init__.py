@@ -12,7 +12,7 @@ from importlib import import_module
 from ._base import Pattern, RuleOption, Variant, parse_rule_args
 from ._registry import get, names, register
 
-MODULES = ("fuzhou", "luodisao", "tuidaohu")
+MODULES = ("fuzhou", "lishui", "luodisao", "tuidaohu", "zhuji")
 """Variant modules imported (and so registered) by this package, in order."""
 
 for _m in MODULES:

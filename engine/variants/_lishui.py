@@ -1,0 +1,299 @@
+"""丽水麻将 (lishui) scoring, penalty and settlement kernels (numba). Kernels only.
+
+Rule slots (``rules[R_VAR + i]``) are written by :mod:`engine.variants.lishui`. Hands
+arrive in logical kinds: under the 白板 stand-in the 白板 already count as the 财神's
+kind, so every pattern below sees them as that kind (RULEBOOK §1.2 rule 6).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._numba import kernel
+from ..game._layout import (
+    M_ADDKONG,
+    M_ANKONG,
+    M_CHOW,
+    M_KONG,
+    R_VAR,
+    WIN_DISCARD,
+    WIN_KONG_DRAW,
+    WIN_ROB_KONG,
+    WIN_SELF_DRAW,
+    X_CHOWS,
+    X_DEALER,
+    X_DEALER_WINS,
+    X_DISCARDER,
+    X_DISCARDS_TOTAL,
+    X_FIRST_TURN,
+    X_GEN,
+    X_KONGS,
+    X_PENALTY,
+    X_ROBBED,
+    X_RUN_LEN,
+    X_RUN_START,
+    X_SCRATCH,
+    X_VALUE,
+    X_WILD0,
+    X_WILD1,
+    X_WIN_PHYS,
+    X_WIN_TYPE,
+    X_WINNER,
+)
+from ..game._patterns import suit_mask
+from ..hand._kernels import STANDARD, _buda, _distance, _pairs_formula
+from ._zhuji import triplets_fit
+
+# option slots
+L_CAISHEN = R_VAR + 0
+"""财神 kinds in play (0, 1, 2)."""
+L_BASE_CAP = R_VAR + 1
+"""Highest 底 (9), or 0 for no cap."""
+L_CAISHENHUI = R_VAR + 2
+"""0: 财神会 = a self-drawn win holding >= 3 财神; 1: any self-draw of a 财神."""
+L_BEIGEN = R_VAR + 3
+"""被跟: 0 any four identical discards in a row, 1 only the deal's first four, 2 off."""
+L_KONG_PAY = R_VAR + 4
+"""Kong money n: 明杠/补杠 n from each other seat, 暗杠 2n (0 = none, the seed)."""
+L_PASS_LOCK = R_VAR + 5
+"""Pass lock mode (0 lock, 1 value, 2 none); the loop reads R_PASS_LOCK."""
+L_FANQIANG = R_VAR + 6
+"""犯枪 fine the discarder pays the winner (1)."""
+L_BEIGEN_FINE = R_VAR + 7
+"""被跟 fine paid to each other seat (1)."""
+
+# pattern bits (order = engine.variants.lishui.PATTERNS)
+P_QINGYISE = 0
+P_ZIYISE = 1
+P_QIDUIZI = 2
+P_DADUIZI = 3
+P_BUDA = 4
+P_TIANHU = 5
+P_DIHU = 6
+P_GANGKAI = 7
+P_CAISHENHUI = 8
+P_QIANGGANG = 9
+N_PATTERNS = 10
+
+BEI_ZIMO = np.array([8, 8, 4, 4, 4, 8, 4, 4, 4, 4], np.int64)
+"""倍 of each special pattern on a self-drawn win (自摸 column; single values repeated)."""
+BEI_FEI_ZIMO = np.array([4, 4, 2, 2, 2, 8, 4, 4, 4, 4], np.int64)
+"""倍 of each special pattern on a discard or robbed-kong win (非自摸 column)."""
+
+# extra record columns (order = engine.variants.lishui.EXTRAS)
+E_KONGS = 0
+E_BASE = 1
+E_BEIGEN = 2
+E_BEIGEN_MONEY = 3  # 3..6
+E_WUDA_MONEY = 7  # 7..10
+E_FANQIANG_MONEY = 11  # 11..14
+E_TONGBAO_MONEY = 15  # 15..18
+E_KONG_MONEY = 19  # 19..22
+
+S_BEIGEN = X_SCRATCH + 0  # 80..83 net 被跟 money per seat
+S_KONG = X_SCRATCH + 4  # 84..87 net kong money per seat
+
+
+@kernel
+def bei(bits, zimo):
+    """倍数 of a win: the sum of its special patterns' values, else 1 (discard) / 2."""
+    total = 0
+    for i in range(N_PATTERNS):
+        if (bits >> i) & 1:
+            total += BEI_ZIMO[i] if zimo else BEI_FEI_ZIMO[i]
+    if total == 0:
+        total = 2 if zimo else 1
+    return total
+
+
+@kernel
+def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
+    """Pattern bits of the best-scoring reading of a complete hand; 倍 to ctx[X_VALUE].
+
+    Readings: the standard shape (with 大对子 when all triplets fit and no chow is
+    exposed), 七对子 and 不搭 (concealed only); 清一色 / 字一色 hold for the standard and
+    七对子 readings when the real tiles and melds are of one suit / honors only (the 财神
+    go where those readings need them). The context patterns (天胡, 地胡, 杠上开花, 财神会,
+    抢杠) hold for every reading. Ties keep the first of standard, 七对子, 不搭.
+    """
+    wt = ctx[X_WIN_TYPE]
+    zimo = wt == WIN_SELF_DRAW or wt == WIN_KONG_DRAW
+    ctx_bits = np.int64(0)
+    if ctx[X_FIRST_TURN] == 1 and wt == WIN_SELF_DRAW and nmeld == 0:
+        if ctx[X_WINNER] == ctx[X_DEALER]:
+            ctx_bits |= 1 << P_TIANHU
+        else:
+            ctx_bits |= 1 << P_DIHU
+    if wt == WIN_KONG_DRAW:
+        ctx_bits |= 1 << P_GANGKAI
+    if wt == WIN_ROB_KONG:
+        ctx_bits |= 1 << P_QIANGGANG
+    if zimo and ctx[X_WILD0] >= 0:
+        if rules[L_CAISHENHUI] == 0:
+            if w >= 3:
+                ctx_bits |= 1 << P_CAISHENHUI
+        else:
+            ph = ctx[X_WIN_PHYS]
+            if ph >= 0 and (ph == ctx[X_WILD0] or ph == ctx[X_WILD1]):
+                ctx_bits |= 1 << P_CAISHENHUI
+    mask = suit_mask(h, melds, nmeld)
+    tags = np.int64(0)
+    if mask == 1 or mask == 2 or mask == 4:
+        tags |= 1 << P_QINGYISE
+    if mask == 8:
+        tags |= 1 << P_ZIYISE
+    best = -1
+    best_bits = np.int64(0)
+    if _distance(h, w, sets, STANDARD, tab) == 0:
+        b = ctx_bits | tags
+        chowless = True
+        for i in range(nmeld):
+            if melds[i, 0] == M_CHOW:
+                chowless = False
+        if chowless and triplets_fit(h, 0, 34, sets, 1):
+            b |= 1 << P_DADUIZI
+        v = bei(b, zimo)
+        if v > best:
+            best = v
+            best_bits = b
+    if sets == 4:
+        pairs = 0
+        singles = 0
+        for k in range(34):
+            pairs += h[k] // 2
+            singles += h[k] % 2
+        if _pairs_formula(pairs, singles) <= w:
+            b = ctx_bits | tags | (1 << P_QIDUIZI)
+            v = bei(b, zimo)
+            if v > best:
+                best = v
+                best_bits = b
+        if _buda(h, tab[4]) <= w:
+            b = ctx_bits | (1 << P_BUDA)
+            v = bei(b, zimo)
+            if v > best:
+                best = v
+                best_bits = b
+    ctx[X_VALUE] = best if best > 0 else 0
+    return best_bits
+
+
+@kernel
+def base(rules, ctx):
+    """底: 3 + 2 x the dealer's consecutive wins before this deal, capped (RULEBOOK §1.6)."""
+    b = 3 + 2 * ctx[X_DEALER_WINS]
+    cap = rules[L_BASE_CAP]
+    if cap > 0 and b > cap:
+        b = cap
+    return b
+
+
+@kernel
+def on_discard(rules, ctx, pay, seat, phys, players):
+    """被跟: the fourth identical discard in a row (no claim between) fines the first."""
+    mode = rules[L_BEIGEN]
+    if mode == 2 or ctx[X_RUN_LEN] != players:
+        return
+    if mode == 1 and ctx[X_DISCARDS_TOTAL] != players:
+        return
+    a = ctx[X_RUN_START]
+    fine = rules[L_BEIGEN_FINE]
+    for s in range(players):
+        if s != a:
+            pay[a, s] += fine
+            ctx[S_BEIGEN + a] -= fine
+            ctx[S_BEIGEN + s] += fine
+    ctx[X_GEN] += 1
+
+
+@kernel
+def on_kong(rules, ctx, pay, seat, mtype, from_seat, players):
+    """Kong money under ``kong_pay=n`` (none by default, RULEBOOK §1.3 rule 13)."""
+    n = rules[L_KONG_PAY]
+    if n == 0:
+        return
+    each = 2 * n if mtype == M_ANKONG else n
+    if mtype == M_KONG or mtype == M_ADDKONG or mtype == M_ANKONG:
+        for s in range(players):
+            if s != seat:
+                pay[s, seat] += each
+                ctx[S_KONG + s] -= each
+                ctx[S_KONG + seat] += each
+
+
+@kernel
+def tongbao_payer(ctx, winner, players):
+    """统包: the seat that pays every loser's share, or -1 (RULEBOOK §1.6 rule 28).
+
+    A pair is the discarder A and his 下家 B after B chowed A's discards three times. If
+    the winner chowed three times from his 上家, the 上家 pays; else if his 下家 chowed
+    three times from him, the 下家 pays.
+    """
+    up = (winner + players - 1) % players
+    down = (winner + 1) % players
+    if ctx[X_CHOWS + 4 * winner + up] >= 3:
+        return up
+    if ctx[X_CHOWS + 4 * down + winner] >= 3:
+        return down
+    return -1
+
+
+@kernel
+def settle(rules, ctx, pay, bits, players, delta, extra):
+    """Payments of a deal (RULEBOOK §1.6) into ``delta`` and the extra columns.
+
+    ``pay[p, q]`` already holds what p owes q for penalties (误打财神 from the loop,
+    被跟) and kong money. The win: each loser's share is 底 x 倍 when the winner or that
+    loser is the dealer, else 1 x 倍; 抢杠: the kong player pays all three shares;
+    统包: the liable partner pays all shares; 犯枪: the discarder pays the winner one
+    more point (not shifted by 统包).
+    """
+    winner = ctx[X_WINNER]
+    dealer = ctx[X_DEALER]
+    b = base(rules, ctx)
+    value = 0
+    for s in range(players):
+        extra[E_BEIGEN_MONEY + s] = ctx[S_BEIGEN + s]
+        extra[E_WUDA_MONEY + s] = ctx[X_PENALTY + s]
+        extra[E_KONG_MONEY + s] = ctx[S_KONG + s]
+        extra[E_FANQIANG_MONEY + s] = 0
+        extra[E_TONGBAO_MONEY + s] = 0
+    if winner >= 0:
+        wt = ctx[X_WIN_TYPE]
+        zimo = wt == WIN_SELF_DRAW or wt == WIN_KONG_DRAW
+        value = bei(bits, zimo)
+        share = np.zeros(4, np.int64)
+        total = 0
+        for s in range(players):
+            if s != winner:
+                unit = b if (winner == dealer or s == dealer) else 1
+                share[s] = unit * value
+                total += share[s]
+        if wt == WIN_ROB_KONG:
+            pay[ctx[X_ROBBED], winner] += total
+        else:
+            liable = tongbao_payer(ctx, winner, players)
+            if liable >= 0:
+                pay[liable, winner] += total
+                for s in range(players):
+                    if s != winner and s != liable:
+                        extra[E_TONGBAO_MONEY + s] += share[s]
+                        extra[E_TONGBAO_MONEY + liable] -= share[s]
+            else:
+                for s in range(players):
+                    if s != winner:
+                        pay[s, winner] += share[s]
+            if wt == WIN_DISCARD:
+                d = ctx[X_DISCARDER]
+                fine = rules[L_FANQIANG]
+                pay[d, winner] += fine
+                extra[E_FANQIANG_MONEY + d] -= fine
+                extra[E_FANQIANG_MONEY + winner] += fine
+    for p in range(players):
+        for q in range(players):
+            delta[q] += pay[p, q]
+            delta[p] -= pay[p, q]
+    extra[E_KONGS] = ctx[X_KONGS]
+    extra[E_BASE] = b
+    extra[E_BEIGEN] = ctx[X_GEN]
+    return value

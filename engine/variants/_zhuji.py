@@ -1,0 +1,765 @@
+"""诸暨麻将 (zhuji) 台 counting, legality and settlement kernels (numba). Kernels only.
+
+Rule slots (``rules[R_VAR + i]``) are written by :mod:`engine.variants.zhuji`.
+
+How the 台 of a hand is found (the best over decompositions and 财神 assignments). A
+complete concealed part is 4 minus the exposed melds sets plus one pair; every real tile
+is used and the 财神 fill the rest, any kind, even fifth copies (RULEBOOK §0.1). What
+the ordinary 台 (RULEBOOK §2.3 rules 13-16) of one reading depends on:
+
+- the honor triplets (中发白 1, 东 2 each) - only honors can host them, so the honors
+  are read apart: :func:`honor_table` gives, for every number ``k`` of honor sets and
+  ``p`` of honor pairs, the most honor 台 a covering of the real honor tiles can reach;
+- the shape: all sequences (平胡 1), all triplets (对对胡 1) or mixed (0); the suited
+  tiles then must form the remaining ``sets - k`` sets and ``1 - p`` pair under that
+  shape (:func:`seq_bits`, :func:`triplets_fit`, the standard distance table);
+- the suits used: real tiles and melds, plus honors when ``k + p > 0``, plus one suit
+  when the suited groups are made of 财神 alone; 清一色 3, 混一色 1, 全字牌 special;
+- the 财神 held (三财神 2 for three or more) and the context (杠开, 抢杠 1 each).
+
+Every (shape, k, p) is one reading class; the best value is the maximum over them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._numba import kernel
+from ..game._layout import (
+    M_CHOW,
+    R_SHAPES,
+    R_VAR,
+    WIN_DISCARD,
+    WIN_KONG_DRAW,
+    WIN_ROB_KONG,
+    WIN_SELF_DRAW,
+    X_DEALER,
+    X_DISCARDER,
+    X_FIRST_TURN,
+    X_KONGS,
+    X_ROBBED,
+    X_SCRATCH,
+    X_VALUE,
+    X_WILD0,
+    X_WILD1,
+    X_WIN_TYPE,
+    X_WINNER,
+)
+from ..game._patterns import rest_distance
+from ..hand._kernels import _distance, _pairs_formula
+
+# option slots
+Z_CAISHEN = R_VAR + 0
+"""财神 kinds in play (0, 1, 2)."""
+Z_DISCARD_PAY = R_VAR + 1
+"""0 the discarder pays 台 alone, 1 all three pay 台, 2 the discarder pays 3 x 台."""
+Z_SPECIAL8 = R_VAR + 2
+"""0: an 8-台 hand is worth max(8, ordinary 台); 1: 8 + ordinary 台."""
+Z_WUCAI = R_VAR + 3
+"""0: 无财 = no 财神 held; 1 (归位): also when every 财神 can stand for its own kind."""
+Z_MIN_TAI = R_VAR + 4
+"""Ordinary 台 a win needs (3; 全字牌 exempt)."""
+Z_SEVEN_PAIRS = R_VAR + 5
+"""1: seven pairs (七对) is a winning shape."""
+Z_PASS_LOCK = R_VAR + 6
+"""Pass lock mode (0 lock, 1 value, 2 none); the loop reads R_PASS_LOCK."""
+
+# pattern bits (order = engine.variants.zhuji.PATTERNS)
+P_ZHONG = 0
+P_FA = 1
+P_BAI = 2
+P_DONGFENG = 3
+P_PINGHU = 4
+P_DUIDUIHU = 5
+P_QINGYISE = 6
+P_HUNYISE = 7
+P_SANCAISHEN = 8
+P_GANGKAI = 9
+P_QIANGGANG = 10
+P_TIANHU = 11
+P_DIHU = 12
+P_QUANZIPAI = 13
+P_WUCAI = 14
+P_QIDUI = 15
+
+# extra record columns (order = engine.variants.zhuji.EXTRAS)
+E_KONGS = 0
+E_TAI_ORDINARY = 1
+E_REFUSED = 2
+
+S_REFUSED = X_SCRATCH + 0
+"""ctx slot: complete hands refused this deal for lack of 台."""
+S_ORDINARY = X_SCRATCH + 1
+"""ctx slot: the winner's best ordinary 台 (set by :func:`patterns`)."""
+
+HONOR_TAI = np.array([2, 0, 0, 0, 1, 1, 1], np.int64)
+"""台 of one triplet of each honor, 东南西北白发中 (东 2 for every seat, dragons 1)."""
+_HONOR_BIT = np.array([P_DONGFENG, -1, -1, -1, P_BAI, P_FA, P_ZHONG], np.int64)
+
+SHAPE_SEQ = 0
+SHAPE_TRIP = 1
+SHAPE_MIXED = 2
+
+O_VALUE = 0
+O_BITS = 1
+O_ORDINARY = 2
+O_LEGAL = 3
+O_QUAN = 4
+N_OUT = 5
+
+
+@kernel
+def honor_table(h, sets, val, hmask):
+    """Most honor 台 per (k honor sets, p honor pairs), real honor tiles all used.
+
+    h : int64 (34,) concealed logical counts (only 27..33 read).
+    val : int64 (5, 2) out: best 台 of the honor triplets, -1 where no covering exists
+        (the 财神 fill every group; a kind may host several groups, 3t + 2q >= count).
+    hmask : int64 (5, 2) out: honor kinds (bit i = kind 27 + i) holding a triplet in the
+        configuration reaching ``val`` (the first found).
+    """
+    nv = np.empty((5, 2), np.int64)
+    nm = np.empty((5, 2), np.int64)
+    val[:, :] = -1
+    hmask[:, :] = 0
+    val[0, 0] = 0
+    for i in range(7):
+        c = h[27 + i]
+        v = HONOR_TAI[i]
+        nv[:, :] = -1
+        nm[:, :] = 0
+        for k in range(sets + 1):
+            for p in range(2):
+                cur = val[k, p]
+                if cur < 0:
+                    continue
+                for t in range(sets - k + 1):
+                    for q in range(2 - p):
+                        if 3 * t + 2 * q < c:
+                            continue
+                        x = cur + t * v
+                        if x > nv[k + t, p + q]:
+                            nv[k + t, p + q] = x
+                            nm[k + t, p + q] = hmask[k, p] | ((1 << i) if t > 0 else 0)
+        val[:, :] = nv
+        hmask[:, :] = nm
+    return
+
+
+@kernel
+def triplets_fit(h, lo, hi, sets, pairs):
+    """Whether kinds ``lo..hi-1`` of ``h`` fit exactly ``sets`` triplets and ``pairs``
+    (0 or 1) pairs, 财神 filling (a kind may host a triplet and the pair, or two
+    triplets: 3t + 2q >= count). Extra groups are made of 财神 alone.
+    """
+    a = 0
+    b = 0
+    d = 0
+    for k in range(lo, hi):
+        c = h[k]
+        if c == 0:
+            continue
+        if c <= 2:
+            a += 1
+        elif c == 3:
+            b += 1
+        else:
+            d += 1
+    need = a + b + 2 * d
+    if pairs == 1 and a + d > 0:
+        need -= 1
+    return need <= sets
+
+
+@kernel
+def _seq_suit(h, base, out):
+    """Sequence-only coverings of one suit: out[2*s + p] = 1 if the suit's real tiles
+    fit ``s`` sequences and ``p`` pairs exactly (财神 fill, several groups per kind).
+    """
+    # state code: ((p1 * 5 + p2) * 5 + n) * 2 + pr; p1/p2 sequences started at the
+    # previous / second previous rank, n sequences so far, pr pair used
+    cur = np.zeros(250, np.bool_)
+    nxt = np.zeros(250, np.bool_)
+    cur[0] = True
+    for r in range(9):
+        c = h[base + r]
+        nxt[:] = False
+        for code in range(250):
+            if not cur[code]:
+                continue
+            pr = code % 2
+            n = (code // 2) % 5
+            p2 = (code // 10) % 5
+            p1 = code // 50
+            top = 4 - n if r <= 6 else 0
+            for nr in range(top + 1):
+                for q in range(2 - pr):
+                    if p1 + p2 + nr + 2 * q < c:
+                        continue
+                    nxt[((nr * 5 + p1) * 5 + n + nr) * 2 + pr + q] = True
+        cur[:] = nxt
+    for i in range(10):
+        out[i] = 0
+    for n in range(5):
+        for pr in range(2):
+            if cur[n * 2 + pr]:
+                out[2 * n + pr] = 1
+
+
+@kernel
+def seq_bits(h):
+    """Sequence-only coverings of all three suits: bit ``2*s + p`` set when the suited
+    real tiles fit ``s`` sequences and ``p`` pairs exactly.
+    """
+    acc = np.zeros(10, np.int64)
+    acc[0] = 1
+    one = np.zeros(10, np.int64)
+    tmp = np.zeros(10, np.int64)
+    for su in range(3):
+        empty = True
+        for r in range(9):
+            if h[9 * su + r] > 0:
+                empty = False
+        if empty:
+            for i in range(10):
+                one[i] = 1
+        else:
+            _seq_suit(h, 9 * su, one)
+        tmp[:] = 0
+        for i in range(10):
+            if acc[i] == 0:
+                continue
+            for j in range(10):
+                if one[j] == 0:
+                    continue
+                s = i // 2 + j // 2
+                p = i % 2 + j % 2
+                if s <= 4 and p <= 1:
+                    tmp[2 * s + p] = 1
+        acc[:] = tmp
+    bits = 0
+    for i in range(10):
+        if acc[i]:
+            bits |= 1 << i
+    return bits
+
+
+@kernel
+def _guiwei(rules, ctx, h, w, sets, tab):
+    """Whether every 财神 held can stand for its own kind in a complete hand (归位)."""
+    w0 = ctx[X_WILD0]
+    w1 = ctx[X_WILD1]
+    if w0 < 0:
+        return False
+    h2 = h.copy()
+    if w1 < 0:
+        if h[w0] + w > 4:
+            return False
+        h2[w0] += w
+        return _distance(h2, 0, sets, rules[R_SHAPES], tab) == 0
+    for a in range(w + 1):
+        if h[w0] + a > 4 or h[w1] + w - a > 4:
+            continue
+        h2[w0] = h[w0] + a
+        h2[w1] = h[w1] + w - a
+        if _distance(h2, 0, sets, rules[R_SHAPES], tab) == 0:
+            return True
+    return False
+
+
+@kernel(inline="always")
+def _popcount3(m):
+    return (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1)
+
+
+@kernel
+def _consider(rules, out, ordinary, bits, quan, special):
+    """Fold one reading into ``out`` (best value first, then best ordinary)."""
+    if quan:
+        out[O_QUAN] = 1
+        out[O_LEGAL] = 1
+    if ordinary >= rules[Z_MIN_TAI]:
+        out[O_LEGAL] = 1
+    if ordinary > out[O_ORDINARY]:
+        out[O_ORDINARY] = ordinary
+    v = ordinary
+    if special:
+        if rules[Z_SPECIAL8] == 1:
+            v = 8 + ordinary
+        elif ordinary < 8:
+            v = 8
+    if v > out[O_VALUE]:
+        out[O_VALUE] = v
+        out[O_BITS] = bits
+
+
+@kernel
+def evaluate(rules, ctx, h, w, sets, melds, nmeld, tab, out):
+    """台 of a complete hand: the best over decompositions and 财神 assignments.
+
+    h : int64 (34,) concealed logical counts with the winning tile, 财神 excluded.
+    w : 财神 held; sets : sets the concealed tiles form; melds (>= nmeld, 3) exposed.
+    ctx : the deal context (X_WIN_TYPE, X_FIRST_TURN, X_WINNER, X_DEALER, X_WILD0/1).
+    out : int64 (N_OUT,) filled with the best value (台 with the 8-台 specials), the
+        pattern bits of that reading, the best ordinary 台, legal (ordinary >= the
+        minimum, or 全字牌) and whether a 全字牌 reading exists. Value -1 if no reading
+        completes the hand.
+    """
+    out[O_VALUE] = -1
+    out[O_BITS] = 0
+    out[O_ORDINARY] = -1
+    out[O_LEGAL] = 0
+    out[O_QUAN] = 0
+    meld_tai = 0
+    meld_bits = np.int64(0)
+    has_chow = False
+    has_trip = False
+    meld_mask = 0
+    for i in range(nmeld):
+        k = melds[i, 1]
+        meld_mask |= 1 << (k // 9 if k < 27 else 3)
+        if melds[i, 0] == M_CHOW:
+            has_chow = True
+        else:
+            has_trip = True
+            if k >= 27 and HONOR_TAI[k - 27] > 0:
+                meld_tai += HONOR_TAI[k - 27]
+                meld_bits |= np.int64(1) << _HONOR_BIT[k - 27]
+    n_s = 0
+    n_h = 0
+    real = meld_mask
+    for k in range(34):
+        if h[k] > 0:
+            if k < 27:
+                n_s += h[k]
+            else:
+                n_h += h[k]
+            real |= 1 << (k // 9 if k < 27 else 3)
+    suits_real = real & 7
+    # context 台 and the specials that do not depend on the reading
+    wt = ctx[X_WIN_TYPE]
+    ctx_tai = 0
+    ctx_bits = np.int64(0)
+    if wt == WIN_KONG_DRAW:
+        ctx_tai += 1
+        ctx_bits |= 1 << P_GANGKAI
+    if wt == WIN_ROB_KONG:
+        ctx_tai += 1
+        ctx_bits |= 1 << P_QIANGGANG
+    if w >= 3:
+        ctx_tai += 2
+        ctx_bits |= 1 << P_SANCAISHEN
+    special = False
+    if ctx[X_FIRST_TURN] == 1 and wt == WIN_SELF_DRAW and nmeld == 0:
+        special = True
+        if ctx[X_WINNER] == ctx[X_DEALER]:
+            ctx_bits |= 1 << P_TIANHU
+        else:
+            ctx_bits |= 1 << P_DIHU
+    if ctx[X_WILD0] >= 0:
+        wucai = w == 0
+        if not wucai and rules[Z_WUCAI] == 1:
+            wucai = _guiwei(rules, ctx, h, w, sets, tab)
+        if wucai:
+            special = True
+            ctx_bits |= 1 << P_WUCAI
+    # honors apart, suits apart
+    hval = np.empty((5, 2), np.int64)
+    hmask = np.empty((5, 2), np.int64)
+    honor_table(h, sets, hval, hmask)
+    hs = h.copy()
+    for k in range(27, 34):
+        hs[k] = 0
+    sbits = -1
+    for shape in range(3):
+        if shape == SHAPE_SEQ and has_trip:
+            continue
+        if shape == SHAPE_TRIP and has_chow:
+            continue
+        for k in range(sets + 1):
+            if shape == SHAPE_SEQ and k > 0:
+                break
+            for p in range(2):
+                hv = hval[k, p]
+                if hv < 0:
+                    continue
+                s_need = sets - k
+                p_need = 1 - p
+                room = 3 * s_need + 2 * p_need - n_s
+                if room < 0:
+                    continue
+                if shape == SHAPE_SEQ:
+                    if sbits < 0:
+                        sbits = seq_bits(hs)
+                    ok = (sbits >> (2 * s_need + p_need)) & 1 == 1
+                elif shape == SHAPE_TRIP:
+                    ok = triplets_fit(hs, 0, 27, s_need, p_need)
+                else:
+                    ok = rest_distance(hs, s_need, p_need == 1, tab) <= room
+                if not ok:
+                    continue
+                n_suits = _popcount3(suits_real)
+                if suits_real == 0 and s_need + p_need > 0:
+                    n_suits = 1
+                z = (meld_mask & 8) != 0 or k + p > 0
+                bits = ctx_bits | meld_bits
+                ordinary = hv + meld_tai + ctx_tai
+                for i in range(7):
+                    if (hmask[k, p] >> i) & 1 and _HONOR_BIT[i] >= 0:
+                        bits |= np.int64(1) << _HONOR_BIT[i]
+                if shape == SHAPE_SEQ:
+                    ordinary += 1
+                    bits |= 1 << P_PINGHU
+                elif shape == SHAPE_TRIP:
+                    ordinary += 1
+                    bits |= 1 << P_DUIDUIHU
+                quan = n_suits == 0
+                if n_suits == 1:
+                    if z:
+                        ordinary += 1
+                        bits |= 1 << P_HUNYISE
+                    else:
+                        ordinary += 3
+                        bits |= 1 << P_QINGYISE
+                if quan:
+                    bits |= 1 << P_QUANZIPAI
+                _consider(rules, out, ordinary, bits, quan, special or quan)
+    if rules[Z_SEVEN_PAIRS] == 1 and sets == 4:
+        pairs = 0
+        singles = 0
+        for k in range(34):
+            pairs += h[k] // 2
+            singles += h[k] % 2
+        if _pairs_formula(pairs, singles) <= w:
+            spare = w > singles  # some pairs are made of 财神 alone
+            hon = n_h > 0
+            for opt in range(2):
+                n_suits = _popcount3(suits_real)
+                z = hon
+                if opt == 1:
+                    # pairs of 财神 alone may be read as a suit's (混一色 instead of 全字牌)
+                    if not spare or suits_real != 0:
+                        continue
+                    n_suits = 1
+                bits = ctx_bits | (1 << P_QIDUI)
+                ordinary = ctx_tai
+                quan = n_suits == 0
+                if n_suits == 1:
+                    if z:
+                        ordinary += 1
+                        bits |= 1 << P_HUNYISE
+                    else:
+                        ordinary += 3
+                        bits |= 1 << P_QINGYISE
+                if quan:
+                    bits |= 1 << P_QUANZIPAI
+                _consider(rules, out, ordinary, bits, quan, special or quan)
+
+
+@kernel
+def tai_upper_bound(ctx, h, w, melds, nmeld):
+    """A quick upper bound of a complete hand's ordinary 台, or 99 when it may be 全字牌.
+
+    Honor triplets: the melds' plus each honor kind held that could be a triplet (three
+    held, or the 财神 to fill it) plus 2 per three 财神 (a 东 of 财神 alone); one shape
+    台; 清一色 3 (混一色 1 when honors are held) if one suit is held; 三财神; context.
+    """
+    suits = 0
+    honors = 0
+    tai = 0
+    for i in range(nmeld):
+        k = melds[i, 1]
+        if k >= 27:
+            honors = 1
+            if melds[i, 0] != M_CHOW:
+                tai += HONOR_TAI[k - 27]
+        else:
+            suits |= 1 << (k // 9)
+    for k in range(27):
+        if h[k] > 0:
+            suits |= 1 << (k // 9)
+    if suits == 0:
+        return 99
+    for k in range(27, 34):
+        c = h[k]
+        if c > 0:
+            honors = 1
+            if c >= 3 or c + w >= 3:
+                tai += HONOR_TAI[k - 27] * (2 if c == 4 else 1)
+    tai += 2 * (w // 3) + 1
+    if _popcount3(suits) == 1:
+        tai += 1 if honors else 3
+    if w >= 3:
+        tai += 2
+    wt = ctx[X_WIN_TYPE]
+    if wt == WIN_KONG_DRAW or wt == WIN_ROB_KONG:
+        tai += 1
+    return tai
+
+
+@kernel
+def win_legal(rules, ctx, h, w, sets, melds, nmeld, tab):
+    """A complete hand may be declared only with the minimum 台 (or as 全字牌)."""
+    if tai_upper_bound(ctx, h, w, melds, nmeld) < rules[Z_MIN_TAI]:
+        ctx[S_REFUSED] += 1
+        return False
+    out = np.empty(N_OUT, np.int64)
+    evaluate(rules, ctx, h, w, sets, melds, nmeld, tab, out)
+    if out[O_LEGAL] == 1:
+        return True
+    ctx[S_REFUSED] += 1
+    return False
+
+
+@kernel
+def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
+    """Pattern bits of the best reading; its 台 goes to ctx[X_VALUE]."""
+    out = np.empty(N_OUT, np.int64)
+    evaluate(rules, ctx, h, w, sets, melds, nmeld, tab, out)
+    ctx[X_VALUE] = out[O_VALUE] if out[O_VALUE] > 0 else 0
+    ctx[S_ORDINARY] = out[O_ORDINARY]
+    return out[O_BITS]
+
+
+@kernel
+def settle(rules, ctx, pay, bits, players, delta, extra):
+    """Payments (RULEBOOK §2.4 rule 18): 1 台 = 1 point.
+
+    Self-draw: each other seat pays 台. Discard win: the discarder pays 台 alone
+    (``discard_pay=all_three``: each of the three pays 台; ``discarder_x3``: the
+    discarder pays 3 x 台). A robbed 补杠 is paid by the kong player as a discarder.
+    """
+    winner = ctx[X_WINNER]
+    value = 0
+    if winner >= 0:
+        value = ctx[X_VALUE]
+        wt = ctx[X_WIN_TYPE]
+        feeder = -1
+        if wt == WIN_DISCARD:
+            feeder = ctx[X_DISCARDER]
+        elif wt == WIN_ROB_KONG:
+            feeder = ctx[X_ROBBED]
+        mode = rules[Z_DISCARD_PAY]
+        if feeder < 0 or mode == 1:
+            for s in range(players):
+                if s != winner:
+                    pay[s, winner] += value
+        elif mode == 2:
+            pay[feeder, winner] += 3 * value
+        else:
+            pay[feeder, winner] += value
+        extra[E_TAI_ORDINARY] = ctx[S_ORDINARY]
+    for p in range(players):
+        for q in range(players):
+            delta[q] += pay[p, q]
+            delta[p] -= pay[p, q]
+    extra[E_KONGS] = ctx[X_KONGS]
+    extra[E_REFUSED] = ctx[S_REFUSED]
+    return value
+
+
+# ---- exact P(天胡) with the 3-台 minimum (engine.variants.zhuji.exact_tianhu) -------------
+#
+# A dealt 14-tile hand is summarised suit by suit: for a number suit its tile count and,
+# for each shape (mixed, all sequences, all triplets), the bit set of (s sets, p pairs)
+# its real tiles fit exactly (bit 2*s + p); for the honors their count and the honor
+# table. Summaries of the three suits join by sums of those bit sets; the last join with
+# the honors and the 财神 count decides completeness and legality at 天胡 (self-drawn,
+# no melds, no context 台).
+
+
+@kernel
+def _sumset(a, b):
+    """Bit set of (s1 + s2, p1 + p2) over the members of two (s, p) bit sets (s <= 4,
+    p <= 1).
+    """
+    out = 0
+    for i in range(10):
+        if (a >> i) & 1 == 0:
+            continue
+        for j in range(10):
+            if (b >> j) & 1 == 0:
+                continue
+            s = i // 2 + j // 2
+            p = i % 2 + j % 2
+            if s <= 4 and p <= 1:
+                out |= 1 << (2 * s + p)
+    return out
+
+
+@kernel
+def sumset_table():
+    """All (1024, 1024) sums of two (s, p) bit sets, int16."""
+    t = np.zeros((1024, 1024), np.int16)
+    for a in range(1024):
+        for b in range(a, 1024):
+            v = _sumset(a, b)
+            t[a, b] = v
+            t[b, a] = v
+    return t
+
+
+_BINOM = np.array(
+    [[1, 0, 0, 0, 0], [1, 1, 0, 0, 0], [1, 2, 1, 0, 0], [1, 3, 3, 1, 0], [1, 4, 6, 4, 1]]
+)
+
+
+@kernel
+def suit_summaries(q, tab, keys, weights):
+    """Summaries of every count vector of one number suit with live copies ``q`` (9,).
+
+    keys[i] : n | mixed << 4 | seq << 14 | trip << 24 | nonempty << 34 for vector i
+    (base-5 index), -1 when the vector holds more than 14 tiles or more than q allows;
+    weights[i] : number of physical tile sets with those counts.
+    """
+    c = np.zeros(34, np.int64)
+    one = np.zeros(10, np.int64)
+    for idx in range(5**9):
+        x = idx
+        n = 0
+        wgt = 1
+        for r in range(9):
+            d = x % 5
+            x //= 5
+            c[r] = d
+            n += d
+            wgt *= _BINOM[q[r], d] if d <= q[r] else 0
+        if n > 14 or wgt == 0:
+            keys[idx] = -1
+            weights[idx] = 0
+            continue
+        mixed = 0
+        trip = 0
+        for s in range(5):
+            for p in range(2):
+                room = 3 * s + 2 * p - n
+                if room < 0:
+                    continue
+                if rest_distance(c, s, p == 1, tab) <= room:
+                    mixed |= 1 << (2 * s + p)
+                if triplets_fit(c, 0, 9, s, p):
+                    trip |= 1 << (2 * s + p)
+        seq = 0
+        if n == 0:
+            seq = 1023
+        else:
+            _seq_suit(c, 0, one)
+            for i in range(10):
+                if one[i]:
+                    seq |= 1 << i
+        keys[idx] = n | (mixed << 4) | (seq << 14) | (trip << 24) | ((1 if n > 0 else 0) << 34)
+        weights[idx] = wgt
+
+
+@kernel
+def honor_summaries(q, keys, weights):
+    """Summaries of every count vector of the honors with live copies ``q`` (7,).
+
+    keys[i] : n | (honor table + 1, 4 bits per (k, p) entry) << 4; -1 if impossible.
+    """
+    h = np.zeros(34, np.int64)
+    val = np.empty((5, 2), np.int64)
+    hm = np.empty((5, 2), np.int64)
+    for idx in range(5**7):
+        x = idx
+        n = 0
+        wgt = 1
+        for r in range(7):
+            d = x % 5
+            x //= 5
+            h[27 + r] = d
+            n += d
+            wgt *= _BINOM[q[r], d] if d <= q[r] else 0
+        if n > 14 or wgt == 0:
+            keys[idx] = -1
+            weights[idx] = 0
+            continue
+        honor_table(h, 4, val, hm)
+        key = np.int64(0)
+        for i in range(10):
+            key |= np.int64(val[i // 2, i % 2] + 1) << (4 + 4 * i)
+        keys[idx] = key | n
+        weights[idx] = wgt
+
+
+@kernel
+def join_suits(ka, wa, kb, wb, table, keys, weights):
+    """Join two lists of suit summaries (tile counts add, bit sets sum, suits count)."""
+    m = 0
+    for i in range(ka.shape[0]):
+        a = ka[i]
+        na = a & 15
+        for j in range(kb.shape[0]):
+            b = kb[j]
+            n = na + (b & 15)
+            if n > 14:
+                continue
+            mixed = table[(a >> 4) & 1023, (b >> 4) & 1023]
+            seq = table[(a >> 14) & 1023, (b >> 14) & 1023]
+            trip = table[(a >> 24) & 1023, (b >> 24) & 1023]
+            ne = ((a >> 34) & 3) + ((b >> 34) & 3)
+            if ne > 2:
+                ne = 2
+            keys[m] = n | (np.int64(mixed) << 4) | (np.int64(seq) << 14)
+            keys[m] |= (np.int64(trip) << 24) | (np.int64(ne) << 34)
+            weights[m] = wa[i] * wb[j]
+            m += 1
+    return m
+
+
+@kernel
+def tianhu_counts(ks, kh, wh, n_wild, min_tai, wild_binom, legal, complete):
+    """For each joined three-suit summary ``ks[g]``: the weighted number of (honors,
+    财神) completions making a complete hand (``complete[g]``) and a legal one at 天胡
+    (``legal[g]``: ordinary 台 >= min_tai, or 全字牌). ``wild_binom[w]`` = C(n_wild, w).
+    """
+    for g in range(ks.shape[0]):
+        a = ks[g]
+        ns = a & 15
+        mixed = (a >> 4) & 1023
+        seq = (a >> 14) & 1023
+        trip = (a >> 24) & 1023
+        ne = (a >> 34) & 3
+        lg = 0
+        cp = 0
+        for j in range(kh.shape[0]):
+            b = kh[j]
+            w = 14 - ns - (b & 15)
+            if w < 0 or w > n_wild:
+                continue
+            is_complete = False
+            is_legal = False
+            cai = 2 if w >= 3 else 0
+            for shape in range(3):
+                bits = seq if shape == SHAPE_SEQ else (trip if shape == SHAPE_TRIP else mixed)
+                if bits == 0:
+                    continue
+                for i in range(10):
+                    hv = ((b >> (4 + 4 * i)) & 15) - 1
+                    if hv < 0:
+                        continue
+                    k = i // 2
+                    p = i % 2
+                    if shape == SHAPE_SEQ and k > 0:
+                        continue
+                    s_need = 4 - k
+                    if (bits >> (2 * s_need + 1 - p)) & 1 == 0:
+                        continue
+                    is_complete = True
+                    n_suits = ne
+                    if ne == 0 and s_need + 1 - p > 0:
+                        n_suits = 1
+                    ordinary = hv + cai + (0 if shape == SHAPE_MIXED else 1)
+                    if n_suits == 1:
+                        ordinary += 1 if k + p > 0 else 3
+                    if ordinary >= min_tai or n_suits == 0:
+                        is_legal = True
+                        break
+                if is_legal:
+                    break
+            if is_complete:
+                cp += wh[j] * wild_binom[w]
+            if is_legal:
+                lg += wh[j] * wild_binom[w]
+        legal[g] = lg
+        complete[g] = cp

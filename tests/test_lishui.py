@@ -1,0 +1,382 @@
+"""丽水麻将: golden scoring of every pattern and payment rule (RULEBOOK §1, seed 000)."""
+
+from math import comb
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from engine import hand, tiles
+from engine.errors import UsageError
+from engine.game import _layout as L
+from engine.testing import check_variant
+from engine.variants import _lishui as K
+from engine.variants import get, lishui
+from engine.variants._scoring import parse_melds
+from tests.oracles import hand_bruteforce as bf
+
+V = get("lishui")
+GOLDEN = Path(__file__).parent / "golden"
+SELF, DISCARD, ROB, KONG_DRAW = L.WIN_SELF_DRAW, L.WIN_DISCARD, L.WIN_ROB_KONG, L.WIN_KONG_DRAW
+
+
+def score(
+    hand_text,
+    *,
+    melds="",
+    seat=0,
+    dealer=0,
+    streak=0,
+    win_type=SELF,
+    discarder=None,
+    flags=(),
+    rules=None,
+    wild=(),
+    win_wild=False,
+):
+    """Score a hand written in notation; tiles of the ``wild`` kinds are the 财神 held."""
+    counts = tiles.parse(hand_text).astype(np.int64)
+    kinds = [tiles.kind(w) for w in wild]
+    wilds = int(sum(counts[k] for k in kinds))
+    counts[kinds] = 0
+    return V.score_hand(
+        V.resolve(rules or {}),
+        counts,
+        wilds,
+        parse_melds(melds),
+        -1 if win_wild else 0,
+        win_type,
+        seat,
+        dealer,
+        streak,
+        set(flags),
+        discarder=discarder,
+        wild_kinds=kinds,
+    )
+
+
+PLAIN = "123m456p789s234m11z"
+
+
+def test_plain_wins_one_and_two_bei():
+    """平胡一倍, 自摸二倍; the dealer pays 底 x 倍, other 旁家 1 x 倍, 犯枪 one more."""
+    r = score(PLAIN, seat=1, dealer=0)
+    assert r["patterns"] == [] and r["value"] == 2 and r["base"] == 3
+    assert r["deltas"] == [-6, 10, -2, -2]
+    r = score(PLAIN, seat=1, dealer=0, win_type=DISCARD, discarder=2)
+    assert r["value"] == 1 and r["deltas"] == [-3, 6, -2, -1]
+    r = score(PLAIN, seat=0, dealer=0)
+    assert r["deltas"] == [18, -6, -6, -6]
+    r = score(PLAIN, seat=0, dealer=0, win_type=DISCARD, discarder=3)
+    assert r["deltas"] == [10, -3, -3, -4]
+
+
+@pytest.mark.parametrize(
+    "hand_text, pattern, zimo, fei",
+    [
+        ("11123455678999m", ["qingyise"], 8, 4),
+        ("11122233344455z", ["ziyise", "daduizi"], 8 + 4, 4 + 2),  # 字一色 is always 大对子 too
+        ("1133557799m1122z", ["qiduizi"], 4, 2),
+        ("111m222p333s44455z", ["daduizi"], 4, 2),
+        ("147m258p369s12345z", ["buda"], 4, 2),
+        ("11335577m99p1122z", ["qiduizi"], 4, 2),
+        ("11113355779999p", ["qingyise", "qiduizi"], 8 + 4, 4 + 2),  # four alike = two pairs
+    ],
+)
+def test_special_patterns_both_columns(hand_text, pattern, zimo, fei):
+    """The table's 自摸 / 非自摸 values; two specials add up (特殊牌型的倍数相加)."""
+    r = score(hand_text, seat=1, dealer=0)
+    assert r["complete"] and r["patterns"] == pattern and r["value"] == zimo
+    r = score(hand_text, seat=1, dealer=0, win_type=DISCARD, discarder=3)
+    assert r["patterns"] == pattern and r["value"] == fei
+
+
+def test_context_patterns_single_values():
+    r = score(PLAIN, flags={"tianhu"})
+    assert r["patterns"] == ["tianhu"] and r["value"] == 8
+    r = score("1133557799m1122z", flags={"tianhu"})
+    assert r["patterns"] == ["qiduizi", "tianhu"] and r["value"] == 12
+    r = score(PLAIN, seat=2, dealer=0, flags={"dihu"})
+    assert r["patterns"] == ["dihu"] and r["value"] == 4
+    r = score("123m456p11z234m", melds="kong:7s", seat=2, win_type=KONG_DRAW)
+    assert r["patterns"] == ["gangkai"] and r["value"] == 4
+    with pytest.raises(UsageError, match="dealer"):
+        score(PLAIN, seat=1, dealer=0, flags={"tianhu"})
+
+
+def test_caishenhui_three_caishen_self_drawn():
+    """财神会: a self-drawn win holding three 财神 (RULEBOOK §1.5 rule 23)."""
+    hand_text = "123m3456p78s11z999p"  # 9p is the 财神: 3 held
+    r = score(hand_text, wild=("9p",))
+    assert r["patterns"] == ["caishenhui"] and r["value"] == 4
+    r = score(hand_text, wild=("9p",), seat=1, win_type=DISCARD, discarder=0)
+    assert r["patterns"] == [] and r["value"] == 1
+    # option caishenhui=drawn: any self-draw completed by drawing a 财神
+    two = "123m3456p789s11z99p"
+    assert score(two, wild=("9p",))["patterns"] == []
+    r = score(two, wild=("9p",), win_wild=True, rules={"caishenhui": "drawn"})
+    assert r["patterns"] == ["caishenhui"]
+
+
+def test_seed_caishenhui_plus_buda_is_eight():
+    """Seed: 「胡牌的人牌型同时为财神会和不搭,那么就是4倍+4倍,等于8倍」."""
+    r = score("147m25p36s1234z999m", wild=("9m",))
+    assert r["patterns"] == ["buda", "caishenhui"] and r["value"] == 8
+
+
+def test_seed_second_streak_seven_pairs_each_pays_twenty():
+    """Seed: 牢庄第二局七对子自摸: 4 倍 x 底 5 = 20 from each; a 旁家's same hand: 20 from
+    the dealer."""
+    r = score("1133557799m1122z", seat=0, dealer=0, streak=1)
+    assert r["base"] == 5 and r["deltas"] == [60, -20, -20, -20]
+    r = score("1133557799m1122z", seat=2, dealer=0, streak=1)
+    assert r["deltas"] == [-20, -4, 28, -4]
+
+
+@pytest.mark.parametrize(
+    "streak, cap, base",
+    [(0, "9", 3), (1, "9", 5), (2, "9", 7), (3, "9", 9), (5, "9", 9), (5, "none", 13)],
+)
+def test_base_grows_with_the_dealer_streak(streak, cap, base):
+    r = score(PLAIN, streak=streak, rules={"base_cap": cap})
+    assert r["base"] == base and r["deltas"][0] == 3 * 2 * base
+
+
+def test_baiban_stands_in_for_the_caishen_kind():
+    """白板代财神: with 1m the 财神, a 白板 is a 1m (sets, 清一色)."""
+    hand_text = "23m456p789s234s115z"
+    assert not score(hand_text)["complete"]
+    r = score(hand_text, wild=("1m",))
+    assert r["complete"] and r["value"] == 2
+    r = score("1123455678999m5z", wild=("1m",))
+    assert r["patterns"] == ["qingyise"]
+    # the 财神 is 白板 itself: no stand-in, the 白板 are the 财神
+    r = score("123m456p789s234m1z5z", wild=("5z",))
+    assert r["complete"] and r["value"] == 2
+
+
+def test_best_reading_is_scored():
+    """A hand read as plain, 七对子 or 大对子 scores its best reading."""
+    r = score("112233m445566p77z")  # 3 sequences... or seven pairs
+    assert r["patterns"] == ["qiduizi"] and r["value"] == 4
+    r = score("111222333m44455z", wild=())  # 123m x3 or triplets: 大对子 wins
+    assert r["patterns"] == ["daduizi"]
+
+
+def test_rob_kong_kong_player_pays_all_at_four():
+    """抢杠: 4 倍 plus patterns (非自摸), all paid by the kong player, no 犯枪."""
+    r = score(PLAIN, seat=1, dealer=0, win_type=ROB, discarder=2)
+    assert r["patterns"] == ["qianggang"] and r["value"] == 4
+    assert r["deltas"] == [0, 3 * 4 + 4 + 4, -(3 * 4 + 4 + 4), 0]
+    r = score("11123455678999m", seat=1, dealer=0, win_type=ROB, discarder=3)
+    assert r["value"] == 4 + 4
+
+
+def _settle(
+    bits=0,
+    *,
+    winner,
+    dealer=0,
+    win_type=SELF,
+    discarder=-1,
+    chows=(),
+    pay=None,
+    rules=None,
+    ctx=None,
+):
+    r = V.pack(V.resolve(rules or {}))
+    ctx = np.zeros(L.N_CTX, np.int64) if ctx is None else ctx
+    ctx[L.X_WINNER], ctx[L.X_DEALER], ctx[L.X_WIN_TYPE] = winner, dealer, win_type
+    ctx[L.X_DISCARDER] = discarder if win_type == DISCARD else -1
+    ctx[L.X_ROBBED] = discarder if win_type == ROB else -1
+    for a, b in chows:  # seat a chowed three times from seat b
+        ctx[L.X_CHOWS + 4 * a + b] = 3
+    pay = np.zeros((4, 4), np.int64) if pay is None else pay
+    delta = np.zeros(4, np.int64)
+    extra = np.zeros(L.MAX_EXTRA, np.int64)
+    value = K.settle(r, ctx, pay, bits, 4, delta, extra)
+    return int(value), delta.tolist(), extra
+
+
+def test_tongbao_partner_pays_every_share():
+    """统包: A fed B three chows; whoever of A, B wins, the other pays all shares."""
+    # B = seat 1 chowed seat 0 (the dealer) three times; B wins on seat 2's discard
+    _, delta, extra = _settle(winner=1, win_type=DISCARD, discarder=2, chows=[(1, 0)])
+    assert delta == [-5, 6, -1, 0]  # shares 3 + 1 + 1 all from seat 0; 犯枪 stays with 2
+    assert extra[K.E_TONGBAO_MONEY : K.E_TONGBAO_MONEY + 4].tolist() == [-2, 0, 1, 1]
+    assert extra[K.E_FANQIANG_MONEY : K.E_FANQIANG_MONEY + 4].tolist() == [0, 1, -1, 0]
+    # A = seat 0 (the dealer) wins by self-draw: B pays everyone's 3 x 2
+    _, delta, extra = _settle(winner=0, chows=[(1, 0)])
+    assert delta == [18, -18, 0, 0]
+    # no pair involving the winner: nothing shifts
+    _, delta, _ = _settle(winner=3, chows=[(1, 0)])
+    assert delta == [-6, -2, -2, 10]
+
+
+def test_beigen_fine_and_options():
+    """被跟: four identical discards in a row fine the first discarder 1 to each."""
+
+    def run(mode, total, run_len=4):
+        r = V.pack(V.resolve({"beigen": mode}))
+        ctx = np.zeros(L.N_CTX, np.int64)
+        ctx[L.X_RUN_LEN], ctx[L.X_RUN_START], ctx[L.X_DISCARDS_TOTAL] = run_len, 2, total
+        pay = np.zeros((4, 4), np.int64)
+        K.on_discard(r, ctx, pay, 1, 5, 4)
+        return pay[2].tolist(), int(ctx[L.X_GEN])
+
+    assert run("always", 9) == ([1, 1, 0, 1], 1)
+    assert run("always", 9, run_len=3) == ([0, 0, 0, 0], 0)
+    assert run("first_round", 9) == ([0, 0, 0, 0], 0)
+    assert run("first_round", 4) == ([1, 1, 0, 1], 1)
+    assert run("none", 4) == ([0, 0, 0, 0], 0)
+
+
+def test_kong_money_option():
+    r = V.pack(V.resolve({"kong_pay": 1}))
+    ctx = np.zeros(L.N_CTX, np.int64)
+    pay = np.zeros((4, 4), np.int64)
+    K.on_kong(r, ctx, pay, 1, L.M_KONG, 2, 4)
+    K.on_kong(r, ctx, pay, 3, L.M_ANKONG, 3, 4)
+    _, delta, extra = _settle(
+        winner=-1, win_type=L.WIN_NONE, pay=pay, rules={"kong_pay": 1}, ctx=ctx
+    )
+    assert delta == [-3, 3 - 2, -3, 6 - 1]
+    assert extra[K.E_KONG_MONEY : K.E_KONG_MONEY + 4].tolist() == delta
+    r0 = V.pack(V.resolve({}))
+    pay = np.zeros((4, 4), np.int64)
+    K.on_kong(r0, ctx, pay, 1, L.M_KONG, 2, 4)
+    assert not pay.any()
+
+
+def test_bad_options_exit_with_usage_errors():
+    with pytest.raises(UsageError, match="caishen_discard"):
+        V.resolve({"caishen_discard": "maybe"})
+    with pytest.raises(UsageError, match="allowed values: 0, 1, 2"):
+        V.resolve({"caishen": "3"})
+
+
+def brute_complete(counts, wilds, sets):
+    return bf.hand_distance(counts, wilds, sets, ("standard", "seven_pairs", "buda")) == 0
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {},
+        {"caishen": 0},
+        {"caishen": 2, "caishen_indicator_live": True, "caishen_discard": "penalty"},
+        {
+            "beigen": "first_round",
+            "base_cap": "none",
+            "kong_pay": 2,
+            "reserve": 14,
+            "caishenhui": "drawn",
+            "tiles": 144,
+            "pass_lock": "none",
+        },
+    ],
+)
+def test_conformance_every_policy_and_options(rules):
+    assert check_variant("lishui", matches=6, seed=5, rules=rules, complete=brute_complete) > 0
+
+
+def test_penalty_columns_add_up_inside_delta():
+    """Every penalty is in its own columns (summing to 0) and inside delta_*."""
+    from engine.run import simulate
+
+    rules = {"caishen_discard": "penalty", "kong_pay": 1}
+    runs = [
+        simulate("lishui", n, seed=3, rules=rules, policies=pol, progress=False).to_pandas()
+        for n, pol in ((800, "random"), (2000, "efficiency"))
+    ]
+    df = pd.concat(runs, ignore_index=True)
+    for name in ("beigen_money", "wuda_money", "fanqiang_money", "tongbao_money", "kong_money"):
+        cols = df[[f"{name}_{s}" for s in range(4)]].to_numpy()
+        assert (cols.sum(axis=1) == 0).all(), name
+    assert (df[[f"wuda_money_{s}" for s in range(4)]].to_numpy() != 0).any()
+    assert (df["beigen"] > 0).any()
+    drawn = df[df.winner < 0]
+    parts = sum(
+        drawn[[f"{n}_{s}" for s in range(4)]].to_numpy()
+        for n in ("beigen_money", "wuda_money", "kong_money")
+    )
+    assert (drawn[[f"delta_{s}" for s in range(4)]].to_numpy() == parts).all()
+    assert set(df.base.unique()) <= {3, 5, 7, 9}
+
+
+def test_dealer_keeps_the_deal_only_by_winning():
+    from engine.run import simulate
+
+    df = simulate("lishui", 800, seed=4, policies="efficiency", progress=False).to_pandas()
+    nxt = df.groupby("match").shift(-1)
+    ok = nxt.dealer.notna()
+    kept = df.winner[ok] == df.dealer[ok]
+    expect = np.where(kept, df.dealer[ok], (df.dealer[ok] + 1) % 4)
+    assert (nxt.dealer[ok].astype(int).to_numpy() == expect).all()
+    assert (df.base == np.minimum(3 + 2 * df.dealer_streak, 9)).all()
+    assert (df.dealer_streak > 0).any()
+
+
+def test_exact_tianhu():
+    """P(天胡) exactly; the stand-in makes the deck the same for every indicator."""
+    from engine.exact import p_complete
+
+    p = V.exact(V.resolve({}))
+    base = p_complete(136, 14, wild="5z", wild_copies=3, shapes=("standard", "seven_pairs"))
+    assert p["tianhu_standard_or_qiduizi"] == base["any"]
+    assert p["tianhu"] == p["tianhu_standard_or_qiduizi"] + p["tianhu_buda"]
+    assert 8e-5 < float(p["tianhu"]) < 9.5e-5
+    assert lishui.exact_tianhu({"caishen_indicator_live": True})["tianhu"] == p["tianhu"]
+    none = lishui.exact_tianhu({"caishen": 0})["tianhu"]
+    assert none < p["tianhu"] < lishui.exact_tianhu({"caishen": 2})["tianhu"]
+
+
+def _tianhu_check(rules, deals):
+    """Simulated 天胡 rate vs the exact value, inside a 4-sigma binomial bound from N."""
+    from engine.run import simulate
+
+    p = float(V.exact(V.resolve(rules))["tianhu"])
+    df = simulate("lishui", deals, seed=99, rules=rules, policies="random", progress=False)
+    k = int(df.to_pandas()["pat_tianhu"].sum())
+    sigma = (deals * p * (1 - p)) ** 0.5
+    assert abs(k - deals * p) <= 4 * sigma + 1, (k, deals * p, sigma)
+    return deals * p
+
+
+def test_simulated_tianhu_matches_exact_with_two_caishen_kinds():
+    assert _tianhu_check({"caishen": 2}, 60_000) > 40
+
+
+@pytest.mark.slow
+def test_simulated_tianhu_matches_exact_large():
+    _tianhu_check({}, 2_000_000)
+    _tianhu_check({"caishen": 2, "caishen_indicator_live": True}, 1_000_000)
+
+
+@pytest.mark.parametrize("w", [0, 1, 2, 3])
+def test_exact_buda_counts_match_the_evaluator(w):
+    """The 不搭 count by rank frames agrees with engine.hand on random distinct-kind hands:
+    among hands of 14 - w different kinds (4 copies each) the 不搭-complete share is
+    buda[w] / (C(34, 14 - w) 4^(14 - w) C(3, w))."""
+    copies = np.full(34, 4, np.int64)
+    exact = lishui._buda_counts(copies, 3)[w] / (comb(34, 14 - w) * 4 ** (14 - w) * comb(3, w))
+    rng = np.random.default_rng(w)
+    n = 200_000
+    picks = np.argsort(rng.random((n, 34)), axis=1)[:, : 14 - w]
+    counts = np.zeros((n, 34), np.uint8)
+    np.put_along_axis(counts, picks, 1, axis=1)
+    hits = hand.is_complete(counts, w, 4, ("buda",)).sum()
+    sd = np.sqrt(n * exact * (1 - exact))
+    assert abs(hits - n * exact) <= 4 * sd + 1
+
+
+def test_golden_replay(regen):
+    """`mjlab replay lishui --seed 7 --match 0` pinned line by line (--regen rewrites)."""
+    from engine.game import replay
+
+    out = replay("lishui", 7, 0)
+    path = GOLDEN / "lishui.txt"
+    if regen or not path.exists():
+        path.write_text(out + "\n")
+    assert out.splitlines() == path.read_text().splitlines()

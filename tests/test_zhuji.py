@@ -1,0 +1,439 @@
+"""诸暨麻将: golden 台 for every rule line (RULEBOOK §2, seed 001), payments, options, the
+brute-force 台 twin, conformance and a golden replay."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine import tiles
+from engine.errors import UsageError
+from engine.game import _layout as L
+from engine.hand._tables import kernel_tables
+from engine.testing import check_variant
+from engine.variants import _zhuji as K
+from engine.variants import get, zhuji
+from engine.variants._scoring import parse_melds
+from tests.oracles import hand_bruteforce as hb
+from tests.oracles import zhuji_tai_bruteforce as bf
+
+V = get("zhuji")
+GOLDEN = Path(__file__).parent / "golden"
+SELF, DISCARD, ROB, KONG_DRAW = L.WIN_SELF_DRAW, L.WIN_DISCARD, L.WIN_ROB_KONG, L.WIN_KONG_DRAW
+NO_CAI = {"caishen": 0}
+"""No 财神 in play: no hand is 无财, so the ordinary 台 shows alone."""
+
+
+def score(
+    hand_text,
+    *,
+    melds="",
+    seat=0,
+    dealer=0,
+    win_type=SELF,
+    discarder=None,
+    flags=(),
+    rules=None,
+    wild=(),
+):
+    """Score a hand in notation; tiles of the ``wild`` kinds are the 财神 held."""
+    counts = tiles.parse(hand_text).astype(np.int64)
+    kinds = [tiles.kind(w) for w in wild]
+    wilds = int(sum(counts[k] for k in kinds))
+    counts[kinds] = 0
+    return V.score_hand(
+        V.resolve(NO_CAI if rules is None else rules),
+        counts,
+        wilds,
+        parse_melds(melds),
+        0,
+        win_type,
+        seat,
+        dealer,
+        0,
+        set(flags),
+        discarder=discarder,
+        wild_kinds=kinds,
+    )
+
+
+CAI = {"caishen": 2}
+W2 = ("8p", "9p")  # the 财神 kinds of the 财神 examples
+
+
+@pytest.mark.parametrize(
+    "hand_text, ordinary, patterns",
+    [
+        ("777z123m456p789s11s", 1, ["zhong"]),  # 中发白成刻都算一台
+        ("666z123m456p789s11s", 1, ["fa"]),
+        ("555z123m456p789s11s", 1, ["bai"]),
+        ("111z123m456p789s11s", 2, ["dongfeng"]),  # 东风每家二台
+        ("222z123m456p789s11s", 0, []),  # 其它风牌都没有台头
+        ("123m456p789s234m11s", 1, ["pinghu"]),  # 平胡算一台
+        ("111m222p333s444m55s", 1, ["duiduihu"]),  # 对对胡算一台
+        ("11123455678999m", 3, ["qingyise"]),  # 清一色时,算三台
+        ("12233445556789m", 4, ["pinghu", "qingyise"]),  # 平胡清一色 四台
+        ("11133355577799m", 4, ["duiduihu", "qingyise"]),  # 对对胡清一色 四台
+        ("222z123456789m11m", 1, ["hunyise"]),  # 混一色 with no honor 台
+    ],
+)
+def test_every_tai_line(hand_text, ordinary, patterns):
+    r = score(hand_text)
+    assert r["complete"] and r["ordinary"] == ordinary and r["patterns"] == patterns
+    assert r["legal"] == (ordinary >= 3)
+
+
+def test_seed_worked_example_east_red_half_flush():
+    """Seed: 东风 2 + 红中 1 + 混一色 1 = 4 台; with the 万子 also all triplets 5 台."""
+    r = score("111z777z123456m99m")
+    assert r["value"] == 4 and r["patterns"] == ["zhong", "dongfeng", "hunyise"]
+    assert r["legal"] and r["deltas"] == [12, -4, -4, -4]
+    r = score("111z777z111444m99m")
+    assert r["value"] == 5 and r["patterns"] == ["zhong", "dongfeng", "duiduihu", "hunyise"]
+
+
+def test_three_tai_minimum():
+    """3 台起胡: below 3 the hand cannot be declared (no payment)."""
+    r = score("111z123m456p789s11s", seat=1, win_type=DISCARD, discarder=2)
+    assert r["complete"] and not r["legal"] and r["deltas"] == [0, 0, 0, 0]
+    r = score("111z777z123m456p11s", seat=1, win_type=DISCARD, discarder=2)
+    assert r["legal"] and r["value"] == 3 and r["deltas"] == [0, 3, -3, 0]
+    r = score("111z123m456p789s11s", rules={"caishen": 0, "min_tai": 2})
+    assert r["legal"]
+
+
+def test_quanzipai_is_exempt_and_worth_eight():
+    """全字牌 needs no 3 台 (对对胡 1 + 白 1 = 2 here) and is an 8-台 hand."""
+    r = score("222z333z444z555z11z")
+    assert r["legal"] and r["ordinary"] == 2 and r["value"] == 8
+    assert "quanzipai" in r["patterns"]
+    r = score("222z333z444z555z11z", rules={"caishen": 0, "special8": "add"})
+    assert r["value"] == 8 + 2
+
+
+def test_caishen_in_different_roles():
+    """A 财神 completes an honor triplet, a sequence or the pair; three of them alone
+    make a 东 triplet (2 台) beside 三财神 (2 台); the best reading counts."""
+    r = score("77z8p123m456p789s11s", rules=CAI, wild=W2)  # 中中 + 财神
+    assert r["patterns"] == ["zhong"] and r["ordinary"] == 1
+    r = score("123m456p78s8p234m11s", rules=CAI, wild=W2)  # 78s + 财神 = 789s
+    assert r["patterns"] == ["pinghu"] and r["ordinary"] == 1
+    r = score("123m456p789s234m8p9p", rules=CAI, wild=W2)  # a pair of 财神
+    assert r["patterns"] == ["pinghu"]
+    r = score("123m456p789s11z8p9p9p", rules=CAI, wild=W2)  # three 财神 as 东东东
+    assert r["patterns"] == ["dongfeng", "sancaishen"] and r["value"] == 4
+    r = score("11m889p", melds="chow:123m chow:456p chow:789s", rules=CAI, wild=W2)
+    assert r["patterns"] == ["dongfeng", "sancaishen"] and r["ordinary"] == 4
+
+
+def test_kong_bloom_and_robbed_kong_add_one():
+    r = score("111z123m456p11s", melds="kong:7z", win_type=KONG_DRAW)
+    assert r["patterns"] == ["zhong", "dongfeng", "gangkai"] and r["value"] == 4
+    r = score("111z123m456p789s11s", seat=1, win_type=ROB, discarder=3)
+    assert r["patterns"] == ["dongfeng", "qianggang"] and r["value"] == 3
+    assert r["deltas"] == [0, 3, 0, -3]  # the kong player pays as a discarder
+
+
+def test_eight_tai_hands():
+    """天胡/地胡/全字牌/无财: max(8, ordinary), not stacking (special8=add: 8 + ordinary)."""
+    r = score("111z777z123m456p11s", flags={"tianhu"})
+    assert r["patterns"] == ["zhong", "dongfeng", "tianhu"] and r["value"] == 8
+    r = score("111z777z123m456p11s", flags={"tianhu"}, rules={"caishen": 0, "special8": "add"})
+    assert r["value"] == 11
+    r = score("111z777z123m456p11s", seat=1, flags={"dihu"})
+    assert "dihu" in r["patterns"] and r["value"] == 8
+    r = score("111z123m456p789s11s", seat=1, flags={"dihu"})
+    assert not r["legal"]  # 地胡 still needs 3 ordinary 台
+    # 无财: 财神 in play, none held
+    r = score("111z777z123456m99m", rules=CAI)
+    assert r["patterns"] == ["zhong", "dongfeng", "hunyise", "wucai"] and r["value"] == 8
+    r = score("111z777z111444m99m", rules={**CAI, "special8": "add"})
+    assert r["value"] == 8 + 5
+    r = score("111z777z123456m9m8p", rules=CAI, wild=W2)
+    assert "wucai" not in r["patterns"] and r["value"] == 4
+    # wucai=guiwei: the 财神 (8p) stands for its own kind
+    r = score("111z777z123m456p88p", rules={**CAI, "wucai": "guiwei"}, wild=W2)
+    assert "wucai" in r["patterns"] and r["value"] == 8
+    one = {"caishen": 1, "wucai": "guiwei"}
+    r = score("111z777z123m456p9m8p", rules=one, wild=("8p",))
+    assert "wucai" not in r["patterns"] and r["value"] == 3
+
+
+@pytest.mark.parametrize(
+    "mode, discard_deltas",
+    [
+        ("discarder", [0, 4, -4, 0]),
+        ("all_three", [-4, 12, -4, -4]),
+        ("discarder_x3", [0, 12, -12, 0]),
+    ],
+)
+def test_payments(mode, discard_deltas):
+    rules = {"caishen": 0, "discard_pay": mode}
+    hand_text = "111z777z123456m99m"
+    assert score(hand_text, seat=1, rules=rules)["deltas"] == [-4, 12, -4, -4]
+    r = score(hand_text, seat=1, win_type=DISCARD, discarder=2, rules=rules)
+    assert r["deltas"] == discard_deltas
+    r = score(hand_text, seat=1, win_type=ROB, discarder=2, rules=rules)
+    assert r["value"] == 5 and sum(r["deltas"]) == 0 and r["deltas"][2] < 0
+
+
+def test_bad_options():
+    with pytest.raises(UsageError, match="discard_pay"):
+        V.resolve({"discard_pay": "winner"})
+    with pytest.raises(UsageError, match="caishen_fixed"):
+        V.resolve({"caishen_fixed": "5z,5z"})
+    with pytest.raises(UsageError, match="give caishen=1"):
+        V.pack(V.resolve({"caishen_fixed": "5z"}))
+    assert V.resolve({"caishen": 1, "caishen_fixed": "5Z"})["caishen_fixed"] == "5z"
+    with pytest.raises(UsageError, match="baotai"):
+        V.resolve({"baotai": "true"})
+
+
+# ---- the brute-force twin ------------------------------------------------------------
+
+
+def random_winning_hand(rng):
+    """A random complete hand ``(counts, wilds, melds, win_type, first_turn)``: groups of a
+    random pool (any kinds, one suit, one suit + honors, honors), some tiles turned to 财神."""
+    while True:
+        suit = int(rng.integers(3))
+        pool = [
+            np.arange(34),
+            np.arange(9 * suit, 9 * suit + 9),
+            np.concatenate([np.arange(9 * suit, 9 * suit + 9), np.arange(27, 34)]),
+            np.arange(27, 34),
+        ][int(rng.integers(4))]
+        used = np.zeros(34, np.int64)
+        melds = []
+        for _ in range(int(rng.choice([0, 0, 0, 1, 1, 2, 3, 4]))):
+            k = int(rng.choice(pool))
+            t = int(rng.choice([bf.CHOW, bf.PONG, bf.KONG, bf.ADDKONG, bf.ANKONG]))
+            if t == bf.CHOW and k >= 27:
+                t = bf.PONG
+            if t == bf.CHOW:
+                k = k - k % 9 + min(k % 9, 6)
+                used[k : k + 3] += 1
+            else:
+                used[k] += 3 if t == bf.PONG else 4
+            melds.append((t, k))
+        concealed = []
+        for i in range(5 - len(melds)):
+            k = int(rng.choice(pool))
+            if i == 4 - len(melds):
+                concealed += [k, k]
+            elif k < 27 and rng.random() < 0.5:
+                k = k - k % 9 + min(k % 9, 6)
+                concealed += [k, k + 1, k + 2]
+            else:
+                concealed += [k, k, k]
+        concealed = np.array(concealed)
+        nw = min(int(rng.choice([0, 0, 1, 1, 2, 3, 3, 4, 5, 6, 8])), len(concealed))
+        keep = np.ones(len(concealed), bool)
+        keep[rng.choice(len(concealed), nw, replace=False)] = False
+        counts = np.bincount(concealed[keep], minlength=34).astype(np.int64)
+        if ((counts + used) > 4).any():
+            continue
+        wt = int(rng.choice([SELF, SELF, DISCARD, ROB, KONG_DRAW]))
+        return counts, nw, melds, wt, bool(rng.random() < 0.05)
+
+
+def _fast(counts, w, melds, wt, first, rules, wild_kinds):
+    r = V.pack(V.resolve(rules))
+    ctx = np.zeros(L.N_CTX, np.int64)
+    ctx[L.X_WIN_TYPE], ctx[L.X_FIRST_TURN] = wt, int(first)
+    ctx[L.X_WILD0] = wild_kinds[0]
+    ctx[L.X_WILD1] = wild_kinds[1] if len(wild_kinds) > 1 else -1
+    m8 = np.zeros((8, 3), np.int64)
+    for i, (t, k) in enumerate(melds):
+        m8[i] = (t, k, 1)
+    out = np.zeros(K.N_OUT, np.int64)
+    K.evaluate(r, ctx, counts, w, 4 - len(melds), m8, len(melds), kernel_tables(), out)
+    bound = int(K.tai_upper_bound(ctx, counts, w, m8, len(melds)))
+    assert bound == 99 or bound >= out[K.O_ORDINARY]  # win_legal's quick refusal is sound
+    return {
+        "legal": bool(out[K.O_LEGAL]),
+        "value": int(out[K.O_VALUE]),
+        "ordinary": int(out[K.O_ORDINARY]),
+        "quan": bool(out[K.O_QUAN]),
+    }
+
+
+def agreement(n, seed):
+    """Hands on which the fast scorer and the brute-force twin agree, and a tally."""
+    rng = np.random.default_rng(seed)
+    same = 0
+    tally = {"legal": 0, "quan": 0, "special": 0, "pairs": 0}
+    for i in range(n):
+        counts, w, melds, wt, first = random_winning_hand(rng)
+        rules = [{}, {"special8": "add"}, {"seven_pairs": True}, {"wucai": "guiwei"}][i % 4]
+        free = np.flatnonzero(counts == 0)
+        wild_kinds = [int(k) for k in rng.choice(free, 1 + int(rng.integers(2)), replace=False)]
+        fast = _fast(counts, w, melds, wt, first, rules, wild_kinds)
+        slow = bf.tai(
+            counts,
+            w,
+            melds,
+            win_type=wt,
+            first_turn=first,
+            wild_kinds=wild_kinds,
+            wucai=rules.get("wucai", "strict"),
+            special8=rules.get("special8", "max"),
+            seven_pairs=rules.get("seven_pairs", False),
+        )
+        assert slow.pop("complete")
+        if fast == slow:
+            same += 1
+        else:
+            print("disagree:", counts.tolist(), w, melds, wt, first, rules, fast, slow)
+        tally["legal"] += slow["legal"]
+        tally["quan"] += slow["quan"]
+        tally["special"] += slow["value"] >= 8
+        tally["pairs"] += bool(rules.get("seven_pairs"))
+    return same, tally
+
+
+def test_fast_tai_agrees_with_brute_force():
+    same, tally = agreement(1500, seed=1)
+    assert same == 1500
+    assert min(tally.values()) > 20 and tally["legal"] < 1500
+
+
+@pytest.mark.slow
+def test_fast_tai_agrees_with_brute_force_on_ten_thousand_hands():
+    same, _ = agreement(12_000, seed=2)
+    assert same == 12_000
+
+
+# ---- play -------------------------------------------------------------------------------
+
+
+def brute_complete(counts, wilds, sets):
+    return hb.hand_distance(counts, wilds, sets, ("standard", "seven_pairs")) == 0
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {},
+        {"caishen": 1, "caishen_discard": "forbid", "discard_pay": "all_three"},
+        {"caishen": 2, "caishen_from": "indicator", "special8": "add", "wucai": "guiwei"},
+        {"caishen": 2, "caishen_fixed": "5z,1m", "seven_pairs": True, "reserve": 20},
+        {"caishen": 0, "min_tai": 0, "discard_pay": "discarder_x3", "pass_lock": "none"},
+    ],
+)
+def test_conformance_every_policy_and_options(rules):
+    assert check_variant("zhuji", matches=6, seed=5, rules=rules, complete=brute_complete) > 0
+
+
+def test_every_win_is_legal_and_dealer_rotates():
+    from engine.run import simulate
+
+    df = simulate("zhuji", 1500, seed=6, policies="value", progress=False).to_pandas()
+    won = df[df.winner >= 0]
+    assert ((won.tai_ordinary >= 3) | won.pat_quanzipai).all()
+    assert (won.value >= won.tai_ordinary).all() and (df.refused > 0).any()
+    nxt = df.groupby("match").shift(-1)
+    ok = nxt.dealer.notna()
+    expect = np.where(df.winner[ok] >= 0, df.winner[ok], df.dealer[ok])
+    assert (nxt.dealer[ok].astype(int).to_numpy() == expect).all()
+
+
+@pytest.mark.parametrize(
+    "rules, check",
+    [
+        ({}, lambda ind, a, b: a == tiles.next_kind(ind) and b == tiles.next_kind(a)),
+        ({"caishen": 1}, lambda ind, a, b: a == tiles.next_kind(ind) and b == -1),
+        ({"caishen_from": "indicator"}, lambda ind, a, b: a == ind and b == tiles.next_kind(a)),
+        ({"caishen": 2, "caishen_fixed": "5z,1m"}, lambda ind, a, b: (ind, a, b) == (-1, 31, 0)),
+        ({"caishen": 0}, lambda ind, a, b: a == b == -1),
+    ],
+)
+def test_caishen_kinds(rules, check):
+    from engine.game import replay_events
+
+    for match in range(4):
+        events = replay_events("zhuji", 3, match, 0, rules=rules)[0]
+        rows = events[events[:, 0] == L.E_WILD]
+        assert len(rows) == 1
+        _, ind, a, b, _ = rows[0].tolist()
+        assert check(ind, a, b)
+
+
+def test_golden_replay(regen):
+    """`mjlab replay zhuji --seed 7 --match 0` pinned line by line (--regen rewrites)."""
+    from engine.game import replay
+
+    out = replay("zhuji", 7, 0)
+    path = GOLDEN / "zhuji.txt"
+    if regen or not path.exists():
+        path.write_text(out + "\n")
+    assert out.splitlines() == path.read_text().splitlines()
+
+
+@pytest.mark.parametrize(
+    "rules, wild",
+    [
+        ({}, "flip2"),
+        pytest.param({"caishen": 1}, "flip", marks=pytest.mark.slow),
+        ({"caishen": 2, "caishen_fixed": "5z,1m"}, "5z,1m"),
+    ],
+)
+def test_exact_tianhu_needs_three_tai(rules, wild):
+    """P(天胡) needs 3 ordinary 台; without that minimum it is engine.exact's P(complete)."""
+    from engine.exact import p_complete
+
+    p = zhuji.exact_tianhu(rules)
+    complete = p_complete(136, 14, wild=wild, shapes=("standard",))["standard"]
+    assert p["tianhu_complete"] == complete
+    assert 0.1 < p["tianhu"] / complete < 0.6
+
+
+def test_exact_tianhu_matches_sampled_hands():
+    """The fixed-财神 deck (136 tiles, 8 财神): exact P(legal 天胡) against 200,000 dealt
+    hands scored by the (brute-force checked) 台 kernel; a 4-sigma binomial bound."""
+    from engine import hand
+
+    rules = {"caishen": 2, "caishen_fixed": "5z,1m"}
+    exact = float(zhuji.exact_tianhu(rules)["tianhu"])
+    r = V.pack(V.resolve(rules))
+    rng = np.random.default_rng(11)
+    n = 200_000
+    picks = np.argsort(rng.random((n, 136)), axis=1)[:, :14] // 4
+    counts = np.zeros((n, 34), np.int64)
+    np.add.at(counts, (np.repeat(np.arange(n), 14), picks.ravel()), 1)
+    wilds = counts[:, 31] + counts[:, 0]
+    counts[:, [0, 31]] = 0
+    ok = np.flatnonzero(hand.is_complete(counts.astype(np.uint8), wilds, 4, ("standard",)))
+    ctx = np.zeros(L.N_CTX, np.int64)
+    ctx[L.X_WIN_TYPE], ctx[L.X_FIRST_TURN], ctx[L.X_WILD0], ctx[L.X_WILD1] = SELF, 1, 31, 0
+    out = np.zeros(K.N_OUT, np.int64)
+    melds = np.zeros((8, 3), np.int64)
+    hits = 0
+    for i in ok:
+        K.evaluate(r, ctx, counts[i], int(wilds[i]), 4, melds, 0, kernel_tables(), out)
+        hits += int(out[K.O_LEGAL])
+    assert abs(hits - n * exact) <= 4 * np.sqrt(n * exact) + 1
+    with pytest.raises(UsageError, match="seven_pairs"):
+        zhuji.exact_tianhu({"seven_pairs": True})
+
+
+def _tianhu_check(rules, deals):
+    """Simulated 天胡 rate vs the exact value, inside a 4-sigma binomial bound from N."""
+    from engine.run import simulate
+
+    p = float(V.exact(V.resolve(rules))["tianhu"])
+    df = simulate("zhuji", deals, seed=99, rules=rules, policies="random", progress=False)
+    k = int(df.to_pandas()["pat_tianhu"].sum())
+    sigma = (deals * p * (1 - p)) ** 0.5
+    assert abs(k - deals * p) <= 4 * sigma + 1, (k, deals * p, sigma)
+    return deals * p
+
+
+def test_simulated_tianhu_matches_exact():
+    assert _tianhu_check({}, 100_000) > 20
+
+
+@pytest.mark.slow
+def test_simulated_tianhu_matches_exact_large():
+    _tianhu_check({}, 2_000_000)
+    _tianhu_check({"caishen": 1}, 2_000_000)
