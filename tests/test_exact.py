@@ -409,7 +409,8 @@ def test_cli_text(capsys):
         ["exact", "--tiles", "108", "--wild", "1z"],
         ["exact", "--wild-copies", "3"],
         ["exact", "--wild", "flip", "--wild-copies", "3"],
-        ["exact", "lishui"],
+        ["exact", "nosuchvariant"],
+        ["exact", "tuidaohu", "--tiles", "136"],
         ["exact", "--shanten", "--hand", "12"],
     ],
 )
