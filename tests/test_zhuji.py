@@ -248,7 +248,7 @@ def _fast(counts, w, melds, wt, first, rules, wild_kinds):
         m8[i] = (t, k, 1)
     out = np.zeros(K.N_OUT, np.int64)
     K.evaluate(r, ctx, counts, w, 4 - len(melds), m8, len(melds), kernel_tables(), out)
-    bound = int(K.tai_upper_bound(ctx, counts, w, m8, len(melds)))
+    bound = int(K.tai_upper_bound(ctx, counts, w, 4 - len(melds), m8, len(melds)))
     assert bound == 99 or bound >= out[K.O_ORDINARY]  # win_legal's quick refusal is sound
     return {
         "legal": bool(out[K.O_LEGAL]),

@@ -457,18 +457,25 @@ def evaluate(rules, ctx, h, w, sets, melds, nmeld, tab, out):
 
 
 @kernel
-def tai_upper_bound(ctx, h, w, melds, nmeld):
+def tai_upper_bound(ctx, h, w, sets, melds, nmeld):
     """A quick upper bound of a complete hand's ordinary 台, or 99 when it may be 全字牌.
 
     Honor triplets: the melds' plus each honor kind held that could be a triplet (three
-    held, or the 财神 to fill it) plus 2 per three 财神 (a 东 of 财神 alone); one shape
-    台; 清一色 3 (混一色 1 when honors are held) if one suit is held; 三财神; context.
+    held, or the 财神 to fill it) plus 2 per three 财神 (a 东 of 财神 alone); the shape
+    台 when all triplets fit or no meld and at most one honor pair rule out sequences;
+    清一色 3 (混一色 1 when honors are held) if one suit is held; 三财神; context.
     """
     suits = 0
     honors = 0
     tai = 0
+    chow = False
+    trip = False
     for i in range(nmeld):
         k = melds[i, 1]
+        if melds[i, 0] == M_CHOW:
+            chow = True
+        else:
+            trip = True
         if k >= 27:
             honors = 1
             if melds[i, 0] != M_CHOW:
@@ -480,13 +487,22 @@ def tai_upper_bound(ctx, h, w, melds, nmeld):
             suits |= 1 << (k // 9)
     if suits == 0:
         return 99
+    honor_kinds = 0
+    honor_max = 0
     for k in range(27, 34):
         c = h[k]
         if c > 0:
             honors = 1
+            honor_kinds += 1
+            if c > honor_max:
+                honor_max = c
             if c >= 3 or c + w >= 3:
                 tai += HONOR_TAI[k - 27] * (2 if c == 4 else 1)
-    tai += 2 * (w // 3) + 1
+    tai += 2 * (w // 3)
+    if not trip and honor_kinds <= 1 and honor_max <= 2:
+        tai += 1  # 平胡 not ruled out
+    elif not chow and triplets_fit(h, 0, 34, sets, 1):
+        tai += 1  # 对对胡
     if _popcount3(suits) == 1:
         tai += 1 if honors else 3
     if w >= 3:
@@ -500,7 +516,7 @@ def tai_upper_bound(ctx, h, w, melds, nmeld):
 @kernel
 def win_legal(rules, ctx, h, w, sets, melds, nmeld, tab):
     """A complete hand may be declared only with the minimum 台 (or as 全字牌)."""
-    if tai_upper_bound(ctx, h, w, melds, nmeld) < rules[Z_MIN_TAI]:
+    if tai_upper_bound(ctx, h, w, sets, melds, nmeld) < rules[Z_MIN_TAI]:
         ctx[S_REFUSED] += 1
         return False
     out = np.empty(N_OUT, np.int64)
