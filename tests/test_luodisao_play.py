@@ -576,3 +576,62 @@ def test_chi_options_meld_every_copy_xiahuo():
     assert options("x4x5", "x3") == [[(2, 3, 4)]]
     assert options("x4x4x4x5", "x3") == []
     assert options("x3x3x3x4x5", "x3") == []
+
+
+# --- bots and the options that change what they may do --------------------------------------
+
+
+def test_distance_measure():
+    from engine.zipai import _bots, cards
+    from engine.zipai._score import _values
+
+    values = _values(V.pack(V.resolve({})))
+    kv = np.zeros(20, np.int64)
+
+    def dist(text, need=5, huxi_now=6):
+        h = np.zeros(21, np.int64)
+        c, k = cards.parse(text)
+        h[:20], h[20] = c, k
+        unseen = np.maximum(4 - h[:20], 0)
+        return _bots.distance(h, need, huxi_now, 6, unseen, values, kv)
+
+    complete = dist("x1x2x3 d2d7d10 x4x4d4 d5d5d5 x8x9x10")
+    near = dist("x1x2x3 d2d7d10 x4x4d4 d5d5d5 x8x9 d1")
+    assert complete == 0 < near <= 2
+    # Five cards in no group or partial group together: two 门子 miss all six cards.
+    assert dist("x1 x4 x8 d2 d5", need=2) == 6
+    assert dist("x1 x4 x8 d2 d6", need=2) == 6 > dist("x1 x2 x8 d2 d6", need=2)
+    assert dist("x1x2x3 d2d7d10 x4x4d4 d5d5d5 x8x9x10", huxi_now=3) == 1
+    assert dist("x1x2x3 w w w", need=2) == 0  # 王 fill the gaps
+
+
+def _declines(rules, n=120):
+    out = []
+    for m in range(n):
+        ev = replay_events("luodisao", 3, m, 0, rules, "value", 1)[0].tolist()
+        for i, e in enumerate(ev):
+            if e[0] == Z.EV_DECLINE:
+                # The shown card came from a discard when the last discard/flip before it
+                # was a discard.
+                src = next(x for x in reversed(ev[:i]) if x[0] in (Z.EV_FLIP, Z.EV_DISCARD))
+                out.append(src[0])
+    return out
+
+
+def test_must_win_decides_which_wins_may_be_passed():
+    """Rule 18: under the default a player without 王 never passes a discard win; under
+    ``any`` nothing is passed; the value bot passes some flipped-card wins otherwise."""
+    default = _declines({})
+    assert default and Z.EV_DISCARD not in default
+    assert _declines({"must_win": "any"}) == []
+    assert Z.EV_DISCARD in _declines({"must_win": "none"}, 300)
+
+
+def test_skill_matters():
+    """The heuristic bots finish far more deals than random ones and beat them."""
+    kw = dict(seed=17, progress=False, workers=1)
+    rnd = simulate("luodisao", 3000, policies="random", **kw).to_pandas()
+    eff = simulate("luodisao", 3000, policies="efficiency", **kw).to_pandas()
+    assert (eff.winner < 0).mean() < (rnd.winner < 0).mean() - 0.05
+    mixed = simulate("luodisao", 3000, policies="value,random,random", **kw).to_pandas()
+    assert mixed.delta_0.mean() > 10

@@ -172,12 +172,12 @@ def _check(rules) -> None:
 
 
 def players_of(rules) -> int:
-    """Seats in the records: ``players`` (the 坐醒 seat included)."""
+    """人数 seats in the records: ``players`` (the 坐醒 seat included)."""
     return int(rules["players"])
 
 
 def pack(rules) -> np.ndarray:
-    """Packed int64 rules for the 字牌 kernel (slots in :mod:`engine.zipai._layout`)."""
+    """规则 the packed int64 rules of the 字牌 kernel (slots in :mod:`engine.zipai._layout`)."""
     _check(rules)
     r = np.zeros(Z.Z_N, np.int64)
     r[Z.Z_SEATS] = rules["players"]
@@ -202,14 +202,14 @@ def pack(rules) -> np.ndarray:
 
 
 def exact(rules) -> dict:
-    """Exact deal events: P(天胡) (:func:`engine.zipai.exact.exact_tianhu`)."""
+    """天胡 exact deal events: P(天胡) (:func:`engine.zipai.exact.exact_tianhu`)."""
     from ..zipai.exact import exact_tianhu
 
     return exact_tianhu(rules)
 
 
 def score_hand(rules, hand: str, **kwargs) -> dict:
-    """Score one win (``mjlab score luodisao``): :func:`engine.zipai.scoring.score_win`.
+    """胡牌计分 score one win (``mjlab score luodisao``): :func:`~engine.zipai.scoring.score_win`.
 
     ``score_hand(rules, hand, *, win, table="", from_seat=None, flip=False,
     tianhu=False, dihu=False, xing_card=None, seat=0, dealer=0) -> dict`` with ``rules``

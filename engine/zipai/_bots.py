@@ -1,4 +1,4 @@
-"""Bot policies of the 字牌 family, compiled (numba). Kernels only.
+"""字牌 bots: the 出牌 / 吃碰 / 胡 decisions of the three policies, compiled (numba).
 
 Three policies, chosen per seat (codes ``P_*`` of :mod:`engine.game._layout`):
 
@@ -7,26 +7,30 @@ Three policies, chosen per seat (codes ``P_*`` of :mod:`engine.game._layout`):
     (碰, 吃) with probability 1/2 and a uniformly random 吃 among the legal ones, and
     declares every win (forced actions, 倾 啸 跑, are not choices).
 ``efficiency``
-    Aims at 5 门子 with at least 6 胡息 by a cheap *structure* measure (below): discards
-    the card whose keeping is worth least, claims when the structure after the claim and
-    its discard beats passing, declares every win.
+    Aims at 5 门子 with at least 6 胡息: discards the free card with the lowest *keep
+    value* (below; groups bearing 胡息 weigh more while the hand's certain 胡息, table
+    groups and 坎, is short of 6), takes a 碰 or 吃 that completes a partial group without
+    breaking a complete one (and any 碰 bringing 胡息 while short of 6), declares every
+    win.
 ``value``
-    The same measure with 胡息 always counted (囤 = 胡息 + 3 醒) and the colour factors
-    in view: with at most two red cards it sheds red ones (黑胡 ×4, 一点朱 ×3), with six
-    or more it keeps them (红胡 ×2, 全红 ×4). It passes an optional win on another
-    player's card when a later self-draw (×2 from every player) is likely enough
-    (:func:`want_win`).
+    The same with 胡息 always weighed (囤 = 胡息 + 3 醒) and the colour factors in view:
+    with at most two red cards it sheds red ones (黑胡 ×4, 一点朱 ×3), with six or more it
+    keeps them (红胡 ×2, 全红 ×4). It passes an optional win on another player's card
+    when a later self-draw (×2, every player pays) is likely enough (:func:`want_win`;
+    the loop estimates that chance from the unseen winning cards, the flips left and the
+    risk that another player wins first).
 
-The structure measure (the bots' distance to a win). For each card kind ``k`` the player
-holds free (not in a 坎, not a 王), its *keep value* is the sum over the 3-card groups that
-contain ``k`` (句, 一二三, 二七十, 大小搭 and three alike) of: ``W_FULL`` when the hand holds
-the whole group, ``W_PART`` when it holds all but one card and that card is still unseen
-somewhere (scaled by how many copies are unseen), plus ``W_PAIR`` for a pair; each group
-weighs more by its 胡息 (one point per 胡息 while the hand is short of 6, always for
-``value``). The hand's structure is the sum of its cards' keep values; a 王 adds
-``W_WANG`` for every partial group it could complete. It costs one pass over the kinds and
-their six group templates (O(120)), so the bots stay cheap enough for 10,000 deals/s.
-:func:`distance` turns the same pass into an estimate of the cards still missing.
+The distance measure. An exact search for the best partial decomposition of a hand costs
+6-24 µs, too slow for 10,000 deals/s, so the bots use a one-pass measure (O(20 × 6)).
+For each kind ``k`` the player holds free (not in a 坎, not a 王), the *keep value* of
+one card sums, over the 3-card groups that contain ``k`` (句, 一二三, 二七十, 大小搭):
+``W_FULL`` when the hand holds the whole group, ``W_PART`` when it lacks one card that is
+still unseen (scaled by the unseen copies), plus ``W_PAIR`` for a pair (a 啸 / 碰 / 将 to
+be), each group weighted by its 胡息; a 王 adds ``W_WANG`` to every partial group it
+could complete. The least valuable card is the discard; a claim is judged by whether its
+hand cards already lie in complete groups (:func:`in_group`). :func:`distance` turns the
+same pass into an estimate of the cards a hand still misses (0 for a complete hand), used
+to report and test how close hands are.
 
 All randomness comes from the deal's bot stream (engine.rng BOTS).
 """
@@ -46,18 +50,18 @@ W_PAIR = 7
 """Keep value of a pair (a 啸 / 碰 / 将 to be)."""
 W_WANG = 2
 """Extra keep value per 王 held, for each partial group a 王 could complete."""
-W_GROUP = 30
-"""Value of a complete group laid on the table by a claim."""
 W_HUXI = 2
 """Keep value per 胡息 point of a group."""
 RED_SHED = 6
 """Value-bot penalty for keeping a red card when aiming at 黑胡 / 一点朱."""
 RED_KEEP = 4
 """Value-bot bonus for keeping a red card when aiming at 红胡 / 全红."""
+PASS_WIN = 0.6
+"""Value bot: pass an optional win on another player's card above this self-draw chance."""
 
 __all__ = [
     "keep_values",
-    "structure",
+    "in_group",
     "distance",
     "choose_discard",
     "want_claim",
@@ -77,7 +81,7 @@ def _avail(h, q, k):
 
 @kernel
 def keep_values(h, unseen, values, huxi_weight, red_pref, out):
-    """Keep value of one free card of each kind into ``out (20,)`` int64 (0 if none held).
+    """留牌价值 keep value of one free card of each kind into ``out (20,)`` (0: none held).
 
     ``h``: the hand (21,), index 20 = 王; ``unseen`` (20,): copies the player cannot see;
     ``huxi_weight``: points per 胡息 of a group; ``red_pref``: -1 shed red cards, +1 keep
@@ -136,7 +140,7 @@ def keep_values(h, unseen, values, huxi_weight, red_pref, out):
 
 @kernel
 def in_group(h, k, extra):
-    """Whether a free card of kind ``k`` lies in a complete 3-card group of ``h``.
+    """成句 whether a free card of kind ``k`` lies in a complete 3-card group of ``h``.
 
     ``extra``: a kind counted as one more card (the claimed card), -1 for none.
     """
@@ -160,24 +164,14 @@ def in_group(h, k, extra):
 
 
 @kernel
-def structure(h, unseen, values, huxi_weight, red_pref, kv):
-    """The hand's structure: the sum of its free cards' keep values (``kv`` scratch)."""
-    keep_values(h, unseen, values, huxi_weight, red_pref, kv)
-    s = 0
-    for k in range(20):
-        if 0 < h[k] < 3:
-            s += kv[k] * h[k]
-    return s
+def distance(h, need, huxi_now, min_huxi, unseen, values, kv):
+    """距离 distance: the estimated cards a hand still misses for ``need`` 门子.
 
-
-@kernel
-def distance(h, need, unseen, values, kv):
-    """Estimated cards still missing for ``need`` 门子 (a cheap, optimistic measure).
-
-    Free cards whose keep value shows them in a complete group count 1 each, in a
-    partial group 2/3 each; 坎 cards count fully; each 王 fills one gap. The estimate is
-    ``3 * need`` minus that credit, at least 0. Used for reporting and tests; the bots
-    rank moves by :func:`structure` directly.
+    ``3 * need`` less a credit per card: 3 for a 坎 card, a 王, or a free card in a
+    complete group of the hand, 2 for a free card in a partial group, each credit divided
+    by 3; plus one card when the certain 胡息 (``huxi_now``) is short of ``min_huxi``. 0
+    for a complete hand with enough 胡息. A cheap, optimistic measure (see the module
+    docstring).
     """
     keep_values(h, unseen, values, 0, 0, kv)
     credit3 = 0
@@ -185,14 +179,17 @@ def distance(h, need, unseen, values, kv):
         if h[k] >= 3:
             credit3 += 3 * h[k]
         elif h[k] > 0:
-            v = kv[k] - 1
-            if v >= W_FULL:
+            if in_group(h, k, -1):
                 credit3 += 3 * h[k]
-            elif v > 0:
+            elif kv[k] > 1:
                 credit3 += 2 * h[k]
     credit3 += 3 * h[WANG]
     d = 3 * need - credit3 // 3
-    return d if d > 0 else 0
+    if d < 0:
+        d = 0
+    if huxi_now < min_huxi:
+        d += 1
+    return d
 
 
 @kernel
@@ -219,7 +216,7 @@ def _huxi_weight(policy, huxi_now, min_huxi):
 
 @kernel
 def choose_discard(policy, h, unseen, values, huxi_now, min_huxi, red_total, bstate, kv):
-    """The kind to discard (a free card: count 1 or 2, never a 王 or a 坎); -1 if none."""
+    """出牌 the kind to discard (a free card: count 1 or 2, never a 王 or a 坎); -1 if none."""
     n = 0
     for k in range(20):
         if h[k] == 1 or h[k] == 2:
@@ -261,24 +258,8 @@ def choose_discard(policy, h, unseen, values, huxi_now, min_huxi, red_total, bst
 
 
 @kernel
-def _after_discard(h, unseen, values, hw, rp, kv):
-    """Structure of ``h`` after its least valuable free card is discarded."""
-    keep_values(h, unseen, values, hw, rp, kv)
-    best = 1 << 40
-    s = 0
-    for k in range(20):
-        if h[k] == 1 or h[k] == 2:
-            s += kv[k] * h[k]
-            if kv[k] < best:
-                best = kv[k]
-    if best == 1 << 40:
-        return s
-    return s - best
-
-
-@kernel
 def want_claim(policy, h, c, n_used, group_huxi, huxi_now, min_huxi, bstate):
-    """Whether to take an optional 碰 of ``c`` (``n_used`` = 2 hand cards of kind ``c``).
+    """碰 whether to take an optional 碰 of ``c`` (``n_used`` = 2 hand cards of kind ``c``).
 
     Random: a coin. Others: take it unless the pair's cards already lie in complete
     groups of the hand (a claim should complete a partial group, not break a whole one);
@@ -293,7 +274,7 @@ def want_claim(policy, h, c, n_used, group_huxi, huxi_now, min_huxi, bstate):
 
 @kernel
 def choose_chi(policy, h, claimed, opts, ng, nopt, values, huxi_now, min_huxi, bstate, h2):
-    """Index of the 吃 option to take among ``nopt`` (-1 to pass).
+    """吃 the index of the 吃 option to take among ``nopt`` (-1 to pass).
 
     ``opts (n, 3, 5)``: per option up to three groups ``(code, size, a, b, c)`` (the first
     holds the ``claimed`` card, the others are the 比 groups of 下火), ``ng (n,)`` their
@@ -343,12 +324,12 @@ def choose_chi(policy, h, claimed, opts, ng, nopt, values, huxi_now, min_huxi, b
 
 @kernel
 def want_win(policy, forced, p_self):
-    """Whether to declare an optional win.
+    """胡 whether to declare an optional win.
 
     Always, except that the value bot passes a win on another player's card when it would
-    self-draw with probability ``p_self`` >= 0.7 (a self-draw doubles the factor and every
-    other player pays).
+    self-draw with probability ``p_self`` >= ``PASS_WIN`` (a self-draw doubles the factor
+    and every other player pays).
     """
     if forced or policy != P_VALUE:
         return True
-    return p_self < 0.7
+    return p_self < PASS_WIN

@@ -167,8 +167,8 @@ from ._score import (
     _xing_kind,
 )
 
-PS_NTAB, PS_TH, PS_TR, PS_MINGPAO, PS_NPAO, PS_ACTIVE = range(6)
-N_PS = 6
+PS_NTAB, PS_TH, PS_TR, PS_MINGPAO, PS_NPAO, PS_ACTIVE, PS_KEY, PS_ISO = range(8)
+N_PS = 8
 PK_TCNT, PK_ALIKE, PK_GUO, PK_HIDDEN = range(4)
 N_PK = 4
 GUO_CLAIM = 1
@@ -207,6 +207,8 @@ END = -1
 MAX_CARDS = 84
 MAX_OPTS = 48
 MAX_STEPS = 2000
+SURVIVE = 0.9
+"""Value bot: the chance that a round of the other players ends without their win."""
 
 
 @kernel(inline="always")
@@ -335,10 +337,54 @@ def _red_total(hand, ps, p):
     return r
 
 
+@kernel(inline="always")
+def _hand_key(hand, q):
+    """An exact key of seat ``q``'s concealed hand (base 5 over the kinds, then the 王)."""
+    key = np.int64(hand[q, WANG])
+    for k in range(20):
+        key = key * 5 + hand[q, k]
+    return key
+
+
+@kernel
+def _isolated_cards(hand, q):
+    """Free cards of seat ``q`` (single, not in a 坎) in no 3-card group of its free cards."""
+    n = 0
+    for k in range(20):
+        if hand[q, k] != 1:
+            continue
+        covered = False
+        for t in range(N_TEMPLATES[k]):
+            a = TEMPLATES[k, t, 2]
+            b = TEMPLATES[k, t, 3]
+            d = TEMPLATES[k, t, 4]
+            fa = hand[q, a] if hand[q, a] < 3 else 0
+            fb = (hand[q, b] if hand[q, b] < 3 else 0) - (1 if b == a else 0)
+            fd = (hand[q, d] if hand[q, d] < 3 else 0) - (1 if d == b else 0)
+            if fa > 0 and fb > 0 and fd > 0:
+                covered = True
+                break
+        if not covered:
+            n += 1
+    return n
+
+
 @kernel
 def _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, c, how):
-    """Whether seat ``q`` wins with card ``c`` arriving ``how`` (王 holders: own flips only)."""
+    """Whether seat ``q`` wins with card ``c`` arriving ``how`` (王 holders: own flips only).
+
+    A sound pre-filter skips the search: in a winning split every card of the hand that
+    lies in no 3-card group of the hand's own free cards shares a group with the arriving
+    card (at most two such cards) or with 王 (at most two per 王). The count is cached
+    per seat under an exact key of the hand (``ps[PS_KEY]``, ``ps[PS_ISO]``).
+    """
     if hand[q, WANG] > 0 and how != HOW_SELF and how != HOW_TIANHU:
+        return False
+    key = _hand_key(hand, q)
+    if ps[PS_KEY, q] != key:
+        ps[PS_KEY, q] = key
+        ps[PS_ISO, q] = _isolated_cards(hand, q)
+    if ps[PS_ISO, q] > 2 + 2 * hand[q, WANG]:
         return False
     up = _up_type(tab, pk, q, c)
     return _can_win(
@@ -359,7 +405,12 @@ def _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, c, how):
 
 @kernel
 def _p_self(rules, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, scratch):
-    """Chance that seat ``q`` self-draws a win in its remaining flips (value bot)."""
+    """Chance that seat ``q`` self-draws a win in its remaining flips (value bot).
+
+    Each own flip draws a winning card with probability ``good / unseen`` and the deal
+    survives each round of the other players with probability ``SURVIVE`` (they may win
+    first): ``sum_i SURVIVE**i (1 - w)**(i - 1) w`` over the flips left.
+    """
     unseen = _unseen(hand, pk, pile, q, scratch)
     total = 0
     good = 0
@@ -373,12 +424,14 @@ def _p_self(rules, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, scr
     flips = left // max(ctx[K_ACTIVE], 1)
     if total <= 0 or good <= 0:
         return 0.0
-    miss = 1.0
-    for i in range(flips):
-        if total - i <= good:
-            return 1.0
-        miss *= 1.0 - good / (total - i)
-    return 1.0 - miss
+    w = good / total
+    p = 0.0
+    alive = 1.0
+    for _ in range(flips):
+        alive *= SURVIVE
+        p += alive * w
+        alive *= 1.0 - w
+    return p
 
 
 @kernel
@@ -818,7 +871,7 @@ def play_deal(
     log,
     logging,
 ):
-    """Play one deal; write its record row ``rec (N_COLS,)`` int32.
+    """一局 one deal: play it and write its record row ``rec (N_COLS,)``.
 
     ``deck``: int64 card codes in stock order (dealt from the top: the dealer's 15, then
     each next seat's 14, then the flips) replacing the shuffle when it holds the whole
@@ -834,6 +887,7 @@ def play_deal(
     ncards = 80 + kings
     hand[:] = 0
     ps[:] = 0
+    ps[PS_KEY] = -1
     pk[:] = 0
     pk[PK_ALIKE] = -1
     tab[:] = 0
@@ -1060,7 +1114,7 @@ def play_deal(
 def play_match(
     rules, policies, seed, match, n_deals, rec_out, final_out, log, log_deal, deck, first_dealer
 ):
-    """Play the first ``n_deals`` deals of match ``match``; rows go to ``rec_out``.
+    """一场 one match: play its first ``n_deals`` deals; rows go to ``rec_out``.
 
     ``final_out``: int16 (n_deals, N_ZONES, 21) to receive where every card ended, or an
     array of another first dimension to skip that; ``log``: the replay log (int32
@@ -1135,7 +1189,7 @@ def play_match(
 
 @parallel_kernel
 def play_matches(rules, policies, seed, match_lo, n_matches, match_len, n_last, tab, rec_out):
-    """Play matches ``match_lo .. match_lo + n_matches - 1`` in parallel.
+    """多场 matches ``match_lo .. match_lo + n_matches - 1``, played in parallel.
 
     Same signature as the mahjong family's :func:`engine.game._loop.play_matches`
     (``tab``, the mahjong hand tables, is not used). Each match has ``match_len`` deals

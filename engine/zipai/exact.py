@@ -16,10 +16,11 @@ construction), so a hand with several splits is counted once; each set carries t
 number of card sets per cards dealt so far. It agrees with the hand evaluator on
 millions of random hands (tests).
 
-Counts take seconds for j = 0 and about half a minute for j = 1 in pure Python; they are
-cached on disk (:mod:`engine._cache`). The counts for j = 2..4 (minutes to tens of
-minutes) are pinned as constants computed by this same code (:data:`PINNED`), checked by
-a slow test.
+The programme takes seconds for j = 0, half a minute for j = 1, two minutes for j = 2
+and eight for j = 3 in pure Python, so the counts are pinned as constants computed by
+this same code (:data:`PINNED`; j = 0 is recomputed by the default tests, j = 1 and 2 by
+slow tests, every pinned j agrees with the hand evaluator on random hands); a count that
+is not pinned is computed once and cached on disk (:mod:`engine._cache`).
 
 >>> from engine.variants import get
 >>> out = exact_tianhu(get("luodisao").resolve({"kings": 0}))
@@ -44,6 +45,7 @@ PINNED = {
     0: 4785236116224,
     1: 14685282954240,
     2: 18186390348672,
+    3: 11882988119296,
 }
 """``complete_count(j)`` for the default 胡息 table and minimum 6, computed by
 :func:`_count` (j = 0 and 1 are recomputed by the tests, the others by a slow test)."""
@@ -170,7 +172,7 @@ def _count(j: int, values: np.ndarray, min_huxi: int) -> int:
 
 @functools.cache
 def complete_count(j: int, min_huxi: int = zhand.MIN_HUXI) -> int:
-    """Card sets of 15 - j real cards that win with j 王 (default 胡息 table).
+    """胡牌数 the card sets of 15 - j real cards that win with j 王 (default 胡息 table).
 
     Pinned values (:data:`PINNED`) are returned at once; others are computed (and cached
     on disk, keyed by this module's source).
@@ -192,7 +194,7 @@ def complete_count(j: int, min_huxi: int = zhand.MIN_HUXI) -> int:
 
 
 def exact_tianhu(rules) -> dict:
-    """Exact P(天胡) under the resolved ``rules`` (``Variant.exact`` of ``luodisao``).
+    """天胡 exact probability under the resolved ``rules`` (``Variant.exact``).
 
     Returns a dict of Fractions: ``tianhu`` (any deal), ``tianhu_given_J_wang`` (the
     dealer holds J 王, J = 0..min(kings, 4)) and ``dealer_J_wang`` (that chance), and a
@@ -203,7 +205,7 @@ def exact_tianhu(rules) -> dict:
     if missing:
         raise UsageError(
             f"exact 天胡 with kings={kings} needs the count for {missing[0]} 王 in the "
-            "dealer's hand, which is not pinned yet (use kings=0..2)"
+            f"dealer's hand, which is not pinned (kings={max(PINNED)} at most)"
         )
     total = comb(80 + kings, 15)
     out: dict = {}

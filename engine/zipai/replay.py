@@ -31,7 +31,7 @@ def replay_events(
     policies="value",
     match_length: int = 16,
 ):
-    """Play match ``match`` up to ``deal``; returns ``(events, record_row, final, rules)``.
+    """回放 events: play match ``match`` up to ``deal``; ``(events, row, final, rules)``.
 
     ``events``: int32 (n, 5) rows of the event log (codes ``EV_*`` of
     :mod:`engine.zipai._layout`); ``final``: int16 (N_ZONES, 21) where the cards ended.
@@ -105,7 +105,7 @@ def replay(
     policies="value",
     match_length: int = 16,
 ) -> str:
-    """The text of one deal of a 字牌 variant, turn by turn."""
+    """回放 replay: the text of one deal of a 字牌 variant, turn by turn."""
     events, row, final, resolved = replay_events(
         variant, seed, match, deal, rules, policies, match_length
     )
@@ -117,7 +117,7 @@ def replay(
 
 
 def render(variant: str, events, row, final, resolved, header: str) -> str:
-    """The text of one logged deal (``events`` from the kernel log, its record ``row``)."""
+    """回放 text of one logged deal (``events`` from the kernel log, its record ``row``)."""
     from ..variants import get
 
     v = get(variant)

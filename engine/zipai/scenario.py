@@ -29,7 +29,7 @@ __all__ = ["Deal", "stack_deck", "play_deck"]
 
 
 class Deal(NamedTuple):
-    """One played deal: its record row, event log, final card zones and replay text."""
+    """一局 one played deal: its record row, event log, final card zones and replay text."""
 
     row: pd.Series
     events: np.ndarray
@@ -48,7 +48,7 @@ def _seat_order(dealer: int, seats: int, zx: int) -> list[int]:
 
 
 def stack_deck(hands, stock="", *, dealer=0, seats=3, kings=1, zuoxing=False) -> np.ndarray:
-    """The deck (int64 card codes, stock order) that deals ``hands`` and flips ``stock``.
+    """摆牌 the deck (int64 card codes, stock order) dealing ``hands``, flipping ``stock``.
 
     ``hands``: ``{seat: notation}``; the dealer holds 15 cards, the others 14; seats left
     out are filled from the unused cards. ``stock``: the first cards turned up, in order.
@@ -118,7 +118,7 @@ def play_deck(
     seed=0,
     variant="luodisao",
 ) -> Deal:
-    """Play one deal of a stacked deck (:func:`stack_deck`) with the bots; see the module."""
+    """摆牌 play one deal of a stacked deck (:func:`stack_deck`) with the bots."""
     from ..records import to_frame
     from ..variants import get
     from ._loop import play_match

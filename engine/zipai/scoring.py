@@ -36,7 +36,7 @@ TABLE_WORDS = {
 
 
 def parse_table_groups(text: str):
-    """Table groups from notation; returns ``(ntab, huxi, red, tcnt (20,), alike (20,))``.
+    """落地 table groups from notation: ``(ntab, huxi, red, tcnt (20,), alike (20,))``.
 
     ``alike[k]``: the type (``T_*``) of the alike group of kind ``k``, 0 if none.
     UsageError on bad notation.
@@ -86,7 +86,7 @@ def score_win(
     seat: int = 0,
     dealer: int = 0,
 ) -> dict:
-    """Score a win of 祁阳落地扫 (RULEBOOK §4.5-4.6).
+    """胡牌计分 score one win of 祁阳落地扫 (RULEBOOK §4.5-4.6).
 
     Parameters
     ----------

@@ -34,7 +34,7 @@ __all__ = ["play_with_state", "check_zipai_variant", "ZipaiConformanceError"]
 
 
 class ZipaiConformanceError(AssertionError):
-    """A deal broke a conservation or consistency rule."""
+    """违规 a deal broke a conservation or consistency rule."""
 
 
 def _policy_codes(variant, resolved, policies) -> np.ndarray:
@@ -56,7 +56,7 @@ def play_with_state(
     policies="value",
     match_length: int = 8,
 ):
-    """Play ``matches`` whole matches; returns ``(frame, final, errors)``.
+    """对局 play ``matches`` whole matches; returns ``(frame, final, errors)``.
 
     ``final`` is int16 ``(deals, N_ZONES, 21)``: where every card ended and the winning
     evaluation's inputs (zones ``FZ_*`` of :mod:`engine.zipai._layout`); ``errors`` the
@@ -116,7 +116,7 @@ def _default_complete(counts, kings, *, table, candidate, self_drawn):
 
 
 def check_deal(i, frame, final, variant, resolved, complete) -> None:
-    """Check deal ``i`` of ``frame`` (see the module docstring); raise on a violation."""
+    """检查 check deal ``i`` of ``frame`` (see the module docstring); raise on a violation."""
     seats = variant.n_players(resolved)
     kings = resolved["kings"]
     row = frame.iloc[i]
@@ -203,7 +203,7 @@ def check_zipai_variant(
     policies=None,
     complete: Callable | None = None,
 ) -> int:
-    """Check every deal of ``matches`` matches per policy; returns the deals checked.
+    """一致性检查 conformance: check every deal of ``matches`` matches per policy.
 
     Parameters
     ----------
