@@ -143,8 +143,9 @@ DEFAULT_BUDGETS: dict[str, Budget] = {
 """Embedded defaults of ``mjlab report`` (no ``--deals``), from each variant's measured
 speed with two threads (value bots: zhuji ~0.8-3k deals/s, tuidaohu ~1-1.6k, lishui
 ~2.5k, fuzhou ~2.5k, luodisao ~3k on this 2-core machine, shared), so that the report of
-all five variants (about 630,000 deals) finishes within 10 minutes: about 5 minutes
-measured with the machine loaded by other jobs."""
+all five variants (630,400 deals) finishes within 10 minutes: 4 min 54 s measured with
+the machine loaded by other jobs (load average ~6) and numba's cache warm. A cold cache
+first compiles the engine's kernels (about 7 minutes under the same load)."""
 
 FALLBACK_BUDGET = Budget(main=24_000, sweep=8_000, skill=4_800)
 """Defaults of a registered variant that :data:`DEFAULT_BUDGETS` does not list."""
