@@ -77,6 +77,9 @@ def wilson(k, n, level: float = 0.95):
         half = z / denom * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
         lo = np.where(n > 0, np.clip(center - half, 0.0, 1.0), np.nan)
         hi = np.where(n > 0, np.clip(center + half, 0.0, 1.0), np.nan)
+        # the exact endpoints, not rounding residue (a rate of 0 has lower bound 0)
+        lo = np.where((n > 0) & (k == 0), 0.0, lo)
+        hi = np.where((n > 0) & (k == n), 1.0, hi)
     if lo.ndim == 0:
         return float(lo), float(hi)
     return lo, hi
