@@ -435,3 +435,103 @@ def test_huangzhuang_four_seats_and_zuoxing():
 def test_bad_input(kw, needle):
     with pytest.raises(UsageError, match=needle):
         score(**kw)
+
+
+# --- the 醒 王 count of the 胡息 search against brute force ----------------------------------
+
+
+def _xing_bruteforce(counts, kings, need, cand, self_drawn, xk, pair_ok=True):
+    """best[j][x] by enumerating every split (as tests/oracles/zipai_bruteforce does).
+
+    ``x``: the 王 standing for kind ``xk`` in the split (its copies beyond the real ones).
+    """
+    import itertools
+
+    from oracles import zipai_bruteforce as bf
+
+    real = [int(c) for c in counts]
+    if 0 <= cand < 20:
+        real[cand] += 1
+    if cand == 20:
+        kings += 1
+    other = cand if (0 <= cand < 20 and not self_drawn) else -1
+    locks = {k: int(counts[k]) for k in range(20) if counts[k] >= 3}
+    if 0 <= cand < 20 and self_drawn and counts[cand] == 3:
+        locks[cand] = 4
+    total = sum(real) + kings
+    vals = {n: v for n, v in bf._DEFAULT.items()}
+    best = [[-1] * 5 for _ in range(5)]
+    seen = set()
+
+    def value(split):
+        places = [None] if other < 0 else [i for i, g in enumerate(split) if other in g[0]]
+        out = None
+        for gi in places:
+            ok = all(
+                any(
+                    len(g[0]) - (1 if i == gi else 0) >= n
+                    for i, g in enumerate(split)
+                    if g[1] in ("alike3", "alike4") and g[0][0] == k
+                )
+                for k, n in locks.items()
+            )
+            if ok:
+                h = sum(bf._value(vals, g[1], g[2], i == gi) for i, g in enumerate(split))
+                out = h if out is None else max(out, h)
+        return out
+
+    def finish(split):
+        key = tuple(sorted(g[0] for g in split))
+        pairs = sum(g[1] == "jiang" for g in split)
+        if key in seen or pairs > (1 if pair_ok else 0):
+            return
+        seen.add(key)
+        u = [sum(g[3][k] for g in split) for k in range(20)]
+        if sum(u) != total or any(u[k] < real[k] for k in range(20)):
+            return
+        j = sum(u[k] - real[k] for k in range(20) if bf._RED[k])
+        x = u[xk] - real[xk] if xk >= 0 else 0
+        h = value(split)
+        if h is not None and h > best[j][x]:
+            best[j][x] = h
+
+    groups = bf.UNIVERSE
+    for split in itertools.combinations_with_replacement(range(len(groups)), need):
+        sz = sum(len(groups[i][0]) for i in split)
+        if sz == total:
+            finish([groups[i] for i in split])
+    return best
+
+
+def test_xing_wang_count_matches_bruteforce():
+    """The search's best2[j, x] (j 王 as red cards, x 王 as the 醒 kind), with and without
+    the pair allowed, equals brute force."""
+    from engine.zipai import _huxi, cards
+    from engine.zipai.hand import values_table
+
+    rng = np.random.default_rng(8)
+    values = values_table()
+    ws = _huxi._workspace()
+    best2 = np.zeros((5, 5), np.int64)
+    checked = wins = 0
+    while checked < 150:
+        need = int(rng.integers(1, 3))
+        kings = int(rng.integers(1, 4))
+        n = 3 * need - kings + int(rng.integers(-1, 2))
+        if n < 1:
+            continue
+        counts = np.zeros(20, np.int64)
+        for k in rng.choice(np.repeat(np.arange(20), 4), size=n, replace=False):
+            counts[k] += 1
+        cand = int(rng.choice(np.flatnonzero(counts)))
+        counts[cand] -= 1
+        own = bool(rng.random() < 0.5)
+        xk = int(rng.choice([cand, int(rng.integers(20))]))
+        pair_ok = bool(rng.random() < 0.7)  # 0: the 王钓 shape's other 门子
+        wvx = _huxi._wang_values_x(values, xk)
+        _huxi._evaluate_core(counts, kings, need, cand, own, pair_ok, xk, values, wvx, best2, ws)
+        want = _xing_bruteforce(counts, kings, need, cand, own, xk, pair_ok)
+        assert best2.tolist() == want, (cards.format(counts.astype(np.uint8), kings), cand, xk)
+        checked += 1
+        wins += int((best2 >= 0).any())
+    assert wins > 50

@@ -14,9 +14,10 @@ option below.
   exactly 5 门子 (3- or 4-card groups and at most one pair) with at least 6 胡息.
 - Turn (rules 8-13): flip the top stock card; 倾 > 胡 > 跑 / 碰 > 吃; 倾 (a 坎 or 啸 and
   one's own flip), 啸 (a pair and one's own flip) and 跑 (a 坎 or 啸 and another's card,
-  a 碰 and any flipped card) are forced unless the card wins; 吃 by the flipper and his
-  下家 (a discard: the 下家 only), with 下火; 过张; 臭啸; 死守; 冲明跑. Discards: after 吃,
-  碰, 啸 and a first 跑; none after 倾 or a later 跑 (the 下家 flips).
+  a 碰 and any flipped card) are forced unless the card wins; a card turned up into a
+  倾 or 啸 is never shown, so nobody else may claim it (rule 8); 吃 by the flipper and
+  his 下家 (a discard: the 下家 only), with 下火; 过张; 臭啸; 死守; 冲明跑. Discards: after
+  吃, 碰, 啸 and a first 跑; none after 倾 or a later 跑 (the 下家 flips).
 - 王 (rules 14, 15, 19): stands for any card (its colour and 醒 too); a 王 holder wins
   only by self-draw and never discards a 王; 王钓 4, 王钓王 8, 王闯 8, 王闯王 16, 王炸 16,
   王炸王 32 replace 自摸's ×2.
@@ -67,6 +68,11 @@ Engine simplifications
   the value bot's EV pass on another player's card (:mod:`engine.zipai._bots`).
 - With more seats than policies given, seat ``s`` uses policy ``s mod n``.
 - The first dealer of a match is drawn at random (MATCH stream).
+
+Evidence: ``tests/test_luodisao.py`` (golden scoring of every group, factor, 醒 mode, 王
+win and payment rule), ``tests/test_luodisao_play.py`` (an event-log referee, stacked
+decks, conformance, determinism, exact P(天胡) against the evaluator and the simulation,
+the golden replay ``tests/golden/luodisao.txt``).
 """
 
 from __future__ import annotations
