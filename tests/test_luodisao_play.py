@@ -206,13 +206,17 @@ class Referee:
             # 「第一次跑牌需要出牌,后面再次跑牌则不要出牌」
             self._expect = ("discard", a) if self.npao[a] == 1 else ("flip", self.nxt(a))
             return i
+        passed_peng = -1
         while True:
             code, a, b, x, y = ev[i]
             if code == Z.EV_PASS:
                 assert b == c
-                self.guo.add((a, c))
                 if x == 2:
+                    # Passing a 碰 leaves the 吃 of the same card open (rule 13).
                     self.guo_peng.add((a, c))
+                    passed_peng = a
+                else:
+                    self.guo.add((a, c))
                 self.counts["pass"] += 1
                 i += 1
                 continue
@@ -226,10 +230,13 @@ class Referee:
                 self._expect = ("discard", a)
                 return i + 1
             if code == Z.EV_CHI:
+                if passed_peng >= 0 and passed_peng != a:
+                    self.guo.add((passed_peng, c))
                 allowed = (owner, self.nxt(owner)) if flip else (self.nxt(owner),)
                 assert a in allowed, f"吃 by seat {a} of seat {owner}'s card"
                 assert (a, c) not in self.guo and a not in self.mingpao, "吃 after 过张 / 冲明跑"
                 ng = y
+                before = self.hand[a].copy()
                 self.hand[a, c] += 1
                 for g in range(ng):
                     _, s2, k1, k2, k3 = ev[i + 1 + g]
@@ -237,7 +244,8 @@ class Referee:
                     assert bf.classify(kinds) is not None, f"吃 group {kinds} is no group"
                     assert c in kinds, "every 吃 / 比 group holds the claimed kind"
                     for k in kinds:
-                        assert self.hand[a, k] in (1, 2), "吃 with a 坎 card"
+                        assert before[k] < 3, "吃 with a 坎 card"
+                        assert self.hand[a, k] > 0, "吃 with a card not held"
                         self.hand[a, k] -= 1
                         self.tcnt[a, k] += 1
                 assert self.hand[a, c] == 0, "下火: a copy of the claimed card stayed in hand"
@@ -246,6 +254,8 @@ class Referee:
                 return i + 1 + ng
             if code == Z.EV_DEAD:
                 assert (a, b) == (c, owner)
+                if passed_peng >= 0:
+                    self.guo.add((passed_peng, c))
                 self._expect = ("flip", self.nxt(owner))
                 return i + 1
             raise AssertionError(f"unexpected claim event {ev[i]}")

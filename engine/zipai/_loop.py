@@ -172,7 +172,8 @@ N_PS = 8
 PK_TCNT, PK_ALIKE, PK_GUO, PK_HIDDEN = range(4)
 N_PK = 4
 GUO_CLAIM = 1
-"""过张: the seat passed a 吃 or 碰 of this kind and may not 吃 / 碰 it again."""
+"""过张: the seat passed a 吃 or 碰 of this kind and may not 吃 / 碰 it again (a seat
+passing a 碰 may still 吃 the same card at once: it has not passed the card yet)."""
 GUO_PENG = 2
 """The seat passed a 碰 of this kind (a later 啸 of it is a 臭啸)."""
 PL_DEAD, PL_SEEN = 0, 1
@@ -753,6 +754,7 @@ def _claims(
                 return PHASE_FLIP * 8 + _next(q, seats, zx)
         q = _next(q, seats, zx)
     # 碰: another seat holding a pair (rule 9), unless 过张 or 冲明跑.
+    peng_passer = -1
     q = _next(owner, seats, zx)
     while q != owner:
         if (
@@ -777,7 +779,9 @@ def _claims(
                 _lay(tab, ps, pk, pile, q, T_PENG, c, c, c, -1, values[PENG, c // 10], 3)
                 _ev(log, ctx, EV_PENG, q, c, owner, 0)
                 return PHASE_DISCARD * 8 + q
-            pk[PK_GUO, q, c] |= GUO_CLAIM | GUO_PENG
+            # 过张 once the card is gone by (he may still 吃 it now); 臭啸 marks at once.
+            pk[PK_GUO, q, c] |= GUO_PENG
+            peng_passer = q
             ctx[K_GUO] += 1
             _ev(log, ctx, EV_PASS, q, c, 2, 0)
         q = _next(q, seats, zx)
@@ -814,6 +818,8 @@ def _claims(
                     h2,
                 )
                 if pick >= 0:
+                    if peng_passer >= 0 and peng_passer != q:
+                        pk[PK_GUO, peng_passer, c] |= GUO_CLAIM
                     _ev(log, ctx, EV_CHI, q, c, owner, ng[pick])
                     for g in range(ng[pick]):
                         a = opts[pick, g, 2]
@@ -830,6 +836,8 @@ def _claims(
                 ctx[K_GUO] += 1
                 _ev(log, ctx, EV_PASS, q, c, 1, 0)
     # Unclaimed: the card is dead, the owner's 下家 flips.
+    if peng_passer >= 0:
+        pk[PK_GUO, peng_passer, c] |= GUO_CLAIM
     pile[PL_DEAD, c] += 1
     pile[PL_SEEN, c] += 1
     _ev(log, ctx, EV_DEAD, c, owner, 0, 0)
