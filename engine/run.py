@@ -43,16 +43,22 @@ CHUNK_MATCHES = 1024
 """Matches per kernel call (the progress bar advances per chunk)."""
 
 
-def resolve_policies(variant, policies: str | Sequence[str]) -> tuple[str, ...]:
-    """One policy name per seat from ``"value"``, ``"value,random,..."`` or a sequence."""
+def resolve_policies(
+    variant, policies: str | Sequence[str], players: int | None = None
+) -> tuple[str, ...]:
+    """One policy name per seat from ``"value"``, ``"value,random,..."`` or a sequence.
+
+    ``players`` is the seat count under the resolved rules (default: the variant's).
+    """
     if isinstance(policies, str):
         parts = [p.strip() for p in policies.split(",")]
     else:
         parts = list(policies)
+    players = variant.players if players is None else players
     if len(parts) == 1:
-        parts = parts * variant.players
-    if len(parts) != variant.players:
-        raise UsageError(f"--policy needs 1 or {variant.players} names, got {len(parts)}")
+        parts = parts * players
+    if len(parts) != players:
+        raise UsageError(f"--policy needs 1 or {players} names, got {len(parts)}")
     for p in parts:
         if p not in variant.policies:
             raise UsageError(f"unknown policy {p!r}; policies: {', '.join(variant.policies)}")
@@ -167,13 +173,14 @@ def make_spec(
         raise UsageError(f"--seed must be >= 0, got {seed}")
     if match_length < 1:
         raise UsageError(f"--match-length must be >= 1, got {match_length}")
+    resolved = v.resolve(rules)
     return RunSpec(
         v.name,
-        v.resolve(rules),
+        resolved,
         int(seed),
         int(deals),
         int(match_length),
-        resolve_policies(v, policies),
+        resolve_policies(v, policies, v.n_players(resolved)),
     )
 
 

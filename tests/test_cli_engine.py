@@ -160,3 +160,40 @@ def test_replay_golden(capsys, regen):
     if regen or not path.exists():
         path.write_text(out)
     assert out.splitlines() == path.read_text().splitlines()
+
+
+def test_zipai_replay_score_and_player_counts(tmp_path, capsys):
+    code, out, _ = run(capsys, "replay", "luodisao", "--seed", "1", "--match", "0")
+    assert code == 0 and out.startswith("mjlab replay luodisao")
+    code, out, _ = run(
+        capsys,
+        "score",
+        "luodisao",
+        "x1x2x3 x4x5x6 d1d2d3 x7x8x9 x10x10x10",
+        "--win",
+        "x10",
+        "--self-draw",
+        "--json",
+    )
+    res = json.loads(out)
+    assert code == 0 and res["complete"] and sum(res["deltas"]) == 0
+    code, _, err = run(capsys, "score", "luodisao", "x1x2x3", "--win", "x1", "--flag", "bogus")
+    assert code == 2 and "bogus" in err
+    out_path = tmp_path / "l4.parquet"
+    code, _, _ = run(
+        capsys,
+        "simulate",
+        "luodisao",
+        "--deals",
+        "20",
+        "--rule",
+        "players=4",
+        "--policy",
+        "value,efficiency,random,value",
+        "--out",
+        str(out_path),
+        "--quiet",
+    )
+    assert code == 0
+    meta = json.loads(pq.read_schema(out_path).metadata[b"mjlab"])
+    assert meta["policies"] == ["value", "efficiency", "random", "value"]

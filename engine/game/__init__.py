@@ -172,9 +172,17 @@ def replay(
 def run_replay_cli(args) -> int:
     """Handle ``mjlab replay``."""
     from ..run import DEFAULT_MATCH_LENGTH
-    from ..variants import parse_rule_args
+    from ..variants import get, parse_rule_args
 
     rules = parse_rule_args(args.rule, args.rules)
+    length = DEFAULT_MATCH_LENGTH if args.match_length is None else args.match_length
+    if get(args.variant).family == "zipai":
+        from ..zipai.replay import replay as zipai_replay
+
+        print(
+            zipai_replay(args.variant, args.seed, args.match, args.deal, rules, args.policy, length)
+        )
+        return 0
     print(
         replay(
             args.variant,

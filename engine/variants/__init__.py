@@ -61,13 +61,48 @@ def describe(name: str) -> dict:
     }
 
 
+def _score_zipai(v, args) -> dict:
+    """``mjlab score`` for the 字牌 family: HAND and --win in x1..x10 d1..d10 w notation,
+    --melds the table groups (``"peng:d3 pao:x5 chi:x1x2x3"``), --flag flip/tianhu/dihu.
+    """
+    from ..errors import UsageError
+
+    rules = v.resolve(parse_rule_args(args.rule, args.rules))
+    flags = set(args.flag)
+    unknown = flags - {"flip", "tianhu", "dihu"}
+    if unknown:
+        raise UsageError(
+            f"unknown --flag {sorted(unknown)[0]!r} for {v.name}; flags: flip, tianhu, dihu"
+        )
+    if args.wild:
+        raise UsageError(f"{v.name}: 王 are written in HAND as w, not with --wild")
+    try:
+        return v.score_hand(
+            rules,
+            args.hand,
+            win=args.win,
+            table=args.melds,
+            from_seat=args.from_seat,
+            flip="flip" in flags,
+            tianhu="tianhu" in flags,
+            dihu="dihu" in flags,
+            seat=args.seat,
+            dealer=args.dealer,
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def run_score_cli(args) -> int:
     """Handle ``mjlab score``."""
     from ..cli import print_json
     from ._scoring import score_from_args
 
     v = get(args.variant)
-    result = score_from_args(v, args)
+    if v.family == "zipai":
+        result = _score_zipai(v, args)
+    else:
+        result = score_from_args(v, args)
     if args.json:
         print_json(result)
         return 0
