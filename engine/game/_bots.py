@@ -35,6 +35,7 @@ from ..hand._kernels import (
     _distance,
     _pairs_formula,
     _suit_indices,
+    discard_ukeire,
     hand_summary,
     ukeire_core,
 )
@@ -56,12 +57,17 @@ __all__ = [
     "R_BONUS_TRIPLETS",
     "R_BONUS_PAIRS",
     "R_BONUS_HONORS",
+    "SCRATCH",
     "choose_discard",
+    "hand_sc",
     "hand_score",
+    "waiting_sc",
     "waiting_score",
 ]
 
 INF = 99
+SCRATCH = 228
+"""Length of the int64 scratch the discard choice takes."""
 
 
 @kernel
@@ -123,19 +129,35 @@ def target_score(h, w, sets, shapes, tab, rules, minfo):
 
 
 @kernel
-def _pick(policy, h, w, sets, shapes, tab, rules, unseen, bstate, minfo, score):
-    """Best discard kind and its key ``score*1000 - ukeire`` (-1, INF if none held)."""
+def _pick(policy, h, w, sets, shapes, tab, rules, unseen, bstate, minfo, scr, need_key):
+    """Best discard kind and its key ``score*1000 - ukeire`` (-1, INF if none held).
+
+    Ties on the score are broken by ukeire, then at random (``bstate``; none when it is
+    empty). A lone best discard needs no ukeire: its key is then computed only when
+    ``need_key`` (a claim comparing hands).
+    """
+    score = scr[0:34]
+    uke = scr[34:68]
     best_sc = discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score)
+    n_tied = 0
+    first = -1
+    for k in range(34):
+        if score[k] == best_sc:
+            n_tied += 1
+            if first < 0:
+                first = k
+    if first < 0:
+        return -1, INF * 4000
+    if n_tied == 1 and not need_key:
+        return first, best_sc * 1000
+    discard_ukeire(h, w, sets, shapes, tab, unseen, score, best_sc, uke, scr[68:228])
     best_key = INF * 4000
     n_best = 0
     choice = -1
-    sm = np.empty(SUMMARY, np.int64)
-    no_imp = np.empty(0, np.bool_)
-    hand_summary(h, sm)
     for k in range(34):
         if score[k] != best_sc:
             continue
-        key = score[k] * 1000 - ukeire_core(h, k, w, sets, shapes, tab, unseen, sm, no_imp)[1]
+        key = best_sc * 1000 - uke[k]
         if key < best_key:
             best_key = key
             n_best = 1
@@ -148,9 +170,7 @@ def _pick(policy, h, w, sets, shapes, tab, rules, unseen, bstate, minfo, score):
 
 
 @kernel
-def choose_discard(
-    policy, h, w, sets, shapes, tab, rules, unseen, bstate, minfo, allow_wild, score
-):
+def choose_discard(policy, h, w, sets, shapes, tab, rules, unseen, bstate, minfo, allow_wild, scr):
     """Pick a discard for a ``3*sets+2``-tile hand; returns a kind 0..33, or -1 for a wild.
 
     h : int64 (34,) logical counts (wilds excluded), restored on return.
@@ -158,7 +178,7 @@ def choose_discard(
     minfo : int64 (3,) = (suit mask of exposed melds, all-triplets flag, n melds).
     allow_wild : whether discarding a wild is legal (it is also the only way on when the
         hand holds nothing else).
-    score : int64 (34,) scratch.
+    scr : int64 (SCRATCH,) scratch.
     """
     total = 0
     for k in range(34):
@@ -174,25 +194,40 @@ def choose_discard(
                 return k
             r -= h[k]
         return -1
-    choice, _ = _pick(policy, h, w, sets, shapes, tab, rules, unseen, bstate, minfo, score)
+    choice, _ = _pick(policy, h, w, sets, shapes, tab, rules, unseen, bstate, minfo, scr, False)
     return choice
 
 
 @kernel
-def hand_score(policy, h, w, sets, shapes, tab, rules, unseen, minfo, score):
+def hand_score(policy, h, w, sets, shapes, tab, rules, unseen, minfo, scr):
     """Key of the best discard of a ``3*sets+2``-tile hand (lower is better)."""
     empty = np.empty(0, np.uint64)
-    _, key = _pick(policy, h, w, sets, shapes, tab, rules, unseen, empty, minfo, score)
+    _, key = _pick(policy, h, w, sets, shapes, tab, rules, unseen, empty, minfo, scr, True)
     return key
+
+
+@kernel
+def hand_sc(policy, h, w, sets, shapes, tab, rules, minfo, scr):
+    """Score of the best discard of a ``3*sets+2``-tile hand, without the ukeire.
+
+    :func:`hand_score` is this score * 1000 minus the ukeire: a claim that compares
+    hands needs the ukeire only when the scores tie.
+    """
+    return discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, scr[0:34])
+
+
+@kernel
+def waiting_sc(policy, h, w, sets, shapes, tab, rules, minfo):
+    """Score of a ``3*sets+1``-tile hand as it stands, without the ukeire."""
+    if policy == 2:
+        return target_score(h, w, sets, shapes, tab, rules, minfo)
+    return 4 * _distance(h, w, sets, shapes, tab)
 
 
 @kernel
 def waiting_score(policy, h, w, sets, shapes, tab, rules, unseen, minfo):
     """Key of a ``3*sets+1``-tile hand as it stands (no discard), lower is better."""
-    if policy == 2:
-        sc = target_score(h, w, sets, shapes, tab, rules, minfo)
-    else:
-        sc = 4 * _distance(h, w, sets, shapes, tab)
+    sc = waiting_sc(policy, h, w, sets, shapes, tab, rules, minfo)
     sm = np.empty(SUMMARY, np.int64)
     hand_summary(h, sm)
     return (

@@ -22,7 +22,7 @@ from .._numba import kernel, parallel_kernel
 from ..hand._kernels import _distance
 from ..tiles import N_KINDS
 from . import _hooks
-from ._bots import choose_discard, hand_score, waiting_score
+from ._bots import SCRATCH, choose_discard, hand_sc, hand_score, waiting_sc, waiting_score
 from ._layout import (
     C_DEALER,
     C_DELTA,
@@ -144,6 +144,8 @@ from ._layout import (
 )
 from ._patterns import rest_distance
 
+INF_KEY = 10**9
+"""Above every bot key (score * 1000 - ukeire)."""
 AFTER_DRAW = 0
 AFTER_CLAIM = 1
 
@@ -577,7 +579,8 @@ def play_deal(
     minfo = scratch[34:37]
     htmp = scratch[40:74]
     ptr = scratch[80:83]
-    score = scratch[100:134]
+    score = scratch[160 : 160 + SCRATCH]
+    copt = scratch[150:156]
     # ---- the wall -------------------------------------------------------------------
     n = rules[R_TILESET]
     i = 0
@@ -994,9 +997,6 @@ def play_deal(
                     r = rng.below(bs, 3 if kong_ok else 2)
                     do = r  # 0 pass, 1 pong, 2 kong
                 else:
-                    now = waiting_score(
-                        ps, htmp, ws_, sets_s, rules[R_SHAPES], tab, rules, unseen, minfo
-                    )
                     if kong_ok:
                         htmp[k] -= 3
                         after_k = _distance(htmp, ws_, sets_s - 1, rules[R_SHAPES], tab)
@@ -1004,25 +1004,31 @@ def play_deal(
                         if after_k <= _distance(htmp, ws_, sets_s, rules[R_SHAPES], tab):
                             do = 2
                     if do == 0:
+                        # 碰 when the hand after it (and its discard) keys lower than now;
+                        # keys are score*1000 - ukeire, so the ukeire decides ties only
+                        now_sc = waiting_sc(
+                            ps, htmp, ws_, sets_s, rules[R_SHAPES], tab, rules, minfo
+                        )
                         htmp[k] -= 2
-                        minfo[1] = minfo[1]
                         minfo[0] |= 1 << (k // 9 if k < 27 else 3)
                         minfo[2] += 1
-                        after = hand_score(
-                            ps,
-                            htmp,
-                            ws_,
-                            sets_s - 1,
-                            rules[R_SHAPES],
-                            tab,
-                            rules,
-                            unseen,
-                            minfo,
-                            score,
-                        )
-                        htmp[k] += 2
-                        if after < now:
+                        sh = rules[R_SHAPES]
+                        after_sc = hand_sc(ps, htmp, ws_, sets_s - 1, sh, tab, rules, minfo, score)
+                        if after_sc < now_sc:
                             do = 1
+                        elif after_sc == now_sc:
+                            after = hand_score(
+                                ps, htmp, ws_, sets_s - 1, sh, tab, rules, unseen, minfo, score
+                            )
+                            htmp[k] += 2
+                            _meld_info(melds, nmeld, s, minfo)
+                            now = waiting_score(
+                                ps, htmp, ws_, sets_s, sh, tab, rules, unseen, minfo
+                            )
+                            htmp[k] -= 2
+                            if after < now:
+                                do = 1
+                        htmp[k] += 2
                 if do > 0:
                     ndisc[cur] -= 1
                     m = nmeld[s]
@@ -1106,51 +1112,10 @@ def play_deal(
                                 if idx == r:
                                     best_opt = lo
                     else:
-                        now = waiting_score(
-                            ps, htmp, ws_, sets_s, rules[R_SHAPES], tab, rules, unseen, minfo
-                        )
-                        best = now
-                        m0 = minfo[0]
-                        m1 = minfo[1]
-                        for lo in range(pos - 2, pos + 1):
-                            if lo < 0 or lo > 6:
-                                continue
-                            ok = True
-                            for q in range(3):
-                                kind = k - pos + lo + q
-                                if kind != k and hand[s, kind] == 0:
-                                    ok = False
-                            if not ok:
-                                continue
-                            for q in range(3):
-                                kind = k - pos + lo + q
-                                if kind != k:
-                                    htmp[kind] -= 1
-                            minfo[0] = m0 | (1 << (k // 9))
-                            minfo[1] = 0
-                            minfo[2] = nmeld[s] + 1
-                            sc = hand_score(
-                                ps,
-                                htmp,
-                                ws_,
-                                sets_s - 1,
-                                rules[R_SHAPES],
-                                tab,
-                                rules,
-                                unseen,
-                                minfo,
-                                score,
-                            )
-                            minfo[0] = m0
-                            minfo[1] = m1
-                            minfo[2] = nmeld[s]
-                            for q in range(3):
-                                kind = k - pos + lo + q
-                                if kind != k:
-                                    htmp[kind] += 1
-                            if sc < best:
-                                best = sc
-                                best_opt = lo
+                        best_opt = _choose_chow(
+                            ps, htmp, ws_, sets_s, rules, tab, unseen, minfo, score, copt,
+                            hand, s, k, nmeld[s],
+                        )  # fmt: skip
                     if best_opt >= 0:
                         base = k - pos + best_opt
                         for q in range(3):
@@ -1292,6 +1257,89 @@ def _phys_of(role, k):
 
 
 @kernel
+def _chow_apply(htmp, minfo, k, lo, m0, nm, sign):
+    """Take (sign -1) or give back (+1) the two hand tiles of the 吃 ``lo..lo+2`` of ``k``.
+
+    Taking also sets the meld info of the hand after the 吃; the caller restores it.
+    """
+    base = k - k % 9 + lo
+    for q in range(3):
+        if base + q != k:
+            htmp[base + q] += sign
+    if sign < 0:
+        minfo[0] = m0 | (1 << (k // 9))
+        minfo[1] = 0
+        minfo[2] = nm + 1
+
+
+@kernel
+def _choose_chow(ps, htmp, w, sets, rules, tab, unseen, minfo, score, copt, hand, s, k, nm):
+    """The 吃 a bot of policy ``ps`` takes of the discard ``k`` (its low rank), or -1.
+
+    The first option whose hand after it (and its discard) keys lower than the hand now
+    (keys ``score*1000 - ukeire``, see _bots): scores first, the ukeire only to break a
+    tie, which decides the same as comparing full keys.
+    copt : int64 (6,) scratch: the options' low ranks and scores.
+    """
+    sh = rules[R_SHAPES]
+    pos = k % 9
+    m0 = minfo[0]
+    m1 = minfo[1]
+    now_sc = waiting_sc(ps, htmp, w, sets, sh, tab, rules, minfo)
+    n = 0
+    best_sc = INF_KEY
+    for lo in range(pos - 2, pos + 1):
+        if lo < 0 or lo > 6:
+            continue
+        ok = True
+        for q in range(3):
+            kind = k - pos + lo + q
+            if kind != k and hand[s, kind] == 0:
+                ok = False
+        if not ok:
+            continue
+        _chow_apply(htmp, minfo, k, lo, m0, nm, -1)
+        sc = hand_sc(ps, htmp, w, sets - 1, sh, tab, rules, minfo, score)
+        _chow_apply(htmp, minfo, k, lo, m0, nm, 1)
+        copt[n] = lo
+        copt[3 + n] = sc
+        n += 1
+        if sc < best_sc:
+            best_sc = sc
+    minfo[0] = m0
+    minfo[1] = m1
+    minfo[2] = nm
+    if best_sc > now_sc:
+        return -1
+    n_best = 0
+    for i in range(n):
+        if copt[3 + i] == best_sc:
+            n_best += 1
+    if best_sc < now_sc and n_best == 1:
+        for i in range(n):
+            if copt[3 + i] == best_sc:
+                return copt[i]
+    best = INF_KEY
+    if best_sc == now_sc:
+        best = waiting_score(ps, htmp, w, sets, sh, tab, rules, unseen, minfo)
+    choice = -1
+    for i in range(n):
+        if copt[3 + i] != best_sc:
+            continue
+        lo = copt[i]
+        _chow_apply(htmp, minfo, k, lo, m0, nm, -1)
+        key = hand_score(ps, htmp, w, sets - 1, sh, tab, rules, unseen, minfo, score)
+        _chow_apply(htmp, minfo, k, lo, m0, nm, 1)
+        if key < best:
+            best = key
+            choice = lo
+    minfo[0] = m0
+    minfo[1] = m1
+    minfo[2] = nm
+    return choice
+
+
+@kernel
 def _pong_index(melds, nmeld, seat, k):
     for i in range(nmeld[seat]):
         if melds[seat, i, 0] == M_PONG and melds[seat, i, 1] == k:
@@ -1374,7 +1422,7 @@ def play_match(rules, policies, seed, match, n_deals, tab, rec_out, final_out, l
     pay = np.zeros((4, 4), np.int64)
     delta = np.zeros(4, np.int64)
     extra = np.zeros(MAX_EXTRA, np.int64)
-    scratch = np.zeros(160, np.int64)
+    scratch = np.zeros(160 + SCRATCH, np.int64)
     ms = np.empty(4, np.uint64)
     rng.seed_state(ms, seed, match, 0, rng.MATCH)
     dealer = rng.below(ms, players)
@@ -1469,7 +1517,7 @@ def play_preset(rules, policies, wall, dealer, wins, tab, rec, final, log):
         np.zeros((4, 4), np.int64),
         np.zeros(4, np.int64),
         np.zeros(MAX_EXTRA, np.int64),
-        np.zeros(160, np.int64),
+        np.zeros(160 + SCRATCH, np.int64),
         rec,
         final,
         log,

@@ -510,3 +510,247 @@ def _check_serial(counts, wilds, sets, size_mask, bad):
     """:func:`_check_batch` on the calling thread (small batches)."""
     for r in range(counts.shape[0]):
         _check_row(counts, wilds, sets, size_mask, bad, r)
+
+
+@kernel
+def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
+    """Ukeire of ``h`` minus one tile of each selected kind, all at once (compiled).
+
+    The bots' tie-break: for every kind ``d`` with ``score[d] == best`` (held), ``out[d]``
+    is the ``ukeire`` of :func:`ukeire_core` ``(h, d, ...)`` (equal by test, its twin),
+    computed with work shared between the discards:
+
+    - the suit class of ``h`` plus each draw ``j`` and the raw distance of that 15-tile
+      hand, ``dplus[j]``, are computed once; since adding tiles never raises a distance,
+      a draw with ``dplus[j] >= raw distance of h - d`` cannot improve ``h - d`` and is
+      skipped without a lookup;
+    - a draw in another suit than ``d`` combines three small-table classes (no lookup in
+      the large per-suit table), and the draws in other suits count the same for two
+      discards of one suit that leave it the same class with the same pair/orphan
+      effect (isolated honors, mirror-image tiles): their sum is cached by that key
+      (not under 不搭, whose distance sees the tiles themselves).
+
+    h : int64 (34,), ``3*sets+2`` tiles, left unchanged. score : int (34,), best : int.
+    out : int64 (34,) written where ``score == best``. work : int64 (160,) scratch.
+    """
+    plus = work[0:34]
+    dplus = work[34:68]
+    ckey = work[68:102]
+    cval = work[102:136]
+    n_cache = 0
+    suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
+    i0, i1, i2, i3 = _suit_indices(h)
+    idx = work[136:140]
+    c = work[140:144]
+    ex = work[144:148]
+    ys = work[148:152]
+    idx[0] = i0
+    idx[1] = i1
+    idx[2] = i2
+    idx[3] = i3
+    c[0] = suit_cls[i0]
+    c[1] = suit_cls[i1]
+    c[2] = suit_cls[i2]
+    c[3] = honor_cls[i3]
+    ab = np.int64(comb[c[0], c[1]])
+    cd = np.int64(comb[c[2], c[3]])
+    # ex[s]: the other three suits combined; pST: the two suits other than s and t
+    ex[0] = comb[c[1], cd]
+    ex[1] = comb[c[0], cd]
+    ex[2] = comb[ab, c[3]]
+    ex[3] = comb[ab, c[2]]
+    p01 = cd
+    p23 = ab
+    p02 = np.int64(comb[c[1], c[3]])
+    p13 = np.int64(comb[c[0], c[2]])
+    p03 = np.int64(comb[c[1], c[2]])
+    p12 = np.int64(comb[c[0], c[3]])
+    std = (shapes & STANDARD) != 0
+    sp = sets == 4 and (shapes & SEVEN_PAIRS) != 0
+    to = sets == 4 and (shapes & THIRTEEN_ORPHANS) != 0
+    bd = sets == 4 and (shapes & BUDA) != 0
+    pairs = 0
+    singles = 0
+    distinct = 0
+    opair = 0
+    for k in range(34):
+        x = h[k]
+        pairs += x // 2
+        singles += x % 2
+        if x > 0 and _ORPHAN[k]:
+            distinct += 1
+            if x >= 2:
+                opair += 1
+    for j in range(34):
+        x = h[j]
+        if x >= 4:
+            dplus[j] = INF
+            continue
+        su = j // 9
+        pos = j - 9 * su
+        if su < 3:
+            plus[j] = suit_cls[idx[su] + _POW5[pos]]
+        else:
+            plus[j] = honor_cls[i3 + _POW5[pos]]
+        v = np.int64(dist[comb[ex[su], plus[j]], sets]) if std else INF
+        if sp:
+            if x % 2 == 1:
+                y = _pairs_formula(pairs + 1, singles - 1)
+            else:
+                y = _pairs_formula(pairs, singles + 1)
+            if y < v:
+                v = y
+        if to:
+            y = 14 - distinct - (1 if opair > 0 else 0)
+            if _ORPHAN[j]:
+                if x == 0:
+                    y -= 1
+                elif opair == 0:
+                    y -= 1
+            if y < v:
+                v = y
+        if bd:
+            h[j] += 1
+            y = _buda(h, tab[4])
+            h[j] -= 1
+            if y < v:
+                v = y
+        dplus[j] = v
+    for d in range(34):
+        if score[d] != best:
+            continue
+        xd = h[d]
+        sd = d // 9
+        pd = d - 9 * sd
+        if sd < 3:
+            md = np.int64(suit_cls[idx[sd] - _POW5[pd]])
+        else:
+            md = np.int64(honor_cls[i3 - _POW5[pd]])
+        # h - d: summary values and its raw distance
+        pr_ = pairs
+        sg_ = singles
+        if xd % 2 == 0:
+            pr_ -= 1
+            sg_ += 1
+        else:
+            sg_ -= 1
+        ds_ = distinct
+        op_ = opair
+        if _ORPHAN[d]:
+            if xd == 1:
+                ds_ -= 1
+            elif xd == 2:
+                op_ -= 1
+        hop = 1 if op_ > 0 else 0
+        raw = np.int64(dist[comb[ex[sd], md], sets]) if std else INF
+        if sp:
+            y = _pairs_formula(pr_, sg_)
+            if y < raw:
+                raw = y
+        if to:
+            y = 14 - ds_ - hop
+            if y < raw:
+                raw = y
+        if bd:
+            h[d] -= 1
+            y = _buda(h, tab[4])
+            h[d] += 1
+            if y < raw:
+                raw = y
+        if raw - w <= 0:
+            out[d] = 0
+            continue
+        # ys[t]: suit t's draw combined with h - d, for t != sd
+        ys[sd] = 0
+        if sd == 0:
+            ys[1] = comb[p01, md]
+            ys[2] = comb[p02, md]
+            ys[3] = comb[p03, md]
+        elif sd == 1:
+            ys[0] = comb[p01, md]
+            ys[2] = comb[p12, md]
+            ys[3] = comb[p13, md]
+        elif sd == 2:
+            ys[0] = comb[p02, md]
+            ys[1] = comb[p12, md]
+            ys[3] = comb[p23, md]
+        else:
+            ys[0] = comb[p03, md]
+            ys[1] = comb[p13, md]
+            ys[2] = comb[p23, md]
+        # draws in the other suits count the same for discards with one key
+        cross = -1
+        key = -1
+        if not bd:
+            orph = 0
+            if _ORPHAN[d] and xd <= 2:
+                orph = xd
+            key = ((sd * 1024 + md) * 2 + xd % 2) * 3 + orph
+            for q in range(n_cache):
+                if ckey[q] == key:
+                    cross = cval[q]
+                    break
+        known = cross >= 0
+        if not known:
+            cross = 0
+        total = 0
+        for j in range(34):
+            su = j // 9
+            if su != sd and known:
+                continue
+            if unseen[j] <= 0:
+                continue
+            cj = h[j]
+            if j == d:
+                cj -= 1
+            elif dplus[j] >= raw:
+                continue
+            if cj >= 4:
+                continue
+            pos = j - 9 * su
+            better = False
+            if std:
+                if su != sd:
+                    v = np.int64(dist[comb[ys[su], plus[j]], sets])
+                elif j == d:
+                    v = np.int64(dist[comb[ex[sd], c[sd]], sets])
+                elif su < 3:
+                    v = np.int64(
+                        dist[comb[ex[sd], suit_cls[idx[su] - _POW5[pd] + _POW5[pos]]], sets]
+                    )
+                else:
+                    v = np.int64(dist[comb[ex[sd], honor_cls[i3 - _POW5[pd] + _POW5[pos]]], sets])
+                better = v < raw
+            if sp and not better:
+                if cj % 2 == 1:
+                    y = _pairs_formula(pr_ + 1, sg_ - 1)
+                else:
+                    y = _pairs_formula(pr_, sg_ + 1)
+                better = y < raw
+            if to and not better:
+                dd = ds_
+                op = hop
+                if _ORPHAN[j]:
+                    if cj == 0:
+                        dd += 1
+                    else:
+                        op = 1
+                better = 14 - dd - op < raw
+            if bd and not better:
+                h[d] -= 1
+                h[j] += 1
+                y = _buda(h, tab[4])
+                h[j] -= 1
+                h[d] += 1
+                better = y < raw
+            if better:
+                if su == sd:
+                    total += unseen[j]
+                else:
+                    cross += unseen[j]
+        if key >= 0 and not known:
+            ckey[n_cache] = key
+            cval[n_cache] = cross
+            n_cache += 1
+        total += cross
+        out[d] = total
