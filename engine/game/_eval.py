@@ -22,6 +22,7 @@ from ..hand._kernels import (
     STANDARD,
     THIRTEEN_ORPHANS,
     _buda,
+    _buda_without,
     _pairs_formula,
     _suit_indices,
 )
@@ -165,6 +166,7 @@ def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
     bp = rules[R_BONUS_PAIRS] if value and minfo[2] == 0 else 0
     bw = rules[R_BONUS_WILD_PAIR] if value else 0
     dist0 = tab[5]
+    buda_h = _buda(h, tab[4]) if bd else INF
     best = INF * 4
     for k in range(34):
         x = h[k]
@@ -202,9 +204,7 @@ def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
             if v < d:
                 d = v
         if bd:
-            h[k] -= 1
-            v = _buda(h, tab[4])
-            h[k] += 1
+            v = _buda_without(h, k, buda_h, tab[4])
             if v < d:
                 d = v
         d -= w

@@ -130,6 +130,20 @@ def _buda(counts, buda_t):
     return 14 - best
 
 
+@kernel(inline="always")
+def _buda_without(h, k, buda_h, buda_t):
+    """不搭 distance of ``h`` minus one tile of kind ``k``; ``buda_h`` is that of ``h``.
+
+    不搭 sees only which kinds are held, so dropping one of several copies changes nothing.
+    """
+    if h[k] > 1:
+        return buda_h
+    h[k] -= 1
+    v = _buda(h, buda_t)
+    h[k] += 1
+    return v
+
+
 @kernel
 def _special_distance(c, sets, shapes, buda_t):
     """Best distance over the special shapes only (no wilds); INF if none applies."""
@@ -581,6 +595,7 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
             distinct += 1
             if x >= 2:
                 opair += 1
+    buda_h = _buda(h, tab[4]) if bd else INF
     for j in range(34):
         x = h[j]
         if x >= 4:
@@ -610,9 +625,13 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
             if y < v:
                 v = y
         if bd:
-            h[j] += 1
-            y = _buda(h, tab[4])
-            h[j] -= 1
+            # 不搭 sees which kinds are held, so a held kind's copy changes nothing
+            if x > 0:
+                y = buda_h
+            else:
+                h[j] += 1
+                y = _buda(h, tab[4])
+                h[j] -= 1
             if y < v:
                 v = y
         dplus[j] = v
@@ -652,9 +671,7 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
             if y < raw:
                 raw = y
         if bd:
-            h[d] -= 1
-            y = _buda(h, tab[4])
-            h[d] += 1
+            y = _buda_without(h, d, buda_h, tab[4])
             if y < raw:
                 raw = y
         if raw - w <= 0:
@@ -736,7 +753,8 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
                     else:
                         op = 1
                 better = 14 - dd - op < raw
-            if bd and not better:
+            if bd and not better and cj == 0:
+                # a kind already held adds nothing to 不搭 (distinct tiles)
                 h[d] -= 1
                 h[j] += 1
                 y = _buda(h, tab[4])
