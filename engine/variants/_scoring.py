@@ -14,7 +14,15 @@ from .. import tiles
 from ..errors import UsageError
 from ..game import _layout as L
 
-__all__ = ["parse_melds", "score_from_args", "MELD_WORDS"]
+__all__ = [
+    "parse_melds",
+    "score_from_args",
+    "MELD_WORDS",
+    "win_context",
+    "melds8",
+    "pattern_names",
+    "settle_hand",
+]
 
 MELD_WORDS = {
     "chow": L.M_CHOW,
@@ -134,3 +142,52 @@ def score_from_args(variant, args) -> dict:
         wild_kinds=wild_kinds,
         flowers=args.flowers,
     )
+
+
+# --- what every mahjong variant's score_hand shares ----------------------------------
+
+
+def win_context(seat: int, dealer: int, win_type: int, melds, feeder=None, flags=()) -> np.ndarray:
+    """The engine ctx array of one winning hand: the fields every variant's kernels read.
+
+    As the game loop sets them: the winner, dealer and win type; the feeding seat
+    ``feeder`` (the discarder, or the robbed kong player, who pays as a discarder) in
+    X_DISCARDER and, for a robbed kong, in X_ROBBED; the first-turn flag (``tianhu`` or
+    ``dihu`` among ``flags``); the number of kongs among ``melds``. Everything else is
+    zero, for the variant to set (streaks, wild kinds, flowers, ...).
+    """
+    feeder = -1 if feeder is None or win_type not in (L.WIN_DISCARD, L.WIN_ROB_KONG) else feeder
+    ctx = np.zeros(L.N_CTX, np.int64)
+    ctx[L.X_WINNER] = seat
+    ctx[L.X_DEALER] = dealer
+    ctx[L.X_WIN_TYPE] = win_type
+    ctx[L.X_DISCARDER] = feeder
+    ctx[L.X_ROBBED] = feeder if win_type == L.WIN_ROB_KONG else -1
+    ctx[L.X_FIRST_TURN] = int(bool({"tianhu", "dihu"} & set(flags)))
+    ctx[L.X_KONGS] = sum(1 for m in melds if m[0] in (L.M_KONG, L.M_ADDKONG, L.M_ANKONG))
+    return ctx
+
+
+def melds8(melds) -> np.ndarray:
+    """Exposed melds as the engine's int64 (8, 3) table (type, kind, from seat)."""
+    m8 = np.zeros((8, 3), np.int64)
+    m8[: len(melds)] = melds
+    return m8
+
+
+def pattern_names(patterns, bits: int) -> list[str]:
+    """Names of the patterns whose bit is set in ``bits`` (bit i = ``patterns[i]``)."""
+    return [p.name for i, p in enumerate(patterns) if (int(bits) >> i) & 1]
+
+
+def settle_hand(settle, packed, ctx, bits: int) -> tuple[int, list[int], np.ndarray]:
+    """Run a variant's ``settle`` kernel on one win (4 seats).
+
+    Returns ``(value, deltas, extra)``: the kernel's value, the zero-sum points per seat,
+    and its extra-columns array (variant-specific entries such as 底 or 花番).
+    """
+    pay = np.zeros((4, 4), np.int64)
+    delta = np.zeros(4, np.int64)
+    extra = np.zeros(L.MAX_EXTRA, np.int64)
+    value = int(settle(packed, ctx, pay, int(bits), 4, delta, extra))
+    return value, [int(x) for x in delta], extra

@@ -86,6 +86,7 @@ from . import _fuzhou as K
 from ._base import Pattern, RuleOption, Variant
 from ._mahjong import engine_rules
 from ._registry import register
+from ._scoring import melds8, pattern_names, settle_hand, win_context
 
 SCORING = ("qq", "xinxiuding", "multiplier")
 YOUJIN = ("none", "minnan")
@@ -388,14 +389,9 @@ def score_hand(
         return out
     n, quads, suites = _flower_counts(flowers)
     r = pack(rules)
-    ctx = np.zeros(L.N_CTX, np.int64)
-    ctx[L.X_WINNER] = seat
-    ctx[L.X_DEALER] = dealer
+    ctx = win_context(seat, dealer, win_type, melds, feeder=discarder, flags=flags)
     ctx[L.X_DEALER_WINS] = streak
-    ctx[L.X_WIN_TYPE] = win_type
-    ctx[L.X_DISCARDER] = discarder
     ctx[L.X_WILD0] = 0 if jin else -1
-    ctx[L.X_FIRST_TURN] = int(bool({"tianhu", "dihu"} & flags))
     ctx[L.X_OPENING_WIN] = int(bool({"tianhu", "qiangjin"} & flags) or "sanjindao" in flags)
     ctx[L.X_ROB_INDICATOR] = robbed
     ctx[L.X_FLOWERS + seat] = n
@@ -406,18 +402,13 @@ def score_hand(
         raise UsageError("tianhu is the dealer's win (--seat = --dealer)")
     if "dihu" in flags and (win_type != L.WIN_DISCARD or discarder != dealer):
         raise UsageError("dihu is a win on the dealer's first discard (--from DEALER)")
-    m8 = np.zeros((8, 3), np.int64)
-    m8[: len(melds)] = melds
-    bits = int(K.patterns(r, ctx, counts, int(wilds), sets, m8, len(melds), kernel_tables()))
+    tab = kernel_tables()
+    bits = int(K.patterns(r, ctx, counts, int(wilds), sets, melds8(melds), len(melds), tab))
     if "tianhu" in flags and not complete:
         bits &= ~(1 << K.P_TIANHU)
-    pay = np.zeros((4, 4), np.int64)
-    delta = np.zeros(4, np.int64)
-    extra = np.zeros(L.MAX_EXTRA, np.int64)
-    value = int(K.settle(r, ctx, pay, bits, 4, delta, extra))
-    out["patterns"] = [p.name for i, p in enumerate(PATTERNS) if (bits >> i) & 1]
+    value, out["deltas"], extra = settle_hand(K.settle, r, ctx, bits)
+    out["patterns"] = pattern_names(PATTERNS, bits)
     out["value"] = value
-    out["deltas"] = [int(x) for x in delta]
     out["special"] = int(extra[K.E_SPECIAL])
     out["huafan"] = int(extra[K.E_HUAFAN])
     return out

@@ -52,6 +52,7 @@ from . import _lishui as K
 from ._base import Pattern, RuleOption, Variant
 from ._mahjong import engine_rules
 from ._registry import register
+from ._scoring import melds8, pattern_names, settle_hand, win_context
 
 OPTIONS = (
     RuleOption(
@@ -312,38 +313,27 @@ def score_hand(
     if not complete:
         return out
     r = pack(rules)
-    ctx = np.zeros(L.N_CTX, np.int64)
-    ctx[L.X_WINNER] = seat
-    ctx[L.X_DEALER] = dealer
+    ctx = win_context(seat, dealer, win_type, melds, feeder=discarder, flags=flags)
     ctx[L.X_STREAK] = streak
     ctx[L.X_DEALER_WINS] = streak
-    ctx[L.X_WIN_TYPE] = win_type
-    ctx[L.X_DISCARDER] = discarder if win_type == L.WIN_DISCARD else -1
-    ctx[L.X_ROBBED] = discarder if win_type == L.WIN_ROB_KONG else -1
-    ctx[L.X_FIRST_TURN] = int(bool({"tianhu", "dihu"} & set(flags)))
     w0 = wild_kinds[0] if len(wild_kinds) else (0 if wilds > 0 else -1)
     ctx[L.X_WILD0] = w0 if rules["caishen"] > 0 or wilds > 0 else -1
     ctx[L.X_WILD1] = wild_kinds[1] if len(wild_kinds) > 1 else -1
     ctx[L.X_WIN_PHYS] = ctx[L.X_WILD0] if win_kind == -1 else win_kind
-    ctx[L.X_KONGS] = sum(1 for m in melds if m[0] in (L.M_KONG, L.M_ADDKONG, L.M_ANKONG))
     if "tongbao" in flags:
         up = (seat + 3) % 4
         ctx[L.X_CHOWS + 4 * seat + up] = 3
     if "tongbao_xiajia" in flags:
         down = (seat + 1) % 4
         ctx[L.X_CHOWS + 4 * down + seat] = 3
-    m8 = np.zeros((8, 3), np.int64)
-    m8[: len(melds)] = melds
     tab = kernel_tables()
-    bits = int(K.patterns(r, ctx, counts.astype(np.int64), wilds, sets, m8, len(melds), tab))
-    pay = np.zeros((4, 4), np.int64)
-    delta = np.zeros(4, np.int64)
-    extra = np.zeros(L.MAX_EXTRA, np.int64)
-    value = int(K.settle(r, ctx, pay, bits, 4, delta, extra))
-    out["patterns"] = [p.name for i, p in enumerate(PATTERNS) if (bits >> i) & 1]
+    bits = int(
+        K.patterns(r, ctx, counts.astype(np.int64), wilds, sets, melds8(melds), len(melds), tab)
+    )
+    value, out["deltas"], extra = settle_hand(K.settle, r, ctx, bits)
+    out["patterns"] = pattern_names(PATTERNS, bits)
     out["value"] = value
     out["base"] = int(extra[K.E_BASE])
-    out["deltas"] = [int(x) for x in delta]
     return out
 
 

@@ -31,6 +31,7 @@ from . import _tuidaohu as K
 from ._base import Pattern, RuleOption, Variant
 from ._mahjong import engine_rules
 from ._registry import register
+from ._scoring import melds8, pattern_names, settle_hand, win_context
 
 GHOSTS = ("none", "baiban", "fan", "shuang")
 HORSES = ("dealer",) + tuple(str(i) for i in range(9)) + tuple(f"winner:{n}" for n in (2, 4, 6, 8))
@@ -206,29 +207,17 @@ def score_hand(
     out = {"complete": complete, "patterns": [], "value": 0, "deltas": [0, 0, 0, 0]}
     if not complete:
         return out
-    ctx = np.zeros(L.N_CTX, np.int64)
-    ctx[L.X_WINNER] = seat
-    ctx[L.X_DEALER] = dealer
+    ctx = win_context(seat, dealer, win_type, melds, feeder=discarder, flags=flags)
     ctx[L.X_STREAK] = streak
-    ctx[L.X_WIN_TYPE] = win_type
-    ctx[L.X_DISCARDER] = discarder if discarder is not None else -1
-    ctx[L.X_ROBBED] = discarder if win_type == L.WIN_ROB_KONG else -1
     ctx[L.X_KONG_FROM] = kong_from
-    ctx[L.X_FIRST_TURN] = int("tianhu" in flags)
     ctx[L.X_WILD0] = 0 if rules["ghost"] != "none" else -1
-    ctx[L.X_KONGS] = sum(1 for m in melds if m[0] in (L.M_KONG, L.M_ADDKONG, L.M_ANKONG))
-    m8 = np.zeros((8, 3), np.int64)
-    m8[: len(melds)] = melds
+    tab = kernel_tables()
     bits = int(
-        K.patterns(r, ctx, counts.astype(np.int64), wilds, sets, m8, len(melds), kernel_tables())
+        K.patterns(r, ctx, counts.astype(np.int64), wilds, sets, melds8(melds), len(melds), tab)
     )
-    pay = np.zeros((4, 4), np.int64)
-    delta = np.zeros(4, np.int64)
-    extra = np.zeros(L.MAX_EXTRA, np.int64)
-    value = int(K.settle(r, ctx, pay, bits, 4, delta, extra))
-    out["patterns"] = [p.name for i, p in enumerate(PATTERNS) if (bits >> i) & 1]
+    value, out["deltas"], _ = settle_hand(K.settle, r, ctx, bits)
+    out["patterns"] = pattern_names(PATTERNS, bits)
     out["value"] = value
-    out["deltas"] = [int(x) for x in delta]
     return out
 
 

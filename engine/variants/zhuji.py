@@ -53,6 +53,7 @@ from . import _zhuji as K
 from ._base import Pattern, RuleOption, Variant
 from ._mahjong import engine_rules
 from ._registry import register
+from ._scoring import melds8, pattern_names, settle_hand, win_context
 
 
 @dataclass(frozen=True)
@@ -326,37 +327,24 @@ def score_hand(
     }
     if not complete:
         return out
-    ctx = np.zeros(L.N_CTX, np.int64)
-    ctx[L.X_WINNER] = seat
-    ctx[L.X_DEALER] = dealer
+    ctx = win_context(seat, dealer, win_type, melds, feeder=discarder, flags=flags)
     ctx[L.X_STREAK] = streak
-    ctx[L.X_WIN_TYPE] = win_type
-    ctx[L.X_DISCARDER] = discarder if win_type == L.WIN_DISCARD else -1
-    ctx[L.X_ROBBED] = discarder if win_type == L.WIN_ROB_KONG else -1
-    ctx[L.X_FIRST_TURN] = int(bool({"tianhu", "dihu"} & set(flags)))
     if rules["caishen"] > 0:
         ctx[L.X_WILD0] = wild_kinds[0] if len(wild_kinds) else 0
         ctx[L.X_WILD1] = wild_kinds[1] if len(wild_kinds) > 1 else -1
     else:
         ctx[L.X_WILD0] = ctx[L.X_WILD1] = -1
-    ctx[L.X_KONGS] = sum(1 for m in melds if m[0] in (L.M_KONG, L.M_ADDKONG, L.M_ANKONG))
-    m8 = np.zeros((8, 3), np.int64)
-    m8[: len(melds)] = melds
     res = np.zeros(K.N_OUT, np.int64)
-    K.evaluate(r, ctx, counts, wilds, sets, m8, len(melds), kernel_tables(), res)
+    K.evaluate(r, ctx, counts, wilds, sets, melds8(melds), len(melds), kernel_tables(), res)
     bits = int(res[K.O_BITS])
     out["legal"] = bool(res[K.O_LEGAL])
-    out["patterns"] = [p.name for i, p in enumerate(PATTERNS) if (bits >> i) & 1]
+    out["patterns"] = pattern_names(PATTERNS, bits)
     out["value"] = int(res[K.O_VALUE])
     out["ordinary"] = int(res[K.O_ORDINARY])
     if out["legal"]:
         ctx[L.X_VALUE] = res[K.O_VALUE]
         ctx[K.S_ORDINARY] = res[K.O_ORDINARY]
-        pay = np.zeros((4, 4), np.int64)
-        delta = np.zeros(4, np.int64)
-        extra = np.zeros(L.MAX_EXTRA, np.int64)
-        K.settle(r, ctx, pay, bits, 4, delta, extra)
-        out["deltas"] = [int(x) for x in delta]
+        _, out["deltas"], _ = settle_hand(K.settle, r, ctx, bits)
     return out
 
 
