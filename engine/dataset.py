@@ -87,6 +87,19 @@ def _chunk_task(spec_dict: dict, lo: int, hi: int, folder: str | None, ident: di
     return {"meta": meta, "rows": len(frame)}
 
 
+def _dask_chunk_task(spec_dict: dict, lo: int, hi: int, folder: str | None, ident: dict):
+    """:func:`_chunk_task` on one numba thread: a Dask worker thread is one core.
+
+    Dask runs as many tasks at once as the worker has threads (``dask worker --nthreads``,
+    the LocalCluster's one per process), so each task keeps to one thread rather than
+    every task starting one per core. numba's thread count is per calling thread.
+    """
+    import numba
+
+    numba.set_num_threads(1)
+    return _chunk_task(spec_dict, lo, hi, folder, ident)
+
+
 def _write_summary(folder: Path, lo: int, hi: int, result: dict) -> None:
     import pyarrow as pa
 
@@ -233,7 +246,7 @@ def _run_dask(spec, spec_dict, todo, folder, ident, summary_only, scheduler, wor
     try:
         futures = {
             client.submit(
-                _chunk_task, spec_dict, lo, hi, str(folder.resolve()), ident, pure=False
+                _dask_chunk_task, spec_dict, lo, hi, str(folder.resolve()), ident, pure=False
             ): (lo, hi)
             for lo, hi in todo
         }
