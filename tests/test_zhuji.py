@@ -250,6 +250,10 @@ def _fast(counts, w, melds, wt, first, rules, wild_kinds):
     K.evaluate(r, ctx, counts, w, 4 - len(melds), m8, len(melds), kernel_tables(), out)
     bound = int(K.tai_upper_bound(ctx, counts, w, 4 - len(melds), m8, len(melds)))
     assert bound == 99 or bound >= out[K.O_ORDINARY]  # win_legal's quick refusal is sound
+    # and the game's declaration check agrees with the full evaluation (8-台 hands such as
+    # 无财 are legal whatever their ordinary 台)
+    legal = K.win_legal(r, ctx.copy(), counts, w, 4 - len(melds), m8, len(melds), kernel_tables())
+    assert bool(legal) == bool(out[K.O_LEGAL])
     return {
         "legal": bool(out[K.O_LEGAL]),
         "value": int(out[K.O_VALUE]),
@@ -437,3 +441,21 @@ def test_simulated_tianhu_matches_exact():
 def test_simulated_tianhu_matches_exact_large():
     _tianhu_check({}, 2_000_000)
     _tianhu_check({"caishen": 1}, 2_000_000)
+
+
+def test_the_three_tai_minimum_counts_ordinary_tai_even_for_wucai():
+    # RULEBOOK §2.3 rule 12: an 8-台 hand other than 全字牌 still needs 3 ordinary 台
+    r = zhuji.pack(zhuji.VARIANT.resolve({}))
+    m8 = np.zeros((8, 3), np.int64)
+    tab = kernel_tables()
+    cases = (
+        ("123m456p789s234s55m", 0, False),  # 无财, but 平胡 alone: 1 ordinary 台
+        ("111z111m222p333s55m", 0, True),  # 无财 with 东 2 + 对对胡 1: worth 8
+        ("123m456p789s23s55m", 1, False),  # a 财神 held: 平胡 1 台
+    )
+    for text, w, legal in cases:
+        ctx = np.zeros(L.N_CTX, np.int64)
+        ctx[L.X_WIN_TYPE] = L.WIN_SELF_DRAW
+        ctx[L.X_WILD0], ctx[L.X_WILD1] = tiles.kinds("8p")[0], tiles.kinds("9p")[0]
+        counts = np.bincount(tiles.kinds(text), minlength=34).astype(np.int64)
+        assert bool(K.win_legal(r, ctx, counts, w, 4, m8, 0, tab)) is legal, text
