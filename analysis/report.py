@@ -144,8 +144,8 @@ DEFAULT_BUDGETS: dict[str, Budget] = {
 speed with two threads (value bots: zhuji ~0.8-3k deals/s, tuidaohu ~1-1.6k, lishui
 ~2.5k, fuzhou ~2.5k, luodisao ~3k on this 2-core machine, shared), so that the report of
 all five variants (630,400 deals) finishes within 10 minutes: 4 min 54 s measured with
-the machine loaded by other jobs (load average ~6) and numba's cache warm. A cold cache
-first compiles the engine's kernels (about 7 minutes under the same load)."""
+the machine loaded by other jobs (load average ~6) and numba's cache warm; after the bots'
+speed-up, 5 min 3 s from an empty cache, compilation included (30 Nov 2026)."""
 
 FALLBACK_BUDGET = Budget(main=24_000, sweep=8_000, skill=4_800)
 """Defaults of a registered variant that :data:`DEFAULT_BUDGETS` does not list."""
