@@ -17,13 +17,12 @@ from .._numba import kernel
 from ..hand._kernels import (
     _ORPHAN,
     _POW5,
-    BUDA,
-    SEVEN_PAIRS,
-    STANDARD,
-    THIRTEEN_ORPHANS,
     _buda,
     _buda_without,
     _pairs_formula,
+    _rest_classes,
+    _shape_counts,
+    _shape_flags,
     _suit_indices,
 )
 
@@ -128,31 +127,14 @@ def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
     c1 = suit_cls[i1]
     c2 = suit_cls[i2]
     c3 = honor_cls[i3]
-    ab = comb[c0, c1]
-    cd = comb[c2, c3]
-    e0 = comb[c1, cd]
-    e1 = comb[c0, cd]
-    e2 = comb[ab, c3]
-    e3 = comb[ab, c2]
-    std = (shapes & STANDARD) != 0
-    sp = sets == 4 and (shapes & SEVEN_PAIRS) != 0
-    to = sets == 4 and (shapes & THIRTEEN_ORPHANS) != 0
-    bd = sets == 4 and (shapes & BUDA) != 0
-    pairs = 0
-    singles = 0
-    distinct = 0
-    opair = 0
+    _, _, e0, e1, e2, e3 = _rest_classes(c0, c1, c2, c3, comb)
+    std, sp, to, bd = _shape_flags(shapes, sets)
+    pairs, singles, distinct, opair = _shape_counts(h)
     n3 = 0
     n2 = 0
     n1 = 0
     for k in range(34):
         x = h[k]
-        pairs += x // 2
-        singles += x % 2
-        if x > 0 and _ORPHAN[k]:
-            distinct += 1
-            if x >= 2:
-                opair += 1
         if x >= 3:
             n3 += 1
         elif x == 2:

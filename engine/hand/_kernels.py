@@ -144,6 +144,59 @@ def _buda_without(h, k, buda_h, buda_t):
     return v
 
 
+@kernel(inline="always")
+def _shape_counts(c):
+    """``(pairs, odd counts, distinct orphan kinds, orphan kinds held twice or more)``.
+
+    The per-hand numbers behind the seven-pairs and thirteen-orphans distances.
+    """
+    pairs = 0
+    singles = 0
+    distinct = 0
+    opair = 0
+    for k in range(34):
+        x = c[k]
+        pairs += x // 2
+        singles += x % 2
+        if x > 0 and _ORPHAN[k]:
+            distinct += 1
+            if x >= 2:
+                opair += 1
+    return pairs, singles, distinct, opair
+
+
+@kernel(inline="always")
+def _shape_flags(shapes, sets):
+    """Which shapes apply: ``(standard, seven pairs, thirteen orphans, 不搭)``.
+
+    The special shapes exist only for ``sets == 4``.
+    """
+    four = sets == 4
+    return (
+        (shapes & STANDARD) != 0,
+        four and (shapes & SEVEN_PAIRS) != 0,
+        four and (shapes & THIRTEEN_ORPHANS) != 0,
+        four and (shapes & BUDA) != 0,
+    )
+
+
+@kernel(inline="always")
+def _rest_classes(c0, c1, c2, c3, comb):
+    """``(ab, cd, e0, e1, e2, e3)`` of four suit classes: the pairs m+p and s+z combined,
+    and ``e_s`` the three suits other than ``s`` combined.
+    """
+    ab = np.int64(comb[c0, c1])
+    cd = np.int64(comb[c2, c3])
+    return (
+        ab,
+        cd,
+        np.int64(comb[c1, cd]),
+        np.int64(comb[c0, cd]),
+        np.int64(comb[ab, c3]),
+        np.int64(comb[ab, c2]),
+    )
+
+
 @kernel
 def _special_distance(c, sets, shapes, buda_t):
     """Best distance over the special shapes only (no wilds); INF if none applies."""
@@ -151,24 +204,13 @@ def _special_distance(c, sets, shapes, buda_t):
     if sets != 4:
         return best
     if shapes & (SEVEN_PAIRS | THIRTEEN_ORPHANS):
-        pairs = 0
-        singles = 0
-        distinct = 0
-        opair = 0
-        for k in range(34):
-            x = c[k]
-            pairs += x // 2
-            singles += x % 2
-            if x > 0 and _ORPHAN[k]:
-                distinct += 1
-                if x >= 2:
-                    opair = 1
+        pairs, singles, distinct, opair = _shape_counts(c)
         if shapes & SEVEN_PAIRS:
             v = _pairs_formula(pairs, singles)
             if v < best:
                 best = v
         if shapes & THIRTEEN_ORPHANS:
-            v = 14 - distinct - opair
+            v = 14 - distinct - (1 if opair > 0 else 0)
             if v < best:
                 best = v
     if shapes & BUDA:
@@ -239,24 +281,14 @@ def hand_summary(h, sm):
     sm[1] = i1
     sm[2] = i2
     sm[3] = i3
-    pairs = 0
-    singles = 0
-    distinct = 0
-    opair = 0
+    pairs, singles, distinct, opair = _shape_counts(h)
     sm[8] = 0
     sm[9] = 0
     sm[10] = 0
     sm[11] = 0
     for k in range(34):
-        x = h[k]
-        pairs += x // 2
-        singles += x % 2
-        if x > 0:
+        if h[k] > 0:
             sm[8 + k // 9] |= 1 << (k % 9)
-            if _ORPHAN[k]:
-                distinct += 1
-                if x >= 2:
-                    opair += 1
     sm[4] = pairs
     sm[5] = singles
     sm[6] = distinct
@@ -328,16 +360,8 @@ def ukeire_core(h, d, w, sets, shapes, tab, unseen, sm, imp):
     c1 = suit_cls[i1]
     c2 = suit_cls[i2]
     c3 = honor_cls[i3]
-    ab = comb[c0, c1]
-    cd = comb[c2, c3]
-    e0 = comb[c1, cd]
-    e1 = comb[c0, cd]
-    e2 = comb[ab, c3]
-    e3 = comb[ab, c2]
-    std = (shapes & STANDARD) != 0
-    sp = sets == 4 and (shapes & SEVEN_PAIRS) != 0
-    to = sets == 4 and (shapes & THIRTEEN_ORPHANS) != 0
-    bd = sets == 4 and (shapes & BUDA) != 0
+    ab, cd, e0, e1, e2, e3 = _rest_classes(c0, c1, c2, c3, comb)
+    std, sp, to, bd = _shape_flags(shapes, sets)
     base_std = np.int64(dist[comb[ab, cd], sets]) if std else INF
     base = base_std
     if sp:
@@ -566,35 +590,16 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
     c[1] = suit_cls[i1]
     c[2] = suit_cls[i2]
     c[3] = honor_cls[i3]
-    ab = np.int64(comb[c[0], c[1]])
-    cd = np.int64(comb[c[2], c[3]])
     # ex[s]: the other three suits combined; pST: the two suits other than s and t
-    ex[0] = comb[c[1], cd]
-    ex[1] = comb[c[0], cd]
-    ex[2] = comb[ab, c[3]]
-    ex[3] = comb[ab, c[2]]
+    ab, cd, ex[0], ex[1], ex[2], ex[3] = _rest_classes(c[0], c[1], c[2], c[3], comb)
     p01 = cd
     p23 = ab
     p02 = np.int64(comb[c[1], c[3]])
     p13 = np.int64(comb[c[0], c[2]])
     p03 = np.int64(comb[c[1], c[2]])
     p12 = np.int64(comb[c[0], c[3]])
-    std = (shapes & STANDARD) != 0
-    sp = sets == 4 and (shapes & SEVEN_PAIRS) != 0
-    to = sets == 4 and (shapes & THIRTEEN_ORPHANS) != 0
-    bd = sets == 4 and (shapes & BUDA) != 0
-    pairs = 0
-    singles = 0
-    distinct = 0
-    opair = 0
-    for k in range(34):
-        x = h[k]
-        pairs += x // 2
-        singles += x % 2
-        if x > 0 and _ORPHAN[k]:
-            distinct += 1
-            if x >= 2:
-                opair += 1
+    std, sp, to, bd = _shape_flags(shapes, sets)
+    pairs, singles, distinct, opair = _shape_counts(h)
     buda_h = _buda(h, tab[4]) if bd else INF
     for j in range(34):
         x = h[j]
