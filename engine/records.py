@@ -83,6 +83,35 @@ def to_frame(
     return pd.DataFrame(cols)
 
 
+def check_replay_args(seed: int, match: int, deal: int, match_length: int) -> None:
+    """UsageError unless ``seed``/``match`` >= 0 and ``deal`` lies in the match."""
+    from .errors import UsageError
+
+    if seed < 0 or match < 0:
+        raise UsageError("--seed and --match must be >= 0")
+    if not 0 <= deal < match_length:
+        raise UsageError(f"--deal must be 0..{match_length - 1} (the match length)")
+
+
+def replayed_deal(variant, resolved, rec, log, final, *, seed: int, match: int, deal: int):
+    """``(events, record_row, final, resolved)`` of the last deal a replay kernel played.
+
+    ``rec``/``final`` hold the match's deals 0..``deal``; ``log`` the kernel's event rows
+    (unused rows are all zero). Shared by the mahjong and 字牌 replays.
+    """
+    used = int(np.flatnonzero(log[:, 0])[-1]) + 1 if log[:, 0].any() else 0
+    frame = to_frame(
+        rec[deal:],
+        np.array([match]),
+        np.array([deal]),
+        seed=seed,
+        variant=variant,
+        rules_id=variant.rules_id(resolved),
+        players=variant.n_players(resolved),
+    )
+    return log[:used], frame.iloc[0], final[deal], resolved
+
+
 def write_parquet(df: pd.DataFrame, path, meta: dict) -> None:
     """Write ``df`` to ``path`` atomically (temporary name, then rename) with metadata."""
     import pyarrow as pa

@@ -29,7 +29,7 @@ def replay_events(
     events : int32 (n, 5) rows of the replay log (codes E_* in engine.game._layout).
     """
     from ..hand._tables import kernel_tables
-    from ..records import to_frame
+    from ..records import check_replay_args, replayed_deal
     from ..run import resolve_policies
     from ..variants import get
     from ._loop import FINAL_ZONES, play_match
@@ -37,10 +37,7 @@ def replay_events(
     v = get(variant)
     if v.family != "mahjong":
         raise UsageError(f"replay of {variant} is not available in this version")
-    if seed < 0 or match < 0:
-        raise UsageError("--seed and --match must be >= 0")
-    if not 0 <= deal < match_length:
-        raise UsageError(f"--deal must be 0..{match_length - 1} (the match length)")
+    check_replay_args(seed, match, deal, match_length)
     resolved = v.resolve(rules)
     packed = v.pack(resolved)
     pols = np.array([L.POLICY_NAMES.index(p) for p in resolve_policies(v, policies)], np.int64)
@@ -49,17 +46,7 @@ def replay_events(
     final = np.zeros((n, FINAL_ZONES, L.N_PHYS), np.int16)
     log = np.zeros((L.MAX_EVENTS, L.EVENT_COLS), np.int32)
     play_match(packed, pols, seed, match, n, kernel_tables(), rec, final, log, deal)
-    used = int(np.flatnonzero(log[:, 0])[-1]) + 1 if log[:, 0].any() else 0
-    frame = to_frame(
-        rec[deal:],
-        np.array([match]),
-        np.array([deal]),
-        seed=seed,
-        variant=v,
-        rules_id=v.rules_id(resolved),
-        players=v.n_players(resolved),
-    )
-    return log[:used], frame.iloc[0], final[deal], resolved
+    return replayed_deal(v, resolved, rec, log, final, seed=seed, match=match, deal=deal)
 
 
 def _t(phys: int) -> str:

@@ -36,7 +36,7 @@ def replay_events(
     ``events``: int32 (n, 5) rows of the event log (codes ``EV_*`` of
     :mod:`engine.zipai._layout`); ``final``: int16 (N_ZONES, 21) where the cards ended.
     """
-    from ..records import to_frame
+    from ..records import check_replay_args, replayed_deal
     from ..variants import get
     from ._loop import play_match
     from .testing import _policy_codes
@@ -44,10 +44,7 @@ def replay_events(
     v = get(variant)
     if v.family != "zipai":
         raise UsageError(f"{variant} is not a 字牌 variant")
-    if seed < 0 or match < 0:
-        raise UsageError("--seed and --match must be >= 0")
-    if not 0 <= deal < match_length:
-        raise UsageError(f"--deal must be 0..{match_length - 1} (the match length)")
+    check_replay_args(seed, match, deal, match_length)
     resolved = v.resolve(rules)
     packed = v.pack(resolved)
     try:
@@ -59,17 +56,7 @@ def replay_events(
     final = np.zeros((n, Z.N_ZONES, 21), np.int16)
     log = np.zeros((Z.MAX_EVENTS, Z.EVENT_COLS), np.int32)
     play_match(packed, pols, seed, match, n, rec, final, log, deal, np.zeros(0, np.int64), -1)
-    used = int(np.flatnonzero(log[:, 0])[-1]) + 1 if log[:, 0].any() else 0
-    frame = to_frame(
-        rec[deal:],
-        np.array([match]),
-        np.array([deal]),
-        seed=seed,
-        variant=v,
-        rules_id=v.rules_id(resolved),
-        players=v.n_players(resolved),
-    )
-    return log[:used], frame.iloc[0], final[deal], resolved
+    return replayed_deal(v, resolved, rec, log, final, seed=seed, match=match, deal=deal)
 
 
 def _c(k: int) -> str:
