@@ -337,37 +337,22 @@ def _flower_summary(ctx, flw, players):
 
 
 @kernel
-def _youjin_shape(h, w, sets, tab):
-    """游金 shape: the concealed tiles form ``sets`` complete sets and one lone wild."""
-    return w >= 1 and rest_distance(h, sets, False, tab) <= w - 1
+def _one_wild_short(h, w, sets, tab, min_w):
+    """The concealed tiles form ``sets`` complete sets with one wild left over.
+
+    With at least ``min_w`` wilds held: the 游金 shape (``min_w = 1``, the lone wild waits
+    for any tile) and the 金雀 wait (``min_w = 2``, two wilds will be the pair).
+    """
+    return w >= min_w and rest_distance(h, sets, False, tab) <= w - 1
 
 
 @kernel
-def _youjin_discard(hand, seat, w, sets, tab):
-    """A discard (kind) that leaves the 游金 shape, or -1."""
+def _discard_to_one_wild_short(hand, seat, w, sets, tab, min_w):
+    """A discard (kind) that leaves :func:`_one_wild_short` (游金 or the 金雀 wait), or -1."""
     for q in range(N_KINDS):
         if hand[seat, q] > 0:
             hand[seat, q] -= 1
-            ok = _youjin_shape(hand[seat], w, sets, tab)
-            hand[seat, q] += 1
-            if ok:
-                return q
-    return -1
-
-
-@kernel
-def _jinque_wait(h, w, sets, tab):
-    """A ``3*sets+1``-tile hand one tile from two wilds as the pair (金雀)."""
-    return w >= 2 and rest_distance(h, sets, False, tab) <= w - 1
-
-
-@kernel
-def _jinque_chase(hand, seat, w, sets, tab):
-    """A discard (kind) leaving a 金雀 wait, or -1."""
-    for q in range(N_KINDS):
-        if hand[seat, q] > 0:
-            hand[seat, q] -= 1
-            ok = _jinque_wait(hand[seat], w, sets, tab)
+            ok = _one_wild_short(hand[seat], w, sets, tab, min_w)
             hand[seat, q] += 1
             if ok:
                 return q
@@ -422,7 +407,7 @@ def _discard_winner(
             ctx[X_WINNER] = -1
         if ok and _passes_for_jinque(rules, policies[s], live, hand[s], ws_, sets_s, tab):
             hand[s, k] -= 1
-            ok = not _jinque_wait(hand[s], ws_, sets_s, tab)
+            ok = not _one_wild_short(hand[s], ws_, sets_s, tab, 2)
             hand[s, k] += 1
         prio = 0
         if ok and rules[R_WIN_PRIORITY] == 1:
@@ -778,13 +763,15 @@ def play_deal(
                 if you >= 1 and you < 3 and drew_wild:
                     force_wild = True  # 双游 / 三游: the drawn wild is discarded
                     declare = False
-                elif you == 0 and _youjin_discard(hand, cur, w_cur, sets_cur, tab) >= 0:
+                elif (
+                    you == 0 and _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 1) >= 0
+                ):
                     declare = False  # 游金 rather than a plain win
             if declare and _complete(rules, hand, cur, w_cur, sets_cur, tab):
                 if _passes_for_jinque(
                     rules, pol, ptr[2] - ctx[X_RESERVE], hand[cur], w_cur, sets_cur, tab
                 ):
-                    chase = _jinque_chase(hand, cur, w_cur, sets_cur, tab)
+                    chase = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 2)
                 if chase < 0:
                     ctx[X_WINNER] = cur
                     ctx[X_WIN_TYPE] = WIN_KONG_DRAW if kong_draw else WIN_SELF_DRAW
@@ -916,7 +903,7 @@ def play_deal(
                 score,
             )
             if youjin and pol != 0 and ctx[X_YOUJIN + cur] == 0:
-                q = _youjin_discard(hand, cur, w_cur, sets_cur, tab)
+                q = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 1)
                 if q >= 0:
                     k = q
         if k < 0:
@@ -943,7 +930,7 @@ def play_deal(
             if (
                 youjin
                 and ctx[X_YOUJIN + cur] == 0
-                and _youjin_shape(hand[cur], w_cur, sets_cur, tab)
+                and _one_wild_short(hand[cur], w_cur, sets_cur, tab, 1)
             ):
                 ctx[X_YOUJIN + cur] = 1
                 _ev(log, ctx, E_YOUJIN, cur, 1, 0, 0)
