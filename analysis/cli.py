@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -76,8 +77,17 @@ def format_summary(tables: dict[str, pd.DataFrame], summary) -> str:
 def run_summarize(args) -> int:
     """Handle ``mjlab summarize PATH [--json] [--plot DIR]``."""
     import analysis
+    from analysis.io import planned_deals
 
     summary = analysis.summarize(args.path)
+    planned = planned_deals(args.path)
+    incomplete = planned is not None and summary.n_deals < planned
+    if incomplete:
+        print(
+            f"incomplete dataset: {summary.n_deals:,} of the run's {planned:,} deals "
+            "(rerun the same mjlab simulate command to play the rest)",
+            file=sys.stderr,
+        )
     tables = summary.tables()
     if args.plot:
         plot_dir = Path(args.plot)
@@ -94,6 +104,7 @@ def run_summarize(args) -> int:
                         "variant": summary.variant,
                         "rules_id": summary.rules_id,
                         "deals": summary.n_deals,
+                        "planned_deals": planned,
                         **tables,
                     }
                 ),

@@ -193,6 +193,16 @@ def load(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.DataFr
     return df
 
 
+def planned_deals(path: str | Path) -> int | None:
+    """The deals the run that wrote ``path`` was asked for (its chunks' ``deals``).
+
+    A dataset folder whose run was stopped holds fewer; compare with the summary's
+    ``n_deals``. ``None`` when the metadata does not say.
+    """
+    value = read_metadata(record_files(path)[0]).get("deals")
+    return int(value) if isinstance(value, int) else None
+
+
 def summarize(path: str | Path) -> Summary:
     """Merge the summaries of every chunk of a record file or dataset folder.
 

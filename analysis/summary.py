@@ -668,6 +668,8 @@ class Summary:
         sxx = s[xs, xs]
         if block == "wins":
             big_n = float(self.n_wins)
+            if big_n == 0:  # no won deal: no shares to estimate
+                return g, np.full(p, np.nan), np.full((p, p), np.nan)
             mean = np.array(self.wins_by_seat, dtype=np.float64) / big_n
             snx = sxx.sum(axis=1)
             snn = sxx.sum()

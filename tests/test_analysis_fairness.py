@@ -138,3 +138,13 @@ def test_two_player_records():
     assert len(t) == 4 and t["p"].between(0, 1).all()
     r = analysis.payouts_by_role(df)
     assert r["role"].tolist() == ["dealer", "non_dealer", "opponent"]
+
+
+def test_a_run_without_a_single_win_is_summarised_without_error():
+    # e.g. random bots in 推倒胡 over a few hundred deals: every table still comes out,
+    # the seat-share test with no estimate rather than a division by zero
+    s = Summary.from_records(synthetic_records(20, seed=3, draw_rate=1.0))
+    assert s.n_wins == 0
+    tables = s.tables()
+    seat = tables["fairness"].set_index("test").loc["seat_win_rates"]
+    assert np.isnan(seat["p"]) and len(tables["payouts_seat"]) == 4

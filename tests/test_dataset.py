@@ -135,3 +135,21 @@ def test_dask_local_cluster_gives_identical_records(tmp_path):
     import analysis
 
     assert analysis.summarize(tmp_path / "dask_s") == analysis.summarize(tmp_path / "local_s")
+
+
+def test_summarize_says_when_a_dataset_is_incomplete(tmp_path, capsys):
+    from engine.cli import main
+
+    spec = make_spec("tuidaohu", 640, seed=4, policies="random")
+    run_dataset(spec, tmp_path / "s", chunk_matches=10, summary_only=True, progress=False)
+    assert main(["summarize", str(tmp_path / "s")]) == 0
+    assert "incomplete" not in capsys.readouterr().err
+    chunks = sorted((tmp_path / "s").glob("chunk-*.parquet"))
+    chunks[-1].unlink()  # as if the run had been stopped before its last chunk
+    assert main(["summarize", str(tmp_path / "s"), "--json"]) == 0
+    out = capsys.readouterr()
+    assert "incomplete dataset: 480 of the run's 640 deals" in out.err
+    import json
+
+    doc = json.loads(out.out)
+    assert doc["deals"] == 480 and doc["planned_deals"] == 640
