@@ -62,7 +62,7 @@ __all__ = [
     "hand_sc",
     "hand_score",
     "waiting_sc",
-    "waiting_score",
+    "waiting_ukeire",
 ]
 
 INF = 99
@@ -225,11 +225,12 @@ def waiting_sc(policy, h, w, sets, shapes, tab, rules, minfo):
 
 
 @kernel
-def waiting_score(policy, h, w, sets, shapes, tab, rules, unseen, minfo):
-    """Key of a ``3*sets+1``-tile hand as it stands (no discard), lower is better."""
-    sc = waiting_sc(policy, h, w, sets, shapes, tab, rules, minfo)
+def waiting_ukeire(h, w, sets, shapes, tab, unseen):
+    """Ukeire of a ``3*sets+1``-tile hand as it stands.
+
+    A waiting hand's key is ``waiting_sc * 1000 - waiting_ukeire``; claims need the
+    ukeire only when the scores tie.
+    """
     sm = np.empty(SUMMARY, np.int64)
     hand_summary(h, sm)
-    return (
-        sc * 1000 - ukeire_core(h, -1, w, sets, shapes, tab, unseen, sm, np.empty(0, np.bool_))[1]
-    )
+    return ukeire_core(h, -1, w, sets, shapes, tab, unseen, sm, np.empty(0, np.bool_))[1]

@@ -22,7 +22,7 @@ from .._numba import kernel, parallel_kernel
 from ..hand._kernels import _distance
 from ..tiles import N_KINDS
 from . import _hooks
-from ._bots import SCRATCH, choose_discard, hand_sc, hand_score, waiting_sc, waiting_score
+from ._bots import SCRATCH, choose_discard, hand_sc, hand_score, waiting_sc, waiting_ukeire
 from ._layout import (
     C_DEALER,
     C_DELTA,
@@ -1008,11 +1008,9 @@ def play_deal(
                                 ps, htmp, ws_, sets_s - 1, sh, tab, rules, unseen, minfo, score
                             )
                             htmp[k] += 2
-                            _meld_info(melds, nmeld, s, minfo)
-                            now = waiting_score(
-                                ps, htmp, ws_, sets_s, sh, tab, rules, unseen, minfo
-                            )
+                            uke = waiting_ukeire(htmp, ws_, sets_s, sh, tab, unseen)
                             htmp[k] -= 2
+                            now = now_sc * 1000 - uke
                             if after < now:
                                 do = 1
                         htmp[k] += 2
@@ -1308,7 +1306,7 @@ def _choose_chow(ps, htmp, w, sets, rules, tab, unseen, minfo, score, copt, hand
                 return copt[i]
     best = INF_KEY
     if best_sc == now_sc:
-        best = waiting_score(ps, htmp, w, sets, sh, tab, rules, unseen, minfo)
+        best = now_sc * 1000 - waiting_ukeire(htmp, w, sets, sh, tab, unseen)
     choice = -1
     for i in range(n):
         if copt[3 + i] != best_sc:
