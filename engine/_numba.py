@@ -60,9 +60,18 @@ def _point_cache() -> None:
 _point_cache()
 
 
-def kernel(func=None, **extra):
-    """Compile ``func`` with the house options (``@kernel`` or ``@kernel(inline=...)``)."""
-    options = dict(cache=True, nogil=True, error_model="numpy")
+def kernel(func=None, *, refcount=True, **extra):
+    """Compile ``func`` with the house options (``@kernel`` or ``@kernel(inline=...)``).
+
+    ``refcount=False`` compiles without numba's reference counting (``_nrt=False``): for
+    the hot kernels that only read and write arrays they are given. Each array argument
+    otherwise costs two calls (an atomic increment and decrement) per call, which was a
+    fifth of a mahjong deal's time. Such a kernel cannot allocate (``np.empty``,
+    ``.copy()``): numba refuses to compile it, so a mistake fails loudly. It may call
+    kernels that allocate (every kernel states the option, so none inherits it).
+    """
+    # explicit either way: numba lets a kernel without the option inherit its caller's
+    options = dict(cache=True, nogil=True, error_model="numpy", _nrt=refcount)
     options.update(extra)
     if func is None:
         return lambda f: numba.njit(**options)(f)

@@ -47,7 +47,7 @@ def _splitmix(x):
     return x, z ^ (z >> np.uint64(31))
 
 
-@kernel
+@kernel(refcount=False)
 def seed_state(state, seed, match, deal, purpose):
     """Fill ``state (4,) uint64`` with the stream of ``(seed, match, deal, purpose)``."""
     x = np.uint64(seed & 0xFFFFFFFFFFFFFFFF)
@@ -67,7 +67,7 @@ def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
-@kernel
+@kernel(refcount=False)
 def next_u64(state):
     """Next 64-bit output of xoshiro256** (advances ``state``)."""
     result = _rotl(state[1] * np.uint64(5), 7) * np.uint64(9)
@@ -81,7 +81,7 @@ def next_u64(state):
     return result
 
 
-@kernel
+@kernel(refcount=False)
 def below(state, n):
     """Uniform integer in ``[0, n)`` (unbiased, by rejection); ``n >= 1``."""
     bound = np.uint64(n)
@@ -92,7 +92,7 @@ def below(state, n):
             return np.int64(x % bound)
 
 
-@kernel
+@kernel(refcount=False)
 def shuffle(state, arr, n):
     """Fisher-Yates shuffle of ``arr[:n]`` in place."""
     for i in range(n - 1, 0, -1):

@@ -70,7 +70,7 @@ SCRATCH = 228
 """Length of the int64 scratch the discard choice takes."""
 
 
-@kernel
+@kernel(refcount=False)
 def target_score(h, w, sets, shapes, tab, rules, minfo):
     """The value bot's score of a hand as it stands: min over targets of 4*distance-bonus."""
     suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
@@ -128,7 +128,7 @@ def target_score(h, w, sets, shapes, tab, rules, minfo):
     return best
 
 
-@kernel
+@kernel(refcount=False)
 def _pick(policy, h, w, sets, shapes, tab, rules, unseen, bstate, minfo, scr, need_key):
     """Best discard kind and its key ``score*1000 - ukeire`` (-1, INF if none held).
 
@@ -169,7 +169,7 @@ def _pick(policy, h, w, sets, shapes, tab, rules, unseen, bstate, minfo, scr, ne
     return choice, best_key
 
 
-@kernel
+@kernel(refcount=False)
 def choose_discard(policy, h, w, sets, shapes, tab, rules, unseen, bstate, minfo, allow_wild, scr):
     """Pick a discard for a ``3*sets+2``-tile hand; returns a kind 0..33, or -1 for a wild.
 
@@ -206,7 +206,7 @@ def hand_score(policy, h, w, sets, shapes, tab, rules, unseen, minfo, scr):
     return key
 
 
-@kernel
+@kernel(refcount=False)
 def hand_sc(policy, h, w, sets, shapes, tab, rules, minfo, scr):
     """Score of the best discard of a ``3*sets+2``-tile hand, without the ukeire.
 
@@ -216,7 +216,7 @@ def hand_sc(policy, h, w, sets, shapes, tab, rules, minfo, scr):
     return discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, scr[0:34])
 
 
-@kernel
+@kernel(refcount=False)
 def waiting_sc(policy, h, w, sets, shapes, tab, rules, minfo):
     """Score of a ``3*sets+1``-tile hand as it stands, without the ukeire."""
     if policy == 2:

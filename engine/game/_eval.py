@@ -112,7 +112,7 @@ def _cat_add(n3, n2, n1, c, delta):
     return n3, n2, n1
 
 
-@kernel
+@kernel(refcount=False)
 def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
     """Score of every discard of the ``3*sets+2``-tile hand ``h`` (INF where not held).
 

@@ -17,7 +17,7 @@ V_ZHUJI = 3
 V_FUZHOU = 4
 
 
-@kernel
+@kernel(refcount=False)
 def deal_setup(rules, ctx):
     """Tiles to set aside from the tail after dealing (horses)."""
     v = rules[R_VARIANT]
@@ -26,7 +26,7 @@ def deal_setup(rules, ctx):
     return 0
 
 
-@kernel
+@kernel(refcount=False)
 def win_patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
     """Pattern bits of the winner's complete hand."""
     v = rules[R_VARIANT]
@@ -41,7 +41,7 @@ def win_patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
     return 0
 
 
-@kernel
+@kernel(refcount=False)
 def win_priority(rules, ctx, h, w, sets, melds, nmeld, tab):
     """Priority of a discard win under R_WIN_PRIORITY (higher beats nearer seats; 0 plain)."""
     v = rules[R_VARIANT]
@@ -50,7 +50,7 @@ def win_priority(rules, ctx, h, w, sets, melds, nmeld, tab):
     return 0
 
 
-@kernel
+@kernel(refcount=False)
 def win_legal(rules, ctx, h, w, sets, melds, nmeld, tab):
     """Whether a complete hand may be declared (e.g. 诸暨's 3-台 minimum)."""
     if rules[R_VARIANT] == V_ZHUJI:
@@ -58,7 +58,7 @@ def win_legal(rules, ctx, h, w, sets, melds, nmeld, tab):
     return True
 
 
-@kernel
+@kernel(refcount=False)
 def on_kong(rules, ctx, pay, seat, mtype, from_seat, players):
     """Money that changes hands when a kong is made (settled at the end)."""
     v = rules[R_VARIANT]
@@ -68,14 +68,14 @@ def on_kong(rules, ctx, pay, seat, mtype, from_seat, players):
         _lishui.on_kong(rules, ctx, pay, seat, mtype, from_seat, players)
 
 
-@kernel
+@kernel(refcount=False)
 def on_discard(rules, ctx, pay, seat, phys, players):
     """After every discard (before claims): e.g. 丽水 被跟 when ctx[X_RUN_LEN] reaches 4."""
     if rules[R_VARIANT] == V_LISHUI:
         _lishui.on_discard(rules, ctx, pay, seat, phys, players)
 
 
-@kernel
+@kernel(refcount=False)
 def settle(rules, ctx, pay, bits, players, delta, extra):
     """Fill ``delta`` and the extra columns; returns the hand's value."""
     v = rules[R_VARIANT]
@@ -90,7 +90,7 @@ def settle(rules, ctx, pay, bits, players, delta, extra):
     return 0
 
 
-@kernel
+@kernel(refcount=False)
 def four_wild_win(rules):
     """Whether holding four wilds wins at once (推倒胡 四鬼胡牌)."""
     v = rules[R_VARIANT]

@@ -168,7 +168,7 @@ def _next_kind(k):
     return 33
 
 
-@kernel
+@kernel(refcount=False)
 def _ev(log, ctx, a, b, c, d, e):
     """Append an event row to the replay log (no-op unless logging)."""
     if log.shape[0] <= 1:
@@ -183,7 +183,7 @@ def _ev(log, ctx, a, b, c, d, e):
         ctx[X_NEVENT] = n + 1
 
 
-@kernel
+@kernel(refcount=False)
 def _pop(wall, dead, ptr, from_tail):
     """Draw the next live tile from the head (or the tail); -1 if none is live."""
     if ptr[2] <= 0:
@@ -202,7 +202,7 @@ def _pop(wall, dead, ptr, from_tail):
     return t
 
 
-@kernel
+@kernel(refcount=False)
 def _aside(wall, dead, ptr, k):
     """Set aside (dead) the k-th live tile counted from the tail (k >= 1); its kind."""
     pos = ptr[1]
@@ -218,7 +218,7 @@ def _aside(wall, dead, ptr, k):
     return wall[pos]
 
 
-@kernel
+@kernel(refcount=False)
 def _add(role, seat, phys, hand, wslot, flw):
     """Put a physical tile in a seat's hand; returns its logical kind, -1 wild, -2 flower."""
     r = role[phys]
@@ -232,14 +232,14 @@ def _add(role, seat, phys, hand, wslot, flw):
     return -2
 
 
-@kernel
+@kernel(refcount=False)
 def _unseen(hand, seat, visible, out):
     for k in range(N_KINDS):
         u = 4 - hand[seat, k] - visible[k]
         out[k] = u if u > 0 else 0
 
 
-@kernel
+@kernel(refcount=False)
 def _meld_info(melds, nmeld, seat, out):
     mask = 0
     trip = 1
@@ -253,13 +253,13 @@ def _meld_info(melds, nmeld, seat, out):
     out[2] = nmeld[seat]
 
 
-@kernel
+@kernel(refcount=False)
 def _complete(rules, hand, seat, w, sets, tab):
     shapes = rules[R_SHAPES]
     return _distance(hand[seat], w, sets, shapes, tab) == 0
 
 
-@kernel
+@kernel(refcount=False)
 def _got_flower(rules, ctx, flw, seat, phys, log):
     """A seat set a flower aside: log it; a fourth identical flower raises the reserve."""
     _ev(log, ctx, E_FLOWER, seat, phys, 0, 0)
@@ -267,7 +267,7 @@ def _got_flower(rules, ctx, flw, seat, phys, log):
         ctx[X_RESERVE] += rules[R_RESERVE_QUAD]
 
 
-@kernel
+@kernel(refcount=False)
 def _replace_flowers(rules, ctx, wall, dead, ptr, role, seat, t, hand, wslot, flw, log):
     """补花 during play: replace the drawn flower ``t`` from the tail, again while flowers come.
 
@@ -284,7 +284,7 @@ def _replace_flowers(rules, ctx, wall, dead, ptr, role, seat, t, hand, wslot, fl
     return t
 
 
-@kernel
+@kernel(refcount=False)
 def _deal_flowers(rules, ctx, wall, dead, ptr, role, dealer, players, hand, wslot, flw, need, log):
     """补花 at the deal, in rounds from the dealer (RULEBOOK §3.1 rule 4).
 
@@ -317,7 +317,7 @@ def _deal_flowers(rules, ctx, wall, dead, ptr, role, dealer, players, hand, wslo
                     more = True
 
 
-@kernel
+@kernel(refcount=False)
 def _flower_summary(ctx, flw, players):
     """Per seat: flower tiles, sets of four identical, complete 春夏秋冬 / 梅兰竹菊."""
     for s in range(players):
@@ -336,7 +336,7 @@ def _flower_summary(ctx, flw, players):
         ctx[X_FLOWER_SUITES + s] = suites
 
 
-@kernel
+@kernel(refcount=False)
 def _one_wild_short(h, w, sets, tab, min_w):
     """The concealed tiles form ``sets`` complete sets with one wild left over.
 
@@ -346,7 +346,7 @@ def _one_wild_short(h, w, sets, tab, min_w):
     return w >= min_w and rest_distance(h, sets, False, tab) <= w - 1
 
 
-@kernel
+@kernel(refcount=False)
 def _discard_to_one_wild_short(hand, seat, w, sets, tab, min_w):
     """A discard (kind) that leaves :func:`_one_wild_short` (游金 or the 金雀 wait), or -1."""
     for q in range(N_KINDS):
@@ -359,7 +359,7 @@ def _discard_to_one_wild_short(hand, seat, w, sets, tab, min_w):
     return -1
 
 
-@kernel
+@kernel(refcount=False)
 def _passes_for_jinque(rules, policy, live, h, w, sets, tab):
     """Whether a value bot passes this plain win of ``h`` (complete) to chase 金雀."""
     if policy != P_VALUE or rules[R_CHASE_MIN_LIVE] == 0 or w < 2:
@@ -369,7 +369,7 @@ def _passes_for_jinque(rules, policy, live, h, w, sets, tab):
     return rest_distance(h, sets, False, tab) > w - 2
 
 
-@kernel
+@kernel(refcount=False)
 def _youjin_active(ctx, players):
     """Whether some seat is 游ing (then nobody wins on a discard)."""
     for s in range(players):
@@ -378,7 +378,7 @@ def _youjin_active(ctx, players):
     return False
 
 
-@kernel
+@kernel(refcount=False)
 def _discard_winner(
     rules, ctx, policies, live, hand, wslot, melds, nmeld, cur, k, players, sets_full, tab, wtype
 ):
@@ -421,7 +421,7 @@ def _discard_winner(
     return best
 
 
-@kernel
+@kernel(refcount=False)
 def _take_indicator(ctx, wall, wslot, seat, log):
     """抢金: the set-aside indicator goes into ``seat``'s hand as a wild of slot 0."""
     wslot[seat, 0] += 1
@@ -430,7 +430,7 @@ def _take_indicator(ctx, wall, wslot, seat, log):
     _ev(log, ctx, E_DRAW, seat, ctx[X_INDICATOR], 1, 0)
 
 
-@kernel
+@kernel(refcount=False)
 def _opening(
     rules, ctx, wall, hand, wslot, melds, nmeld, disc, ndisc, visible, role, players, tab, log
 ):
@@ -1230,7 +1230,7 @@ def play_deal(
             final[11, 35] = sets_full - nmeld[winner]
 
 
-@kernel
+@kernel(refcount=False)
 def _phys_of(role, k):
     """The physical kind that plays as logical kind ``k`` this deal."""
     if role[k] == k:
@@ -1241,7 +1241,7 @@ def _phys_of(role, k):
     return k
 
 
-@kernel
+@kernel(refcount=False)
 def _chow_apply(htmp, minfo, k, lo, m0, nm, sign):
     """Take (sign -1) or give back (+1) the two hand tiles of the 吃 ``lo..lo+2`` of ``k``.
 
@@ -1257,7 +1257,7 @@ def _chow_apply(htmp, minfo, k, lo, m0, nm, sign):
         minfo[2] = nm + 1
 
 
-@kernel
+@kernel(refcount=False)
 def _choose_chow(ps, htmp, w, sets, rules, tab, unseen, minfo, score, copt, hand, s, k, nm):
     """The 吃 a bot of policy ``ps`` takes of the discard ``k`` (its low rank), or -1.
 
@@ -1324,7 +1324,7 @@ def _choose_chow(ps, htmp, w, sets, rules, tab, unseen, minfo, score, copt, hand
     return choice
 
 
-@kernel
+@kernel(refcount=False)
 def _pong_index(melds, nmeld, seat, k):
     for i in range(nmeld[seat]):
         if melds[seat, i, 0] == M_PONG and melds[seat, i, 1] == k:
@@ -1332,7 +1332,7 @@ def _pong_index(melds, nmeld, seat, k):
     return -1
 
 
-@kernel
+@kernel(refcount=False)
 def _best_distance(h, w, sets, shapes, tab):
     """Distance after the best discard of a ``3*sets+2``-tile hand."""
     best = 99

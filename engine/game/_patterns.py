@@ -19,7 +19,7 @@ from ._layout import M_ADDKONG, M_ANKONG, M_CHOW, M_KONG, M_PONG
 INF = 99
 
 
-@kernel
+@kernel(refcount=False)
 def rest_distance(c, sets, with_pair, tab):
     """Standard distance of counts ``c`` for ``sets`` sets, with or without the pair."""
     if sets < 0:

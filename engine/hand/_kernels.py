@@ -67,7 +67,7 @@ def _standard_idx(i0, i1, i2, i3, sets, tab):
     return np.int64(dist[comb[b, honor_cls[i3]], sets])
 
 
-@kernel
+@kernel(refcount=False)
 def _standard(c, sets, tab):
     """Standard-shape distance (no wilds) of counts ``c``."""
     i0, i1, i2, i3 = _suit_indices(c)
@@ -86,7 +86,7 @@ def _pairs_formula(pairs, singles):
     return need + extra
 
 
-@kernel
+@kernel(refcount=False)
 def _orphans(counts):
     """Thirteen-orphans distance (no wilds)."""
     distinct = 0
@@ -99,9 +99,38 @@ def _orphans(counts):
     return 14 - distinct - pair
 
 
-@kernel
-def _buda(counts, buda_t):
-    """不搭 (十三不搭) distance (no wilds): 14 distinct tiles, same-suit gaps >= 3."""
+@kernel(inline="always")
+def _buda_masks(m0, m1, m2, honors, buda_t):
+    """不搭 distance from the held-rank masks of the three suits and the honor kinds held.
+
+    A 不搭 target takes t ranks per suit (t <= 3, gaps >= 3) and 14 - sum(t) <= 7 honors,
+    so sum(t) is 7, 8 or 9: the ten splits (3,3,3), (2,3,3)x3, (1,3,3)x3, (3,2,2)x3.
+    """
+    a1 = np.int64(buda_t[m0, 1])
+    a2 = np.int64(buda_t[m0, 2])
+    a3 = np.int64(buda_t[m0, 3])
+    b1 = np.int64(buda_t[m1, 1])
+    b2 = np.int64(buda_t[m1, 2])
+    b3 = np.int64(buda_t[m1, 3])
+    c1 = np.int64(buda_t[m2, 1])
+    c2 = np.int64(buda_t[m2, 2])
+    c3 = np.int64(buda_t[m2, 3])
+    best = a3 + b3 + c3 + min(honors, 5)
+    v = max(a2 + b3 + c3, a3 + b2 + c3, a3 + b3 + c2) + min(honors, 6)
+    if v > best:
+        best = v
+    v = max(
+        max(a1 + b3 + c3, a3 + b1 + c3, a3 + b3 + c1),
+        max(a3 + b2 + c2, a2 + b3 + c2, a2 + b2 + c3),
+    ) + min(honors, 7)
+    if v > best:
+        best = v
+    return 14 - best
+
+
+@kernel(inline="always")
+def _held_masks(counts):
+    """``(m0, m1, m2, honors)``: the held-rank masks of the suits and honor kinds held."""
     m0 = 0
     m1 = 0
     m2 = 0
@@ -116,18 +145,37 @@ def _buda(counts, buda_t):
     for k in range(27, 34):
         if counts[k] > 0:
             honors += 1
-    best = 0
-    for t0 in range(4):
-        for t1 in range(4):
-            for t2 in range(4):
-                tz = 14 - t0 - t1 - t2
-                if tz > 7:
-                    continue
-                keep = buda_t[m0, t0] + buda_t[m1, t1] + buda_t[m2, t2]
-                keep += honors if honors < tz else tz
-                if keep > best:
-                    best = keep
-    return 14 - best
+    return m0, m1, m2, honors
+
+
+@kernel(inline="always")
+def _masks_with(m0, m1, m2, honors, k, add):
+    """The held masks after kind ``k`` starts (``add``) or stops being held."""
+    if k >= 27:
+        return m0, m1, m2, honors + (1 if add else -1)
+    bit = 1 << (k % 9)
+    s = k // 9
+    if add:
+        if s == 0:
+            m0 |= bit
+        elif s == 1:
+            m1 |= bit
+        else:
+            m2 |= bit
+    elif s == 0:
+        m0 &= ~bit
+    elif s == 1:
+        m1 &= ~bit
+    else:
+        m2 &= ~bit
+    return m0, m1, m2, honors
+
+
+@kernel(refcount=False)
+def _buda(counts, buda_t):
+    """不搭 (十三不搭) distance (no wilds): 14 distinct tiles, same-suit gaps >= 3."""
+    m0, m1, m2, honors = _held_masks(counts)
+    return _buda_masks(m0, m1, m2, honors, buda_t)
 
 
 @kernel(inline="always")
@@ -138,10 +186,9 @@ def _buda_without(h, k, buda_h, buda_t):
     """
     if h[k] > 1:
         return buda_h
-    h[k] -= 1
-    v = _buda(h, buda_t)
-    h[k] += 1
-    return v
+    m0, m1, m2, honors = _held_masks(h)
+    m0, m1, m2, honors = _masks_with(m0, m1, m2, honors, k, False)
+    return _buda_masks(m0, m1, m2, honors, buda_t)
 
 
 @kernel(inline="always")
@@ -197,7 +244,7 @@ def _rest_classes(c0, c1, c2, c3, comb):
     )
 
 
-@kernel
+@kernel(refcount=False)
 def _special_distance(c, sets, shapes, buda_t):
     """Best distance over the special shapes only (no wilds); INF if none applies."""
     best = INF
@@ -220,7 +267,7 @@ def _special_distance(c, sets, shapes, buda_t):
     return best
 
 
-@kernel
+@kernel(refcount=False)
 def _distance(counts, wilds, sets, shapes, tab):
     """Distance of one hand over the allowed shapes, wilds applied (compiled)."""
     best = INF
@@ -269,7 +316,7 @@ SUMMARY = 12
 """Entries of a :func:`hand_summary` array."""
 
 
-@kernel
+@kernel(refcount=False)
 def hand_summary(h, sm):
     """Per-hand values reused by :func:`ukeire_core` (fills ``sm`` int64 (SUMMARY,)).
 
@@ -295,7 +342,7 @@ def hand_summary(h, sm):
     sm[7] = opair
 
 
-@kernel
+@kernel(refcount=False)
 def ukeire_core(h, d, w, sets, shapes, tab, unseen, sm, imp):
     """Distance and ukeire of the hand ``h`` minus one tile of kind ``d`` (compiled).
 
@@ -550,7 +597,7 @@ def _check_serial(counts, wilds, sets, size_mask, bad):
         _check_row(counts, wilds, sets, size_mask, bad, r)
 
 
-@kernel
+@kernel(refcount=False)
 def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
     """Ukeire of ``h`` minus one tile of each selected kind, all at once (compiled).
 
@@ -601,6 +648,7 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
     std, sp, to, bd = _shape_flags(shapes, sets)
     pairs, singles, distinct, opair = _shape_counts(h)
     buda_h = _buda(h, tab[4]) if bd else INF
+    hm0, hm1, hm2, hhon = _held_masks(h)
     for j in range(34):
         x = h[j]
         if x >= 4:
@@ -634,9 +682,8 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
             if x > 0:
                 y = buda_h
             else:
-                h[j] += 1
-                y = _buda(h, tab[4])
-                h[j] -= 1
+                a0, a1, a2, ah = _masks_with(hm0, hm1, hm2, hhon, j, True)
+                y = _buda_masks(a0, a1, a2, ah, tab[4])
             if y < v:
                 v = y
         dplus[j] = v
@@ -675,8 +722,13 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
             y = 14 - ds_ - hop
             if y < raw:
                 raw = y
+        dm0, dm1, dm2, dhon = hm0, hm1, hm2, hhon
         if bd:
-            y = _buda_without(h, d, buda_h, tab[4])
+            if xd == 1:
+                dm0, dm1, dm2, dhon = _masks_with(hm0, hm1, hm2, hhon, d, False)
+                y = _buda_masks(dm0, dm1, dm2, dhon, tab[4])
+            else:
+                y = buda_h
             if y < raw:
                 raw = y
         if raw - w <= 0:
@@ -760,12 +812,8 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
                 better = 14 - dd - op < raw
             if bd and not better and cj == 0:
                 # a kind already held adds nothing to 不搭 (distinct tiles)
-                h[d] -= 1
-                h[j] += 1
-                y = _buda(h, tab[4])
-                h[j] -= 1
-                h[d] += 1
-                better = y < raw
+                a0, a1, a2, ah = _masks_with(dm0, dm1, dm2, dhon, j, True)
+                better = _buda_masks(a0, a1, a2, ah, tab[4]) < raw
             if better:
                 if su == sd:
                     total += unseen[j]

@@ -188,7 +188,7 @@ def base(rules, ctx):
     return b
 
 
-@kernel
+@kernel(refcount=False)
 def on_discard(rules, ctx, pay, seat, phys, players):
     """被跟: the fourth identical discard in a row (no claim between) fines the first."""
     mode = rules[L_BEIGEN]
@@ -206,7 +206,7 @@ def on_discard(rules, ctx, pay, seat, phys, players):
     ctx[X_GEN] += 1
 
 
-@kernel
+@kernel(refcount=False)
 def on_kong(rules, ctx, pay, seat, mtype, from_seat, players):
     """Kong money under ``kong_pay=n`` (none by default, RULEBOOK §1.3 rule 13)."""
     n = rules[L_KONG_PAY]

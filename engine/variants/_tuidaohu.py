@@ -79,7 +79,7 @@ _DRAGONS = np.array([31, 32, 33], np.int64)
 _WINDS = np.array([27, 28, 29, 30], np.int64)
 
 
-@kernel
+@kernel(refcount=False)
 def horses_for_deal(rules, ctx):
     """Tiles set aside from the tail at the start as horses (买马)."""
     mode = rules[T_HORSE_MODE]
@@ -179,7 +179,7 @@ def win_amount(rules, ctx, bits):
     return amount
 
 
-@kernel
+@kernel(refcount=False)
 def on_kong(rules, ctx, pay, seat, mtype, from_seat, players):
     """Kong money (杠钱): 放杠 3 from the feeder, 补杠 1 and 暗杠 2 from each other seat."""
     if mtype == M_KONG:
