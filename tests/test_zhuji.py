@@ -459,3 +459,47 @@ def test_the_three_tai_minimum_counts_ordinary_tai_even_for_wucai():
         ctx[L.X_WILD0], ctx[L.X_WILD1] = tiles.kinds("8p")[0], tiles.kinds("9p")[0]
         counts = np.bincount(tiles.kinds(text), minlength=34).astype(np.int64)
         assert bool(K.win_legal(r, ctx, counts, w, 4, m8, 0, tab)) is legal, text
+
+
+def test_a_deals_memo_of_refused_hands_gives_the_full_evaluations_answer():
+    # one ctx across calls, as in a deal: refused hands are remembered per seat and the
+    # allowed one is reused by patterns; every answer must equal a fresh evaluation's,
+    # also for hands whose legality turns on the context (杠开/抢杠 add a 台, seat, 天胡)
+    rng = np.random.default_rng(5)
+    r = zhuji.pack(zhuji.VARIANT.resolve({}))
+    tab = kernel_tables()
+    types = [L.WIN_SELF_DRAW, L.WIN_DISCARD, L.WIN_ROB_KONG, L.WIN_KONG_DRAW]
+
+    def fresh_eval(counts, w, melds, seat, wt, first):
+        ctx = np.zeros(L.N_CTX, np.int64)
+        ctx[L.X_WILD0], ctx[L.X_WILD1] = tiles.kinds("8p")[0], tiles.kinds("9p")[0]
+        ctx[L.X_WINNER], ctx[L.X_WIN_TYPE], ctx[L.X_FIRST_TURN] = seat, wt, int(first)
+        m8 = np.zeros((8, 3), np.int64)
+        for j, (t, k) in enumerate(melds):
+            m8[j] = (t, k, 1)
+        out = np.zeros(K.N_OUT, np.int64)
+        K.evaluate(r, ctx, counts, w, 4 - len(melds), m8, len(melds), tab, out)
+        return ctx, m8, out
+
+    borderline, others = [], []
+    while len(borderline) < 6 or len(others) < 6:
+        counts, w, melds, _, _ = hand = random_winning_hand(rng)
+        legal = {fresh_eval(counts, w, melds, 0, t, False)[2][K.O_LEGAL] for t in types}
+        (borderline if len(legal) == 2 else others).append(hand)
+    hands = borderline[:6] + others[:6]
+    ctx = fresh_eval(*hands[0][:3], 0, types[0], False)[0]
+    refused = 0
+    for i in range(800):
+        counts, w, melds, _, _ = hands[int(rng.integers(len(hands)))]
+        seat, wt, first = int(rng.integers(4)), types[int(rng.integers(4))], rng.random() < 0.2
+        _, m8, out = fresh_eval(counts, w, melds, seat, wt, first)
+        ctx[L.X_WINNER], ctx[L.X_WIN_TYPE], ctx[L.X_FIRST_TURN] = seat, wt, int(first)
+        sets = 4 - len(melds)
+        legal = bool(K.win_legal(r, ctx, counts, w, sets, m8, len(melds), tab))
+        assert legal == bool(out[K.O_LEGAL]), i
+        refused += not legal
+        assert ctx[K.S_REFUSED] == refused
+        if legal:
+            bits = K.patterns(r, ctx, counts, w, sets, m8, len(melds), tab)
+            assert bits == out[K.O_BITS] and ctx[L.X_VALUE] == max(0, out[K.O_VALUE])
+    assert 0 < refused < 800

@@ -253,4 +253,9 @@ X_MINGKONGS = 119
 """明杠 (from a discard or 补杠) made in the deal."""
 X_ANKONGS = 120
 """暗杠 made in the deal."""
-N_CTX = 128
+X_MEMO = 128
+"""Slots 128..191 are free for a variant's per-deal memo of hand evaluations (诸暨: the
+complete hands already refused, so a wait refused once is not re-evaluated on every
+discard of its tile)."""
+N_MEMO = 64
+N_CTX = X_MEMO + N_MEMO

@@ -27,6 +27,7 @@ import numpy as np
 from .._numba import kernel
 from ..game._layout import (
     M_CHOW,
+    N_MEMO,
     R_SHAPES,
     R_VAR,
     WIN_DISCARD,
@@ -37,6 +38,7 @@ from ..game._layout import (
     X_DISCARDER,
     X_FIRST_TURN,
     X_KONGS,
+    X_MEMO,
     X_ROBBED,
     X_SCRATCH,
     X_VALUE,
@@ -46,7 +48,7 @@ from ..game._layout import (
     X_WINNER,
 )
 from ..game._patterns import rest_distance
-from ..hand._kernels import _distance, _pairs_formula
+from ..hand._kernels import _distance, _pairs_formula, _suit_indices
 
 # option slots
 Z_CAISHEN = R_VAR + 0
@@ -91,6 +93,14 @@ S_REFUSED = X_SCRATCH + 0
 """ctx slot: complete hands refused this deal for lack of 台."""
 S_ORDINARY = X_SCRATCH + 1
 """ctx slot: the winner's best ordinary 台 (set by :func:`patterns`)."""
+S_MEMO_NEXT = X_SCRATCH + 2
+"""ctx slots 82..85: the next memo entry each seat overwrites (a ring of MEMO_WAYS)."""
+S_LAST = X_SCRATCH + 6
+"""ctx slots 86..90: the last hand :func:`win_legal` allowed (key words 0-1, then the
+value, pattern bits and ordinary 台 of its evaluation), reused by :func:`patterns`."""
+MEMO_WAYS = 8
+"""Refused hands remembered per seat (ctx slots X_MEMO + seat * 2 * MEMO_WAYS ...)."""
+assert 4 * 2 * MEMO_WAYS <= N_MEMO
 
 HONOR_TAI = np.array([2, 0, 0, 0, 1, 1, 1], np.int64)
 """台 of one triplet of each honor, 东南西北白发中 (东 2 for every seat, dragons 1)."""
@@ -146,7 +156,7 @@ def honor_table(h, sets, val, hmask):
     return
 
 
-@kernel
+@kernel(refcount=False)
 def triplets_fit(h, lo, hi, sets, pairs):
     """Whether kinds ``lo..hi-1`` of ``h`` fit exactly ``sets`` triplets and ``pairs``
     (0 or 1) pairs, 财神 filling (a kind may host a triplet and the pair, or two
@@ -456,7 +466,7 @@ def evaluate(rules, ctx, h, w, sets, melds, nmeld, tab, out):
                 _consider(rules, out, ordinary, bits, quan, special or quan)
 
 
-@kernel
+@kernel(refcount=False)
 def tai_upper_bound(ctx, h, w, sets, melds, nmeld):
     """A quick upper bound of a complete hand's ordinary 台, or 99 when it may be 全字牌.
 
@@ -513,16 +523,62 @@ def tai_upper_bound(ctx, h, w, sets, melds, nmeld):
     return tai
 
 
+@kernel(inline="always")
+def _eval_key(ctx, h, w, nmeld):
+    """Two words that fix everything :func:`evaluate` reads that changes within a deal.
+
+    The concealed counts (the four suits' base-5 numbers), the 财神 held, the number of
+    melds (a seat's melds only grow during a deal, and a 补杠 reads as its pong), the win
+    type, the first-turn flag and the winner; the wild kinds, dealer and rules are fixed
+    for the deal. The top bit marks a used entry (zeroed slots never match).
+    """
+    i0, i1, i2, i3 = _suit_indices(h)
+    a = i0 | (i1 << 21) | (i2 << 42)
+    b = (
+        i3
+        | (w << 17)
+        | (nmeld << 21)
+        | (ctx[X_WIN_TYPE] << 24)
+        | (ctx[X_FIRST_TURN] << 28)
+        | (ctx[X_WINNER] << 29)
+        | (np.int64(1) << 40)
+    )
+    return a, b
+
+
 @kernel
 def win_legal(rules, ctx, h, w, sets, melds, nmeld, tab):
-    """A complete hand may be declared only with the minimum 台 (or as 全字牌)."""
+    """A complete hand may be declared only with the minimum 台 (or as 全字牌).
+
+    Refused hands are remembered per seat for the deal (a wait that lacks 台 is offered
+    again on every discard of its tile), the allowed one for :func:`patterns`.
+    """
     if tai_upper_bound(ctx, h, w, sets, melds, nmeld) < rules[Z_MIN_TAI]:
         ctx[S_REFUSED] += 1
         return False
+    a, b = _eval_key(ctx, h, w, nmeld)
+    seat = ctx[X_WINNER]
+    memo = 0 <= seat < 4
+    base = X_MEMO + seat * 2 * MEMO_WAYS
+    if memo:
+        for i in range(MEMO_WAYS):
+            if ctx[base + 2 * i] == a and ctx[base + 2 * i + 1] == b:
+                ctx[S_REFUSED] += 1
+                return False
     out = np.empty(N_OUT, np.int64)
     evaluate(rules, ctx, h, w, sets, melds, nmeld, tab, out)
     if out[O_LEGAL] == 1:
+        ctx[S_LAST] = a
+        ctx[S_LAST + 1] = b
+        ctx[S_LAST + 2] = out[O_VALUE]
+        ctx[S_LAST + 3] = out[O_BITS]
+        ctx[S_LAST + 4] = out[O_ORDINARY]
         return True
+    if memo:
+        i = ctx[S_MEMO_NEXT + seat]
+        ctx[base + 2 * i] = a
+        ctx[base + 2 * i + 1] = b
+        ctx[S_MEMO_NEXT + seat] = (i + 1) % MEMO_WAYS
     ctx[S_REFUSED] += 1
     return False
 
@@ -530,11 +586,20 @@ def win_legal(rules, ctx, h, w, sets, melds, nmeld, tab):
 @kernel
 def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
     """Pattern bits of the best reading; its 台 goes to ctx[X_VALUE]."""
-    out = np.empty(N_OUT, np.int64)
-    evaluate(rules, ctx, h, w, sets, melds, nmeld, tab, out)
-    ctx[X_VALUE] = out[O_VALUE] if out[O_VALUE] > 0 else 0
-    ctx[S_ORDINARY] = out[O_ORDINARY]
-    return out[O_BITS]
+    a, b = _eval_key(ctx, h, w, nmeld)
+    if ctx[S_LAST] == a and ctx[S_LAST + 1] == b:
+        value = ctx[S_LAST + 2]
+        bits = ctx[S_LAST + 3]
+        ordinary = ctx[S_LAST + 4]
+    else:
+        out = np.empty(N_OUT, np.int64)
+        evaluate(rules, ctx, h, w, sets, melds, nmeld, tab, out)
+        value = out[O_VALUE]
+        bits = out[O_BITS]
+        ordinary = out[O_ORDINARY]
+    ctx[X_VALUE] = value if value > 0 else 0
+    ctx[S_ORDINARY] = ordinary
+    return bits
 
 
 @kernel
