@@ -500,36 +500,10 @@ def _opening(
 
 
 @kernel
-def play_deal(
-    rules,
-    policies,
-    seed,
-    match,
-    deal,
-    tab,
-    ctx,
-    wall,
-    dead,
-    hand,
-    wslot,
-    flw,
-    melds,
-    nmeld,
-    disc,
-    ndisc,
-    visible,
-    role,
-    pay,
-    delta,
-    extra,
-    scratch,
-    rec,
-    final,
-    log,
-    preset,
-):
+def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log, preset):
     """Play one deal; fills the record row ``rec`` (int32 (N_COLS,)).
 
+    ws : the deal's work arrays, :func:`workspace` (reused from deal to deal).
     ctx must hold X_DEALER, X_STREAK, X_DEALER_WINS on entry; on return X_WINNER and
     X_WIN_TYPE tell the match loop how to rotate the dealer. ``final`` (int16
     (FINAL_ZONES, N_PHYS)) receives the final tile locations when it has that shape
@@ -537,6 +511,8 @@ def play_deal(
     (int64, physical kinds) replaces the shuffled wall when it holds the whole set
     (scripted tests: index 0 is the head, the last index the tail).
     """
+    (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
+     scratch) = ws  # fmt: skip
     players = rules[R_PLAYERS]
     dealer = ctx[X_DEALER]
     keep = np.empty(3, np.int64)
@@ -1383,6 +1359,30 @@ def _final_state(
 
 
 @kernel
+def workspace(n_tiles):
+    """The work arrays of :func:`play_deal`, zeroed: ``(wall, dead, hand, wslot, flw,
+    melds, nmeld, disc, ndisc, visible, role, pay, delta, extra, scratch)``.
+    """
+    return (
+        np.full(n_tiles, -1, np.int64),
+        np.zeros(n_tiles, np.bool_),
+        np.zeros((4, N_KINDS), np.int64),
+        np.zeros((4, 2), np.int64),
+        np.zeros((4, N_PHYS), np.int64),
+        np.zeros((4, 8, 3), np.int64),
+        np.zeros(4, np.int64),
+        np.zeros((4, 160), np.int64),
+        np.zeros(4, np.int64),
+        np.zeros(N_KINDS, np.int64),
+        np.zeros(N_PHYS, np.int64),
+        np.zeros((4, 4), np.int64),
+        np.zeros(4, np.int64),
+        np.zeros(MAX_EXTRA, np.int64),
+        np.zeros(160 + SCRATCH, np.int64),
+    )
+
+
+@kernel
 def play_match(rules, policies, seed, match, n_deals, tab, rec_out, final_out, log, log_deal):
     """Play the first ``n_deals`` deals of match ``match``; rows go to ``rec_out``.
 
@@ -1391,23 +1391,8 @@ def play_match(rules, policies, seed, match, n_deals, tab, rec_out, final_out, l
     log, log_deal : the replay log (int32 (MAX_EVENTS, 5)) filled for deal ``log_deal``.
     """
     players = rules[R_PLAYERS]
-    n_tiles = rules[R_TILESET]
     ctx = np.zeros(N_CTX, np.int64)
-    wall = np.full(n_tiles, -1, np.int64)
-    dead = np.zeros(n_tiles, np.bool_)
-    hand = np.zeros((4, N_KINDS), np.int64)
-    wslot = np.zeros((4, 2), np.int64)
-    flw = np.zeros((4, N_PHYS), np.int64)
-    melds = np.zeros((4, 8, 3), np.int64)
-    nmeld = np.zeros(4, np.int64)
-    disc = np.zeros((4, 160), np.int64)
-    ndisc = np.zeros(4, np.int64)
-    visible = np.zeros(N_KINDS, np.int64)
-    role = np.zeros(N_PHYS, np.int64)
-    pay = np.zeros((4, 4), np.int64)
-    delta = np.zeros(4, np.int64)
-    extra = np.zeros(MAX_EXTRA, np.int64)
-    scratch = np.zeros(160 + SCRATCH, np.int64)
+    ws = workspace(rules[R_TILESET])
     ms = np.empty(4, np.uint64)
     rng.seed_state(ms, seed, match, 0, rng.MATCH)
     dealer = rng.below(ms, players)
@@ -1421,34 +1406,8 @@ def play_match(rules, policies, seed, match, n_deals, tab, rec_out, final_out, l
         ctx[X_STREAK] = streak
         ctx[X_DEALER_WINS] = wins
         fin = final_out[d] if final_out.shape[0] == n_deals else no_final
-        play_deal(
-            rules,
-            policies,
-            seed,
-            match,
-            d,
-            tab,
-            ctx,
-            wall,
-            dead,
-            hand,
-            wslot,
-            flw,
-            melds,
-            nmeld,
-            disc,
-            ndisc,
-            visible,
-            role,
-            pay,
-            delta,
-            extra,
-            scratch,
-            rec_out[d],
-            fin,
-            log if d == log_deal else no_log,
-            no_preset,
-        )
+        lg = log if d == log_deal else no_log
+        play_deal(rules, policies, seed, match, d, tab, ctx, ws, rec_out[d], fin, lg, no_preset)
         winner = ctx[X_WINNER]
         if winner == dealer:
             streak += 1
@@ -1476,38 +1435,11 @@ def play_preset(rules, policies, wall, dealer, wins, tab, rec, final, log):
     :func:`play_deal`.
     """
     ctx = np.zeros(N_CTX, np.int64)
-    n_tiles = rules[R_TILESET]
     ctx[X_DEALER] = dealer
     ctx[X_STREAK] = wins
     ctx[X_DEALER_WINS] = wins
-    play_deal(
-        rules,
-        policies,
-        0,
-        0,
-        0,
-        tab,
-        ctx,
-        np.full(n_tiles, -1, np.int64),
-        np.zeros(n_tiles, np.bool_),
-        np.zeros((4, N_KINDS), np.int64),
-        np.zeros((4, 2), np.int64),
-        np.zeros((4, N_PHYS), np.int64),
-        np.zeros((4, 8, 3), np.int64),
-        np.zeros(4, np.int64),
-        np.zeros((4, 160), np.int64),
-        np.zeros(4, np.int64),
-        np.zeros(N_KINDS, np.int64),
-        np.zeros(N_PHYS, np.int64),
-        np.zeros((4, 4), np.int64),
-        np.zeros(4, np.int64),
-        np.zeros(MAX_EXTRA, np.int64),
-        np.zeros(160 + SCRATCH, np.int64),
-        rec,
-        final,
-        log,
-        wall,
-    )
+    ws = workspace(rules[R_TILESET])
+    play_deal(rules, policies, 0, 0, 0, tab, ctx, ws, rec, final, log, wall)
     return ctx
 
 
