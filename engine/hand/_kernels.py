@@ -651,8 +651,8 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
     hm0, hm1, hm2, hhon = _held_masks(h)
     for j in range(34):
         x = h[j]
-        if x >= 4:
-            dplus[j] = INF
+        if x >= 4 or unseen[j] <= 0:
+            dplus[j] = INF  # never read: no copy left to draw
             continue
         su = j // 9
         pos = j - 9 * su
@@ -768,10 +768,11 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
         if not known:
             cross = 0
         total = 0
-        for j in range(34):
+        # with the other suits' sum known, only the discard's own suit is left
+        j_lo = 9 * sd if known else 0
+        j_hi = min(34, 9 * sd + 9) if known else 34
+        for j in range(j_lo, j_hi):
             su = j // 9
-            if su != sd and known:
-                continue
             if unseen[j] <= 0:
                 continue
             cj = h[j]
