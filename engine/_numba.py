@@ -9,32 +9,101 @@ scores and counts are exact integers.
 with its own file only, so after an edit to a callee in another module (a variant's
 scoring kernels, the bots) a caller such as the game loop would load stale machine code
 with the old callee inlined. Importing this module therefore points numba's cache at a
-folder named by a hash of every ``engine`` source file and the numba version
+folder named by a hash of :func:`kernel_sources` (every module that defines kernels and,
+transitively, every engine module they import from) and the numba version
 (``<cache>/numba-<hash>``, the cache folder of :mod:`engine._cache`), unless the user set
-``NUMBA_CACHE_DIR`` themselves. Any change to the engine starts a fresh cache; older
-folders are pruned.
+``NUMBA_CACHE_DIR`` themselves. Any change to those starts a fresh cache (older folders
+are pruned); Python-only modules (CLI, datasets, the variants' Python side) are not
+part of the key, so editing them does not recompile.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
+import re
 import shutil
 from pathlib import Path
 
 import numba
 
-__all__ = ["kernel", "parallel_kernel", "source_hash"]
+__all__ = ["kernel", "kernel_sources", "parallel_kernel", "source_hash"]
 
 _KEEP = 3
 """Cache folders of earlier engine versions kept before pruning."""
 
 
-def source_hash() -> str:
-    """A short hash of every ``engine/**/*.py`` source and the numba version."""
-    root = Path(__file__).resolve().parent
+_KERNEL_MARK = re.compile(r"^@(kernel|parallel_kernel)\b|numba\.njit", re.M)
+
+
+def _module_file(base: Path, dotted: str) -> Path | None:
+    """The file of module ``dotted`` under ``base`` (a module or a package's __init__)."""
+    target = base.joinpath(*dotted.split(".")) if dotted else base
+    if target.with_suffix(".py").is_file():
+        return target.with_suffix(".py")
+    if (target / "__init__.py").is_file():
+        return target / "__init__.py"
+    return None
+
+
+def _imports(path: Path, root: Path) -> set[Path]:
+    """The engine modules ``path`` imports from (relative or ``engine.`` imports)."""
+    out: set[Path] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = path.parent
+                for _ in range(node.level - 1):
+                    base = base.parent
+                dotted = node.module or ""
+            elif (node.module or "").split(".")[0] == root.name:
+                base, dotted = root, node.module.partition(".")[2]
+            else:
+                continue
+            for alias in node.names:
+                # ``from ..variants import _zhuji`` imports a module, not the package init
+                sub = _module_file(base, f"{dotted}.{alias.name}".strip("."))
+                found = sub or _module_file(base, dotted)
+                if found is not None:
+                    out.add(found)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == root.name:
+                    found = _module_file(root, alias.name.partition(".")[2])
+                    if found is not None:
+                        out.add(found)
+    return out
+
+
+def kernel_sources(root: Path | None = None) -> list[Path]:
+    """The sources compiled code can depend on: every module that defines kernels and,
+    transitively, every engine module they import from (constants, callees, options).
+
+    Modules no kernel reaches (the CLI, datasets, replay text, the variants' Python side)
+    are left out, so editing them keeps the compiled cache.
+    """
+    root = (root or Path(__file__).resolve().parent).resolve()
+    todo = [
+        p.resolve()
+        for p in root.rglob("*.py")
+        if _KERNEL_MARK.search(p.read_text(encoding="utf-8"))
+    ]
+    seen: set[Path] = set()
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        todo.extend(_imports(path, root) - seen)
+    return sorted(seen)
+
+
+def source_hash(root: Path | None = None) -> str:
+    """A short hash of :func:`kernel_sources` and the numba version."""
+    root = (root or Path(__file__).resolve().parent).resolve()
     h = hashlib.sha256(numba.__version__.encode())
-    for path in sorted(root.rglob("*.py")):
+    for path in kernel_sources(root):
         h.update(str(path.relative_to(root)).encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]
