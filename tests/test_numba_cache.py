@@ -8,9 +8,10 @@ needlessly costs a recompile after Python-only edits.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
-from engine._numba import kernel_sources, source_hash
+from engine._numba import _import_nodes, kernel_sources, source_hash
 
 ENGINE = Path(__file__).resolve().parents[1] / "engine"
 
@@ -40,6 +41,19 @@ def test_the_engines_kernel_sources():
     # Python-only modules: editing them keeps the compiled cache
     for pure in ("cli.py", "dataset.py", "run.py", "game/__init__.py", "variants/zhuji.py"):
         assert pure not in names, pure
+
+
+def test_the_quick_import_scan_sees_every_import_statement():
+    # the key parses only import statements (start-up cost); none may be missed
+    for path in ENGINE.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        full = [
+            ast.dump(n)
+            for n in ast.walk(ast.parse(text))
+            if isinstance(n, (ast.Import, ast.ImportFrom))
+        ]
+        quick = [ast.dump(n) for n in _import_nodes(text)]
+        assert sorted(quick) == sorted(full), path
 
 
 def _tree(root: Path, files: dict[str, str]) -> None:
