@@ -17,8 +17,9 @@ from .._numba import kernel
 from ..hand._kernels import (
     _ORPHAN,
     _POW5,
-    _buda,
+    _buda_masks,
     _buda_without,
+    _held_masks,
     _pairs_formula,
     _rest_classes,
     _shape_counts,
@@ -130,25 +131,30 @@ def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
     _, _, e0, e1, e2, e3 = _rest_classes(c0, c1, c2, c3, comb)
     std, sp, to, bd = _shape_flags(shapes, sets)
     pairs, singles, distinct, opair = _shape_counts(h)
-    n3 = 0
-    n2 = 0
-    n1 = 0
-    for k in range(34):
-        x = h[k]
-        if x >= 3:
-            n3 += 1
-        elif x == 2:
-            n2 += 1
-        elif x == 1:
-            n1 += 1
     value = policy == 2
     bf = rules[R_BONUS_FLUSH] if value else 0
     bh = rules[R_BONUS_HALF] if value else 0
     bt = rules[R_BONUS_TRIPLETS] if value and minfo[1] == 1 else 0
     bp = rules[R_BONUS_PAIRS] if value and minfo[2] == 0 else 0
     bw = rules[R_BONUS_WILD_PAIR] if value else 0
+    n3 = 0
+    n2 = 0
+    n1 = 0
+    if bt > 0:
+        for k in range(34):
+            x = h[k]
+            if x >= 3:
+                n3 += 1
+            elif x == 2:
+                n2 += 1
+            elif x == 1:
+                n1 += 1
     dist0 = tab[5]
-    buda_h = _buda(h, tab[4]) if bd else INF
+    hm0 = hm1 = hm2 = hhon = 0
+    buda_h = INF
+    if bd:
+        hm0, hm1, hm2, hhon = _held_masks(h)
+        buda_h = _buda_masks(hm0, hm1, hm2, hhon, tab[4])
     best = INF * 4
     for k in range(34):
         x = h[k]
@@ -186,7 +192,7 @@ def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
             if v < d:
                 d = v
         if bd:
-            v = _buda_without(h, k, buda_h, tab[4])
+            v = _buda_without(hm0, hm1, hm2, hhon, x, k, buda_h, tab[4])
             if v < d:
                 d = v
         d -= w

@@ -179,14 +179,14 @@ def _buda(counts, buda_t):
 
 
 @kernel(inline="always")
-def _buda_without(h, k, buda_h, buda_t):
-    """不搭 distance of ``h`` minus one tile of kind ``k``; ``buda_h`` is that of ``h``.
+def _buda_without(m0, m1, m2, honors, count, k, buda_h, buda_t):
+    """不搭 distance of a hand minus one tile of kind ``k`` (held ``count`` times), from the
+    hand's :func:`_held_masks` and its own 不搭 distance ``buda_h``.
 
     不搭 sees only which kinds are held, so dropping one of several copies changes nothing.
     """
-    if h[k] > 1:
+    if count > 1:
         return buda_h
-    m0, m1, m2, honors = _held_masks(h)
     m0, m1, m2, honors = _masks_with(m0, m1, m2, honors, k, False)
     return _buda_masks(m0, m1, m2, honors, buda_t)
 
@@ -647,8 +647,11 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
     p12 = np.int64(comb[c[0], c[3]])
     std, sp, to, bd = _shape_flags(shapes, sets)
     pairs, singles, distinct, opair = _shape_counts(h)
-    buda_h = _buda(h, tab[4]) if bd else INF
-    hm0, hm1, hm2, hhon = _held_masks(h)
+    hm0 = hm1 = hm2 = hhon = 0
+    buda_h = INF
+    if bd:
+        hm0, hm1, hm2, hhon = _held_masks(h)
+        buda_h = _buda_masks(hm0, hm1, hm2, hhon, tab[4])
     for j in range(34):
         x = h[j]
         if x >= 4 or unseen[j] <= 0:
