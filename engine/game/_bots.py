@@ -46,6 +46,7 @@ from ._eval import (
     R_BONUS_PAIRS,
     R_BONUS_TRIPLETS,
     R_BONUS_WILD_PAIR,
+    count_categories,
     discard_scores,
     triplets_closed,
     wild_pair_distance,
@@ -93,17 +94,7 @@ def target_score(h, w, sets, shapes, tab, rules, minfo):
                     best = v
     bt = rules[R_BONUS_TRIPLETS]
     if bt > 0 and minfo[1] == 1:
-        n3 = 0
-        n2 = 0
-        n1 = 0
-        for k in range(34):
-            x = h[k]
-            if x >= 3:
-                n3 += 1
-            elif x == 2:
-                n2 += 1
-            elif x == 1:
-                n1 += 1
+        n3, n2, n1 = count_categories(h)
         v = max(0, triplets_closed(n3, n2, n1, sets) - w) * 4 - bt
         if v < best:
             best = v

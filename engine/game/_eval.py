@@ -95,6 +95,23 @@ def wild_pair_distance(sets_missing, w):
 
 
 @kernel(inline="always")
+def count_categories(h):
+    """``(n3, n2, n1)``: the kinds held three or more times, twice and once."""
+    n3 = 0
+    n2 = 0
+    n1 = 0
+    for k in range(34):
+        x = h[k]
+        if x >= 3:
+            n3 += 1
+        elif x == 2:
+            n2 += 1
+        elif x == 1:
+            n1 += 1
+    return n3, n2, n1
+
+
+@kernel(inline="always")
 def _cat_add(n3, n2, n1, c, delta):
     """Update kind-count categories when one kind goes from c to c + delta."""
     if c >= 3:
@@ -137,18 +154,9 @@ def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
     bt = rules[R_BONUS_TRIPLETS] if value and minfo[1] == 1 else 0
     bp = rules[R_BONUS_PAIRS] if value and minfo[2] == 0 else 0
     bw = rules[R_BONUS_WILD_PAIR] if value else 0
-    n3 = 0
-    n2 = 0
-    n1 = 0
+    n3 = n2 = n1 = 0
     if bt > 0:
-        for k in range(34):
-            x = h[k]
-            if x >= 3:
-                n3 += 1
-            elif x == 2:
-                n2 += 1
-            elif x == 1:
-                n1 += 1
+        n3, n2, n1 = count_categories(h)
     dist0 = tab[5]
     hm0 = hm1 = hm2 = hhon = 0
     buda_h = INF
