@@ -27,8 +27,11 @@ import shutil
 from pathlib import Path
 
 import numba
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
 
-__all__ = ["kernel", "kernel_sources", "parallel_kernel", "source_hash"]
+__all__ = ["kernel", "kernel_sources", "lowest_bit", "parallel_kernel", "source_hash"]
 
 _KEEP = 3
 """Cache folders of earlier engine versions kept before pruning."""
@@ -168,3 +171,18 @@ def kernel(func=None, *, refcount=True, **extra):
 def parallel_kernel(func):
     """Compile ``func`` with the house options and ``parallel=True`` (for ``prange``)."""
     return numba.njit(cache=True, nogil=True, error_model="numpy", parallel=True)(func)
+
+
+@intrinsic
+def lowest_bit(typingctx, x):
+    """Index of the lowest set bit of a nonzero integer ``x`` (LLVM ``cttz``, one
+    instruction): kernels walk a bit set of tile kinds with
+    ``j = lowest_bit(m); m &= m - 1``. Undefined for ``x == 0``.
+    """
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+
+    return x(x), codegen

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .._numba import kernel, parallel_kernel
+from .._numba import kernel, lowest_bit, parallel_kernel
 
 STANDARD = 1
 SEVEN_PAIRS = 2
@@ -38,6 +38,10 @@ _ORPHAN = np.zeros(34, np.bool_)
 for _k in (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33):
     _ORPHAN[_k] = True
 _POW5 = np.array([5**i for i in range(9)], np.int64)
+_ORPHAN_BITS = sum(1 << k for k in range(34) if _ORPHAN[k])
+"""The thirteen orphan kinds as a bit set (bit ``k`` = kind ``k``)."""
+_SUIT_BITS = np.array([511, 511 << 9, 511 << 18, 127 << 27], np.int64)
+"""The kinds of each suit (m, p, s, honors) as bit sets."""
 
 
 @kernel(inline="always")
@@ -597,29 +601,62 @@ def _check_serial(counts, wilds, sets, size_mask, bad):
         _check_row(counts, wilds, sets, size_mask, bad, r)
 
 
+@kernel(inline="always")
+def _buda_rest(ma, mb, honors, buda_t):
+    """``(r1, r2, r3)``: the most tiles the two other suits (masks ``ma``, ``mb``) and the
+    honors add to a 不搭 target that takes 1, 2 or 3 ranks of the remaining suit.
+
+    :func:`_buda_masks` is ``14 - max_t (buda_t[m, t] + r_t)`` over that suit's mask ``m``.
+    """
+    b1 = np.int64(buda_t[ma, 1])
+    b2 = np.int64(buda_t[ma, 2])
+    b3 = np.int64(buda_t[ma, 3])
+    c1 = np.int64(buda_t[mb, 1])
+    c2 = np.int64(buda_t[mb, 2])
+    c3 = np.int64(buda_t[mb, 3])
+    h5 = min(honors, 5)
+    h6 = min(honors, 6)
+    h7 = min(honors, 7)
+    r3 = max(
+        max(b3 + c3 + h5, b2 + c3 + h6, b3 + c2 + h6),
+        max(b1 + c3 + h7, b3 + c1 + h7, b2 + c2 + h7),
+    )
+    r2 = max(b3 + c3 + h6, b3 + c2 + h7, b2 + c3 + h7)
+    r1 = b3 + c3 + h7
+    return r1, r2, r3
+
+
 @kernel(refcount=False)
 def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
     """Ukeire of ``h`` minus one tile of each selected kind, all at once (compiled).
 
     The bots' tie-break: for every kind ``d`` with ``score[d] == best`` (held), ``out[d]``
-    is the ``ukeire`` of :func:`ukeire_core` ``(h, d, ...)`` (equal by test, its twin),
-    computed with work shared between the discards:
+    is the ``ukeire`` of :func:`ukeire_core` ``(h, d, ...)`` (equal by test, its twin).
+    Per discard it builds the bit set of improving draws shape by shape and sums their
+    unseen copies; the work is shared between the discards and kept free of
+    hard-to-predict branches:
 
-    - the suit class of ``h`` plus each draw ``j`` and the raw distance of that 15-tile
-      hand, ``dplus[j]``, are computed once; since adding tiles never raises a distance,
-      a draw with ``dplus[j] >= raw distance of h - d`` cannot improve ``h - d`` and is
-      skipped without a lookup;
-    - a draw in another suit than ``d`` combines three small-table classes (no lookup in
-      the large per-suit table), and the draws in other suits count the same for two
-      discards of one suit that leave it the same class with the same pair/orphan
-      effect (isolated honors, mirror-image tiles): their sum is cached by that key
-      (not under 不搭, whose distance sees the tiles themselves).
+    - seven pairs and thirteen orphans improve by a draw's parity or orphan class
+      alone, so their improving draws are whole bit sets (held an odd number of times,
+      orphans held or not) chosen by two comparisons;
+    - the standard shape is looked up only for *near* draws (a held tile of their kind
+      or within two ranks): a far draw could only start a block, which a tile the hand
+      does not use starts as cheaply, so it never lowers the distance, unless the wilds
+      leave the hand one tile from complete (then wilds and the draw form a block, and
+      every draw is tried). The class of
+      ``h`` plus each near draw and that 15-tile hand's distance are computed once;
+      adding tiles never raises a distance, so a draw whose 15-tile distance is not
+      below ``h - d``'s is skipped (the candidates come from bit sets by distance);
+    - a draw in another suit than ``d`` combines small-table classes only, and the
+      draws in the other suits improve alike for discards that leave ``d``'s suit the
+      same class at the same distance: that bit set is cached by the key;
+    - 不搭 sees which kinds are held: only kinds not held in ``h - d`` are tried, a
+      suit's rank against the best the other suits and honors add (:func:`_buda_rest`).
 
     h : int64 (34,), ``3*sets+2`` tiles, left unchanged. score : int (34,), best : int.
     out : int64 (34,) written where ``score == best``. work : int64 (160,) scratch.
     """
-    plus = work[0:34]
-    dplus = work[34:68]
+    plus = work[0:34]  # the class of h plus a near draw, by draw kind
     ckey = work[68:102]
     cval = work[102:136]
     n_cache = 0
@@ -637,7 +674,6 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
     c[1] = suit_cls[i1]
     c[2] = suit_cls[i2]
     c[3] = honor_cls[i3]
-    # ex[s]: the other three suits combined; pST: the two suits other than s and t
     ab, cd, ex[0], ex[1], ex[2], ex[3] = _rest_classes(c[0], c[1], c[2], c[3], comb)
     p01 = cd
     p23 = ab
@@ -652,55 +688,60 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
     if bd:
         hm0, hm1, hm2, hhon = _held_masks(h)
         buda_h = _buda_masks(hm0, hm1, hm2, hhon, tab[4])
+    # kind bit masks: held, held an odd number of times, drawable (a copy unseen, < 4 held)
+    held = np.int64(0)
+    odd = np.int64(0)
+    avail = np.int64(0)
     for j in range(34):
         x = h[j]
-        if x >= 4 or unseen[j] <= 0:
-            dplus[j] = INF  # never read: no copy left to draw
-            continue
-        su = j // 9
-        pos = j - 9 * su
-        if su < 3:
-            plus[j] = suit_cls[idx[su] + _POW5[pos]]
-        else:
-            plus[j] = honor_cls[i3 + _POW5[pos]]
-        v = np.int64(dist[comb[ex[su], plus[j]], sets]) if std else INF
-        if sp:
-            if x % 2 == 1:
-                y = _pairs_formula(pairs + 1, singles - 1)
+        b = np.int64(1) << j
+        if x > 0:
+            held |= b
+        if x & 1:
+            odd |= b
+        if x < 4 and unseen[j] > 0:
+            avail |= b
+    # near draws: a held tile of their kind or within two ranks (the others never lower
+    # the standard distance)
+    near = held & _SUIT_BITS[3]
+    for s in range(3):
+        m = (held >> (9 * s)) & 511
+        near |= ((m | (m << 1) | (m << 2) | (m >> 1) | (m >> 2)) & 511) << (9 * s)
+    # bucket[t]: the near draws whose 15-tile hand h + j has standard distance t (< 8;
+    # deep: the rest); the candidates of a discard at distance raw are those below it
+    base_std = np.int64(dist[comb[ab, cd], sets]) if std else INF
+    bucket = work[152:160]
+    for t in range(8):
+        bucket[t] = 0
+    deep = np.int64(0)
+    looked = near & avail  # draws whose plus class is known
+    if std:
+        m = looked
+        while m != 0:
+            j = lowest_bit(m)
+            m &= m - 1
+            su = j // 9
+            pos = j - 9 * su
+            if su < 3:
+                plus[j] = suit_cls[idx[su] + _POW5[pos]]
             else:
-                y = _pairs_formula(pairs, singles + 1)
-            if y < v:
-                v = y
-        if to:
-            y = 14 - distinct - (1 if opair > 0 else 0)
-            if _ORPHAN[j]:
-                if x == 0:
-                    y -= 1
-                elif opair == 0:
-                    y -= 1
-            if y < v:
-                v = y
-        if bd:
-            # 不搭 sees which kinds are held, so a held kind's copy changes nothing
-            if x > 0:
-                y = buda_h
+                plus[j] = honor_cls[i3 + _POW5[pos]]
+            v = np.int64(dist[comb[ex[su], plus[j]], sets])
+            if v < 8:
+                bucket[v] |= np.int64(1) << j
             else:
-                a0, a1, a2, ah = _masks_with(hm0, hm1, hm2, hhon, j, True)
-                y = _buda_masks(a0, a1, a2, ah, tab[4])
-            if y < v:
-                v = y
-        dplus[j] = v
+                deep |= np.int64(1) << j
     for d in range(34):
         if score[d] != best:
             continue
         xd = h[d]
         sd = d // 9
         pd = d - 9 * sd
+        bit_d = np.int64(1) << d
         if sd < 3:
             md = np.int64(suit_cls[idx[sd] - _POW5[pd]])
         else:
             md = np.int64(honor_cls[i3 - _POW5[pd]])
-        # h - d: summary values and its raw distance
         pr_ = pairs
         sg_ = singles
         if xd % 2 == 0:
@@ -737,95 +778,130 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
         if raw - w <= 0:
             out[d] = 0
             continue
-        # ys[t]: suit t's draw combined with h - d, for t != sd
-        ys[sd] = 0
-        if sd == 0:
-            ys[1] = comb[p01, md]
-            ys[2] = comb[p02, md]
-            ys[3] = comb[p03, md]
-        elif sd == 1:
-            ys[0] = comb[p01, md]
-            ys[2] = comb[p12, md]
-            ys[3] = comb[p13, md]
-        elif sd == 2:
-            ys[0] = comb[p02, md]
-            ys[1] = comb[p12, md]
-            ys[3] = comb[p23, md]
-        else:
-            ys[0] = comb[p03, md]
-            ys[1] = comb[p13, md]
-            ys[2] = comb[p23, md]
-        # draws in the other suits count the same for discards with one key
-        cross = -1
-        key = -1
-        if not bd:
-            orph = 0
-            if _ORPHAN[d] and xd <= 2:
-                orph = xd
-            key = ((sd * 1024 + md) * 2 + xd % 2) * 3 + orph
+        valid = avail
+        if unseen[d] > 0:
+            valid |= bit_d
+        zero_d = ~held
+        if xd == 1:
+            zero_d |= bit_d
+        imp = np.int64(0)
+        if sp:
+            odd_d = odd ^ bit_d
+            if _pairs_formula(pr_ + 1, sg_ - 1) < raw:
+                imp |= odd_d
+            if _pairs_formula(pr_, sg_ + 1) < raw:
+                imp |= ~odd_d
+        if to:
+            if 13 - ds_ - hop < raw:
+                imp |= _ORPHAN_BITS & zero_d
+            if 13 - ds_ < raw:
+                imp |= _ORPHAN_BITS & ~zero_d
+        if std:
+            if base_std < raw:
+                imp |= bit_d
+            cand = np.int64(0)
+            top = raw if raw < 8 else 8
+            for t in range(top):
+                cand |= bucket[t]
+            if raw > 8:
+                cand |= deep  # rare: distances of 9 and more
+            if raw - w == 1:
+                # one tile from complete with the wilds: a far draw and the wilds may
+                # form a block, so every draw is a candidate
+                far = avail & ~near & ~looked
+                looked |= far
+                while far != 0:
+                    j = lowest_bit(far)
+                    far &= far - 1
+                    su = j // 9
+                    if su < 3:
+                        plus[j] = suit_cls[idx[su] + _POW5[j - 9 * su]]
+                    else:
+                        plus[j] = honor_cls[i3 + _POW5[j - 27]]
+                cand |= avail & ~near
+            own = _SUIT_BITS[sd]
+            m = cand & own & ~bit_d
+            while m != 0:
+                j = lowest_bit(m)
+                m &= m - 1
+                pos = j - 9 * sd
+                if sd < 3:
+                    y = suit_cls[idx[sd] - _POW5[pd] + _POW5[pos]]
+                else:
+                    y = honor_cls[i3 - _POW5[pd] + _POW5[pos]]
+                v = np.int64(dist[comb[ex[sd], y], sets])
+                if v < raw:
+                    imp |= np.int64(1) << j
+            key = (sd * 1024 + md) * 128 + raw
+            cross = np.int64(-1)
             for q in range(n_cache):
                 if ckey[q] == key:
                     cross = cval[q]
                     break
-        known = cross >= 0
-        if not known:
-            cross = 0
-        total = 0
-        # with the other suits' sum known, only the discard's own suit is left
-        j_lo = 9 * sd if known else 0
-        j_hi = min(34, 9 * sd + 9) if known else 34
-        for j in range(j_lo, j_hi):
-            su = j // 9
-            if unseen[j] <= 0:
-                continue
-            cj = h[j]
-            if j == d:
-                cj -= 1
-            elif dplus[j] >= raw:
-                continue
-            if cj >= 4:
-                continue
-            pos = j - 9 * su
-            better = False
-            if std:
-                if su != sd:
-                    v = np.int64(dist[comb[ys[su], plus[j]], sets])
-                elif j == d:
-                    v = np.int64(dist[comb[ex[sd], c[sd]], sets])
-                elif su < 3:
-                    v = np.int64(
-                        dist[comb[ex[sd], suit_cls[idx[su] - _POW5[pd] + _POW5[pos]]], sets]
-                    )
+            if cross < 0:
+                if sd == 0:
+                    ys[1] = comb[p01, md]
+                    ys[2] = comb[p02, md]
+                    ys[3] = comb[p03, md]
+                elif sd == 1:
+                    ys[0] = comb[p01, md]
+                    ys[2] = comb[p12, md]
+                    ys[3] = comb[p13, md]
+                elif sd == 2:
+                    ys[0] = comb[p02, md]
+                    ys[1] = comb[p12, md]
+                    ys[3] = comb[p23, md]
                 else:
-                    v = np.int64(dist[comb[ex[sd], honor_cls[i3 - _POW5[pd] + _POW5[pos]]], sets])
-                better = v < raw
-            if sp and not better:
-                if cj % 2 == 1:
-                    y = _pairs_formula(pr_ + 1, sg_ - 1)
-                else:
-                    y = _pairs_formula(pr_, sg_ + 1)
-                better = y < raw
-            if to and not better:
-                dd = ds_
-                op = hop
-                if _ORPHAN[j]:
-                    if cj == 0:
-                        dd += 1
+                    ys[0] = comb[p03, md]
+                    ys[1] = comb[p13, md]
+                    ys[2] = comb[p23, md]
+                cross = np.int64(0)
+                m = cand & ~own
+                while m != 0:
+                    j = lowest_bit(m)
+                    m &= m - 1
+                    if np.int64(dist[comb[ys[j // 9], plus[j]], sets]) < raw:
+                        cross |= np.int64(1) << j
+                if n_cache < 34:
+                    ckey[n_cache] = key
+                    cval[n_cache] = cross
+                    n_cache += 1
+            imp |= cross
+        if bd:
+            # 不搭 sees which kinds are held: only a kind not held in h - d changes it
+            zb = valid & zero_d & ~imp
+            if zb != 0:
+                bt_ = tab[4]
+                hz = zb & _SUIT_BITS[3]
+                if hz != 0 and _buda_masks(dm0, dm1, dm2, dhon + 1, bt_) < raw:
+                    imp |= hz
+                need = 14 - raw  # a 不搭 target keeping more than this many tiles improves
+                for s in range(3):
+                    zs = (zb >> (9 * s)) & 511
+                    if zs == 0:
+                        continue
+                    if s == 0:
+                        ms, ma, mb = dm0, dm1, dm2
+                    elif s == 1:
+                        ms, ma, mb = dm1, dm0, dm2
                     else:
-                        op = 1
-                better = 14 - dd - op < raw
-            if bd and not better and cj == 0:
-                # a kind already held adds nothing to 不搭 (distinct tiles)
-                a0, a1, a2, ah = _masks_with(dm0, dm1, dm2, dhon, j, True)
-                better = _buda_masks(a0, a1, a2, ah, tab[4]) < raw
-            if better:
-                if su == sd:
-                    total += unseen[j]
-                else:
-                    cross += unseen[j]
-        if key >= 0 and not known:
-            ckey[n_cache] = key
-            cval[n_cache] = cross
-            n_cache += 1
-        total += cross
+                        ms, ma, mb = dm2, dm0, dm1
+                    r1, r2, r3 = _buda_rest(ma, mb, dhon, bt_)
+                    while zs != 0:
+                        p = lowest_bit(zs)
+                        zs &= zs - 1
+                        mm = ms | (1 << p)
+                        v = max(
+                            np.int64(bt_[mm, 3]) + r3,
+                            np.int64(bt_[mm, 2]) + r2,
+                            np.int64(bt_[mm, 1]) + r1,
+                        )
+                        if v > need:
+                            imp |= np.int64(1) << (9 * s + p)
+        m = imp & valid
+        total = 0
+        while m != 0:
+            j = lowest_bit(m)
+            m &= m - 1
+            total += unseen[j]
         out[d] = total
