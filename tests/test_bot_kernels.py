@@ -3,7 +3,10 @@
 ``discard_ukeire`` (every tied discard's ukeire at once, with shared work and pruning)
 must equal ``ukeire_core`` (one discard at a time, the public ukeire's kernel) for every
 discard of every hand: with wilds, 13- and 16-tile hands, every shape mask, partial
-``unseen`` counts.
+``unseen`` counts. ``discard_scores`` (every discard's score from the hand's suit
+classes, updated per discard) must equal the score of each hand left after a discard,
+evaluated from scratch (``target_score`` for the value bot, ``4 * distance`` for the
+efficiency bot), for every bonus the variants set and every exposed-meld state.
 """
 
 from __future__ import annotations
@@ -13,7 +16,16 @@ import numpy as np
 import pytest
 
 from engine.bench import random_hands
-from engine.hand._kernels import SUMMARY, discard_ukeire, hand_summary, ukeire_core
+from engine.game._bots import target_score
+from engine.game._eval import (
+    R_BONUS_FLUSH,
+    R_BONUS_HALF,
+    R_BONUS_PAIRS,
+    R_BONUS_TRIPLETS,
+    R_BONUS_WILD_PAIR,
+    discard_scores,
+)
+from engine.hand._kernels import SUMMARY, _distance, discard_ukeire, hand_summary, ukeire_core
 from engine.hand._tables import kernel_tables
 
 SHAPE_MASKS = (1, 3, 7, 9, 15)
@@ -83,3 +95,64 @@ def test_discard_ukeire_equals_ukeire_core(shapes, sets):
     held = slow >= 0
     assert (slow[held] > 0).mean() > 0.3  # not a comparison of zeros
     assert (slow[held] == 0).any()  # hands with no improving draw are in
+
+
+@numba.njit(cache=False)
+def _compare_scores(policy, hands, wilds, sets, shapes, tab, rules, minfo, fast, slow, best):
+    for r in range(hands.shape[0]):
+        h = hands[r].copy()
+        best[r] = discard_scores(policy, h, wilds[r], sets, shapes, tab, rules, minfo[r], fast[r])
+        for k in range(34):
+            if h[k] == 0:
+                slow[r, k] = 4 * 99
+                continue
+            h[k] -= 1
+            if policy == 2:
+                slow[r, k] = target_score(h, wilds[r], sets, shapes, tab, rules, minfo[r])
+            else:
+                slow[r, k] = 4 * _distance(h, wilds[r], sets, shapes, tab)
+            h[k] += 1
+
+
+@pytest.mark.parametrize("shapes", SHAPE_MASKS)
+@pytest.mark.parametrize("sets", [4, 5, 3])
+@pytest.mark.parametrize("policy", [1, 2])
+def test_discard_scores_equal_each_remaining_hand_scored_alone(policy, shapes, sets):
+    n = 1500
+    rng = np.random.default_rng(sets * 100 + shapes + 7 * policy)
+    wilds = rng.choice([0, 0, 0, 1, 2, 3], size=n).astype(np.int64)
+    size = 3 * sets + 2
+    hands = np.zeros((n, 34), np.int64)
+    for w in np.unique(wilds):
+        rows = np.flatnonzero(wilds == w)
+        hands[rows] = random_hands(len(rows), size - int(w), seed=int(w) + 10 * sets + shapes)
+    hands[: n // 3] = [_near_complete(rng, sets) for _ in range(n // 3)]
+    # exposed melds: suit mask (none, one suit, honors, two suits), all-triplets flag,
+    # their number (0 lets the seven-pairs bonus count)
+    minfo = np.stack(
+        [
+            rng.choice([0, 1, 2, 8, 3], size=n),
+            rng.integers(0, 2, size=n),
+            rng.choice([0, 0, 1, 2], size=n),
+        ],
+        axis=1,
+    ).astype(np.int64)
+    rules = np.zeros(128, np.int64)
+    for slot in (R_BONUS_FLUSH, R_BONUS_HALF, R_BONUS_TRIPLETS, R_BONUS_PAIRS, R_BONUS_WILD_PAIR):
+        rules[slot] = rng.choice([0, 2, 3, 5])
+    fast = np.empty((n, 34), np.int64)
+    slow = np.empty((n, 34), np.int64)
+    best = np.empty(n, np.int64)
+    _compare_scores(
+        policy, hands, wilds, sets, shapes, kernel_tables(), rules, minfo, fast, slow, best
+    )
+    bad = np.argwhere(fast != slow)
+    assert bad.size == 0, (
+        f"first mismatch: hand {hands[bad[0][0]]}, w {wilds[bad[0][0]]}, "
+        f"minfo {minfo[bad[0][0]]}, discard {bad[0][1]}: {fast[tuple(bad[0])]} vs "
+        f"{slow[tuple(bad[0])]}"
+    )
+    assert np.array_equal(best, slow.min(axis=1))
+    if policy == 2:
+        # the bonuses do change scores: not every score is a multiple of 4
+        assert (fast[fast < 4 * 99] % 4 != 0).any()

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import rng
-from .._numba import kernel
+from .._numba import kernel, lowest_bit
 from ..hand._kernels import (
     SEVEN_PAIRS,
     SUMMARY,
@@ -130,24 +130,21 @@ def _pick(policy, h, w, sets, shapes, tab, rules, unseen, bstate, minfo, scr, ne
     score = scr[0:34]
     uke = scr[34:68]
     best_sc = discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score)
-    n_tied = 0
-    first = -1
+    tied = np.int64(0)
     for k in range(34):
-        if score[k] == best_sc:
-            n_tied += 1
-            if first < 0:
-                first = k
-    if first < 0:
+        tied |= np.int64(score[k] == best_sc) << k
+    if tied == 0:
         return -1, INF * 4000
-    if n_tied == 1 and not need_key:
+    first = lowest_bit(tied)
+    if tied == (np.int64(1) << first) and not need_key:
         return first, best_sc * 1000
     discard_ukeire(h, w, sets, shapes, tab, unseen, score, best_sc, uke, scr[68:228])
     best_key = INF * 4000
     n_best = 0
     choice = -1
-    for k in range(34):
-        if score[k] != best_sc:
-            continue
+    while tied != 0:
+        k = lowest_bit(tied)
+        tied &= tied - 1
         key = best_sc * 1000 - uke[k]
         if key < best_key:
             best_key = key

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import kernel
+from .._numba import kernel, lowest_bit
 from ..hand._kernels import (
     _ORPHAN,
     _POW5,
@@ -163,12 +163,23 @@ def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
     if bd:
         hm0, hm1, hm2, hhon = _held_masks(h)
         buda_h = _buda_masks(hm0, hm1, hm2, hhon, tab[4])
-    best = INF * 4
+    # the seven-pairs and thirteen-orphans distances after a discard depend only on the
+    # discarded kind's count (and orphan class): worked out once, selected per discard
+    sp_even = _pairs_formula(pairs - 1, singles + 1)
+    sp_odd = _pairs_formula(pairs, singles - 1)
+    to_base = 14 - distinct - (1 if opair > 0 else 0)
+    to_once = to_base + 1  # an orphan held once
+    to_twice = 14 - distinct - (1 if opair > 1 else 0)  # an orphan held twice
+    held = np.int64(0)
     for k in range(34):
+        score[k] = INF * 4
+        if h[k] > 0:
+            held |= np.int64(1) << k
+    best = INF * 4
+    while held != 0:
+        k = lowest_bit(held)
+        held &= held - 1
         x = h[k]
-        if x == 0:
-            score[k] = INF * 4
-            continue
         s = k // 9
         pos = k - 9 * s
         d = INF
@@ -181,24 +192,14 @@ def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
                 d = np.int64(dist[comb[e2, suit_cls[i2 - _POW5[pos]]], sets])
             else:
                 d = np.int64(dist[comb[e3, honor_cls[i3 - _POW5[pos]]], sets])
-        if sp:
-            if x % 2 == 0:
-                v = _pairs_formula(pairs - 1, singles + 1)
-            else:
-                v = _pairs_formula(pairs, singles - 1)
-            if v < d and bp == 0:
-                d = v
+        v_sp = sp_even if x % 2 == 0 else sp_odd
+        if sp and bp == 0:
+            d = min(d, v_sp)
         if to:
-            dd = distinct
-            op = opair
+            v = to_base
             if _ORPHAN[k]:
-                if x == 1:
-                    dd -= 1
-                elif x == 2:
-                    op -= 1
-            v = 14 - dd - (1 if op > 0 else 0)
-            if v < d:
-                d = v
+                v = to_once if x == 1 else (to_twice if x == 2 else to_base)
+            d = min(d, v)
         if bd:
             v = _buda_without(hm0, hm1, hm2, hhon, x, k, buda_h, tab[4])
             if v < d:
@@ -209,11 +210,7 @@ def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
         sc = 4 * d
         if value:
             if bp > 0 and sp:
-                if x % 2 == 0:
-                    v = _pairs_formula(pairs - 1, singles + 1)
-                else:
-                    v = _pairs_formula(pairs, singles - 1)
-                v -= w
+                v = v_sp - w
                 if v < 0:
                     v = 0
                 v = 4 * v - bp
