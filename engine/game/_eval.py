@@ -175,6 +175,31 @@ def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
         score[k] = INF * 4
         if h[k] > 0:
             held |= np.int64(1) << k
+    # the flush and half-flush targets of a suit the discard is not from score as the
+    # hand stands: worked out once per suit
+    ex = (e0, e1, e2, e3)
+    cs = (np.int64(c0), np.int64(c1), np.int64(c2))
+    flushes = bf > 0 or bh > 0
+    f0 = f1 = f2 = INF * 4  # flush or half flush of suit t, the discard elsewhere
+    flush_min = INF * 4  # the flushes alone (an honor discard changes the half flushes)
+    if flushes:
+        for t in range(3):
+            other = minfo[0] & ~(1 << t)
+            v = INF * 4
+            if bf > 0 and other == 0:
+                # 清一色: tiles outside suit t are surplus, so the suit's own distance is
+                # the hand's
+                v = 4 * max(np.int64(dist[cs[t], sets]) - w, 0) - bf
+                flush_min = min(flush_min, v)
+            if bh > 0 and (other & 7) == 0:
+                v = min(v, 4 * max(np.int64(dist[comb[cs[t], c3], sets]) - w, 0) - bh)
+            if t == 0:
+                f0 = v
+            elif t == 1:
+                f1 = v
+            else:
+                f2 = v
+    out_min = (min(f1, f2), min(f0, f2), min(f0, f1))
     best = INF * 4
     while held != 0:
         k = lowest_bit(held)
@@ -182,16 +207,12 @@ def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
         x = h[k]
         s = k // 9
         pos = k - 9 * s
-        d = INF
-        if std:
-            if s == 0:
-                d = np.int64(dist[comb[e0, suit_cls[i0 - _POW5[pos]]], sets])
-            elif s == 1:
-                d = np.int64(dist[comb[e1, suit_cls[i1 - _POW5[pos]]], sets])
-            elif s == 2:
-                d = np.int64(dist[comb[e2, suit_cls[i2 - _POW5[pos]]], sets])
-            else:
-                d = np.int64(dist[comb[e3, honor_cls[i3 - _POW5[pos]]], sets])
+        if s < 3:
+            ms = np.int64(suit_cls[idx[s] - _POW5[pos]])
+        else:
+            ms = np.int64(honor_cls[i3 - _POW5[pos]])
+        cls_k = np.int64(comb[ex[s], ms])  # the whole hand minus the discard
+        d = np.int64(dist[cls_k, sets]) if std else INF
         v_sp = sp_even if x % 2 == 0 else sp_odd
         if sp and bp == 0:
             d = min(d, v_sp)
@@ -210,60 +231,35 @@ def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
         sc = 4 * d
         if value:
             if bp > 0 and sp:
-                v = v_sp - w
-                if v < 0:
-                    v = 0
-                v = 4 * v - bp
+                v = 4 * max(v_sp - w, 0) - bp
                 if v < sc:
                     sc = v
-            if bf > 0 or bh > 0:
-                hcls = honor_cls[i3 - _POW5[pos]] if s == 3 else c3
-                for t in range(3):
-                    other = minfo[0] & ~(1 << t)
-                    if s == t:
-                        cls = suit_cls[idx[t] - _POW5[pos]]
-                    elif t == 0:
-                        cls = c0
-                    elif t == 1:
-                        cls = c1
-                    else:
-                        cls = c2
+            if flushes:
+                if s < 3:
+                    v = out_min[s]
+                    other = minfo[0] & ~(1 << s)
                     if bf > 0 and other == 0:
-                        # 清一色: tiles outside suit t are surplus, so the suit's own
-                        # distance is the hand's
-                        v = np.int64(dist[cls, sets]) - w
-                        if v < 0:
-                            v = 0
-                        v = 4 * v - bf
-                        if v < sc:
-                            sc = v
+                        v = min(v, 4 * max(np.int64(dist[ms, sets]) - w, 0) - bf)
                     if bh > 0 and (other & 7) == 0:
-                        v = np.int64(dist[comb[cls, hcls], sets]) - w
-                        if v < 0:
-                            v = 0
-                        v = 4 * v - bh
-                        if v < sc:
-                            sc = v
-            if bw > 0:
-                if s == 0:
-                    cls = comb[e0, suit_cls[i0 - _POW5[pos]]]
-                elif s == 1:
-                    cls = comb[e1, suit_cls[i1 - _POW5[pos]]]
-                elif s == 2:
-                    cls = comb[e2, suit_cls[i2 - _POW5[pos]]]
+                        v = min(v, 4 * max(np.int64(dist[comb[ms, c3], sets]) - w, 0) - bh)
                 else:
-                    cls = comb[e3, honor_cls[i3 - _POW5[pos]]]
-                v = wild_pair_distance(np.int64(dist0[cls, sets]), w)
+                    v = flush_min
+                    if bh > 0:
+                        for t in range(3):
+                            if (minfo[0] & ~(1 << t) & 7) == 0:
+                                y = 4 * max(np.int64(dist[comb[cs[t], ms], sets]) - w, 0) - bh
+                                v = min(v, y)
+                if v < sc:
+                    sc = v
+            if bw > 0:
+                v = wild_pair_distance(np.int64(dist0[cls_k, sets]), w)
                 if v <= 2:
                     v = 4 * v - bw
                     if v < sc:
                         sc = v
             if bt > 0:
                 a3, a2, a1 = _cat_add(n3, n2, n1, x, -1)
-                v = triplets_closed(a3, a2, a1, sets) - w
-                if v < 0:
-                    v = 0
-                v = 4 * v - bt
+                v = 4 * max(triplets_closed(a3, a2, a1, sets) - w, 0) - bt
                 if v < sc:
                     sc = v
         score[k] = sc
