@@ -3,8 +3,10 @@
 ``discard_ukeire`` (every tied discard's ukeire at once, with shared work and pruning)
 must equal ``ukeire_core`` (one discard at a time, the public ukeire's kernel) for every
 discard of every hand: with wilds, 13- and 16-tile hands, every shape mask, partial
-``unseen`` counts. ``discard_scores`` (every discard's score from the hand's suit
-classes, updated per discard) must equal the score of each hand left after a discard,
+``unseen`` counts; ``waiting_ukeire`` (a waiting hand's ukeire, by way of
+``discard_ukeire``) must equal ``ukeire_core`` of the hand as it stands.
+``discard_scores`` (every discard's score from the hand's suit classes, updated per
+discard) must equal the score of each hand left after a discard,
 evaluated from scratch (``target_score`` for the value bot, ``4 * distance`` for the
 efficiency bot), for every bonus the variants set and every exposed-meld state.
 """
@@ -16,7 +18,7 @@ import numpy as np
 import pytest
 
 from engine.bench import random_hands
-from engine.game._bots import target_score
+from engine.game._bots import SCRATCH, target_score, waiting_ukeire
 from engine.game._eval import (
     R_BONUS_FLUSH,
     R_BONUS_HALF,
@@ -156,3 +158,54 @@ def test_discard_scores_equal_each_remaining_hand_scored_alone(policy, shapes, s
     if policy == 2:
         # the bonuses do change scores: not every score is a multiple of 4
         assert (fast[fast < 4 * 99] % 4 != 0).any()
+
+
+@numba.njit(cache=False)
+def _compare_waiting(hands, wilds, sets, shapes, unseen, tab, fast, slow):
+    sm = np.empty(SUMMARY, np.int64)
+    no_imp = np.empty(0, np.bool_)
+    scr = np.empty(SCRATCH, np.int64)
+    for r in range(hands.shape[0]):
+        h = hands[r].copy()
+        fast[r] = waiting_ukeire(h, wilds[r], sets, shapes, tab, unseen[r], scr)
+        for k in range(34):
+            if h[k] != hands[r, k]:
+                fast[r] = -1  # the hand must come back unchanged
+        hand_summary(h, sm)
+        slow[r] = ukeire_core(h, -1, wilds[r], sets, shapes, tab, unseen[r], sm, no_imp)[1]
+
+
+@pytest.mark.parametrize("shapes", SHAPE_MASKS)
+@pytest.mark.parametrize("sets", [4, 5, 2])
+def test_waiting_ukeire_equals_ukeire_core(shapes, sets):
+    n = 3000
+    rng = np.random.default_rng(sets * 1000 + shapes)
+    wilds = rng.choice([0, 0, 0, 1, 2, 3], size=n).astype(np.int64)
+    size = 3 * sets + 1
+    hands = np.zeros((n, 34), np.int64)
+    for w in np.unique(wilds):
+        rows = np.flatnonzero(wilds == w)
+        hands[rows] = random_hands(len(rows), size - int(w), seed=int(w) + 10 * sets + shapes)
+    # a third one tile away from complete hands (waits and near-waits)
+    for i in range(n // 3):
+        h = _near_complete(rng, sets)
+        h[rng.choice(np.flatnonzero(h))] -= 1
+        hands[i] = h
+        wilds[i] = 0
+    # some hold four copies of the first kinds (the tile added inside goes elsewhere)
+    for i in range(n // 3, n // 3 + 60):
+        h = np.zeros(34, np.int64)
+        h[: 1 + i % 3] = 4
+        while h.sum() < size:
+            k = rng.integers(3, 34)
+            if h[k] < 4:
+                h[k] += 1
+        hands[i] = h
+        wilds[i] = 0
+    unseen = np.clip(4 - hands - rng.integers(0, 2, hands.shape), 0, 4).astype(np.int64)
+    fast = np.empty(n, np.int64)
+    slow = np.empty(n, np.int64)
+    _compare_waiting(hands, wilds, sets, shapes, unseen, kernel_tables(), fast, slow)
+    bad = np.flatnonzero(fast != slow)
+    assert bad.size == 0, f"first mismatch: hand {hands[bad[0]]}: {fast[bad[0]]} vs {slow[bad[0]]}"
+    assert (slow > 0).mean() > 0.3  # not a comparison of zeros

@@ -31,13 +31,10 @@ from .. import rng
 from .._numba import kernel, lowest_bit
 from ..hand._kernels import (
     SEVEN_PAIRS,
-    SUMMARY,
     _distance,
     _pairs_formula,
     _suit_indices,
     discard_ukeire,
-    hand_summary,
-    ukeire_core,
 )
 from ._eval import (
     R_BONUS_FLUSH,
@@ -212,13 +209,23 @@ def waiting_sc(policy, h, w, sets, shapes, tab, rules, minfo):
     return 4 * _distance(h, w, sets, shapes, tab)
 
 
-@kernel
-def waiting_ukeire(h, w, sets, shapes, tab, unseen):
+@kernel(refcount=False)
+def waiting_ukeire(h, w, sets, shapes, tab, unseen, scr):
     """Ukeire of a ``3*sets+1``-tile hand as it stands.
 
     A waiting hand's key is ``waiting_sc * 1000 - waiting_ukeire``; claims need the
-    ukeire only when the scores tie.
+    ukeire only when the scores tie. Computed by :func:`discard_ukeire` as the hand plus
+    one tile of a kind it holds fewer than four of, minus that tile (the same number as
+    ``ukeire_core(h, -1, ...)``, by test). ``h`` is restored; ``scr`` (SCRATCH,) scratch.
     """
-    sm = np.empty(SUMMARY, np.int64)
-    hand_summary(h, sm)
-    return ukeire_core(h, -1, w, sets, shapes, tab, unseen, sm, np.empty(0, np.bool_))[1]
+    x = 0
+    while h[x] >= 4:
+        x += 1
+    sel = scr[0:34]
+    for k in range(34):
+        sel[k] = 0
+    sel[x] = 1
+    h[x] += 1
+    discard_ukeire(h, w, sets, shapes, tab, unseen, sel, 1, scr[34:68], scr[68:228])
+    h[x] -= 1
+    return scr[34 + x]

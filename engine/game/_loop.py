@@ -984,7 +984,7 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                                 ps, htmp, ws_, sets_s - 1, sh, tab, rules, unseen, minfo, score
                             )
                             htmp[k] += 2
-                            uke = waiting_ukeire(htmp, ws_, sets_s, sh, tab, unseen)
+                            uke = waiting_ukeire(htmp, ws_, sets_s, sh, tab, unseen, score)
                             htmp[k] -= 2
                             now = now_sc * 1000 - uke
                             if after < now:
@@ -1282,7 +1282,7 @@ def _choose_chow(ps, htmp, w, sets, rules, tab, unseen, minfo, score, copt, hand
                 return copt[i]
     best = INF_KEY
     if best_sc == now_sc:
-        best = now_sc * 1000 - waiting_ukeire(htmp, w, sets, sh, tab, unseen)
+        best = now_sc * 1000 - waiting_ukeire(htmp, w, sets, sh, tab, unseen, score)
     choice = -1
     for i in range(n):
         if copt[3 + i] != best_sc:
