@@ -173,8 +173,7 @@ def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
     held = np.int64(0)
     for k in range(34):
         score[k] = INF * 4
-        if h[k] > 0:
-            held |= np.int64(1) << k
+        held |= np.int64(h[k] > 0) << k
     # the flush and half-flush targets of a suit the discard is not from score as the
     # hand stands: worked out once per suit
     ex = (e0, e1, e2, e3)

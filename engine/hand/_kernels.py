@@ -81,13 +81,8 @@ def _standard(c, sets, tab):
 @kernel(inline="always")
 def _pairs_formula(pairs, singles):
     """Seven-pairs distance from the number of pairs and of odd counts."""
-    if pairs >= 7:
-        return 0
-    need = 7 - pairs
-    extra = need - singles
-    if extra < 0:
-        extra = 0
-    return need + extra
+    need = max(7 - pairs, 0)
+    return need + max(need - singles, 0)
 
 
 @kernel(refcount=False)
@@ -199,7 +194,8 @@ def _buda_without(m0, m1, m2, honors, count, k, buda_h, buda_t):
 def _shape_counts(c):
     """``(pairs, odd counts, distinct orphan kinds, orphan kinds held twice or more)``.
 
-    The per-hand numbers behind the seven-pairs and thirteen-orphans distances.
+    The per-hand numbers behind the seven-pairs and thirteen-orphans distances (summed
+    without branches: a hand's counts follow no pattern a branch predictor learns).
     """
     pairs = 0
     singles = 0
@@ -207,12 +203,11 @@ def _shape_counts(c):
     opair = 0
     for k in range(34):
         x = c[k]
-        pairs += x // 2
-        singles += x % 2
-        if x > 0 and _ORPHAN[k]:
-            distinct += 1
-            if x >= 2:
-                opair += 1
+        o = (_ORPHAN_BITS >> k) & 1
+        pairs += x >> 1
+        singles += x & 1
+        distinct += o & np.int64(x > 0)
+        opair += o & np.int64(x >= 2)
     return pairs, singles, distinct, opair
 
 
@@ -643,13 +638,14 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
       or within two ranks): a far draw could only start a block, which a tile the hand
       does not use starts as cheaply, so it never lowers the distance, unless the wilds
       leave the hand one tile from complete (then wilds and the draw form a block, and
-      every draw is tried). The class of
-      ``h`` plus each near draw and that 15-tile hand's distance are computed once;
-      adding tiles never raises a distance, so a draw whose 15-tile distance is not
-      below ``h - d``'s is skipped (the candidates come from bit sets by distance);
-    - a draw in another suit than ``d`` combines small-table classes only, and the
-      draws in the other suits improve alike for discards that leave ``d``'s suit the
-      same class at the same distance: that bit set is cached by the key;
+      every draw is tried). The class of ``h`` plus each near draw and that 15-tile
+      hand's distance are computed once; adding tiles never raises a distance, so a
+      draw whose 15-tile distance is not below ``h - d``'s is skipped (the candidates
+      come from bit sets by distance);
+    - a draw in another suit than ``d`` combines small-table classes only (the two
+      suits other than both, the class of ``d``'s suit without ``d``, and ``plus``);
+    - the tied discards are a bit set, and ``h - d``'s counts come from arithmetic,
+      not branches;
     - 不搭 sees which kinds are held: only kinds not held in ``h - d`` are tried, a
       suit's rank against the best the other suits and honors add (:func:`_buda_rest`).
 
@@ -657,9 +653,6 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
     out : int64 (34,) written where ``score == best``. work : int64 (160,) scratch.
     """
     plus = work[0:34]  # the class of h plus a near draw, by draw kind
-    ckey = work[68:102]
-    cval = work[102:136]
-    n_cache = 0
     suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
     i0, i1, i2, i3 = _suit_indices(h)
     idx = work[136:140]
@@ -675,12 +668,15 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
     c[2] = suit_cls[i2]
     c[3] = honor_cls[i3]
     ab, cd, ex[0], ex[1], ex[2], ex[3] = _rest_classes(c[0], c[1], c[2], c[3], comb)
-    p01 = cd
-    p23 = ab
-    p02 = np.int64(comb[c[1], c[3]])
-    p13 = np.int64(comb[c[0], c[2]])
-    p03 = np.int64(comb[c[1], c[2]])
-    p12 = np.int64(comb[c[0], c[3]])
+    # pm[4*s + t]: the two suits other than s and t combined (s != t)
+    pm = work[68:84]
+    pm[1] = pm[4] = cd
+    pm[11] = pm[14] = ab
+    pm[2] = pm[8] = comb[c[1], c[3]]
+    pm[7] = pm[13] = comb[c[0], c[2]]
+    pm[3] = pm[12] = comb[c[1], c[2]]
+    pm[6] = pm[9] = comb[c[0], c[3]]
+    pm[0] = pm[5] = pm[10] = pm[15] = 0
     std, sp, to, bd = _shape_flags(shapes, sets)
     pairs, singles, distinct, opair = _shape_counts(h)
     hm0 = hm1 = hm2 = hhon = 0
@@ -694,13 +690,9 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
     avail = np.int64(0)
     for j in range(34):
         x = h[j]
-        b = np.int64(1) << j
-        if x > 0:
-            held |= b
-        if x & 1:
-            odd |= b
-        if x < 4 and unseen[j] > 0:
-            avail |= b
+        held |= np.int64(x > 0) << j
+        odd |= np.int64(x & 1) << j
+        avail |= np.int64((x < 4) & (unseen[j] > 0)) << j
     # near draws: a held tile of their kind or within two ranks (the others never lower
     # the standard distance)
     near = held & _SUIT_BITS[3]
@@ -731,9 +723,12 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
                 bucket[v] |= np.int64(1) << j
             else:
                 deep |= np.int64(1) << j
-    for d in range(34):
-        if score[d] != best:
-            continue
+    tied = np.int64(0)
+    for k in range(34):
+        tied |= np.int64(score[k] == best) << k
+    while tied != 0:
+        d = lowest_bit(tied)
+        tied &= tied - 1
         xd = h[d]
         sd = d // 9
         pd = d - 9 * sd
@@ -742,21 +737,15 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
             md = np.int64(suit_cls[idx[sd] - _POW5[pd]])
         else:
             md = np.int64(honor_cls[i3 - _POW5[pd]])
-        pr_ = pairs
-        sg_ = singles
-        if xd % 2 == 0:
-            pr_ -= 1
-            sg_ += 1
-        else:
-            sg_ -= 1
-        ds_ = distinct
-        op_ = opair
-        if _ORPHAN[d]:
-            if xd == 1:
-                ds_ -= 1
-            elif xd == 2:
-                op_ -= 1
-        hop = 1 if op_ > 0 else 0
+        # h - d's pairs, odd counts, orphan kinds and orphan pairs (arithmetic, no
+        # branches: the tied discards' counts follow no pattern)
+        par = xd & 1
+        pr_ = pairs - 1 + par
+        sg_ = singles + 1 - 2 * par
+        orph = (_ORPHAN_BITS >> d) & 1
+        ds_ = distinct - orph * np.int64(xd == 1)
+        op_ = opair - orph * np.int64(xd == 2)
+        hop = np.int64(op_ > 0)
         raw = np.int64(dist[comb[ex[sd], md], sets]) if std else INF
         if sp:
             y = _pairs_formula(pr_, sg_)
@@ -778,12 +767,8 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
         if raw - w <= 0:
             out[d] = 0
             continue
-        valid = avail
-        if unseen[d] > 0:
-            valid |= bit_d
-        zero_d = ~held
-        if xd == 1:
-            zero_d |= bit_d
+        valid = avail | (bit_d * np.int64(unseen[d] > 0))
+        zero_d = ~held | (bit_d * np.int64(xd == 1))
         imp = np.int64(0)
         if sp:
             odd_d = odd ^ bit_d
@@ -832,41 +817,14 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
                 v = np.int64(dist[comb[ex[sd], y], sets])
                 if v < raw:
                     imp |= np.int64(1) << j
-            key = (sd * 1024 + md) * 128 + raw
-            cross = np.int64(-1)
-            for q in range(n_cache):
-                if ckey[q] == key:
-                    cross = cval[q]
-                    break
-            if cross < 0:
-                if sd == 0:
-                    ys[1] = comb[p01, md]
-                    ys[2] = comb[p02, md]
-                    ys[3] = comb[p03, md]
-                elif sd == 1:
-                    ys[0] = comb[p01, md]
-                    ys[2] = comb[p12, md]
-                    ys[3] = comb[p13, md]
-                elif sd == 2:
-                    ys[0] = comb[p02, md]
-                    ys[1] = comb[p12, md]
-                    ys[3] = comb[p23, md]
-                else:
-                    ys[0] = comb[p03, md]
-                    ys[1] = comb[p13, md]
-                    ys[2] = comb[p23, md]
-                cross = np.int64(0)
-                m = cand & ~own
-                while m != 0:
-                    j = lowest_bit(m)
-                    m &= m - 1
-                    if np.int64(dist[comb[ys[j // 9], plus[j]], sets]) < raw:
-                        cross |= np.int64(1) << j
-                if n_cache < 34:
-                    ckey[n_cache] = key
-                    cval[n_cache] = cross
-                    n_cache += 1
-            imp |= cross
+            for t in range(4):
+                ys[t] = comb[pm[4 * sd + t], md]
+            m = cand & ~own
+            while m != 0:
+                j = lowest_bit(m)
+                m &= m - 1
+                if np.int64(dist[comb[ys[j // 9], plus[j]], sets]) < raw:
+                    imp |= np.int64(1) << j
         if bd:
             # 不搭 sees which kinds are held: only a kind not held in h - d changes it
             zb = valid & zero_d & ~imp
