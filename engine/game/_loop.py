@@ -18,11 +18,12 @@ import numba
 import numpy as np
 
 from .. import rng
-from .._numba import kernel, parallel_kernel
+from .._numba import kernel, lowest_bit, parallel_kernel
 from ..hand._kernels import _distance
 from ..tiles import N_KINDS
 from . import _hooks
 from ._bots import SCRATCH, choose_discard, hand_sc, hand_score, waiting_sc, waiting_ukeire
+from ._eval import discard_scores
 from ._layout import (
     C_DEALER,
     C_DELTA,
@@ -766,33 +767,43 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
             _meld_info(melds, nmeld, cur, minfo)
             kong_scan = not force_wild and you == 0 and chase < 0
             live = ptr[2] - ctx[X_RESERVE]
-            for k in range(N_KINDS):
-                if not kong_scan:
-                    break
-                if hand[cur, k] == 4 or (
-                    hand[cur, k] >= 1 and _pong_index(melds, nmeld, cur, k) >= 0
-                ):
-                    is_an = hand[cur, k] == 4
-                    if rules[R_KONG_NEEDS_LIVE] == 1:
-                        if live <= rules[R_RESERVE_ANKONG if is_an else R_RESERVE_KONG]:
-                            continue
-                    if pol == 0:
-                        want = rng.below(bs, 2) == 0
+            # the kinds a kong could be made of, as a bit set walked in kind order:
+            # four held (暗杠) or a pong with its fourth tile held (补杠)
+            kong_kinds = np.int64(0)
+            if kong_scan:
+                for k in range(N_KINDS):
+                    kong_kinds |= np.int64(hand[cur, k] == 4) << k
+                for i in range(nmeld[cur]):
+                    k = melds[cur, i, 1]
+                    if melds[cur, i, 0] == M_PONG and hand[cur, k] >= 1:
+                        kong_kinds |= np.int64(1) << k
+            while kong_kinds != 0:
+                k = lowest_bit(kong_kinds)
+                kong_kinds &= kong_kinds - 1
+                is_an = hand[cur, k] == 4
+                if rules[R_KONG_NEEDS_LIVE] == 1:
+                    if live <= rules[R_RESERVE_ANKONG if is_an else R_RESERVE_KONG]:
+                        continue
+                if pol == 0:
+                    want = rng.below(bs, 2) == 0
+                else:
+                    for q in range(N_KINDS):
+                        htmp[q] = hand[cur, q]
+                    # the distance after the best discard (the efficiency score is 4x it)
+                    sh = rules[R_SHAPES]
+                    without = discard_scores(1, htmp, w_cur, sets_cur, sh, tab, rules, minfo, score)
+                    without //= 4
+                    if is_an:
+                        htmp[k] -= 4
+                        with_k = _distance(htmp, w_cur, sets_cur - 1, rules[R_SHAPES], tab)
                     else:
-                        for q in range(N_KINDS):
-                            htmp[q] = hand[cur, q]
-                        without = _best_distance(htmp, w_cur, sets_cur, rules[R_SHAPES], tab)
-                        if is_an:
-                            htmp[k] -= 4
-                            with_k = _distance(htmp, w_cur, sets_cur - 1, rules[R_SHAPES], tab)
-                        else:
-                            htmp[k] -= 1
-                            with_k = _distance(htmp, w_cur, sets_cur, rules[R_SHAPES], tab)
-                        want = with_k <= without
-                    if want:
-                        kk = k
-                        ktype = M_ANKONG if is_an else M_ADDKONG
-                        break
+                        htmp[k] -= 1
+                        with_k = _distance(htmp, w_cur, sets_cur, rules[R_SHAPES], tab)
+                    want = with_k <= without
+                if want:
+                    kk = k
+                    ktype = M_ANKONG if is_an else M_ADDKONG
+                    break
             if kk >= 0:
                 if (
                     ktype == M_ADDKONG
@@ -1306,21 +1317,6 @@ def _pong_index(melds, nmeld, seat, k):
         if melds[seat, i, 0] == M_PONG and melds[seat, i, 1] == k:
             return i
     return -1
-
-
-@kernel(refcount=False)
-def _best_distance(h, w, sets, shapes, tab):
-    """Distance after the best discard of a ``3*sets+2``-tile hand."""
-    best = 99
-    for k in range(N_KINDS):
-        if h[k] == 0:
-            continue
-        h[k] -= 1
-        d = _distance(h, w, sets, shapes, tab)
-        h[k] += 1
-        if d < best:
-            best = d
-    return best
 
 
 @kernel
