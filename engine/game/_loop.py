@@ -500,7 +500,7 @@ def _opening(
     return -1
 
 
-@kernel
+@kernel(refcount=False)
 def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log, preset):
     """Play one deal; fills the record row ``rec`` (int32 (N_COLS,)).
 
@@ -513,18 +513,16 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
     (scripted tests: index 0 is the head, the last index the tail).
     """
     (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
-     scratch) = ws  # fmt: skip
+     scratch, states) = ws  # fmt: skip
     players = rules[R_PLAYERS]
     dealer = ctx[X_DEALER]
-    keep = np.empty(3, np.int64)
-    keep[0] = ctx[X_DEALER]
-    keep[1] = ctx[X_STREAK]
-    keep[2] = ctx[X_DEALER_WINS]
+    streak = ctx[X_STREAK]
+    dealer_wins = ctx[X_DEALER_WINS]
     for i in range(ctx.shape[0]):
         ctx[i] = 0
-    ctx[X_DEALER] = keep[0]
-    ctx[X_STREAK] = keep[1]
-    ctx[X_DEALER_WINS] = keep[2]
+    ctx[X_DEALER] = dealer
+    ctx[X_STREAK] = streak
+    ctx[X_DEALER_WINS] = dealer_wins
     ctx[X_WINNER] = -1
     ctx[X_DISCARDER] = -1
     ctx[X_KONG_FROM] = -1
@@ -533,8 +531,8 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
     ctx[X_WILD1] = -1
     ctx[X_INDICATOR] = -1
     ctx[X_VALUE] = 0
-    ws = np.empty(4, np.uint64)
-    bs = np.empty(4, np.uint64)
+    ws = states[0:4]
+    bs = states[4:8]
     rng.seed_state(ws, seed, match, deal, rng.WALL)
     rng.seed_state(bs, seed, match, deal, rng.BOTS)
     unseen = scratch[0:34]
@@ -1357,7 +1355,8 @@ def _final_state(
 @kernel
 def workspace(n_tiles):
     """The work arrays of :func:`play_deal`, zeroed: ``(wall, dead, hand, wslot, flw,
-    melds, nmeld, disc, ndisc, visible, role, pay, delta, extra, scratch)``.
+    melds, nmeld, disc, ndisc, visible, role, pay, delta, extra, scratch, states)``
+    (``states``: the wall's and the bots' random streams).
     """
     return (
         np.full(n_tiles, -1, np.int64),
@@ -1375,6 +1374,7 @@ def workspace(n_tiles):
         np.zeros(4, np.int64),
         np.zeros(MAX_EXTRA, np.int64),
         np.zeros(160 + SCRATCH, np.int64),
+        np.zeros(8, np.uint64),
     )
 
 
