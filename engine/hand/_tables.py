@@ -20,10 +20,11 @@ can keep (used by the 十三不搭 shape).
 
 **Classes.** The 12-entry rows take few distinct values (152 for the suits, 83 for the
 honors), and the set of rows obtained by min-plus combining any of them is closed at a
-few hundred vectors. The kernels therefore work on class ids: ``suit_cls[idx]`` and
-``honor_cls[idx]`` (uint16) name a row of ``vectors`` (uint8 ``(n_cls, 12)``), ``comb[a,
-b]`` (uint16 ``(n_cls, n_cls)``) is the class of the combination of classes ``a`` and
-``b``, and ``dist[a, k]`` (uint8 ``(n_cls, 6)``) its distance for ``k`` sets plus a pair.
+few hundred vectors. The kernels therefore work on class ids: ``suit_cls[idx]`` (uint8:
+the suit classes are numbered first, so the large table is 2 MB) and ``honor_cls[idx]``
+(uint16) name a row of ``vectors`` (uint8 ``(n_cls, 12)``), ``comb[a, b]`` (uint16
+``(n_cls, n_cls)``) is the class of the combination of classes ``a`` and ``b``, and
+``dist[a, k]`` (uint8 ``(n_cls, 6)``) its distance for ``k`` sets plus a pair.
 A hand's standard-shape distance is then ``dist[comb[comb[comb[m, p], s], z], sets]``.
 """
 
@@ -189,11 +190,23 @@ def _classes(suit: np.ndarray, honor: np.ndarray) -> dict[str, np.ndarray]:
 
     combined = _combine_all(vectors, vectors).astype(np.uint8)
     comb = ids(combined.reshape(-1, vectors.shape[1])).reshape(len(vectors), len(vectors))
+    suit_ids = ids(suit)
+    honor_ids = ids(honor)
+    # renumber so that the suit classes come first: the 5**9-entry suit table then fits
+    # uint8 (half the memory the kernels read at random, ~2 MB)
+    first = np.unique(suit_ids)
+    perm = np.concatenate([first, np.setdiff1d(np.arange(len(vectors)), first)])
+    new_id = np.empty(len(vectors), np.int64)
+    new_id[perm] = np.arange(len(vectors))
+    assert len(first) <= 256
+    vectors = vectors[perm]
+    comb_new = np.empty_like(comb)
+    comb_new[new_id[:, None], new_id[None, :]] = new_id[comb]
     return {
-        "suit_cls": ids(suit),
-        "honor_cls": ids(honor),
+        "suit_cls": new_id[suit_ids].astype(np.uint8),
+        "honor_cls": new_id[honor_ids].astype(np.uint16),
         "vectors": vectors,
-        "comb": comb,
+        "comb": comb_new.astype(np.uint16),
         "dist": np.ascontiguousarray(vectors[:, 1::2]),
         "dist0": np.ascontiguousarray(vectors[:, 0::2]),
     }
