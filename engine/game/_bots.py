@@ -116,9 +116,10 @@ def target_score(h, w, sets, shapes, tab, rules, minfo):
     return best
 
 
-@kernel(refcount=False)
-def _pick(policy, h, w, sets, shapes, tab, rules, unseen, bstate, minfo, scr, need_key):
-    """Best discard kind and its key ``score*1000 - ukeire`` (-1, INF if none held).
+@kernel(refcount=False, inline="always")
+def _break_tie(h, w, sets, shapes, tab, unseen, bstate, scr, best_sc, need_key):
+    """Best discard kind and its key ``score*1000 - ukeire`` from the scores in
+    ``scr[0:34]`` (best ``best_sc``); -1, INF if none held.
 
     Ties on the score are broken by ukeire, then at random (``bstate``; none when it is
     empty). A lone best discard needs no ukeire: its key is then computed only when
@@ -126,7 +127,6 @@ def _pick(policy, h, w, sets, shapes, tab, rules, unseen, bstate, minfo, scr, ne
     """
     score = scr[0:34]
     uke = scr[34:68]
-    best_sc = discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score)
     tied = np.int64(0)
     for k in range(34):
         tied |= np.int64(score[k] == best_sc) << k
@@ -179,15 +179,19 @@ def choose_discard(policy, h, w, sets, shapes, tab, rules, unseen, bstate, minfo
                 return k
             r -= h[k]
         return -1
-    choice, _ = _pick(policy, h, w, sets, shapes, tab, rules, unseen, bstate, minfo, scr, False)
+    best_sc = discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, scr[0:34])
+    choice, _ = _break_tie(h, w, sets, shapes, tab, unseen, bstate, scr, best_sc, False)
     return choice
 
 
-@kernel
-def hand_score(policy, h, w, sets, shapes, tab, rules, unseen, minfo, scr):
-    """Key of the best discard of a ``3*sets+2``-tile hand (lower is better)."""
-    empty = np.empty(0, np.uint64)
-    _, key = _pick(policy, h, w, sets, shapes, tab, rules, unseen, empty, minfo, scr, True)
+@kernel(refcount=False)
+def hand_score(h, w, sets, shapes, tab, unseen, scr, best_sc, no_rng):
+    """Key of the best discard of a ``3*sets+2``-tile hand (lower is better), from the
+    scores :func:`hand_sc` left in ``scr`` (its result ``best_sc``) for this hand.
+
+    no_rng : an empty uint64 array (a key needs no random tie-break).
+    """
+    _, key = _break_tie(h, w, sets, shapes, tab, unseen, no_rng, scr, best_sc, True)
     return key
 
 

@@ -990,7 +990,7 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                             do = 1
                         elif after_sc == now_sc:
                             after = hand_score(
-                                ps, htmp, ws_, sets_s - 1, sh, tab, rules, unseen, minfo, score
+                                htmp, ws_, sets_s - 1, sh, tab, unseen, score, after_sc, bs[:0]
                             )
                             htmp[k] += 2
                             uke = waiting_ukeire(htmp, ws_, sets_s, sh, tab, unseen, score)
@@ -1084,7 +1084,7 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                     else:
                         best_opt = _choose_chow(
                             ps, htmp, ws_, sets_s, rules, tab, unseen, minfo, score, copt,
-                            hand, s, k, nmeld[s],
+                            hand, s, k, nmeld[s], bs[:0],
                         )  # fmt: skip
                     if best_opt >= 0:
                         base = k - pos + best_opt
@@ -1243,13 +1243,14 @@ def _chow_apply(htmp, minfo, k, lo, m0, nm, sign):
 
 
 @kernel(refcount=False)
-def _choose_chow(ps, htmp, w, sets, rules, tab, unseen, minfo, score, copt, hand, s, k, nm):
+def _choose_chow(ps, htmp, w, sets, rules, tab, unseen, minfo, score, copt, hand, s, k, nm, no_rng):
     """The 吃 a bot of policy ``ps`` takes of the discard ``k`` (its low rank), or -1.
 
     The first option whose hand after it (and its discard) keys lower than the hand now
     (keys ``score*1000 - ukeire``, see _bots): scores first, the ukeire only to break a
     tie, which decides the same as comparing full keys.
     copt : int64 (6,) scratch: the options' low ranks and scores.
+    no_rng : an empty uint64 array (keys need no random tie-break).
     """
     sh = rules[R_SHAPES]
     pos = k % 9
@@ -1298,7 +1299,8 @@ def _choose_chow(ps, htmp, w, sets, rules, tab, unseen, minfo, score, copt, hand
             continue
         lo = copt[i]
         _chow_apply(htmp, minfo, k, lo, m0, nm, -1)
-        key = hand_score(ps, htmp, w, sets - 1, sh, tab, rules, unseen, minfo, score)
+        sc = hand_sc(ps, htmp, w, sets - 1, sh, tab, rules, minfo, score)
+        key = hand_score(htmp, w, sets - 1, sh, tab, unseen, score, sc, no_rng)
         _chow_apply(htmp, minfo, k, lo, m0, nm, 1)
         if key < best:
             best = key
