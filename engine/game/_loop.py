@@ -863,8 +863,10 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                     last_phys = t
                 continue
         # ---- discard ----------------------------------------------------------------------
-        _unseen(hand, cur, visible, unseen)
-        _meld_info(melds, nmeld, cur, minfo)
+        if phase != AFTER_DRAW:
+            # (after a draw they were computed for the kong scan, and nothing changed since)
+            _unseen(hand, cur, visible, unseen)
+            _meld_info(melds, nmeld, cur, minfo)
         for q in range(N_KINDS):
             htmp[q] = hand[cur, q]
         allow_wild = rules[R_WILD_DISCARD] > 0
