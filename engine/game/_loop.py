@@ -541,6 +541,12 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
     ptr = scratch[80:83]
     score = scratch[160 : 160 + SCRATCH]
     copt = scratch[150:156]
+    # far[s] = 1: seat s's concealed hand is known to be two or more tiles from complete
+    # (set when an efficiency bot discards, whose scores are 4 x distance; cleared when
+    # the hand changes otherwise): its next draw cannot complete it, so no check is made
+    far = scratch[84:88]
+    for s in range(4):
+        far[s] = 0
     # ---- the wall -------------------------------------------------------------------
     n = rules[R_TILESET]
     i = 0
@@ -742,7 +748,7 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                     you == 0 and _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 1) >= 0
                 ):
                     declare = False  # 游金 rather than a plain win
-            if declare and _complete(rules, hand, cur, w_cur, sets_cur, tab):
+            if declare and far[cur] == 0 and _complete(rules, hand, cur, w_cur, sets_cur, tab):
                 if _passes_for_jinque(
                     rules, pol, ptr[2] - ctx[X_RESERVE], hand[cur], w_cur, sets_cur, tab
                 ):
@@ -822,6 +828,7 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                         ctx[X_ROBBED] = cur
                         hand[cur, kk] -= 1
                         break
+                far[cur] = 0
                 if ktype == M_ANKONG:
                     hand[cur, kk] -= 4
                     m = nmeld[cur]
@@ -870,6 +877,7 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
         for q in range(N_KINDS):
             htmp[q] = hand[cur, q]
         allow_wild = rules[R_WILD_DISCARD] > 0
+        picked = -1
         if force_wild:
             k = -1
         elif chase >= 0:
@@ -889,10 +897,13 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                 allow_wild,
                 score,
             )
+            picked = k
             if youjin and pol != 0 and ctx[X_YOUJIN + cur] == 0:
                 q = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 1)
                 if q >= 0:
                     k = q
+        # the efficiency bot's own pick: score[k] is 4 x the distance after it
+        far[cur] = 1 if pol == 1 and k >= 0 and k == picked and score[k] >= 8 else 0
         if k < 0:
             slot = 0 if wslot[cur, 0] > 0 else 1
             wslot[cur, slot] -= 1
@@ -1002,6 +1013,7 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                                 do = 1
                         htmp[k] += 2
                 if do > 0:
+                    far[s] = 0
                     ndisc[cur] -= 1
                     m = nmeld[s]
                     melds[s, m, 0] = M_PONG if do == 1 else M_KONG
@@ -1094,6 +1106,7 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                             if base + q != k:
                                 hand[s, base + q] -= 1
                                 visible[base + q] += 1
+                        far[s] = 0
                         ndisc[cur] -= 1
                         m = nmeld[s]
                         melds[s, m, 0] = M_CHOW
