@@ -37,18 +37,19 @@ SHAPE_MASKS = (1, 3, 7, 9, 15)
 def _compare(hands, wilds, sets, shapes, unseen, tab, fast, slow):
     sm = np.empty(SUMMARY, np.int64)
     no_imp = np.empty(0, np.bool_)
-    sel = np.empty(34, np.int64)
     work = np.empty(160, np.int64)
     for r in range(hands.shape[0]):
         h = hands[r].copy()
+        held = np.int64(0)
         for k in range(34):
-            sel[k] = 1 if h[k] > 0 else 0
+            if h[k] > 0:
+                held |= np.int64(1) << k
             fast[r, k] = -1
             slow[r, k] = -1
-        discard_ukeire(h, wilds[r], sets, shapes, tab, unseen[r], sel, 1, fast[r], work)
+        discard_ukeire(h, wilds[r], sets, shapes, tab, unseen[r], held, fast[r], work)
         hand_summary(h, sm)
         for k in range(34):
-            if sel[k] == 1:
+            if h[k] > 0:
                 slow[r, k] = ukeire_core(h, k, wilds[r], sets, shapes, tab, unseen[r], sm, no_imp)[
                     1
                 ]

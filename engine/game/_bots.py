@@ -135,7 +135,7 @@ def _break_tie(h, w, sets, shapes, tab, unseen, bstate, scr, best_sc, need_key):
     first = lowest_bit(tied)
     if tied == (np.int64(1) << first) and not need_key:
         return first, best_sc * 1000
-    discard_ukeire(h, w, sets, shapes, tab, unseen, score, best_sc, uke, scr[68:228])
+    discard_ukeire(h, w, sets, shapes, tab, unseen, tied, uke, scr[68:228])
     best_key = INF * 4000
     n_best = 0
     choice = -1
@@ -225,11 +225,7 @@ def waiting_ukeire(h, w, sets, shapes, tab, unseen, scr):
     x = 0
     while h[x] >= 4:
         x += 1
-    sel = scr[0:34]
-    for k in range(34):
-        sel[k] = 0
-    sel[x] = 1
     h[x] += 1
-    discard_ukeire(h, w, sets, shapes, tab, unseen, sel, 1, scr[34:68], scr[68:228])
+    discard_ukeire(h, w, sets, shapes, tab, unseen, np.int64(1) << x, scr[0:34], scr[34:194])
     h[x] -= 1
-    return scr[34 + x]
+    return scr[x]

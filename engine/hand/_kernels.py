@@ -622,11 +622,11 @@ def _buda_rest(ma, mb, honors, buda_t):
 
 
 @kernel(refcount=False)
-def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
+def discard_ukeire(h, w, sets, shapes, tab, unseen, tied, out, work):
     """Ukeire of ``h`` minus one tile of each selected kind, all at once (compiled).
 
-    The bots' tie-break: for every kind ``d`` with ``score[d] == best`` (held), ``out[d]``
-    is the ``ukeire`` of :func:`ukeire_core` ``(h, d, ...)`` (equal by test, its twin).
+    The bots' tie-break: for every kind ``d`` in the bit set ``tied`` (bit ``d``, held),
+    ``out[d]`` is the ``ukeire`` of :func:`ukeire_core` ``(h, d, ...)`` (equal by test, its twin).
     Per discard it builds the bit set of improving draws shape by shape and sums their
     unseen copies; the work is shared between the discards and kept free of
     hard-to-predict branches:
@@ -644,13 +644,12 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
       come from bit sets by distance);
     - a draw in another suit than ``d`` combines small-table classes only (the two
       suits other than both, the class of ``d``'s suit without ``d``, and ``plus``);
-    - the tied discards are a bit set, and ``h - d``'s counts come from arithmetic,
-      not branches;
+    - ``h - d``'s counts come from arithmetic, not branches;
     - 不搭 sees which kinds are held: only kinds not held in ``h - d`` are tried, a
       suit's rank against the best the other suits and honors add (:func:`_buda_rest`).
 
-    h : int64 (34,), ``3*sets+2`` tiles, left unchanged. score : int (34,), best : int.
-    out : int64 (34,) written where ``score == best``. work : int64 (160,) scratch.
+    h : int64 (34,), ``3*sets+2`` tiles, left unchanged. tied : int64 bit set of kinds.
+    out : int64 (34,) written at the kinds in ``tied``. work : int64 (160,) scratch.
     """
     plus = work[0:34]  # the class of h plus a near draw, by draw kind
     suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
@@ -723,9 +722,6 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, score, best, out, work):
                 bucket[v] |= np.int64(1) << j
             else:
                 deep |= np.int64(1) << j
-    tied = np.int64(0)
-    for k in range(34):
-        tied |= np.int64(score[k] == best) << k
     while tied != 0:
         d = lowest_bit(tied)
         tied &= tied - 1
