@@ -99,32 +99,46 @@ def _orphans(counts):
 
 
 @kernel(inline="always")
-def _buda_masks(m0, m1, m2, honors, buda_t):
-    """不搭 distance from the held-rank masks of the three suits and the honor kinds held.
+def _buda_rest(ma, mb, honors, buda_t):
+    """``(r1, r2, r3)``: the most tiles the two other suits (masks ``ma``, ``mb``) and the
+    honors add to a 不搭 target that takes 1, 2 or 3 ranks of the remaining suit.
 
-    A 不搭 target takes t ranks per suit (t <= 3, gaps >= 3) and 14 - sum(t) <= 7 honors,
-    so sum(t) is 7, 8 or 9: the ten splits (3,3,3), (2,3,3)x3, (1,3,3)x3, (3,2,2)x3.
+    The ten splits (ranks taken per suit, t <= 3 with gaps >= 3; 14 - sum(t) <= 7 honors,
+    so sum(t) is 7, 8 or 9): (3,3,3), (2,3,3)x3, (1,3,3)x3, (3,2,2)x3.
     """
-    a1 = np.int64(buda_t[m0, 1])
-    a2 = np.int64(buda_t[m0, 2])
-    a3 = np.int64(buda_t[m0, 3])
-    b1 = np.int64(buda_t[m1, 1])
-    b2 = np.int64(buda_t[m1, 2])
-    b3 = np.int64(buda_t[m1, 3])
-    c1 = np.int64(buda_t[m2, 1])
-    c2 = np.int64(buda_t[m2, 2])
-    c3 = np.int64(buda_t[m2, 3])
-    best = a3 + b3 + c3 + min(honors, 5)
-    v = max(a2 + b3 + c3, a3 + b2 + c3, a3 + b3 + c2) + min(honors, 6)
-    if v > best:
-        best = v
-    v = max(
-        max(a1 + b3 + c3, a3 + b1 + c3, a3 + b3 + c1),
-        max(a3 + b2 + c2, a2 + b3 + c2, a2 + b2 + c3),
-    ) + min(honors, 7)
-    if v > best:
-        best = v
-    return 14 - best
+    b1 = np.int64(buda_t[ma, 1])
+    b2 = np.int64(buda_t[ma, 2])
+    b3 = np.int64(buda_t[ma, 3])
+    c1 = np.int64(buda_t[mb, 1])
+    c2 = np.int64(buda_t[mb, 2])
+    c3 = np.int64(buda_t[mb, 3])
+    h5 = min(honors, 5)
+    h6 = min(honors, 6)
+    h7 = min(honors, 7)
+    r3 = max(
+        max(b3 + c3 + h5, b2 + c3 + h6, b3 + c2 + h6),
+        max(b1 + c3 + h7, b3 + c1 + h7, b2 + c2 + h7),
+    )
+    r2 = max(b3 + c3 + h6, b3 + c2 + h7, b2 + c3 + h7)
+    r1 = b3 + c3 + h7
+    return r1, r2, r3
+
+
+@kernel(inline="always")
+def _buda_with(m, r1, r2, r3, buda_t):
+    """不搭 distance when one suit holds the ranks ``m`` and :func:`_buda_rest` of the
+    others is ``(r1, r2, r3)``.
+    """
+    return 14 - max(
+        np.int64(buda_t[m, 3]) + r3, np.int64(buda_t[m, 2]) + r2, np.int64(buda_t[m, 1]) + r1
+    )
+
+
+@kernel(inline="always")
+def _buda_masks(m0, m1, m2, honors, buda_t):
+    """不搭 distance from the held-rank masks of the three suits and the honor kinds held."""
+    r1, r2, r3 = _buda_rest(m1, m2, honors, buda_t)
+    return _buda_with(m0, r1, r2, r3, buda_t)
 
 
 @kernel(inline="always")
@@ -596,31 +610,6 @@ def _check_serial(counts, wilds, sets, size_mask, bad):
         _check_row(counts, wilds, sets, size_mask, bad, r)
 
 
-@kernel(inline="always")
-def _buda_rest(ma, mb, honors, buda_t):
-    """``(r1, r2, r3)``: the most tiles the two other suits (masks ``ma``, ``mb``) and the
-    honors add to a 不搭 target that takes 1, 2 or 3 ranks of the remaining suit.
-
-    :func:`_buda_masks` is ``14 - max_t (buda_t[m, t] + r_t)`` over that suit's mask ``m``.
-    """
-    b1 = np.int64(buda_t[ma, 1])
-    b2 = np.int64(buda_t[ma, 2])
-    b3 = np.int64(buda_t[ma, 3])
-    c1 = np.int64(buda_t[mb, 1])
-    c2 = np.int64(buda_t[mb, 2])
-    c3 = np.int64(buda_t[mb, 3])
-    h5 = min(honors, 5)
-    h6 = min(honors, 6)
-    h7 = min(honors, 7)
-    r3 = max(
-        max(b3 + c3 + h5, b2 + c3 + h6, b3 + c2 + h6),
-        max(b1 + c3 + h7, b3 + c1 + h7, b2 + c2 + h7),
-    )
-    r2 = max(b3 + c3 + h6, b3 + c2 + h7, b2 + c3 + h7)
-    r1 = b3 + c3 + h7
-    return r1, r2, r3
-
-
 @kernel(refcount=False)
 def discard_ukeire(h, w, sets, shapes, tab, unseen, tied, out, work):
     """Ukeire of ``h`` minus one tile of each selected kind, all at once (compiled).
@@ -829,7 +818,6 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, tied, out, work):
                 hz = zb & _SUIT_BITS[3]
                 if hz != 0 and _buda_masks(dm0, dm1, dm2, dhon + 1, bt_) < raw:
                     imp |= hz
-                need = 14 - raw  # a 不搭 target keeping more than this many tiles improves
                 for s in range(3):
                     zs = (zb >> (9 * s)) & 511
                     if zs == 0:
@@ -844,13 +832,7 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, tied, out, work):
                     while zs != 0:
                         p = lowest_bit(zs)
                         zs &= zs - 1
-                        mm = ms | (1 << p)
-                        v = max(
-                            np.int64(bt_[mm, 3]) + r3,
-                            np.int64(bt_[mm, 2]) + r2,
-                            np.int64(bt_[mm, 1]) + r1,
-                        )
-                        if v > need:
+                        if _buda_with(ms | (1 << p), r1, r2, r3, bt_) < raw:
                             imp |= np.int64(1) << (9 * s + p)
         m = imp & valid
         total = 0
