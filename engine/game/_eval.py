@@ -95,6 +95,12 @@ def wild_pair_distance(sets_missing, w):
 
 
 @kernel(inline="always")
+def _quarters(distance, w, bonus):
+    """A target's score in quarter tiles: 4 x its distance after the wilds, minus its bonus."""
+    return 4 * max(np.int64(distance) - w, 0) - bonus
+
+
+@kernel(inline="always")
 def count_categories(h):
     """``(n3, n2, n1)``: the kinds held three or more times, twice and once."""
     n3 = 0
@@ -188,10 +194,10 @@ def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
             if bf > 0 and other == 0:
                 # 清一色: tiles outside suit t are surplus, so the suit's own distance is
                 # the hand's
-                v = 4 * max(np.int64(dist[cs[t], sets]) - w, 0) - bf
+                v = _quarters(dist[cs[t], sets], w, bf)
                 flush_min = min(flush_min, v)
             if bh > 0 and (other & 7) == 0:
-                v = min(v, 4 * max(np.int64(dist[comb[cs[t], c3], sets]) - w, 0) - bh)
+                v = min(v, _quarters(dist[comb[cs[t], c3], sets], w, bh))
             if t == 0:
                 f0 = v
             elif t == 1:
@@ -230,7 +236,7 @@ def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
         sc = 4 * d
         if value:
             if bp > 0 and sp:
-                v = 4 * max(v_sp - w, 0) - bp
+                v = _quarters(v_sp, w, bp)
                 if v < sc:
                     sc = v
             if flushes:
@@ -238,15 +244,15 @@ def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
                     v = out_min[s]
                     other = minfo[0] & ~(1 << s)
                     if bf > 0 and other == 0:
-                        v = min(v, 4 * max(np.int64(dist[ms, sets]) - w, 0) - bf)
+                        v = min(v, _quarters(dist[ms, sets], w, bf))
                     if bh > 0 and (other & 7) == 0:
-                        v = min(v, 4 * max(np.int64(dist[comb[ms, c3], sets]) - w, 0) - bh)
+                        v = min(v, _quarters(dist[comb[ms, c3], sets], w, bh))
                 else:
                     v = flush_min
                     if bh > 0:
                         for t in range(3):
                             if (minfo[0] & ~(1 << t) & 7) == 0:
-                                y = 4 * max(np.int64(dist[comb[cs[t], ms], sets]) - w, 0) - bh
+                                y = _quarters(dist[comb[cs[t], ms], sets], w, bh)
                                 v = min(v, y)
                 if v < sc:
                     sc = v
@@ -258,7 +264,7 @@ def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
                         sc = v
             if bt > 0:
                 a3, a2, a1 = _cat_add(n3, n2, n1, x, -1)
-                v = 4 * max(triplets_closed(a3, a2, a1, sets) - w, 0) - bt
+                v = _quarters(triplets_closed(a3, a2, a1, sets), w, bt)
                 if v < sc:
                     sc = v
         score[k] = sc
