@@ -57,6 +57,16 @@ def _compare(hands, wilds, sets, shapes, unseen, tab, fast, slow):
                 fast[r, k] = -1
 
 
+def _random_hands(rng, n, size, sets, shapes):
+    """``n`` random hands of ``size`` tiles with their wilds (0-3, half of them none)."""
+    wilds = rng.choice([0, 0, 0, 1, 2, 3], size=n).astype(np.int64)
+    hands = np.zeros((n, 34), np.int64)
+    for w in np.unique(wilds):
+        rows = np.flatnonzero(wilds == w)
+        hands[rows] = random_hands(len(rows), size - int(w), seed=int(w) + 10 * sets + shapes)
+    return hands, wilds
+
+
 def _near_complete(rng, sets):
     """A complete ``3*sets+2`` hand with 0-2 tiles swapped for random ones."""
     while True:
@@ -80,12 +90,7 @@ def _near_complete(rng, sets):
 def test_discard_ukeire_equals_ukeire_core(shapes, sets):
     n = 3000
     rng = np.random.default_rng(sets * 100 + shapes)
-    wilds = rng.choice([0, 0, 0, 1, 2, 3], size=n).astype(np.int64)
-    size = 3 * sets + 2
-    hands = np.zeros((n, 34), np.int64)
-    for w in np.unique(wilds):
-        rows = np.flatnonzero(wilds == w)
-        hands[rows] = random_hands(len(rows), size - int(w), seed=int(w) + 10 * sets + shapes)
+    hands, wilds = _random_hands(rng, n, 3 * sets + 2, sets, shapes)
     # a third are near completion (where pruning and the early exits matter most)
     hands[: n // 3] = [_near_complete(rng, sets) for _ in range(n // 3)]
     wilds[: n // 3] = 0
@@ -123,12 +128,7 @@ def _compare_scores(policy, hands, wilds, sets, shapes, tab, rules, minfo, fast,
 def test_discard_scores_equal_each_remaining_hand_scored_alone(policy, shapes, sets):
     n = 1500
     rng = np.random.default_rng(sets * 100 + shapes + 7 * policy)
-    wilds = rng.choice([0, 0, 0, 1, 2, 3], size=n).astype(np.int64)
-    size = 3 * sets + 2
-    hands = np.zeros((n, 34), np.int64)
-    for w in np.unique(wilds):
-        rows = np.flatnonzero(wilds == w)
-        hands[rows] = random_hands(len(rows), size - int(w), seed=int(w) + 10 * sets + shapes)
+    hands, wilds = _random_hands(rng, n, 3 * sets + 2, sets, shapes)
     hands[: n // 3] = [_near_complete(rng, sets) for _ in range(n // 3)]
     # exposed melds: suit mask (none, one suit, honors, two suits), all-triplets flag,
     # their number (0 lets the seven-pairs bonus count)
@@ -181,12 +181,7 @@ def _compare_waiting(hands, wilds, sets, shapes, unseen, tab, fast, slow):
 def test_waiting_ukeire_equals_ukeire_core(shapes, sets):
     n = 3000
     rng = np.random.default_rng(sets * 1000 + shapes)
-    wilds = rng.choice([0, 0, 0, 1, 2, 3], size=n).astype(np.int64)
-    size = 3 * sets + 1
-    hands = np.zeros((n, 34), np.int64)
-    for w in np.unique(wilds):
-        rows = np.flatnonzero(wilds == w)
-        hands[rows] = random_hands(len(rows), size - int(w), seed=int(w) + 10 * sets + shapes)
+    hands, wilds = _random_hands(rng, n, 3 * sets + 1, sets, shapes)
     # a third one tile away from complete hands (waits and near-waits)
     for i in range(n // 3):
         h = _near_complete(rng, sets)
@@ -197,7 +192,7 @@ def test_waiting_ukeire_equals_ukeire_core(shapes, sets):
     for i in range(n // 3, n // 3 + 60):
         h = np.zeros(34, np.int64)
         h[: 1 + i % 3] = 4
-        while h.sum() < size:
+        while h.sum() < 3 * sets + 1:
             k = rng.integers(3, 34)
             if h[k] < 4:
                 h[k] += 1
