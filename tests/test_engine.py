@@ -6,7 +6,7 @@ import pytest
 
 from engine import rng, variants
 from engine.run import simulate
-from engine.testing import check_variant
+from engine.testing import check_variant, recompute_mismatch
 from tests.oracles import hand_bruteforce as bf
 
 MAHJONG = [n for n in variants.names() if variants.get(n).family == "mahjong"]
@@ -50,6 +50,34 @@ def test_conformance_tuidaohu_options():
         assert (
             check_variant("tuidaohu", matches=8, seed=11, rules=rules, complete=brute_complete) > 0
         )
+
+
+@pytest.mark.parametrize("name", variants.names())
+def test_flags_reproduce_the_value_paid(name):
+    """Every variant recomputes its value (and payments) from the pattern flags and the
+    other record columns (check_variant runs this on every deal); a record whose value,
+    payments or flags were altered is caught at its row."""
+    v = variants.get(name)
+    rules = v.resolve({})
+    players = v.n_players(rules)
+    df = simulate(name, 2000, seed=5, progress=False).to_pandas()
+    assert v.recompute is not None and recompute_mismatch(v, rules, df) is None
+    won = (df.winner >= 0).to_numpy()
+    i = int(np.flatnonzero(won & (df.win_type != "kong_draw").to_numpy())[0])
+    bad = df.copy()
+    bad.loc[i, "value"] += 1
+    assert recompute_mismatch(v, rules, bad)[0] == i
+    bad = df.copy()
+    w = int(df.winner[i])
+    bad.loc[i, f"delta_{w}"] += 1
+    bad.loc[i, f"delta_{(w + 1) % players}"] -= 1
+    assert recompute_mismatch(v, rules, bad)[0] == i
+    pats = v.pattern_columns()
+    flagged = df[won & df[pats].any(axis=1).to_numpy()]
+    j = int(flagged.value.idxmax())
+    bad = df.copy()
+    bad.loc[j, pats] = False
+    assert recompute_mismatch(v, rules, bad)[0] == j
 
 
 def test_same_seed_same_records_whatever_workers_and_chunks():

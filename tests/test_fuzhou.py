@@ -487,12 +487,17 @@ def test_rob_kong_is_a_discard_win_by_the_kong_player():
 
 
 def test_xinxiuding_formula():
+    """新修订: (底番 1 + 花 + 金 + 杠 + 连庄) x (2 on a self-draw) + special, all three pay
+    (RULEBOOK §3.5 rule 22; the 底番 1 is the seed's 「刚开始底番为1番」)."""
     rules = {"scoring": "xinxiuding"}
     r = score(flowers=3, golds=1, hand="123456789m 123p 456p 7s", rules=rules, streak=1)
-    assert r["value"] == (3 + 1 + 1) * 2 and r["deltas"] == [-10, 30, -10, -10]
+    assert r["value"] == (1 + 3 + 1 + 1) * 2 and r["deltas"] == [-12, 36, -12, -12]
     # a discard win: the non-special part is not doubled, and all three pay
     r = score(flowers=3, rules=rules, win_type="discard", discarder=2)
-    assert r["value"] == 3 and r["deltas"] == [-3, 9, -3, -3]
+    assert r["value"] == 1 + 3 and r["deltas"] == [-4, 12, -4, -4]
+    # no flower, gold, kong or 连庄 on a discard: the 底番 alone, never 0
+    r = score(rules=rules, win_type="discard", discarder=2)
+    assert r["value"] == 1 and r["deltas"] == [-1, 3, -1, -1]
     for kw, special in [
         (dict(golds=3, flags=["sanjindao"], hand="13579m 2468p 13579s"), 10),
         (dict(golds=1, flags=["qiangjin"], hand="123456789m 123p 456p 7s"), 20),
@@ -502,7 +507,22 @@ def test_xinxiuding_formula():
     ]:
         r = score(rules=rules, flowers=2, **kw)
         assert r["special"] == special
-        assert r["value"] == (2 + kw.get("golds", 0)) * 2 + special
+        assert r["value"] == (1 + 2 + kw.get("golds", 0)) * 2 + special
+
+
+@pytest.mark.parametrize("scoring", ["qq", "xinxiuding", "multiplier"])
+def test_no_win_is_worth_zero(scoring):
+    """In simulated deals every win under every formula is worth something (the audit
+    found 10 of 29,751 新修订 wins worth 0 before the 底番), and the flags and columns
+    reproduce every value and payment."""
+    from engine.run import simulate
+    from engine.testing import recompute_mismatch
+
+    rules = V.resolve({"scoring": scoring})
+    df = simulate("fuzhou", 20_000, seed=3, rules=rules, progress=False).to_pandas()
+    won = df[df.winner >= 0]
+    assert len(won) > 19_000 and (won.value > 0).all()
+    assert recompute_mismatch(V, rules, df) is None
 
 
 def test_multiplier_formula():

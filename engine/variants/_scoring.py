@@ -191,3 +191,54 @@ def settle_hand(settle, packed, ctx, bits: int) -> tuple[int, list[int], np.ndar
     extra = np.zeros(L.MAX_EXTRA, np.int64)
     value = int(settle(packed, ctx, pay, int(bits), 4, delta, extra))
     return value, [int(x) for x in delta], extra
+
+
+# --- record checks: the columns a variant's recompute() derives from the flags --------
+
+
+class RecordView:
+    """The columns of a record frame as numpy arrays, for ``Variant.recompute``.
+
+    ``won`` (a winner), ``winner``, ``discarder``, ``dealer`` (int64, -1 none),
+    ``win_type`` (names), :meth:`pat` and :meth:`col`; :meth:`deltas` turns what each
+    seat pays the winner into the ``delta_*`` columns.
+    """
+
+    def __init__(self, frame, players: int):
+        self.frame = frame
+        self.players = players
+        self.n = len(frame)
+        self.winner = frame["winner"].to_numpy().astype(np.int64)
+        self.won = self.winner >= 0
+        self.discarder = frame["discarder"].to_numpy().astype(np.int64)
+        self.dealer = frame["dealer"].to_numpy().astype(np.int64)
+        self.win_type = frame["win_type"].astype(str).to_numpy()
+
+    def pat(self, name: str) -> np.ndarray:
+        """The flag ``pat_<name>`` (bool)."""
+        return self.frame[f"pat_{name}"].to_numpy().astype(bool)
+
+    def col(self, name: str) -> np.ndarray:
+        """A column as int64."""
+        return self.frame[name].to_numpy().astype(np.int64)
+
+    def is_type(self, *names: str) -> np.ndarray:
+        """Whether the win type is one of ``names``."""
+        return np.isin(self.win_type, names)
+
+    def others(self, amount) -> np.ndarray:
+        """``(n, players)``: every seat but the winner pays ``amount`` (winning deals)."""
+        seats = np.arange(self.players)[None, :]
+        return np.where(self.won[:, None] & (seats != self.winner[:, None]), amount[:, None], 0)
+
+    def one(self, seat, amount) -> np.ndarray:
+        """``(n, players)``: seat ``seat`` (array) pays ``amount`` (winning deals)."""
+        seats = np.arange(self.players)[None, :]
+        return np.where(self.won[:, None] & (seats == seat[:, None]), amount[:, None], 0)
+
+    def deltas(self, paid: np.ndarray) -> dict:
+        """``delta_*`` columns from ``paid[i, s]``, what seat s pays the winner of deal i."""
+        out = -paid.astype(np.int64)
+        rows = np.flatnonzero(self.won)
+        out[rows, self.winner[rows]] += paid[rows].sum(axis=1)
+        return {f"delta_{s}": out[:, s] for s in range(self.players)}

@@ -230,6 +230,76 @@ def score_hand(rules, hand: str, **kwargs) -> dict:
     return score_win(rules, hand, **kwargs)
 
 
+WIN_METHODS = (
+    "zimo",
+    "wangdiao",
+    "wangdiaowang",
+    "wangchuang",
+    "wangchuangwang",
+    "wangzha",
+    "wangzhawang",
+)
+"""Patterns of the win method factor (自摸 ×2, or a 王 shape that replaces it)."""
+
+COLOURS = ("honghu", "yidianzhu", "quanhong", "heihu")
+"""Patterns of the colour factor (at most one)."""
+
+
+def recompute(rules, frame) -> dict:
+    """The record columns that the pattern flags fix (the conformance check).
+
+    ``fan`` from the flags (RULEBOOK §4.6 rule 22: win method × colour × 地胡, or their
+    sum under ``fan_combine=add``; 天胡 its single largest factor, max(天胡, colour));
+    ``value`` = ``tun`` × 番; ``zuoxing_money`` = (3 × 醒 × 番) // 2 under 坐醒; the
+    deltas of rule 23 (each other playing seat pays ``value``, a discarder pays it for
+    each, at most ``cap``), and on a 黄庄 the 王 money.
+    """
+    from ._scoring import RecordView
+
+    seats = players_of(rules)
+    r = RecordView(frame, seats)
+    factor = dict(zip((p.name for p in PATTERNS), Z.FAN_DEFAULTS, strict=True))
+
+    def pick(names):
+        f = np.ones(r.n, np.int64)
+        for name in names:
+            f = np.where(r.pat(name), factor[name], f)
+        return f
+
+    method, colour, di = pick(WIN_METHODS), pick(COLOURS), pick(("dihu",))
+    if rules["fan_combine"] == "add":
+        fan = np.maximum(sum(np.where(f > 1, f, 0) for f in (method, colour, di)), 1)
+    else:
+        fan = method * colour * di
+    fan = np.where(r.pat("tianhu"), np.maximum(factor["tianhu"], colour), fan)
+    fan = np.where(r.won, fan, 0)
+    value = r.col("tun") * fan
+    zx = r.col("zuoxing")
+    zmoney = np.where(r.won & (zx >= 0), (3 * r.col("xing") * fan) // 2, 0)
+    cap = rules["cap"] or np.iinfo(np.int64).max
+    active = np.arange(seats)[None, :] != zx[:, None]
+    payers = (active & (np.arange(seats)[None, :] != r.winner[:, None])).sum(axis=1)
+    each = r.others(np.minimum(value, cap)) * active
+    alone = r.one(r.discarder, np.minimum(value * payers, cap))
+    on_discard = r.is_type("discard") & (r.col("win_on_flip") == 0)
+    paid = np.where(on_discard[:, None], alone, each)
+    deltas = r.deltas(paid)
+    rows = np.flatnonzero(zmoney)
+    for s in range(seats):
+        d = deltas[f"delta_{s}"]
+        d[rows] += np.where(zx[rows] == s, zmoney[rows], 0)
+        d[rows] -= np.where(r.winner[rows] == s, zmoney[rows], 0)
+        deltas[f"delta_{s}"] = np.where(r.won, d, r.col(f"wang_money_{s}"))
+    capped = np.where(on_discard, value * payers > cap, r.won & (value > cap))
+    return {
+        "fan": fan,
+        "value": value,
+        "zuoxing_money": zmoney,
+        "capped": capped.astype(np.int64),
+        **deltas,
+    }
+
+
 VARIANT = register(
     Variant(
         name="luodisao",
@@ -248,5 +318,6 @@ VARIANT = register(
         players_of=players_of,
         exact=exact,
         score_hand=score_hand,
+        recompute=recompute,
     )
 )

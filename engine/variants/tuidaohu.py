@@ -31,7 +31,7 @@ from . import _tuidaohu as K
 from ._base import Pattern, RuleOption, Variant
 from ._mahjong import engine_rules
 from ._registry import register
-from ._scoring import melds8, pattern_names, settle_hand, win_context
+from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
 
 GHOSTS = ("none", "baiban", "fan", "shuang")
 HORSES = ("dealer",) + tuple(str(i) for i in range(9)) + tuple(f"winner:{n}" for n in (2, 4, 6, 8))
@@ -239,6 +239,35 @@ def exact_tianhu(rules) -> dict:
     return out
 
 
+def recompute(rules, frame) -> dict:
+    """The record columns that the pattern flags fix (the conformance check).
+
+    ``value`` = 1 x 2 (not a discard win) x 2 (any 大胡 flag) x 2 (无鬼); the win money:
+    a discard is paid by the discarder, a robbed kong by the kong player (3 shares), a
+    self-draw by each other seat; every delta is that plus its kong and horse money. On a
+    杠上开花 the winner's money is known (3 shares) but not who paid it (after a 放杠 the
+    feeder pays all, 杠爆全包, and the record does not name him): the payers' deltas of
+    those deals are masked.
+    """
+    r = RecordView(frame, 4)
+    big = np.logical_or.reduce([r.pat(p.name) for p in PATTERNS if p.big])
+    amount = 1 * np.where(r.is_type("discard"), 1, 2) * np.where(big, 2, 1)
+    amount = amount * np.where(r.pat("wugui"), 2, 1)
+    value = np.where(r.won, amount, 0)
+    paid = np.where(
+        r.is_type("discard")[:, None],
+        r.one(r.discarder, value),
+        np.where(r.is_type("rob_kong")[:, None], r.one(r.discarder, 3 * value), r.others(value)),
+    )
+    deltas = r.deltas(paid)
+    seats = np.arange(4)[None, :]
+    unknown = r.is_type("kong_draw")[:, None] & (seats != r.winner[:, None])
+    for s in range(4):
+        d = deltas[f"delta_{s}"] + r.col(f"kong_money_{s}") + r.col(f"horse_money_{s}")
+        deltas[f"delta_{s}"] = np.ma.masked_array(d, mask=unknown[:, s])
+    return {"value": value, **deltas}
+
+
 VARIANT = register(
     Variant(
         name="tuidaohu",
@@ -256,5 +285,6 @@ VARIANT = register(
         kernel_id=_hooks.V_TUIDAOHU,
         score_hand=score_hand,
         exact=exact_tianhu,
+        recompute=recompute,
     )
 )

@@ -54,7 +54,7 @@ from . import _zhuji as K
 from ._base import Pattern, RuleOption, Variant
 from ._mahjong import engine_rules
 from ._registry import register
-from ._scoring import melds8, pattern_names, settle_hand, win_context
+from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
 
 
 @dataclass(frozen=True)
@@ -358,6 +358,48 @@ def score_hand(
     return out
 
 
+TAI = {
+    "zhong": 1,
+    "fa": 1,
+    "bai": 1,
+    "dongfeng": 2,
+    "pinghu": 1,
+    "duiduihu": 1,
+    "qingyise": 3,
+    "hunyise": 1,
+    "sancaishen": 2,
+    "gangkai": 1,
+    "qianggang": 1,
+}
+"""Ordinary 台 of each pattern (RULEBOOK §2.3 rules 13-16), read by :func:`recompute`."""
+
+SPECIAL8 = ("tianhu", "dihu", "quanzipai", "wucai")
+"""The 8-台 hands (RULEBOOK §2.3 rule 17)."""
+
+
+def recompute(rules, frame) -> dict:
+    """The record columns that the pattern flags fix (the conformance check).
+
+    ``tai_ordinary`` = the sum of the flags' 台; ``value`` = that, or with an 8-台 flag
+    max(8, 台) (``special8=add``: 8 + 台); the deltas of RULEBOOK §2.4 rule 18.
+    """
+    r = RecordView(frame, 4)
+    tai = np.zeros(r.n, np.int64)
+    for name, t in TAI.items():
+        tai += t * r.pat(name)
+    special = np.logical_or.reduce([r.pat(n) for n in SPECIAL8])
+    eight = 8 + tai if rules["special8"] == "add" else np.maximum(8, tai)
+    value = np.where(r.won, np.where(special, eight, tai), 0)
+    fed = r.is_type("discard", "rob_kong")
+    mode = rules["discard_pay"]
+    if mode == "all_three":
+        paid = r.others(value)
+    else:
+        times = 3 if mode == "discarder_x3" else 1
+        paid = np.where(fed[:, None], r.one(r.discarder, times * value), r.others(value))
+    return {"tai_ordinary": np.where(r.won, tai, 0), "value": value, **r.deltas(paid)}
+
+
 def _aggregate(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sum the weights of equal keys (keys < 0 dropped); exact int64."""
     keep = keys >= 0
@@ -496,5 +538,6 @@ VARIANT = register(
         kernel_id=_hooks.V_ZHUJI,
         exact=exact_tianhu,
         score_hand=score_hand,
+        recompute=recompute,
     )
 )
