@@ -168,7 +168,12 @@ def _build_parser() -> argparse.ArgumentParser:
     sc = sub.add_parser("score", help="score a winning hand under a variant's rules")
     sc.add_argument("variant", metavar="VARIANT")
     sc.add_argument("hand", metavar="HAND", help="concealed tiles including the winning tile")
-    sc.add_argument("--win", required=True, metavar="TILE")
+    sc.add_argument(
+        "--win",
+        default=None,
+        metavar="TILE",
+        help="the winning tile (for a 字牌 天胡, optional: the dealer's last dealt card)",
+    )
     how = sc.add_mutually_exclusive_group()
     how.add_argument("--self-draw", action="store_true")
     how.add_argument("--from", dest="from_seat", type=int, default=None, metavar="SEAT")
@@ -178,6 +183,7 @@ def _build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--streak", type=int, default=0)
     sc.add_argument("--wild", action="append", default=[], metavar="TILE")
     sc.add_argument("--flowers", type=int, default=0, metavar="N")
+    sc.add_argument("--xing-card", default=None, metavar="CARD", help="字牌: the 醒 card")
     sc.add_argument(
         "--flag",
         action="append",

@@ -63,7 +63,9 @@ def describe(name: str) -> dict:
 
 def _score_zipai(v, args) -> dict:
     """``mjlab score`` for the 字牌 family: HAND and --win in x1..x10 d1..d10 w notation,
-    --melds the table groups (``"peng:d3 pao:x5 chi:x1x2x3"``), --flag flip/tianhu/dihu.
+    --melds the table groups (``"peng:d3 pao:x5 chi:x1x2x3"``), --flag flip/tianhu/dihu,
+    --xing-card the 醒 card. Under 天胡 --win is optional: it names the dealer's last dealt
+    card (the 醒 card under 跟醒).
     """
     from ..errors import UsageError
 
@@ -86,6 +88,7 @@ def _score_zipai(v, args) -> dict:
             flip="flip" in flags,
             tianhu="tianhu" in flags,
             dihu="dihu" in flags,
+            xing_card=getattr(args, "xing_card", None),
             seat=args.seat,
             dealer=args.dealer,
         )

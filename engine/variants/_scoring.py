@@ -93,6 +93,10 @@ def score_from_args(variant, args) -> dict:
     if variant.score_hand is None:
         raise UsageError(f"`mjlab score` is not available for {variant.name} yet")
     rules = variant.resolve(parse_rule_args(args.rule, args.rules))
+    if args.win is None:
+        raise UsageError(f"{variant.name}: name the winning tile with --win TILE")
+    if getattr(args, "xing_card", None) is not None:
+        raise UsageError(f"--xing-card is for the 字牌 family, not {variant.name}")
     try:
         counts = tiles.parse(args.hand).astype(np.int64)
         win = tiles.kind(args.win)
