@@ -80,6 +80,21 @@ def test_flags_reproduce_the_value_paid(name):
     assert recompute_mismatch(v, rules, bad)[0] == j
 
 
+@pytest.mark.parametrize(
+    "name, seed, match, deal",
+    [("tuidaohu", 5, 1, 3), ("fuzhou", 3, 1, 5), ("fuzhou", 16, 14, 0), ("zhuji", 7, 0, 0)],
+)
+def test_a_replayed_deal_has_the_simulated_record(name, seed, match, deal):
+    """The event log (robbed 补杠, unreplaced flowers, opening wins) is written beside the
+    records and changes none of them: a replay's row equals the simulation's."""
+    from engine.game import replay_events
+
+    row = replay_events(name, seed, match, deal)[1]
+    df = simulate(name, 16 * match + deal + 1, seed=seed, progress=False).to_pandas()
+    sim = df[(df["match"] == match) & (df["deal"] == deal)].iloc[0]
+    assert row.to_dict() == sim.to_dict()
+
+
 def test_same_seed_same_records_whatever_workers_and_chunks():
     a = simulate("tuidaohu", 700, seed=9, policies="efficiency", workers=1, progress=False)
     b = simulate(

@@ -659,6 +659,36 @@ def test_simulated_deal_events_match_exact():
         assert binomtest(observed, n, p).pvalue > 1e-3, (observed, n * p)
 
 
+def test_replay_of_an_opening_sanjindao_shows_the_dealt_hands():
+    """`mjlab replay fuzhou --seed 3 --match 1 --deal 5`: seat 0 holds the three golds
+    after 开金 and wins at once; the dealt hands are printed and no winning tile is
+    claimed ("on ?")."""
+    from engine.game import replay
+
+    lines = replay("fuzhou", 3, 1, 5).splitlines()
+    i = lines.index("seat 0 wins (instant) with the dealt tiles")
+    dealt = [j for j, line in enumerate(lines) if line.startswith("  seat ") and " dealt: " in line]
+    assert len(dealt) == 4 and max(dealt) < i
+    assert lines[dealt[0]].startswith("  seat 0 dealt: 244789m16777p13789s")
+    assert not any("?" in line for line in lines)
+
+
+def test_replay_labels_only_replaced_flowers_bu_hua():
+    """A flower drawn in the last group is dead: no replacement, so no "(补花)" (seed 16,
+    match 14, deal 0: seat 2 draws 5z in the last group)."""
+    from engine.game import replay
+
+    lines = replay("fuzhou", 16, 14, 0).splitlines()
+    i = lines.index(" 44. seat 2 draws 5z 🀆 from the wall")
+    assert lines[i + 1] == "     seat 2 shows flower 5z 🀆 (no replacement)"
+    assert lines[i + 2].startswith(" 45. seat 3 draws")
+    j = lines.index(" 40. seat 3 draws f1 from the wall")
+    assert lines[j + 1 : j + 3] == [
+        "     seat 3 shows flower f1 春 (补花)",
+        " 41. seat 3 draws 1p 🀙 from the tail",
+    ]
+
+
 def test_replay_golden(regen):
     """`mjlab replay fuzhou --seed 7 --match 0` is pinned line by line (--regen rewrites)."""
     from engine.game import replay

@@ -208,3 +208,16 @@ def test_simulated_tianhu_matches_exact_with_two_ghost_kinds():
 def test_simulated_tianhu_matches_exact_large():
     _tianhu_check("shuang", 2_000_000)
     _tianhu_check("fan", 2_000_000)
+
+
+def test_replay_prints_a_robbed_kong():
+    """`mjlab replay tuidaohu --seed 5 --match 1 --deal 3`: seat 0 draws 6m and tries a
+    补杠 of it, which seat 1 robs; the attempt is an event line before the win."""
+    from engine.game import replay
+
+    lines = replay("tuidaohu", 5, 1, 3).splitlines()
+    i = lines.index("seat 1 wins (rob kong) on 6m 🀌 fed by seat 0")
+    assert lines[i - 2 : i] == [
+        " 52. seat 0 draws 6m 🀌 from the wall",
+        "     seat 0 declares addkong of 6m 🀌: robbed",
+    ]
