@@ -84,16 +84,19 @@ def recompute_mismatch(variant, resolved: Mapping, frame: pd.DataFrame):
     """The first deal whose record disagrees with ``variant.recompute``, or None.
 
     Returns ``(i, message)``: the row and which column holds what against what the flags
-    and the other columns give. Masked entries of a recomputed column are not compared.
+    and the other columns give. A variant without ``recompute`` is an error: every
+    registered variant states how its value follows from its record.
     """
     if variant.recompute is None:
-        return None
+        raise ConformanceError(
+            f"{variant.name}: no Variant.recompute, so its values cannot be checked"
+        )
     got = variant.recompute(resolved, frame)
     first = None
     for col, want in got.items():
-        want = np.ma.asarray(want)
+        want = np.asarray(want, np.int64)
         rec = frame[col].to_numpy().astype(np.int64)
-        bad = np.flatnonzero(~np.ma.getmaskarray(want) & (np.ma.getdata(want) != rec))
+        bad = np.flatnonzero(want != rec)
         if len(bad) and (first is None or bad[0] < first[0]):
             i = int(bad[0])
             msg = (

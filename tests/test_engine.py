@@ -8,8 +8,7 @@ from engine import rng, variants
 from engine.run import simulate
 from engine.testing import check_variant, recompute_mismatch
 from tests.oracles import hand_bruteforce as bf
-
-MAHJONG = [n for n in variants.names() if variants.get(n).family == "mahjong"]
+from tests.oracles import zipai_bruteforce as zbf
 
 
 def brute_complete(counts, wilds, sets):
@@ -34,11 +33,15 @@ def test_every_variant_has_a_golden_replay():
     assert not missing, f"no golden replay for {missing}; run its replay test with --regen"
 
 
-@pytest.mark.parametrize("name", MAHJONG)
+@pytest.mark.parametrize("name", variants.names())
 def test_conformance_every_policy(name):
-    """Every tile accounted for, zero-sum, consistent winners, complete wins (brute force)."""
-    checked = check_variant(name, matches=12, seed=3, complete=brute_complete)
-    assert checked == 12 * 8 * len(variants.get(name).policies)
+    """Every tile accounted for, zero-sum, consistent winners, complete wins (brute force:
+    the mahjong or the 字牌 twin), and every deal's value and payments recomputed from
+    its pattern flags and record columns (``Variant.recompute``)."""
+    v = variants.get(name)
+    complete = brute_complete if v.family == "mahjong" else zbf.evaluate
+    checked = check_variant(name, matches=12, seed=3, complete=complete)
+    assert checked == 12 * 8 * len(v.policies)
 
 
 def test_conformance_tuidaohu_options():

@@ -130,9 +130,8 @@ class Variant:
     score_hand: Callable[..., dict] | None = field(default=None, compare=False)
     recompute: Callable[..., dict] | None = field(default=None, compare=False)
     """``recompute(resolved, frame) -> {column: array}``: record columns recomputed from
-    the pattern flags and the other columns of a record frame (the value paid, and the
-    payments wherever the record holds all they depend on; masked entries are unknown
-    from the record). The conformance check compares them on every deal."""
+    the pattern flags and the other columns of a record frame (the value paid and the
+    payments). The conformance check compares them on every deal."""
 
     @property
     def option_map(self) -> dict[str, RuleOption]:
