@@ -229,10 +229,17 @@ def cli_score(capsys, *argv):
 def test_audit_cases_through_the_cli(capsys, argv, legal, value, ordinary, patterns):
     import shlex
 
+    from engine.cli import main
+
     r = cli_score(capsys, *shlex.split(argv))
     assert r["complete"] and r["legal"] == legal
     assert (r["value"], r["ordinary"], r["patterns"]) == (value, ordinary, patterns)
     assert (any(r["deltas"]) and sum(r["deltas"]) == 0) == legal
+    # the text form says whether the hand may be declared
+    assert main(["score", "zhuji", *shlex.split(argv)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    verdict = "wins" if legal else "cannot be declared"
+    assert first.startswith(f"{shlex.split(argv)[0]} {verdict} under zhuji: patterns ")
 
 
 @pytest.mark.parametrize(

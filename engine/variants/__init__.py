@@ -113,8 +113,11 @@ def run_score_cli(args) -> int:
         print(f"{args.hand}: not a complete hand under {v.name}")
         return 0
     pats = ", ".join(result["patterns"]) or "(none)"
+    # a complete hand a variant's minimum refuses (诸暨 3 台) is scored but not paid
+    verdict = "cannot be declared" if result.get("legal") is False else "wins"
     print(
-        f"{args.hand} wins under {v.name}: patterns {pats}; value {result['value']} {v.value_unit}"
+        f"{args.hand} {verdict} under {v.name}: patterns {pats}; "
+        f"value {result['value']} {v.value_unit}"
     )
     print("payments: " + "  ".join(f"seat {s}: {d:+d}" for s, d in enumerate(result["deltas"])))
     for note in result.get("notes", ()):
