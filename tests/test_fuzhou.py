@@ -510,19 +510,25 @@ def test_xinxiuding_formula():
         assert r["value"] == (1 + 2 + kw.get("golds", 0)) * 2 + special
 
 
+@pytest.mark.parametrize("youjin", ["none", "minnan"])
 @pytest.mark.parametrize("scoring", ["qq", "xinxiuding", "multiplier"])
-def test_no_win_is_worth_zero(scoring):
-    """In simulated deals every win under every formula is worth something (the audit
-    found 10 of 29,751 新修订 wins worth 0 before the 底番), and the flags and columns
-    reproduce every value and payment."""
+def test_no_win_is_worth_zero(scoring, youjin):
+    """Under every formula the barest win (a discard, no flower, gold, kong or 连庄) is
+    worth something, and so is every simulated win (the audit found 10 of 29,751 新修订
+    wins worth 0 before the 底番); the flags and columns reproduce every value and
+    payment."""
     from engine.run import simulate
     from engine.testing import recompute_mismatch
 
-    rules = V.resolve({"scoring": scoring})
-    df = simulate("fuzhou", 20_000, seed=3, rules=rules, progress=False).to_pandas()
+    rules = {"scoring": scoring, "youjin": youjin}
+    bare = score(rules=rules, win_type="discard", discarder=2)
+    assert bare["complete"] and bare["huafan"] == 0 and bare["value"] > 0
+    assert score(rules=rules)["value"] > 0
+    resolved = V.resolve(rules)
+    df = simulate("fuzhou", 20_000, seed=3, rules=resolved, progress=False).to_pandas()
     won = df[df.winner >= 0]
     assert len(won) > 19_000 and (won.value > 0).all()
-    assert recompute_mismatch(V, rules, df) is None
+    assert recompute_mismatch(V, resolved, df) is None
 
 
 def test_multiplier_formula():
