@@ -98,21 +98,40 @@ def run_score_cli(args) -> int:
     from ..cli import print_json
     from ._scoring import score_from_args
 
+    from ..errors import UsageError
+
     v = get(args.variant)
     if v.family == "zipai":
+        if args.flowers:
+            raise UsageError(f"--flowers: {v.name} has no flowers, got {args.flowers}")
+        if args.streak:
+            raise UsageError(f"--streak: {v.name}'s score takes no dealer streak")
         result = _score_zipai(v, args)
     else:
         result = score_from_args(v, args)
+    assumed = []
+    if not args.self_draw and args.from_seat is None:
+        assumed.append("self_draw")
+        result = {**result, "assumed": assumed}
     if args.json:
         print_json(result)
         return 0
+    if assumed:
+        print("assumed: a self-draw win (give --self-draw, or --from SEAT for a win on a discard)")
     if not result["complete"]:
         print(f"{args.hand}: not a complete hand under {v.name}")
         return 0
     pats = ", ".join(result["patterns"]) or "(none)"
-    print(
-        f"{args.hand} wins under {v.name}: patterns {pats}; value {result['value']} {v.value_unit}"
-    )
+    worth = f"patterns {pats}; value {result['value']} {v.value_unit}"
+    if result.get("legal") is False:
+        ordinary = result.get("ordinary")
+        below = f" (ordinary {ordinary} {v.value_unit} is below the minimum)" if ordinary else ""
+        print(
+            f"{args.hand} is complete but NOT a legal win under {v.name}{below}: "
+            f"{worth} if it were; no payments"
+        )
+        return 0
+    print(f"{args.hand} wins under {v.name}: {worth}")
     print("payments: " + "  ".join(f"seat {s}: {d:+d}" for s, d in enumerate(result["deltas"])))
     for note in result.get("notes", ()):
         print(f"note: {note}")

@@ -128,6 +128,10 @@ class Variant:
     players_of: Callable[[Mapping[str, Any]], int] | None = None
     exact: Callable[..., dict] | None = field(default=None, compare=False)
     score_hand: Callable[..., dict] | None = field(default=None, compare=False)
+    score_flags: tuple[str, ...] = ()
+    """The ``mjlab score --flag`` names ``score_hand`` understands (others are refused)."""
+    flower_tiles: int = 0
+    """Flower tiles in the set (``mjlab score --flowers`` is 0..this; 0: no flowers)."""
 
     @property
     def option_map(self) -> dict[str, RuleOption]:

@@ -515,5 +515,17 @@ VARIANT = register(
         kernel_id=_hooks.V_FUZHOU,
         exact=exact_events,
         score_hand=score_hand,
+        score_flags=(
+            "tianhu",
+            "dihu",
+            "gangkai",
+            "qianggang",
+            "qiangjin",
+            "sanjindao",
+            "danyou",
+            "shuangyou",
+            "sanyou",
+        ),
+        flower_tiles=36,
     )
 )

@@ -492,5 +492,6 @@ VARIANT = register(
         kernel_id=_hooks.V_LISHUI,
         exact=exact_tianhu,
         score_hand=score_hand,
+        score_flags=("tianhu", "dihu", "gangkai", "qianggang", "tongbao", "tongbao_xiajia"),
     )
 )

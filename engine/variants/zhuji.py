@@ -493,5 +493,6 @@ VARIANT = register(
         kernel_id=_hooks.V_ZHUJI,
         exact=exact_tianhu,
         score_hand=score_hand,
+        score_flags=("tianhu", "dihu", "gangkai", "qianggang"),
     )
 )
