@@ -59,6 +59,7 @@ __all__ = [
     "is_temp",
     "check_writable",
     "os_error_text",
+    "os_fault",
 ]
 
 META_KEY = b"mjlab"
@@ -78,7 +79,7 @@ def os_error_text(exc: OSError) -> str:
     return f"{name}: {cause}" if name is not None else cause
 
 
-def _fault(exc: OSError, path) -> OSError:
+def os_fault(exc: OSError, path) -> OSError:
     """``exc`` as an OSError naming ``path`` (its errno and cause kept)."""
     code = exc.errno if exc.errno is not None else errno.EIO
     out = OSError(code, exc.strerror or os.strerror(code), str(path))
@@ -116,7 +117,7 @@ def atomic_write(path, write: Callable) -> None:
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except OSError as exc:
-        raise _fault(exc, path) from exc
+        raise os_fault(exc, path) from exc
     try:
         with os.fdopen(fd, "wb") as f:
             write(f)
@@ -129,7 +130,7 @@ def atomic_write(path, write: Callable) -> None:
         except OSError:
             pass
         if isinstance(exc, OSError):
-            raise _fault(exc, path) from exc
+            raise os_fault(exc, path) from exc
         raise
     _fsync_dir(path.parent)
 
@@ -216,7 +217,11 @@ def write_parquet(path, table, meta: dict, *, compression: str = "zstd") -> None
         sums = {}
         try:
             writer.write_table(table)
-            sums = {"content": sink.h.hexdigest(), "meta": meta_digest(stored), "data_bytes": sink.n}
+            sums = {
+                "content": sink.h.hexdigest(),
+                "meta": meta_digest(stored),
+                "data_bytes": sink.n,
+            }
             writer.add_key_value_metadata({SUM_KEY: json.dumps(sums).encode()})
         finally:
             writer.close()
@@ -346,7 +351,7 @@ def verify(pm: ParquetMeta, *, required: bool = True) -> None:
                 h.update(block)
                 left -= len(block)
     except OSError as exc:
-        raise _fault(exc, path) from exc
+        raise os_fault(exc, path) from exc
     if left or h.hexdigest() != want_c:
         raise UsageError(f"{path}: damaged (its content does not match its checksum)")
 
@@ -488,7 +493,7 @@ class OutputLock:
                     continue  # released meanwhile: try to create it again
                 created = False
             except OSError as exc:
-                raise _fault(exc, self.path) from exc
+                raise os_fault(exc, self.path) from exc
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | (0 if created else fcntl.LOCK_NB))
             except BlockingIOError:

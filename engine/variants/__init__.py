@@ -96,9 +96,8 @@ def _score_zipai(v, args) -> dict:
 def run_score_cli(args) -> int:
     """Handle ``mjlab score``."""
     from ..cli import print_json
-    from ._scoring import score_from_args
-
     from ..errors import UsageError
+    from ._scoring import score_from_args
 
     v = get(args.variant)
     if v.family == "zipai":
