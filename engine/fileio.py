@@ -27,7 +27,6 @@ with a one-line message.
 from __future__ import annotations
 
 import atexit
-import errno
 import fcntl
 import hashlib
 import json
@@ -81,9 +80,9 @@ def os_error_text(exc: OSError) -> str:
 
 def os_fault(exc: OSError, path) -> OSError:
     """``exc`` as an OSError naming ``path`` (its errno and cause kept)."""
-    code = exc.errno if exc.errno is not None else errno.EIO
-    out = OSError(code, exc.strerror or os.strerror(code), str(path))
-    return out
+    if exc.errno is None:
+        return OSError(None, exc.strerror or str(exc) or type(exc).__name__, str(path))
+    return OSError(exc.errno, exc.strerror or os.strerror(exc.errno), str(path))
 
 
 # ----------------------------------------------------------------------------- writing

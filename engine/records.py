@@ -82,9 +82,16 @@ def to_frame(
 def check_replay_args(seed: int, match: int, deal: int, match_length: int) -> None:
     """UsageError unless ``seed``/``match`` >= 0 and ``deal`` lies in the match."""
     from .errors import UsageError
+    from .run import MAX_MATCH_LENGTH, MAX_MATCHES, MAX_SEED
 
     if seed < 0 or match < 0:
         raise UsageError("--seed and --match must be >= 0")
+    if seed > MAX_SEED:
+        raise UsageError(f"--seed must be 0..{MAX_SEED}, got {seed}")
+    if match >= MAX_MATCHES:
+        raise UsageError(f"--match must be 0..{MAX_MATCHES - 1}, got {match}")
+    if not 1 <= match_length <= MAX_MATCH_LENGTH:
+        raise UsageError(f"--match-length must be 1..{MAX_MATCH_LENGTH}, got {match_length}")
     if not 0 <= deal < match_length:
         raise UsageError(f"--deal must be 0..{match_length - 1} (the match length)")
 

@@ -249,6 +249,7 @@ def make_spec(
             f"{MAX_MATCHES:,} (the records' match number is int32)"
         )
     resolved = v.resolve(rules)
+    v.pack(resolved)  # options that are valid alone but not together are refused here
     return RunSpec(
         v.name,
         resolved,

@@ -187,6 +187,8 @@ def parse_rule_args(rule_args, rules_file=None) -> dict[str, str]:
                 data = tomllib.load(f)
         except FileNotFoundError:
             raise UsageError(f"rules file not found: {rules_file}") from None
+        except IsADirectoryError:
+            raise UsageError(f"--rules {rules_file}: is a folder, not a TOML file") from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise UsageError(f"rules file {rules_file} is not valid TOML: {exc}") from None
         table = data.get("rules", data)
