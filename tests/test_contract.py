@@ -64,6 +64,7 @@ def test_a_second_writer_is_refused_naming_the_holder(tmp_path, capsys):
     finally:
         holder.kill()
         holder.wait()
+        holder.stdout.close()
     # the holder died (kill -9): its lock is stale, taken over with a message
     code, _, err = run(capsys, *SIM, "--chunk-matches", "4", "--out", f"{folder}/")
     assert code == 0 and "taking over the stale lock" in err and str(holder.pid) in err
@@ -180,7 +181,16 @@ def test_simulate_does_not_overwrite_another_run_or_a_foreign_file(tmp_path, cap
 
 
 def test_sweep_keeps_one_identity_per_folder(tmp_path, capsys):
-    sw = ["sweep", "tuidaohu", "--rule", "horses=0,4", "--policy", "random", "--out", tmp_path / "s"]
+    sw = [
+        "sweep",
+        "tuidaohu",
+        "--rule",
+        "horses=0,4",
+        "--policy",
+        "random",
+        "--out",
+        tmp_path / "s",
+    ]
     assert run(capsys, *sw, "--deals", "64")[0] == 0
     files = {p.name: p.read_bytes() for p in (tmp_path / "s").iterdir()}
     code, _, err = run(capsys, *sw, "--deals", "128")
@@ -198,7 +208,8 @@ def test_sweep_keeps_one_identity_per_folder(tmp_path, capsys):
     [
         (["score", "fuzhou", "123m", "--win", "1m"], "must hold 17"),
         (["score", "tuidaohu", "123m", "--win", "1m"], "must hold 14"),
-        (["simulate", "lishui", "--deals", "5", "--rules", "{tmp}"], "is a folder"),
+        (["simulate", "lishui", "--deals", "5", "--rules", "{tmp}", "--out", "{tmp}/a.parquet"],
+         "is a folder"),
         (["simulate", "lishui", "--deals", str(10**12), "--out", "{tmp}/b.parquet"], "--deals"),
         (["simulate", "lishui", "--deals", str(10**10), "--match-length", "1000",
           "--out", "{tmp}/b.parquet"], "DIR/"),
@@ -313,7 +324,7 @@ def _mount(target, *opts):
 
 def test_a_real_small_disk_and_a_read_only_folder(tmp_path, capsys):
     small, ro = tmp_path / "small", tmp_path / "ro"
-    if os.geteuid() != 0 or not _mount(small, "size=64k"):
+    if os.geteuid() != 0 or not _mount(small, "size=12k"):
         pytest.skip("cannot mount a tmpfs here")
     try:
         code, _, err = run(capsys, *SIM, "--out", small / "x.parquet")
