@@ -824,6 +824,21 @@ def _check_stored(d: dict) -> None:
     pc = d.get("pattern_combos")
     if not (isinstance(pc, dict) and len(pc) <= n + 1):
         raise bad("pattern_combos is not a table of at most its deals")
+    wins = n - d["win_types"][WIN_TYPES.index("none")]
+    totals = {
+        "wins_by_seat": (sum(d["wins_by_seat"]), wins),
+        "wins_by_distance": (sum(d["wins_by_distance"]), wins),
+        "dealer_by_seat": (sum(d["dealer_by_seat"]), n),
+        "value_hist": (sum(d["value_hist"]), wins),
+    }
+    if d["patterns"]:
+        totals["pattern_combos"] = (sum(x for x in pc.values() if _number(x)), wins)
+    bad_rows = [sum(r) for r in d["delta_hist"] if sum(r) != n]
+    if bad_rows:
+        totals["delta_hist"] = (bad_rows[0], n)
+    for name, (got, want) in totals.items():
+        if got != want:
+            raise bad(f"{name} counts {got} deals, not the {want} it should")
     seeds = d.get("run_seeds", [])
     if not (isinstance(seeds, list) and len(seeds) <= 1024):
         raise bad("run_seeds is not a short list")

@@ -175,6 +175,18 @@ def check_claims(pm: fileio.ParquetMeta, *, check_name: bool = True) -> tuple[in
         summary = m.get("summary")
         if pm.rows != 0 or not isinstance(summary, dict) or summary.get("n_deals") != rows:
             raise bad(f"a summary of {rows} deals that the file does not hold")
+        for key in ("variant", "rules_id"):
+            if summary.get(key) != m.get(key):
+                raise bad(f"a summary of another {key} than the file's")
+        count, pending = summary.get("match_count"), summary.get("match_pending")
+        if not (_is_int(count) and isinstance(pending, dict) and count + len(pending) == hi - lo):
+            raise bad(f"a summary that does not hold the {hi - lo} matches [{lo}, {hi})")
+        from analysis.summary import Summary  # the stored summary's own shape checks
+
+        try:
+            Summary.from_dict(summary)
+        except UsageError as exc:
+            raise bad(f"a damaged summary ({exc})") from None
     if check_name and f.name != chunk_name(lo, hi):
         raise UsageError(
             f"{f}: holds chunk [{lo}, {hi}) but is not named {chunk_name(lo, hi)} "
