@@ -422,6 +422,12 @@ def run_cli(args) -> int:
             )
         if args.backend == "local" and args.scheduler:
             raise UsageError("--scheduler goes with --backend dask")
+        cores = os.cpu_count() or 1
+        if args.backend == "dask" and not args.scheduler and (args.workers or 0) > cores:
+            raise UsageError(
+                f"--workers {args.workers}: a local Dask cluster runs at most one worker per "
+                f"core ({cores} here); give --scheduler ADDR for a larger cluster"
+            )
         res = run_dataset(
             spec,
             out,
