@@ -26,7 +26,7 @@ WORDS = ["", "nosuch", "value", "random", "a,b,c,d", "value,value", "tuidaohu", 
          "tcp://127.0.0.1:1", "hand", "simulate", "standard", "thirteen_orphans", "f1"]  # fmt: skip
 HANDS = ["123m456m789m123p22p", "11123455678999m", "123m", "x1x2x3 x4x5x6 d1d2d3 x7x8x9 x10x10x10",
          "zz", "1" * 40 + "m", "123m456p789s1122z", "ww", "😀"]  # fmt: skip
-EXPENSIVE = {"bench", "report", "exact"}  # a valid run takes seconds: always give a bad value
+EXPENSIVE = {"bench", "report", "exact", "warmup"}  # a valid run takes seconds: give a bad value
 BAD = ["--deals", "-1"], ["--nosuch"], ["--seed", str(2**70)], ["--only", "x"], ["--tiles", "7"]
 
 
