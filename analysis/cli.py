@@ -284,7 +284,7 @@ def _sweep_folder(out: Path, sweep_id: dict, expected: dict, force: bool) -> set
     this sweep is played again; a file that is not mjlab output is always refused.
     """
     from engine import fileio
-    from engine.dataset import check_claims, run_identity
+    from engine.dataset import check_claims, differs, run_identity
 
     reuse, remove = set(), []
     for f in sorted(out.iterdir()):
@@ -298,7 +298,7 @@ def _sweep_folder(out: Path, sweep_id: dict, expected: dict, force: bool) -> set
                 f"({str(exc).split(': ', 1)[-1]}); use another --out"
             ) from None
         theirs = pm.meta.get("sweep")
-        if theirs != sweep_id:
+        if differs(theirs, sweep_id):
             if not force:
                 what = "no sweep" if not isinstance(theirs, dict) else _differs(theirs, sweep_id)
                 raise UsageError(
@@ -310,7 +310,7 @@ def _sweep_folder(out: Path, sweep_id: dict, expected: dict, force: bool) -> set
         spec = expected.get(f.name)
         ident = {k: x for k, x in run_identity(pm.meta).items() if k != "sweep"}
         try:
-            if spec is None or ident != spec.identity():
+            if spec is None or differs(ident, spec.identity()):
                 raise UsageError(f"{f}: not one of this sweep's values")
             check_claims(pm)
             fileio.verify(pm)
@@ -327,7 +327,9 @@ def _sweep_folder(out: Path, sweep_id: dict, expected: dict, force: bool) -> set
 
 
 def _differs(theirs: dict, ours: dict) -> str:
-    diff = sorted(k for k in set(theirs) | set(ours) if theirs.get(k) != ours.get(k))
+    from engine.dataset import differs
+
+    diff = differs(theirs, ours)
     return f"differs in {', '.join(diff)}"
 
 

@@ -120,12 +120,12 @@ def _in_dataset(file: Path) -> bool:
 
 def _check_same(metas: list[tuple[Path, dict]]) -> dict:
     """The first file's metadata; UsageError naming two files that are not of one run."""
-    from engine.dataset import run_identity
+    from engine.dataset import differs, run_identity
 
     first_file, first = metas[0]
     for f, m in metas[1:]:
         for key, what in _MUST_AGREE.items():
-            if first.get(key) != m.get(key):
+            if differs({key: first.get(key)}, {key: m.get(key)}):
                 raise UsageError(
                     f"{f.parent}: files mix {what} ({first_file.name}: {first.get(key)!r}, "
                     f"{f.name}: {m.get(key)!r}); analyse them apart"
@@ -133,8 +133,8 @@ def _check_same(metas: list[tuple[Path, dict]]) -> dict:
     ident = _run_keys(run_identity(first))
     for f, m in metas[1:]:
         theirs = _run_keys(run_identity(m))
-        if theirs != ident:
-            diff = sorted(k for k in set(theirs) | set(ident) if theirs.get(k) != ident.get(k))
+        diff = differs(theirs, ident)
+        if diff:
             raise UsageError(
                 f"{f.parent}: files of different runs ({first_file.name} and {f.name} differ "
                 f"in {', '.join(diff)}); analyse them apart"

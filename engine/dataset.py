@@ -21,6 +21,7 @@ are returned to the client, which writes them. Records are identical to a local 
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from dataclasses import asdict
@@ -45,6 +46,7 @@ __all__ = [
     "chunk_name",
     "check_claims",
     "run_identity",
+    "differs",
     "DEFAULT_CHUNK_MATCHES",
     "FORMATS",
     "PER_FILE_KEYS",
@@ -70,6 +72,22 @@ def chunk_name(lo: int, hi: int) -> str:
 def run_identity(meta: dict) -> dict:
     """The run identity in a file's metadata (the per-file keys left out)."""
     return {k: v for k, v in meta.items() if k not in PER_FILE_KEYS}
+
+
+def _canon(v) -> str:
+    return json.dumps(v, sort_keys=True, separators=(",", ":"))
+
+
+def differs(theirs, ours) -> list[str]:
+    """Keys whose values differ between two metadata dicts, compared as JSON (so ``true``
+    is not ``1``); empty when they are the same.
+    """
+    if not isinstance(theirs, dict) or not isinstance(ours, dict):
+        return [] if _canon(theirs) == _canon(ours) else ["everything"]
+    keys = set(theirs) | set(ours)
+    return sorted(
+        k for k in keys if k not in theirs or k not in ours or _canon(theirs[k]) != _canon(ours[k])
+    )
 
 
 def _identity(spec: RunSpec, chunk_matches: int, summary_only: bool) -> dict:
@@ -261,8 +279,8 @@ def _scan(folder: Path, ident: dict, force: bool) -> set[tuple[int, int]]:
             damaged.append((f, _reason(exc, f)))
             continue
         theirs = run_identity(pm.meta)
-        if theirs != ident:
-            diff = sorted(k for k in set(theirs) | set(ident) if theirs.get(k) != ident.get(k))
+        diff = differs(theirs, ident)
+        if diff:
             others.append((f, diff))
             continue
         try:

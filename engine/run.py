@@ -489,7 +489,7 @@ def _existing_is_complete(out: Path, spec: RunSpec, force: bool) -> bool:
     import sys
 
     from . import fileio
-    from .dataset import check_claims, run_identity
+    from .dataset import check_claims, differs, run_identity
 
     try:
         pm = fileio.read_meta(out)
@@ -502,9 +502,9 @@ def _existing_is_complete(out: Path, spec: RunSpec, force: bool) -> bool:
         print(f"mjlab: {out}: --force: replacing a file that is not mjlab output", file=sys.stderr)
         return False
     theirs, ident = run_identity(pm.meta), spec.identity()
-    if theirs != ident:
+    diff = differs(theirs, ident)
+    if diff:
         if not force:
-            diff = sorted(k for k in set(theirs) | set(ident) if theirs.get(k) != ident.get(k))
             raise UsageError(
                 f"{out} holds another run (it differs in {', '.join(diff)}); "
                 "use --force to replace it, or another --out"
