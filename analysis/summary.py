@@ -840,8 +840,19 @@ def _check_stored(d: dict) -> None:
         if got != want:
             raise bad(f"{name} counts {got} deals, not the {want} it should")
     seeds = d.get("run_seeds", [])
-    if not (isinstance(seeds, list) and len(seeds) <= 1024):
-        raise bad("run_seeds is not a short list")
+    if not (
+        isinstance(seeds, list)
+        and len(seeds) <= 1024
+        and all(isinstance(x, int) and not isinstance(x, bool) for x in seeds)
+    ):
+        raise bad("run_seeds is not a short list of seeds")
+    meta = d.get("meta", {})
+    if not (
+        isinstance(meta, dict)
+        and len(meta) <= _MAX_NAMES
+        and all(isinstance(x, str) for x in meta.values())
+    ):
+        raise bad("meta is not a table of version strings")
 
 
 def _match_totals(seeds: np.ndarray, matches: np.ndarray, xt: np.ndarray):
