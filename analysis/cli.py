@@ -298,7 +298,7 @@ def _sweep_folder(out: Path, sweep_id: dict, expected: dict, force: bool) -> set
                 f"({str(exc).split(': ', 1)[-1]}); use another --out"
             ) from None
         theirs = pm.meta.get("sweep")
-        if differs(theirs, sweep_id):
+        if differs(theirs, sweep_id) and fileio.meta_intact(pm):  # else damaged: played again
             if not force:
                 what = "no sweep" if not isinstance(theirs, dict) else _differs(theirs, sweep_id)
                 raise UsageError(

@@ -260,7 +260,8 @@ def _scan(folder: Path, ident: dict, force: bool) -> set[tuple[int, int]]:
 
     A damaged chunk of this run (checksum, claims or footer) is removed, with a message,
     to be played again. Chunks of another run are refused, or removed with ``force``.
-    Files that are not mjlab chunks are refused and never touched.
+    Files that are not mjlab chunks (other names, or a chunk's name on a file that is not
+    Parquet or has no mjlab metadata) are refused and never touched.
     """
     done, damaged, others = set(), [], []
     for f in sorted(folder.iterdir()):
@@ -271,7 +272,7 @@ def _scan(folder: Path, ident: dict, force: bool) -> set[tuple[int, int]]:
         try:
             pm = fileio.read_meta(f)
         except UsageError as exc:
-            if not _NAME.match(f.name):
+            if not _NAME.match(f.name) or isinstance(exc, fileio.NotMjlab) or not _parquet(f):
                 raise UsageError(
                     f"{f}: not a mjlab chunk ({_reason(exc, f)}); this folder holds other "
                     "files, use another --out"
@@ -280,7 +281,7 @@ def _scan(folder: Path, ident: dict, force: bool) -> set[tuple[int, int]]:
             continue
         theirs = run_identity(pm.meta)
         diff = differs(theirs, ident)
-        if diff:
+        if diff and fileio.meta_intact(pm):  # else damaged, not another run's
             others.append((f, diff))
             continue
         try:
@@ -306,6 +307,15 @@ def _scan(folder: Path, ident: dict, force: bool) -> set[tuple[int, int]]:
     for f, _ in [*others, *damaged]:
         f.unlink(missing_ok=True)
     return done
+
+
+def _parquet(f: Path) -> bool:
+    """Whether a file starts as Parquet does (a chunk cut short still does)."""
+    try:
+        with open(f, "rb") as fh:
+            return fh.read(4) == b"PAR1"
+    except OSError:
+        return False
 
 
 def _reason(exc: UsageError, f: Path) -> str:

@@ -52,7 +52,9 @@ __all__ = [
     "read_meta",
     "verify",
     "meta_digest",
+    "meta_intact",
     "ParquetMeta",
+    "NotMjlab",
     "OutputLock",
     "remove_dead_temps",
     "is_temp",
@@ -232,6 +234,12 @@ def write_parquet(path, table, meta: dict, *, compression: str = "zstd") -> None
 
 
 # ----------------------------------------------------------------------------- reading
+class NotMjlab(UsageError):
+    """A readable Parquet file without mjlab metadata: someone else's file, never damaged
+    mjlab output (so it is refused, never removed).
+    """
+
+
 @dataclass
 class ParquetMeta:
     """What a mjlab Parquet file's footer says.
@@ -261,8 +269,8 @@ def read_meta(path) -> ParquetMeta:
     Raises
     ------
     UsageError
-        Naming the file: not a Parquet file (or one cut short), not mjlab output, or
-        metadata that is not a JSON object.
+        Naming the file: not a Parquet file (or one cut short), not mjlab output
+        (:class:`NotMjlab`), or metadata that is not a JSON object.
     OSError
         The file cannot be read (permission...).
     """
@@ -282,7 +290,7 @@ def read_meta(path) -> ParquetMeta:
     kv = md.metadata or {}
     raw = kv.get(META_KEY)
     if raw is None:
-        raise UsageError(f"{path}: not a mjlab record file (no 'mjlab' metadata)")
+        raise NotMjlab(f"{path}: not a mjlab record file (no 'mjlab' metadata)")
     meta = _json_object(raw, path, "'mjlab' metadata")
     sums = None
     if SUM_KEY in kv:
@@ -353,6 +361,15 @@ def verify(pm: ParquetMeta, *, required: bool = True) -> None:
         raise os_fault(exc, path) from exc
     if left or h.hexdigest() != want_c:
         raise UsageError(f"{path}: damaged (its content does not match its checksum)")
+
+
+def meta_intact(pm: ParquetMeta) -> bool:
+    """Whether a file's identity matches its own checksum (True for a file without one).
+
+    A file whose identity differs from a run's is another run's only if this holds;
+    otherwise its identity is damaged.
+    """
+    return pm.sums is None or pm.sums.get("meta") == meta_digest(pm.meta)
 
 
 # ----------------------------------------------------------------------------- checks

@@ -503,7 +503,7 @@ def _existing_is_complete(out: Path, spec: RunSpec, force: bool) -> bool:
         return False
     theirs, ident = run_identity(pm.meta), spec.identity()
     diff = differs(theirs, ident)
-    if diff:
+    if diff and fileio.meta_intact(pm):  # else its identity is damaged: played again below
         if not force:
             raise UsageError(
                 f"{out} holds another run (it differs in {', '.join(diff)}); "

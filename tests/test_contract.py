@@ -1,6 +1,7 @@
 """Issue 17: nothing lost, nothing mixed, no traceback (locks, checksums, overwrite, exit codes).
 
-Each test here is one bullet of the issue's "Why"; every one fails on the code before it.
+Each test here is one bullet of the issue's "Why" or one fault of its item 8; every bullet of
+"Why" has a test that fails on the code before it (the issue's closing note lists them).
 """
 
 import errno
@@ -153,12 +154,41 @@ def test_a_flipped_byte_chunk_is_replayed_on_resume_and_refused_by_summarize(tmp
     assert victim.read_bytes() == good
 
 
-def test_a_truncated_chunk_is_refused_by_summarize(tmp_path, capsys):
+def test_a_truncated_chunk_is_refused_by_summarize_and_replayed_on_resume(tmp_path, capsys):
     folder = dataset(tmp_path, capsys)
     victim = sorted(folder.glob("chunk-*.parquet"))[1]
-    victim.write_bytes(victim.read_bytes()[:-100])
+    good = victim.read_bytes()
+    victim.write_bytes(good[:-100])
     code, _, err = run(capsys, "summarize", folder)
     assert code == 2 and one_line(err) and victim.name in err
+    code, _, err = run(capsys, *SIM, "--chunk-matches", "4", "--out", f"{folder}/")
+    assert code == 0 and victim.name in err and "playing it again" in err
+    assert victim.read_bytes() == good
+
+
+def test_a_damaged_identity_is_replayed_and_a_foreign_chunk_name_never_touched(tmp_path, capsys):
+    folder = dataset(tmp_path, capsys)
+    victim = sorted(folder.glob("chunk-*.parquet"))[3]
+    good = victim.read_bytes()
+    assert good.count(b'"seed": 0,') == 1  # in the footer's JSON, outside the hashed data
+    victim.write_bytes(good.replace(b'"seed": 0,', b'"seed": 7,'))  # its checksum not redone
+    code, _, err = run(capsys, "summarize", folder)
+    assert code == 2 and one_line(err) and victim.name in err and "damaged" in err
+    argv = [*SIM, "--chunk-matches", "4", "--out", f"{folder}/"]
+    code, _, err = run(capsys, *argv)  # damaged, not "another run": played again
+    assert code == 0 and "playing it again" in err and victim.read_bytes() == good
+    import pandas as pd
+
+    for foreign in (b"my notes", None):  # not Parquet; Parquet without mjlab metadata
+        victim.unlink()
+        if foreign is None:
+            pd.DataFrame({"x": [1]}).to_parquet(victim)
+        else:
+            victim.write_bytes(foreign)
+        before = victim.read_bytes()
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and one_line(err) and "not a mjlab chunk" in err and victim.name in err
+        assert victim.read_bytes() == before
 
 
 # --------------------------------------------------------------------- no silent overwrite
@@ -274,6 +304,12 @@ def test_files_follow_the_umask(tmp_path, capsys):
         os.umask(old)
     files = [tmp_path / "one.parquet", *(tmp_path / "d").glob("chunk-*.parquet")]
     assert {oct(f.stat().st_mode & 0o777) for f in files} == {"0o644"}
+    old = os.umask(0o027)  # the umask decides, not a fixed mode
+    try:
+        assert run(capsys, *SIM, "--out", tmp_path / "two.parquet")[0] == 0
+    finally:
+        os.umask(old)
+    assert oct((tmp_path / "two.parquet").stat().st_mode & 0o777) == "0o640"
 
 
 def test_a_full_disk_is_one_line_exit_1_and_leaves_no_partial_file(tmp_path, capsys, monkeypatch):
