@@ -22,7 +22,12 @@ __all__ = [
     "melds8",
     "pattern_names",
     "settle_hand",
+    "check_flags",
+    "MAX_STREAK",
 ]
+
+MAX_STREAK = 32767
+"""Largest ``--streak`` (the records' int16 ``dealer_streak``)."""
 
 MELD_WORDS = {
     "chow": L.M_CHOW,
@@ -112,8 +117,13 @@ def score_from_args(variant, args) -> dict:
     for name, seat in (("--seat", args.seat), ("--dealer", args.dealer)):
         if not 0 <= seat < players:
             raise UsageError(f"{name} must be 0..{players - 1}, got {seat}")
-    if args.streak < 0:
-        raise UsageError(f"--streak must be >= 0, got {args.streak}")
+    if not 0 <= args.streak <= MAX_STREAK:
+        raise UsageError(f"--streak must be 0..{MAX_STREAK}, got {args.streak}")
+    check_flags(variant, args.flag)
+    if not 0 <= args.flowers <= variant.flower_tiles:
+        if variant.flower_tiles == 0:
+            raise UsageError(f"--flowers: {variant.name} has no flowers, got {args.flowers}")
+        raise UsageError(f"--flowers must be 0..{variant.flower_tiles}, got {args.flowers}")
     if args.from_seat is not None:
         if not 0 <= args.from_seat < players or args.from_seat == args.seat:
             raise UsageError(f"--from must be another seat 0..{players - 1}, got {args.from_seat}")
@@ -131,21 +141,34 @@ def score_from_args(variant, args) -> dict:
         win_type = L.WIN_KONG_DRAW if "gangkai" in flags else L.WIN_SELF_DRAW
     else:
         win_type = L.WIN_ROB_KONG if "qianggang" in flags else L.WIN_DISCARD
-    return variant.score_hand(
-        rules,
-        plain,
-        wilds,
-        melds,
-        -1 if win_is_wild else win,
-        win_type,
-        args.seat,
-        args.dealer,
-        args.streak,
-        flags,
-        discarder=args.from_seat,
-        wild_kinds=wild_kinds,
-        flowers=args.flowers,
-    )
+    try:
+        return variant.score_hand(
+            rules,
+            plain,
+            wilds,
+            melds,
+            -1 if win_is_wild else win,
+            win_type,
+            args.seat,
+            args.dealer,
+            args.streak,
+            flags,
+            discarder=args.from_seat,
+            wild_kinds=wild_kinds,
+            flowers=args.flowers,
+        )
+    except UsageError:
+        raise
+    except ValueError as exc:  # the hand checks of the scorer (tile count...)
+        raise UsageError(f"{variant.name}: {exc}") from None
+
+
+def check_flags(variant, flags) -> None:
+    """UsageError naming a ``--flag`` the variant's scorer does not know."""
+    unknown = sorted(set(flags) - set(variant.score_flags))
+    if unknown:
+        known = ", ".join(variant.score_flags) or "none"
+        raise UsageError(f"unknown --flag {unknown[0]!r} for {variant.name}; flags: {known}")
 
 
 # --- what every mahjong variant's score_hand shares ----------------------------------

@@ -551,5 +551,17 @@ VARIANT = register(
         exact=exact_events,
         score_hand=score_hand,
         recompute=recompute,
+        score_flags=(
+            "tianhu",
+            "dihu",
+            "gangkai",
+            "qianggang",
+            "qiangjin",
+            "sanjindao",
+            "danyou",
+            "shuangyou",
+            "sanyou",
+        ),
+        flower_tiles=36,
     )
 )

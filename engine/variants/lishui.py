@@ -524,5 +524,6 @@ VARIANT = register(
         exact=exact_tianhu,
         score_hand=score_hand,
         recompute=recompute,
+        score_flags=("tianhu", "dihu", "gangkai", "qianggang", "tongbao", "tongbao_xiajia"),
     )
 )

@@ -291,6 +291,7 @@ VARIANT = register(
         rulebook_section="§5",
         kernel_id=_hooks.V_TUIDAOHU,
         score_hand=score_hand,
+        score_flags=("tianhu", "gangkai", "qianggang", "fanggang"),
         exact=exact_tianhu,
         recompute=recompute,
     )

@@ -539,5 +539,6 @@ VARIANT = register(
         exact=exact_tianhu,
         score_hand=score_hand,
         recompute=recompute,
+        score_flags=("tianhu", "dihu", "gangkai", "qianggang"),
     )
 )
