@@ -35,6 +35,7 @@ from ..hand._kernels import (
     _pairs_formula,
     _suit_indices,
     discard_ukeire,
+    level,
 )
 from ._eval import (
     R_BONUS_FLUSH,
@@ -75,6 +76,7 @@ def target_score(h, w, sets, shapes, tab, rules, minfo):
     d = _distance(h, w, sets, shapes, tab)
     best = 4 * d
     i0, i1, i2, i3 = _suit_indices(h)
+    lv = level(w)
     bf = rules[R_BONUS_FLUSH]
     bh = rules[R_BONUS_HALF]
     if bf > 0 or bh > 0:
@@ -82,11 +84,11 @@ def target_score(h, w, sets, shapes, tab, rules, minfo):
             cls = suit_cls[i0] if t == 0 else (suit_cls[i1] if t == 1 else suit_cls[i2])
             other = minfo[0] & ~(1 << t)
             if bf > 0 and other == 0:
-                v = max(0, dist[cls, sets] - w) * 4 - bf
+                v = max(0, dist[cls, lv, sets] - w) * 4 - bf
                 if v < best:
                     best = v
             if bh > 0 and (other & 7) == 0:
-                v = max(0, dist[comb[cls, honor_cls[i3]], sets] - w) * 4 - bh
+                v = max(0, dist[comb[cls, honor_cls[i3]], lv, sets] - w) * 4 - bh
                 if v < best:
                     best = v
     bt = rules[R_BONUS_TRIPLETS]
@@ -98,7 +100,7 @@ def target_score(h, w, sets, shapes, tab, rules, minfo):
     bw = rules[R_BONUS_WILD_PAIR]
     if bw > 0:
         cls = comb[comb[comb[suit_cls[i0], suit_cls[i1]], suit_cls[i2]], honor_cls[i3]]
-        v = wild_pair_distance(np.int64(tab[5][cls, sets]), w)
+        v = wild_pair_distance(np.int64(tab[5][cls, level(w - 2 if w > 2 else 0), sets]), w)
         if v <= 2:
             v = 4 * v - bw
             if v < best:

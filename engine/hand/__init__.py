@@ -17,12 +17,12 @@ tiles left out) and evaluates each hand along the leading dimensions.
 
 **Distance and shanten.** The distance of a hand is the fewest tiles it must draw (each
 replacing a surplus tile) to become complete; shanten = distance - 1, so a complete
-hand is -1 and a waiting (tenpai) hand is 0. With ``w`` wilds the distance is the
-distance of the other tiles minus ``w`` (never below 0). The distance may count a fifth
-copy of a kind whose four copies are all held (a wild could be that tile, RULEBOOK
-§0.1); the ``mahjong`` package's shanten does not, so the two differ on such rare
-wild-free hands (e.g. ``234677889m9999p``: ours 0, theirs 1). Such a tile is never a
-wait (:func:`waits`) and counts zero in :func:`ukeire`.
+hand is -1 and a waiting (tenpai) hand is 0. There are four real tiles of a kind: a
+kind held ``c`` times can receive only ``4 - c`` more, so ``234677889m9999p`` is
+1-shanten, not waiting on a fifth 9p (the ``mahjong`` package agrees on every wild-free
+hand). With ``w`` wilds the distance is that of the other tiles over the targets with at
+most ``w`` copies beyond the fourth of a kind (each of them a wild), minus ``w`` (never
+below 0). The cap counts the concealed ``counts`` only, not exposed melds.
 
 Examples
 --------
