@@ -224,6 +224,89 @@ def test_ukeire_shapes_and_best_discard():
     assert batch.improving.shape == (2, 34, 34)
 
 
+# --- one hand: the fast path -------------------------------------------------------------
+
+
+def _single_hands(seed, n):
+    """``n`` legal one-hand calls ``(counts uint8 (34,), wilds, sets, shapes, size)``."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        sets = 4 if i % 5 else int(rng.integers(0, 6))
+        size = 1 + i % 2
+        wilds = int(rng.choice(4, p=(0.5, 0.25, 0.15, 0.1)))
+        real = max(3 * sets + size - wilds, 0)
+        wilds = 3 * sets + size - real
+        counts = np.bincount(rng.choice(136, real, replace=False) // 4, minlength=34)
+        if i % 7 == 0 and real >= 4:  # four alike: the fifth-copy cap at work
+            counts = np.zeros(34, np.int64)
+            counts[int(rng.integers(0, 34))] = 4
+            while counts.sum() < real:
+                k = int(rng.integers(0, 34))
+                counts[k] += counts[k] < 4
+        shapes = ALL if sets == 4 and i % 3 == 0 else ("standard",)
+        out.append((counts.astype(np.uint8), wilds, sets, shapes, size))
+    return out
+
+
+def test_one_hand_calls_agree_with_the_batch():
+    rows = _single_hands(41, 600)
+    for size in (1, 2):
+        for shapes in (ALL, ("standard",)):
+            pick = [r for r in rows if r[4] == size and r[3] == shapes]
+            counts = np.array([r[0] for r in pick])
+            w = np.array([r[1] for r in pick])
+            s = np.array([r[2] for r in pick])
+            sh = hand.shanten(counts, w, s, shapes)
+            if size == 1:
+                wt = hand.waits(counts, w, s, shapes)
+            else:
+                done = hand.is_complete(counts, w, s, shapes)
+                u = hand.ukeire(counts, w, s, shapes)
+            for i, (c, wi, si, _, _) in enumerate(pick):
+                one = hand.shanten(c, wi, si, shapes)
+                assert type(one) is np.int8 and one == sh[i]
+                if size == 1:
+                    np.testing.assert_array_equal(hand.waits(c, wi, si, shapes), wt[i])
+                else:
+                    got = hand.is_complete(c, wi, si, shapes)
+                    assert type(got) is np.bool_ and got == done[i]
+                    v = hand.ukeire(c, wi, si, shapes)
+                    np.testing.assert_array_equal(v.shanten, u.shanten[i])
+                    np.testing.assert_array_equal(v.improving, u.improving[i])
+                    np.testing.assert_array_equal(v.tiles, u.tiles[i])
+    assert {r[2] for r in rows} == {0, 1, 2, 3, 4, 5} and {r[1] for r in rows} >= {0, 1, 2, 3}
+
+
+def test_one_hand_calls_skip_the_batch_set_up(monkeypatch):
+    """A (34,) uint8 hand with int wilds and sets never reaches the batch validation."""
+    h13 = tiles.parse("123m456p789s1122z")
+    h14 = tiles.parse("123m456p789s11225z")
+    want = (hand.shanten(h13), hand.waits(h13), hand.is_complete(h14), hand.ukeire(h14))
+
+    def no_batch(*args, **kwargs):
+        raise AssertionError("the batch path was taken")
+
+    monkeypatch.setattr(hand, "_prepare", no_batch)
+    assert hand.shanten(h13) == want[0] == 0
+    first = hand.waits(h13)
+    np.testing.assert_array_equal(first, want[1])
+    assert hand.is_complete(h14) == want[2] == np.False_
+    np.testing.assert_array_equal(hand.ukeire(h14).tiles, want[3].tiles)
+    # each call returns its own array
+    hand.waits(tiles.parse("111m456p789s1122z"))
+    np.testing.assert_array_equal(first, want[1])
+    # anything else is the batch path: a list, another dtype, a numpy int, a view
+    for call in (
+        lambda: hand.shanten(h13.tolist()),
+        lambda: hand.shanten(h13.astype(np.int64)),
+        lambda: hand.shanten(h13, np.int64(0)),
+        lambda: hand.shanten(np.stack([h13, h13], axis=1)[:, 0]),
+    ):
+        with pytest.raises(AssertionError, match="batch path"):
+            call()
+
+
 # --- input validation -------------------------------------------------------------------
 
 

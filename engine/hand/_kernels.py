@@ -895,3 +895,68 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, tied, out, work):
             m &= m - 1
             total += unseen[j]
         out[d] = total
+
+
+# --- one hand from Python: checked in the kernel, no batch set-up -------------------------
+
+BAD = -128
+"""What the one-hand kernels return for a hand that fails the checks of
+:func:`_check_row` (the caller then takes the checked path, which names the fault)."""
+
+
+@kernel(inline="always")
+def _one_bad(counts, wilds, sets, size_mask, shapes):
+    """Whether one hand fails the checks: a count above 4, a size ``size_mask`` does not
+    allow (bit 1: ``3*sets + 1`` tiles, bit 2: ``3*sets + 2``), or only special shapes
+    with ``sets != 4``. ``wilds >= 0`` and ``0 <= sets <= MAX_SETS`` are the caller's.
+    """
+    total = 0
+    for k in range(34):
+        x = counts[k]
+        if x > 4:
+            return True
+        total += x
+    n = total + wilds
+    if not (((size_mask & 1) and n == 3 * sets + 1) or ((size_mask & 2) and n == 3 * sets + 2)):
+        return True
+    return (shapes & STANDARD) == 0 and sets != 4
+
+
+@kernel(refcount=False)
+def shanten_one(counts, wilds, sets, shapes, tab):
+    """Shanten of one hand ``counts (34,)``, or :data:`BAD` (compiled)."""
+    if _one_bad(counts, wilds, sets, 3, shapes):
+        return BAD
+    return _distance(counts, wilds, sets, shapes, tab) - 1
+
+
+@kernel(refcount=False)
+def complete_one(counts, wilds, sets, shapes, tab):
+    """1 if the ``3*sets + 2``-tile hand is complete, 0 if not, or :data:`BAD`."""
+    if _one_bad(counts, wilds, sets, 2, shapes):
+        return BAD
+    return 1 if _distance(counts, wilds, sets, shapes, tab) == 0 else 0
+
+
+@kernel
+def waits_one(counts, wilds, sets, shapes, tab, out):
+    """:func:`_waits_one` of one ``3*sets + 1``-tile hand; 0, or :data:`BAD` (compiled)."""
+    if _one_bad(counts, wilds, sets, 1, shapes):
+        return BAD
+    _waits_one(counts, wilds, sets, shapes, tab, out)
+    return 0
+
+
+@kernel
+def ukeire_one(counts, wilds, sets, shapes, tab, sh_out, imp_out, n_out):
+    """:func:`_ukeire_one` of one ``3*sets + 2``-tile hand, unseen ``4 - counts``; 0, or
+    :data:`BAD` (compiled).
+    """
+    if _one_bad(counts, wilds, sets, 2, shapes):
+        return BAD
+    unseen = np.empty(34, np.int64)
+    for k in range(34):
+        unseen[k] = 4 - counts[k]
+    c = np.empty(34 + SUMMARY, np.int64)
+    _ukeire_one(counts, wilds, sets, shapes, unseen, tab, sh_out, imp_out, n_out, c)
+    return 0
