@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import base64
 import functools
+import hashlib
 import io
 import json
 import math
 import os
 import platform
 import re
+import stat
 import subprocess
 import time
 from collections.abc import Sequence
@@ -1024,27 +1026,170 @@ def _n_figures(ctx: dict) -> int:
     return 1 + sum(2 + len(v["sweeps"]) for v in ctx["variants"].values())
 
 
-def _figures(ctx: dict, bar: _Bar | None = None) -> list[dict]:
-    """Every figure of the report as ``{"id", "caption", "png"}`` (bytes), from the context."""
+FIGURE_CACHE = "report-figures"
+"""Folder, in the cache folder (:func:`engine._cache.cache_dir`), of drawn report figures."""
+
+FIGURE_CACHE_KEEP = 256
+"""Most figures the cache keeps (the least recently used go first)."""
+
+_FIGURE_MAGIC = b"mjlab-figure 1\n"
+
+
+@functools.lru_cache(maxsize=1)
+def _figure_code_key() -> bytes:
+    """What a figure's pixels depend on besides its data: the drawing code, the style and
+    the versions of the libraries that draw and encode it.
+    """
+    import inspect
+    import sys
+
+    import matplotlib
+    import PIL
+    from matplotlib import ft2font
+
+    from analysis import plots
+
+    h = hashlib.sha256()
+    for part in (
+        inspect.getsource(sys.modules[__name__]),
+        inspect.getsource(plots),
+        plots.STYLE.read_text(encoding="utf-8"),
+        matplotlib.__version__,
+        ft2font.__freetype_version__,
+        PIL.__version__,
+        np.__version__,
+        pd.__version__,
+        platform.machine(),
+    ):
+        h.update(part.encode("utf-8") + b"\0")
+    return h.digest()
+
+
+class _FigureCache:
+    """Drawn figures by what they show: ``key -> PNG bytes`` in :data:`FIGURE_CACHE`.
+
+    A figure's key hashes :func:`_figure_code_key` with its id, caption and data (the
+    context's rows it is drawn from), so a report whose numbers did not change reuses
+    its figures byte for byte, and any change to the numbers, the drawing code, the style
+    or matplotlib draws it anew. Each file holds a SHA-256 of its PNG and is used only
+    if it matches, is a regular file of the user's own and is writable by nobody else
+    (a file another user could change would put their picture in the report). The cache
+    is an optimisation: a folder that cannot be used or written turns it off, silently.
+    """
+
+    def __init__(self, enabled: bool = True):
+        self.folder = None
+        self.hits = 0
+        if not enabled:
+            return
+        try:
+            from engine._cache import cache_dir
+
+            folder = cache_dir() / FIGURE_CACHE
+            folder.mkdir(mode=0o700, exist_ok=True)
+            if self._private(folder.lstat(), stat.S_ISDIR):
+                self.folder = folder
+        except (OSError, RuntimeError):
+            self.folder = None
+
+    @staticmethod
+    def _private(st: os.stat_result, kind) -> bool:
+        return kind(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & 0o022
+
+    @staticmethod
+    def key(fid: str, caption: str, data) -> str:
+        h = hashlib.sha256(_figure_code_key())
+        h.update(json.dumps([fid, caption, data], sort_keys=True, allow_nan=True).encode())
+        return h.hexdigest()
+
+    def get(self, key: str) -> bytes | None:
+        if self.folder is None:
+            return None
+        path = self.folder / f"{key}.png"
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            return None
+        try:
+            if not self._private(os.fstat(fd), stat.S_ISREG):
+                return None
+            with os.fdopen(fd, "rb", closefd=False) as f:
+                raw = f.read()
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        head = len(_FIGURE_MAGIC)
+        digest, png = raw[head : head + 64], raw[head + 65 :]
+        if (
+            not raw.startswith(_FIGURE_MAGIC)
+            or raw[head + 64 : head + 65] != b"\n"
+            or hashlib.sha256(png).hexdigest().encode() != digest
+        ):
+            return None
+        try:
+            os.utime(path)  # recently used: pruned last
+        except OSError:
+            pass
+        self.hits += 1
+        return png
+
+    def put(self, key: str, png: bytes) -> None:
+        if self.folder is None:
+            return
+        from engine import fileio
+
+        data = _FIGURE_MAGIC + hashlib.sha256(png).hexdigest().encode() + b"\n" + png
+        try:
+            fileio.write_bytes(self.folder / f"{key}.png", data)
+            os.chmod(self.folder / f"{key}.png", 0o600)
+        except OSError:
+            self.folder = None
+
+    def prune(self, keep: int = FIGURE_CACHE_KEEP) -> None:
+        if self.folder is None:
+            return
+        try:
+            files = sorted(self.folder.glob("*.png"), key=lambda p: p.stat().st_mtime)
+            for old in files[: max(0, len(files) - keep)]:
+                old.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def _figures(ctx: dict, bar: _Bar | None = None, cache: _FigureCache | None = None) -> list[dict]:
+    """Every figure of the report as ``{"id", "caption", "png"}`` (bytes), from the context.
+
+    Each figure is drawn from its data only when ``cache`` does not already hold it.
+    """
     from matplotlib.figure import Figure
 
     from analysis import plots
 
+    cache = cache if cache is not None else _FigureCache(enabled=False)
     out = []
 
-    def save(fig, fid, caption):
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=96)
-        out.append({"id": fid, "caption": caption, "png": buf.getvalue()})
+    def save(fid, caption, data, draw):
+        key = cache.key(fid, caption, data)
+        png = cache.get(key)
+        if png is None:
+            with plots.style():
+                fig = draw()
+                buf = io.BytesIO()
+                fig.savefig(buf, format="png", dpi=96)
+            png = buf.getvalue()
+            cache.put(key, png)
+        out.append({"id": fid, "caption": caption, "png": png})
         if bar is not None:
             bar.update(1)
 
     panel = pd.DataFrame(ctx["panel"])
     if len(panel):
         metrics = [m for m in METRICS if (panel["metric"] == m).any()]
-        ncol = 2
-        nrow = -(-len(metrics) // ncol)
-        with plots.style():
+
+        def draw_panel(panel=panel, metrics=metrics):
+            ncol = 2
+            nrow = -(-len(metrics) // ncol)
             height = 1.0 + 0.35 * panel["label"].nunique()
             fig = Figure(figsize=(9, max(2.2, height) * nrow), layout="constrained")
             axes = np.atleast_1d(fig.subplots(nrow, ncol)).ravel()
@@ -1053,31 +1198,50 @@ def _figures(ctx: dict, bar: _Bar | None = None) -> list[dict]:
                 plots.draw_variant_panel(drawn, metric=m, ax=ax)
             for ax in axes[len(metrics) :]:
                 ax.set_visible(False)
-            save(fig, "panel", "The cross-variant panel: each metric with its 95% interval.")
+            return fig
+
+        save(
+            "panel",
+            "The cross-variant panel: each metric with its 95% interval.",
+            [ctx["panel"], metrics, {m: METRICS[m] for m in metrics}],
+            draw_panel,
+        )
     for name, v in ctx["variants"].items():
         pats = pd.DataFrame(v["patterns"])
         if len(pats):
-            frame = (
-                _reaching(pats[pats["per"] == "win"], "rate")
-                .sort_values("rate", ascending=False, kind="stable")
-                .reset_index(drop=True)
-            )
-            with plots.style():
+
+            def draw_patterns(pats=pats):
+                frame = (
+                    _reaching(pats[pats["per"] == "win"], "rate")
+                    .sort_values("rate", ascending=False, kind="stable")
+                    .reset_index(drop=True)
+                )
                 fig = Figure(figsize=(7, 1.2 + 0.28 * len(frame)), layout="constrained")
                 plots.draw_pattern_frequencies(frame, ax=fig.subplots())
-                save(
-                    fig,
-                    f"{name}-patterns",
-                    f"{name}: share of won deals with each pattern (95% Wilson intervals).",
-                )
+                return fig
+
+            save(
+                f"{name}-patterns",
+                f"{name}: share of won deals with each pattern (95% Wilson intervals).",
+                v["patterns"],
+                draw_patterns,
+            )
         hist = pd.DataFrame(v["delta_histogram"])
         if len(hist):
-            with plots.style():
+
+            def draw_deltas(hist=hist):
                 fig = Figure(figsize=(7, 3.6), layout="constrained")
                 plots.draw_delta_distribution(
                     hist.astype({"lo": float, "hi": float}), ax=fig.subplots()
                 )
-                save(fig, f"{name}-deltas", f"{name}: distribution of each seat's result per deal.")
+                return fig
+
+            save(
+                f"{name}-deltas",
+                f"{name}: distribution of each seat's result per deal.",
+                v["delta_histogram"],
+                draw_deltas,
+            )
         for sw in v["sweeps"]:
             table = pd.DataFrame(sw["table"])
             metrics = [m for m in SWEEP_FIGURE_METRICS if (table["metric"] == m).any()]
@@ -1086,7 +1250,8 @@ def _figures(ctx: dict, bar: _Bar | None = None) -> list[dict]:
             table = table.astype(
                 {c: float for c in table.columns if c.startswith(("diff", "unpaired"))}
             )
-            with plots.style():
+
+            def draw_sweep(table=table, metrics=metrics):
                 fig = Figure(figsize=(9, 6), layout="constrained")
                 axes = fig.subplots(2, 2).ravel()
                 for i, (ax, m) in enumerate(zip(axes, metrics, strict=False)):
@@ -1096,12 +1261,15 @@ def _figures(ctx: dict, bar: _Bar | None = None) -> list[dict]:
                         ax.get_legend().remove()
                 for ax in axes[len(metrics) :]:
                     ax.set_visible(False)
-                save(
-                    fig,
-                    f"{name}-sweep-{sw['option']}",
-                    f"{name}: {sw['option']} sweep, difference from the default "
-                    f"({sw['default']}) with paired (band) and unpaired (dashed) 95% intervals.",
-                )
+                return fig
+
+            save(
+                f"{name}-sweep-{sw['option']}",
+                f"{name}: {sw['option']} sweep, difference from the default "
+                f"({sw['default']}) with paired (band) and unpaired (dashed) 95% intervals.",
+                [sw["table"], metrics],
+                draw_sweep,
+            )
     return out
 
 
@@ -1311,7 +1479,9 @@ def _write_atomic(path: Path, data: bytes) -> None:
     fileio.write_bytes(path, data)
 
 
-def render(context: dict, out_dir, *, progress: bool = False) -> dict[str, Path]:
+def render(
+    context: dict, out_dir, *, progress: bool = False, figure_cache: bool = True
+) -> dict[str, Path]:
     """Write the HTML, Markdown (with PNG figures) and JSON files of a report context.
 
     Parameters
@@ -1322,6 +1492,10 @@ def render(context: dict, out_dir, *, progress: bool = False) -> dict[str, Path]
         Output folder (created if missing; its parent must exist and be writable).
     progress : bool
         Show a progress bar over the figures.
+    figure_cache : bool
+        Reuse the figures drawn before from the same data, byte for byte, and keep the
+        ones drawn now (:class:`_FigureCache`, in the cache folder); False draws every
+        figure.
 
     Returns
     -------
@@ -1338,10 +1512,12 @@ def render(context: dict, out_dir, *, progress: bool = False) -> dict[str, Path]
     out = check_out_dir(out_dir)
     ctx = jsonable(context)
     bar = _Bar(progress, _n_figures(ctx), "figures", unit="figure")
+    cache = _FigureCache(figure_cache)
     try:
-        figs = _figures(ctx, bar)
+        figs = _figures(ctx, bar, cache)
     finally:
         bar.close()
+    cache.prune()
     views = _views(ctx)
     rb = _rulebook_file()
     rb_href = os.path.relpath(rb, out.resolve()) if ctx["rulebook"].get("found") else None

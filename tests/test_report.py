@@ -343,3 +343,86 @@ def test_skipped_sweeps_are_noted_in_the_report(made, tmp_path):
 
 def test_module_doctests():
     assert doctest.testmod(report, raise_on_error=False).failed == 0
+
+
+# --- the figure cache ----------------------------------------------------------------------
+
+
+def _figure_bytes(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((folder / report.FIGURES_DIR).iterdir())}
+
+
+def test_figure_cache_gives_the_drawn_bytes_and_draws_only_what_changed(
+    made, tmp_path, monkeypatch
+):
+    """A render reuses the figures drawn before from the same data, byte for byte; a
+    changed number draws its figure anew, and only that one."""
+    monkeypatch.setenv("MJLAB_CACHE_DIR", str(tmp_path / "cache"))
+    ctx = trimmed(made[1])
+    report.render(ctx, tmp_path / "drawn", figure_cache=False)
+    drawn = _figure_bytes(tmp_path / "drawn")
+    assert len(drawn) == 3 and not (tmp_path / "cache").exists()
+    report.render(ctx, tmp_path / "first")
+    assert _figure_bytes(tmp_path / "first") == drawn
+    cached = sorted((tmp_path / "cache" / report.FIGURE_CACHE).iterdir())
+    assert len(cached) == 3
+
+    from matplotlib.figure import Figure
+
+    saved = []
+    real = Figure.savefig
+
+    def counting(self, *args, **kwargs):
+        saved.append(self)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", counting)
+    report.render(ctx, tmp_path / "again")
+    assert saved == [] and _figure_bytes(tmp_path / "again") == drawn
+    for name in report.FILES:
+        assert (tmp_path / "again" / name).read_bytes() == (tmp_path / "drawn" / name).read_bytes()
+
+    changed = json.loads(json.dumps(ctx))
+    name = changed["settings"]["variants"][0]
+    wins = [r for r in changed["variants"][name]["patterns"] if r["per"] == "win"]
+    row = max(wins, key=lambda r: r["rate"])
+    assert row["rate"] > 0
+    row["rate"] = row["lo"] = row["rate"] / 2
+    report.render(changed, tmp_path / "changed")
+    assert len(saved) == 1
+    now = _figure_bytes(tmp_path / "changed")
+    assert now[f"{name}-patterns.png"] != drawn[f"{name}-patterns.png"]
+    assert {k: v for k, v in now.items() if "patterns" not in k} == {
+        k: v for k, v in drawn.items() if "patterns" not in k
+    }
+
+
+def test_figure_cache_ignores_a_damaged_or_foreign_file(made, tmp_path, monkeypatch):
+    """A cached figure whose bytes fail their checksum, or that others may write, is not
+    used: the figure is drawn again (and the cache file rewritten)."""
+    monkeypatch.setenv("MJLAB_CACHE_DIR", str(tmp_path / "cache"))
+    ctx = trimmed(made[1])
+    report.render(ctx, tmp_path / "first")
+    drawn = _figure_bytes(tmp_path / "first")
+    files = sorted((tmp_path / "cache" / report.FIGURE_CACHE).iterdir())
+    damaged, foreign = files[0], files[1]
+    raw = bytearray(damaged.read_bytes())
+    raw[-20] ^= 0xFF
+    damaged.write_bytes(bytes(raw))
+    foreign.chmod(0o666)  # intact, but anyone may now change it
+    assert foreign.read_bytes().startswith(report._FIGURE_MAGIC)
+    report.render(ctx, tmp_path / "again")
+    assert _figure_bytes(tmp_path / "again") == drawn
+    assert damaged.read_bytes() != bytes(raw) and not foreign.stat().st_mode & 0o022
+
+
+def test_figure_cache_keeps_the_most_recent(tmp_path, monkeypatch):
+    monkeypatch.setenv("MJLAB_CACHE_DIR", str(tmp_path))
+    cache = report._FigureCache()
+    for i in range(5):
+        cache.put(f"k{i}", b"png %d" % i)
+        os.utime(cache.folder / f"k{i}.png", (i, i))
+    assert cache.get("k1") == b"png 1"  # a hit counts as a use
+    cache.prune(keep=3)
+    assert sorted(p.stem for p in cache.folder.iterdir()) == ["k1", "k3", "k4"]
+    assert cache.get("k0") is None and cache.hits == 1
