@@ -1068,13 +1068,14 @@ def _figure_code_key() -> bytes:
 class _FigureCache:
     """Drawn figures by what they show: ``key -> PNG bytes`` in :data:`FIGURE_CACHE`.
 
-    A figure's key hashes :func:`_figure_code_key` with its id, caption and data (the
-    context's rows it is drawn from), so a report whose numbers did not change reuses
-    its figures byte for byte, and any change to the numbers, the drawing code, the style
-    or matplotlib draws it anew. Each file holds a SHA-256 of its PNG and is used only
-    if it matches, is a regular file of the user's own and is writable by nobody else
-    (a file another user could change would put their picture in the report). The cache
-    is an optimisation: a folder that cannot be used or written turns it off, silently.
+    A figure's key hashes :func:`_figure_code_key` and the matplotlib settings in force
+    with its id, caption and data (the context's rows it is drawn from), so a report whose
+    numbers did not change reuses its figures byte for byte, and any change to the
+    numbers, the drawing code, the style, the settings or matplotlib draws it anew. Each
+    file holds a SHA-256 of its PNG and is used only if it matches, is a regular file of
+    the user's own and is writable by nobody else (a file another user could change would
+    put their picture in the report). The cache is an optimisation: a folder that cannot
+    be used or written turns it off, silently.
     """
 
     def __init__(self, enabled: bool = True):
@@ -1082,6 +1083,13 @@ class _FigureCache:
         self.hits = 0
         if not enabled:
             return
+        import matplotlib
+
+        from analysis import plots
+
+        with plots.style():  # the settings a figure is drawn with, the user's own included
+            rc = repr(sorted((k, repr(v)) for k, v in matplotlib.rcParams.items()))
+        self.salt = hashlib.sha256(_figure_code_key() + rc.encode()).digest()
         try:
             from engine._cache import cache_dir
 
@@ -1096,9 +1104,10 @@ class _FigureCache:
     def _private(st: os.stat_result, kind) -> bool:
         return kind(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & 0o022
 
-    @staticmethod
-    def key(fid: str, caption: str, data) -> str:
-        h = hashlib.sha256(_figure_code_key())
+    def key(self, fid: str, caption: str, data) -> str:
+        if self.folder is None:
+            return ""
+        h = hashlib.sha256(self.salt)
         h.update(json.dumps([fid, caption, data], sort_keys=True, allow_nan=True).encode())
         return h.hexdigest()
 

@@ -426,3 +426,16 @@ def test_figure_cache_keeps_the_most_recent(tmp_path, monkeypatch):
     cache.prune(keep=3)
     assert sorted(p.stem for p in cache.folder.iterdir()) == ["k1", "k3", "k4"]
     assert cache.get("k0") is None and cache.hits == 1
+
+
+def test_figure_cache_key_follows_the_matplotlib_settings(tmp_path, monkeypatch):
+    """A setting outside the style file (a user's matplotlibrc) draws figures anew."""
+    import matplotlib
+
+    monkeypatch.setenv("MJLAB_CACHE_DIR", str(tmp_path))
+    data = [{"x": 1.0}]
+    plain = report._FigureCache().key("f", "caption", data)
+    assert plain == report._FigureCache().key("f", "caption", data)
+    assert plain != report._FigureCache().key("f", "caption", [{"x": 2.0}])
+    with matplotlib.rc_context({"hatch.linewidth": 3.0}):
+        assert report._FigureCache().key("f", "caption", data) != plain
