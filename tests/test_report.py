@@ -121,7 +121,7 @@ def test_numbers_equal_the_analysis_of_the_records(made):
             big = [p.name for p in v.patterns if p.big]
             metrics = [m for m in report.SWEEP_METRICS if m != "big_hand_per_win" or big]
             table = analysis.sweep_table(
-                frames, option=sw["option"], default=opt.default, metrics=metrics, big=big or None
+                frames, option=sw["option"], baseline=opt.default, metrics=metrics, big=big or None
             )
             assert sw["table"] == jsonable(table)
 
