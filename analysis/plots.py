@@ -108,6 +108,9 @@ def draw_delta_distribution(frame: pd.DataFrame, *, ax=None, **style_kw):
             ax.step(x, y, where="post", label=f"seat {seat}", **style_kw)
         ax.set_xscale("symlog", linthresh=8)
         ax.set_yscale("log")
+        seen = finite[finite["count"] > 0] if "count" in finite else finite
+        if len(seen):  # the axis spans the bins that hold deals, not every fixed bin
+            ax.set_xlim(float(seen["lo"].min()), float(seen["hi"].max()))
         ax.set_xlabel("delta per deal (points)")
         ax.set_ylabel("share of deals")
         ax.legend()
