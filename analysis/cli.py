@@ -32,12 +32,45 @@ def _mean(row) -> str:
     return f"{row['mean']:+8.3f}  [{row['lo']:+.3f}, {row['hi']:+.3f}]"
 
 
+def _rules_text(summary) -> str:
+    """The rule values of a summary's run, from its file metadata (``k=v k=v ...``)."""
+    raw = summary.meta.get("rules")
+    try:
+        rules = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        rules = None
+    if not isinstance(rules, dict) or not rules:
+        return "rules: not recorded with these records"
+    return "rules: " + " ".join(f"{k}={_show(v)}" for k, v in sorted(rules.items()))
+
+
+def _show(v) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+_EXTRA_WORDS = {
+    "horses": "horses bought per deal",
+    "horse_hits": "horses that hit per deal",
+    "kongs": "kongs per deal",
+}
+
+
+def _extra_label(name: str) -> str:
+    for kind, what in (("horse_money_", "horse money"), ("kong_money_", "kong money")):
+        if name.startswith(kind):
+            return f"{what}, seat {name[len(kind) :]} (points per deal)"
+    return _EXTRA_WORDS.get(name, f"{name} per deal")
+
+
 def format_summary(tables: dict[str, pd.DataFrame], summary) -> str:
     """The text of ``mjlab summarize`` (every rate and mean with its 95% interval)."""
+    from analysis.fairness import dealer_edge
+
     out = [
         f"{summary.variant}  rules_id={summary.rules_id}  deals={summary.n_deals:,}  "
         f"wins={summary.n_wins:,}  (95% intervals; Wilson for rates, match-clustered "
-        "for means)"
+        "for means)",
+        _rules_text(summary),
     ]
     wt = tables["win_types"]
     per_deal = wt[wt["per"] == "deal"]
@@ -60,6 +93,23 @@ def format_summary(tables: dict[str, pd.DataFrame], summary) -> str:
     out.append("\nmean delta per deal by role (points)")
     for _, r in tables["payouts_role"].iterrows():
         out.append(f"  {r['role']:<10} {_mean(r)}")
+    de = dealer_edge(summary).iloc[0]
+    out.append(
+        "\ndealer edge (the dealer's mean result per deal minus the mean of the non-dealers, "
+        "points)"
+    )
+    out.append(f"  {'points':<10} {de['edge']:+8.3f}  [{de['lo']:+.3f}, {de['hi']:+.3f}]")
+    out.append(
+        f"  {'SD units':<10} {de['edge_sd']:+8.3f}  [{de['lo_sd']:+.3f}, {de['hi_sd']:+.3f}]"
+        f"  (per-deal SD of a seat's result: {de['sd']:.3g} points)"
+    )
+    extras = tables.get("extras")
+    if extras is not None and len(extras):
+        clustered = bool(extras["clustered"].all()) if "clustered" in extras else False
+        how = "match-clustered" if clustered else "per deal (stored without match totals)"
+        out.append(f"\nextras, mean per deal ({how} intervals)")
+        for _, r in extras.iterrows():
+            out.append(f"  {_extra_label(r['extra']):<40} {_mean(r)}")
     pats = tables["patterns"]
     pats = pats[pats["per"] == "win"]
     if len(pats):
@@ -68,9 +118,12 @@ def format_summary(tables: dict[str, pd.DataFrame], summary) -> str:
             out.append(f"  {r['pattern']:<16} {_pct(r['rate'], r['lo'], r['hi'])}")
     fair = tables["fairness"]
     if len(fair):
-        out.append("\nfairness")
+        out.append(
+            f"\nfairness ({len(fair)} tests; p-values Holm-adjusted together, shown as adjusted p)"
+        )
         for _, r in fair.iterrows():
-            out.append(f"  {r['verdict']}")
+            tag = "[equivalence] " if r.get("kind") == "equivalence" else ""
+            out.append(f"  {r['test']}: {tag}{r['verdict']}")
     return "\n".join(out)
 
 

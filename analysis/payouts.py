@@ -157,16 +157,31 @@ def payouts_by_win_type(records, *, level: float = 0.95) -> pd.DataFrame:
 
 
 def extra_means(records, *, level: float = 0.95) -> pd.DataFrame:
-    """Mean per deal of each variant extra column (``horses``, ``kongs``...).
+    """Mean per deal of each variant extra column (``horses``, ``kongs``, horse and kong
+    money by seat...), with a match-clustered interval.
+
+    The deals of a match share a dealer and its streak (in 推倒胡 the dealer's horses
+    grow with the streak), so the SE treats matches as the independent units (t interval
+    on ``G - 1`` degrees of freedom), as for the seat payouts. A summary stored before
+    the extras' match totals were kept falls back to the per-deal SE
+    (``clustered = False``).
 
     Returns
     -------
     DataFrame
-        ``variant, rules_id, extra, n, mean, sd, se, lo, hi``.
+        ``variant, rules_id, extra, n, mean, sd, se, lo, hi, clustered``.
     """
     s = as_summary(records)
-    rows = [{"extra": x, **_mean_row(s.n_deals, *s.extra_moments[x], level)} for x in s.extras]
-    return with_identity(s.variant, s.rules_id, rows, ["extra", *_MEAN_COLS])
+    g = s._folded().match_count
+    q = float(_st.t.ppf(0.5 + level / 2, g - 1)) if g > 1 else math.nan
+    rows = []
+    for x in s.extras:
+        r = {"extra": x, **_mean_row(s.n_deals, *s.extra_moments[x], level), "clustered": False}
+        se = s.extra_cluster_se(x)
+        if math.isfinite(se):
+            r.update(se=se, lo=r["mean"] - q * se, hi=r["mean"] + q * se, clustered=True)
+        rows.append(r)
+    return with_identity(s.variant, s.rules_id, rows, ["extra", *_MEAN_COLS, "clustered"])
 
 
 def _bins(edges: list, counts: list, total: int) -> list[dict]:

@@ -5,6 +5,7 @@ import json
 import pandas as pd
 import pytest
 
+import analysis
 from engine.cli import main
 
 
@@ -31,6 +32,14 @@ def test_summarize_text_and_json(records, capsys, tmp_path):
     assert code == 0
     assert "win rate by seat" in out and "mean delta per deal by seat" in out
     assert "[" in out and "%" in out  # intervals
+    # the rule values, not only rules_id; one dealer edge in points and in SD units
+    assert "rules: dianpao=false" in out and "horses=dealer" in out
+    e = analysis.dealer_edge(analysis.summarize(records)).iloc[0]
+    assert f"  points     {e['edge']:+8.3f}" in out and "SD units" in out
+    # horse and kong money with match-clustered intervals
+    assert "extras, mean per deal (match-clustered intervals)" in out
+    assert "horse money, seat 0" in out and "kong money, seat 3" in out
+    assert "seat_deltas: engine sanity check" in out and "Holm-adjusted p" in out
     code, out, _ = run(capsys, "summarize", str(records), "--json", "--plot", str(tmp_path / "p"))
     assert code == 0
     data = json.loads(out)
