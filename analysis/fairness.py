@@ -1,6 +1,6 @@
 """Fairness tests: do seats or roles differ in win rate or in expected delta?
 
-:func:`fairness_tests` runs a family of four tests on one set of records and adjusts
+:func:`fairness_tests` runs a family of five tests on one set of records and adjusts
 their p-values together (Holm by default), with a plain-language verdict per test:
 
 ``seat_win_rates``
