@@ -167,6 +167,13 @@ def _build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--json", action="store_true")
     sw.add_argument("--plot", default=None, metavar="DIR")
     sw.add_argument(
+        "--baseline",
+        default=None,
+        metavar="V",
+        help="the value differences are taken from (default: the option's default, always played)",
+    )
+    sw.add_argument("--quiet", action="store_true", help="no progress bar")
+    sw.add_argument(
         "--force", action="store_true", help="replace a folder that holds another sweep"
     )
 

@@ -322,6 +322,7 @@ def simulate(
     workers: int | None = None,
     progress: bool = True,
     chunk_matches: int = CHUNK_MATCHES,
+    on_chunk=None,
 ) -> Run:
     """Play ``deals`` deals of ``variant`` and return their records.
 
@@ -346,6 +347,9 @@ def simulate(
         Show a progress bar for runs of more than one chunk.
     chunk_matches : int
         Matches per kernel call (does not change the records).
+    on_chunk : callable, optional
+        Called with the number of deals of each chunk once it is played (an outer
+        progress bar, e.g. ``mjlab sweep``'s).
     """
     spec = make_spec(variant, deals, seed, rules, policies, match_length)
     chunk_matches = _check_int("chunk_matches", chunk_matches, 1, MAX_MATCHES)
@@ -373,6 +377,8 @@ def simulate(
             rec[row0 : row0 + part.shape[0]] = part
             if bar is not None:
                 bar.update(part.shape[0])
+            if on_chunk is not None:
+                on_chunk(part.shape[0])
     finally:
         if bar is not None:
             bar.close()

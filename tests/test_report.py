@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+import markupsafe
 import pandas as pd
 import pytest
 
@@ -101,9 +102,21 @@ def test_numbers_equal_the_analysis_of_the_records(made):
             ("seats", analysis.seat_frequencies),
             ("payouts_seat", analysis.payouts_by_seat),
             ("payouts_role", analysis.payouts_by_role),
-            ("fairness", analysis.fairness_tests),
         ]:
             assert sec[key] == jsonable(fn(df)), key
+        # the fairness tests are the analysis layer's, adjusted over the whole report
+        own = jsonable(analysis.fairness_tests(df))
+        report_wide = ("p_adj", "adjust", "family", "reject", "verdict")
+        for mine, theirs in zip(sec["fairness"], own, strict=True):
+            assert {k: v for k, v in mine.items() if k not in report_wide} == {
+                k: v for k, v in theirs.items() if k not in report_wide
+            }
+            assert mine["family"] == family_size(ctx) and mine["adjust"] == "holm"
+            assert mine["p_adj"] is None or mine["p_adj"] >= theirs["p"] - 1e-12
+            assert f"over the {family_size(ctx)} tests of this report" in mine["verdict"]
+        edge = analysis.dealer_edge(df).iloc[0]
+        assert sec["dealer_edge"]["edge"] == pytest.approx(edge["edge"])
+        assert sec["dealer_edge"]["edge_sd"] == pytest.approx(edge["edge_sd"])
         assert sec["roles"] == jsonable(analysis.seat_frequencies(df, by="distance"))
         assert sec["swinginess"] == jsonable(analysis.swinginess(df))
 
@@ -121,9 +134,18 @@ def test_numbers_equal_the_analysis_of_the_records(made):
             big = [p.name for p in v.patterns if p.big]
             metrics = [m for m in report.SWEEP_METRICS if m != "big_hand_per_win" or big]
             table = analysis.sweep_table(
-                frames, option=sw["option"], default=opt.default, metrics=metrics, big=big or None
+                frames,
+                option=sw["option"],
+                baseline=opt.default,
+                metrics=metrics,
+                big=big or None,
+                paired=not opt.changes_deal,
             )
-            assert sw["table"] == jsonable(table)
+            strip = ("p_adj", "adjust")
+            assert [{k: v for k, v in r.items() if k not in strip} for r in sw["table"]] == [
+                {k: v for k, v in r.items() if k not in strip} for r in jsonable(table)
+            ]
+            assert sw["baseline"] == opt.default and sw["paired"] == (not opt.changes_deal)
 
         players = sec["players"]
         for sk in sec["skill"]:
@@ -147,6 +169,50 @@ def test_numbers_equal_the_analysis_of_the_records(made):
     assert ctx["panel"] == jsonable(panel)
 
 
+def family_size(ctx) -> int:
+    """The tests of a report: fairness, sweep differences and ranking gaps."""
+    n = 0
+    for sec in ctx["variants"].values():
+        n += sum(t["p"] is not None for t in sec["fairness"])
+        n += sum(r["p"] is not None for sw in sec["sweeps"] for r in sw["table"])
+    for s in ctx["summary"]["senses"]:
+        n += sum(g["p"] is not None for g in s["adjacent"])
+        n += int("span_test" in s and s["span_test"]["p"] is not None)
+    return n
+
+
+def test_one_holm_family_over_the_whole_report(made):
+    from analysis.stats import adjust_pvalues
+
+    _, ctx = made
+    raw, adj = [], []
+    for sec in ctx["variants"].values():
+        for t in sec["fairness"]:
+            raw.append(t["p"])
+            adj.append(t["p_adj"])
+        for sw in sec["sweeps"]:
+            for r in sw["table"]:
+                if r["p"] is not None:
+                    raw.append(r["p"])
+                    adj.append(r["p_adj"])
+    for s in ctx["summary"]["senses"]:
+        for g in [*s["adjacent"], *([s["span_test"]] if "span_test" in s else [])]:
+            raw.append(g["p"])
+            adj.append(g["p_adj"])
+    raw = [float("nan") if x is None else x for x in raw]
+    want = adjust_pvalues(raw, "holm")
+    got = [float("nan") if x is None else x for x in adj]
+    assert got == pytest.approx(list(want), nan_ok=True)
+    assert ctx["summary"]["family"] == f"the {family_size(ctx)} tests of this report"
+    # a seat test is a sanity check, never a finding
+    for sec in ctx["variants"].values():
+        kinds = {t["test"]: t["kind"] for t in sec["fairness"]}
+        assert kinds["seat_win_rates"] == kinds["seat_deltas"] == "sanity"
+        for t in sec["fairness"]:
+            if t["kind"] == "sanity":
+                assert t["verdict"].startswith("engine sanity check")
+
+
 def test_summary_ranks_the_panel(made):
     _, ctx = made
     summary = ctx["summary"]
@@ -164,6 +230,15 @@ def test_summary_ranks_the_panel(made):
         assert score == sorted(score, reverse=sense["better"] == "high")
         if len(ranking) > 1:
             assert sense["gap_lo"] <= sense["gap"] <= sense["gap_hi"]
+            # an order is claimed only across a resolved gap; otherwise the ranks tie
+            for k in range(1, len(ranking)):
+                g = sense["adjacent"][k - 1]
+                resolved = g["p_adj"] is not None and g["p_adj"] < report.ALPHA
+                assert (ranking[k]["rank"] > ranking[k - 1]["rank"]) == resolved
+            top = [e for e in ranking if e["rank"] == 1]
+            if len(top) > 1:
+                assert "tied between" in sense["sentence"] and sense["best"] is None
+        assert "seat_spread_sd" not in {s["metric"] for s in summary["senses"]}
 
 
 def test_html_and_markdown_show_the_context(made):
@@ -179,7 +254,7 @@ def test_html_and_markdown_show_the_context(made):
         sec = ctx["variants"][n]
         assert sec["rules_id"] in html and sec["rules_id"] in md
         for t in sec["fairness"]:
-            assert escape(t["verdict"], quote=False) in html
+            assert str(markupsafe.escape(t["verdict"])) in html  # as Jinja escapes it
         for o in sec["rules"]:
             assert f"<code>{escape(o['key'])}</code>" in html
     for fig in (out / report.FIGURES_DIR).iterdir():
