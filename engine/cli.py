@@ -119,7 +119,12 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     sim.add_argument("--workers", type=int, default=None, metavar="W")
     sim.add_argument("--backend", choices=("local", "dask"), default="local")
-    sim.add_argument("--scheduler", default=None, metavar="ADDR")
+    sim.add_argument(
+        "--scheduler", default=None, metavar="ADDR", help="tls://HOST:PORT or tcp://HOST:PORT"
+    )
+    sim.add_argument("--tls-ca-file", default=None, metavar="FILE", help="the cluster's CA (PEM)")
+    sim.add_argument("--tls-cert", default=None, metavar="FILE", help="client certificate (PEM)")
+    sim.add_argument("--tls-key", default=None, metavar="FILE", help="client private key (PEM)")
     sim.add_argument(
         "--summary-only",
         action="store_true",

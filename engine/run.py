@@ -322,6 +322,9 @@ def run_cli(args) -> int:
         args.policy,
         DEFAULT_MATCH_LENGTH if args.match_length is None else args.match_length,
     )
+    tls = (args.tls_ca_file, args.tls_cert, args.tls_key)
+    if any(tls) and not args.scheduler:
+        raise UsageError("--tls-ca-file, --tls-cert and --tls-key go with --scheduler tls://...")
     as_folder = str(args.out).endswith(("/", os.sep)) or out.is_dir()
     if as_folder or args.summary_only or args.backend != "local":
         from .dataset import DEFAULT_CHUNK_MATCHES, run_dataset
@@ -333,6 +336,11 @@ def run_cli(args) -> int:
             )
         if args.backend == "local" and args.scheduler:
             raise UsageError("--scheduler goes with --backend dask")
+        security = None
+        if args.scheduler:
+            from ._dask import client_security
+
+            security = client_security(args.scheduler, *tls)
         res = run_dataset(
             spec,
             out,
@@ -342,6 +350,7 @@ def run_cli(args) -> int:
             scheduler=args.scheduler,
             workers=args.workers,
             progress=not args.quiet,
+            security=security,
         )
         if not args.quiet:
             print(
