@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from importlib import import_module
 
-from engine.errors import UsageError
+from engine.errors import CacheError, UsageError
 
 __all__ = ["main", "UsageError"]
 
@@ -33,6 +34,7 @@ _COMMANDS = {
     "report": ("analysis.report", "run_cli"),
     "score": ("engine.variants", "run_score_cli"),
     "replay": ("engine.game", "run_replay_cli"),
+    "warmup": ("engine._warmup", "run_cli"),
 }
 
 
@@ -99,6 +101,12 @@ def _build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true")
     b.add_argument("--quick", action="store_true", help="small sizes (for tests)")
     b.add_argument("--only", choices=("hand", "simulate"), default=None)
+
+    w = sub.add_parser(
+        "warmup", help="compile the kernels and build the tables ahead of the first run"
+    )
+    w.add_argument("variants", nargs="*", metavar="VARIANT", help="default: every variant")
+    w.add_argument("--quiet", action="store_true", help="no summary line")
 
     v = sub.add_parser("variants", help="list the variants and their rule options")
     v.add_argument("--json", action="store_true")
@@ -236,6 +244,13 @@ def main(argv=None) -> int:
     except UsageError as exc:
         print(f"mjlab: {exc}".replace("mjlab: mjlab", "mjlab"), file=sys.stderr)
         return 2
+    except CacheError as exc:  # a cache another user could change (engine._cache)
+        if os.environ.get("MJLAB_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        print(f"mjlab: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("mjlab: interrupted", file=sys.stderr)
         return 130
