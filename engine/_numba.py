@@ -5,6 +5,18 @@ concurrently) and ``error_model="numpy"`` (no Python exception checks in arithme
 its machine code is cached on disk between runs. No ``fastmath``: scores and counts are
 exact integers.
 
+**A cold start costs what the results need, no more** (issue 21: the first run compiled
+for about a minute of CPU). Three house choices cut it, none of which changes a result:
+
+- LLVM optimizes at level 2 (``NUMBA_OPT=2``; numba's default is 3) unless the user set
+  ``NUMBA_OPT``: it cut the first mahjong compile by about a tenth, and the game and
+  hand kernels ran as fast as at level 3 (within the noise of a shared machine). Without
+  ``fastmath`` every level computes the same integers and floats.
+- A kernel called from a kernel compiles once for its arguments' plain types, not once
+  per constant a call site passes (:func:`_unliteral_calls`).
+- A :func:`parallel_kernel` has a serial twin, so that the game loops can be run on
+  Python threads without numba's parallel lowering (see :func:`parallel_kernel`).
+
 **The compile cache is keyed by the content of all kernel sources.** numba stamps a
 cached function with its own file only, so after an edit to a callee in another module (a
 variant's scoring kernels, the bots) a caller such as the game loop would load stale
@@ -39,6 +51,7 @@ import os
 import pickle
 import re
 import shutil
+import types as pytypes
 import uuid
 from pathlib import Path
 
@@ -65,6 +78,12 @@ __all__ = [
 
 _KEEP = 3
 """Cache folders of earlier engine versions kept before pruning."""
+
+OPT_LEVEL = 2
+"""LLVM optimization level of the kernels unless ``NUMBA_OPT`` is set (module docstring)."""
+
+if "NUMBA_OPT" not in os.environ:
+    numba.config.OPT = type(numba.config.OPT)(OPT_LEVEL)
 
 
 _KERNEL_MARK = re.compile(r"^@(kernel|parallel_kernel)\b|numba\.njit", re.M)
@@ -333,7 +352,28 @@ def _jit(options, func):
     disp = numba.njit(**options)(func)
     if isinstance(disp, Dispatcher):  # not with NUMBA_DISABLE_JIT
         disp._cache = _KernelCache(disp.py_func)
+        disp.get_call_template = _unliteral_calls(disp.get_call_template)
     return disp
+
+
+def _unliteral_calls(get_call_template):
+    """A kernel called from a kernel compiles for the arguments' plain types.
+
+    numba otherwise compiles one version of a callee per constant a call site passes
+    (``f(x, 3)`` and ``f(x, 4)`` type the constant as ``Literal[int](3)`` and
+    ``Literal[int](4)``: two full compiles, and a third for a variable). With the literal
+    types dropped every call site shares one version; the values are the same, so the
+    results are too (a callee that needs a constant at compile time, such as an index into
+    a heterogeneous tuple, fails to compile, loudly).
+    """
+
+    def unliteral(args, kws):
+        return get_call_template(
+            tuple(types.unliteral(a) for a in args),
+            {k: types.unliteral(v) for k, v in kws.items()},
+        )
+
+    return unliteral
 
 
 def kernel(func=None, *, refcount=True, **extra):
@@ -355,8 +395,33 @@ def kernel(func=None, *, refcount=True, **extra):
 
 
 def parallel_kernel(func):
-    """Compile ``func`` with the house options and ``parallel=True`` (for ``prange``)."""
-    return _jit(dict(nogil=True, error_model="numpy", parallel=True), func)
+    """Compile ``func`` with the house options and ``parallel=True`` (for ``prange``).
+
+    Its ``serial`` attribute is the same function compiled without ``parallel``
+    (``prange`` is then ``range``), with cache files of its own: for callers that split
+    the work across threads themselves. numba's parallel lowering links the kernel's
+    whole call tree into three more libraries (the loop body as a gufunc and two
+    wrappers), each optimized and turned into machine code again; for the game loops that
+    is a fifth of a cold start.
+    """
+    disp = _jit(dict(nogil=True, error_model="numpy", parallel=True), func)
+    if isinstance(disp, Dispatcher):
+        disp.serial = _jit(dict(nogil=True, error_model="numpy"), _twin(func, "serial"))
+    else:  # NUMBA_DISABLE_JIT: the plain function is its own serial version
+        disp.serial = disp
+    return disp
+
+
+def _twin(func, suffix: str):
+    """A copy of ``func`` named ``<qualname>.<suffix>`` (so it gets its own cache files)."""
+    twin = pytypes.FunctionType(
+        func.__code__, func.__globals__, func.__name__, func.__defaults__, func.__closure__
+    )
+    twin.__qualname__ = f"{func.__qualname__}.{suffix}"
+    twin.__module__ = func.__module__
+    twin.__doc__ = func.__doc__
+    twin.__kwdefaults__ = func.__kwdefaults__
+    return twin
 
 
 @intrinsic
