@@ -25,11 +25,12 @@ from numba.core import event
 __all__ = ["compiling", "compiled", "expect", "warmup", "run_cli", "PARTS"]
 
 PARTS = {
-    # module prefix: (what, numba compiles, CPU seconds) from an empty cache, measured
-    # with `python tools/compile_profile.py` (2-core machine, numba 0.68); rough on
-    # purpose: the notice says "about".
+    # module prefix: (what, numba compiles, CPU seconds) from an empty cache: the CPU
+    # seconds of a first `mjlab simulate` of each family (2-core machine, numba 0.68,
+    # with the compile-time cuts of engine._numba); rough on purpose: the notice says
+    # "about".
     "engine.game": ("the mahjong game kernels", 650, 60),
-    "engine.zipai": ("the 字牌 (luodisao) game kernels", 420, 55),
+    "engine.zipai": ("the 字牌 (luodisao) game kernels", 420, 30),
     "engine.hand._tables": ("the hand-table builder", 20, 4),
     "engine.hand": ("the hand-evaluation kernels", 60, 6),
     "engine.variants": ("the scoring kernels", 60, 10),
