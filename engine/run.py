@@ -277,18 +277,43 @@ def play_chunk(spec: RunSpec, match_lo: int, match_hi: int) -> np.ndarray:
     last = n_last if match_hi == n_matches else spec.match_length
     rows = spec.rows(match_lo, match_hi)
     rec = np.zeros((rows, L.N_COLS), np.int32)
-    play_matches(
-        packed,
-        pol_codes,
-        spec.seed,
-        match_lo,
-        match_hi - match_lo,
-        spec.match_length,
-        last,
-        kernel_tables(),
-        rec,
-    )
+    from ._warmup import expect
+
+    args = (packed, pol_codes, spec.seed, kernel_tables())
+    with expect("engine.zipai" if v.family == "zipai" else "engine.game"):  # a cold start says so
+        _play_threaded(play_matches.serial, args, match_lo, match_hi - match_lo, spec, last, rec)
     return rec
+
+
+def _play_threaded(play, args, match_lo, n, spec, last, rec) -> None:
+    """Play ``n`` matches from ``match_lo`` into ``rec`` on numba's thread count of threads.
+
+    ``play`` is a family's ``play_matches`` compiled serially: each thread plays one
+    contiguous share of the matches into its rows (the kernels release the GIL). Every
+    match is a pure function of the seed and its number, so the rows are the same for
+    any split; this does the parallel kernel's work without compiling numba's parallel
+    version of the game loop (see :func:`engine._numba.parallel_kernel`).
+    """
+    if n <= 0:
+        return
+    packed, pol_codes, seed, tab = args
+    length = spec.match_length
+    threads = max(1, min(numba.get_num_threads(), n))
+    cuts = [n * i // threads for i in range(threads + 1)]
+
+    def share(i: int) -> None:
+        a, b = cuts[i], cuts[i + 1]  # matches [a, b) of the chunk; only the chunk's last is short
+        tail = last if b == n else length
+        rows = rec[a * length : (b - 1) * length + tail]
+        play(packed, pol_codes, seed, match_lo + a, b - a, length, tail, tab, rows)
+
+    if threads == 1:
+        share(0)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(share, range(threads)))
 
 
 def chunk_frame(spec: RunSpec, match_lo: int, match_hi: int, rec: np.ndarray) -> pd.DataFrame:
@@ -413,6 +438,9 @@ def run_cli(args) -> int:
         args.policy,
         DEFAULT_MATCH_LENGTH if args.match_length is None else args.match_length,
     )
+    tls = (args.tls_ca_file, args.tls_cert, args.tls_key)
+    if any(tls) and not args.scheduler:
+        raise UsageError("--tls-ca-file, --tls-cert and --tls-key go with --scheduler tls://...")
     if args.workers is not None:
         _check_int("--workers", args.workers, 1, MAX_WORKERS)
     if args.chunk_matches is not None:
@@ -434,6 +462,11 @@ def run_cli(args) -> int:
                 f"--workers {args.workers}: a local Dask cluster runs at most one worker per "
                 f"core ({cores} here); give --scheduler ADDR for a larger cluster"
             )
+        security = None
+        if args.scheduler:
+            from ._dask import client_security
+
+            security = client_security(args.scheduler, *tls)
         res = run_dataset(
             spec,
             out,
@@ -446,6 +479,7 @@ def run_cli(args) -> int:
             workers=args.workers,
             progress=not args.quiet,
             force=args.force,
+            security=security,
         )
         if not args.quiet:
             print(
