@@ -56,6 +56,8 @@ __all__ = [
     "match_risk",
     "risk_amounts",
     "load_match_table",
+    "loss_curve",
+    "draw_match_loss",
     "skill_gain",
     "seating_match_edges",
 ]
@@ -549,3 +551,52 @@ def seating_match_edges(frames: Mapping[int, pd.DataFrame]) -> pd.DataFrame:
     if not parts:
         raise UsageError("no skill runs given")
     return pd.concat(parts, ignore_index=True)
+
+
+def loss_curve(records, points: int = 40, *, level: float = 0.95) -> pd.DataFrame:
+    """The chance of losing more than x over a match on a grid of x, by role (a figure's data).
+
+    The grid runs from 0 to the pooled 99th percentile of the losses in ``points``
+    steps; rows are :func:`match_risk`'s ``p_loss`` rows.
+    """
+    t = _as_match_table(records)
+    d = _by_role(t).astype(np.float64)
+    top = float(np.quantile(-d.ravel(), 0.99))
+    grid = np.linspace(0.0, max(top, 1.0), points)
+    r = match_risk(t, [float(f"{x:.6g}") for x in grid], q=(), level=level)
+    return r[r["stat"] == "p_loss"].reset_index(drop=True)
+
+
+def draw_match_loss(curve: pd.DataFrame, *, ax=None, unit: str = "", amounts=()):
+    """The chance of losing more than x over a match against x, one line per role.
+
+    Bands are the 95% intervals of :func:`loss_curve`; dotted verticals mark the stated
+    ``amounts``. Returns the Axes.
+    """
+    from analysis import plots
+
+    with plots.style():
+        if ax is None:
+            import matplotlib.pyplot as plt
+
+            _, ax = plt.subplots()
+        for g in _role_groups(curve):
+            role = g["role"].iloc[0]
+            x = g["at"].to_numpy(float)
+            style = {"color": "0.2", "ls": "--"} if role == "any" else {}
+            (line,) = ax.plot(x, 100 * g["value"].to_numpy(float), lw=1.2, label=role, **style)
+            ax.fill_between(
+                x,
+                100 * g["lo"].to_numpy(float),
+                100 * g["hi"].to_numpy(float),
+                color=line.get_color(),
+                alpha=0.15 if role != "any" else 0.08,
+                lw=0,
+            )
+        for a in amounts:
+            ax.axvline(a, color="0.5", lw=0.7, ls=":")
+        ax.set_xlabel(f"loss over a match, more than x ({unit})" if unit else "loss x")
+        ax.set_ylabel("chance, %")
+        ax.set_ylim(bottom=0)
+        ax.legend(title="role at the match's start", fontsize=7, title_fontsize=7)
+    return ax
