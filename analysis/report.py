@@ -165,11 +165,11 @@ all five variants (630,400 deals) finishes within 10 minutes: 4 min 54 s measure
 the machine loaded by other jobs (load average ~6) and numba's cache warm; after the bots'
 speed-up, 5 min 3 s from an empty cache, compilation included (30 Nov 2026).
 
-The sensitivity stage (every non-default value of every rule option, 79 runs over the
-five variants, ``sensitivity`` deals each) was measured apart: 4,000 deals per value took
-21 s of CPU time for the five variants together (value bots, two threads, 1 Dec 2026),
-so 16,000 per value costs about 85 s of CPU time, well under a minute and a half of wall
-time on two cores."""
+The sensitivity stage (every non-default value of every rule option: 79 values over the
+five variants, ``sensitivity`` deals each; values a headline sweep already played with
+as many deals are reused, so 71 runs) took 60 s of CPU time and 91 s of wall time at
+16,000 deals per value, within a default report of 6 min 37 s from an empty cache
+(compilation included; two cores shared with other jobs, load average ~5; 1 Dec 2026)."""
 
 FALLBACK_BUDGET = Budget(main=24_000, sweep=8_000, skill=4_800, sensitivity=8_000)
 """Defaults of a registered variant that :data:`DEFAULT_BUDGETS` does not list."""

@@ -136,9 +136,9 @@ def sensitivity_table(
     DataFrame
         ``variant, option, option_value, baseline, paired, inert, metric, n,
         baseline_estimate, estimate, lo, hi, diff, diff_se, diff_lo, diff_hi, p`` (p
-        unadjusted). ``inert`` is True when the value leaves every compared quantity
-        of every deal unchanged (paired difference exactly 0 with SE 0 on every
-        metric): the option does nothing under the other defaults and these bots.
+        unadjusted). ``inert`` is True when the value leaves every deal's winner and
+        every seat's result unchanged: the option does nothing under the other defaults
+        and these bots.
     """
     from engine import variants as registry
 
@@ -162,7 +162,7 @@ def sensitivity_table(
         t["baseline"] = _show(default)
         t["option_value"] = _show(val)
         t["baseline_estimate"] = t["metric"].map(b)
-        inert = bool(paired and (t["diff"] == 0).all() and (t["diff_se"] == 0).all())
+        inert = bool(paired and _same_results(base, f))
         t["inert"] = inert
         parts.append(t)
     if not parts:
@@ -170,6 +170,21 @@ def sensitivity_table(
     out = pd.concat(parts, ignore_index=True)
     out["variant"] = v.name
     return out[_COLS].reset_index(drop=True)
+
+
+def _same_results(a: pd.DataFrame, b: pd.DataFrame) -> bool:
+    """Whether two runs have the same deals with the same winner and every seat's result."""
+    from analysis import schema
+
+    if len(a) != len(b):
+        return False
+    cols = [*schema.IDENTITY, "winner"]
+    if not all(np.array_equal(a[c].to_numpy(), b[c].to_numpy()) for c in cols):
+        return False
+    la, lb = schema.layout(a), schema.layout(b)
+    return la.delta_columns == lb.delta_columns and np.array_equal(
+        schema.deltas(a, la), schema.deltas(b, lb)
+    )
 
 
 def sensitivity(
