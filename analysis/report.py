@@ -1,7 +1,9 @@
 """The balance report: ``mjlab report`` writes HTML, Markdown and JSON.
 
 :func:`build_report` plays every requested variant with its default rules and ``value``
-bots, runs the headline rule sweeps and the skill-vs-luck comparisons, and returns the
+bots, runs the headline rule sweeps, the skill-vs-luck comparisons and the rule
+sensitivity table (:mod:`analysis.sensitivity`), prices the match risk
+(:mod:`analysis.risk`), and returns the
 *context*: a JSON-able dict holding every number the report shows (and the data of
 every figure). :func:`render` turns a context into three files, each written to a
 temporary name and renamed when complete:

@@ -81,6 +81,13 @@ variant not listed gets :func:`risk_amounts`."""
 BOOTSTRAP = 400
 """Resamples of matches for the pooled (``role = "any"``) quantile intervals."""
 
+BOOTSTRAP_MATCHES = 20_000
+"""Above this many matches the pooled quantiles' interval is a batch-means one (20
+batches of whole matches, t on 19 degrees of freedom) instead of the bootstrap, whose
+cost grows with the matches (a 100M-deal dataset has 6M)."""
+
+BATCHES = 20
+
 _RISK_COLS = ["role", "distance", "stat", "at", "n", "k", "value", "lo", "hi", "method"]
 
 
@@ -174,8 +181,9 @@ def match_risk(
         seats). ``stat`` is ``mean`` (mean match result, t interval over matches; not
         for ``any``, whose mean is 0 since a match's results sum to 0),
         ``quantile`` (``at`` = q; order-statistic interval, bootstrap over matches for
-        ``any``) or ``p_loss`` (``at`` = x; ``k`` losing matches of ``n``; Wilson, for
-        ``any`` at the match-clustered effective sample size).
+        ``any``, batch means above :data:`BOOTSTRAP_MATCHES` matches) or ``p_loss``
+        (``at`` = x; ``k`` losing matches of ``n``; Wilson, for ``any`` at the
+        match-clustered effective sample size).
     """
     t = _as_match_table(records)
     if len(t) < 2:
@@ -205,7 +213,7 @@ def match_risk(
             rows.append(_row(names[r], r, "p_loss", xv, g, k, k / g, lo, hi, "wilson"))
     # pooled: a seat taken at random (no mean row: a seat's mean is 0 by zero sum)
     flat = d.ravel()
-    if qs:
+    if qs and g <= BOOTSTRAP_MATCHES:
         rng = np.random.default_rng(seed)
         boot = np.empty((BOOTSTRAP, len(qs)))
         for b in range(BOOTSTRAP):
@@ -216,6 +224,15 @@ def match_risk(
             lo, hi = np.quantile(boot[:, j], [a, 1 - a])
             val = float(np.quantile(flat, qq))
             rows.append(_row("any", -1, "quantile", qq, g, None, val, lo, hi, "bootstrap"))
+    elif qs:  # many matches: batch means of the quantile over 20 batches of whole matches
+        groups = np.arange(g) % BATCHES
+        per = np.array([np.quantile(d[groups == k].ravel(), qs) for k in range(BATCHES)])
+        tq = float(_st.t.ppf(0.5 + level / 2, BATCHES - 1))
+        se = per.std(axis=0, ddof=1) / math.sqrt(BATCHES)
+        for j, qq in enumerate(qs):
+            val = float(np.quantile(flat, qq))
+            lo, hi = val - tq * se[j], val + tq * se[j]
+            rows.append(_row("any", -1, "quantile", qq, g, None, val, lo, hi, "batch-means"))
     for xv in xs:
         c = (d < -xv).sum(axis=1).astype(np.float64)
         k = int(c.sum())

@@ -245,3 +245,17 @@ def test_summarize_prints_match_risk(runs, capsys):
     assert main(["summarize", str(file), "--loss", "-3"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--loss" in err
+
+
+def test_pooled_quantiles_of_many_matches_use_batch_means(monkeypatch):
+    t = _table(3000, [2.0, 0.0, -1.0, -1.0], 10.0, seed=8, zero_sum=True)
+    boot = risk.match_risk(t, [], q=(0.5, 0.9))
+    monkeypatch.setattr(risk, "BOOTSTRAP_MATCHES", 1000)
+    batch = risk.match_risk(t, [], q=(0.5, 0.9))
+    a = boot[boot["role"] == "any"].set_index("at")
+    b = batch[batch["role"] == "any"].set_index("at")
+    assert (a["method"] == "bootstrap").all() and (b["method"] == "batch-means").all()
+    np.testing.assert_array_equal(a["value"], b["value"])
+    # two estimates of one interval: widths agree within the batch SE's own noise (~16%)
+    ratio = (b["hi"] - b["lo"]) / (a["hi"] - a["lo"])
+    assert ((ratio > 0.5) & (ratio < 1.6)).all()
