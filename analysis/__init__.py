@@ -40,6 +40,7 @@ from analysis.payouts import (
     swinginess,
     value_histogram,
 )
+from analysis.risk import match_risk, match_table, seating_match_edges, skill_gain
 from analysis.schema import WIN_TYPES, validate_records
 from analysis.skill import skill_edge
 from analysis.summary import Summary
@@ -60,6 +61,8 @@ __all__ = [
     "loss_probability",
     "match_gini",
     "match_payouts",
+    "match_risk",
+    "match_table",
     "match_totals",
     "pattern_frequencies",
     "payout_quantiles",
@@ -69,7 +72,9 @@ __all__ = [
     "read_metadata",
     "seat_edges",
     "seat_frequencies",
+    "seating_match_edges",
     "skill_edge",
+    "skill_gain",
     "summarize",
     "swinginess",
     "sweep",

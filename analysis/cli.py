@@ -145,6 +145,7 @@ def run_summarize(args) -> int:
             file=sys.stderr,
         )
     tables = summary.tables()
+    risk = _match_risk(args, summary)
     if args.plot:
         plot_dir = Path(args.plot)
         if plot_dir.exists() and not plot_dir.is_dir():
@@ -162,6 +163,7 @@ def run_summarize(args) -> int:
                         "deals": summary.n_deals,
                         "planned_deals": planned,
                         **tables,
+                        "match_risk": risk,
                     }
                 ),
                 ensure_ascii=False,
@@ -170,7 +172,49 @@ def run_summarize(args) -> int:
         )
         return 0
     print(format_summary(tables, summary))
+    print("\n" + _match_risk_text(risk, summary))
     return 0
+
+
+def _loss_amounts(raw: str | None) -> list[float] | None:
+    """``--loss X[,X...]``: positive amounts (None: the variant's stated amounts)."""
+    if raw is None:
+        return None
+    out = []
+    for part in raw.split(","):
+        try:
+            x = float(part)
+        except ValueError:
+            x = float("nan")
+        if not x >= 0 or x == float("inf"):
+            raise UsageError(f"--loss: {part.strip()!r} is not an amount >= 0 (e.g. --loss 20,50)")
+        out.append(x)
+    return out
+
+
+def _match_risk(args, summary):
+    """The :func:`analysis.risk.match_risk` table of the records, or None without rows."""
+    from analysis import risk
+
+    amounts = _loss_amounts(getattr(args, "loss", None))
+    mt = risk.load_match_table(args.path)
+    if mt is None or len(mt) < 2:
+        return None
+    if amounts is None:
+        amounts = risk.stated_amounts(summary.variant, mt)
+    return risk.match_risk(mt, amounts)
+
+
+def _match_risk_text(table, summary) -> str:
+    from analysis import risk
+
+    if table is None:
+        return (
+            "match risk: not available (it needs the rows of at least two whole matches; "
+            "a --summary-only dataset keeps no per-match results)"
+        )
+    deals = summary.n_deals / max(1, int(table.loc[table["stat"] == "mean", "n"].max()))
+    return risk.format_match_risk(table, deals)
 
 
 def _sweep_values(rule_args) -> tuple[str, list[str], dict[str, str]]:

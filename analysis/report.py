@@ -1,7 +1,9 @@
 """The balance report: ``mjlab report`` writes HTML, Markdown and JSON.
 
 :func:`build_report` plays every requested variant with its default rules and ``value``
-bots, runs the headline rule sweeps and the skill-vs-luck comparisons, and returns the
+bots, runs the headline rule sweeps, the skill-vs-luck comparisons and the rule
+sensitivity table (:mod:`analysis.sensitivity`), prices the match risk
+(:mod:`analysis.risk`), and returns the
 *context*: a JSON-able dict holding every number the report shows (and the data of
 every figure). :func:`render` turns a context into three files, each written to a
 temporary name and renamed when complete:
@@ -22,7 +24,7 @@ Examples
 --------
 >>> from analysis import report
 >>> report.budget_for("tuidaohu", 64)
-Budget(main=64, sweep=32, skill=32)
+Budget(main=64, sweep=32, skill=32, sensitivity=32)
 """
 
 from __future__ import annotations
@@ -61,6 +63,15 @@ from analysis.payouts import (
     payouts_by_seat,
     payouts_by_win_type,
     swinginess,
+)
+from analysis.risk import (
+    STATED_AMOUNTS,
+    loss_curve,
+    match_risk,
+    match_table,
+    seating_match_edges,
+    skill_gain,
+    stated_amounts,
 )
 from analysis.skill import skill_edge
 from analysis.stats import format_pm
@@ -132,28 +143,39 @@ class Budget:
     skill : int
         Each seating of a skill comparison (strong policy in one seat, one run per
         seat).
+    sensitivity : int
+        Each value of every rule option in the sensitivity table (the defaults reuse the
+        first ``sensitivity`` deals of the main run; a value a headline sweep played
+        with at least as many deals reuses that run's first deals).
     """
 
     main: int
     sweep: int
     skill: int
+    sensitivity: int = 0
 
 
 DEFAULT_BUDGETS: dict[str, Budget] = {
-    "fuzhou": Budget(main=48_000, sweep=24_000, skill=9_600),
-    "lishui": Budget(main=40_000, sweep=16_000, skill=6_400),
-    "luodisao": Budget(main=40_000, sweep=16_000, skill=8_000),
-    "tuidaohu": Budget(main=24_000, sweep=6_400, skill=4_800),
-    "zhuji": Budget(main=24_000, sweep=9_600, skill=3_200),
+    "fuzhou": Budget(main=48_000, sweep=24_000, skill=9_600, sensitivity=16_000),
+    "lishui": Budget(main=40_000, sweep=16_000, skill=6_400, sensitivity=16_000),
+    "luodisao": Budget(main=40_000, sweep=16_000, skill=8_000, sensitivity=16_000),
+    "tuidaohu": Budget(main=24_000, sweep=6_400, skill=4_800, sensitivity=16_000),
+    "zhuji": Budget(main=24_000, sweep=9_600, skill=3_200, sensitivity=16_000),
 }
 """Embedded defaults of ``mjlab report`` (no ``--deals``), from each variant's measured
 speed with two threads (value bots: zhuji ~0.8-3k deals/s, tuidaohu ~1-1.6k, lishui
 ~2.5k, fuzhou ~2.5k, luodisao ~3k on this 2-core machine, shared), so that the report of
 all five variants (630,400 deals) finishes within 10 minutes: 4 min 54 s measured with
 the machine loaded by other jobs (load average ~6) and numba's cache warm; after the bots'
-speed-up, 5 min 3 s from an empty cache, compilation included (30 Nov 2026)."""
+speed-up, 5 min 3 s from an empty cache, compilation included (30 Nov 2026).
 
-FALLBACK_BUDGET = Budget(main=24_000, sweep=8_000, skill=4_800)
+The sensitivity stage (every non-default value of every rule option: 79 values over the
+five variants, ``sensitivity`` deals each; values a headline sweep already played with
+as many deals are reused, so 71 runs) took 60 s of CPU time and 91 s of wall time at
+16,000 deals per value, within a default report of 6 min 37 s from an empty cache
+(compilation included; two cores shared with other jobs, load average ~5; 1 Dec 2026)."""
+
+FALLBACK_BUDGET = Budget(main=24_000, sweep=8_000, skill=4_800, sensitivity=8_000)
 """Defaults of a registered variant that :data:`DEFAULT_BUDGETS` does not list."""
 
 
@@ -164,9 +186,10 @@ def budget_for(variant: str, deals: int | None = None) -> Budget:
     ----------
     variant : str
     deals : int, optional
-        ``--deals N``: the main run plays ``N`` deals, each sweep value ``N // 2`` and
-        each skill seating ``N // 2`` (never fewer than :data:`MIN_DEALS`). Default: the
-        variant's entry of :data:`DEFAULT_BUDGETS` (else :data:`FALLBACK_BUDGET`).
+        ``--deals N``: the main run plays ``N`` deals, each sweep value, each skill
+        seating and each value of the sensitivity table ``N // 2`` (never fewer than
+        :data:`MIN_DEALS`). Default: the variant's entry of :data:`DEFAULT_BUDGETS`
+        (else :data:`FALLBACK_BUDGET`).
 
     Returns
     -------
@@ -174,8 +197,8 @@ def budget_for(variant: str, deals: int | None = None) -> Budget:
     """
     if deals is None:
         return DEFAULT_BUDGETS.get(variant, FALLBACK_BUDGET)
-    half = max(MIN_DEALS, deals // 2)
-    return Budget(main=deals, sweep=min(deals, half), skill=min(deals, half))
+    half = min(deals, max(MIN_DEALS, deals // 2))
+    return Budget(main=deals, sweep=half, skill=half, sensitivity=half)
 
 
 @dataclass(frozen=True)
@@ -468,7 +491,7 @@ def build_report(
 
     # 1. main runs
     t0 = time.perf_counter()
-    bar = _Bar(progress, sum(b.main for b in budgets.values()), "1/4 main runs")
+    bar = _Bar(progress, sum(b.main for b in budgets.values()), "1/5 main runs")
     main: dict[str, pd.DataFrame] = {}
     runs_meta: dict[str, dict] = {}
     try:
@@ -485,8 +508,9 @@ def build_report(
     # 2. sweeps (common random numbers: the same seed under every value)
     t0 = time.perf_counter()
     total = sum(budgets[p["variant"]].sweep * (len(p["values"]) - 1) for p in plans)
-    bar = _Bar(progress, total, "2/4 sweeps")
+    bar = _Bar(progress, total, "2/5 sweeps")
     sweeps: dict[str, list[dict]] = {n: [] for n in names}
+    played: dict[str, dict] = {n: {} for n in names}  # (option, value) -> records, for reuse
     try:
         for p in plans:
             name, key = p["variant"], p["option"]
@@ -503,6 +527,7 @@ def build_report(
                     continue
                 r = run(name, b.sweep, rules={key: val})
                 frames[val] = r.to_pandas()
+                played[name][(key, val)] = frames[val]
                 rules_ids[val] = r.rules_id
                 bar.update(b.sweep)
             big = [pp.name for pp in v.patterns if pp.big]
@@ -542,7 +567,7 @@ def build_report(
     for n in names:
         seats = vobj[n].n_players(runs_meta[n]["rules"])
         total += budgets[n].skill * seats * len(_skill_pairs(vobj[n]))
-    bar = _Bar(progress, total, "3/4 skill vs luck")
+    bar = _Bar(progress, total, "3/5 skill vs luck")
     skill: dict[str, list[dict]] = {n: [] for n in names}
     try:
         for n in names:
@@ -557,6 +582,7 @@ def build_report(
                     frames[s] = run(n, budgets[n].skill, policies=pol).to_pandas()
                     bar.update(budgets[n].skill)
                 table = skill_edge(frames, level=LEVEL).set_index("format", drop=False)
+                edges = _skill_match_edges(n, strong, weak, frames)
                 gain = None
                 if "duplicate" in table.index:
                     se1, se2 = table.loc["single", "se"], table.loc["duplicate", "se"]
@@ -569,15 +595,22 @@ def build_report(
                         "deals_per_seating": budgets[n].skill,
                         "duplicate_gain": gain,
                         "table": jsonable(table.reset_index(drop=True)),
+                        "gain": _skill_gain_entry(edges),
                     }
                 )
     finally:
         bar.close()
     timing["skill"] = time.perf_counter() - t0
 
+    # 4. sensitivity: every non-default value of every rule option against the defaults
+    t0, c0 = time.perf_counter(), _cpu_seconds()
+    sens = _run_sensitivity(names, budgets, main, played, seed, workers, progress)
+    timing["sensitivity"] = time.perf_counter() - t0
+    timing["sensitivity_cpu"] = _cpu_seconds() - c0
+
     # 4. analysis of the main runs and the cross-variant panel
     t0 = time.perf_counter()
-    bar = _Bar(progress, len(names), "4/4 analysis", unit="variant")
+    bar = _Bar(progress, len(names), "5/5 analysis", unit="variant")
     sections = {}
     try:
         for n in names:
@@ -585,6 +618,7 @@ def build_report(
             sections[n] = _variant_section(
                 vobj[n], main[n], runs_meta[n], budgets[n], sweeps[n], skill[n]
             )
+            sections[n]["sensitivity"] = sens[n]
             bar.update(1)
         panel = compare_variants(
             {n: main[n] for n in names},
@@ -601,6 +635,7 @@ def build_report(
     senses = _rank(panel_rows, long_names, edges)
     family = _adjust_report(sections, senses)
     summary = _word_summary(senses, long_names, family)
+    summary["recommendations"] = _sensitivity_words(sections, family)
     timing["total"] = time.perf_counter() - t_start
 
     rulebook = _rulebook_info()
@@ -642,6 +677,106 @@ def build_report(
         "rulebook": rulebook,
     }
     return jsonable(ctx)
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and its finished children (user + system), in seconds."""
+    import resource
+
+    a = resource.getrusage(resource.RUSAGE_SELF)
+    b = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+
+
+def _run_sensitivity(names, budgets, main, played, seed, workers, progress) -> dict:
+    """Each variant's sensitivity table (p unadjusted: the report adjusts them all)."""
+    from analysis import sensitivity as sens
+
+    plans = {n: sens.option_plan(n)[0] for n in names}
+    total = sum(budgets[n].sensitivity * len(plans[n]) for n in names)
+    bar = _Bar(progress, total, "4/5 sensitivity")
+    out = {}
+
+    def tick(label, deals):
+        bar.set_postfix_str(label)
+        bar.update(deals)
+
+    try:
+        for n in names:
+            b = budgets[n].sensitivity
+            r = sens.sensitivity(
+                n,
+                b,
+                seed=seed,
+                workers=workers,
+                level=LEVEL,
+                base=main[n],
+                reuse=played[n],
+                progress=tick,
+            )
+            bar.update(b * (len(plans[n]) - r["runs"]))  # values reused from the sweeps
+            table = r["table"].drop(columns=["p_adj"])
+            out[n] = {
+                "deals": r["deals"],
+                "metrics": list(sens.METRICS),
+                "metric_docs": sens.metric_docs(),
+                "table": jsonable(table),
+                "skipped": r["skipped"],
+                "runs": r["runs"],
+            }
+    finally:
+        bar.close()
+    return out
+
+
+def _skill_match_edges(variant, strong, weak, frames) -> pd.DataFrame:
+    """Per-match edge samples of ``strong`` over ``weak`` for :func:`analysis.skill_gain`.
+
+    The hook where a ladder's head-to-head per-match edges plug in. Until then: the
+    skill runs of this report (``frames``: strong seat -> records), one sample per match
+    and seating (the strong seat's match result minus the weak seats' mean); the
+    seatings of a match share its walls, so they are clustered by match.
+    """
+    return seating_match_edges(frames)
+
+
+def _skill_gain_entry(edges: pd.DataFrame) -> dict | None:
+    """The skill gain per match and the matches to be ahead 95% of the time (JSON-able)."""
+    try:
+        g = skill_gain(edges, cluster=["run_seed", "match"], level=LEVEL, ahead=0.95)
+    except UsageError:
+        return None
+    row = jsonable(g)[0]
+    row["source"] = (
+        "the skill runs above: one sample per match and seating (the strong seat's match "
+        "result minus the weak seats' mean), the seatings of a match clustered"
+    )
+    return row
+
+
+def _sensitivity_words(sections: dict, family: str) -> dict:
+    """Per variant: the ranking and the recommendations, from the adjusted p-values."""
+    from analysis import sensitivity as sens
+
+    out = {}
+    for name, sec in sections.items():
+        sv = sec.get("sensitivity")
+        if not sv:
+            continue
+        edge = sec["dealer_edge"]
+        words = sens.recommendations(
+            sv["table"],
+            name=sec["long_name"].split(" ")[0],
+            unit=sec["value_unit"],
+            edge={"edge": edge["edge"], "lo": edge["lo"], "hi": edge["hi"], "n": sec["deals"]},
+            alpha=ALPHA,
+            deals=sv["deals"],
+            family=family,
+        )
+        sv["recommendations"] = words
+        sv["ranking"] = jsonable(sens.ranking(sv["table"], alpha=ALPHA))
+        out[name] = words
+    return out
 
 
 _EXPECTED = ("fuzhou", "lishui", "luodisao", "tuidaohu", "zhuji")
@@ -704,9 +839,26 @@ def _variant_section(v, df, meta, budget, sweeps, skill) -> dict:
             ),
         },
         "swinginess": swinginess(df, level=LEVEL),
+        "risk": _risk_section(v, df),
         "delta_histogram": hist,
         "sweeps": sweeps,
         "skill": skill,
+    }
+
+
+def _risk_section(v, df: pd.DataFrame) -> dict | None:
+    """Match risk by role at the variant's stated amounts, and the loss curve's data."""
+    t = match_table(df)
+    if len(t) < 2:
+        return None
+    amounts = stated_amounts(v.name, t)
+    return {
+        "matches": int(len(t)),
+        "deals_per_match": float(t["deals"].mean()),
+        "amounts": amounts,
+        "stated": v.name in STATED_AMOUNTS,
+        "table": jsonable(match_risk(t, amounts, level=LEVEL)),
+        "curve": jsonable(loss_curve(t, level=LEVEL)),
     }
 
 
@@ -729,7 +881,8 @@ def _adjust_report(sections: dict, senses: list) -> str:
     """Holm-adjust every p-value of the report together; return the family in words.
 
     The family: every fairness test of every variant, every difference of every sweep
-    from its baseline and every ranking gap of the summary. ``p_adj`` (and ``reject``,
+    from its baseline, every difference of the sensitivity tables and every ranking gap
+    of the summary. ``p_adj`` (and ``reject``,
     and each fairness verdict) are rewritten in place with the report-wide adjustment.
     """
     from analysis.stats import adjust_pvalues
@@ -743,6 +896,9 @@ def _adjust_report(sections: dict, senses: list) -> str:
             for row in sw["table"]:
                 if row.get("p") is not None:
                     slots.append((row, None))
+        for row in (sec.get("sensitivity") or {}).get("table", []):
+            if row.get("p") is not None:
+                slots.append((row, None))
     for item in senses:
         for g in item["adjacent"]:
             slots.append((g, None))
@@ -1006,8 +1162,9 @@ def _methods() -> dict:
             "absolute seats are interchangeable by construction and these nulls hold; they "
             "are expected to pass and are never reported as findings.",
             "Multiplicity: every p-value of this report (the fairness tests of every "
-            "variant, every sweep difference from its baseline and every ranking gap of the "
-            "summary) is Holm-adjusted as one family, so the chance of any false finding in "
+            "variant, every sweep difference from its baseline, every difference of the "
+            "sensitivity tables and every ranking gap of the summary) is Holm-adjusted as "
+            "one family, so the chance of any false finding in "
             f"the whole report is at most {ALPHA:g}; 'adjusted p' always means this "
             "report-wide Holm adjustment.",
             "Dealer edge: the dealer's mean result per deal minus the mean result of the "
@@ -1029,6 +1186,31 @@ def _methods() -> dict:
             "tiles cancels; single seating treats each seating's matches as independent. "
             "Ratio estimator with a t interval over matches; signal-to-noise = mean gain "
             "per match / SD of a match total in ordinary play.",
+            "Skill gain per match: the strong seat's match result minus the weak seats' "
+            "mean, one sample per match and seating of the skill runs, its mean with a t "
+            "interval whose units are the matches (the seatings of a match share its walls); "
+            "the matches to be ahead 95% of the time are the smallest n with "
+            "Φ(√n·mean/SD) ≥ 0.95, the normal approximation with the measured mean and the "
+            "SD of one sample, its interval from the ends of the mean's interval (the SD held "
+            "at its estimate).",
+            "Match risk: a seat's match result is the sum of its results over the match; "
+            "its role is its place relative to the match's first dealer. Matches are "
+            "independent, so each role's mean has a t interval over matches, its quantiles "
+            "distribution-free order-statistic intervals and its chance of losing more than "
+            "an amount a Wilson interval; for a seat at random (pooled over the seats of a "
+            "match, which are dependent) the quantiles have a bootstrap interval over "
+            "matches and the chance a Wilson interval at the match-clustered effective "
+            "sample size. The stated amounts are round numbers near 1, 2 and 4 SDs of a "
+            "match result under the default rules, fixed per variant.",
+            "Sensitivity: every non-default value of every rule option, one at a time with "
+            "the others at their defaults, played on the same seed as the defaults and "
+            "compared with the first deals of the main run as a sweep (paired deal by deal "
+            "unless the option changes the cards dealt); a value that leaves every deal's "
+            "result unchanged is called inert and has no test. A recommendation names only "
+            "resolved dealer-edge differences (report-wide Holm); it calls a change fairer "
+            "when the new dealer edge's estimate is closer to 0. The skill edge is not in "
+            "the table: it needs a run per seating and policy pair for every value (eight "
+            "runs where the three metrics need one), beyond the report's budget.",
             "Cross-variant panel: payout effects divided by the variant's pooled per-deal "
             "SD of a seat's result (SD units); swinginess is the top-1% share of points "
             "changing hands with a match-clustered delta-method interval.",
@@ -1051,8 +1233,13 @@ def _caveats(rulebook: dict) -> list[str]:
         "reads opponents, defends or bluffs, and every seat plays the same way, so seat "
         "and dealer effects are those of equal, mechanical players; real tables add "
         "skill differences and habits the engine does not model.",
-        "Only the default rules are analysed in full; the sweeps move one option at a "
-        "time with the others at their defaults.",
+        "Only the default rules are analysed in full; the sweeps and the sensitivity "
+        "table move one option at a time with the others at their defaults, so they say "
+        "nothing about combinations (an option inert under the defaults, such as 四鬼胡 "
+        "without 鬼, can matter once another option is changed).",
+        "Inert options are inert for these bots: an option that only changes what a "
+        "player may choose (passing a win, discarding a 财神) does nothing when the bots "
+        "never make that choice.",
         "Swinginess (the share of the points that change hands carried by the top 1% of "
         "deals) is shown but not ranked: rare big deals make its interval under-cover "
         "(84-87% for a nominal 95% in repeated synthetic runs of 1,600-8,000 deals).",
@@ -1184,7 +1371,7 @@ def _reaching(frame: pd.DataFrame, est: str) -> pd.DataFrame:
 
 def _n_figures(ctx: dict) -> int:
     """How many figures :func:`_figures` draws for this context."""
-    return 1 + sum(2 + len(v["sweeps"]) for v in ctx["variants"].values())
+    return 1 + sum(2 + len(v["sweeps"]) + len(_risk_figures(v)) for v in ctx["variants"].values())
 
 
 FIGURE_CACHE = "report-figures"
@@ -1412,6 +1599,19 @@ def _figures(ctx: dict, bar: _Bar | None = None, cache: _FigureCache | None = No
                 v["delta_histogram"],
                 draw_deltas,
             )
+        for fid, caption, size, draw in _risk_figures(v):
+
+            def draw_risk_part(size=size, draw=draw):
+                fig = Figure(figsize=size, layout="constrained")
+                draw(fig)
+                return fig
+
+            save(
+                f"{name}-{fid}",
+                f"{name}: {caption}",
+                [v.get("risk"), v.get("sensitivity")],
+                draw_risk_part,
+            )
         for sw in v["sweeps"]:
             table = pd.DataFrame(sw["table"])
             metrics = [m for m in SWEEP_FIGURE_METRICS if (table["metric"] == m).any()]
@@ -1447,6 +1647,57 @@ def _figures(ctx: dict, bar: _Bar | None = None, cache: _FigureCache | None = No
                 "defined in the table below the figure.",
                 [sw["table"], metrics],
                 draw_sweep,
+            )
+    return out
+
+
+def _risk_figures(v: dict) -> list[tuple]:
+    """The match-risk and sensitivity figures of a variant: ``(id, caption, size, draw)``."""
+    from analysis import sensitivity as sens
+    from analysis.risk import draw_match_loss
+
+    out = []
+    risk = v.get("risk")
+    if risk and risk.get("curve"):
+        curve = pd.DataFrame(risk["curve"]).astype({"value": float, "lo": float, "hi": float})
+
+        def draw_risk(fig, curve=curve, amounts=risk["amounts"]):
+            # the unit's name stays out of the figure: its CJK glyphs are not in the font
+            draw_match_loss(curve, ax=fig.subplots(), unit="points", amounts=amounts)
+
+        out.append(
+            (
+                "risk",
+                "chance of losing more than x over a match of "
+                f"{risk['deals_per_match']:g} deals, by the seat's role at the match's start "
+                "(bands: 95% Wilson intervals; dashed: a seat at random; dotted: the stated "
+                "amounts of the table).",
+                (7, 3.6),
+                draw_risk,
+            )
+        )
+    sv = v.get("sensitivity")
+    if sv and sv.get("table"):
+        table = pd.DataFrame(sv["table"])
+        table = table.astype({c: float for c in ("diff", "diff_lo", "diff_hi")})
+        live = table[~table["inert"].astype(bool)]
+        rows = live[["option", "option_value"]].drop_duplicates().shape[0]
+        if rows:
+
+            def draw_sens(fig, table=table):
+                axes = fig.subplots(1, len(sens.METRICS), sharey=True)
+                sens.draw_sensitivity(table, axes=np.atleast_1d(axes), alpha=ALPHA, unit="points")
+
+            out.append(
+                (
+                    "sensitivity",
+                    f"each rule option value's difference from the default rules "
+                    f"({sv['deals']:,} deals per value on the same seed; filled: resolved "
+                    "after the report-wide Holm adjustment; 95% intervals, paired unless the "
+                    "option changes the cards dealt).",
+                    (10, 1.4 + 0.24 * rows),
+                    draw_sens,
+                )
             )
     return out
 
@@ -1657,7 +1908,10 @@ def _views(ctx: dict) -> dict:
             for t in v["fairness"]
         ]
         skill = [{"skill": sk, "rows": sk["table"]} for sk in v["skill"]]
+        risk, sens = _risk_view(v.get("risk")), _sensitivity_view(v.get("sensitivity"))
         out[name] = {
+            "risk": risk,
+            "sensitivity": sens,
             "patterns": ordered,
             "seats": seats,
             "roles": roles,
@@ -1671,6 +1925,66 @@ def _views(ctx: dict) -> dict:
     for r in ctx["panel"]:
         panel.setdefault(r["label"], {})[r["metric"]] = r
     return {"variants": out, "panel": panel}
+
+
+def _risk_view(risk: dict | None) -> dict | None:
+    """Match risk as one row per role: mean, the quantiles and each stated amount."""
+    if not risk:
+        return None
+    rows: dict[int, dict] = {}
+    qs, xs = [], []
+    for r in risk["table"]:
+        row = rows.setdefault(r["distance"], {"role": r["role"], "distance": r["distance"]})
+        if r["stat"] == "mean":
+            row["mean"] = r
+        elif r["stat"] == "quantile":
+            row.setdefault("q", {})[r["at"]] = r
+            if r["at"] not in qs:
+                qs.append(r["at"])
+        else:
+            row.setdefault("loss", {})[r["at"]] = r
+            if r["at"] not in xs:
+                xs.append(r["at"])
+    order = sorted(rows, key=lambda d: d if d >= 0 else 1 << 30)
+    return {
+        "rows": [rows[d] for d in order],
+        "quantiles": qs,
+        "amounts": xs,
+        "matches": risk["matches"],
+        "deals_per_match": risk["deals_per_match"],
+        "stated": risk.get("stated", True),
+    }
+
+
+def _sensitivity_view(sv: dict | None) -> dict | None:
+    """The sensitivity table as one row per option value, a cell per metric."""
+    if not sv:
+        return None
+    rows: dict[tuple, dict] = {}
+    for r in sv["table"]:
+        key = (r["option"], r["option_value"])
+        row = rows.setdefault(
+            key,
+            {
+                "option": r["option"],
+                "value": r["option_value"],
+                "baseline": r["baseline"],
+                "paired": r["paired"],
+                "inert": r["inert"],
+                "cells": {},
+            },
+        )
+        p = r.get("p_adj")
+        row["cells"][r["metric"]] = {**r, "resolved": p is not None and p < ALPHA}
+    return {
+        "rows": list(rows.values()),
+        "metrics": sv["metrics"],
+        "docs": {m["metric"]: m["doc"] for m in sv.get("metric_docs", [])},
+        "ranking": sv.get("ranking", []),
+        "recommendations": sv.get("recommendations", []),
+        "skipped": sv.get("skipped", []),
+        "deals": sv["deals"],
+    }
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

@@ -166,6 +166,12 @@ def _build_parser() -> argparse.ArgumentParser:
     sm.add_argument("path", metavar="PATH")
     sm.add_argument("--json", action="store_true")
     sm.add_argument("--plot", default=None, metavar="DIR", help="write figures to DIR")
+    sm.add_argument(
+        "--loss",
+        default=None,
+        metavar="X[,X...]",
+        help="amounts whose loss over a match is priced (default: the variant's stated ones)",
+    )
 
     sw = sub.add_parser("sweep", help="one rule option over several values, paired deals")
     sw.add_argument("variant", metavar="VARIANT")

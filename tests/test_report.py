@@ -68,6 +68,8 @@ def test_files_and_identity(made):
         for kind in [
             "deltas",
             "patterns",
+            "risk",
+            "sensitivity",
             *(f"sweep-{s['option']}" for s in ctx["variants"][n]["sweeps"]),
         ]
     ]
@@ -82,7 +84,12 @@ def test_files_and_identity(made):
         assert sec["rules_id"] == v.rules_id(v.defaults())
         assert [r["key"] for r in sec["rules"]] == [o.key for o in v.options]
         assert all(r["value"] == r["default"] and r["is_default"] for r in sec["rules"])
-        assert sec["budget"] == {"main": N, "sweep": N // 2, "skill": N // 2}
+        assert sec["budget"] == {
+            "main": N,
+            "sweep": N // 2,
+            "skill": N // 2,
+            "sensitivity": N // 2,
+        }
     assert ctx["generated"]["package_version"] == engine.__version__
 
 
@@ -169,12 +176,76 @@ def test_numbers_equal_the_analysis_of_the_records(made):
     assert ctx["panel"] == jsonable(panel)
 
 
+def test_risk_skill_gain_and_sensitivity_equal_the_analysis(made):
+    """The new sections' numbers are the analysis layer's on re-simulated records."""
+    from analysis import risk, sensitivity
+
+    out, ctx = made
+    fam = ctx["summary"]["family"]
+    for n in ctx["settings"]["variants"]:
+        sec = ctx["variants"][n]
+        b = sec["budget"]
+        df = rerun(n, b["main"])
+        mt = risk.match_table(df)
+        amounts = risk.stated_amounts(n, mt)
+        assert sec["risk"]["amounts"] == amounts
+        assert sec["risk"]["table"] == jsonable(risk.match_risk(mt, amounts))
+        assert sec["risk"]["curve"] == jsonable(risk.loss_curve(mt))
+        # the skill gain from the skill runs, clustered by match
+        players = sec["players"]
+        for sk in sec["skill"]:
+            frames = {}
+            for seat in range(players):
+                pol = [sk["weak"]] * players
+                pol[seat] = sk["strong"]
+                frames[seat] = rerun(n, b["skill"], policies=pol)
+            g = risk.skill_gain(risk.seating_match_edges(frames), cluster=["run_seed", "match"])
+            mine = {k: v for k, v in sk["gain"].items() if k != "source"}
+            assert mine == jsonable(g)[0]
+        # the sensitivity table: each value against the main run's first deals
+        sv = sec["sensitivity"]
+        plan, skipped = sensitivity.option_plan(n)
+        assert sv["skipped"] == skipped and sv["deals"] == b["sensitivity"]
+        first = plan[0]
+        base = df.iloc[: b["sensitivity"]].reset_index(drop=True)
+        frame = rerun(n, b["sensitivity"], rules={first["option"]: first["value"]})
+        own = sensitivity.sensitivity_table(base, {(first["option"], first["value"]): frame}, n)
+        got = [
+            {k: v for k, v in r.items() if k not in ("p_adj", "adjust")}
+            for r in sv["table"]
+            if r["option"] == first["option"] and r["option_value"] == own["option_value"][0]
+        ]
+        assert got == jsonable(own)
+        assert {(r["option"], r["option_value"]) for r in sv["table"]} == {
+            (p["option"], sensitivity._show(p["value"])) for p in plan
+        }
+        # words: every resolved dealer-edge difference named, nothing unresolved claimed
+        words = ctx["summary"]["recommendations"][n]
+        assert words == sv["recommendations"]
+        for r in sv["table"]:
+            if r["metric"] != "dealer_edge" or r["inert"]:
+                continue
+            named = f"{r['option']}={r['option_value']} " in " ".join(
+                w for w in words if w.startswith(("To make", "These move"))
+            )
+            assert named == (r["p_adj"] is not None and r["p_adj"] < 0.05)
+    html = (out / "balance-report.html").read_text(encoding="utf-8")
+    md = (out / "balance-report.md").read_text(encoding="utf-8")
+    for text in (html, md):
+        assert "Match risk: what a sitting costs" in text
+        assert "Rule sensitivity and recommendations" in text
+        assert "What to change to make each variant fairer" in text
+        assert "What skill buys" in text
+    assert fam in md
+
+
 def family_size(ctx) -> int:
     """The tests of a report: fairness, sweep differences and ranking gaps."""
     n = 0
     for sec in ctx["variants"].values():
         n += sum(t["p"] is not None for t in sec["fairness"])
         n += sum(r["p"] is not None for sw in sec["sweeps"] for r in sw["table"])
+        n += sum(r["p"] is not None for r in sec["sensitivity"]["table"])
     for s in ctx["summary"]["senses"]:
         n += sum(g["p"] is not None for g in s["adjacent"])
         n += int("span_test" in s and s["span_test"]["p"] is not None)
@@ -195,6 +266,10 @@ def test_one_holm_family_over_the_whole_report(made):
                 if r["p"] is not None:
                     raw.append(r["p"])
                     adj.append(r["p_adj"])
+        for r in sec["sensitivity"]["table"]:
+            if r["p"] is not None:
+                raw.append(r["p"])
+                adj.append(r["p_adj"])
     for s in ctx["summary"]["senses"]:
         for g in [*s["adjacent"], *([s["span_test"]] if "span_test" in s else [])]:
             raw.append(g["p"])
@@ -379,11 +454,11 @@ def test_writes_are_atomic(made, tmp_path, monkeypatch):
 
 def test_budgets_and_sweep_plans(monkeypatch):
     for b in [*report.DEFAULT_BUDGETS.values(), report.FALLBACK_BUDGET]:
-        for deals in (b.main, b.sweep, b.skill):
+        for deals in (b.main, b.sweep, b.skill, b.sensitivity):
             assert deals >= report.MIN_DEALS and deals % report.MATCH_LENGTH == 0
-        assert b.main >= b.sweep
-    assert report.budget_for("tuidaohu", 1000) == report.Budget(1000, 500, 500)
-    assert report.budget_for("tuidaohu", 40) == report.Budget(40, 32, 32)
+        assert b.main >= b.sweep and b.main >= b.sensitivity  # both reuse the main run
+    assert report.budget_for("tuidaohu", 1000) == report.Budget(1000, 500, 500, 500)
+    assert report.budget_for("tuidaohu", 40) == report.Budget(40, 32, 32, 32)
     assert report.budget_for("nosuch") == report.FALLBACK_BUDGET
 
     specs = (

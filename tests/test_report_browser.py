@@ -205,7 +205,10 @@ def assert_renders(html: Path, ctx: dict, tmp_path: Path) -> None:
     assert checks["title"] == ctx["title"]
     assert checks["scripts"] == 0
     imgs = checks["imgs"]
-    n_figs = 1 + sum(2 + len(v["sweeps"]) for v in ctx["variants"].values())
+    # the panel; per variant patterns, deltas, each sweep, and (in reports that have
+    # them) match risk and sensitivity: test_report checks the figure files themselves
+    n_figs = report._n_figures(ctx)
+    assert n_figs >= 1 + sum(2 + len(v["sweeps"]) for v in ctx["variants"].values())
     assert len(imgs) == n_figs
     bad = [i["alt"] for i in imgs if not (i["complete"] and i["w"] > 0 and i["h"] > 0)]
     assert bad == [], f"images not loaded: {bad}"

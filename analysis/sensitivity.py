@@ -1,0 +1,511 @@
+"""Which rule options matter: every option value against the defaults, in words.
+
+:func:`option_plan` lists every non-default value of every rule option of a variant
+(values the option cannot take alone, such as a free-form tile list or a value that
+needs another option, are left out with the reason). :func:`sensitivity_table` compares
+each value's records with the default rules' records on the same seed, one paired sweep
+(:func:`analysis.sweep_table`) per value, on :data:`METRICS` (the dealer edge, the points
+changing hands per deal and the draw rate): the difference from the defaults with its
+interval and a two-sided p-value, paired deal by deal unless the option changes the
+cards dealt. :func:`sensitivity` plays the runs and tabulates them (Holm over its own
+table); the balance report adjusts the p-values together with every other test of the
+report instead. :func:`ranking` says which options move each metric most, and
+:func:`recommendations` says in words what to change to make a variant fairer (its dealer
+edge closer to 0), only for resolved effects.
+
+The skill edge is not in the table: it needs one run per seating and policy pair for
+every option value (eight runs where the three metrics need one), which the report's
+budget does not allow; the skill-vs-luck section measures it at the defaults.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from analysis.stats import adjust_pvalues, format_pm
+from analysis.sweep import metric_doc, sweep_table
+from engine.errors import UsageError
+
+__all__ = [
+    "METRICS",
+    "option_plan",
+    "sensitivity_table",
+    "sensitivity",
+    "ranking",
+    "recommendations",
+    "draw_sensitivity",
+]
+
+METRICS: tuple[str, ...] = ("dealer_edge", "flow", "draw_rate")
+"""The metrics of the sensitivity table (:data:`analysis.sweep.METRIC_DOCS` defines them)."""
+
+_COLS = [
+    "variant",
+    "option",
+    "option_value",
+    "baseline",
+    "paired",
+    "inert",
+    "metric",
+    "n",
+    "baseline_estimate",
+    "estimate",
+    "lo",
+    "hi",
+    "diff",
+    "diff_se",
+    "diff_lo",
+    "diff_hi",
+    "p",
+]
+
+
+def _show(v) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def option_plan(variant) -> tuple[list[dict], list[dict]]:
+    """Every non-default value of every rule option that can be played alone.
+
+    Parameters
+    ----------
+    variant : Variant or str
+
+    Returns
+    -------
+    plan, skipped : list of dict
+        ``plan``: ``{"option", "value", "paired"}`` per value (``paired`` False for an
+        option that changes the cards dealt); ``skipped``: ``{"option", "value",
+        "reason"}`` for values that cannot be played with the other options at their
+        defaults (the option's own message, e.g. a placeholder such as ``TILE`` or a
+        value that needs another option).
+    """
+    from engine import variants as registry
+
+    v = registry.get(variant) if isinstance(variant, str) else variant
+    plan, skipped = [], []
+    for opt in v.options:
+        for raw in opt.allowed:
+            try:
+                val = opt.parse(raw)
+            except UsageError:
+                reason = (
+                    f"{_show(raw)} names a form of value, not a value (e.g. tile kinds): not swept"
+                )
+                skipped.append({"option": opt.key, "value": _show(raw), "reason": reason})
+                continue
+            if val == opt.default:
+                continue
+            try:
+                v.pack(v.resolve({opt.key: val}))
+            except (UsageError, ValueError, KeyError) as exc:
+                msg = str(exc).split("\n")[0] or type(exc).__name__
+                skipped.append({"option": opt.key, "value": _show(raw), "reason": msg})
+                continue
+            plan.append({"option": opt.key, "value": val, "paired": not opt.changes_deal})
+    return plan, skipped
+
+
+def sensitivity_table(
+    base: pd.DataFrame,
+    frames: Mapping[tuple[str, object], pd.DataFrame],
+    variant,
+    *,
+    metrics=METRICS,
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Each option value's metrics and their differences from the default rules.
+
+    Parameters
+    ----------
+    base : DataFrame
+        Records under the default rules.
+    frames : mapping
+        ``(option, value) -> records`` under that one value (same seed and deals).
+    variant : Variant or str
+    metrics : sequence of str
+        Sweep metrics (:func:`analysis.sweep_metrics`).
+    level : float
+
+    Returns
+    -------
+    DataFrame
+        ``variant, option, option_value, baseline, paired, inert, metric, n,
+        baseline_estimate, estimate, lo, hi, diff, diff_se, diff_lo, diff_hi, p`` (p
+        unadjusted). ``inert`` is True when the value leaves every deal's winner and
+        every seat's result unchanged: the option does nothing under the other defaults
+        and these bots.
+    """
+    from engine import variants as registry
+
+    v = registry.get(variant) if isinstance(variant, str) else variant
+    parts = []
+    for (key, val), f in frames.items():
+        opt = v.option_map[key]
+        default = opt.default
+        paired = not opt.changes_deal
+        t = sweep_table(
+            {default: base, val: f},
+            option=key,
+            baseline=default,
+            metrics=list(metrics),
+            level=level,
+            paired=paired,
+            adjust="none",
+        )
+        b = t[t["is_baseline"]].set_index("metric")["estimate"]
+        t = t[~t["is_baseline"]].copy()
+        t["baseline"] = _show(default)
+        t["option_value"] = _show(val)
+        t["baseline_estimate"] = t["metric"].map(b)
+        inert = bool(paired and _same_results(base, f))
+        t["inert"] = inert
+        parts.append(t)
+    if not parts:
+        return pd.DataFrame(columns=_COLS)
+    out = pd.concat(parts, ignore_index=True)
+    out["variant"] = v.name
+    return out[_COLS].reset_index(drop=True)
+
+
+def _same_results(a: pd.DataFrame, b: pd.DataFrame) -> bool:
+    """Whether two runs have the same deals with the same winner and every seat's result."""
+    from analysis import schema
+
+    if len(a) != len(b):
+        return False
+    cols = [*schema.IDENTITY, "winner"]
+    if not all(np.array_equal(a[c].to_numpy(), b[c].to_numpy()) for c in cols):
+        return False
+    la, lb = schema.layout(a), schema.layout(b)
+    return la.delta_columns == lb.delta_columns and np.array_equal(
+        schema.deltas(a, la), schema.deltas(b, lb)
+    )
+
+
+def sensitivity(
+    variant: str,
+    deals: int,
+    *,
+    seed: int = 0,
+    workers: int | None = None,
+    policies="value",
+    level: float = 0.95,
+    base: pd.DataFrame | None = None,
+    reuse: Mapping[tuple[str, object], pd.DataFrame] | None = None,
+    progress: Callable[[str, int], None] | None = None,
+) -> dict:
+    """Play every option value of :func:`option_plan` and tabulate it against the defaults.
+
+    Parameters
+    ----------
+    variant : str
+    deals : int
+        Deals per value (and of the default run).
+    seed, workers, policies
+        Passed to ``engine.simulate`` (the same seed for every value: common random
+        numbers).
+    level : float
+    base : DataFrame, optional
+        Records of the default rules on ``seed`` with at least ``deals`` deals (their
+        first ``deals`` rows are used); default: played here.
+    reuse : mapping, optional
+        ``(option, value) -> records`` already played on ``seed`` with at least
+        ``deals`` deals (e.g. the report's headline sweeps): their first ``deals`` rows
+        are used instead of a new run (the same records, since deal ``(m, d)`` draws
+        from its own streams).
+    progress : callable, optional
+        ``progress(label, deals)`` after each run.
+
+    Returns
+    -------
+    dict
+        ``{"table": DataFrame (as :func:`sensitivity_table` plus p_adj, Holm over the
+        table), "skipped": list, "deals": int, "runs": int}``.
+    """
+    from engine.run import simulate
+
+    def run(rules):
+        return simulate(
+            variant,
+            deals,
+            seed=seed,
+            rules=rules,
+            policies=policies,
+            workers=workers,
+            progress=False,
+        ).to_pandas()
+
+    plan, skipped = option_plan(variant)
+    if base is None:
+        base = run(None)
+        if progress:
+            progress(f"{variant} defaults", deals)
+    base = base.iloc[:deals].reset_index(drop=True)
+    frames = {}
+    runs = 0
+    for item in plan:
+        key = (item["option"], item["value"])
+        old = (reuse or {}).get(key)
+        if old is not None and len(old) >= deals:
+            frames[key] = old.iloc[:deals].reset_index(drop=True)
+            continue
+        frames[key] = run({item["option"]: item["value"]})
+        runs += 1
+        if progress:
+            progress(f"{variant} {item['option']}={_show(item['value'])}", deals)
+    table = sensitivity_table(base, frames, variant, level=level)
+    table["p_adj"] = adjust_pvalues(table["p"].to_numpy(dtype=float), "holm")
+    return {"table": table, "skipped": skipped, "deals": int(len(base)), "runs": runs}
+
+
+def _resolved(row, alpha: float) -> bool:
+    p = row.get("p_adj")
+    return p is not None and not (isinstance(p, float) and math.isnan(p)) and p < alpha
+
+
+def ranking(table, *, alpha: float = 0.05) -> pd.DataFrame:
+    """Per metric, the options in order of the largest difference any of their values makes.
+
+    Parameters
+    ----------
+    table : DataFrame or list of dict
+        :func:`sensitivity_table` rows with ``p_adj``.
+    alpha : float
+        Adjusted-p threshold of a resolved difference.
+
+    Returns
+    -------
+    DataFrame
+        ``metric, option, option_value, diff, diff_lo, diff_hi, p_adj, resolved, rank``:
+        for each option its value with the largest ``|diff|`` among the resolved ones
+        (else among all, ``resolved`` False); resolved options first, by ``|diff|``.
+    """
+    t = pd.DataFrame(table)
+    if t.empty:
+        return pd.DataFrame(
+            columns=[
+                "metric",
+                "option",
+                "option_value",
+                "diff",
+                "diff_lo",
+                "diff_hi",
+                "p_adj",
+                "resolved",
+                "rank",
+            ]
+        )
+    t = t[~t["inert"].astype(bool)].copy()
+    t["resolved"] = [_resolved(r, alpha) for r in t.to_dict("records")]
+    t["size"] = t["diff"].astype(float).abs()
+    rows = []
+    for _, g in t.groupby(["metric", "option"], sort=False):
+        pick = g[g["resolved"]] if g["resolved"].any() else g
+        rows.append(pick.loc[pick["size"].idxmax()])
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return ranking(pd.DataFrame(), alpha=alpha)
+    out = out.sort_values(["metric", "resolved", "size"], ascending=[True, False, False])
+    out["rank"] = out.groupby("metric").cumcount() + 1
+    cols = ["metric", "option", "option_value", "diff", "diff_lo", "diff_hi", "p_adj"]
+    return out[[*cols, "resolved", "rank"]].reset_index(drop=True)
+
+
+def _pm(row, *, magnitude: bool = False) -> str:
+    d = float(row["diff"])
+    return format_pm(
+        abs(d) if magnitude else d, (float(row["diff_hi"]) - float(row["diff_lo"])) / 2
+    )
+
+
+def _metric_words(metric: str, unit: str) -> str:
+    return {
+        "dealer_edge": f"dealer edge ({unit}-based points per deal)",
+        "flow": f"flow ({unit}-based points changing hands per deal)",
+        "draw_rate": "draw rate (share of deals drawn)",
+    }.get(metric, metric)
+
+
+def recommendations(
+    table,
+    *,
+    name: str,
+    unit: str,
+    edge: Mapping | None = None,
+    alpha: float = 0.05,
+    deals: int | None = None,
+    family: str = "",
+) -> list[str]:
+    """What to change to make a variant fairer, in words, only for resolved effects.
+
+    Parameters
+    ----------
+    table : DataFrame or list of dict
+        :func:`sensitivity_table` rows with ``p_adj``.
+    name : str
+        The variant's name in the sentences (丽水麻将...).
+    unit : str
+        Its value unit.
+    edge : mapping, optional
+        The default rules' dealer edge ``{"edge", "lo", "hi"}`` (points per deal).
+    alpha : float
+    deals : int, optional
+        Deals per value (for the sentence on unresolved effects).
+    family : str
+        The multiplicity family in words (``"the 312 tests of this report"``).
+
+    Returns
+    -------
+    list of str
+        Sentences: the fairer changes (resolved dealer-edge differences that move the
+        edge toward 0), the changes that move it away, the options with no resolved
+        effect, and the options that change nothing.
+    """
+    t = pd.DataFrame(table)
+    if t.empty:
+        return [f"{name}: no rule option could be swept alone."]
+    t["resolved"] = [_resolved(r, alpha) for r in t.to_dict("records")]
+    inert = t[t["inert"].astype(bool)]
+    live = t[~t["inert"].astype(bool)]
+    de = live[live["metric"] == "dealer_edge"]
+    # the comparisons' own baseline (the default rules on the same deals)
+    e0 = float(de["baseline_estimate"].iloc[0]) if len(de) else 0.0
+    out = []
+    how = f" (Holm-adjusted p < {alpha:g} over {family})" if family else ""
+    if edge is not None and edge.get("edge") is not None and edge.get("lo") is not None:
+        resolved0 = edge["lo"] > 0 or edge["hi"] < 0
+        text = format_pm(float(edge["edge"]), (edge["hi"] - edge["lo"]) / 2)
+        n0 = f" over {edge['n']:,} deals" if edge.get("n") else ""
+        out.append(
+            f"The default rules give {name} a dealer edge of {text} points per deal{n0}"
+            + ("." if resolved0 else ", not resolved from 0.")
+            + (f" On the {deals:,} deals of each comparison it is {e0:+.3g}." if deals else "")
+        )
+    else:
+        out.append(f"The default rules give {name} a dealer edge of {e0:+.3g} points per deal.")
+    fair, unfair = [], []
+    for r in de[de["resolved"]].to_dict("records"):
+        new = e0 + float(r["diff"])
+        verb = "raises" if r["diff"] > 0 else "lowers"
+        side = []
+        for m in ("flow", "draw_rate"):
+            o = live[
+                (live["metric"] == m)
+                & (live["option"] == r["option"])
+                & (live["option_value"] == r["option_value"])
+            ]
+            if len(o) and bool(o["resolved"].iloc[0]):
+                o = o.iloc[0]
+                if m == "flow":
+                    side.append(f"flow by {_pm(o)} points per deal")
+                else:
+                    pct = {k: 100 * float(o[k]) for k in ("diff", "diff_lo", "diff_hi")}
+                    side.append(f"the draw rate by {_pm(pct)} percentage points")
+        tail = f"; it also changes {' and '.join(side)}" if side else ""
+        sent = (
+            f"{r['option']}={r['option_value']} {verb} {name}'s dealer edge by "
+            f"{_pm(r, magnitude=True)} "
+            f"points per deal (from {e0:+.3g} to {new:+.3g}){tail}"
+        )
+        toward = abs(new) < abs(e0)
+        (fair if toward else unfair).append((abs(new), sent))
+    if fair:
+        fair.sort()
+        out.append(
+            f"To make {name} fairer between the dealer and the others{how}: "
+            + "; ".join(s for _, s in fair)
+            + "."
+        )
+    if unfair:
+        unfair.sort(reverse=True)
+        out.append(
+            f"These move {name}'s dealer edge away from 0 (less fair): "
+            + "; ".join(s for _, s in unfair)
+            + "."
+        )
+    unres = de[~de["resolved"]]
+    if len(unres):
+        big = unres.loc[unres["diff"].astype(float).abs().idxmax()]
+        n = f" at {deals:,} deals per value" if deals else ""
+        other = "other " if fair or unfair else ""
+        out.append(
+            f"The {other}{len(unres)} option values do not resolve an effect on the dealer "
+            f"edge{n} (the largest, {big['option']}={big['option_value']}, is "
+            f"{_pm(big)} points per deal, not resolved); a non-resolved effect may still "
+            "be real but smaller than this N can see."
+        )
+    if not len(de):
+        out.append(f"No option value could be compared on {name}'s dealer edge.")
+    if len(inert):
+        vals = sorted({f"{r['option']}={r['option_value']}" for r in inert.to_dict("records")})
+        out.append(
+            "These leave every deal's result unchanged under the other defaults and these "
+            f"bots, so they cannot matter here: {', '.join(vals)}."
+        )
+    return out
+
+
+def draw_sensitivity(table, *, axes=None, alpha: float = 0.05, unit: str = ""):
+    """One panel per metric: each option value's difference from the defaults, with its interval.
+
+    Resolved differences (adjusted p < ``alpha``) are filled, others hollow (say so in
+    the caption); inert values are left out. Returns the Axes.
+    """
+    from analysis import plots
+
+    t = pd.DataFrame(table)
+    t = t[~t["inert"].astype(bool)].copy()
+    metrics = [m for m in METRICS if (t["metric"] == m).any()]
+    with plots.style():
+        if axes is None:
+            import matplotlib.pyplot as plt
+
+            _, axes = plt.subplots(1, len(metrics), sharey=True, squeeze=False)
+            axes = axes[0]
+        labels = list(
+            dict.fromkeys(f"{o}={v}" for o, v in zip(t["option"], t["option_value"], strict=True))
+        )
+        pos = {lab: i for i, lab in enumerate(labels)}
+        for ax, m in zip(axes, metrics, strict=False):
+            g = t[t["metric"] == m]
+            y = np.array(
+                [pos[f"{o}={v}"] for o, v in zip(g["option"], g["option_value"], strict=True)]
+            )
+            d = g["diff"].to_numpy(float)
+            lo, hi = g["diff_lo"].to_numpy(float), g["diff_hi"].to_numpy(float)
+            res = np.array([_resolved(r, alpha) for r in g.to_dict("records")], dtype=bool)
+            err = np.vstack([np.maximum(d - lo, 0), np.maximum(hi - d, 0)])
+            ax.axvline(0, color="0.4", lw=0.8)
+            for mask, face in ((res, "C0"), (~res, "white")):
+                if mask.any():
+                    ax.errorbar(
+                        d[mask],
+                        y[mask],
+                        xerr=err[:, mask],
+                        fmt="o",
+                        color="C0",
+                        mfc=face,
+                        ms=4,
+                        lw=1,
+                    )
+            ax.set_title(m, fontsize=9)
+            u = f" ({unit})" if unit else ""
+            words = {"dealer_edge": f"Δ per deal{u}", "flow": f"Δ per deal{u}"}
+            ax.set_xlabel(words.get(m, "Δ share of deals"), fontsize=8)
+            ax.set_yticks(range(len(labels)))
+            ax.set_yticklabels(labels, fontsize=7)
+            ax.set_ylim(len(labels) - 0.5, -0.5)
+            from matplotlib.ticker import MaxNLocator
+
+            ax.xaxis.set_major_locator(MaxNLocator(4))
+    return axes
+
+
+def metric_docs() -> list[dict]:
+    """``[{"metric", "doc"}]`` of :data:`METRICS`, for the report."""
+    return [{"metric": m, "doc": metric_doc(m)} for m in METRICS]
