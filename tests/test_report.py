@@ -511,11 +511,12 @@ def test_figure_cache_gives_the_drawn_bytes_and_draws_only_what_changed(
     ctx = trimmed(made[1])
     report.render(ctx, tmp_path / "drawn", figure_cache=False)
     drawn = _figure_bytes(tmp_path / "drawn")
-    assert len(drawn) == 3 and not (tmp_path / "cache").exists()
+    n_figures = report._n_figures(ctx)
+    assert len(drawn) == n_figures >= 3 and not (tmp_path / "cache").exists()
     report.render(ctx, tmp_path / "first")
     assert _figure_bytes(tmp_path / "first") == drawn
     cached = sorted((tmp_path / "cache" / report.FIGURE_CACHE).iterdir())
-    assert len(cached) == 3
+    assert len(cached) == n_figures
 
     from matplotlib.figure import Figure
 
