@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__, records
+from .bots import seat_bots
 from .errors import UsageError
 from .game import _layout as L
 from .hand._tables import kernel_tables
@@ -196,7 +197,7 @@ def play_chunk(spec: RunSpec, match_lo: int, match_hi: int) -> np.ndarray:
         from .game._loop import play_matches
 
     packed = v.pack(spec.rules)
-    pol_codes = np.array([L.POLICY_NAMES.index(p) for p in spec.policies], np.int64)
+    pol_codes, bots = seat_bots(v, spec.rules, spec.policies)
     n_matches, n_last = _match_layout(spec.deals, spec.match_length)
     last = n_last if match_hi == n_matches else spec.match_length
     rows = spec.rows(match_lo, match_hi)
@@ -204,6 +205,7 @@ def play_chunk(spec: RunSpec, match_lo: int, match_hi: int) -> np.ndarray:
     play_matches(
         packed,
         pol_codes,
+        bots,
         spec.seed,
         match_lo,
         match_hi - match_lo,

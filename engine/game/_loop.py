@@ -58,7 +58,6 @@ from ._layout import (
     N_CTX,
     N_PHYS,
     P_VALUE,
-    R_CHASE_MIN_LIVE,
     R_CHOW,
     R_DISCARD_WIN,
     R_DRAW_ADDS_WINS,
@@ -143,6 +142,7 @@ from ._layout import (
     X_WINNER,
     X_YOUJIN,
 )
+from ._params import B_CHASE_MIN_LIVE
 from ._patterns import rest_distance
 
 INF_KEY = 10**9
@@ -361,11 +361,12 @@ def _discard_to_one_wild_short(hand, seat, w, sets, tab, min_w):
 
 
 @kernel(refcount=False)
-def _passes_for_jinque(rules, policy, live, h, w, sets, tab):
+def _passes_for_jinque(bot, policy, live, h, w, sets, tab):
     """Whether a value bot passes this plain win of ``h`` (complete) to chase 金雀."""
-    if policy != P_VALUE or rules[R_CHASE_MIN_LIVE] == 0 or w < 2:
+    chase = bot[B_CHASE_MIN_LIVE]
+    if policy != P_VALUE or chase == 0 or w < 2:
         return False
-    if live <= rules[R_CHASE_MIN_LIVE]:
+    if live <= chase:
         return False
     return rest_distance(h, sets, False, tab) > w - 2
 
@@ -381,8 +382,9 @@ def _youjin_active(ctx, players):
 
 @kernel(refcount=False)
 def _discard_winner(
-    rules, ctx, policies, live, hand, wslot, melds, nmeld, cur, k, players, sets_full, tab, wtype
-):
+    rules, ctx, policies, bots, live, hand, wslot, melds, nmeld, cur, k, players, sets_full, tab,
+    wtype,
+):  # fmt: skip
     """The seat that wins on logical tile ``k`` given up by ``cur`` (discard or 补杠), or -1.
 
     The nearest seat in turn order wins (head bump); under R_WIN_PRIORITY a higher
@@ -406,7 +408,7 @@ def _discard_winner(
             ctx[X_WIN_TYPE] = wtype
             ok = _hooks.win_legal(rules, ctx, hand[s], ws_, sets_s, melds[s], nmeld[s], tab)
             ctx[X_WINNER] = -1
-        if ok and _passes_for_jinque(rules, policies[s], live, hand[s], ws_, sets_s, tab):
+        if ok and _passes_for_jinque(bots[s], policies[s], live, hand[s], ws_, sets_s, tab):
             hand[s, k] -= 1
             ok = not _one_wild_short(hand[s], ws_, sets_s, tab, 2)
             hand[s, k] += 1
@@ -501,7 +503,7 @@ def _opening(
 
 
 @kernel(refcount=False)
-def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log, preset):
+def play_deal(rules, policies, bots, seed, match, deal, tab, ctx, ws, rec, final, log, preset):
     """Play one deal; fills the record row ``rec`` (int32 (N_COLS,)).
 
     ws : the deal's work arrays, :func:`workspace` (reused from deal to deal).
@@ -750,7 +752,7 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                     declare = False  # 游金 rather than a plain win
             if declare and far[cur] == 0 and _complete(rules, hand, cur, w_cur, sets_cur, tab):
                 if _passes_for_jinque(
-                    rules, pol, ptr[2] - ctx[X_RESERVE], hand[cur], w_cur, sets_cur, tab
+                    bots[cur], pol, ptr[2] - ctx[X_RESERVE], hand[cur], w_cur, sets_cur, tab
                 ):
                     chase = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 2)
                 if chase < 0:
@@ -795,7 +797,9 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                         htmp[q] = hand[cur, q]
                     # the distance after the best discard (the efficiency score is 4x it)
                     sh = rules[R_SHAPES]
-                    without = discard_scores(1, htmp, w_cur, sets_cur, sh, tab, rules, minfo, score)
+                    without = discard_scores(
+                        1, htmp, w_cur, sets_cur, sh, tab, bots[cur], minfo, score
+                    )
                     without //= 4
                     if is_an:
                         htmp[k] -= 4
@@ -815,8 +819,8 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                     and not _youjin_active(ctx, players)
                 ):
                     robber = _discard_winner(
-                        rules, ctx, policies, ptr[2] - ctx[X_RESERVE], hand, wslot, melds, nmeld,
-                        cur, kk, players, sets_full, tab, WIN_ROB_KONG,
+                        rules, ctx, policies, bots, ptr[2] - ctx[X_RESERVE], hand, wslot, melds,
+                        nmeld, cur, kk, players, sets_full, tab, WIN_ROB_KONG,
                     )  # fmt: skip
                     if robber >= 0:
                         hand[robber, kk] += 1
@@ -890,7 +894,7 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                 sets_cur,
                 rules[R_SHAPES],
                 tab,
-                rules,
+                bots[cur],
                 unseen,
                 bs,
                 minfo,
@@ -951,7 +955,7 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
             ctx[X_FIRST_TURN] = 1 if (no_claims and ctx[X_DISCARDS_TOTAL] == 1) else 0
             if rules[R_DISCARD_WIN] == 1 and not _youjin_active(ctx, players):
                 winner = _discard_winner(
-                    rules, ctx, policies, ptr[2] - ctx[X_RESERVE], hand, wslot, melds, nmeld,
+                    rules, ctx, policies, bots, ptr[2] - ctx[X_RESERVE], hand, wslot, melds, nmeld,
                     cur, k, players, sets_full, tab, WIN_DISCARD,
                 )  # fmt: skip
                 if winner >= 0:
@@ -992,13 +996,15 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                         # 碰 when the hand after it (and its discard) keys lower than now;
                         # keys are score*1000 - ukeire, so the ukeire decides ties only
                         now_sc = waiting_sc(
-                            ps, htmp, ws_, sets_s, rules[R_SHAPES], tab, rules, minfo
+                            ps, htmp, ws_, sets_s, rules[R_SHAPES], tab, bots[s], minfo
                         )
                         htmp[k] -= 2
                         minfo[0] |= 1 << (k // 9 if k < 27 else 3)
                         minfo[2] += 1
                         sh = rules[R_SHAPES]
-                        after_sc = hand_sc(ps, htmp, ws_, sets_s - 1, sh, tab, rules, minfo, score)
+                        after_sc = hand_sc(
+                            ps, htmp, ws_, sets_s - 1, sh, tab, bots[s], minfo, score
+                        )
                         if after_sc < now_sc:
                             do = 1
                         elif after_sc == now_sc:
@@ -1097,8 +1103,8 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                                     best_opt = lo
                     else:
                         best_opt = _choose_chow(
-                            ps, htmp, ws_, sets_s, rules, tab, unseen, minfo, score, copt,
-                            hand, s, k, nmeld[s], bs[:0],
+                            ps, htmp, ws_, sets_s, rules[R_SHAPES], bots[s], tab, unseen,
+                            minfo, score, copt, hand, s, k, nmeld[s], bs[:0],
                         )  # fmt: skip
                     if best_opt >= 0:
                         base = k - pos + best_opt
@@ -1258,7 +1264,9 @@ def _chow_apply(htmp, minfo, k, lo, m0, nm, sign):
 
 
 @kernel(refcount=False)
-def _choose_chow(ps, htmp, w, sets, rules, tab, unseen, minfo, score, copt, hand, s, k, nm, no_rng):
+def _choose_chow(
+    ps, htmp, w, sets, sh, bot, tab, unseen, minfo, score, copt, hand, s, k, nm, no_rng
+):
     """The 吃 a bot of policy ``ps`` takes of the discard ``k`` (its low rank), or -1.
 
     The first option whose hand after it (and its discard) keys lower than the hand now
@@ -1267,11 +1275,10 @@ def _choose_chow(ps, htmp, w, sets, rules, tab, unseen, minfo, score, copt, hand
     copt : int64 (6,) scratch: the options' low ranks and scores.
     no_rng : an empty uint64 array (keys need no random tie-break).
     """
-    sh = rules[R_SHAPES]
     pos = k % 9
     m0 = minfo[0]
     m1 = minfo[1]
-    now_sc = waiting_sc(ps, htmp, w, sets, sh, tab, rules, minfo)
+    now_sc = waiting_sc(ps, htmp, w, sets, sh, tab, bot, minfo)
     n = 0
     best_sc = INF_KEY
     for lo in range(pos - 2, pos + 1):
@@ -1285,7 +1292,7 @@ def _choose_chow(ps, htmp, w, sets, rules, tab, unseen, minfo, score, copt, hand
         if not ok:
             continue
         _chow_apply(htmp, minfo, k, lo, m0, nm, -1)
-        sc = hand_sc(ps, htmp, w, sets - 1, sh, tab, rules, minfo, score)
+        sc = hand_sc(ps, htmp, w, sets - 1, sh, tab, bot, minfo, score)
         _chow_apply(htmp, minfo, k, lo, m0, nm, 1)
         copt[n] = lo
         copt[3 + n] = sc
@@ -1314,7 +1321,7 @@ def _choose_chow(ps, htmp, w, sets, rules, tab, unseen, minfo, score, copt, hand
             continue
         lo = copt[i]
         _chow_apply(htmp, minfo, k, lo, m0, nm, -1)
-        sc = hand_sc(ps, htmp, w, sets - 1, sh, tab, rules, minfo, score)
+        sc = hand_sc(ps, htmp, w, sets - 1, sh, tab, bot, minfo, score)
         key = hand_score(htmp, w, sets - 1, sh, tab, unseen, score, sc, no_rng)
         _chow_apply(htmp, minfo, k, lo, m0, nm, 1)
         if key < best:
@@ -1396,7 +1403,7 @@ def workspace(n_tiles):
 
 
 @kernel
-def play_match(rules, policies, seed, match, n_deals, tab, rec_out, final_out, log, log_deal):
+def play_match(rules, policies, bots, seed, match, n_deals, tab, rec_out, final_out, log, log_deal):
     """Play the first ``n_deals`` deals of match ``match``; rows go to ``rec_out``.
 
     final_out : int16 (n_deals, FINAL_ZONES, N_PHYS) to receive final tile locations, or
@@ -1420,7 +1427,9 @@ def play_match(rules, policies, seed, match, n_deals, tab, rec_out, final_out, l
         ctx[X_DEALER_WINS] = wins
         fin = final_out[d] if final_out.shape[0] == n_deals else no_final
         lg = log if d == log_deal else no_log
-        play_deal(rules, policies, seed, match, d, tab, ctx, ws, rec_out[d], fin, lg, no_preset)
+        play_deal(
+            rules, policies, bots, seed, match, d, tab, ctx, ws, rec_out[d], fin, lg, no_preset
+        )
         winner = ctx[X_WINNER]
         if winner == dealer:
             streak += 1
@@ -1440,7 +1449,7 @@ def play_match(rules, policies, seed, match, n_deals, tab, rec_out, final_out, l
 
 
 @kernel
-def play_preset(rules, policies, wall, dealer, wins, tab, rec, final, log):
+def play_preset(rules, policies, bots, wall, dealer, wins, tab, rec, final, log):
     """Play one deal on the given wall (scripted tests); returns the ctx array.
 
     wall : int64 (R_TILESET,) physical kinds, index 0 the head. dealer, wins : the
@@ -1452,12 +1461,12 @@ def play_preset(rules, policies, wall, dealer, wins, tab, rec, final, log):
     ctx[X_STREAK] = wins
     ctx[X_DEALER_WINS] = wins
     ws = workspace(rules[R_TILESET])
-    play_deal(rules, policies, 0, 0, 0, tab, ctx, ws, rec, final, log, wall)
+    play_deal(rules, policies, bots, 0, 0, 0, tab, ctx, ws, rec, final, log, wall)
     return ctx
 
 
 @parallel_kernel
-def play_matches(rules, policies, seed, match_lo, n_matches, match_len, n_last, tab, rec_out):
+def play_matches(rules, policies, bots, seed, match_lo, n_matches, match_len, n_last, tab, rec_out):
     """Play matches ``match_lo .. match_lo + n_matches - 1`` in parallel.
 
     Each match has ``match_len`` deals except the last, which has ``n_last``; rows are
@@ -1469,5 +1478,6 @@ def play_matches(rules, policies, seed, match_lo, n_matches, match_len, n_last, 
         n = match_len if i < n_matches - 1 else n_last
         lo = i * match_len
         play_match(
-            rules, policies, seed, match_lo + i, n, tab, rec_out[lo : lo + n], no_final, no_log, -1
-        )
+            rules, policies, bots, seed, match_lo + i, n, tab, rec_out[lo : lo + n], no_final,
+            no_log, -1,
+        )  # fmt: skip

@@ -128,6 +128,8 @@ class Variant:
     players_of: Callable[[Mapping[str, Any]], int] | None = None
     exact: Callable[..., dict] | None = field(default=None, compare=False)
     score_hand: Callable[..., dict] | None = field(default=None, compare=False)
+    bot_params: Callable[[str, Mapping[str, Any]], dict] | None = field(default=None, compare=False)
+    """The default parameters of a policy under resolved options (engine.bots)."""
 
     @property
     def option_map(self) -> dict[str, RuleOption]:

@@ -199,6 +199,16 @@ VALUE_BOT_CHASE = 8
 beyond the reserve remain (金雀 adds 60 to an X of about 28)."""
 
 
+def bot_params(policy, rules) -> dict:
+    """Default bot parameters of ``policy`` (the value bot's 金雀 bonus and chase)."""
+    if policy != "value":
+        return {}
+    jin = int(rules["jin"])
+    return dict(
+        wild_pair=VALUE_BOT_JINQUE if jin else 0, chase_min_live=VALUE_BOT_CHASE if jin else 0
+    )
+
+
 def pack(rules) -> np.ndarray:
     """Packed int64 rules for the kernel."""
     jin = int(rules["jin"])
@@ -233,8 +243,6 @@ def pack(rules) -> np.ndarray:
     r[L.R_KONG_NEEDS_LIVE] = 1
     r[L.R_YOUJIN] = int(rules["youjin"] == "minnan")
     r[L.R_WIN_PRIORITY] = 1
-    r[L.R_BONUS_WILD_PAIR] = VALUE_BOT_JINQUE if jin else 0
-    r[L.R_CHASE_MIN_LIVE] = VALUE_BOT_CHASE if jin else 0
     formula = rules["scoring"]
     r[K.F_FORMULA] = SCORING.index(formula)
     r[K.F_JIN] = jin
@@ -515,5 +523,6 @@ VARIANT = register(
         kernel_id=_hooks.V_FUZHOU,
         exact=exact_events,
         score_hand=score_hand,
+        bot_params=bot_params,
     )
 )

@@ -183,13 +183,18 @@ money per seat (被跟, 误打财神, 犯枪, 统包 shift, kong money); all are
 
 SHAPES = ("standard", "seven_pairs", "buda")
 
-BONUS = dict(bonus_flush=3, bonus_triplets=3)
+BONUS = dict(flush=3, triplets=3)
 """Value-bot target bonuses in quarter tiles: 清一色 and 大对子 weigh 3/4 of a tile; 七对子
 and 不搭 are shapes every bot already counts in its distance. Measured against the
 efficiency bot (one value seat, three efficiency seats, same walls, N = 30,000 deals):
 these bonuses change the value seat's mean result by +0.00 +- 0.01 points a deal, a
 seven-pairs bonus costs -0.07 +- 0.03 and bonuses of 1.5 tiles cost -0.2: Lishui deals
 are short (discard wins, 财神, 白板 stand-in), so speed dominates."""
+
+
+def bot_params(policy, rules) -> dict:
+    """Default bot parameters of ``policy`` (the value bot's target bonuses)."""
+    return dict(BONUS) if policy == "value" else {}
 
 
 def pack(rules) -> np.ndarray:
@@ -213,7 +218,6 @@ def pack(rules) -> np.ndarray:
         rot_draw_next=True,
         shapes=SHAPES,
         pass_lock=rules["pass_lock"] != "none",
-        **BONUS,
     )
     r[K.L_CAISHEN] = n
     r[K.L_BASE_CAP] = 9 if rules["base_cap"] == "9" else 0
@@ -492,5 +496,6 @@ VARIANT = register(
         kernel_id=_hooks.V_LISHUI,
         exact=exact_tianhu,
         score_hand=score_hand,
+        bot_params=bot_params,
     )
 )

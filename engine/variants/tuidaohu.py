@@ -126,6 +126,15 @@ EXTRAS = (
 )
 
 
+VALUE_BOT = dict(flush=3, pairs=3, triplets=2)
+"""Value-bot target bonuses in quarter tiles (清一色, 七对子, 碰碰胡)."""
+
+
+def bot_params(policy, rules) -> dict:
+    """Default bot parameters of ``policy`` (the value bot's target bonuses)."""
+    return dict(VALUE_BOT) if policy == "value" else {}
+
+
 def pack(rules) -> np.ndarray:  # noqa: F821 - numpy array
     """Packed int64 rules for the kernel."""
     ghost = GHOSTS.index(rules["ghost"])
@@ -145,9 +154,6 @@ def pack(rules) -> np.ndarray:  # noqa: F821 - numpy array
         shapes=("standard", "seven_pairs", "thirteen_orphans"),
         rot_win_next=False,
         rot_draw_next=True,
-        bonus_flush=3,
-        bonus_pairs=3,
-        bonus_triplets=2,
         **wild,
     )
     r[K.T_DIANPAO] = int(rules["dianpao"])
@@ -256,5 +262,6 @@ VARIANT = register(
         kernel_id=_hooks.V_TUIDAOHU,
         score_hand=score_hand,
         exact=exact_tianhu,
+        bot_params=bot_params,
     )
 )

@@ -191,7 +191,7 @@ EXTRAS = ("kongs", "tai_ordinary", "refused")
 """Extra record columns: kongs made; the winner's best ordinary 台 (without the 8-台
 specials); complete hands refused during the deal for want of 台."""
 
-BONUS = dict(bonus_flush=20, bonus_half=8, bonus_triplets=8)
+BONUS = dict(flush=20, half=8, triplets=8)
 """Value-bot target bonuses in quarter tiles: 清一色 (3 台, legal on its own) weighs five
 tiles of distance, 混一色 and 对对胡 (1 台, legal with honor triplets) two. Measured (N =
 20,000 deals, one value seat against three efficiency seats): +1.89 +- 0.03 points a
@@ -225,6 +225,11 @@ def _wild_setup(rules) -> dict:
     return dict(wild_mode=mode, wild_kinds=n, indicator=0, indicator_live=False)
 
 
+def bot_params(policy, rules) -> dict:
+    """Default bot parameters of ``policy`` (the value bot's target bonuses)."""
+    return dict(BONUS) if policy == "value" else {}
+
+
 def pack(rules) -> np.ndarray:
     """Packed int64 rules for the kernel."""
     shapes = ("standard", "seven_pairs") if rules["seven_pairs"] else ("standard",)
@@ -239,7 +244,6 @@ def pack(rules) -> np.ndarray:
         rot_draw_next=False,
         shapes=shapes,
         pass_lock=rules["pass_lock"] != "none",
-        **BONUS,
         **_wild_setup(rules),
     )
     r[K.Z_CAISHEN] = rules["caishen"]
@@ -493,5 +497,6 @@ VARIANT = register(
         kernel_id=_hooks.V_ZHUJI,
         exact=exact_tianhu,
         score_hand=score_hand,
+        bot_params=bot_params,
     )
 )

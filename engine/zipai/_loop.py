@@ -1196,11 +1196,12 @@ def play_match(
 
 
 @parallel_kernel
-def play_matches(rules, policies, seed, match_lo, n_matches, match_len, n_last, tab, rec_out):
+def play_matches(rules, policies, bots, seed, match_lo, n_matches, match_len, n_last, tab, rec_out):
     """多场 matches ``match_lo .. match_lo + n_matches - 1``, played in parallel.
 
     Same signature as the mahjong family's :func:`engine.game._loop.play_matches`
-    (``tab``, the mahjong hand tables, is not used). Each match has ``match_len`` deals
+    (``tab``, the mahjong hand tables, and ``bots``, the seats' parameter rows, which no
+    字牌 policy has yet, are not used). Each match has ``match_len`` deals
     except the last, which has ``n_last``; rows go to ``rec_out`` at
     ``(m - match_lo) * match_len``.
     """
