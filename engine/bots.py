@@ -10,7 +10,10 @@ overrides, so the same policy can play with different parameters in different se
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -18,7 +21,12 @@ import numpy as np
 from .errors import UsageError
 from .game import _layout as L
 
-__all__ = ["POLICY_NAMES", "layout_of", "seat_bots", "policy_codes"]
+__all__ = ["POLICY_NAMES", "layout_of", "seat_bots", "policy_codes", "committed", "BOTDATA"]
+
+BOTDATA = Path(__file__).resolve().parent / "botdata"
+"""Committed bot parameters: ``<variant>/<policy>.json`` (fitted models, tuned values)."""
+STRONG_VERSION = 1
+"""Version of the strong policy's parameters (engine.fit.STRONG_VERSION)."""
 
 POLICY_NAMES = L.POLICY_NAMES
 """Every policy name, in code order (the kernels' ``P_*`` codes)."""
@@ -36,6 +44,60 @@ def layout_of(variant):
 def policy_codes(policies: Sequence[str]) -> np.ndarray:
     """int64 policy codes of a sequence of policy names (already validated)."""
     return np.array([POLICY_NAMES.index(p) for p in policies], np.int64)
+
+
+@functools.lru_cache(maxsize=64)
+def _read(path: Path, mtime: float) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def load_params(path, variant=None, policy: str | None = None) -> dict:
+    """The parameter file at ``path`` (JSON), checked against ``variant`` and ``policy``.
+
+    A file made for another variant, policy or parameter version, or one that is not a
+    parameter file, raises UsageError naming what is wrong.
+    """
+    path = Path(path)
+    try:
+        data = _read(path, path.stat().st_mtime)
+    except FileNotFoundError:
+        raise UsageError(f"bot parameter file not found: {path}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"bot parameter file {path} is not readable JSON: {exc}") from None
+    if not isinstance(data, dict) or "params" not in data or "bot" not in data:
+        raise UsageError(f"{path} is not an mjlab bot parameter file")
+    bot = data["bot"]
+    if variant is not None and bot.get("variant") != variant.name:
+        raise UsageError(f"{path} holds parameters for {bot.get('variant')}, not {variant.name}")
+    if policy is not None and bot.get("policy") != policy:
+        raise UsageError(f"{path} holds {bot.get('policy')} parameters, not {policy}")
+    if bot.get("policy") == "strong" and bot.get("version") != STRONG_VERSION:
+        raise UsageError(
+            f"{path} was made for strong parameters version {bot.get('version')}; this is "
+            f"version {STRONG_VERSION}: refit and retune (mjlab fit, mjlab tune)"
+        )
+    return data
+
+
+def committed(variant, policy: str) -> dict | None:
+    """The committed parameter file of ``policy`` for ``variant``, or None."""
+    path = BOTDATA / variant.name / f"{policy}.json"
+    return load_params(path, variant, policy) if path.exists() else None
+
+
+def _defaults(variant, policy: str, resolved) -> dict:
+    """A policy's parameters: the variant's defaults, then the committed file's."""
+    params = dict(variant.bot_params(policy, resolved) if variant.bot_params else {})
+    data = committed(variant, policy)
+    if data is not None:
+        params.update(data.get("model") or {})
+        params.update(data.get("params") or {})
+    elif policy == "strong":
+        raise UsageError(
+            f"the strong policy has no fitted model for {variant.name}: "
+            f"run `mjlab fit {variant.name}`"
+        )
+    return params
 
 
 def _row(layout, policy: str, params: Mapping[str, Any]) -> np.ndarray:
@@ -69,7 +131,7 @@ def seat_bots(
     layout = layout_of(variant)
     rows = np.zeros((4, layout.N_BOT), np.float64)
     for s, policy in enumerate(policies):
-        params = dict(variant.bot_params(policy, resolved) if variant.bot_params else {})
+        params = _defaults(variant, policy, resolved)
         params.update((overrides or {}).get(s, {}))
         rows[s] = _row(layout, policy, params)
     return policy_codes(policies), rows

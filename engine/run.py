@@ -8,6 +8,8 @@ workers or on how the matches are chunked.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -80,6 +82,7 @@ class Run:
     rec: np.ndarray = field(repr=False)
     match: np.ndarray = field(repr=False)
     deal: np.ndarray = field(repr=False)
+    bot_params: tuple = ()
 
     def to_pandas(self) -> pd.DataFrame:
         """The per-deal record frame (DESIGN schema)."""
@@ -97,7 +100,13 @@ class Run:
     def metadata(self) -> dict:
         """The run identity stored with the records (as every chunk of a dataset)."""
         spec = RunSpec(
-            self.variant, self.rules, self.seed, self.deals, self.match_length, self.policies
+            self.variant,
+            self.rules,
+            self.seed,
+            self.deals,
+            self.match_length,
+            self.policies,
+            self.bot_params,
         )
         return spec.identity()
 
@@ -128,6 +137,16 @@ class RunSpec:
     deals: int
     match_length: int
     policies: tuple[str, ...]
+    bot_params: tuple = ()
+    """Per-seat parameter overrides: ``((seat, JSON text of a name -> value mapping), ...)``."""
+
+    def overrides(self) -> dict[int, dict]:
+        """The bot parameter overrides by seat."""
+        return {int(s): json.loads(t) for s, t in self.bot_params}
+
+    def bots(self):
+        """``(policy codes, parameter rows)`` of the seats (engine.bots.seat_bots)."""
+        return seat_bots(get_variant(self.variant), self.rules, self.policies, self.overrides())
 
     @property
     def n_matches(self) -> int:
@@ -155,6 +174,7 @@ class RunSpec:
             "deals": self.deals,
             "match_length": self.match_length,
             "policies": list(self.policies),
+            "bots_id": hashlib.sha256(self.bots()[1].tobytes()).hexdigest()[:10],
         }
 
 
@@ -165,6 +185,7 @@ def make_spec(
     rules: Mapping | None = None,
     policies: str | Sequence[str] = "value",
     match_length: int = DEFAULT_MATCH_LENGTH,
+    bot_params: Mapping | None = None,
 ) -> RunSpec:
     """Validate a run's parameters (UsageError naming the bad one) into a :class:`RunSpec`."""
     v = get_variant(variant)
@@ -175,14 +196,16 @@ def make_spec(
     if match_length < 1:
         raise UsageError(f"--match-length must be >= 1, got {match_length}")
     resolved = v.resolve(rules)
-    return RunSpec(
-        v.name,
-        resolved,
-        int(seed),
-        int(deals),
-        int(match_length),
-        resolve_policies(v, policies, v.n_players(resolved)),
+    pols = resolve_policies(v, policies, v.n_players(resolved))
+    extra = tuple(
+        (int(s), json.dumps(dict(p), sort_keys=True)) for s, p in sorted((bot_params or {}).items())
     )
+    for s, _ in extra:
+        if not 0 <= s < len(pols):
+            raise UsageError(f"bot parameters for seat {s}: seats are 0..{len(pols) - 1}")
+    spec = RunSpec(v.name, resolved, int(seed), int(deals), int(match_length), pols, extra)
+    spec.bots()  # validates the parameters (UsageError naming a bad one)
+    return spec
 
 
 def play_chunk(spec: RunSpec, match_lo: int, match_hi: int) -> np.ndarray:
@@ -197,7 +220,7 @@ def play_chunk(spec: RunSpec, match_lo: int, match_hi: int) -> np.ndarray:
         from .game._loop import play_matches
 
     packed = v.pack(spec.rules)
-    pol_codes, bots = seat_bots(v, spec.rules, spec.policies)
+    pol_codes, bots = spec.bots()
     n_matches, n_last = _match_layout(spec.deals, spec.match_length)
     last = n_last if match_hi == n_matches else spec.match_length
     rows = spec.rows(match_lo, match_hi)
@@ -249,6 +272,7 @@ def simulate(
     workers: int | None = None,
     progress: bool = True,
     chunk_matches: int = CHUNK_MATCHES,
+    bot_params: Mapping | None = None,
 ) -> Run:
     """Play ``deals`` deals of ``variant`` and return their records.
 
@@ -273,8 +297,11 @@ def simulate(
         Show a progress bar for runs of more than one chunk.
     chunk_matches : int
         Matches per kernel call (does not change the records).
+    bot_params : mapping, optional
+        Per-seat overrides of the bots' parameters, ``{seat: {name: value}}``
+        (engine.bots; ``mjlab variants --json`` lists each policy's parameters).
     """
-    spec = make_spec(variant, deals, seed, rules, policies, match_length)
+    spec = make_spec(variant, deals, seed, rules, policies, match_length, bot_params)
     n_matches = spec.n_matches
     rec = np.zeros((spec.deals, L.N_COLS), np.int32)
     threads = numba.get_num_threads()
@@ -307,6 +334,7 @@ def simulate(
         match_length=spec.match_length,
         policies=spec.policies,
         rec=rec,
+        bot_params=spec.bot_params,
         match=idx // spec.match_length,
         deal=idx % spec.match_length,
     )

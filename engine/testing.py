@@ -66,6 +66,7 @@ def play_with_state(
             final[lo : lo + match_length],
             log,
             -1,
+            np.zeros((1, 1), np.int64),
         )
     idx = np.arange(n)
     frame = to_frame(

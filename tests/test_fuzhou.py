@@ -76,7 +76,8 @@ def play(wall, dealer=0, rules=None, policies="efficiency", wins=0, edit=None):
     rec = np.zeros(L.N_COLS, np.int32)
     final = np.zeros((FINAL_ZONES, L.N_PHYS), np.int16)
     log = np.zeros((L.MAX_EVENTS, L.EVENT_COLS), np.int32)
-    ctx = play_preset(r, pols, bots, wall, dealer, wins, TAB, rec, final, log)
+    no_obs = np.zeros((1, 1), np.int64)
+    ctx = play_preset(r, pols, bots, wall, dealer, wins, TAB, rec, final, log, no_obs)
     used = int(np.flatnonzero(log[:, 0])[-1]) + 1
     return rec, ctx, final, log[:used]
 

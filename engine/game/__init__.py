@@ -46,7 +46,8 @@ def replay_events(
     rec = np.zeros((n, L.N_COLS), np.int32)
     final = np.zeros((n, FINAL_ZONES, L.N_PHYS), np.int16)
     log = np.zeros((L.MAX_EVENTS, L.EVENT_COLS), np.int32)
-    play_match(packed, pols, bots, seed, match, n, kernel_tables(), rec, final, log, deal)
+    no_obs = np.zeros((1, 1), np.int64)
+    play_match(packed, pols, bots, seed, match, n, kernel_tables(), rec, final, log, deal, no_obs)
     return replayed_deal(v, resolved, rec, log, final, seed=seed, match=match, deal=deal)
 
 

@@ -166,7 +166,8 @@ MAX_EVENTS = 600
 P_RANDOM = 0
 P_EFFICIENCY = 1
 P_VALUE = 2
-POLICY_NAMES = ("random", "efficiency", "value")
+P_STRONG = 3
+POLICY_NAMES = ("random", "efficiency", "value", "strong")
 
 # ---- per-deal context slots (int64 array shared with the variant hooks) ------------------
 X_WILD0 = 0

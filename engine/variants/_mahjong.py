@@ -7,7 +7,7 @@ import numpy as np
 from ..game import _layout as L
 from ..hand import shape_mask
 
-__all__ = ["engine_rules"]
+__all__ = ["engine_rules", "strong_defaults"]
 
 
 def engine_rules(
@@ -58,3 +58,14 @@ def engine_rules(
     r[L.R_KONG_DRAW_FROM_TAIL] = 1
     r[L.R_PLAYERS] = 4
     return r
+
+
+def strong_defaults(**kw) -> dict:
+    """The strong policy's scalar parameters before tuning (engine.game._params)."""
+    out = dict(
+        alpha=1.0, alpha_kong=1.0, claim_bias=0.0, chow_bias=0.0, kong_bias=0.0, kong_an=0.0,
+        kong_add=0.0, kong_ming=0.0, feed_kong=0.0, rob=1.0, chase_min_live=0.0,
+        mult=[0.0] + [1.0] * 5,
+    )  # fmt: skip
+    out.update(kw)
+    return out

@@ -84,7 +84,7 @@ from ..game import _hooks
 from ..game import _layout as L
 from . import _fuzhou as K
 from ._base import Pattern, RuleOption, Variant
-from ._mahjong import engine_rules
+from ._mahjong import engine_rules, strong_defaults
 from ._registry import register
 from ._scoring import melds8, pattern_names, settle_hand, win_context
 
@@ -199,8 +199,14 @@ VALUE_BOT_CHASE = 8
 beyond the reserve remain (金雀 adds 60 to an X of about 28)."""
 
 
+BOT_TARGETS = dict(wild_pair=("jinque",))
+"""The patterns of each strong-policy target (engine.fit)."""
+
+
 def bot_params(policy, rules) -> dict:
     """Default bot parameters of ``policy`` (the value bot's 金雀 bonus and chase)."""
+    if policy == "strong":
+        return strong_defaults(chase_min_live=float(VALUE_BOT_CHASE if rules["jin"] else 0))
     if policy != "value":
         return {}
     jin = int(rules["jin"])
@@ -524,5 +530,6 @@ VARIANT = register(
         exact=exact_events,
         score_hand=score_hand,
         bot_params=bot_params,
+        bot_targets=BOT_TARGETS,
     )
 )

@@ -50,7 +50,7 @@ from ..game import _hooks
 from ..game import _layout as L
 from . import _lishui as K
 from ._base import Pattern, RuleOption, Variant
-from ._mahjong import engine_rules
+from ._mahjong import engine_rules, strong_defaults
 from ._registry import register
 from ._scoring import melds8, pattern_names, settle_hand, win_context
 
@@ -192,8 +192,14 @@ seven-pairs bonus costs -0.07 +- 0.03 and bonuses of 1.5 tiles cost -0.2: Lishui
 are short (discard wins, 财神, 白板 stand-in), so speed dominates."""
 
 
+BOT_TARGETS = dict(flush=("qingyise", "ziyise"), triplets=("daduizi",), pairs=("qiduizi",))
+"""The patterns of each strong-policy target (engine.fit)."""
+
+
 def bot_params(policy, rules) -> dict:
     """Default bot parameters of ``policy`` (the value bot's target bonuses)."""
+    if policy == "strong":
+        return strong_defaults()
     return dict(BONUS) if policy == "value" else {}
 
 
@@ -497,5 +503,6 @@ VARIANT = register(
         exact=exact_tianhu,
         score_hand=score_hand,
         bot_params=bot_params,
+        bot_targets=BOT_TARGETS,
     )
 )

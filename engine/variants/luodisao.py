@@ -236,6 +236,7 @@ VARIANT = register(
         long_name="祁阳落地扫 Qiyang luodisao (字牌)",
         version=1,
         family="zipai",
+        policies=("random", "efficiency", "value"),
         options=OPTIONS,
         patterns=PATTERNS,
         extras=EXTRAS,

@@ -29,7 +29,7 @@ import numpy as np
 from ..game import _hooks
 from . import _tuidaohu as K
 from ._base import Pattern, RuleOption, Variant
-from ._mahjong import engine_rules
+from ._mahjong import engine_rules, strong_defaults
 from ._registry import register
 from ._scoring import melds8, pattern_names, settle_hand, win_context
 
@@ -130,8 +130,14 @@ VALUE_BOT = dict(flush=3, pairs=3, triplets=2)
 """Value-bot target bonuses in quarter tiles (清一色, 七对子, 碰碰胡)."""
 
 
+BOT_TARGETS = dict(flush=("qingyise",), half=("hunyise",), triplets=("sianke",), pairs=("qidui",))
+"""The patterns of each strong-policy target (engine.fit)."""
+
+
 def bot_params(policy, rules) -> dict:
     """Default bot parameters of ``policy`` (the value bot's target bonuses)."""
+    if policy == "strong":
+        return strong_defaults(kong_an=6.0, kong_add=3.0, kong_ming=3.0, feed_kong=3.0, rob=3.0)
     return dict(VALUE_BOT) if policy == "value" else {}
 
 
@@ -263,5 +269,6 @@ VARIANT = register(
         score_hand=score_hand,
         exact=exact_tianhu,
         bot_params=bot_params,
+        bot_targets=BOT_TARGETS,
     )
 )

@@ -51,7 +51,7 @@ from ..game import _hooks
 from ..game import _layout as L
 from . import _zhuji as K
 from ._base import Pattern, RuleOption, Variant
-from ._mahjong import engine_rules
+from ._mahjong import engine_rules, strong_defaults
 from ._registry import register
 from ._scoring import melds8, pattern_names, settle_hand, win_context
 
@@ -225,8 +225,14 @@ def _wild_setup(rules) -> dict:
     return dict(wild_mode=mode, wild_kinds=n, indicator=0, indicator_live=False)
 
 
+BOT_TARGETS = dict(flush=("qingyise",), half=("hunyise",), triplets=("duiduihu",), pairs=("qidui",))
+"""The patterns of each strong-policy target (engine.fit)."""
+
+
 def bot_params(policy, rules) -> dict:
     """Default bot parameters of ``policy`` (the value bot's target bonuses)."""
+    if policy == "strong":
+        return strong_defaults()
     return dict(BONUS) if policy == "value" else {}
 
 
@@ -498,5 +504,6 @@ VARIANT = register(
         exact=exact_tianhu,
         score_hand=score_hand,
         bot_params=bot_params,
+        bot_targets=BOT_TARGETS,
     )
 )
