@@ -230,7 +230,7 @@ def tune(
             es.tell(xs, fs)
             mean = {
                 d.name: round(float(c * sc), 4)
-                for d, c, sc in zip(dims, es.mean, scale, strict=True)
+                for d, c, sc in zip(dims, es.result.xfavorite, scale, strict=True)
             }
             history.append(
                 {
@@ -243,7 +243,7 @@ def tune(
     finally:
         if bar is not None:
             bar.close()
-    tuned = _params(dims, np.asarray(es.mean) * scale, start)
+    tuned = _params(dims, np.asarray(es.result.xfavorite) * scale, start)
     ident = {
         "variant": v.name,
         "variant_version": v.version,
