@@ -108,7 +108,7 @@ class Ladder:
         return "\n".join(lines)
 
 
-def _rung(variant, resolved, strong, weak, deals, seed, workers, match_length, bar, level):
+def _rung(variant, resolved, strong, weak, deals, seed, workers, match_length, bar, level, params):
     from analysis import schema
     from engine.run import simulate
 
@@ -117,9 +117,10 @@ def _rung(variant, resolved, strong, weak, deals, seed, workers, match_length, b
     for s in range(seats):
         pols = [weak] * seats
         pols[s] = strong
+        over = {i: params[p] for i, p in enumerate(pols) if p in params}
         run = simulate(
             variant.name, deals, seed=seed, rules=resolved, policies=pols, workers=workers,
-            progress=False, match_length=match_length,
+            progress=False, match_length=match_length, bot_params=over or None,
         )  # fmt: skip
         df = run.to_pandas()
         lay = schema.layout(df)
@@ -175,10 +176,12 @@ def ladder(
     match_length: int = 16,
     level: float = 0.95,
     progress: bool = True,
+    params: dict | None = None,
 ) -> Ladder:
     """Play the ladder of ``variant`` (module docstring); ``deals`` per seating.
 
-    ``policies`` (weakest first) defaults to the variant's policies in LADDER order.
+    ``policies`` (weakest first) defaults to the variant's policies in LADDER order;
+    ``params`` maps a policy to parameter overrides for every seat playing it.
     """
     from engine.variants import get
 
@@ -203,7 +206,7 @@ def ladder(
         bar = tqdm(total=total, unit="deal", unit_scale=True, desc=f"ladder {variant}")
     try:
         rows = [
-            _rung(v, resolved, hi, lo, deals, seed, workers, match_length, bar, level)
+            _rung(v, resolved, hi, lo, deals, seed, workers, match_length, bar, level, params or {})
             for lo, hi in zip(policies, policies[1:], strict=False)
         ]
     finally:
@@ -217,13 +220,18 @@ def run_cli(args) -> int:
     import json
     import sys
 
-    from engine.variants import parse_rule_args
+    from engine.bots import load_params
+    from engine.variants import get, parse_rule_args
 
     rules = parse_rule_args(args.rule, args.rules)
     pols = args.policies.split(",") if args.policies else None
+    params = None
+    if args.bot_params:
+        data = load_params(args.bot_params, get(args.variant))
+        params = {data["bot"]["policy"]: {**(data.get("model") or {}), **data["params"]}}
     lad = ladder(
         args.variant, deals=args.deals, seed=args.seed, rules=rules, policies=pols,
-        workers=args.workers, progress=not args.quiet,
+        workers=args.workers, progress=not args.quiet, params=params,
     )  # fmt: skip
     if args.json:
         json.dump(lad.to_dict(), sys.stdout, ensure_ascii=False, indent=2)

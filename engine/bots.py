@@ -21,7 +21,16 @@ import numpy as np
 from .errors import UsageError
 from .game import _layout as L
 
-__all__ = ["POLICY_NAMES", "layout_of", "seat_bots", "policy_codes", "committed", "BOTDATA"]
+__all__ = [
+    "BOTDATA",
+    "POLICY_NAMES",
+    "committed",
+    "file_overrides",
+    "layout_of",
+    "load_params",
+    "policy_codes",
+    "seat_bots",
+]
 
 BOTDATA = Path(__file__).resolve().parent / "botdata"
 """Committed bot parameters: ``<variant>/<policy>.json`` (fitted models, tuned values)."""
@@ -77,6 +86,20 @@ def load_params(path, variant=None, policy: str | None = None) -> dict:
             f"version {STRONG_VERSION}: refit and retune (mjlab fit, mjlab tune)"
         )
     return data
+
+
+def file_overrides(variant, policies: Sequence[str], path) -> dict[int, dict]:
+    """Per-seat overrides from a parameter file: every seat playing the file's policy.
+
+    A file for another variant or version, or whose policy no seat plays, is refused.
+    """
+    data = load_params(path, variant)
+    policy = data["bot"].get("policy")
+    seats = [s for s, p in enumerate(policies) if p == policy]
+    if not seats:
+        raise UsageError(f"{path} holds {policy} parameters, but no seat plays {policy}")
+    params = {**(data.get("model") or {}), **(data.get("params") or {})}
+    return {s: params for s in seats}
 
 
 def committed(variant, policy: str) -> dict | None:

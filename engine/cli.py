@@ -142,6 +142,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help="PATH.parquet (one file) or DIR/ (a chunked, resumable dataset)",
     )
     sim.add_argument("--quiet", action="store_true", help="no progress bar")
+    _bot_params_arg(sim)
 
     sm = sub.add_parser("summarize", help="tables of a record file or dataset")
     sm.add_argument("path", metavar="PATH")
@@ -230,7 +231,17 @@ def _build_parser() -> argparse.ArgumentParser:
     ld.add_argument("--json", action="store_true")
     ld.add_argument("--quiet", action="store_true")
     _rule_args(ld)
+    _bot_params_arg(ld)
     return p
+
+
+def _bot_params_arg(p) -> None:
+    p.add_argument(
+        "--bot-params",
+        default=None,
+        metavar="FILE.json",
+        help="parameters for the seats of the file's policy (made by mjlab fit / tune)",
+    )
 
 
 def _rule_args(p) -> None:

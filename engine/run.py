@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__, records
-from .bots import seat_bots
+from .bots import file_overrides, seat_bots
 from .errors import UsageError
 from .game import _layout as L
 from .hand._tables import kernel_tables
@@ -344,6 +344,11 @@ def run_cli(args) -> int:
     """Handle ``mjlab simulate``: one Parquet file, or a chunked dataset folder ``DIR/``."""
     out = Path(args.out)
     rules = parse_rule_args(args.rule, args.rules)
+    overrides = None
+    if getattr(args, "bot_params", None):
+        v = get_variant(args.variant)
+        pols = resolve_policies(v, args.policy, v.n_players(v.resolve(rules)))
+        overrides = file_overrides(v, pols, args.bot_params)
     spec = make_spec(
         args.variant,
         args.deals,
@@ -351,6 +356,7 @@ def run_cli(args) -> int:
         rules,
         args.policy,
         DEFAULT_MATCH_LENGTH if args.match_length is None else args.match_length,
+        overrides,
     )
     as_folder = str(args.out).endswith(("/", os.sep)) or out.is_dir()
     if as_folder or args.summary_only or args.backend != "local":
@@ -393,6 +399,7 @@ def run_cli(args) -> int:
         match_length=spec.match_length,
         workers=args.workers,
         progress=not args.quiet,
+        bot_params=overrides,
     )
     run.to_parquet(out)
     if not args.quiet:
