@@ -161,6 +161,7 @@ from ._strong import (
     N_OSUM,
     SSCR,
     best_discard,
+    danger_bases,
     discard_danger,
     live_bucket,
     opp_summary,
@@ -545,9 +546,10 @@ def _strong_kong(k, is_an, htmp, w, sets, sh, tab, bot, unseen, minfo, osums, vi
         ev += bot[S_KONG_ADD]
         htmp[k] += 1
         if view[8] == 1:
+            danger_bases(bot, osums, view[0], view[1], view[2], sscr[490:506], fsc[34:42])
             _, loss, _ = discard_danger(
-                bot, osums, view[0], k, unseen[k], view[1], view[2], True, False, view[4],
-                sscr[320:336],
+                bot, osums, view[0], k, unseen[k], view[1], fsc[34:42], True, False, view[4],
+                sscr[490:506],
             )  # fmt: skip
             ev -= bot[S_ALPHA] * bot[S_ROB] * loss
     return ev + bot[S_KONG_BIAS] >= ev_without
