@@ -10,7 +10,9 @@ weights in its parameter row (:mod:`engine.game._params`):
   each target's pattern from its distance (``strong.p_target``); a fitted table of
   what each kind of win brings its winner (``strong.value``, the variant's real
   scoring, dealer or not) turns them into points: ``P(win) x V(plain) + sum over
-  targets of mult x P(win as target) x (V(target) - V(plain))``.
+  targets of mult x P(win as target) x (V(target) - V(plain))``, where a win is also
+  worth the *stake*: the fitted mean loss of the deals a seat does not win, which a win
+  spares it (a non-dealer in 丽水 loses the dealer's 底 x 倍 when the dealer wins).
 - **Danger.** For each opponent and tile kind, a logistic model of the chance that
   the opponent wins on that tile now (``strong.danger``) and of the chance that he can
   make a 明杠 of it (``strong.kong_danger``), from the opponent's visible play (melds,
@@ -44,6 +46,7 @@ from ._params import (
     M_LOSS,
     M_PPLAIN,
     M_PTARGET,
+    M_STAKE,
     M_UBAR,
     M_VALUE,
     N_D,
@@ -138,7 +141,7 @@ def hand_value(bot, dd, u, tb, dealer):
         u = np.int64(bot[M_UBAR + d])
     u = _clip(u, N_UK - 1)
     vp = bot[M_VALUE + T_PLAIN * 2 + dealer]
-    wv = bot[M_PPLAIN + (d * N_UK + u) * N_T + tb] * vp
+    wv = bot[M_PPLAIN + (d * N_UK + u) * N_T + tb] * (vp + bot[M_STAKE + dealer])
     for t in range(1, N_TARGET):
         if dd[t] >= INF:
             continue
