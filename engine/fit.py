@@ -242,8 +242,8 @@ def _values(rec: np.ndarray, target_bits: np.ndarray, players: int):
     """``(value [N_TARGET, 2], loss [2, 2], stake [2])`` in points from the records.
 
     value : the mean points a win brings its winner, by target and winner-deals; loss :
-    what feeding a win costs the feeder beyond a bystander's payment, by feeder-deals
-    and winner-deals (shrunk toward the overall mean where wins are few); stake : the
+    what feeding a win costs a seat beyond what it pays as a bystander of such a win,
+    by its and the winner's dealer status (shrunk toward the mean where few); stake : the
     mean loss of a seat in the deals it does not win, by whether it deals.
     """
     winner = rec[:, L.C_WINNER]
@@ -275,19 +275,29 @@ def _values(rec: np.ndarray, target_bits: np.ndarray, players: int):
     loss = np.zeros((2, 2))
     disc = rec[:, L.C_DISCARDER]
     fed = won & (disc >= 0)
-    rows = np.arange(len(rec))
-    d_disc = delta[rows, np.maximum(disc, 0)]
-    d_win = delta[rows, np.maximum(winner, 0)]
-    # what feeding costs beyond what the bystanders pay anyway (丽水: all three pay, the
-    # feeder one point more; 诸暨, 福州: the feeder pays alone)
-    bystander = (d_win + d_disc) / max(players - 2, 1)
-    paid = np.where(fed, -d_disc - bystander, 0.0)
-    ddeal = (disc == rec[:, L.C_DEALER]).astype(np.int64)
-    base = paid[fed].mean() if fed.any() else 0.0
+    dealer = rec[:, L.C_DEALER]
+    ddeal = (disc == dealer).astype(np.int64)
+    # what feeding costs a seat beyond what the same seat pays as a bystander of such a
+    # win (丽水: all three pay, the feeder one point more and the dealer double; 诸暨, 福州:
+    # the feeder pays alone), by the seat's and the winner's dealer status
+    fed_pay = [[[], []], [[], []]]
+    by_pay = [[[], []], [[], []]]
+    for s in range(players):
+        sd = (dealer == s).astype(np.int64)
+        for a in (0, 1):
+            for b in (0, 1):
+                base_sel = fed & (sd == a) & (wdeal == b)
+                fed_pay[a][b].append(-delta[base_sel & (disc == s), s])
+                by_pay[a][b].append(-delta[base_sel & (disc != s) & (winner != s), s])
+    all_fed = np.concatenate([np.concatenate(x) for row in fed_pay for x in row])
+    all_by = np.concatenate([np.concatenate(x) for row in by_pay for x in row])
+    base = (all_fed.mean() if all_fed.size else 0.0) - (all_by.mean() if all_by.size else 0.0)
     for a in (0, 1):
         for b in (0, 1):
-            sel = fed & (ddeal == a) & (wdeal == b)
-            loss[a, b] = (paid[sel].sum() + 5 * base) / (sel.sum() + 5)
+            fp, bp = np.concatenate(fed_pay[a][b]), np.concatenate(by_pay[a][b])
+            # few cases: shrink toward the overall mean
+            f = (fp.sum() + 5 * (base + (bp.mean() if bp.size else 0.0))) / (fp.size + 5)
+            loss[a, b] = f - (bp.mean() if bp.size else 0.0)
     stake = np.zeros(2)
     for dl in (0, 1):
         lost = []

@@ -173,7 +173,7 @@ def test_strong_folds_from_a_far_hand_to_a_safe_tile():
     weights[0] = -4.0
     weights[13] = 6.0  # dragons very dangerous
     weights[18] = -8.0  # a tile he discarded is safe
-    bot = _bot(danger=weights.tolist(), alpha=3.0, mult=[0.0] * 6)
+    bot = _bot(danger=weights.tolist(), alpha=3.0, mult=[0.0] * 6, loss=[4.0] * 4)
     osums = np.zeros((4, N_OSUM), np.int64)
     osums[:3, 0] = 2  # two melds each
     osums[:3, 1] = 12
