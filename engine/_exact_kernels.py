@@ -2,8 +2,9 @@
 
 Encodings: a *half* is a list of groups of count vectors over a set of kinds (the m and
 p suits, or the s suit and the honors); group ``g`` holds ``t[g]`` tiles, has the
-min-plus distance row ``v[g]`` (int64 ``(n_groups, 2*(sets+1))``: fewest tiles to add
-for ``k`` sets without / with a pair at ``2*k`` / ``2*k + 1``), ``pairs[g]`` pairs
+min-plus distance row ``v[g]`` (int64 ``(n_groups, n_levels, 2*(sets+1))``: fewest tiles
+to add for ``k`` sets without / with a pair at ``2*k`` / ``2*k + 1``, using at most ``e``
+copies beyond the fourth of a kind at level ``e``), ``pairs[g]`` pairs
 (``sum(c // 2)``), ``distinct[g]`` distinct terminal/honor kinds held, ``opair[g]`` 1
 if one of them is held twice, and weight ``w[g]`` (int64, the number of physical tile
 sets it stands for). ``mask`` is the shape bit mask (1 standard, 2 seven pairs, 4
@@ -28,11 +29,13 @@ def _join_halves(
 
     For every pair of groups ``(a, b)`` whose tiles ``m = a_t[a] + b_t[b]`` leave room for
     ``w = hand - m`` wild tiles (``0 <= w <= n_wild``), the distance ``d`` of the union
-    (minimum over the shapes of ``mask``) is computed and ``b_w[b]`` added to
+    (minimum over the shapes of ``mask``; the standard shape at excess level ``w``, the
+    budgets of the halves adding up to it) is computed and ``b_w[b]`` added to
     ``out[a, w, d]`` (int64 ``(n_a, n_wild + 1, n_d)``, zeroed by the caller). Returns
     the largest distance met (the caller checks it is below ``n_d``).
     """
     n_d = out.shape[2]
+    top = a_v.shape[1] - 1
     worst = 0
     for a in range(a_t.shape[0]):
         for b in range(b_t.shape[0]):
@@ -42,14 +45,17 @@ def _join_halves(
                 continue
             best = 99
             if mask & STANDARD:
-                for k1 in range(sets + 1):
-                    k2 = sets - k1
-                    x = a_v[a, 2 * k1] + b_v[b, 2 * k2 + 1]
-                    if x < best:
-                        best = x
-                    x = a_v[a, 2 * k1 + 1] + b_v[b, 2 * k2]
-                    if x < best:
-                        best = x
+                e = w if w < top else top
+                for e1 in range(e + 1):
+                    e2 = e - e1
+                    for k1 in range(sets + 1):
+                        k2 = sets - k1
+                        x = a_v[a, e1, 2 * k1] + b_v[b, e2, 2 * k2 + 1]
+                        if x < best:
+                            best = x
+                        x = a_v[a, e1, 2 * k1 + 1] + b_v[b, e2, 2 * k2]
+                        if x < best:
+                            best = x
             if mask & SEVEN_PAIRS:
                 p = a_pairs[a] + b_pairs[b]
                 if p >= 7:

@@ -10,7 +10,9 @@ never by sampling, and returned as :class:`fractions.Fraction`.
 distance the hand evaluator computes is a function of per-suit summaries:
 
 - the standard shape: the suit's row of the distance table (:mod:`engine.hand._tables`),
-  combined across suits by the min-plus step; the rows take only ~110 distinct values;
+  combined across suits by the min-plus step; the rows take only a few hundred distinct
+  values. A row has one entry per excess level: a hand with ``w`` wilds may complete
+  with up to ``w`` copies beyond the fourth of a kind, a wild-free hand with none;
 - seven pairs (七对): the number of pairs ``sum(c_i // 2)`` (four alike are two pairs);
   with ``m`` non-wild tiles the distance is ``7 - pairs + max(7 + pairs - m, 0)``;
 - thirteen orphans (十三幺): the number of distinct terminal/honor kinds held and whether
@@ -21,9 +23,10 @@ weights ``prod C(q_i, c_i)`` summed within a group; the m and p suits are joined
 half, the s suit and the honors into the other (a min-plus step on the rows, sums of the
 other summaries, products of the weights), and the two halves are joined a last time
 into the exact count of hands for each (wild tiles held, distance of the other tiles).
-A hand holding ``w`` wild tiles is complete when the other tiles' distance is at most
-``w``; its shanten is ``max(distance - w, 0) - 1`` (the same rules as :mod:`engine.hand`:
-a wild fills any gap, even a fifth copy). Only the 5**9 count vectors of one suit are
+A hand holding ``w`` wild tiles is complete when the other tiles' distance (at excess
+level ``w``) is at most ``w``; its shanten is ``max(distance - w, 0) - 1`` (the same
+rules as :mod:`engine.hand`: a real kind gets at most ``4 - held`` more tiles, a wild
+fills any gap, even a fifth copy). Only the 5**9 count vectors of one suit are
 ever listed, never whole hands: the 136-tile, 14-tile case takes one or two seconds
 (most of it grouping the suit's vectors, which is then cached for the process).
 
@@ -162,19 +165,23 @@ def _rows(n_ranks: int) -> dict[str, np.ndarray]:
     }
 
 
-def _pack_rows(v: np.ndarray) -> np.ndarray:
-    """One int64 key per table row (``_VBITS`` bits per entry)."""
-    key = np.zeros(v.shape[0], np.int64)
-    for j in range(v.shape[1]):
-        key = (key << _VBITS) | v[:, j].astype(np.int64)
-    return key
+def _pack_rows(v: np.ndarray) -> list[np.ndarray]:
+    """Int64 keys of table rows, twelve entries (``_VBITS`` bits each) a key."""
+    keys = []
+    for lo in range(0, v.shape[1], 12):
+        key = np.zeros(v.shape[0], np.int64)
+        for j in range(lo, min(lo + 12, v.shape[1])):
+            key = (key << _VBITS) | v[:, j].astype(np.int64)
+        keys.append(key)
+    return keys
 
 
 class _Groups(NamedTuple):
     """Count vectors of some kinds grouped by their summaries, one entry per group.
 
-    ``t`` tiles; ``v`` the distance-table row (int64 ``(g, n_cols)``, no columns when the
-    standard shape is not asked for); ``pairs``, ``distinct`` (terminal/honor kinds held),
+    ``t`` tiles; ``v`` the distance-table row at excess levels ``0 .. n_levels - 1``
+    (int64 ``(g, n_levels * n_cols)``, level by level; no columns when the standard
+    shape is not asked for); ``pairs``, ``distinct`` (terminal/honor kinds held),
     ``opair`` (one of them held twice); ``w`` the number of physical tile sets (int64).
     Summaries a shape mask does not need are zero.
     """
@@ -189,12 +196,13 @@ class _Groups(NamedTuple):
 
 def _sort_groups(t, v, pairs, distinct, opair) -> tuple[np.ndarray, np.ndarray]:
     """An order that puts equal summaries together, and where each run starts in it."""
-    key1 = _pack_rows(v)
-    key2 = ((t * 16 + pairs) * 16 + distinct) * 2 + opair
-    order = np.lexsort((key1, key2))
-    k1, k2 = key1[order], key2[order]
-    start = np.ones(len(order), bool)
-    start[1:] = (k1[1:] != k1[:-1]) | (k2[1:] != k2[:-1])
+    keys = _pack_rows(v) + [((t * 16 + pairs) * 16 + distinct) * 2 + opair]
+    order = np.lexsort(keys)
+    start = np.zeros(len(order), bool)
+    start[:1] = True
+    for key in keys:
+        k = key[order]
+        start[1:] |= k[1:] != k[:-1]
     return order, np.flatnonzero(start)
 
 
@@ -207,21 +215,24 @@ def _reduce(t, v, pairs, distinct, opair, w) -> _Groups:
 
 
 @functools.cache
-def _suit_index(n_ranks: int, nmax: int, n_cols: int, feats: int):
+def _suit_index(n_ranks: int, nmax: int, n_cols: int, feats: int, n_levels: int):
     """Group the count vectors of one suit holding at most ``nmax`` tiles (no weights).
 
     Returns ``(rows, starts, groups)``: the row numbers sorted by group, the start of each
     group in that order, and the groups' summaries (weights unset). ``feats`` is the
-    shape mask: only the summaries its shapes need are kept.
+    shape mask: only the summaries its shapes need are kept. The rows keep the excess
+    levels ``0 .. n_levels - 1`` (a hand with ``w`` wilds may use ``w`` copies beyond
+    the fourth of a kind, :mod:`engine.hand._tables`).
     """
-    from .hand._tables import tables
+    from .hand._tables import suit_rows
 
     r = _rows(n_ranks)
     rows = np.flatnonzero(r["t"] <= nmax)
-    table = tables()["suit" if n_ranks == 9 else "honor"]
     t = r["t"][rows].astype(np.int64)
     if feats & _STD:
-        v = table[rows, :n_cols].astype(np.int64)
+        table = suit_rows(n_ranks)
+        pick = np.minimum(np.arange(n_levels), table.shape[1] - 1)
+        v = table[rows][:, pick, :n_cols].reshape(len(rows), -1).astype(np.int64)
     else:
         v = np.zeros((len(rows), 0), np.int64)
     zero = np.zeros(len(rows), np.int64)
@@ -238,9 +249,11 @@ _BINOM = np.array([[comb(q, c) for c in range(5)] for q in range(5)], np.int64)
 
 
 @functools.cache
-def _suit_groups(n_ranks: int, copies: tuple[int, ...], nmax: int, n_cols: int, feats: int):
+def _suit_groups(
+    n_ranks: int, copies: tuple[int, ...], nmax: int, n_cols: int, feats: int, n_levels: int
+):
     """The groups of one suit whose kinds have ``copies`` live non-wild copies each."""
-    rows, starts, g = _suit_index(n_ranks, nmax, n_cols, feats)
+    rows, starts, g = _suit_index(n_ranks, nmax, n_cols, feats, n_levels)
     digits = _rows(n_ranks)["digits"]
     w = np.ones(len(rows), np.int64)
     for i, q in enumerate(copies):
@@ -250,26 +263,36 @@ def _suit_groups(n_ranks: int, copies: tuple[int, ...], nmax: int, n_cols: int, 
     return _Groups(g.t[keep], g.v[keep], g.pairs[keep], g.distinct[keep], g.opair[keep], sums[keep])
 
 
-def _minplus(va: np.ndarray, vb: np.ndarray, sets: int) -> np.ndarray:
-    """Row-wise min-plus combine of two stacks of table rows (k sets, with/without pair)."""
-    out = np.empty_like(va)
-    for k in range(sets + 1):
-        b0 = va[:, 0] + vb[:, 2 * k]
-        b1 = np.minimum(va[:, 0] + vb[:, 2 * k + 1], va[:, 1] + vb[:, 2 * k])
-        for k1 in range(1, k + 1):
-            k2 = k - k1
-            b0 = np.minimum(b0, va[:, 2 * k1] + vb[:, 2 * k2])
-            b1 = np.minimum(b1, va[:, 2 * k1] + vb[:, 2 * k2 + 1])
-            b1 = np.minimum(b1, va[:, 2 * k1 + 1] + vb[:, 2 * k2])
-        out[:, 2 * k] = b0
-        out[:, 2 * k + 1] = b1
-    return out
+def _minplus(va: np.ndarray, vb: np.ndarray, sets: int, n_levels: int) -> np.ndarray:
+    """Row-wise min-plus combine of two stacks of table rows (k sets, with/without pair),
+    ``n_levels`` excess levels each: the budgets add (``e1 + e2 = e``).
+    """
+    n_cols = va.shape[1] // n_levels
+    a = va.reshape(len(va), n_levels, n_cols)
+    b = vb.reshape(len(vb), n_levels, n_cols)
+    out = np.empty_like(a)
+    for e in range(n_levels):
+        for k in range(sets + 1):
+            b0 = b1 = None
+            for e1 in range(e + 1):
+                x, y = a[:, e1], b[:, e - e1]
+                for k1 in range(k + 1):
+                    k2 = k - k1
+                    c0 = x[:, 2 * k1] + y[:, 2 * k2]
+                    c1 = np.minimum(
+                        x[:, 2 * k1] + y[:, 2 * k2 + 1], x[:, 2 * k1 + 1] + y[:, 2 * k2]
+                    )
+                    b0 = c0 if b0 is None else np.minimum(b0, c0)
+                    b1 = c1 if b1 is None else np.minimum(b1, c1)
+            out[:, e, 2 * k] = b0
+            out[:, e, 2 * k + 1] = b1
+    return out.reshape(len(va), -1)
 
 
-def _join(a: _Groups, b: _Groups, nmax: int, sets: int) -> _Groups:
+def _join(a: _Groups, b: _Groups, nmax: int, sets: int, n_levels: int) -> _Groups:
     """Groups of the union of two disjoint sets of kinds (at most ``nmax`` tiles)."""
     i, j = np.nonzero(a.t[:, None] + b.t[None, :] <= nmax)
-    v = _minplus(a.v[i], b.v[j], sets) if a.v.shape[1] else a.v[i]
+    v = _minplus(a.v[i], b.v[j], sets, n_levels) if a.v.shape[1] else a.v[i]
     return _reduce(
         a.t[i] + b.t[j],
         v,
@@ -281,13 +304,13 @@ def _join(a: _Groups, b: _Groups, nmax: int, sets: int) -> _Groups:
 
 
 @functools.cache
-def _half(q1: tuple[int, ...], q2: tuple[int, ...], hand: int, mask: int) -> _Groups:
+def _half(q1: tuple[int, ...], q2: tuple[int, ...], hand: int, mask: int, n_levels: int) -> _Groups:
     """The joined groups of two suits (the second may be the honors)."""
     sets = hand // 3
     n_cols = 2 * (sets + 1)
-    g1 = _suit_groups(9, q1, hand, n_cols, mask)
-    g2 = _suit_groups(len(q2), q2, hand, n_cols, mask)
-    return _join(g1, g2, hand, sets)
+    g1 = _suit_groups(9, q1, hand, n_cols, mask, n_levels)
+    g2 = _suit_groups(len(q2), q2, hand, n_cols, mask, n_levels)
+    return _join(g1, g2, hand, sets, n_levels)
 
 
 def _canonical(plain: tuple[int, ...]) -> tuple:
@@ -307,14 +330,18 @@ def _count_table(key: tuple, n_wild: int, hand: int, mask: int) -> tuple[tuple[i
     """Exact hand counts ``N[w][d]``: hands of ``hand`` tiles holding ``w`` of the
     ``n_wild`` wild tiles whose other tiles have distance ``d`` (min over ``mask``).
     """
+    from .hand._tables import LEVELS
+
     sets = hand // 3
-    a = _half(key[0], key[1], hand, mask)
-    b = _half(key[2], key[3], hand, mask)
+    # a hand holding w wilds may use w copies beyond the fourth of a kind
+    n_levels = min(n_wild, hand, LEVELS - 1) + 1
+    a = _half(key[0], key[1], hand, mask, n_levels)
+    b = _half(key[2], key[3], hand, mask, n_levels)
     n_d = 3 * sets + 3
     per_a = np.zeros((len(a.t), n_wild + 1, n_d), np.int64)
     worst = _join_halves(
-        a.t, a.v, a.pairs, a.distinct, a.opair,
-        b.t, b.v, b.pairs, b.distinct, b.opair, b.w,
+        a.t, a.v.reshape(len(a.t), n_levels, -1), a.pairs, a.distinct, a.opair,
+        b.t, b.v.reshape(len(b.t), n_levels, -1), b.pairs, b.distinct, b.opair, b.w,
         hand, n_wild, sets, mask, per_a,
     )  # fmt: skip
     if worst >= n_d:

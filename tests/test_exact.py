@@ -10,6 +10,7 @@ from math import comb, sqrt
 
 import numpy as np
 import pytest
+from oracles import hand_bruteforce as bf
 
 from engine import exact, hand, tiles
 from engine.cli import main
@@ -242,6 +243,68 @@ def test_brute_force_one_suit_deck_against_recursive_decomposition(size):
             good += int(w)
     n = exact.hand_counts(copies, size, [five], "standard")
     assert sum(n[w][d] for w in range(len(n)) for d in range(w + 1)) == good
+
+
+# --- independent counts: no distance tables -----------------------------------------------
+
+
+def _shanten_counts(n):
+    """``{shanten: hands}`` of a :func:`engine.exact.hand_counts` table (wilds applied)."""
+    out: dict[int, int] = {}
+    for w, row in enumerate(n):
+        for d, x in enumerate(row):
+            if x:
+                s = max(d - w, 0) - 1
+                out[s] = out.get(s, 0) + x
+    return out
+
+
+@pytest.mark.parametrize("suit", ["m", "z"])
+def test_one_suit_deck_counts_agree_with_the_mahjong_package(suit):
+    """Every 13-tile hand of one suit's 36 tiles (or the honors' 28), weighted by the
+    tile sets it stands for, counted by the ``mahjong`` package (its own algorithm, four
+    real tiles of a kind): the exact counts must be the same. One suit is where a kind
+    held four times most often leaves a hand short of a fifth copy (1111m 234m ...).
+    """
+    from mahjong.shanten import Shanten  # a dev dependency (pyproject [dev])
+
+    kinds = range(9) if suit == "m" else range(27, 34)
+    copies = np.zeros(34, np.int64)
+    copies[list(kinds)] = 4
+    counts, weight = _multisets(kinds, copies, 13)
+    calc = Shanten()
+    theirs = np.array([calc.calculate_shanten_for_regular_hand(c.tolist()) for c in counts])
+    want: dict[int, int] = {}
+    for s in np.unique(theirs):
+        want[int(s)] = int(weight[theirs == s].sum())
+    assert sum(want.values()) == comb(int(copies.sum()), 13)
+    got = _shanten_counts(exact.hand_counts(copies, 13, [], "standard"))
+    assert got == want
+    # the deck meets the fifth-copy case: a count that lets a draw be a fifth copy of a
+    # kind held four times (no cap on copies) would call some of these hands closer
+    # (checked on a sample of the hands holding four alike)
+    quads = np.flatnonzero(counts.max(axis=1) == 4)
+    quads = np.random.default_rng(5).choice(quads, min(len(quads), 2_000), replace=False)
+    uncapped = np.array([bf.standard_distance(counts[i], 4) - 1 for i in quads])
+    assert (uncapped < theirs[quads]).sum() >= 10
+
+
+def test_honor_deck_with_a_wild_kind_agrees_with_the_direct_search():
+    """Every 11-tile hand of the 28 honors with 7z wild, counted by the brute force
+    (targets with at most as many copies beyond the fourth as wilds held, no tables)."""
+    copies = np.zeros(34, np.int64)
+    copies[27:34] = 4
+    wild = tiles.kind("7z")
+    counts, weight = _multisets(range(27, 34), copies, 11)
+    want: dict[int, int] = {}
+    for row, x in zip(counts, weight, strict=True):
+        c = row.copy()
+        w = int(c[wild])
+        c[wild] = 0
+        s = bf.hand_distance(c, w, 3, ("standard",)) - 1
+        want[s] = want.get(s, 0) + int(x)
+    assert sum(want.values()) == comb(28, 11)
+    assert _shanten_counts(exact.hand_counts(copies, 11, [wild], "standard")) == want
 
 
 # --- Monte Carlo agreement ----------------------------------------------------------------------

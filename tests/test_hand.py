@@ -14,7 +14,7 @@ import pytest
 from oracles import hand_bruteforce
 
 from engine import hand, tiles
-from engine.hand._tables import tables
+from engine.hand._tables import HONOR_LEVELS, SUIT_LEVELS, suit_rows
 
 ALL = ("standard", "seven_pairs", "thirteen_orphans", "buda")
 
@@ -122,16 +122,17 @@ def test_waits(impl, text, wilds, sets, shapes, expected):
     assert kinds(impl.waits(counts, wilds, sets, shapes)) == names(expected)
 
 
-def test_a_wait_on_a_fifth_copy_is_tenpai_with_no_waits(impl):
-    """234m 678m 789m 999p + 9p needs a fifth 9p: shanten counts it, waits do not.
+@pytest.mark.parametrize("text", ["234677889m9999p", "1111m234p567p789s"])
+def test_a_wait_only_on_a_fifth_copy_is_not_tenpai(impl, text):
+    """234m 678m 789m 999p + 9p needs a fifth 9p: there is none without a wild.
 
-    This is where the ``mahjong`` package (which knows there are four tiles of a kind)
-    says 1-shanten; see tests/test_hand_oracle.py.
+    Both hands are one tile from tenpai (the ``mahjong`` package agrees), wait on
+    nothing, and complete with one wild standing for the fifth copy (RULEBOOK §0.1).
     """
-    counts = tiles.parse("234677889m9999p")
-    assert impl.shanten(counts, 0, 4, ("standard",)) == 0
+    counts = tiles.parse(text)
+    assert impl.shanten(counts, 0, 4, ("standard",)) == 1
     assert not impl.waits(counts, 0, 4, ("standard",)).any()
-    assert impl.is_complete(tiles.parse("234677889m9999p"), 1, 4, ("standard",))
+    assert impl.is_complete(counts, 1, 4, ("standard",))
 
 
 @pytest.mark.parametrize(
@@ -223,6 +224,89 @@ def test_ukeire_shapes_and_best_discard():
     assert batch.improving.shape == (2, 34, 34)
 
 
+# --- one hand: the fast path -------------------------------------------------------------
+
+
+def _single_hands(seed, n):
+    """``n`` legal one-hand calls ``(counts uint8 (34,), wilds, sets, shapes, size)``."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        sets = 4 if i % 5 else int(rng.integers(0, 6))
+        size = 1 + i % 2
+        wilds = int(rng.choice(4, p=(0.5, 0.25, 0.15, 0.1)))
+        real = max(3 * sets + size - wilds, 0)
+        wilds = 3 * sets + size - real
+        counts = np.bincount(rng.choice(136, real, replace=False) // 4, minlength=34)
+        if i % 7 == 0 and real >= 4:  # four alike: the fifth-copy cap at work
+            counts = np.zeros(34, np.int64)
+            counts[int(rng.integers(0, 34))] = 4
+            while counts.sum() < real:
+                k = int(rng.integers(0, 34))
+                counts[k] += counts[k] < 4
+        shapes = ALL if sets == 4 and i % 3 == 0 else ("standard",)
+        out.append((counts.astype(np.uint8), wilds, sets, shapes, size))
+    return out
+
+
+def test_one_hand_calls_agree_with_the_batch():
+    rows = _single_hands(41, 600)
+    for size in (1, 2):
+        for shapes in (ALL, ("standard",)):
+            pick = [r for r in rows if r[4] == size and r[3] == shapes]
+            counts = np.array([r[0] for r in pick])
+            w = np.array([r[1] for r in pick])
+            s = np.array([r[2] for r in pick])
+            sh = hand.shanten(counts, w, s, shapes)
+            if size == 1:
+                wt = hand.waits(counts, w, s, shapes)
+            else:
+                done = hand.is_complete(counts, w, s, shapes)
+                u = hand.ukeire(counts, w, s, shapes)
+            for i, (c, wi, si, _, _) in enumerate(pick):
+                one = hand.shanten(c, wi, si, shapes)
+                assert type(one) is np.int8 and one == sh[i]
+                if size == 1:
+                    np.testing.assert_array_equal(hand.waits(c, wi, si, shapes), wt[i])
+                else:
+                    got = hand.is_complete(c, wi, si, shapes)
+                    assert type(got) is np.bool_ and got == done[i]
+                    v = hand.ukeire(c, wi, si, shapes)
+                    np.testing.assert_array_equal(v.shanten, u.shanten[i])
+                    np.testing.assert_array_equal(v.improving, u.improving[i])
+                    np.testing.assert_array_equal(v.tiles, u.tiles[i])
+    assert {r[2] for r in rows} == {0, 1, 2, 3, 4, 5} and {r[1] for r in rows} >= {0, 1, 2, 3}
+
+
+def test_one_hand_calls_skip_the_batch_set_up(monkeypatch):
+    """A (34,) uint8 hand with int wilds and sets never reaches the batch validation."""
+    h13 = tiles.parse("123m456p789s1122z")
+    h14 = tiles.parse("123m456p789s11225z")
+    want = (hand.shanten(h13), hand.waits(h13), hand.is_complete(h14), hand.ukeire(h14))
+
+    def no_batch(*args, **kwargs):
+        raise AssertionError("the batch path was taken")
+
+    monkeypatch.setattr(hand, "_prepare", no_batch)
+    assert hand.shanten(h13) == want[0] == 0
+    first = hand.waits(h13)
+    np.testing.assert_array_equal(first, want[1])
+    assert hand.is_complete(h14) == want[2] == np.False_
+    np.testing.assert_array_equal(hand.ukeire(h14).tiles, want[3].tiles)
+    # each call returns its own array
+    hand.waits(tiles.parse("111m456p789s1122z"))
+    np.testing.assert_array_equal(first, want[1])
+    # anything else is the batch path: a list, another dtype, a numpy int, a view
+    for call in (
+        lambda: hand.shanten(h13.tolist()),
+        lambda: hand.shanten(h13.astype(np.int64)),
+        lambda: hand.shanten(h13, np.int64(0)),
+        lambda: hand.shanten(np.stack([h13, h13], axis=1)[:, 0]),
+    ):
+        with pytest.raises(AssertionError, match="batch path"):
+            call()
+
+
 # --- input validation -------------------------------------------------------------------
 
 
@@ -281,7 +365,8 @@ def _index(counts):
     return int(sum(int(c) * 5**i for i, c in enumerate(counts)))
 
 
-# rows: [k=0 p=0, k=0 p=1, k=1 p=0, k=1 p=1, ..., k=5 p=1], worked out by hand
+# rows: [k=0 p=0, k=0 p=1, k=1 p=0, k=1 p=1, ..., k=5 p=1] of wild-free hands (at most
+# four copies of a kind in the target), worked out by hand
 SUIT_ROWS = {
     # an empty suit: k sets cost 3k, the pair 2 more
     (0, 0, 0, 0, 0, 0, 0, 0, 0): [0, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17],
@@ -295,6 +380,9 @@ SUIT_ROWS = {
     (3, 1, 1, 1, 1, 1, 1, 1, 3): [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4],
     # every rank four times: 36 tiles hold 5 sets and a pair
     (4, 4, 4, 4, 4, 4, 4, 4, 4): [0] * 12,
+    # 1111: a set and a pair is 111 + a new pair (2), never 111 + 1 and a fifth 1; two
+    # sets 111 + 1 with 23 (2); two sets and a pair 111 + 123 + a new pair (4)
+    (4, 0, 0, 0, 0, 0, 0, 0, 0): [0, 0, 0, 2, 2, 4, 5, 7, 8, 10, 11, 13],
 }
 
 HONOR_ROWS = {
@@ -302,37 +390,82 @@ HONOR_ROWS = {
     (3, 0, 0, 0, 0, 0, 0): [0, 0, 0, 2, 3, 5, 6, 8, 9, 11, 12, 14],
     # 1 2 3 (no sequences among honors): a pair costs 1 and a set 2 while they last
     (1, 1, 1, 0, 0, 0, 0): [0, 1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 14],
+    # 1111 2222 3333: three sets and a pair need a new pair (2), 4 sets + pair 444 + 55
+    (4, 4, 4, 0, 0, 0, 0): [0, 0, 0, 0, 0, 0, 0, 2, 3, 5, 6, 8],
 }
 
-# sha256 of the row tables' bytes (uint8, C order); update only with a reviewed reason
-SUIT_SHA256 = "ff81e857e8d3659fa2665daa87fbabd536520456d23a37ef8bb6cb166e9dc21e"
-HONOR_SHA256 = "7f569b1db51d431c61bfc8557b688a132f4af8cc1704eced6019d13d20f7cbc9"
+# the same rows when wilds allow copies beyond the fourth: {(counts, level): row}
+LEVEL_ROWS = {
+    # one wild: 111 + 1 and the wild as a fifth 1 (1); 111 + 123 + 11 wants two (4)
+    ((4, 0, 0, 0, 0, 0, 0, 0, 0), 1): [0, 0, 0, 1, 2, 4, 5, 7, 8, 10, 11, 13],
+    # three sets and a pair: the pair is a held fourth copy and a fifth (1 at level 1);
+    # at level 5 each set or pair beyond 111 222 333 starts from a held fourth copy and
+    # costs only the copies beyond it
+    ((4, 4, 4, 0, 0, 0, 0), 1): [0, 0, 0, 0, 0, 0, 0, 1, 3, 4, 6, 7],
+    ((4, 4, 4, 0, 0, 0, 0), 5): [0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5],
+}
+
+# sha256 of the row tables' bytes (uint8, C order, every excess level); update only
+# with a reviewed reason
+SUIT_SHA256 = "0aa50e44ded769254a7e131ad62f565dc744849bada11a7de63161190a958f53"
+HONOR_SHA256 = "2da9c7257de5b8065dbc9949f7a61af08ec3d4c9f555c86461a246868482470c"
 
 
 def test_suit_table_known_entries():
-    suit = tables()["suit"]
-    assert suit.shape == (5**9, 12) and suit.dtype == np.uint8
+    suit = suit_rows(9)
+    assert suit.shape == (5**9, SUIT_LEVELS + 1, 12) and suit.dtype == np.uint8
     for counts, row in SUIT_ROWS.items():
-        assert suit[_index(counts)].tolist() == row, counts
+        assert suit[_index(counts), 0].tolist() == row, counts
 
 
 def test_honor_table_known_entries():
-    honor = tables()["honor"]
-    assert honor.shape == (5**7, 12) and honor.dtype == np.uint8
+    honor = suit_rows(7)
+    assert honor.shape == (5**7, HONOR_LEVELS + 1, 12) and honor.dtype == np.uint8
     for counts, row in HONOR_ROWS.items():
-        assert honor[_index(counts)].tolist() == row, counts
+        assert honor[_index(counts), 0].tolist() == row, counts
+
+
+def test_table_level_entries():
+    for (counts, lv), row in LEVEL_ROWS.items():
+        table = suit_rows(len(counts))
+        assert table[_index(counts), lv].tolist() == row, (counts, lv)
 
 
 def test_hand_rows_match_the_bruteforce():
     """The hand-computed pins are also what the brute force says (no typo in them)."""
+    bf = hand_bruteforce
     for rows, seq in ((SUIT_ROWS, True), (HONOR_ROWS, False)):
         for counts, row in rows.items():
-            got = [hand_bruteforce.suit_need(counts, seq, k, p) for k in range(6) for p in (0, 1)]
+            got = [bf.suit_need_positional(counts, seq, k, p, 4) for k in range(6) for p in (0, 1)]
             assert got == row, counts
+    for (counts, lv), row in LEVEL_ROWS.items():
+        seq = len(counts) == 9
+        got = [bf.suit_need_positional(counts, seq, k, p, 4, lv) for k in range(6) for p in (0, 1)]
+        assert got == row, (counts, lv)
+
+
+def test_table_rows_match_the_bruteforce_on_random_counts():
+    """Every excess level of sampled rows, against the rank-by-rank search (and the top
+    level against the search with no cap)."""
+    bf = hand_bruteforce
+    rng = np.random.default_rng(31)
+    for n_ranks, table in ((9, suit_rows(9)), (7, suit_rows(7))):
+        seq = n_ranks == 9
+        for _ in range(60):
+            counts = tuple(int(x) for x in rng.choice(5, n_ranks, p=(0.3, 0.2, 0.15, 0.15, 0.2)))
+            got = table[_index(counts)]
+            for lv in range(table.shape[1]):
+                want = [
+                    bf.suit_need_positional(counts, seq, k, p, 4, lv)
+                    for k in range(6)
+                    for p in (0, 1)
+                ]
+                assert got[lv].tolist() == want, (counts, lv)
+            top = [bf.suit_need(counts, seq, k, p) for k in range(6) for p in (0, 1)]
+            assert got[-1].tolist() == top, counts
 
 
 def test_table_checksums():
-    t = tables()
-    for name, want in (("suit", SUIT_SHA256), ("honor", HONOR_SHA256)):
-        data = np.ascontiguousarray(t[name], dtype=np.uint8).tobytes()
-        assert hashlib.sha256(data).hexdigest() == want, f"table {name!r} changed"
+    for n_ranks, want in ((9, SUIT_SHA256), (7, HONOR_SHA256)):
+        data = np.ascontiguousarray(suit_rows(n_ranks), dtype=np.uint8).tobytes()
+        assert hashlib.sha256(data).hexdigest() == want, f"table of {n_ranks} ranks changed"

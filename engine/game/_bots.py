@@ -35,6 +35,7 @@ from ..hand._kernels import (
     _pairs_formula,
     _suit_indices,
     discard_ukeire,
+    level,
 )
 from ._eval import (
     count_categories,
@@ -65,6 +66,7 @@ def target_score(h, w, sets, shapes, tab, bot, minfo):
     d = _distance(h, w, sets, shapes, tab)
     best = 4 * d
     i0, i1, i2, i3 = _suit_indices(h)
+    lv = level(w)
     bf = np.int64(bot[B_FLUSH])
     bh = np.int64(bot[B_HALF])
     if bf > 0 or bh > 0:
@@ -72,11 +74,11 @@ def target_score(h, w, sets, shapes, tab, bot, minfo):
             cls = suit_cls[i0] if t == 0 else (suit_cls[i1] if t == 1 else suit_cls[i2])
             other = minfo[0] & ~(1 << t)
             if bf > 0 and other == 0:
-                v = max(0, dist[cls, sets] - w) * 4 - bf
+                v = max(0, dist[cls, lv, sets] - w) * 4 - bf
                 if v < best:
                     best = v
             if bh > 0 and (other & 7) == 0:
-                v = max(0, dist[comb[cls, honor_cls[i3]], sets] - w) * 4 - bh
+                v = max(0, dist[comb[cls, honor_cls[i3]], lv, sets] - w) * 4 - bh
                 if v < best:
                     best = v
     bt = np.int64(bot[B_TRIPLETS])
@@ -88,7 +90,7 @@ def target_score(h, w, sets, shapes, tab, bot, minfo):
     bw = np.int64(bot[B_WILD_PAIR])
     if bw > 0:
         cls = comb[comb[comb[suit_cls[i0], suit_cls[i1]], suit_cls[i2]], honor_cls[i3]]
-        v = wild_pair_distance(np.int64(tab[5][cls, sets]), w)
+        v = wild_pair_distance(np.int64(tab[5][cls, level(w - 2 if w > 2 else 0), sets]), w)
         if v <= 2:
             v = 4 * v - bw
             if v < best:

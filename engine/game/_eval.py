@@ -25,6 +25,7 @@ from ..hand._kernels import (
     _shape_counts,
     _shape_flags,
     _suit_indices,
+    level,
 )
 from ._params import B_FLUSH, B_HALF, B_PAIRS, B_TRIPLETS, B_WILD_PAIR
 
@@ -157,6 +158,8 @@ def discard_scores(policy, h, w, sets, shapes, tab, bot, minfo, score):
     if bt > 0:
         n3, n2, n1 = count_categories(h)
     dist0 = tab[5]
+    lv = level(w)
+    lv_pair = level(w - 2 if w > 2 else 0)  # the sets' budget when two wilds are the pair
     hm0 = hm1 = hm2 = hhon = 0
     buda_h = INF
     if bd:
@@ -187,10 +190,10 @@ def discard_scores(policy, h, w, sets, shapes, tab, bot, minfo, score):
             if bf > 0 and other == 0:
                 # 清一色: tiles outside suit t are surplus, so the suit's own distance is
                 # the hand's
-                v = _quarters(dist[cs[t], sets], w, bf)
+                v = _quarters(dist[cs[t], lv, sets], w, bf)
                 flush_min = min(flush_min, v)
             if bh > 0 and (other & 7) == 0:
-                v = min(v, _quarters(dist[comb[cs[t], c3], sets], w, bh))
+                v = min(v, _quarters(dist[comb[cs[t], c3], lv, sets], w, bh))
             if t == 0:
                 f0 = v
             elif t == 1:
@@ -210,7 +213,7 @@ def discard_scores(policy, h, w, sets, shapes, tab, bot, minfo, score):
         else:
             ms = np.int64(honor_cls[i3 - _POW5[pos]])
         cls_k = np.int64(comb[ex[s], ms])  # the whole hand minus the discard
-        d = np.int64(dist[cls_k, sets]) if std else INF
+        d = np.int64(dist[cls_k, lv, sets]) if std else INF
         v_sp = sp_even if x % 2 == 0 else sp_odd
         if sp and bp == 0:
             d = min(d, v_sp)
@@ -237,20 +240,20 @@ def discard_scores(policy, h, w, sets, shapes, tab, bot, minfo, score):
                     v = out_min[s]
                     other = minfo[0] & ~(1 << s)
                     if bf > 0 and other == 0:
-                        v = min(v, _quarters(dist[ms, sets], w, bf))
+                        v = min(v, _quarters(dist[ms, lv, sets], w, bf))
                     if bh > 0 and (other & 7) == 0:
-                        v = min(v, _quarters(dist[comb[ms, c3], sets], w, bh))
+                        v = min(v, _quarters(dist[comb[ms, c3], lv, sets], w, bh))
                 else:
                     v = flush_min
                     if bh > 0:
                         for t in range(3):
                             if (minfo[0] & ~(1 << t) & 7) == 0:
-                                y = _quarters(dist[comb[cs[t], ms], sets], w, bh)
+                                y = _quarters(dist[comb[cs[t], ms], lv, sets], w, bh)
                                 v = min(v, y)
                 if v < sc:
                     sc = v
             if bw > 0:
-                v = wild_pair_distance(np.int64(dist0[cls_k, sets]), w)
+                v = wild_pair_distance(np.int64(dist0[cls_k, lv_pair, sets]), w)
                 if v <= 2:
                     v = 4 * v - bw
                     if v < sc:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba import kernel
-from ..hand._kernels import _suit_indices
+from ..hand._kernels import TOP, _suit_indices
 from ._layout import M_ADDKONG, M_ANKONG, M_CHOW, M_KONG, M_PONG
 
 INF = 99
@@ -21,7 +21,13 @@ INF = 99
 
 @kernel(refcount=False)
 def rest_distance(c, sets, with_pair, tab):
-    """Standard distance of counts ``c`` for ``sets`` sets, with or without the pair."""
+    """Standard distance of counts ``c`` for ``sets`` sets, with or without the pair,
+    with no cap on the copies of a kind.
+
+    Every caller asks whether wilds can fill all the missing tiles (``<= wilds``): the
+    wilds may then be any copy, a fifth included (RULEBOOK §0.1), so the uncapped
+    distance (the top excess level) is the exact answer.
+    """
     if sets < 0:
         return INF
     suit_cls, honor_cls, comb, dist, dist0 = tab[0], tab[1], tab[2], tab[3], tab[5]
@@ -30,8 +36,8 @@ def rest_distance(c, sets, with_pair, tab):
     b = comb[a, suit_cls[i2]]
     cls = comb[b, honor_cls[i3]]
     if with_pair:
-        return np.int64(dist[cls, sets])
-    return np.int64(dist0[cls, sets])
+        return np.int64(dist[cls, TOP, sets])
+    return np.int64(dist0[cls, TOP, sets])
 
 
 @kernel

@@ -38,7 +38,14 @@ import numpy as np
 
 from .. import rng
 from .._numba import kernel, lowest_bit
-from ..hand._kernels import SEVEN_PAIRS, _distance, _pairs_formula, _suit_indices, discard_ukeire
+from ..hand._kernels import (
+    SEVEN_PAIRS,
+    _distance,
+    _pairs_formula,
+    _suit_indices,
+    discard_ukeire,
+    level,
+)
 from ._eval import count_categories, triplets_closed, wild_pair_distance
 from ._params import (
     M_DANGER,
@@ -92,15 +99,16 @@ def target_dists(h, w, sets, shapes, tab, minfo, wildgame, out):
     out[T_PLAIN] = _distance(h, w, sets, shapes, tab)
     i0, i1, i2, i3 = _suit_indices(h)
     c3 = np.int64(honor_cls[i3])
+    lv = level(w)
     fl = INF
     hf = INF
     for t in range(3):
         cls = np.int64(suit_cls[i0] if t == 0 else (suit_cls[i1] if t == 1 else suit_cls[i2]))
         other = minfo[0] & ~(1 << t)
         if other == 0:
-            fl = min(fl, max(np.int64(dist[cls, sets]) - w, 0))
+            fl = min(fl, max(np.int64(dist[cls, lv, sets]) - w, 0))
         if (other & 7) == 0:
-            hf = min(hf, max(np.int64(dist[comb[cls, c3], sets]) - w, 0))
+            hf = min(hf, max(np.int64(dist[comb[cls, c3], lv, sets]) - w, 0))
     out[T_FLUSH] = fl
     out[T_HALF] = hf
     out[T_TRIPLETS] = INF
@@ -118,7 +126,7 @@ def target_dists(h, w, sets, shapes, tab, minfo, wildgame, out):
     out[T_WILDPAIR] = INF
     if wildgame:
         a = comb[comb[comb[suit_cls[i0], suit_cls[i1]], suit_cls[i2]], c3]
-        out[T_WILDPAIR] = wild_pair_distance(np.int64(tab[5][a, sets]), w)
+        out[T_WILDPAIR] = wild_pair_distance(np.int64(tab[5][a, level(w - 2 if w > 2 else 0), sets]), w)
 
 
 @kernel(inline="always")

@@ -17,12 +17,15 @@ tiles left out) and evaluates each hand along the leading dimensions.
 
 **Distance and shanten.** The distance of a hand is the fewest tiles it must draw (each
 replacing a surplus tile) to become complete; shanten = distance - 1, so a complete
-hand is -1 and a waiting (tenpai) hand is 0. With ``w`` wilds the distance is the
-distance of the other tiles minus ``w`` (never below 0). The distance may count a fifth
-copy of a kind whose four copies are all held (a wild could be that tile, RULEBOOK
-§0.1); the ``mahjong`` package's shanten does not, so the two differ on such rare
-wild-free hands (e.g. ``234677889m9999p``: ours 0, theirs 1). Such a tile is never a
-wait (:func:`waits`) and counts zero in :func:`ukeire`.
+hand is -1 and a waiting (tenpai) hand is 0. There are four real tiles of a kind: a
+kind held ``c`` times can receive only ``4 - c`` more, so ``234677889m9999p`` is
+1-shanten, not waiting on a fifth 9p (the ``mahjong`` package agrees on every wild-free
+hand). With ``w`` wilds the distance is that of the other tiles over the targets with at
+most ``w`` copies beyond the fourth of a kind (each of them a wild), minus ``w`` (never
+below 0). The cap counts the concealed ``counts`` only, not exposed melds.
+
+**One hand.** A single ``(34,)`` uint8 hand with int ``wilds`` and ``sets`` takes a
+fast path (the checks run inside one compiled call): see :func:`shanten`.
 
 Examples
 --------
@@ -133,17 +136,109 @@ def _batch(parallel, serial, n):
     return serial if n < SERIAL_BELOW else parallel
 
 
+# --- one hand: the fast path ------------------------------------------------------------
+#
+# A single hand given as a (34,) uint8 array (what engine.tiles.parse returns) with int
+# wilds and sets skips the batch set-up: a few attribute checks here, the range and size
+# checks inside one compiled call, straight to the kernel's entry point. A hand that
+# fails a check takes the batch path, which raises the error naming the fault, so the
+# results and errors are the same either way.
+
+_U8 = np.dtype(np.uint8)
+_ONE = (34,)
+_STRIDE = (1,)
+_SHANTEN = tuple(np.int8(x) for x in range(-1, 127))
+"""The int8 results, made once (numpy scalars are immutable)."""
+_BOOL = (np.bool_(False), np.bool_(True))
+_MASKS: dict = {}
+_FAST: dict = {}
+
+
+def _mask_fast(shapes) -> int:
+    """:func:`shape_mask`, remembered for hashable ``shapes`` (0 if they are unknown)."""
+    try:
+        return _MASKS[shapes]
+    except KeyError:
+        pass
+    except TypeError:  # a list: not cached
+        return _mask_or_zero(shapes)
+    mask = _MASKS[shapes] = _mask_or_zero(shapes)
+    return mask
+
+
+def _mask_or_zero(shapes) -> int:
+    try:
+        return shape_mask(shapes)
+    except (ValueError, TypeError):
+        return 0  # the checked path raises
+
+
+def _one(counts, wilds, sets) -> bool:
+    """Whether a call may take the fast path: one C-contiguous (34,) uint8 array and
+    plain ints in range (the kernel checks the counts and the size).
+    """
+    return (
+        counts.__class__ is np.ndarray
+        and counts.shape == _ONE
+        and counts.dtype is _U8
+        and counts.strides == _STRIDE
+        and wilds.__class__ is int
+        and sets.__class__ is int
+        and 0 <= wilds <= 255
+        and 0 <= sets <= MAX_SETS
+    )
+
+
+def _entry(name: str):
+    """The compiled entry point of one-hand kernel ``name`` for (34,) uint8 counts.
+
+    Calling a numba function first matches the argument types against its compiled
+    versions; the entry point of the one version these calls use skips that (about half
+    of a call's cost). If numba does not expose it, the function itself is used.
+    """
+    fn = _FAST.get(name)
+    if fn is not None:
+        return fn
+    import numba
+
+    kern = getattr(_kernels, name)
+    tab = kernel_tables()
+    c = np.zeros(34, np.uint8)
+    args = [c, 0, 0, _kernels.STANDARD, tab]
+    if name == "waits_one":
+        args.append(np.zeros(34, np.bool_))
+    elif name == "ukeire_one":
+        args += [np.zeros(34, np.int8), np.zeros((34, 34), np.bool_), np.zeros(34, np.int16)]
+    kern(*args)  # compile or load the version for these types
+    try:
+        sig = tuple(numba.typeof(a) for a in args)
+        entry = kern.overloads[sig].entry_point
+    except (AttributeError, KeyError):
+        entry = kern
+    fn = _FAST[name] = (entry, tab)
+    return fn
+
+
 def shanten(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES):
     """Shanten number of each hand (-1 complete, 0 waiting, ...), as int8 ``(...)``.
 
-    Hands hold ``3*sets + 1`` or ``3*sets + 2`` tiles, wilds included.
+    Hands hold ``3*sets + 1`` or ``3*sets + 2`` tiles, wilds included. One hand given
+    as a ``(34,)`` uint8 array with int ``wilds`` and ``sets`` takes a fast path (no
+    batch set-up, about half a microsecond); its result is an int8 scalar.
     """
+    if _one(counts, wilds, sets):
+        mask = _mask_fast(shapes)
+        if mask:
+            entry, tab = _FAST.get("shanten_one") or _entry("shanten_one")
+            r = entry(counts, wilds, sets, mask, tab)
+            if r != _kernels.BAD:
+                return _SHANTEN[r + 1]
     flat, w, s, lead = _prepare(counts, wilds, sets, (1, 2), shape_mask(shapes))
     out = np.empty(flat.shape[0], np.int8)
     _batch(_kernels._shanten_batch, _kernels._shanten_serial, flat.shape[0])(
         flat, w, s, shape_mask(shapes), kernel_tables(), out
     )
-    return out.reshape(lead)
+    return out.reshape(lead) if lead else out[0]
 
 
 def distance(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES):
@@ -152,20 +247,38 @@ def distance(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES):
 
 
 def is_complete(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES):
-    """Whether each ``3*sets + 2``-tile hand is a complete (winning) shape, bool ``(...)``."""
+    """Whether each ``3*sets + 2``-tile hand is a complete (winning) shape, bool ``(...)``.
+
+    One ``(34,)`` uint8 hand takes the fast path of :func:`shanten`.
+    """
+    if _one(counts, wilds, sets):
+        mask = _mask_fast(shapes)
+        if mask:
+            entry, tab = _FAST.get("complete_one") or _entry("complete_one")
+            r = entry(counts, wilds, sets, mask, tab)
+            if r != _kernels.BAD:
+                return _BOOL[r]
     flat, w, s, lead = _prepare(counts, wilds, sets, (2,), shape_mask(shapes))
     out = np.empty(flat.shape[0], np.int8)
     _batch(_kernels._shanten_batch, _kernels._shanten_serial, flat.shape[0])(
         flat, w, s, shape_mask(shapes), kernel_tables(), out
     )
-    return (out == -1).reshape(lead)
+    return (out == -1).reshape(lead) if lead else out[0] == -1
 
 
 def waits(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES):
     """Kinds whose draw completes each ``3*sets + 1``-tile hand, bool ``(..., 34)``.
 
-    A kind of which all four copies are held is never a wait (no fifth real tile).
+    A kind of which all four copies are held is never a wait (no fifth real tile). One
+    ``(34,)`` uint8 hand takes the fast path of :func:`shanten`.
     """
+    if _one(counts, wilds, sets):
+        mask = _mask_fast(shapes)
+        if mask:
+            entry, tab = _FAST.get("waits_one") or _entry("waits_one")
+            out = np.empty(34, np.bool_)
+            if entry(counts, wilds, sets, mask, tab, out) != _kernels.BAD:
+                return out
     flat, w, s, lead = _prepare(counts, wilds, sets, (1,), shape_mask(shapes))
     out = np.zeros((flat.shape[0], 34), np.bool_)
     _kernels._waits_batch(flat, w, s, shape_mask(shapes), kernel_tables(), out)
@@ -209,7 +322,18 @@ def ukeire(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES, unseen=None):
     -------
     Ukeire
         Shanten after each discard, the improving draws, and how many tiles they are.
+
+    One ``(34,)`` uint8 hand without ``unseen`` takes the fast path of :func:`shanten`.
     """
+    if unseen is None and _one(counts, wilds, sets):
+        mask = _mask_fast(shapes)
+        if mask:
+            entry, tab = _FAST.get("ukeire_one") or _entry("ukeire_one")
+            sh = np.empty(34, np.int8)
+            imp = np.empty((34, 34), np.bool_)
+            tiles_n = np.empty(34, np.int16)
+            if entry(counts, wilds, sets, mask, tab, sh, imp, tiles_n) != _kernels.BAD:
+                return Ukeire(sh, imp, tiles_n)
     flat, w, s, lead = _prepare(counts, wilds, sets, (2,), shape_mask(shapes))
     if unseen is None:
         un = 4 - flat.astype(np.int64)

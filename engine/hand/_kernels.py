@@ -11,9 +11,12 @@ Encodings used by every function:
 - ``shapes``: bit mask, ``STANDARD | SEVEN_PAIRS | THIRTEEN_ORPHANS | BUDA``.
 - distance: the fewest tiles to add (after dropping surplus tiles) for the hand to
   become complete. With ``n`` tiles and ``sets`` sets, ``n = 3*sets + 1`` or
-  ``3*sets + 2``, shanten = distance - 1 (tenpai 0, complete -1). Each wild fills one
-  missing tile, anywhere, even a fifth copy of a kind (RULEBOOK §0.1), so the distance
-  with ``w`` wilds is ``max(distance of the other tiles - w, 0)``.
+  ``3*sets + 2``, shanten = distance - 1 (tenpai 0, complete -1). A kind held ``c``
+  times can receive only ``4 - c`` real tiles; each wild fills one missing tile,
+  anywhere, even a fifth copy of a kind (RULEBOOK §0.1). So the distance with ``w``
+  wilds is ``max(d_w - w, 0)``, ``d_w`` the distance of the other tiles over targets
+  with at most ``w`` copies beyond the fourth: the table entry at excess level
+  :func:`level` ``(w)`` (:mod:`engine.hand._tables`).
 
 Seven pairs, thirteen orphans and 不搭 exist only for ``sets == 4`` (a 14-tile target).
 """
@@ -24,6 +27,7 @@ import numba
 import numpy as np
 
 from .._numba import kernel, lowest_bit, parallel_kernel
+from ._tables import LEVELS
 
 STANDARD = 1
 SEVEN_PAIRS = 2
@@ -42,6 +46,16 @@ _ORPHAN_BITS = sum(1 << k for k in range(34) if _ORPHAN[k])
 """The thirteen orphan kinds as a bit set (bit ``k`` = kind ``k``)."""
 _SUIT_BITS = np.array([511, 511 << 9, 511 << 18, 127 << 27], np.int64)
 """The kinds of each suit (m, p, s, honors) as bit sets."""
+
+
+TOP = LEVELS - 1
+"""The top excess level: a real hand's distance with no cap on copies."""
+
+
+@kernel(inline="always")
+def level(w):
+    """The excess level of a hand with ``w`` wilds: copies beyond the fourth it may use."""
+    return w if w < TOP else TOP
 
 
 @kernel(inline="always")
@@ -63,19 +77,21 @@ def _suit_indices(c):
 
 
 @kernel(inline="always")
-def _standard_idx(i0, i1, i2, i3, sets, tab):
-    """Standard-shape distance (no wilds) from the four suit indices."""
+def _standard_idx(i0, i1, i2, i3, sets, lv, tab):
+    """Standard-shape distance of the other tiles (wilds not yet subtracted) from the
+    four suit indices, at excess level ``lv``.
+    """
     suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
     a = comb[suit_cls[i0], suit_cls[i1]]
     b = comb[a, suit_cls[i2]]
-    return np.int64(dist[comb[b, honor_cls[i3]], sets])
+    return np.int64(dist[comb[b, honor_cls[i3]], lv, sets])
 
 
 @kernel(refcount=False)
-def _standard(c, sets, tab):
-    """Standard-shape distance (no wilds) of counts ``c``."""
+def _standard(c, wilds, sets, tab):
+    """Standard-shape distance of counts ``c`` before the ``wilds`` are subtracted."""
     i0, i1, i2, i3 = _suit_indices(c)
-    return _standard_idx(i0, i1, i2, i3, sets, tab)
+    return _standard_idx(i0, i1, i2, i3, sets, level(wilds), tab)
 
 
 @kernel(inline="always")
@@ -285,7 +301,7 @@ def _distance(counts, wilds, sets, shapes, tab):
     """Distance of one hand over the allowed shapes, wilds applied (compiled)."""
     best = INF
     if shapes & STANDARD:
-        best = _standard(counts, sets, tab)
+        best = _standard(counts, wilds, sets, tab)
     if sets == 4 and shapes > STANDARD:
         v = _special_distance(counts, sets, shapes, tab[4])
         if v < best:
@@ -325,8 +341,32 @@ def _waits_batch(counts, wilds, sets, shapes, tab, out):
         _waits_one(counts[r], wilds[r], sets[r], shapes, tab, out[r])
 
 
-SUMMARY = 12
+SUMMARY = 13
 """Entries of a :func:`hand_summary` array."""
+
+
+@kernel(inline="always")
+def _spare(x):
+    """Copies beyond the second of a kind held ``x`` times (the far-draw rule below)."""
+    return x - 2 if x > 2 else 0
+
+
+@kernel(inline="always")
+def _far_draws_help(d_std, w, spare):
+    """Whether a *far* draw may lower the standard distance ``d_std`` (wilds not yet
+    subtracted) of a hand holding ``spare`` (:func:`_spare`) copies beyond the second of
+    its kinds, with ``w`` wilds.
+
+    A far draw ``j`` holds no tile of its kind or within two ranks. If it lowers the
+    distance, the best target ``T'`` of the hand plus ``j`` uses ``j`` in a block ``B``
+    whose other tiles are all missing, and the hand has ``d' >= d_std - 1`` surplus
+    tiles. Putting a pair or triplet of a surplus kind ``u`` in place of ``B`` costs no
+    more, unless ``T'`` already takes at least two copies of ``u`` (three for a pair):
+    at most ``4 - 2`` surplus copies of each such kind, so never when
+    ``d_std - 1 > spare``. When the wilds leave the hand one tile from complete
+    (``d_std - w <= 1``), a far draw and the wilds may form a block.
+    """
+    return d_std - w < 2 or d_std - 1 <= spare
 
 
 @kernel(refcount=False)
@@ -334,7 +374,8 @@ def hand_summary(h, sm):
     """Per-hand values reused by :func:`ukeire_core` (fills ``sm`` int64 (SUMMARY,)).
 
     sm[0..3] suit indices, sm[4] pairs, sm[5] odd counts, sm[6] distinct orphans,
-    sm[7] orphan kinds held twice or more, sm[8..10] bit masks of held ranks per suit.
+    sm[7] orphan kinds held twice or more, sm[8..11] bit masks of held ranks per suit
+    (the honors' last), sm[12] copies beyond the second of every kind (:func:`_spare`).
     """
     i0, i1, i2, i3 = _suit_indices(h)
     sm[0] = i0
@@ -346,9 +387,12 @@ def hand_summary(h, sm):
     sm[9] = 0
     sm[10] = 0
     sm[11] = 0
+    spare = 0
     for k in range(34):
         if h[k] > 0:
             sm[8 + k // 9] |= 1 << (k % 9)
+        spare += _spare(h[k])
+    sm[12] = spare
     sm[4] = pairs
     sm[5] = singles
     sm[6] = distinct
@@ -371,9 +415,9 @@ def ukeire_core(h, d, w, sets, shapes, tab, unseen, sm, imp):
     Returns ``(distance, ukeire)``: the distance with wilds applied, and the unseen
     tiles among the improving draws.
 
-    A draw of a kind with no held tile of its own kind or within two ranks never lowers
-    the standard distance unless the wilds already make the hand one tile from
-    complete, so such draws reuse the standard distance without a lookup.
+    A draw of a kind with no held tile of its own kind or within two ranks (*far*) never
+    lowers the standard distance unless :func:`_far_draws_help`, so such draws reuse the
+    standard distance without a lookup.
     """
     suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
     i0 = sm[0]
@@ -387,8 +431,11 @@ def ukeire_core(h, d, w, sets, shapes, tab, unseen, sm, imp):
     singles = sm[5]
     distinct = sm[6]
     opair = sm[7]
+    spare = sm[12]
     if d >= 0:
         xd = h[d]
+        if xd > 2:
+            spare -= 1
         sd = d // 9
         pd = d - 9 * sd
         if sd == 0:
@@ -422,7 +469,8 @@ def ukeire_core(h, d, w, sets, shapes, tab, unseen, sm, imp):
     c3 = honor_cls[i3]
     ab, cd, e0, e1, e2, e3 = _rest_classes(c0, c1, c2, c3, comb)
     std, sp, to, bd = _shape_flags(shapes, sets)
-    base_std = np.int64(dist[comb[ab, cd], sets]) if std else INF
+    lv = level(w)
+    base_std = np.int64(dist[comb[ab, cd], lv, sets]) if std else INF
     base = base_std
     if sp:
         v = _pairs_formula(pairs, singles)
@@ -449,7 +497,7 @@ def ukeire_core(h, d, w, sets, shapes, tab, unseen, sm, imp):
             imp[j] = False
     if base == 0:
         return base, 0
-    prune = base_std - w >= 2
+    prune = not _far_draws_help(base_std, w, spare)
     total = 0
     for j in range(34):
         cj = h[j] - (1 if j == d else 0)
@@ -466,13 +514,13 @@ def ukeire_core(h, d, w, sets, shapes, tab, unseen, sm, imp):
                 near = ((m >> lo) & (31 >> (lo - (pos - 2)))) != 0
             if near or not prune:
                 if su == 0:
-                    v = np.int64(dist[comb[e0, suit_cls[i0 + _POW5[pos]]], sets])
+                    v = np.int64(dist[comb[e0, suit_cls[i0 + _POW5[pos]]], lv, sets])
                 elif su == 1:
-                    v = np.int64(dist[comb[e1, suit_cls[i1 + _POW5[pos]]], sets])
+                    v = np.int64(dist[comb[e1, suit_cls[i1 + _POW5[pos]]], lv, sets])
                 elif su == 2:
-                    v = np.int64(dist[comb[e2, suit_cls[i2 + _POW5[pos]]], sets])
+                    v = np.int64(dist[comb[e2, suit_cls[i2 + _POW5[pos]]], lv, sets])
                 else:
-                    v = np.int64(dist[comb[e3, honor_cls[i3 + _POW5[pos]]], sets])
+                    v = np.int64(dist[comb[e3, honor_cls[i3 + _POW5[pos]]], lv, sets])
             else:
                 v = base_std
         if sp:
@@ -626,8 +674,9 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, tied, out, work):
     - the standard shape is looked up only for *near* draws (a held tile of their kind
       or within two ranks): a far draw could only start a block, which a tile the hand
       does not use starts as cheaply, so it never lowers the distance, unless the wilds
-      leave the hand one tile from complete (then wilds and the draw form a block, and
-      every draw is tried). The class of ``h`` plus each near draw and that 15-tile
+      leave the hand one tile from complete (then wilds and the draw form a block) or
+      the unused tiles' kinds are too full for that block (:func:`_far_draws_help`);
+      then every draw is tried. The class of ``h`` plus each near draw and that 15-tile
       hand's distance are computed once; adding tiles never raises a distance, so a
       draw whose 15-tile distance is not below ``h - d``'s is skipped (the candidates
       come from bit sets by distance);
@@ -676,8 +725,10 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, tied, out, work):
     held = np.int64(0)
     odd = np.int64(0)
     avail = np.int64(0)
+    spare = 0
     for j in range(34):
         x = h[j]
+        spare += _spare(x)
         held |= np.int64(x > 0) << j
         odd |= np.int64(x & 1) << j
         avail |= np.int64((x < 4) & (unseen[j] > 0)) << j
@@ -689,7 +740,8 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, tied, out, work):
         near |= ((m | (m << 1) | (m << 2) | (m >> 1) | (m >> 2)) & 511) << (9 * s)
     # bucket[t]: the near draws whose 15-tile hand h + j has standard distance t (< 8;
     # deep: the rest); the candidates of a discard at distance raw are those below it
-    base_std = np.int64(dist[comb[ab, cd], sets]) if std else INF
+    lv = level(w)
+    base_std = np.int64(dist[comb[ab, cd], lv, sets]) if std else INF
     bucket = work[152:160]
     for t in range(8):
         bucket[t] = 0
@@ -706,7 +758,7 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, tied, out, work):
                 plus[j] = suit_cls[idx[su] + _POW5[pos]]
             else:
                 plus[j] = honor_cls[i3 + _POW5[pos]]
-            v = np.int64(dist[comb[ex[su], plus[j]], sets])
+            v = np.int64(dist[comb[ex[su], plus[j]], lv, sets])
             if v < 8:
                 bucket[v] |= np.int64(1) << j
             else:
@@ -731,7 +783,8 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, tied, out, work):
         ds_ = distinct - orph * np.int64(xd == 1)
         op_ = opair - orph * np.int64(xd == 2)
         hop = np.int64(op_ > 0)
-        raw = np.int64(dist[comb[ex[sd], md], sets]) if std else INF
+        raw_std = np.int64(dist[comb[ex[sd], md], lv, sets]) if std else INF
+        raw = raw_std
         if sp:
             y = _pairs_formula(pr_, sg_)
             if y < raw:
@@ -775,9 +828,10 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, tied, out, work):
                 cand |= bucket[t]
             if raw > 8:
                 cand |= deep  # rare: distances of 9 and more
-            if raw - w == 1:
-                # one tile from complete with the wilds: a far draw and the wilds may
-                # form a block, so every draw is a candidate
+            if raw - w == 1 or _far_draws_help(raw_std, w, spare - np.int64(xd > 2)):
+                # one tile from complete with the wilds (a far draw and the wilds may
+                # form a block), or copies of the hand's kinds leave no room for the
+                # block of a far draw: every draw is a candidate
                 far = avail & ~near & ~looked
                 looked |= far
                 while far != 0:
@@ -799,7 +853,7 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, tied, out, work):
                     y = suit_cls[idx[sd] - _POW5[pd] + _POW5[pos]]
                 else:
                     y = honor_cls[i3 - _POW5[pd] + _POW5[pos]]
-                v = np.int64(dist[comb[ex[sd], y], sets])
+                v = np.int64(dist[comb[ex[sd], y], lv, sets])
                 if v < raw:
                     imp |= np.int64(1) << j
             for t in range(4):
@@ -808,7 +862,7 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, tied, out, work):
             while m != 0:
                 j = lowest_bit(m)
                 m &= m - 1
-                if np.int64(dist[comb[ys[j // 9], plus[j]], sets]) < raw:
+                if np.int64(dist[comb[ys[j // 9], plus[j]], lv, sets]) < raw:
                     imp |= np.int64(1) << j
         if bd:
             # 不搭 sees which kinds are held: only a kind not held in h - d changes it
@@ -841,3 +895,68 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, tied, out, work):
             m &= m - 1
             total += unseen[j]
         out[d] = total
+
+
+# --- one hand from Python: checked in the kernel, no batch set-up -------------------------
+
+BAD = -128
+"""What the one-hand kernels return for a hand that fails the checks of
+:func:`_check_row` (the caller then takes the checked path, which names the fault)."""
+
+
+@kernel(inline="always")
+def _one_bad(counts, wilds, sets, size_mask, shapes):
+    """Whether one hand fails the checks: a count above 4, a size ``size_mask`` does not
+    allow (bit 1: ``3*sets + 1`` tiles, bit 2: ``3*sets + 2``), or only special shapes
+    with ``sets != 4``. ``wilds >= 0`` and ``0 <= sets <= MAX_SETS`` are the caller's.
+    """
+    total = 0
+    for k in range(34):
+        x = counts[k]
+        if x > 4:
+            return True
+        total += x
+    n = total + wilds
+    if not (((size_mask & 1) and n == 3 * sets + 1) or ((size_mask & 2) and n == 3 * sets + 2)):
+        return True
+    return (shapes & STANDARD) == 0 and sets != 4
+
+
+@kernel(refcount=False)
+def shanten_one(counts, wilds, sets, shapes, tab):
+    """Shanten of one hand ``counts (34,)``, or :data:`BAD` (compiled)."""
+    if _one_bad(counts, wilds, sets, 3, shapes):
+        return BAD
+    return _distance(counts, wilds, sets, shapes, tab) - 1
+
+
+@kernel(refcount=False)
+def complete_one(counts, wilds, sets, shapes, tab):
+    """1 if the ``3*sets + 2``-tile hand is complete, 0 if not, or :data:`BAD`."""
+    if _one_bad(counts, wilds, sets, 2, shapes):
+        return BAD
+    return 1 if _distance(counts, wilds, sets, shapes, tab) == 0 else 0
+
+
+@kernel
+def waits_one(counts, wilds, sets, shapes, tab, out):
+    """:func:`_waits_one` of one ``3*sets + 1``-tile hand; 0, or :data:`BAD` (compiled)."""
+    if _one_bad(counts, wilds, sets, 1, shapes):
+        return BAD
+    _waits_one(counts, wilds, sets, shapes, tab, out)
+    return 0
+
+
+@kernel
+def ukeire_one(counts, wilds, sets, shapes, tab, sh_out, imp_out, n_out):
+    """:func:`_ukeire_one` of one ``3*sets + 2``-tile hand, unseen ``4 - counts``; 0, or
+    :data:`BAD` (compiled).
+    """
+    if _one_bad(counts, wilds, sets, 2, shapes):
+        return BAD
+    unseen = np.empty(34, np.int64)
+    for k in range(34):
+        unseen[k] = 4 - counts[k]
+    c = np.empty(34 + SUMMARY, np.int64)
+    _ukeire_one(counts, wilds, sets, shapes, unseen, tab, sh_out, imp_out, n_out, c)
+    return 0

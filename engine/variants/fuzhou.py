@@ -551,7 +551,7 @@ VARIANT = register(
     Variant(
         name="fuzhou",
         long_name="福州麻将 Fuzhou (金, 抢金, 三金倒, 16-tile hands)",
-        version=2,
+        version=3,
         family="mahjong",
         options=OPTIONS,
         patterns=PATTERNS,

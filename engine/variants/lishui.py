@@ -520,7 +520,7 @@ VARIANT = register(
     Variant(
         name="lishui",
         long_name="丽水麻将 Lishui (财神, 白板代财神)",
-        version=1,
+        version=2,
         family="mahjong",
         options=OPTIONS,
         patterns=PATTERNS,

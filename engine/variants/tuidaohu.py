@@ -291,7 +291,7 @@ VARIANT = register(
     Variant(
         name="tuidaohu",
         long_name="广东推倒胡 Guangdong push-down (买马)",
-        version=1,
+        version=2,
         family="mahjong",
         options=OPTIONS,
         patterns=PATTERNS,

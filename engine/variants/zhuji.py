@@ -535,7 +535,7 @@ VARIANT = register(
     Variant(
         name="zhuji",
         long_name="诸暨麻将 Zhuji (财神, 台, 3 台起胡)",
-        version=2,
+        version=3,
         family="mahjong",
         options=OPTIONS,
         patterns=PATTERNS,

@@ -79,7 +79,7 @@ def _avail(h, q, k):
     return have
 
 
-@kernel
+@kernel(refcount=False)
 def keep_values(h, unseen, values, huxi_weight, red_pref, out):
     """留牌价值 keep value of one free card of each kind into ``out (20,)`` (0: none held).
 
@@ -135,10 +135,9 @@ def keep_values(h, unseen, values, huxi_weight, red_pref, out):
         elif red_pref > 0 and RED[k] == 1:
             v += RED_KEEP
         out[k] = max(v + 1, 1)
-    return out
 
 
-@kernel
+@kernel(refcount=False)
 def in_group(h, k, extra):
     """成句 whether a free card of kind ``k`` lies in a complete 3-card group of ``h``.
 
@@ -163,7 +162,7 @@ def in_group(h, k, extra):
     return False
 
 
-@kernel
+@kernel(refcount=False)
 def distance(h, need, huxi_now, min_huxi, unseen, values, kv):
     """距离 distance: the estimated cards a hand still misses for ``need`` 门子.
 
@@ -192,7 +191,7 @@ def distance(h, need, huxi_now, min_huxi, unseen, values, kv):
     return d
 
 
-@kernel
+@kernel(refcount=False)
 def _red_pref(policy, red_total):
     """Colour aim of the value bot from the red cards it holds (hand and table)."""
     if policy != P_VALUE:
@@ -204,7 +203,7 @@ def _red_pref(policy, red_total):
     return 0
 
 
-@kernel
+@kernel(refcount=False)
 def _huxi_weight(policy, huxi_now, min_huxi):
     """胡息 weight of groups: value always, efficiency while short of the minimum."""
     if policy == P_VALUE:
@@ -214,7 +213,7 @@ def _huxi_weight(policy, huxi_now, min_huxi):
     return 0
 
 
-@kernel
+@kernel(refcount=False)
 def choose_discard(policy, h, unseen, values, huxi_now, min_huxi, red_total, bstate, kv):
     """出牌 the kind to discard (a free card: count 1 or 2, never a 王 or a 坎); -1 if none."""
     n = 0
@@ -257,7 +256,7 @@ def choose_discard(policy, h, unseen, values, huxi_now, min_huxi, red_total, bst
     return -1
 
 
-@kernel
+@kernel(refcount=False)
 def want_claim(policy, h, c, n_used, group_huxi, huxi_now, min_huxi, bstate):
     """碰 whether to take an optional 碰 of ``c`` (``n_used`` = 2 hand cards of kind ``c``).
 
@@ -272,7 +271,7 @@ def want_claim(policy, h, c, n_used, group_huxi, huxi_now, min_huxi, bstate):
     return not in_group(h, c, -1)
 
 
-@kernel
+@kernel(refcount=False)
 def choose_chi(policy, h, claimed, opts, ng, nopt, values, huxi_now, min_huxi, bstate, h2):
     """吃 the index of the 吃 option to take among ``nopt`` (-1 to pass).
 
@@ -322,7 +321,7 @@ def choose_chi(policy, h, claimed, opts, ng, nopt, values, huxi_now, min_huxi, b
     return besti
 
 
-@kernel
+@kernel(refcount=False)
 def want_win(policy, forced, p_self):
     """胡 whether to declare an optional win.
 

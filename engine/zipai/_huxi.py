@@ -154,9 +154,21 @@ def _wang_values_x(values, xk):
 
     ``size`` 2 (the pair), 3 or 4 cards; ``red``: how many of them stand for red cards;
     ``x``: how many stand for the kind ``xk`` (-1: none). ``wvx[:, :, 0]`` with
-    ``xk = -1`` is :func:`_wang_values`.
+    ``xk = -1`` is :func:`_wang_values`. A new array (:func:`_wang_values_x_into` fills
+    one the caller keeps).
     """
-    wvx = np.full((5, 5, 5), -1, np.int64)
+    wvx = np.empty((5, 5, 5), np.int64)
+    _wang_values_x_into(values, xk, wvx)
+    return wvx
+
+
+@kernel(refcount=False)
+def _wang_values_x_into(values, xk, wvx):
+    """:func:`_wang_values_x` into ``wvx`` int64 ``(5, 5, 5)`` (the game loop's copy)."""
+    for a in range(5):
+        for b in range(5):
+            for c in range(5):
+                wvx[a, b, c] = -1
     for q in range(N_KINDS):
         s = q // 10
         isx = 1 if q == xk else 0
@@ -193,7 +205,6 @@ def _wang_values_x(values, xk):
         v = values[ERQISHI, s]
         if v > wvx[3, 3, x]:
             wvx[3, 3, x] = v
-    return wvx
 
 
 N_OPTIONS = 11
@@ -359,7 +370,7 @@ def _undo(ws, d):
         ws[LK, d] = -1
 
 
-@kernel
+@kernel(refcount=False)
 def _search(ws, cand, xk, values, wvx, best):
     """Depth-first search over the splits of the cards in ``ws``; updates ``best (5, 5)``.
 
@@ -450,7 +461,7 @@ def _search(ws, cand, xk, values, wvx, best):
     return nodes
 
 
-@kernel
+@kernel(refcount=False)
 def _isolated(ws):
     """Cards that no group of the hand's own cards can hold (a lower bound on 王 use).
 
@@ -489,7 +500,7 @@ def _fours(ws, wang):
     return n
 
 
-@kernel
+@kernel(refcount=False)
 def _evaluate_core(counts, kings, need, cand, cand_self, pair_ok, xk, values, wvx, best2, ws):
     """胡息 best split: fill ``best2 (5, 5)`` with the most concealed 胡息 per red-王 and
     醒-王 count.
@@ -575,7 +586,7 @@ def _colour_rank(red):
     return 1
 
 
-@kernel
+@kernel(refcount=False)
 def _summarize(best, table_huxi, red_base):
     """Pick the best split from ``best`` (5,): ``(huxi, red)``, (-1, -1) if none.
 

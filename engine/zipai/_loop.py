@@ -161,10 +161,11 @@ from ._score import (
     _can_win,
     _pay_huangzhuang,
     _pay_win,
-    _score_win,
+    _score_win_into,
     _upgrade_delta,
     _values,
     _xing_kind,
+    score_scratch,
 )
 
 PS_NTAB, PS_TH, PS_TR, PS_MINGPAO, PS_NPAO, PS_ACTIVE, PS_KEY, PS_ISO = range(8)
@@ -241,7 +242,7 @@ def _code(pols, i):
     return pols[i % pols.shape[0]]
 
 
-@kernel
+@kernel(refcount=False)
 def _lay(tab, ps, pk, pile, p, typ, a, b, c, d, hx, nvis):
     """Lay a table group for seat ``p``: ``nvis`` of its cards are shown (in order)."""
     i = ps[PS_NTAB, p]
@@ -268,7 +269,7 @@ def _lay(tab, ps, pk, pile, p, typ, a, b, c, d, hx, nvis):
         pk[PK_ALIKE, p, a] = i
 
 
-@kernel
+@kernel(refcount=False)
 def _upgrade(tab, ps, pk, pile, values, p, kind, newtype):
     """Add the fourth card of ``kind`` to seat ``p``'s alike group: 倾 (hidden) or 跑 (shown)."""
     i = pk[PK_ALIKE, p, kind]
@@ -320,6 +321,17 @@ def _unseen(hand, pk, pile, p, out):
     return out
 
 
+@kernel(refcount=False)
+def _fill_unseen(hand, pk, pile, p, out):
+    """:func:`_unseen` into ``out`` without returning it, for the kernels compiled with
+    ``refcount=False``: they must not take an array a counted kernel returns (the
+    reference it hands over would never be released, and the array never freed).
+    """
+    for k in range(20):
+        u = 4 - hand[p, k] - pile[PL_SEEN, k] - pk[PK_HIDDEN, p, k]
+        out[k] = u if u > 0 else 0
+
+
 @kernel(inline="always")
 def _huxi_now(hand, ps, values, p):
     """胡息 already certain for seat ``p``: table groups and 坎 in hand."""
@@ -347,7 +359,7 @@ def _hand_key(hand, q):
     return key
 
 
-@kernel
+@kernel(refcount=False)
 def _isolated_cards(hand, q):
     """Free cards of seat ``q`` (single, not in a 坎) in no 3-card group of its free cards."""
     n = 0
@@ -370,7 +382,7 @@ def _isolated_cards(hand, q):
     return n
 
 
-@kernel
+@kernel(refcount=False)
 def _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, c, how):
     """Whether seat ``q`` wins with card ``c`` arriving ``how`` (王 holders: own flips only).
 
@@ -404,7 +416,7 @@ def _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, c, how):
     )
 
 
-@kernel
+@kernel(refcount=False)
 def _p_self(rules, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, scratch):
     """Chance that seat ``q`` self-draws a win in its remaining flips (value bot).
 
@@ -412,7 +424,8 @@ def _p_self(rules, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, scr
     survives each round of the other players with probability ``SURVIVE`` (they may win
     first): ``sum_i SURVIVE**i (1 - w)**(i - 1) w`` over the flips left.
     """
-    unseen = _unseen(hand, pk, pile, q, scratch)
+    _fill_unseen(hand, pk, pile, q, scratch)
+    unseen = scratch
     total = 0
     good = 0
     for x in range(20):
@@ -435,7 +448,7 @@ def _p_self(rules, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, scr
     return p
 
 
-@kernel
+@kernel(refcount=False)
 def _decide_win(
     rules, pols, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, how, scratch
 ):
@@ -459,10 +472,15 @@ def _chi_options(hand, p, c, opts, ng):
     may be used, a discardable card must remain, and the table must stay within 4
     groups (the claim is checked by the caller).
     """
+    return _chi_options_into(hand, p, c, opts, ng, np.zeros(20, np.int64))
+
+
+@kernel(refcount=False)
+def _chi_options_into(hand, p, c, opts, ng, free):
+    """:func:`_chi_options` with a work array ``free`` int64 (20,) of the caller's."""
     n = 0
     if hand[p, c] >= 3:
         return 0
-    free = np.zeros(20, np.int64)
     for t in range(N_TEMPLATES[c]):
         for k in range(20):
             free[k] = hand[p, k] if hand[p, k] < 3 else 0
@@ -535,12 +553,16 @@ def _set_group(opts, i, g, k, t):
     opts[i, g, 4] = TEMPLATES[k, t, 4]
 
 
-@kernel
-def _option_ok(hand, p, c, opts, i, ng, ntab):
-    """An enumerated 吃 option leaves a discardable card and at most 4 table groups."""
+@kernel(refcount=False)
+def _option_ok(hand, p, c, opts, i, ng, ntab, used):
+    """An enumerated 吃 option leaves a discardable card and at most 4 table groups.
+
+    ``used``: a work array int64 (20,).
+    """
     if ntab + ng[i] > 4:
         return False
-    used = np.zeros(20, np.int64)
+    for k in range(20):
+        used[k] = 0
     for g in range(ng[i]):
         for j in range(2, 5):
             used[opts[i, g, j]] += 1
@@ -552,7 +574,7 @@ def _option_ok(hand, p, c, opts, i, ng, ntab):
     return False
 
 
-@kernel
+@kernel(refcount=False)
 def _record_win(
     rules,
     values,
@@ -575,8 +597,14 @@ def _record_win(
     rec,
     final,
     log,
+    sq,
+    wvx,
+    gcounts,
 ):
-    """Score and pay the win of seat ``q`` on ``card``; fill the record row."""
+    """Score and pay the win of seat ``q`` on ``card``; fill the record row.
+
+    ``sq``, ``wvx``, ``gcounts``: the match's work arrays of :func:`_score_win_into`.
+    """
     seats = ctx[K_SEATS]
     if rules[Z_XING] == 0:
         flip = -1
@@ -591,8 +619,9 @@ def _record_win(
     if card < 0 and base_card == WANG and rules[Z_XING] == 0:
         xmin = 1
     up = _up_type(tab, pk, q, card)
-    _score_win(
+    _score_win_into(
         rules,
+        values,
         hand[q],
         hand[q, WANG],
         ps[PS_NTAB, q],
@@ -608,6 +637,9 @@ def _record_win(
         xmin,
         ws,
         out,
+        sq,
+        wvx,
+        gcounts,
     )
     if out[O_VALUE] < 0:
         ctx[K_ERROR] += 1
@@ -674,7 +706,7 @@ def _record_win(
         info[I_NEED] = 5 - ps[PS_NTAB, q]
 
 
-@kernel
+@kernel(refcount=False)
 def _claims(
     rules,
     pols,
@@ -792,10 +824,10 @@ def _claims(
         if i == 1:
             q = _next(owner, seats, zx)
         if (pk[PK_GUO, q, c] & GUO_CLAIM) == 0 and ps[PS_MINGPAO, q] == 0:
-            n = _chi_options(hand, q, c, opts, ng)
+            n = _chi_options_into(hand, q, c, opts, ng, used)
             m = 0
             for j in range(n):
-                if _option_ok(hand, q, c, opts, j, ng, ps[PS_NTAB, q]):
+                if _option_ok(hand, q, c, opts, j, ng, ps[PS_NTAB, q], used):
                     if m != j:
                         for g in range(3):
                             for e in range(5):
@@ -844,10 +876,11 @@ def _claims(
     return PHASE_FLIP * 8 + _next(owner, seats, zx)
 
 
-@kernel
+@kernel(refcount=False)
 def play_deal(
     rules,
     pols,
+    values,
     seed,
     match,
     deal,
@@ -878,6 +911,11 @@ def play_deal(
     final,
     log,
     logging,
+    states,
+    kings_held,
+    sq,
+    wvx_s,
+    gcounts,
 ):
     """一局 one deal: play it and write its record row ``rec (N_COLS,)``.
 
@@ -887,9 +925,12 @@ def play_deal(
 
     ``final``: int16 (N_ZONES, 21) to receive where every card ended (or a smaller array
     to skip that); ``log``: int32 (MAX_EVENTS, EVENT_COLS), filled when ``logging``.
+    Every work array comes from :func:`play_match` (one set per match, nothing is
+    allocated here): ``values`` the 胡息 table (:func:`_values`), ``states`` uint64
+    (2, 4) for the WALL and BOTS streams, ``kings_held`` int64 (4,), and ``sq``,
+    ``wvx_s``, ``gcounts`` for :func:`_score_win_into`.
     Returns the winner (-1 for 黄庄).
     """
-    values = _values(rules)
     seats = rules[Z_SEATS]
     kings = rules[Z_KINGS]
     ncards = 80 + kings
@@ -916,7 +957,7 @@ def play_deal(
             active += 1
     ctx[K_ACTIVE] = active
     # The shuffle (WALL stream only) and the bots' stream.
-    wst = np.empty(4, np.uint64)
+    wst = states[0]
     rng.seed_state(wst, seed, match, deal, rng.WALL)
     if deck.shape[0] == ncards:
         for i in range(ncards):
@@ -927,7 +968,7 @@ def play_deal(
         for i in range(kings):
             stock[80 + i] = WANG
         rng.shuffle(wst, stock, ncards)
-    bstate = np.empty(4, np.uint64)
+    bstate = states[1]
     rng.seed_state(bstate, seed, match, deal, rng.BOTS)
     # Deal: the dealer 15, the others 14, in turn order from the dealer.
     ptr = 0
@@ -968,7 +1009,8 @@ def play_deal(
     if _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, dealer, -1, HOW_TIANHU):
         _record_win(
             rules, values, ws, hand, ps, pk, tab, pile, stock, ctx, dealer, -1,
-            HOW_TIANHU, -1, False, out, delta, zmoney, rec, final, log,
+            HOW_TIANHU, -1, False, out, delta, zmoney, rec, final, log, sq, wvx_s,
+            gcounts,
         )  # fmt: skip
         winner = dealer
     phase = PHASE_DISCARD
@@ -984,7 +1026,8 @@ def play_deal(
         if phase == PHASE_DISCARD:
             p = cur
             hx = _huxi_now(hand, ps, values, p)
-            unseen = _unseen(hand, pk, pile, p, scratch)
+            _fill_unseen(hand, pk, pile, p, scratch)
+            unseen = scratch
             k = choose_discard(
                 _code(pols, p),
                 hand[p],
@@ -1012,7 +1055,8 @@ def play_deal(
                     q = ctx[K_WINNER]
                     _record_win(
                         rules, values, ws, hand, ps, pk, tab, pile, stock, ctx, q, k,
-                        HOW_DISCARD, p, ctx[K_FIRST] == 1, out, delta, zmoney, rec, final, log,
+                        HOW_DISCARD, p, ctx[K_FIRST] == 1, out, delta, zmoney, rec, final,
+                        log, sq, wvx_s, gcounts,
                     )  # fmt: skip
                     winner = q
             ctx[K_FIRST] = 0
@@ -1031,7 +1075,8 @@ def play_deal(
                 ):  # fmt: skip
                     _record_win(
                         rules, values, ws, hand, ps, pk, tab, pile, stock, ctx, p, c,
-                        HOW_SELF, -1, False, out, delta, zmoney, rec, final, log,
+                        HOW_SELF, -1, False, out, delta, zmoney, rec, final, log, sq,
+                        wvx_s, gcounts,
                     )  # fmt: skip
                     winner = p
                     break
@@ -1074,7 +1119,8 @@ def play_deal(
                         q = ctx[K_WINNER]
                         _record_win(
                             rules, values, ws, hand, ps, pk, tab, pile, stock, ctx, q, c,
-                            HOW_FLIP, p, False, out, delta, zmoney, rec, final, log,
+                            HOW_FLIP, p, False, out, delta, zmoney, rec, final, log, sq,
+                            wvx_s, gcounts,
                         )  # fmt: skip
                         winner = q
         if winner >= 0:
@@ -1085,7 +1131,8 @@ def play_deal(
     if winner < 0:
         # 黄庄: the 王 holders pay (rule 24); the dealer passes the deal on.
         _ev(log, ctx, EV_HUANG, 0, 0, 0, 0)
-        kings_held = np.zeros(4, np.int64)
+        for s in range(4):
+            kings_held[s] = 0
         for s in range(seats):
             kings_held[s] = hand[s, WANG]
         _pay_huangzhuang(rules, seats, ps[PS_ACTIVE], dealer, kings_held, delta, zmoney[1:5])
@@ -1154,6 +1201,9 @@ def play_match(
     row = np.zeros(N_COLS, np.int64)
     no_final = np.zeros((1, 1), np.int16)
     fin_buf = np.zeros((13, 21), np.int16)
+    states = np.zeros((2, 4), np.uint64)
+    kings_held = np.zeros(4, np.int64)
+    sq, wvx_s, gcounts = score_scratch()
     ms = np.empty(4, np.uint64)
     rng.seed_state(ms, seed, match, 0, rng.MATCH)
     dealer = rng.below(ms, seats)
@@ -1172,9 +1222,9 @@ def play_match(
         fin = fin_buf if want_final else no_final
         logging = d == log_deal
         winner = play_deal(
-            rules, policies, seed, match, d, dealer, streak, zx, deck, hand, ps, pk, tab, pile,
-            stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used, scratch, out, delta, zmoney,
-            row, fin, log, logging,
+            rules, policies, values, seed, match, d, dealer, streak, zx, deck, hand, ps, pk,
+            tab, pile, stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used, scratch, out,
+            delta, zmoney, row, fin, log, logging, states, kings_held, sq, wvx_s, gcounts,
         )  # fmt: skip
         errors += ctx[K_ERROR]
         for i in range(N_COLS):

@@ -38,7 +38,7 @@ from ._huxi import (
     WANG,
     XIAO,
     _evaluate_core,
-    _wang_values_x,
+    _wang_values_x_into,
 )
 from ._layout import (
     P_DIHU,
@@ -111,7 +111,7 @@ def _colour(rules, red):
     return 1, -1
 
 
-@kernel
+@kernel(refcount=False)
 def _fan(rules, m, m_bit, red, tian, di):
     """番 and pattern bits of a reading: win method ``m`` (bit ``m_bit``), colour of ``red``.
 
@@ -143,7 +143,7 @@ def _fan(rules, m, m_bit, red, tian, di):
     return m * c * t, bits
 
 
-@kernel
+@kernel(refcount=False)
 def _consider(rules, best2, hbase, red_base, xreal, xmin, m, m_bit, tian, di, xk, out):
     """Score every (red 王, 醒 王) reading of ``best2``; keep the best in ``out``.
 
@@ -199,7 +199,7 @@ def _upgrade_delta(values, up, how, kind):
     return -1
 
 
-@kernel
+@kernel(refcount=False)
 def _can_win(rules, values, wvx0, counts, kings, ntab, th, cand, how, up, ws, best2):
     """Whether the cards win with ``cand`` arriving ``how`` (no scoring; 醒 untracked).
 
@@ -251,8 +251,54 @@ def _score_win(
     table group type of the card's kind (0 none); ``di``: 地胡; 醒 kind ``xk_fixed``, or
     any kind the winner chooses (``xk_any``, a 王 醒 card) with at least ``xmin`` 王
     standing for it (1 when the 醒 card is a 王 in his own hand).
+
+    Makes its own work arrays; the game loop calls :func:`_score_win_into` with the
+    match's (:func:`score_scratch`).
     """
-    values = _values(rules)
+    sq, wvx, gcounts = score_scratch()
+    _score_win_into(
+        rules, _values(rules), counts, kings, ntab, th, tr, tcnt, cand, how, up, di,
+        xk_fixed, xk_any, xmin, ws, out, sq, wvx, gcounts,
+    )  # fmt: skip
+
+
+@kernel
+def score_scratch():
+    """Work arrays of :func:`_score_win_into`: ``(sq, wvx, gcounts)``, int64 ``(4, 5, 5)``,
+    ``(5, 5, 5)`` and ``(20,)`` (made once per match by the game loop).
+    """
+    sq = np.zeros((4, MAX_KINGS + 1, MAX_KINGS + 1), np.int64)
+    wvx = np.zeros((5, 5, 5), np.int64)
+    gcounts = np.zeros(20, np.int64)
+    return sq, wvx, gcounts
+
+
+@kernel(refcount=False)
+def _score_win_into(
+    rules,
+    values,
+    counts,
+    kings,
+    ntab,
+    th,
+    tr,
+    tcnt,
+    cand,
+    how,
+    up,
+    di,
+    xk_fixed,
+    xk_any,
+    xmin,
+    ws,
+    out,
+    sq,
+    wvx,
+    gcounts,
+):
+    """:func:`_score_win` with the 胡息 table ``values`` (:func:`_values`) and the work
+    arrays of :func:`score_scratch` given (``gcounts`` all zero, and left so).
+    """
     need = 5 - ntab
     for i in range(N_OUT):
         out[i] = -1
@@ -260,11 +306,10 @@ def _score_win(
     out[O_UPGRADE] = 0
     if need < 0:
         return
-    best2 = np.empty((MAX_KINGS + 1, MAX_KINGS + 1), np.int64)
-    rest = np.empty((MAX_KINGS + 1, MAX_KINGS + 1), np.int64)
-    grp = np.empty((MAX_KINGS + 1, MAX_KINGS + 1), np.int64)
-    comb = np.empty((MAX_KINGS + 1, MAX_KINGS + 1), np.int64)
-    gcounts = np.zeros(20, np.int64)
+    best2 = sq[0]
+    rest = sq[1]
+    grp = sq[2]
+    comb = sq[3]
     real = 0 <= cand < WANG
     red_base = tr
     for k in range(20):
@@ -291,7 +336,7 @@ def _score_win(
     if not xk_any and xk_fixed < 0:
         lo, hi = -1, 0
     for xk in range(lo, hi):
-        wvx = _wang_values_x(values, xk)
+        _wang_values_x_into(values, xk, wvx)
         xreal = 0
         if xk >= 0:
             xreal = counts[xk] + tcnt[xk] + (1 if cand == xk else 0)
@@ -371,7 +416,7 @@ def _xing_kind(rules, win_card, flip_card):
     return size * 10 + rank, False, 0
 
 
-@kernel
+@kernel(refcount=False)
 def _pay_win(rules, seats, active, winner, how, feeder, value, xing, fan, zx, delta):
     """Payments of a win into ``delta (4,)``; returns ``(capped, zuoxing_money)``.
 
@@ -413,7 +458,7 @@ def _pay_win(rules, seats, active, winner, how, feeder, value, xing, fan, zx, de
     return capped, zmoney
 
 
-@kernel
+@kernel(refcount=False)
 def _pay_huangzhuang(rules, seats, active, dealer, kings, delta, money):
     """黄庄 王 payments (rule 24) into ``delta`` and ``money`` (both (4,)).
 

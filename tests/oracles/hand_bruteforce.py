@@ -12,15 +12,19 @@ Definitions (README, RULEBOOK §0.1):
 - The *cost* of a target for a hand is the number of its tiles the hand lacks:
   ``sum(max(target[k] - counts[k], 0))``. Tiles of the hand the target does not use
   are surplus (they will be discarded).
-- The *distance* is the least cost over all targets of the allowed shapes; each wild
-  tile fills one missing tile, anywhere, even a fifth copy, so with ``w`` wilds it is
-  ``max(distance - w, 0)``. ``shanten = distance - 1``.
+- There are four real tiles of a kind: a kind held ``c`` times can receive ``4 - c``
+  real tiles. A wild fills one missing tile, anywhere, even a fifth copy (RULEBOOK
+  §0.1). So with ``w`` wilds a target may hold at most ``w`` copies beyond the fourth
+  of its kinds (its *excess*, all of them wilds), and the *distance* is
+  ``max(min cost - w, 0)`` over the targets of the allowed shapes within that budget.
+  ``shanten = distance - 1``.
 
-Targets are not capped at four copies of a kind, as in the engine (a fifth copy can be
-a wild). ``standard_distance(..., cap=4)`` gives the distance over targets that use at
-most four copies of each kind: the number a calculator that knows there are only four
-real tiles of a kind reports (used to explain disagreements with the ``mahjong``
-package).
+:func:`hand_distance` searches that definition directly (the standard shape rank by
+rank with the excess budget, :func:`standard_distance`); :func:`distance_by_substitution`
+searches a second definition, every assignment of the wilds to kinds, each assigned
+wild then held as a tile of its kind that real draws cannot add to. The two must agree.
+Only the standard shape can want a fifth copy: seven pairs (four alike are two pairs),
+thirteen orphans and 不搭 never use more than four of a kind.
 """
 
 from __future__ import annotations
@@ -107,81 +111,113 @@ def suit_need(held: tuple, sequences: bool, k: int, p: int) -> int:
     return best
 
 
-@lru_cache(maxsize=1 << 16)
-def suit_need_positional(held: tuple, sequences: bool, k: int, p: int, cap=None) -> int:
+def suit_need_positional(
+    held: tuple, sequences: bool, k: int, p: int, cap=None, excess: int = 0
+) -> int:
     """The same as :func:`suit_need` by a second method: the target chosen rank by rank.
 
     At each rank choose how many triplets and sequences start there and whether the
     pair is there; sequences started at the two previous ranks also take a tile here.
-    ``cap`` (optional) bounds the target's copies of each rank (4: real tiles only).
-    Returns ``INF`` when no target fits ``cap``.
+    ``cap`` (optional: an int, or a tuple with one bound per rank) bounds the target's
+    copies of each rank; at most ``excess`` copies beyond the caps are allowed in all.
+    Returns ``INF`` when no target fits.
     """
     n = len(held)
-
-    @cache
-    def go(r, q1, q2, k, p):
-        # q1, q2: sequences started at ranks r-1 and r-2, which still need rank r
-        if r == n:
-            return 0 if k == p == q1 == q2 == 0 else INF
-        best = INF
-        for t in range(k + 1):
-            q_max = k - t if sequences and r + 2 < n else 0
-            for q in range(q_max + 1):
-                for pp in range(p + 1):
-                    target = 3 * t + q + q1 + q2 + 2 * pp
-                    if cap is not None and target > cap:
-                        continue
-                    cost = max(target - held[r], 0)
-                    best = min(best, cost + go(r + 1, q, q1, k - t - q, p - pp))
-        return best
-
-    return go(0, 0, 0, k, p)
+    if cap is None:
+        caps = (INF,) * n
+    elif isinstance(cap, int):
+        caps = (cap,) * n
+    else:
+        caps = tuple(cap)
+    return _ranks_need(tuple(held), caps, sequences, 0, 0, k, p, excess)
 
 
-@cache
-def _splits(total: int, parts: int) -> tuple:
-    """All tuples of ``parts`` non-negative integers summing to ``total``."""
-    if parts == 1:
-        return ((total,),)
-    return tuple(
-        (first, *rest) for first in range(total + 1) for rest in _splits(total - first, parts - 1)
-    )
+@lru_cache(maxsize=1 << 22)
+def _ranks_need(held: tuple, caps: tuple, sequences: bool, q1, q2, k, p, e) -> int:
+    """Fewest tiles to add to the ranks ``held`` (the suit's last ``len(held)`` ranks)
+    for ``k`` more sets and ``p`` more pairs, ``q1`` / ``q2`` sequences started one /
+    two ranks before still needing the first rank (``q2`` also the second), at most
+    ``e`` target copies beyond ``caps`` in all.
 
-
-def standard_distance(counts, sets: int, cap=None) -> int:
-    """Distance to ``sets`` sets plus one pair (no wilds); sets never span two suits.
-
-    Every way to share the sets among the four suits and to place the pair is tried.
-    ``cap=4`` allows only targets with at most four copies of a kind.
+    Keyed on the rest of the suit only, so the search of one hand reuses what others
+    found (hands share the tails of their suits).
     """
-    counts = tuple(int(x) for x in counts)
-    rows = []
-    for lo, hi, seq in SUITS:
-        held = counts[lo:hi]
-        if not seq:
-            held = tuple(sorted(held, reverse=True))  # honors are interchangeable
-        rows.append(_suit_rows(held, seq, sets, cap))
+    if q1 == q2 == k == p == 0:
+        return 0  # the rest is surplus
+    if not held:
+        return INF
     best = INF
-    for km, kp, ks, kz in _splits(sets, 4):
-        m, p, s, z = rows[0][km], rows[1][kp], rows[2][ks], rows[3][kz]
-        no_pair = m[0] + p[0] + s[0] + z[0]
-        # the pair goes to one suit: that suit pays [1] instead of [0]
-        best = min(best, no_pair + min(m[1] - m[0], p[1] - p[0], s[1] - s[0], z[1] - z[0]))
+    rest, rest_caps = held[1:], caps[1:]
+    for t in range(k + 1):
+        q_max = k - t if sequences and len(held) >= 3 else 0
+        for q in range(q_max + 1):
+            for pp in range(p + 1):
+                target = 3 * t + q + q1 + q2 + 2 * pp
+                over = max(target - caps[0], 0)
+                if over > e:
+                    continue
+                cost = max(target - held[0], 0)
+                if cost >= best:
+                    continue
+                sub = _ranks_need(rest, rest_caps, sequences, q, q1, k - t - q, p - pp, e - over)
+                best = min(best, cost + sub)
     return best
 
 
+def standard_distance(counts, sets: int, cap=None, excess: int = 0) -> int:
+    """Distance to ``sets`` sets plus one pair (no wilds subtracted); sets never span
+    two suits.
+
+    ``cap=None`` puts no bound on a kind's copies (the distance a wild for every
+    missing tile would allow); ``cap=4`` allows four copies of a kind plus ``excess``
+    beyond them in all (the distance with ``excess`` wilds); a 34-tuple bounds each kind
+    on its own. The cost and the copies beyond the caps of a target add up over the
+    suits, so the suits are taken one after the other, each with the sets, the pair and
+    the part of the budget it takes: ``best[k][p][e]`` is the least cost of the suits so
+    far forming ``k`` sets and ``p`` pairs with ``e`` copies beyond the caps.
+    """
+    counts = tuple(int(x) for x in counts)
+    if cap is None or isinstance(cap, int):
+        caps = (cap,) * 34
+    else:
+        caps = tuple(int(x) for x in cap)
+    best = {(0, 0, 0): 0}
+    for lo, hi, seq in SUITS:
+        held, c = counts[lo:hi], caps[lo:hi]
+        if not seq:
+            # honors are interchangeable: sort (held, cap) pairs together (a cache key)
+            order = sorted(range(hi - lo), key=lambda i: (held[i], c[i] or 0), reverse=True)
+            held = tuple(held[i] for i in order)
+            c = tuple(c[i] for i in order)
+        row = _suit_rows(held, seq, sets, c if c[0] is not None else None, excess)
+        new: dict = {}
+        for (k0, p0, e0), v0 in best.items():
+            for k1 in range(sets - k0 + 1):
+                for p1 in range(2 - p0):
+                    for e1 in range(excess - e0 + 1):
+                        v = v0 + row[k1][p1][e1]
+                        key = (k0 + k1, p0 + p1, e0 + e1)
+                        if v < new.get(key, INF):
+                            new[key] = v
+        best = new
+    return min(best.get((sets, 1, e), INF) for e in range(excess + 1))
+
+
 @lru_cache(maxsize=1 << 18)
-def _suit_rows(held: tuple, sequences: bool, sets: int, cap) -> tuple:
-    """((need for k sets, need for k sets + the pair) for k in 0..sets) of one suit."""
+def _suit_rows(held: tuple, sequences: bool, sets: int, cap, excess: int) -> tuple:
+    """``rows[k][p][e]``: the need of one suit for ``k`` sets and ``p`` pairs with at
+    most ``e`` copies beyond ``cap``, for k in 0..sets and e in 0..excess (``cap=None``:
+    no bound, :func:`suit_need`).
+    """
     if cap is None:
         return tuple(
-            (suit_need(held, sequences, k, 0), suit_need(held, sequences, k, 1))
+            tuple((suit_need(held, sequences, k, p),) * (excess + 1) for p in (0, 1))
             for k in range(sets + 1)
         )
     return tuple(
-        (
-            suit_need_positional(held, sequences, k, 0, cap),
-            suit_need_positional(held, sequences, k, 1, cap),
+        tuple(
+            tuple(suit_need_positional(held, sequences, k, p, cap, e) for e in range(excess + 1))
+            for p in (0, 1)
         )
         for k in range(sets + 1)
     )
@@ -267,12 +303,14 @@ def _buda_keep(held: tuple, suited: bool) -> dict:
 
 
 def hand_distance(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES) -> int:
-    """Distance of one hand (no validation; counts may exceed 4), wilds applied."""
+    """Distance of one hand (no validation), wilds applied: targets with at most
+    ``wilds`` copies beyond the fourth of a kind.
+    """
     shapes = _shape_names(shapes)
     counts = [int(c) for c in counts]
     best = INF
     if "standard" in shapes:
-        best = standard_distance(counts, sets)
+        best = standard_distance(counts, sets, cap=4, excess=int(wilds))
     if sets == 4:
         if "seven_pairs" in shapes:
             best = min(best, seven_pairs_distance(counts))
@@ -286,19 +324,35 @@ def hand_distance(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES) -> int:
 
 
 def distance_by_substitution(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES) -> int:
-    """Distance with each wild replaced by the best real kind (a fifth copy allowed).
+    """Distance by every assignment of the wilds to kinds (the definition of a wild).
 
-    The definition of a wild, searched directly: slow (34**wilds hands), for checking
-    that ``distance - wilds`` is right on a sample.
+    Each wild becomes a tile of its kind, a fifth copy allowed; the real tiles still to
+    draw are at most ``4 - held`` of a kind, so a kind given ``a`` wilds may reach
+    ``4 + a`` copies in the target. Slow (``C(33 + wilds, wilds)`` hands), for checking
+    :func:`hand_distance` on a sample.
     """
-    counts = np.asarray(counts, dtype=np.int64)
-    if wilds == 0:
-        return hand_distance(counts, 0, sets, shapes)
+    shapes = _shape_names(shapes)
+    real = [int(c) for c in counts]
     best = INF
-    for k in range(34):
-        counts[k] += 1
-        best = min(best, distance_by_substitution(counts, wilds - 1, sets, shapes))
-        counts[k] -= 1
+    for kinds in itertools.combinations_with_replacement(range(34), int(wilds)):
+        held = list(real)
+        caps = [4] * 34
+        for k in kinds:
+            held[k] += 1
+            caps[k] += 1
+        d = INF
+        if "standard" in shapes:
+            d = standard_distance(held, sets, cap=tuple(caps))
+        if sets == 4:
+            if "seven_pairs" in shapes:
+                d = min(d, seven_pairs_distance(held))
+            if "thirteen_orphans" in shapes:
+                d = min(d, thirteen_orphans_distance(held))
+            if "buda" in shapes:
+                d = min(d, buda_distance(held))
+        best = min(best, d)
+    if best == INF:
+        raise ValueError(f"no shape among {shapes} applies to sets={sets}")
     return best
 
 

@@ -1,0 +1,89 @@
+"""祁阳落地扫 records stay byte-identical through speed work, and a deal allocates nothing.
+
+The 字牌 kernels were sped up (``refcount=False`` on the kernels that allocate nothing,
+work arrays made once per match instead of once per call) without changing a single
+decision. The pins below are the sha256 of the record array of fixed-seed runs made
+with the code before that work (main at cbc47cc, same rules and seeds); a change that
+is only for speed must leave them as they are. A rule change that alters records bumps
+the variant version and renews them, with the reason in its commit.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+
+import pytest
+from numba.core.runtime import _nrt_python as nrt
+
+from engine.run import simulate
+
+SEED = 20261201
+
+PINS = [
+    # (rules, policies, deals, sha256 of Run.rec)
+    ({}, "random", 3000, "a40e92debebeb80eb1bd50812191e9d8d4057391fe13e33d84df59bb23f3918c"),
+    ({}, "efficiency", 3000, "24813b984ed0a039fc247850e8f9de84db49c942851cccc4ec183a2800f16201"),
+    ({}, "value", 3000, "b893cd9408e63bbef596ebd483e6c8a2ab2ffa3ea9a697ba26ce3507486b8a2a"),
+    (
+        {"players": 4, "zuoxing": True, "kings": 4, "xing": "fan", "must_win": "none"},
+        "value",
+        2000,
+        "5c4d0fd70b55f482c6ff2760115fe14dc85298a84de9d0e7e720e3f89f5981b1",
+    ),
+    (
+        {"players": 2, "kings": 0, "xing": "shang", "huangzhuang": "pool"},
+        "efficiency",
+        2000,
+        "cb1c9913622b7dbf1632a78eb32e50aa460dd21b13fe272651753a5a85297bee",
+    ),
+    (
+        {"kings": 3, "xing": "xia", "shuangxing": True, "fan_combine": "add", "must_win": "any"},
+        ("value", "random", "efficiency"),
+        2000,
+        "d1943166924dd7b57e287d3528eff2d1b1bfc0d53b1cee4732acf650d98712b6",
+    ),
+]
+
+
+@pytest.mark.parametrize(("rules", "policies", "deals", "sha"), PINS)
+def test_records_are_the_pinned_ones(rules, policies, deals, sha):
+    run = simulate(
+        "luodisao", deals=deals, seed=SEED, rules=rules, policies=policies, progress=False
+    )
+    assert hashlib.sha256(run.rec.tobytes()).hexdigest() == sha
+
+
+def _allocations(deals, match_length, policies):
+    """Arrays numba allocated and freed during one single-threaded run."""
+    simulate("luodisao", deals=20, seed=1, policies=policies, progress=False, workers=1)
+    gc.collect()
+    nrt.memsys_enable_stats()
+    try:
+        a0, f0 = nrt.memsys_get_stats_mi_alloc(), nrt.memsys_get_stats_mi_free()
+        simulate(
+            "luodisao",
+            deals=deals,
+            seed=SEED,
+            policies=policies,
+            match_length=match_length,
+            progress=False,
+            workers=1,
+        )
+        gc.collect()
+        a1, f1 = nrt.memsys_get_stats_mi_alloc(), nrt.memsys_get_stats_mi_free()
+    finally:
+        nrt.memsys_disable_stats()
+    return a1 - a0, f1 - f0
+
+
+@pytest.mark.parametrize("policies", ["random", "efficiency", "value"])
+def test_a_deal_allocates_nothing_and_nothing_leaks(policies):
+    """The same 60 matches, 4 or 12 deals each: the work arrays are made once per match,
+    so both runs allocate the same arrays, and free every one. (The kernels compiled
+    without reference counting cannot release an array a counted kernel hands them:
+    that would show here as allocations never freed.)"""
+    short = _allocations(60 * 4, 4, policies)
+    long = _allocations(60 * 12, 12, policies)
+    assert short[0] == short[1] and long[0] == long[1]  # nothing leaks
+    assert long[0] == short[0] > 0  # nothing per deal
