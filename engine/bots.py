@@ -34,8 +34,16 @@ __all__ = [
 
 BOTDATA = Path(__file__).resolve().parent / "botdata"
 """Committed bot parameters: ``<variant>/<policy>.json`` (fitted models, tuned values)."""
-STRONG_VERSION = 1
-"""Version of the strong policy's parameters (engine.fit.STRONG_VERSION)."""
+STRONG_VERSION = {"mahjong": 2, "zipai": 1}
+"""Version of the strong policy's parameter layout and meaning, per family; a file made
+for another version is refused. Mahjong 2: ``mult.0`` weighs the plain-only win chance
+(before, the targets' multipliers scaled only their extra value) and the model has a
+``stake`` and a feeder loss measured against the seat's own bystander payment."""
+
+
+def strong_version(variant) -> int:
+    """The strong parameter version of ``variant``'s family."""
+    return STRONG_VERSION[variant.family]
 
 POLICY_NAMES = L.POLICY_NAMES
 """Every policy name, in code order (the kernels' ``P_*`` codes)."""
@@ -80,11 +88,13 @@ def load_params(path, variant=None, policy: str | None = None) -> dict:
         raise UsageError(f"{path} holds parameters for {bot.get('variant')}, not {variant.name}")
     if policy is not None and bot.get("policy") != policy:
         raise UsageError(f"{path} holds {bot.get('policy')} parameters, not {policy}")
-    if bot.get("policy") == "strong" and bot.get("version") != STRONG_VERSION:
-        raise UsageError(
-            f"{path} was made for strong parameters version {bot.get('version')}; this is "
-            f"version {STRONG_VERSION}: refit and retune (mjlab fit, mjlab tune)"
-        )
+    if bot.get("policy") == "strong" and variant is not None:
+        want = strong_version(variant)
+        if bot.get("version") != want:
+            raise UsageError(
+                f"{path} was made for strong parameters version {bot.get('version')}; this "
+                f"is version {want}: refit and retune (mjlab fit, mjlab tune)"
+            )
     return data
 
 

@@ -29,18 +29,14 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__, variants  # variants first: game._hooks imports them
-from .bots import seat_bots
+from .bots import seat_bots, strong_version
 from .errors import UsageError
 from .game import _layout as L
 from .game import _observe as O
 from .game import _params as P
 from .game._strong import MAX_FI
 
-__all__ = ["L2", "STRONG_VERSION", "collect", "fit", "write", "botdata_path"]
-
-STRONG_VERSION = 1
-"""Version of the strong policy's parameter layout and meaning; a file made for another
-version is refused."""
+__all__ = ["L2", "collect", "fit", "write", "botdata_path"]
 L2 = 1.0
 """L2 penalty of the danger regressions (on the sum of log-likelihoods)."""
 UKE_SPREAD = 0.3
@@ -403,7 +399,7 @@ def fit(
     identity = {
         "variant": v.name,
         "variant_version": v.version,
-        "strong_version": STRONG_VERSION,
+        "strong_version": strong_version(v),
         "package_version": __version__,
         "rules": resolved,
         "policy": policy,
@@ -428,7 +424,8 @@ def write(variant_name: str, fitted: dict, path: Path | None = None) -> Path:
     data = {}
     if path.exists():
         data = json.loads(path.read_text(encoding="utf-8"))
-    data["bot"] = {"variant": variant_name, "policy": "strong", "version": STRONG_VERSION}
+    version = strong_version(variants.get(variant_name))
+    data["bot"] = {"variant": variant_name, "policy": "strong", "version": version}
     data["model"] = fitted["model"]
     data["fit"] = {**fitted["identity"], **fitted["summary"]}
     data.setdefault("params", {})

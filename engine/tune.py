@@ -60,6 +60,7 @@ SPACES = {
         Dim("chow_bias", -2.0, 2.0, 0.3),
         Dim("kong_bias", -6.0, 6.0, 1.0),
         Dim("rob", 0.0, 4.0, 0.5),
+        Dim("mult.0", 0.0, 1.5, 0.2),
         Dim("mult.1", 0.0, 3.0, 0.4),
         Dim("mult.2", 0.0, 3.0, 0.4),
         Dim("mult.3", 0.0, 3.0, 0.4),
@@ -92,7 +93,7 @@ def _relevant(variant, resolved, policy: str) -> list[Dim]:
                 continue
         if d.name.startswith("mult."):
             key = ("plain", "flush", "half", "triplets", "pairs", "wild_pair")[int(d.name[5:])]
-            if not targets.get(key) or (key == "wild_pair" and not wilds):
+            if key != "plain" and (not targets.get(key) or (key == "wild_pair" and not wilds)):
                 continue
         out.append(d)
     return out
@@ -273,11 +274,12 @@ def write(variant: str, policy: str, result: dict, path=None):
     """
     import json
 
-    from .bots import BOTDATA, STRONG_VERSION
+    from .bots import BOTDATA, strong_version
+    from .variants import get as get_variant
 
     path = path or BOTDATA / variant / f"{policy}.json"
     data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    data["bot"] = {"variant": variant, "policy": policy, "version": STRONG_VERSION}
+    data["bot"] = {"variant": variant, "policy": policy, "version": strong_version(get_variant(variant))}
     data["params"] = {
         k: ([round(float(x), 4) for x in v] if isinstance(v, list) else round(float(v), 4))
         for k, v in result["params"].items()

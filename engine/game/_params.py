@@ -56,7 +56,8 @@ N_TARGET = 6
 """Hand targets: plain, 清一色, 混一色, all triplets, seven pairs, wild pair (金雀)."""
 T_PLAIN, T_FLUSH, T_HALF, T_TRIPLETS, T_PAIRS, T_WILDPAIR = range(N_TARGET)
 S_MULT = LAYOUT.block("strong.mult", N_TARGET)
-"""Multiplier of each target's extra value over a plain win (slot T_PLAIN unused)."""
+"""Weight of each target's win chance (slot T_PLAIN: of the plain-only rest of the win
+chance), see engine.game._strong.hand_value."""
 
 # ---- strong: fitted models (``mjlab fit``), bucket sizes ---------------------------------
 N_D = 7

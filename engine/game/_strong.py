@@ -9,10 +9,11 @@ weights in its parameter row (:mod:`engine.game._params`):
   ukeire and live tiles left (``strong.p_plain``), another the chance to win *with*
   each target's pattern from its distance (``strong.p_target``); a fitted table of
   what each kind of win brings its winner (``strong.value``, the variant's real
-  scoring, dealer or not) turns them into points: ``P(win) x V(plain) + sum over
-  targets of mult x P(win as target) x (V(target) - V(plain))``, where a win is also
-  worth the *stake*: the fitted mean loss of the deals a seat does not win, which a win
-  spares it (a non-dealer in 丽水 loses the dealer's 底 x 倍 when the dealer wins).
+  scoring, dealer or not) turns them into points: ``sum over targets of mult[t] x
+  P(win as t) x V(t) + mult[0] x (P(win) - sum of P(win as t)) x V(plain)``, where a
+  win is also worth the *stake* (added to every V): the fitted mean loss of the deals a
+  seat does not win, which a win spares it (a non-dealer in 丽水 loses the dealer's 底 x
+  倍 when the dealer wins).
 - **Danger.** For each opponent and tile kind, a logistic model of the chance that
   the opponent wins on that tile now (``strong.danger``) and of the chance that he can
   make a 明杠 of it (``strong.kong_danger``), from the opponent's visible play (melds,
@@ -148,16 +149,22 @@ def hand_value(bot, dd, u, tb, dealer):
     if u < 0:
         u = np.int64(bot[M_UBAR + d])
     u = _clip(u, N_UK - 1)
-    vp = bot[M_VALUE + T_PLAIN * 2 + dealer]
-    wv = bot[M_PPLAIN + (d * N_UK + u) * N_T + tb] * (vp + bot[M_STAKE + dealer])
+    stake = bot[M_STAKE + dealer]
+    pp = bot[M_PPLAIN + (d * N_UK + u) * N_T + tb]
+    wv = 0.0
+    ptot = 0.0
     for t in range(1, N_TARGET):
         if dd[t] >= INF:
             continue
-        ex = bot[M_VALUE + t * 2 + dealer] - vp
-        if ex <= 0.0:
-            continue
         dt = _clip(dd[t], N_D - 1)
-        wv += bot[S_MULT + t] * bot[M_PTARGET + (t * N_D + dt) * N_T + tb] * ex
+        pt = bot[M_PTARGET + (t * N_D + dt) * N_T + tb]
+        ptot += pt
+        wv += bot[S_MULT + t] * pt * (bot[M_VALUE + t * 2 + dealer] + stake)
+    # the plain-only rest of the win chance (mult.0 weighs it: in 诸暨 a hand without
+    # 台 cannot be declared, so a plain hand's chance is less than its distance says)
+    rest = pp - ptot
+    if rest > 0.0:
+        wv += bot[S_MULT + T_PLAIN] * rest * (bot[M_VALUE + T_PLAIN * 2 + dealer] + stake)
     return wv
 
 
