@@ -235,12 +235,13 @@ def _win_tables(hand: np.ndarray, target_bits: np.ndarray, players: int):
 
 
 def _values(rec: np.ndarray, target_bits: np.ndarray, players: int):
-    """``(value [N_TARGET, 2], loss [2, 2], stake [2])`` in points from the records.
+    """``(value [N_TARGET, 2], loss [2, 2], stake [2], noise)`` in points from the records.
 
     value : the mean points a win brings its winner, by target and winner-deals; loss :
     what feeding a win costs a seat beyond what it pays as a bystander of such a win,
     by its and the winner's dealer status (shrunk toward the mean where few); stake : the
-    mean loss of a seat in the deals it does not win, by whether it deals.
+    mean loss of a seat in the deals it does not win, by whether it deals; noise : the
+    number of plain wins and the SD of their points, by winner-deals (``n``, ``sd``).
     """
     winner = rec[:, L.C_WINNER]
     won = winner >= 0
@@ -254,10 +255,13 @@ def _values(rec: np.ndarray, target_bits: np.ndarray, players: int):
     for t in range(1, P.N_TARGET):
         special |= (bits & target_bits[t]) != 0
     value = np.zeros((P.N_TARGET, 2))
+    noise = {"n": [0, 0], "sd": [0.0, 0.0]}
     all_mean = gain[won].mean() if won.any() else 0.0
     for dl in (0, 1):
         sel = won & (wdeal == dl)
         plain = sel & ~special
+        noise["n"][dl] = int(plain.sum())
+        noise["sd"][dl] = round(float(gain[plain].std(ddof=1)), 4) if plain.sum() > 1 else 0.0
         if plain.sum() >= 5:
             vp = gain[plain].mean()
         else:
@@ -302,7 +306,7 @@ def _values(rec: np.ndarray, target_bits: np.ndarray, players: int):
             lost.append(delta[sel, s])
         lost = np.concatenate(lost)
         stake[dl] = -lost.mean() if lost.size else 0.0
-    return value, loss, stake
+    return value, loss, stake, noise
 
 
 def _logistic(danger: np.ndarray, label: np.ndarray) -> np.ndarray:
@@ -383,7 +387,7 @@ def fit(
         if bar is not None:
             bar.close()
     p_plain, p_target, race = _win_tables(hand, target_bits, players)
-    value, loss, stake = _values(rec, target_bits, players)
+    value, loss, stake, noise = _values(rec, target_bits, players)
     w_win = _logistic(danger, danger[:, O.D_WIN])
     w_kong = _logistic(danger, danger[:, O.D_KONG])
     model = {
@@ -413,6 +417,8 @@ def fit(
         "win_rate": float((rec[:, L.C_WINNER] >= 0).mean()),
         "danger_rate": float(danger[:, O.D_WIN].mean()) if danger.size else 0.0,
         "kong_rate": float(danger[:, O.D_KONG].mean()) if danger.size else 0.0,
+        "plain_wins": noise["n"],
+        "plain_value_sd": noise["sd"],
         "race": race,
     }
     return {"model": model, "identity": identity, "summary": summary}

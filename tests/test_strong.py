@@ -245,3 +245,47 @@ def test_strong_replay_golden(variant, capsys, regen):
     if regen or not path.exists():
         path.write_text(out)
     assert out.splitlines() == path.read_text().splitlines()
+
+
+@pytest.mark.parametrize("variant", MAHJONG)
+def test_a_small_refit_reproduces_the_committed_model_within_its_noise(variant):
+    """``mjlab fit`` at small N, with the committed run's seed, rules and policy, gives the
+    committed rates and plain-win values within 4 standard errors of the difference."""
+    from engine.bots import committed
+    from engine.fit import fit
+
+    v = variants.get(variant)
+    data = committed(v, "strong")
+    ident, model = data["fit"], data["model"]
+    assert ident["command"].startswith(f"mjlab fit {variant} ")
+    n_small = 1600
+    small = fit(variant, deals=n_small, seed=ident["seed"], rules=ident["rules"],
+                policy=ident["policy"])  # fmt: skip
+    s = small["identity"], small["summary"]
+    assert s[0]["rules"] == ident["rules"] and s[0]["deals"] == n_small
+    shrink = np.sqrt(1.0 + n_small / ident["deals"])  # both sides are noisy
+    for key in ("win_rate", "danger_rate"):
+        p, q = ident[key], s[1][key]
+        n = n_small if key == "win_rate" else s[1]["danger_positions"]
+        se = np.sqrt(max(q * (1 - q), 1e-4) / n) * shrink
+        # danger positions of one deal are correlated: allow a design effect of 4
+        se *= 2.0 if key == "danger_rate" else 1.0
+        assert abs(p - q) <= 4 * se, (key, p, q, se)
+    vs = np.asarray(small["model"]["value"]).reshape(P.N_TARGET, 2)
+    vc = np.asarray(model["value"]).reshape(P.N_TARGET, 2)
+    for dl in (0, 1):
+        n, sd = s[1]["plain_wins"][dl], s[1]["plain_value_sd"][dl]
+        if n < 30:
+            continue
+        se = sd / np.sqrt(n) * shrink
+        assert abs(vs[P.T_PLAIN, dl] - vc[P.T_PLAIN, dl]) <= 4 * se, (dl, vs, vc, se)
+
+
+def test_a_fit_is_a_function_of_its_seed():
+    from engine.fit import fit
+
+    a = fit("lishui", deals=320, seed=4)
+    b = fit("lishui", deals=320, seed=4)
+    c = fit("lishui", deals=320, seed=5)
+    assert a["model"] == b["model"]
+    assert a["model"]["value"] != c["model"]["value"]
