@@ -71,6 +71,28 @@ Engine simplifications
   discard) for a 金雀 wait while more than 8 live tiles beyond the reserve remain. It
   does not wait for 金龙 (one third gold among ~50 unseen tiles is worth less than the
   win in hand): 金龙 comes from 三金倒 hands that also read as 金龙.
+
+The strong policy
+-----------------
+``strong`` plays each discard for expected points. For every tile it could throw it
+measures the distance of what is left to a plain hand and to each target (清一色, 混一色, 对对胡
+and the 金雀 wild pair), the ukeire of the closest, and turns them into points with tables
+fitted from the engine's own play (``mjlab fit``, committed in
+``engine/botdata/fuzhou/strong.json``): the chance to win from that distance, ukeire and
+live tiles, and what each kind of win brings under this variant's scoring, dealer or
+not, plus the stake a seat loses when someone else wins. Against that it weighs, per
+opponent, a logistic danger model of the chance that the tile is won on now (his melds
+and their suits, the kinds he discarded with their suji and neighbours, the copies
+unseen, the stage, the golds) times what feeding costs (the discarder pays X alone), and
+the chance of being robbed of a 补杠: it folds to safe tiles when the hand is worth less
+than the danger. 碰, 吃 and kongs are taken when the hand is worth more after them (with
+tuned biases); like ``value`` it keeps golds and passes a plain win for a 金雀 wait while
+more live tiles than its tuned ``chase_min_live`` remain. Its scalar weights are tuned
+by self-play against ``value`` (``mjlab tune fuzhou --policy strong``).
+It does not: search beyond the current decision, use the order of an opponent's
+discards, read an opponent's hand value or pace beyond the fitted features, plan several
+discards ahead (a target counts only through its distance); it does not plan 游金 beyond
+what the shared 游金 rule of the bots does, nor wait for 金龙.
 """
 
 from __future__ import annotations

@@ -40,6 +40,28 @@ Engine simplifications
 - 财神会 (three 财神) counts on self-drawn wins including 杠上开花 and 天胡.
 - The efficiency and value bots never discard a 财神 (under ``caishen_discard=penalty``
   only the random bot does, and pays the fine).
+
+The strong policy
+-----------------
+``strong`` plays each discard for expected points. For every tile it could throw it
+measures the distance of what is left to a plain hand and to each target (清一色, 混一色, 大对子,
+七对子), the ukeire of the closest, and turns them into points with tables fitted from the
+engine's own play (``mjlab fit``, committed in ``engine/botdata/lishui/strong.json``):
+the chance to win from that distance, ukeire and live tiles, and what each kind of win
+brings under this variant's scoring, dealer or not, plus the stake a seat loses when
+someone else wins. Against that it weighs, per opponent, a logistic danger model of the
+chance that the tile is won on now (his melds and their suits, the kinds he discarded
+with their suji and neighbours, the copies unseen, the stage of the deal) times what
+feeding costs beyond a bystander's payment (犯枪, and the dealer's 底 when he feeds or
+wins), and the chance of being robbed of a 补杠 (抢杠: the kong player pays all three
+shares): it folds to safe tiles when the hand is worth less than the danger. 碰, 吃 and
+kongs are taken when the hand is worth more after them (with tuned biases). Its scalar
+weights are tuned by self-play against ``value`` (``mjlab tune lishui --policy
+strong``).
+It does not: search beyond the current decision, use the order of an opponent's
+discards, read an opponent's hand value or pace beyond the fitted features, plan several
+discards ahead (a target counts only through its distance); it does not use 统包 or 被跟 in
+its choices (they are paid as they fall).
 """
 
 from __future__ import annotations

@@ -20,6 +20,26 @@ Engine simplifications
   pay his win amount once more (码跟底分).
 - 跟庄, 节节高 and the other room switches of §5.5 rule 20 are not modelled (off by
   default in the RULEBOOK).
+
+The strong policy
+-----------------
+``strong`` plays each discard for expected points. For every tile it could throw it
+measures the distance of what is left to a plain hand and to each target (清一色, 混一色, 对对胡,
+七对), the ukeire of the closest, and turns them into points with tables fitted from the
+engine's own play (``mjlab fit``, committed in ``engine/botdata/tuidaohu/strong.json``):
+the chance to win from that distance, ukeire and live tiles, and what each kind of win
+brings under this variant's scoring, dealer or not, plus the stake a seat loses when
+someone else wins. Wins are self-drawn only (unless ``dianpao``), so the threats it
+weighs are the chance that a 补杠 is robbed (抢杠, the kong player pays) and that a discard
+lets an opponent make a 明杠 and collect kong money (放杠), from a logistic model of the
+opponent's visible play; with ``dianpao`` the discard-win danger model applies as in the
+other variants. 碰, 吃 and kongs are taken when the hand is worth more after them (with
+tuned biases), counting kong money and the risk of being robbed. Its scalar weights are
+tuned by self-play against ``value`` (``mjlab tune tuidaohu --policy strong``).
+It does not: search beyond the current decision, use the order of an opponent's
+discards, read an opponent's hand value or pace beyond the fitted features, plan several
+discards ahead (a target counts only through its distance); it does not reason about the
+马 (horses), which pay as they fall.
 """
 
 from __future__ import annotations

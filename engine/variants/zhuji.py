@@ -37,6 +37,29 @@ Engine simplifications
 - Bots: a complete hand below the minimum is simply not declared and play goes on. The
   ``value`` bot aims at 台 through the shared targets (清一色 strongly, 混一色 and 对对胡)
   and keeps every 财神: it never throws a 财神 away to reach 无财.
+
+The strong policy
+-----------------
+``strong`` plays each discard for expected points. For every tile it could throw it
+measures the distance of what is left to a plain hand and to each target (清一色, 混一色, 对对胡,
+七对 where allowed), the ukeire of the closest, and turns them into points with tables
+fitted from the engine's own play (``mjlab fit``, committed in
+``engine/botdata/zhuji/strong.json``): the chance to win from that distance, ukeire and
+live tiles, and what each kind of win brings under this variant's scoring, dealer or
+not, plus the stake a seat loses when someone else wins. Against that it weighs, per
+opponent, a logistic danger model of the chance that the tile is won on now (his melds
+and their suits, the kinds he discarded with their suji and neighbours, the copies
+unseen, the stage, the 财神 kinds) times what feeding costs the discarder, who alone pays
+the 台, and the chance of being robbed of a 补杠: it folds to safe tiles when the hand is
+worth less than the danger. 碰, 吃 and kongs are taken when the hand is worth more after
+them (with tuned biases). Its scalar weights are tuned by self-play against ``value``
+(``mjlab tune zhuji --policy strong``).
+It does not: search beyond the current decision, use the order of an opponent's
+discards, read an opponent's hand value or pace beyond the fitted features, plan several
+discards ahead (a target counts only through its distance); the 3-台 minimum enters only
+through the fitted win chances and the weight of the plain-only chance (``mult.0``): it
+does not count the 台 a hand already holds from honor triplets or 财神, and it never throws
+a 财神 away for 无财.
 """
 
 from __future__ import annotations
