@@ -45,6 +45,7 @@ def strong_version(variant) -> int:
     """The strong parameter version of ``variant``'s family."""
     return STRONG_VERSION[variant.family]
 
+
 POLICY_NAMES = L.POLICY_NAMES
 """Every policy name, in code order (the kernels' ``P_*`` codes)."""
 

@@ -276,7 +276,6 @@ def _values(rec: np.ndarray, target_bits: np.ndarray, players: int):
     disc = rec[:, L.C_DISCARDER]
     fed = won & (disc >= 0)
     dealer = rec[:, L.C_DEALER]
-    ddeal = (disc == dealer).astype(np.int64)
     # what feeding costs a seat beyond what the same seat pays as a bystander of such a
     # win (丽水: all three pay, the feeder one point more and the dealer double; 诸暨, 福州:
     # the feeder pays alone), by the seat's and the winner's dealer status

@@ -279,7 +279,8 @@ def write(variant: str, policy: str, result: dict, path=None):
 
     path = path or BOTDATA / variant / f"{policy}.json"
     data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    data["bot"] = {"variant": variant, "policy": policy, "version": strong_version(get_variant(variant))}
+    version = strong_version(get_variant(variant))
+    data["bot"] = {"variant": variant, "policy": policy, "version": version}
     data["params"] = {
         k: ([round(float(x), 4) for x in v] if isinstance(v, list) else round(float(v), 4))
         for k, v in result["params"].items()

@@ -127,7 +127,8 @@ def target_dists(h, w, sets, shapes, tab, minfo, wildgame, out):
     out[T_WILDPAIR] = INF
     if wildgame:
         a = comb[comb[comb[suit_cls[i0], suit_cls[i1]], suit_cls[i2]], c3]
-        out[T_WILDPAIR] = wild_pair_distance(np.int64(tab[5][a, level(w - 2 if w > 2 else 0), sets]), w)
+        lv_pair = level(w - 2 if w > 2 else 0)  # the sets' budget when two wilds pair
+        out[T_WILDPAIR] = wild_pair_distance(np.int64(tab[5][a, lv_pair, sets]), w)
 
 
 @kernel(inline="always")
