@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pandas as pd
 from analysis._util import jsonable
 from engine.errors import UsageError
 
-__all__ = ["run_summarize", "run_sweep", "big_patterns", "format_summary"]
+__all__ = ["run_summarize", "run_sweep", "big_patterns", "format_summary", "safe_name"]
 
 
 def big_patterns(variant: str) -> list[str]:
@@ -31,12 +32,45 @@ def _mean(row) -> str:
     return f"{row['mean']:+8.3f}  [{row['lo']:+.3f}, {row['hi']:+.3f}]"
 
 
+def _rules_text(summary) -> str:
+    """The rule values of a summary's run, from its file metadata (``k=v k=v ...``)."""
+    raw = summary.meta.get("rules")
+    try:
+        rules = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        rules = None
+    if not isinstance(rules, dict) or not rules:
+        return "rules: not recorded with these records"
+    return "rules: " + " ".join(f"{k}={_show(v)}" for k, v in sorted(rules.items()))
+
+
+def _show(v) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+_EXTRA_WORDS = {
+    "horses": "horses bought per deal",
+    "horse_hits": "horses that hit per deal",
+    "kongs": "kongs per deal",
+}
+
+
+def _extra_label(name: str) -> str:
+    for kind, what in (("horse_money_", "horse money"), ("kong_money_", "kong money")):
+        if name.startswith(kind):
+            return f"{what}, seat {name[len(kind) :]} (points per deal)"
+    return _EXTRA_WORDS.get(name, f"{name} per deal")
+
+
 def format_summary(tables: dict[str, pd.DataFrame], summary) -> str:
     """The text of ``mjlab summarize`` (every rate and mean with its 95% interval)."""
+    from analysis.fairness import dealer_edge
+
     out = [
         f"{summary.variant}  rules_id={summary.rules_id}  deals={summary.n_deals:,}  "
         f"wins={summary.n_wins:,}  (95% intervals; Wilson for rates, match-clustered "
-        "for means)"
+        "for means)",
+        _rules_text(summary),
     ]
     wt = tables["win_types"]
     per_deal = wt[wt["per"] == "deal"]
@@ -59,6 +93,23 @@ def format_summary(tables: dict[str, pd.DataFrame], summary) -> str:
     out.append("\nmean delta per deal by role (points)")
     for _, r in tables["payouts_role"].iterrows():
         out.append(f"  {r['role']:<10} {_mean(r)}")
+    de = dealer_edge(summary).iloc[0]
+    out.append(
+        "\ndealer edge (the dealer's mean result per deal minus the mean of the non-dealers, "
+        "points)"
+    )
+    out.append(f"  {'points':<10} {de['edge']:+8.3f}  [{de['lo']:+.3f}, {de['hi']:+.3f}]")
+    out.append(
+        f"  {'SD units':<10} {de['edge_sd']:+8.3f}  [{de['lo_sd']:+.3f}, {de['hi_sd']:+.3f}]"
+        f"  (per-deal SD of a seat's result: {de['sd']:.3g} points)"
+    )
+    extras = tables.get("extras")
+    if extras is not None and len(extras):
+        clustered = bool(extras["clustered"].all()) if "clustered" in extras else False
+        how = "match-clustered" if clustered else "per deal (stored without match totals)"
+        out.append(f"\nextras, mean per deal ({how} intervals)")
+        for _, r in extras.iterrows():
+            out.append(f"  {_extra_label(r['extra']):<40} {_mean(r)}")
     pats = tables["patterns"]
     pats = pats[pats["per"] == "win"]
     if len(pats):
@@ -67,9 +118,12 @@ def format_summary(tables: dict[str, pd.DataFrame], summary) -> str:
             out.append(f"  {r['pattern']:<16} {_pct(r['rate'], r['lo'], r['hi'])}")
     fair = tables["fairness"]
     if len(fair):
-        out.append("\nfairness")
+        out.append(
+            f"\nfairness ({len(fair)} tests; p-values Holm-adjusted together, shown as adjusted p)"
+        )
         for _, r in fair.iterrows():
-            out.append(f"  {r['verdict']}")
+            tag = "[equivalence] " if r.get("kind") == "equivalence" else ""
+            out.append(f"  {r['test']}: {tag}{r['verdict']}")
     return "\n".join(out)
 
 
@@ -138,16 +192,38 @@ def _sweep_values(rule_args) -> tuple[str, list[str], dict[str, str]]:
     return key.strip(), vals, fixed
 
 
+_UNSAFE = re.compile(r"[^A-Za-z0-9._=+-]")
+
+
+def safe_name(text: str) -> str:
+    """``text`` as a file-name part that every OS accepts (``winner:2`` -> ``winner-2``).
+
+    Characters other than ASCII letters, digits and ``. _ = + -`` become ``-``.
+
+    Examples
+    --------
+    >>> safe_name("horses=winner:2")
+    'horses=winner-2'
+    """
+    return _UNSAFE.sub("-", str(text))
+
+
+SHOWN_METRICS = ("draw_rate", "turns", "value_per_win", "flow", "dealer_edge", "big_hand_per_win")
+"""The metrics ``mjlab sweep`` prints (``--json`` and ``--plot`` hold every metric)."""
+
+
 def run_sweep(args) -> int:
     """Handle ``mjlab sweep VARIANT --rule K=V1,V2,... --deals N --out DIR``.
 
-    Every value's rules are checked before anything is played or written. The folder
-    holds one sweep: each file carries the sweep's identity (variant, option, values,
-    the other rules, deals, seed, policies); rerunning the same command reuses the files
-    that are complete and verified, and a folder holding another sweep is refused
-    unless ``--force``. The folder is locked while the sweep writes it.
+    Every value's rules are checked before anything is played or written. The baseline
+    (``--baseline V``, default the option's default value) is played even when the list
+    leaves it out. The folder holds one sweep: each file carries the sweep's identity
+    (variant, option, values, the other rules, deals, seed, policies); rerunning the
+    same command reuses the files that are complete and verified, and a folder holding
+    another sweep is refused unless ``--force``. The folder is locked while the sweep
+    writes it.
     """
-    from analysis.sweep import sweep_table
+    from analysis.sweep import metric_doc, sweep_table
     from engine import fileio, variants
     from engine.run import MAX_WORKERS, check_memory, make_spec
     from engine.variants import parse_rule_args
@@ -167,6 +243,10 @@ def run_sweep(args) -> int:
         raise UsageError(f"--rule {key}: the value {dup} is given twice")
     if key in base:
         raise UsageError(f"--rule {key}: swept and fixed at once")
+    baseline = option.default if args.baseline is None else option.parse(args.baseline)
+    if baseline not in parsed:  # the baseline is always played
+        parsed.insert(0, baseline)
+        values.insert(0, str(args.baseline if args.baseline is not None else baseline))
     if args.deals < 2:
         raise UsageError("--deals must be at least 2 for paired intervals")
     if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
@@ -180,6 +260,9 @@ def run_sweep(args) -> int:
         "give fewer --deals (a sweep holds every value's records in memory)",
         copies=len(values),
     )
+    names = [f"{safe_name(key)}={safe_name(raw)}.parquet" for raw in values]
+    if len(set(names)) < len(names):  # two values the same once made safe: number them
+        names = [f"{safe_name(key)}-{i}.parquet" for i in range(len(values))]
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a folder")
@@ -196,8 +279,7 @@ def run_sweep(args) -> int:
         "seed": args.seed,
         "policies": list(specs[0].policies),
     }
-    names = [f"{key}={raw}.parquet" for raw in values]
-    default = option.default if option.default in parsed else parsed[0]
+    paired = not option.changes_deal
     created = not out.exists()
     out.mkdir(exist_ok=True)
     try:
@@ -207,26 +289,22 @@ def run_sweep(args) -> int:
         raise
     try:
         reuse = _sweep_folder(out, sweep_id, dict(zip(names, specs, strict=True)), args.force)
-        frames = _sweep_frames(out, names, specs, parsed, reuse, sweep_id, args.workers)
+        frames = _sweep_frames(
+            out, names, specs, parsed, reuse, sweep_id, args.workers, not args.quiet
+        )
     except BaseException:
         lock.release()
         _rmdir_if_empty(out, created)
         raise
     lock.release()
-    table = sweep_table(frames, option=key, default=default, big=big_patterns(v.name))
+    table = sweep_table(
+        frames, option=key, baseline=baseline, big=big_patterns(v.name), paired=paired
+    )
+    metrics = list(dict.fromkeys(table["metric"]))
+    docs = {m: metric_doc(m) for m in metrics}
     if args.plot:
-        import matplotlib.pyplot as plt
-
-        from analysis.plots import draw_sweep, save_figure, style
-
-        plot_dir = Path(args.plot)
-        plot_dir.mkdir(parents=True, exist_ok=True)
-        for metric in ("draw_rate", "dealer_delta", "value_per_win"):
-            with style():
-                fig, ax = plt.subplots()
-                draw_sweep(table, metric=metric, ax=ax)
-                save_figure(fig, plot_dir / f"{v.name}-{key}-{metric}.png")
-                plt.close(fig)
+        _sweep_plots(table, Path(args.plot), v.name, key, docs)
+    n_tests = int(table["p"].notna().sum())
     if args.json:
         print(
             json.dumps(
@@ -234,9 +312,14 @@ def run_sweep(args) -> int:
                     {
                         "variant": v.name,
                         "option": key,
-                        "default": default,
+                        "baseline": baseline,
+                        "option_default": option.default,
+                        "values": parsed,
+                        "paired": paired,
                         "deals": args.deals,
                         "seed": args.seed,
+                        "adjust": f"holm over the {n_tests} differences of this sweep",
+                        "metrics": docs,
                         "table": table,
                     }
                 ),
@@ -245,28 +328,63 @@ def run_sweep(args) -> int:
             )
         )
         return 0
-    print(
-        f"{v.name}: {key} in {values} ({args.deals:,} deals each, seed {args.seed}, the same "
-        "walls for every value; differences are paired)"
+    base_word = "the option's default" if baseline == option.default else "--baseline"
+    pairing = (
+        "the same walls for every value, so differences are paired deal by deal"
+        if paired
+        else f"{key} changes the cards dealt, so the values deal different cards from the "
+        "same seed and differences are unpaired (two independent samples)"
     )
-    show = table[
-        table["metric"].isin(["draw_rate", "turns", "value_per_win", "dealer_delta", "flow"])
-    ]
-    for _, r in show.iterrows():
-        diff = (
-            ""
-            if r["is_default"]
-            else (
-                f"  diff {r['diff']:+.4f} [{r['diff_lo']:+.4f}, {r['diff_hi']:+.4f}]"
-                f" (unpaired ±{(r['unpaired_hi'] - r['unpaired_lo']) / 2:.4f})"
-            )
-        )
-        out_line = (
-            f"  {r['metric']:<14} {key}={r['option_value']!s:<10} "
-            f"{r['estimate']:.4f} [{r['lo']:.4f}, {r['hi']:.4f}]{diff}"
-        )
-        print(out_line)
+    print(
+        f"{v.name}: {key} in {[str(x) for x in parsed]} ({args.deals:,} deals each, seed "
+        f"{args.seed}); baseline {key}={baseline} ({base_word}); {pairing}. Intervals 95%; "
+        f"p_adj is Holm-adjusted over the {n_tests} differences of this sweep."
+    )
+    show = table[table["metric"].isin(SHOWN_METRICS)]
+    for metric, g in show.groupby("metric", sort=False):
+        print(f"\n{metric}: {docs[metric]}")
+        for _, r in g.iterrows():
+            label = f"{key}={r['option_value']!s}"
+            if r["is_baseline"]:
+                tail = "  (baseline)"
+            else:
+                kind = "paired" if r["paired"] else "unpaired"
+                tail = (
+                    f"  diff {r['diff']:+.4f} [{r['diff_lo']:+.4f}, {r['diff_hi']:+.4f}] {kind}"
+                    f", adjusted p {_p(r['p_adj'])}"
+                )
+                if r["paired"]:
+                    tail += f" (unpaired ±{(r['unpaired_hi'] - r['unpaired_lo']) / 2:.4f})"
+            print(f"  {label:<18} {r['estimate']:.4f} [{r['lo']:.4f}, {r['hi']:.4f}]{tail}")
+    print(
+        f"\n(every metric of the sweep, {len(metrics)} in all, is in --json"
+        + (f" and plotted in {args.plot})" if args.plot else ")")
+    )
     return 0
+
+
+def _p(p) -> str:
+    from analysis.stats import format_p
+
+    return format_p(float(p)).removeprefix("p ")
+
+
+def _sweep_plots(table, plot_dir: Path, variant: str, key: str, docs: dict) -> None:
+    """One figure per metric of the sweep, named safely, titled with its definition."""
+    import textwrap
+
+    import matplotlib.pyplot as plt
+
+    from analysis.plots import draw_sweep, save_figure, style
+
+    plot_dir.mkdir(parents=True, exist_ok=True)
+    for metric, doc in docs.items():
+        with style():
+            fig, ax = plt.subplots()
+            draw_sweep(table, metric=metric, ax=ax)
+            ax.set_title("\n".join(textwrap.wrap(f"{metric}: {doc}", 60)), fontsize=8)
+            save_figure(fig, plot_dir / f"{safe_name(f'{variant}-{key}-{metric}')}.png")
+            plt.close(fig)
 
 
 def _rmdir_if_empty(folder: Path, created: bool) -> None:
@@ -333,29 +451,43 @@ def _differs(theirs: dict, ours: dict) -> str:
     return f"differs in {', '.join(diff)}"
 
 
-def _sweep_frames(out, names, specs, parsed, reuse, sweep_id, workers) -> dict:
+def _sweep_frames(out, names, specs, parsed, reuse, sweep_id, workers, progress) -> dict:
     """Each value's record frame: read back when reusable, else played and written."""
     import pyarrow.parquet as pq
 
     from engine import records
     from engine.run import simulate
 
+    todo = sum(spec.deals for name, spec in zip(names, specs, strict=True) if name not in reuse)
+    bar = None
+    if progress and todo:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=todo, unit="deal", unit_scale=True, desc=f"sweep {sweep_id['option']}")
     frames = {}
-    for name, spec, value in zip(names, specs, parsed, strict=True):
-        path = out / name
-        if name in reuse:
-            frames[value] = pq.read_table(path).to_pandas()
-            continue
-        run = simulate(
-            spec.variant,
-            spec.deals,
-            seed=spec.seed,
-            rules=spec.rules,
-            policies=spec.policies,
-            workers=workers,
-            progress=False,
-        )
-        df = run.to_pandas()
-        records.write_parquet(df, path, {**run.metadata(), "sweep": sweep_id})
-        frames[value] = df
+    try:
+        for name, spec, value in zip(names, specs, parsed, strict=True):
+            path = out / name
+            if name in reuse:
+                frames[value] = pq.read_table(path).to_pandas()
+                continue
+            if bar is not None:
+                bar.set_postfix_str(f"{sweep_id['option']}={value}")
+            run = simulate(
+                spec.variant,
+                spec.deals,
+                seed=spec.seed,
+                rules=spec.rules,
+                policies=spec.policies,
+                workers=workers,
+                progress=False,
+                chunk_matches=64,
+                on_chunk=None if bar is None else bar.update,
+            )
+            df = run.to_pandas()
+            records.write_parquet(df, path, {**run.metadata(), "sweep": sweep_id})
+            frames[value] = df
+    finally:
+        if bar is not None:
+            bar.close()
     return frames

@@ -3,8 +3,15 @@
 Each variant scores in its own unit (倍, 台, 番, 囤), so the panel expresses payout
 effects in units of the variant's own per-deal delta SD (the pooled SD of one seat's
 delta per deal) and everything else as shares or counts: draw rate, mean deal length,
-dealer edge and seat spread in SD units, share of big hands, swinginess (top-1% share
-of points changing hands) and the skill signal-to-noise ratio when given.
+the dealer edge in SD units (:func:`analysis.fairness.dealer_edge`'s ``edge_sd``: the
+dealer's mean result per deal minus the non-dealers' mean, divided by the pooled SD of a
+seat's result per deal), share of big hands, swinginess (top-1% share of points
+changing hands) and the skill signal-to-noise ratio when given.
+
+The spread between the best and the worst absolute seat is not in the panel: seats are
+interchangeable by construction (the first dealer is drawn at random), so its true value
+is 0 and the range of noisy means is pure upward bias; the seat-symmetry tests of
+:func:`analysis.fairness_tests` check it instead, as engine sanity checks.
 """
 
 from __future__ import annotations
@@ -12,42 +19,28 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 
 from analysis.fairness import dealer_edge
 from analysis.frequencies import big_hand_frequency
 from analysis.payouts import swinginess
 from analysis.stats import mean_ci_from_sums, wilson
-from analysis.summary import Summary, as_summary
+from analysis.summary import as_summary
 
 __all__ = ["compare_variants", "METRICS"]
 
 METRICS = {
     "draw_rate": "share of deals drawn",
     "turns": "draws from the wall per deal",
-    "dealer_edge_sd": "dealer edge per deal, in per-deal delta SDs",
-    "seat_spread_sd": "best minus worst seat mean per deal, in per-deal delta SDs",
+    "dealer_edge_sd": (
+        "dealer edge (dealer's mean result per deal minus the non-dealers' mean), "
+        "in SD units: per-deal SDs of a seat's result"
+    ),
     "big_hand_share": "share of won deals with a big pattern",
     "swinginess": "share of points changing hands in the top 1% of deals",
     "skill_snr": "strong policy's edge per match / SD of a match total",
 }
 """Panel metrics and their units, in panel order."""
-
-
-def _seat_spread(s: Summary, rng: np.random.Generator, draws: int, level: float):
-    _, mean, cov = s.cluster_cov("seat")
-    p = s.players
-    est = float(mean.max() - mean.min())
-    try:
-        chol = np.linalg.cholesky(cov[:-1, :-1])
-    except np.linalg.LinAlgError:
-        return est, math.nan, math.nan
-    sim = mean[:-1] + rng.standard_normal((draws, p - 1)) @ chol.T
-    full = np.column_stack([sim, -sim.sum(axis=1)])
-    spread = full.max(axis=1) - full.min(axis=1)
-    a = (1 - level) / 2
-    return est, float(np.quantile(spread, a)), float(np.quantile(spread, 1 - a))
 
 
 def compare_variants(
@@ -73,18 +66,15 @@ def compare_variants(
     level : float
         Confidence level.
     draws : int
-        Parametric-bootstrap draws for the seat-spread interval (fixed seed).
+        Unused (the seat spread, which needed it, is no longer in the panel).
 
     Returns
     -------
     DataFrame
         ``label, variant, rules_id, metric, estimate, lo, hi, unit``. SD-unit metrics
         divide by the pooled per-deal SD of a seat's delta (its own sampling error is
-        ignored, negligible at these N). The seat spread is biased upward by noise
-        (the range of P noisy means); its interval is a parametric bootstrap from the
-        seat means' joint normal approximation (match-clustered covariance).
+        ignored, negligible at these N).
     """
-    rng = np.random.default_rng(0)
     rows = []
     for label, rec in records.items():
         s = as_summary(rec)
@@ -107,12 +97,8 @@ def compare_variants(
         add("draw_rate", drawn / s.n_deals, lo, hi)
         t = mean_ci_from_sums(s.n_deals, s.turns[0], s.turns[1], level)
         add("turns", t["mean"], t["lo"], t["hi"])
-        _, cov = s.delta_mean_cov("seat")
-        sd = math.sqrt(float(np.mean(np.diag(cov))))
         de = dealer_edge(s, level=level).iloc[0]
-        add("dealer_edge_sd", de["edge"] / sd, de["lo"] / sd, de["hi"] / sd)
-        est, lo, hi = _seat_spread(s, rng, draws, level)
-        add("seat_spread_sd", est / sd, lo / sd, hi / sd)
+        add("dealer_edge_sd", de["edge_sd"], de["lo_sd"], de["hi_sd"])
         if big and s.variant in big:
             b = big_hand_frequency(s, big[s.variant], level=level)
             b = b[b["per"] == "win"].iloc[0]

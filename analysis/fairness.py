@@ -1,6 +1,6 @@
 """Fairness tests: do seats or roles differ in win rate or in expected delta?
 
-:func:`fairness_tests` runs a family of four tests on one set of records and adjusts
+:func:`fairness_tests` runs a family of five tests on one set of records and adjusts
 their p-values together (Holm by default), with a plain-language verdict per test:
 
 ``seat_win_rates``
@@ -14,8 +14,24 @@ their p-values together (Holm by default), with a plain-language verdict per tes
     the covariance of the seats within a deal.
 ``dealer_edge``
     t test of the dealer's edge over an average non-dealer.
+``dealer_equivalence``
+    Two one-sided t tests (TOST) that the dealer's edge lies inside ``±margin``, a
+    stated practical margin (default 0.1 of the per-deal SD of a seat's result): a
+    rejection says "fair within ±ε", which a non-significant edge test cannot.
 ``role_deltas``
     The same Wald test for the distances from the dealer (dealer, 下家, 对家, 上家).
+
+The two seat tests are *engine sanity checks*: the engine draws the first dealer of
+every match at random, so the absolute seats are interchangeable by construction and
+their null holds; they are reported as checks expected to pass, never as findings
+(``kind = "sanity"``). Every p-value of the family is adjusted together (Holm by
+default; the method and the family size are named in every verdict, and ``p_adj`` is
+called the adjusted p wherever it is shown).
+
+The *dealer edge* is defined once, in :func:`dealer_edge`: the dealer's mean result
+per deal minus the mean result of the non-dealers, in the variant's own points; its
+SD-unit version (divided by the pooled per-deal SD of a seat's result) is the
+cross-variant number.
 
 Deals of one match are not independent (a dealer who wins keeps the deal, with a
 growing streak), so every standard error and test here treats the *match* as the
@@ -43,7 +59,16 @@ from analysis.stats import (
 )
 from analysis.summary import as_summary
 
-__all__ = ["fairness_tests", "seat_edges", "dealer_edge"]
+__all__ = ["fairness_tests", "seat_edges", "dealer_edge", "word_verdicts", "MARGIN_SD", "SANITY"]
+
+MARGIN_SD = 0.1
+"""Default practical margin of the dealer-edge equivalence test, in per-deal SDs of a
+seat's result: an edge within ±0.1 SD is called fair (about a tenth of one deal's
+typical swing)."""
+
+SANITY = ("seat_win_rates", "seat_deltas")
+"""Tests whose null holds by construction in engine records (the first dealer of a
+match is drawn at random, so absolute seats are interchangeable)."""
 
 _TEST_COLS = [
     "test",
@@ -56,6 +81,9 @@ _TEST_COLS = [
     "adjust",
     "family",
     "reject",
+    "kind",
+    "margin",
+    "margin_sd",
     "subject",
     "effect",
     "effect_lo",
@@ -112,25 +140,61 @@ def seat_edges(records, *, by: str = "seat", level: float = 0.95) -> pd.DataFram
     return with_identity(s.variant, s.rules_id, rows, cols)
 
 
+def delta_sd(records) -> float:
+    """The pooled per-deal SD of a seat's result: the unit of the SD-unit statistics."""
+    s = as_summary(records)
+    _, cov = s.delta_mean_cov("seat")
+    return math.sqrt(float(np.mean(np.diag(cov))))
+
+
 def dealer_edge(records, *, level: float = 0.95) -> pd.DataFrame:
-    """The dealer's mean gain per deal over an average non-dealer, with its interval.
+    """The dealer edge: the dealer's mean result per deal minus the non-dealers' mean.
+
+    This is the one definition every table of mjlab calls the dealer edge (summaries,
+    fairness, sweeps' ``dealer_edge`` metric, the report). In the variant's own points;
+    ``edge_sd`` is the same number divided by :func:`delta_sd`, the cross-variant
+    version (SD units).
 
     Returns
     -------
     DataFrame
         One row: ``variant, rules_id, n, matches, dealer_mean, edge, se, lo, hi, t,
-        p`` (``dealer_mean`` = the dealer's own mean delta per deal; match-clustered
-        SE, see :func:`seat_edges`).
+        p, sd, edge_sd, lo_sd, hi_sd`` (``dealer_mean`` = the dealer's own mean delta
+        per deal, which is ``edge · (P - 1) / P``; match-clustered SE and a t interval,
+        see :func:`seat_edges`; the SD's own sampling error is ignored).
     """
     s = as_summary(records)
     e = seat_edges(s, by="distance", level=level).iloc[0]
+    sd = delta_sd(s)
     row = {
         "n": s.n_deals,
         "matches": int(e["matches"]),
         "dealer_mean": float(s.role_sum[0]) / s.n_deals,
         **{k: float(e[k]) for k in ("edge", "se", "lo", "hi", "t", "p")},
+        "sd": sd,
     }
+    for k in ("edge", "lo", "hi"):
+        row[f"{k}_sd"] = row[k] / sd if sd > 0 else math.nan
     return with_identity(s.variant, s.rules_id, [row], list(row))
+
+
+def _tost(est: float, se: float, margin: float, df: int) -> float:
+    """p-value of two one-sided t tests that the mean lies inside ``(-margin, margin)``."""
+    if not (se > 0 and math.isfinite(se) and df > 0 and margin > 0):
+        return math.nan
+    p_lo = float(_st.t.sf((est + margin) / se, df))
+    p_hi = float(_st.t.cdf((est - margin) / se, df))
+    return max(p_lo, p_hi)
+
+
+def _symmetric_by_construction(variant: str) -> bool:
+    from engine import variants
+
+    return variant in variants.names()
+
+
+def _finite(x) -> bool:
+    return isinstance(x, int | float) and math.isfinite(x)
 
 
 def _verb(x: float) -> tuple[str, float]:
@@ -138,7 +202,13 @@ def _verb(x: float) -> tuple[str, float]:
 
 
 def fairness_tests(
-    records, *, alpha: float = 0.05, adjust: str = "holm", level: float = 0.95
+    records,
+    *,
+    alpha: float = 0.05,
+    adjust: str = "holm",
+    level: float = 0.95,
+    margin_sd: float = MARGIN_SD,
+    seats_symmetric: bool | None = None,
 ) -> pd.DataFrame:
     """Run the seat/role fairness family and word a verdict per test.
 
@@ -148,21 +218,32 @@ def fairness_tests(
     alpha : float
         Family-wise error rate for ``reject``.
     adjust : {"holm", "bonferroni", "none"}
-        Multiplicity adjustment over the four tests.
+        Multiplicity adjustment over the five tests.
     level : float
         Confidence level of the effect intervals (quoted as ``± half-width``).
+    margin_sd : float
+        Practical margin of the dealer-edge equivalence test, in per-deal SDs of a
+        seat's result (stated in its verdict in points and in SDs).
+    seats_symmetric : bool, optional
+        Whether absolute seats are interchangeable by construction, which makes the two
+        seat tests sanity checks (``kind = "sanity"``). Default: true for the records of
+        a registered engine variant (random first dealer), false otherwise.
 
     Returns
     -------
     DataFrame
         ``variant, rules_id, test, method, statistic, df1, df2, p, p_adj, adjust,
-        family, reject, subject, effect, effect_lo, effect_hi, unit, verdict``. The
-        effect is the largest deviation (verdicts quote it as ``estimate ± half-width``
-        of its ``level`` interval, and the adjusted p-value): the share of wins of the
-        seat furthest from ``1/P``; the edge (points per deal over the others) of the
-        seat or role furthest from 0; the dealer's edge.
+        family, reject, kind, margin, subject, effect, effect_lo, effect_hi, unit,
+        verdict``. The effect is the largest deviation (verdicts quote it as ``estimate
+        ± half-width`` of its ``level`` interval, and the adjusted p-value): the share of
+        wins of the seat furthest from ``1/P``; the edge (points per deal over the
+        others) of the seat or role furthest from 0; the dealer's edge. ``kind`` is
+        ``sanity`` (null true by construction), ``finding`` or ``equivalence`` (TOST:
+        a rejection means the edge lies within ``±margin`` points).
     """
     s = as_summary(records)
+    if seats_symmetric is None:
+        seats_symmetric = _symmetric_by_construction(s.variant)
     p = s.players
     rows = []
 
@@ -232,20 +313,98 @@ def fairness_tests(
                 "effect_hi": float(de["hi"]),
                 "unit": "points per deal over the others",
             }
+            sd = float(de["sd"])
+            margin = margin_sd * sd
+            equiv_row = {
+                "test": "dealer_equivalence",
+                "method": (
+                    f"two one-sided t tests (TOST) that the dealer's edge lies within "
+                    f"±{margin_sd:g} SD of a seat's result per deal"
+                ),
+                "statistic": float(de["edge"]) / float(de["se"]) if de["se"] > 0 else math.nan,
+                "df1": math.nan,
+                "df2": math.nan,
+                "p": _tost(float(de["edge"]), float(de["se"]), margin, int(de["matches"]) - 1),
+                "subject": "dealer",
+                "effect": float(de["edge"]),
+                "effect_lo": float(de["lo"]),
+                "effect_hi": float(de["hi"]),
+                "unit": "points per deal over the others",
+                "margin": margin,
+                "margin_sd": margin_sd,
+            }
     rows.insert(2, dealer_row)
-
+    rows.insert(3, equiv_row)
+    for r in rows:
+        r.setdefault("margin", math.nan)
+        r.setdefault("margin_sd", math.nan)
+        if r["test"] in SANITY and seats_symmetric:
+            r["kind"] = "sanity"
+        elif r["test"] == "dealer_equivalence":
+            r["kind"] = "equivalence"
+        else:
+            r["kind"] = "finding"
     table = family_table(rows, alpha=alpha, adjust=adjust)
-    table["verdict"] = [_verdict(r, p) for r in table.to_dict("records")]
+    table = word_verdicts(table, p)
     rows = table.to_dict("records")
     return with_identity(s.variant, s.rules_id, rows, _TEST_COLS)
 
 
-def _verdict(r: dict, players: int) -> str:
-    half = (r["effect_hi"] - r["effect_lo"]) / 2
+def word_verdicts(table: pd.DataFrame, players: int, family_name: str | None = None):
+    """(Re)word the ``verdict`` of each test from its ``p_adj`` and ``reject``.
+
+    Used after a wider multiplicity adjustment (a whole report) changes ``p_adj``.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Rows of :func:`fairness_tests` (``p_adj``, ``adjust``, ``family``, ``reject``).
+    players : int
+    family_name : str, optional
+        What the family is, for the verdict (default: ``"the N tests of this
+        variant"``).
+
+    Returns
+    -------
+    DataFrame
+        A copy with ``verdict`` rewritten.
+    """
+    out = table.copy()
+    out["verdict"] = [_verdict(r, players, family_name) for r in out.to_dict("records")]
+    return out
+
+
+def _adj_text(r: dict, family_name: str | None) -> str:
     pstr = format_p(r["p_adj"])
+    if r["adjust"] == "none":
+        return pstr
+    fam = family_name or f"the {r['family']} tests of this variant"
+    name = {"holm": "Holm", "bonferroni": "Bonferroni"}.get(r["adjust"], r["adjust"])
+    return f"{name}-adjusted {pstr} over {fam}"
+
+
+_SANITY_PASS = "engine sanity check (seats are interchangeable by construction), passed: "
+_SANITY_FAIL = (
+    "engine sanity check FAILED (seats are interchangeable by construction, so this is "
+    "either a false alarm at the stated level or an engine fault): "
+)
+
+
+def _verdict(r: dict, players: int, family_name: str | None = None) -> str:
+    half = (r["effect_hi"] - r["effect_lo"]) / 2
+    pstr = _adj_text(r, family_name)
+    sanity = r.get("kind") == "sanity"
     if r["test"] == "seat_win_rates":
         est = format_pm(r["effect"], half, percent=True)
         fair = f"{100 / players:.3g}%"
+        if sanity:
+            head = _SANITY_FAIL if r["reject"] else _SANITY_PASS
+            return (
+                f"{head}no seat's share of wins differs from {fair} beyond the noise "
+                f"(largest gap {r['subject']}: {est}); {pstr}"
+                if not r["reject"]
+                else f"{head}{r['subject']} wins {est} of won deals vs {fair}; {pstr}"
+            )
         if r["reject"]:
             return f"{r['subject']} wins {est} of won deals, not the {fair} of equal seats; {pstr}"
         return (
@@ -256,11 +415,29 @@ def _verdict(r: dict, players: int) -> str:
     est = format_pm(mag, half)
     if r["test"] == "seat_deltas":
         who = r["subject"]
+        if sanity:
+            if r["reject"]:
+                return f"{_SANITY_FAIL}{who} {verb} {est} points per deal; {pstr}"
+            return (
+                f"{_SANITY_PASS}no seat's mean result differs beyond the noise (largest "
+                f"gap {who}, {verb} {est} points per deal); {pstr}"
+            )
         if r["reject"]:
             return f"{who} {verb} {est} points per deal over the others; {pstr}"
         return (
             f"no evidence that any seat gains: the largest gap is {who}, "
             f"{verb} {est} points per deal; {pstr}"
+        )
+    if r["test"] == "dealer_equivalence":
+        m = r["margin"]
+        mtext = f"±{m:.3g} points per deal" + (
+            f" (±{r['margin_sd']:g} SD)" if "margin_sd" in r and _finite(r["margin_sd"]) else ""
+        )
+        if r["reject"]:
+            return f"fair within {mtext}: the dealer's edge, {verb} {est}, lies inside it; {pstr}"
+        return (
+            f"not shown fair within {mtext}: the dealer's edge ({verb} {est}) may reach "
+            f"beyond it; {pstr}"
         )
     if r["test"] == "dealer_edge":
         if r["reject"]:

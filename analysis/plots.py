@@ -108,6 +108,9 @@ def draw_delta_distribution(frame: pd.DataFrame, *, ax=None, **style_kw):
             ax.step(x, y, where="post", label=f"seat {seat}", **style_kw)
         ax.set_xscale("symlog", linthresh=8)
         ax.set_yscale("log")
+        seen = finite[finite["count"] > 0] if "count" in finite else finite
+        if len(seen):  # the axis spans the bins that hold deals, not every fixed bin
+            ax.set_xlim(float(seen["lo"].min()), float(seen["hi"].max()))
         ax.set_xlabel("delta per deal (points)")
         ax.set_ylabel("share of deals")
         ax.legend()
@@ -121,16 +124,29 @@ def compute_sweep(
     frames: Mapping[Hashable, pd.DataFrame],
     *,
     option: str,
-    default: Hashable,
+    baseline: Hashable = None,
     metrics: Sequence[str] = ("draw_rate",),
     level: float = 0.95,
+    paired: bool = True,
+    default: Hashable = None,
 ) -> pd.DataFrame:
-    """:func:`sweep_table` for the given metrics."""
-    return sweep_table(frames, option=option, default=default, metrics=list(metrics), level=level)
+    """:func:`sweep_table` for the given metrics (``default=`` is the old name of ``baseline``)."""
+    return sweep_table(
+        frames,
+        option=option,
+        baseline=default if baseline is None else baseline,
+        metrics=list(metrics),
+        level=level,
+        paired=paired,
+    )
 
 
 def draw_sweep(frame: pd.DataFrame, *, metric: str | None = None, ax=None, **style_kw):
-    """Difference from the default against the option value: paired band, unpaired lines.
+    """Difference from the baseline against the option value: paired band, unpaired lines.
+
+    Whole-number option values get whole-number ticks (one per value played); other
+    values are placed in the order played. An unpaired sweep (an option that changes
+    the deck) draws its one, unpaired, interval as the band.
 
     Parameters
     ----------
@@ -153,23 +169,29 @@ def draw_sweep(frame: pd.DataFrame, *, metric: str | None = None, ax=None, **sty
         isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
         for v in vals
     )
-    order = np.argsort(vals) if numeric else np.arange(len(vals))
+    order = np.argsort(vals, kind="stable") if numeric else np.arange(len(vals))
     g = g.iloc[order]
     x = np.asarray(g["option_value"], dtype=float) if numeric else np.arange(len(g))
+    paired = bool(g["paired"].all()) if "paired" in g else True
+    base_col = "is_baseline" if "is_baseline" in g else "is_default"
     with style():
         ax = _axes(ax)
-        ax.fill_between(
-            x, g["diff_lo"], g["diff_hi"], alpha=0.3, color="C0", label="paired interval"
-        )
+        band = "paired interval" if paired else "unpaired interval (different cards)"
+        ax.fill_between(x, g["diff_lo"], g["diff_hi"], alpha=0.3, color="C0", label=band)
         ax.plot(x, g["diff"], marker="o", **{"color": "C0", "label": "difference", **style_kw})
-        ax.plot(x, g["unpaired_lo"], ls="--", color="C1", label="unpaired interval")
-        ax.plot(x, g["unpaired_hi"], ls="--", color="C1")
+        if paired:
+            ax.plot(x, g["unpaired_lo"], ls="--", color="C1", label="unpaired interval")
+            ax.plot(x, g["unpaired_hi"], ls="--", color="C1")
         ax.axhline(0, color="0.5", lw=0.8)
-        if not numeric:
+        whole = numeric and all(float(v).is_integer() for v in g["option_value"])
+        if whole:
+            ax.set_xticks(x, [str(int(v)) for v in g["option_value"]])
+        elif not numeric:
             ax.set_xticks(x, [str(v) for v in g["option_value"]])
         opt = g["option"].iloc[0] if len(g) else ""
-        ax.set_xlabel(opt)
-        ax.set_ylabel(f"{metric}: difference from default")
+        base = g.loc[g[base_col], "option_value"] if base_col in g else []
+        ax.set_xlabel(f"{opt} (baseline {base.iloc[0]})" if len(base) else opt)
+        ax.set_ylabel(f"{metric}: difference from baseline")
         ax.legend()
     return ax
 

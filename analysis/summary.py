@@ -248,6 +248,12 @@ class Summary:
         Matches folded so far and ``Σ_g T_g T_gᵀ`` of their totals
         ``T_g = [deals, seat deltas (P), deltas by distance (P), wins by seat (P)]``:
         what match-clustered standard errors need.
+    extra_match, extra_pending : dict
+        For match-clustered intervals of the extras: ``name -> [Σ_g n_g X_g, Σ_g X_g²]``
+        over the folded matches (``X_g`` the extra's total in match g, ``n_g`` its
+        deals), and ``"run_seed:match" -> [X_g per extra]`` of the pending matches
+        (keys as ``match_pending``). Empty in summaries stored before they existed:
+        the extras' intervals are then per deal (see :func:`analysis.payouts.extra_means`).
     match_pending : dict
         ``"run_seed:match" -> T_g`` of the first and last match of each summarised
         part, kept apart because another part may hold the rest of that match; they
@@ -296,6 +302,8 @@ class Summary:
     match_count: int = 0
     match_cross: list = field(default_factory=list)
     match_pending: dict = field(default_factory=dict)
+    extra_match: dict = field(default_factory=dict)
+    extra_pending: dict = field(default_factory=dict)
 
     _IDENT = ("variant", "rules_id", "players", "patterns", "extras", "value_edges", "delta_edges")
 
@@ -387,15 +395,23 @@ class Summary:
             tot = g.to_numpy()
         if len(tot) == 0:
             return
+        k0 = 1 + 3 * self.players
+        tot, xtot = tot[:, :k0], tot[:, k0:]
         ends = sorted({0, len(tot) - 1})
         inner = np.ones(len(tot), dtype=bool)
         inner[ends] = False
         self.match_count = int(inner.sum())
         self.match_cross = _cross(tot[inner])[1]
-        self.match_pending = {
-            f"{int(keys['run_seed'].iloc[i])}:{int(keys['match'].iloc[i])}": _py(tot[i])
-            for i in ends
+        names = [f"{int(keys['run_seed'].iloc[i])}:{int(keys['match'].iloc[i])}" for i in ends]
+        self.match_pending = {k: _py(tot[i]) for k, i in zip(names, ends, strict=True)}
+        n_g = tot[inner, 0]
+        self.extra_match = {
+            x: [_py(np.dot(n_g, xtot[inner, j])), _py(np.dot(xtot[inner, j], xtot[inner, j]))]
+            for j, x in enumerate(self.extras)
         }
+        self.extra_pending = (
+            {k: _py(xtot[i]) for k, i in zip(names, ends, strict=True)} if self.extras else {}
+        )
 
     def _zero(self) -> None:
         p, k, t = self.players, len(self.patterns), len(WIN_TYPES)
@@ -445,11 +461,13 @@ class Summary:
         roll = (np.arange(p)[:, None] + np.arange(p)) % p
         roles = d.ravel()[roll[dealer] + flat_rows]
         # per-deal match columns, one row per column (contiguous for reduceat)
-        xt = np.zeros((1 + 3 * p, n), dtype=d.dtype)
+        xt = np.zeros((1 + 3 * p + len(xs), n), dtype=np.int64 if d.dtype.kind != "f" else d.dtype)
         xt[0] = 1
         xt[1 : 1 + p] = d.T
         xt[1 + p : 1 + 2 * p] = roles.T
         xt[1 + 2 * p + winner[won], np.flatnonzero(won)] = 1
+        for j, x in enumerate(xs):  # the extras' match totals (clustered intervals)
+            xt[1 + 3 * p + j] = x
         part["_match_x"] = xt
         if _exact_in_float(d, value, n):
             part.update(self._moments_float(d, roles, value, codes, winner, disc, won, flat_rows))
@@ -541,6 +559,8 @@ class Summary:
         for f in fields(self):
             if f.name not in skip:
                 setattr(out, f.name, _add(getattr(self, f.name), getattr(other, f.name)))
+        if self.extras and (not self.extra_match or not other.extra_match):
+            out.extra_match, out.extra_pending = {}, {}  # one side predates them: none
         return out
 
     @classmethod
@@ -565,8 +585,33 @@ class Summary:
                     cross[i][j] += a * b
         out.match_cross = cross
         out.match_count = self.match_count + len(self.match_pending)
+        if self.extra_match:
+            em = {x: list(v) for x, v in self.extra_match.items()}
+            for key, xs in self.extra_pending.items():
+                n_g = self.match_pending[key][0]
+                for x, v in zip(self.extras, xs, strict=True):
+                    em[x][0] += n_g * v
+                    em[x][1] += v * v
+            out.extra_match = em
         out.match_pending = {}
+        out.extra_pending = {}
         return out
+
+    def extra_cluster_se(self, name: str) -> float:
+        """Match-clustered SE of the mean per deal of extra ``name`` (NaN if unknown).
+
+        ``sqrt(G / (G - 1) Σ_g (X_g - n_g m)²) / N``, the same sandwich as
+        :meth:`cluster_cov`, from the sums kept in :attr:`extra_match`.
+        """
+        f = self._folded()
+        if name not in f.extra_match or f.match_count < 2:
+            return math.nan
+        g, big_n = f.match_count, float(self.n_deals)
+        snx, sxx = (float(v) for v in f.extra_match[name])
+        snn = float(f.match_cross[0][0])
+        m = float(self.extra_moments[name][0]) / big_n
+        resid = max(sxx - 2 * m * snx + m * m * snn, 0.0)
+        return math.sqrt(g / (g - 1) * resid) / big_n
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Summary):
@@ -821,6 +866,17 @@ def _check_stored(d: dict) -> None:
     for v in mp.values():
         if not (isinstance(v, list) and len(v) == k and all(_number(x) for x in v)):
             raise bad(f"match_pending totals are not {k} numbers")
+    em, ep = d.get("extra_match", {}), d.get("extra_pending", {})
+    if not (isinstance(em, dict) and set(em) in (set(), set(d["extras"]))):
+        raise bad("extra_match does not match its extras")
+    for v in em.values():
+        if not (isinstance(v, list) and len(v) == 2 and all(_number(x) for x in v)):
+            raise bad("extra_match values are not two sums")
+    if not (isinstance(ep, dict) and set(ep) <= set(mp)):
+        raise bad("extra_pending is not keyed by pending matches")
+    for v in ep.values():
+        if not (isinstance(v, list) and len(v) == len(d["extras"]) and all(_number(x) for x in v)):
+            raise bad("extra_pending totals are not one number per extra")
     pc = d.get("pattern_combos")
     if not (isinstance(pc, dict) and len(pc) <= n + 1):
         raise bad("pattern_combos is not a table of at most its deals")

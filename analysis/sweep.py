@@ -2,9 +2,19 @@
 
 A sweep plays the same seeds under every value of one rule option (common random
 numbers: the same shuffles), so the difference of a metric between a value and the
-default is estimated deal by deal, pairing on ``(run_seed, match, deal)``, with a far
-smaller error than comparing two independent runs. :func:`sweep_table` reports both
-the paired and the unpaired interval so the gain is visible (``se_ratio``).
+*baseline* (the option's default unless told otherwise) is estimated deal by deal,
+pairing on ``(run_seed, match, deal)``, with a far smaller error than comparing two
+independent runs. :func:`sweep_table` reports both the paired and the unpaired interval
+so the gain is visible (``se_ratio``).
+
+An option that changes the deck (the number of 王 in 落地扫, ``tiles=144``, the number
+of players; ``RuleOption.changes_deal``) deals different cards under each value from
+the same seed, so nothing pairs: such a sweep is tabulated with ``paired=False`` and its
+differences are the unpaired ones (two independent samples), labelled as such.
+
+Every difference gets a two-sided p-value (normal, ``diff / se``); ``p_adj`` adjusts
+them together over every non-baseline row of the table (Holm), the family of one
+sweep command. :data:`METRIC_DOCS` defines every metric in words.
 
 A metric is the mean of a per-deal quantity ``y`` or a ratio ``Σy / Σz`` (``z`` = 1 for
 a won deal for "per win" metrics); ratio metrics are linearised
@@ -20,6 +30,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from scipy import stats as _st
 
 from analysis import schema
 from analysis.payouts import role_matrix
@@ -27,16 +38,59 @@ from analysis.schema import IDENTITY, WIN_TYPES
 from analysis.stats import z_value
 from engine.errors import UsageError
 
-__all__ = ["sweep", "sweep_table", "sweep_metrics"]
+__all__ = ["sweep", "sweep_table", "sweep_metrics", "metric_doc", "METRIC_DOCS", "is_rate"]
 
 Metric = Callable[[pd.DataFrame], tuple[np.ndarray, np.ndarray | None]]
+
+METRIC_DOCS: dict[str, str] = {
+    "draw_rate": "share of deals that end drawn, with no winner",
+    "turns": "draws from the wall (or stock) per deal",
+    "value_per_win": "the winning hand's value in the variant's unit, averaged over won deals",
+    "flow": (
+        "points changing hands per deal: the total the seats that gain in a deal receive "
+        "(= the total the others pay), averaged over every deal, drawn ones included"
+    ),
+    "dealer_edge": (
+        "dealer edge: the dealer's mean result per deal minus the mean result of the "
+        "non-dealers, in the variant's points"
+    ),
+    "big_hand_per_win": "share of won deals with a big pattern",
+}
+"""What each standard sweep metric measures, in words (see :func:`metric_doc`)."""
+
+
+def metric_doc(name: str) -> str:
+    """The definition in words of a sweep metric (also ``seat_delta:S``, ``win_type:T``...).
+
+    Examples
+    --------
+    >>> metric_doc("seat_delta:2")
+    "seat 2's mean result per deal, in the variant's points"
+    """
+    if name in METRIC_DOCS:
+        return METRIC_DOCS[name]
+    kind, _, arg = name.partition(":")
+    if kind == "seat_delta":
+        return f"seat {arg}'s mean result per deal, in the variant's points"
+    if kind == "win_type":
+        return f"share of deals won by {arg.replace('_', ' ')}"
+    if kind == "pattern":
+        return f"share of deals won with the pattern {arg}"
+    return name
+
+
+def is_rate(name: str) -> bool:
+    """Whether a sweep metric is a share (its interval is kept inside [0, 1])."""
+    return name in ("draw_rate", "big_hand_per_win") or name.startswith(("win_type:", "pattern:"))
+
 
 _COLS = [
     "variant",
     "rules_id",
     "option",
     "option_value",
-    "is_default",
+    "is_baseline",
+    "paired",
     "metric",
     "n",
     "estimate",
@@ -52,6 +106,9 @@ _COLS = [
     "unpaired_lo",
     "unpaired_hi",
     "se_ratio",
+    "p",
+    "p_adj",
+    "adjust",
 ]
 
 
@@ -70,8 +127,9 @@ def sweep_metrics(df: pd.DataFrame, *, big: Sequence[str] | None = None) -> dict
     dict of str to callable
         ``name -> f(frame) -> (y, z or None)``: ``draw_rate``, ``turns``,
         ``value_per_win``, ``flow`` (points changing hands per deal),
-        ``dealer_delta``, ``seat_delta:<s>``, ``win_type:<t>`` (per deal),
-        ``pattern:<name>`` (per deal) and ``big_hand_per_win``.
+        ``dealer_edge`` (the dealer's result minus the non-dealers' mean, per deal),
+        ``seat_delta:<s>``, ``win_type:<t>`` (per deal), ``pattern:<name>`` (per deal)
+        and ``big_hand_per_win``; :func:`metric_doc` defines each in words.
     """
     lay = schema.layout(df)
 
@@ -86,7 +144,7 @@ def sweep_metrics(df: pd.DataFrame, *, big: Sequence[str] | None = None) -> dict
             np.maximum(schema.deltas(f, schema.layout(f)), 0).sum(axis=1).astype(float),
             None,
         ),
-        "dealer_delta": lambda f: (role_matrix(f)[:, 0].astype(float), None),
+        "dealer_edge": lambda f: (_dealer_edge(f), None),
     }
     for s in range(lay.players):
         out[f"seat_delta:{s}"] = lambda f, s=s: (f[f"delta_{s}"].to_numpy().astype(float), None)
@@ -104,6 +162,17 @@ def sweep_metrics(df: pd.DataFrame, *, big: Sequence[str] | None = None) -> dict
             raise UsageError(f"no pattern column(s) {', '.join(missing)}")
         out["big_hand_per_win"] = lambda f: (f[cols].to_numpy().any(axis=1).astype(float), won(f))
     return out
+
+
+def _dealer_edge(f: pd.DataFrame) -> np.ndarray:
+    """Per deal, the dealer's delta minus the mean of the non-dealers' deltas.
+
+    A deal's deltas sum to 0, so this is ``d_dealer · P / (P - 1)``: the same
+    definition as :func:`analysis.fairness.dealer_edge`.
+    """
+    d0 = role_matrix(f)[:, 0].astype(float)
+    p = schema.layout(f).players
+    return d0 * p / (p - 1)
 
 
 def _linear(y: np.ndarray, z: np.ndarray | None) -> tuple[float, np.ndarray]:
@@ -140,12 +209,15 @@ def sweep_table(
     frames: Mapping[Hashable, pd.DataFrame],
     *,
     option: str,
-    default: Hashable,
+    baseline: Hashable = None,
     metrics: Mapping[str, Metric] | Sequence[str] | None = None,
     big: Sequence[str] | None = None,
     level: float = 0.95,
+    paired: bool = True,
+    adjust: str = "holm",
+    default: Hashable = None,
 ) -> pd.DataFrame:
-    """Each metric under each option value, and its difference from the default.
+    """Each metric under each option value, and its difference from the baseline.
 
     Parameters
     ----------
@@ -153,8 +225,9 @@ def sweep_table(
         ``option value -> record frame``, all from the same seeds.
     option : str
         The option's name (for the table).
-    default : hashable
-        The key of ``frames`` that is the baseline.
+    baseline : hashable
+        The key of ``frames`` that the differences are taken from (usually the option's
+        default value). ``default=`` is accepted as its old name.
     metrics : mapping or sequence of str, optional
         Metrics to compute: a mapping ``name -> f(frame) -> (y, z or None)``, or names
         from :func:`sweep_metrics` (default: all of them).
@@ -162,26 +235,38 @@ def sweep_table(
         Big-hand pattern names (see :func:`sweep_metrics`).
     level : float
         Confidence level (normal intervals).
+    paired : bool
+        Whether the values dealt the same cards from the same seed. ``False`` for an
+        option that changes the deck (``RuleOption.changes_deal``): the differences are
+        then the unpaired ones and ``diff_*`` equals ``unpaired_*``.
+    adjust : {"holm", "bonferroni", "none"}
+        Multiplicity adjustment of ``p_adj`` over the table's non-baseline rows.
 
     Returns
     -------
     DataFrame
-        ``variant, rules_id, option, option_value, is_default, metric, n, estimate, se,
-        lo, hi, n_pairs, diff, diff_se, diff_lo, diff_hi, unpaired_se, unpaired_lo,
-        unpaired_hi, se_ratio``. ``diff_*`` is paired on ``(run_seed, match, deal)``
-        (deals present under both values); ``unpaired_*`` is the interval two
-        independent runs of the same sizes would give; ``se_ratio = unpaired_se /
-        diff_se`` is the factor common random numbers buy. The default's rows have
-        ``diff = 0``.
+        ``variant, rules_id, option, option_value, is_baseline, paired, metric, n,
+        estimate, se, lo, hi, n_pairs, diff, diff_se, diff_lo, diff_hi, unpaired_se,
+        unpaired_lo, unpaired_hi, se_ratio, p, p_adj, adjust``. ``diff_*`` is paired on
+        ``(run_seed, match, deal)`` (deals present under both values) when ``paired``;
+        ``unpaired_*`` is the interval two independent runs of the same sizes give;
+        ``se_ratio = unpaired_se / diff_se`` is the factor common random numbers buy
+        (NaN when unpaired). ``p`` tests ``diff = 0`` (normal); ``p_adj`` is adjusted.
+        The baseline's rows have ``diff = 0`` and no p-value. Intervals of shares
+        (:func:`is_rate`) are clipped to [0, 1].
 
     Raises
     ------
     UsageError
-        ``default`` is not a key, frames of different variants, or no common deals.
+        ``baseline`` is not a key, frames of different variants, or no common deals.
     """
-    if default not in frames:
-        raise UsageError(f"default {default!r} is not one of the swept values")
-    base = frames[default]
+    from analysis.stats import adjust_pvalues
+
+    if baseline is None:
+        baseline = default
+    if baseline not in frames:
+        raise UsageError(f"baseline {baseline!r} is not one of the swept values")
+    base = frames[baseline]
     variant, _ = schema.identity(base)
     std = sweep_metrics(base, big=big)
     if metrics is None:
@@ -196,10 +281,11 @@ def sweep_table(
     z = z_value(level)
     base_idx = pd.MultiIndex.from_frame(base[list(IDENTITY)])
     if not base_idx.is_unique:
-        raise UsageError("the default's records repeat a deal identity")
+        raise UsageError("the baseline's records repeat a deal identity")
     base_raw = {name: f(base) for name, f in chosen.items()}
     base_codes = _match_codes(base)
-    base_se = {name: _se(_linear(*yz)[1], base_codes) for name, yz in base_raw.items()}
+    base_lin = {name: _linear(*yz) for name, yz in base_raw.items()}
+    base_se = {name: _se(lin[1], base_codes) for name, lin in base_lin.items()}
     rows = []
     for key, f in frames.items():
         v, rid = schema.identity(f)
@@ -208,37 +294,50 @@ def sweep_table(
         idx = pd.MultiIndex.from_frame(f[list(IDENTITY)])
         common = base_idx.intersection(idx)
         if len(common) == 0:
-            raise UsageError(f"value {key!r} shares no deal with the default: not the same seeds")
+            raise UsageError(f"value {key!r} shares no deal with the baseline: not the same seeds")
         pos_b = base_idx.get_indexer(common)
         pos_f = idx.get_indexer(common)
         codes = _match_codes(f)
         pair_codes = np.unique(base_codes[pos_b], return_inverse=True)[1]
+        is_base = key == baseline
         for name, fn in chosen.items():
             y, zz = fn(f)
             est, u = _linear(y, zz)
             se = _se(u, codes)
-            yb, zb = base_raw[name]
-            # paired: re-linearise both on the common deals so the means match the pairs
-            e1, u1 = _linear(y[pos_f], None if zz is None else zz[pos_f])
-            e0, u0 = _linear(yb[pos_b], None if zb is None else zb[pos_b])
-            is_def = key == default
-            diff = 0.0 if is_def else e1 - e0
-            dse = 0.0 if is_def else _se(u1 - u0, pair_codes)
-            use = 0.0 if is_def else math.sqrt(se**2 + base_se[name] ** 2)
+            use = 0.0 if is_base else math.sqrt(se**2 + base_se[name] ** 2)
+            if is_base:
+                diff, dse = 0.0, 0.0
+            elif paired:
+                yb, zb = base_raw[name]
+                # paired: re-linearise both on the common deals so the means match the pairs
+                e1, u1 = _linear(y[pos_f], None if zz is None else zz[pos_f])
+                e0, u0 = _linear(yb[pos_b], None if zb is None else zb[pos_b])
+                diff, dse = e1 - e0, _se(u1 - u0, pair_codes)
+            else:
+                diff, dse = est - base_lin[name][0], use
+            lo, hi = est - z * se, est + z * se
+            if is_rate(name):
+                lo, hi = max(lo, 0.0), min(hi, 1.0)
+            pv = (
+                float(2 * _st.norm.sf(abs(diff) / dse))
+                if not is_base and dse > 0 and math.isfinite(dse)
+                else math.nan
+            )
             rows.append(
                 {
                     "variant": v,
                     "rules_id": rid,
                     "option": option,
                     "option_value": key,
-                    "is_default": is_def,
+                    "is_baseline": is_base,
+                    "paired": bool(paired),
                     "metric": name,
                     "n": int(y.size),
                     "estimate": est,
                     "se": se,
-                    "lo": est - z * se,
-                    "hi": est + z * se,
-                    "n_pairs": int(len(common)),
+                    "lo": lo,
+                    "hi": hi,
+                    "n_pairs": int(len(common)) if paired else 0,
                     "diff": diff,
                     "diff_se": dse,
                     "diff_lo": diff - z * dse,
@@ -246,10 +345,14 @@ def sweep_table(
                     "unpaired_se": use,
                     "unpaired_lo": diff - z * use,
                     "unpaired_hi": diff + z * use,
-                    "se_ratio": use / dse if dse > 0 else math.nan,
+                    "se_ratio": use / dse if paired and dse > 0 else math.nan,
+                    "p": pv,
                 }
             )
-    return pd.DataFrame.from_records(rows, columns=_COLS)
+    out = pd.DataFrame.from_records(rows, columns=_COLS[:-2])
+    out["p_adj"] = adjust_pvalues(out["p"].to_numpy(dtype=float), adjust)
+    out["adjust"] = adjust
+    return out[_COLS]
 
 
 def sweep(
@@ -259,13 +362,14 @@ def sweep(
     *,
     deals: int,
     seed: int = 0,
-    default=None,
+    baseline=None,
     rules: Mapping | None = None,
     policies="value",
     workers: int | None = None,
     metrics=None,
     big: Sequence[str] | None = None,
     level: float = 0.95,
+    default=None,
 ) -> pd.DataFrame:
     """Simulate ``variant`` under each value of ``option`` on the same seed; tabulate.
 
@@ -279,8 +383,10 @@ def sweep(
     values : sequence
         Option values to play.
     deals, seed : int
-    default : optional
-        The baseline value (default: the first of ``values``).
+    baseline : optional
+        The value the differences are taken from; default the option's default value
+        for a registered option (else the first of ``values``). It is played even when
+        ``values`` does not list it. ``default=`` is accepted as its old name.
     rules : mapping, optional
         Other rule options, held fixed.
     policies, workers
@@ -291,16 +397,21 @@ def sweep(
     Returns
     -------
     DataFrame
-        As :func:`sweep_table`.
+        As :func:`sweep_table` (unpaired when the option changes the deck).
     """
-    from engine import simulate
+    from engine import simulate, variants
 
     values = list(values)
     if not values:
         raise UsageError("a sweep needs at least one value")
-    default = values[0] if default is None else default
-    if default not in values:
-        values.insert(0, default)
+    baseline = default if baseline is None else baseline
+    opt = None
+    if variant in variants.names():
+        opt = variants.get(variant).option_map.get(option)
+    if baseline is None:
+        baseline = opt.default if opt is not None else values[0]
+    if baseline not in values:
+        values.insert(0, baseline)
     frames = {}
     for v in values:
         run = simulate(
@@ -313,5 +424,11 @@ def sweep(
         )
         frames[v] = run.to_pandas()
     return sweep_table(
-        frames, option=option, default=default, metrics=metrics, big=big, level=level
+        frames,
+        option=option,
+        baseline=baseline,
+        metrics=metrics,
+        big=big,
+        level=level,
+        paired=not getattr(opt, "changes_deal", False),
     )

@@ -82,8 +82,11 @@ def _drawable(mask, counts, wild_kinds):
 
 def run_hand(args) -> int:
     """Handle ``mjlab hand``."""
+    from ._warmup import expect
+
     try:
-        result = analyse(args.hand, args.wild, args.sets, args.shape)
+        with expect("engine.hand"):  # the tables and kernels, announced as one on a cold start
+            result = analyse(args.hand, args.wild, args.sets, args.shape)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if args.json:

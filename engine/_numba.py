@@ -1,40 +1,89 @@
 """The house njit decorator: one place fixes the compile options of every kernel.
 
-Every kernel in mjlab is compiled with ``cache=True`` (compiled code is kept on disk
-between runs), ``nogil=True`` (threads may run kernels concurrently) and
-``error_model="numpy"`` (no Python exception checks in arithmetic). No ``fastmath``:
-scores and counts are exact integers.
+Every kernel in mjlab is compiled with ``nogil=True`` (threads may run kernels
+concurrently) and ``error_model="numpy"`` (no Python exception checks in arithmetic), and
+its machine code is cached on disk between runs. No ``fastmath``: scores and counts are
+exact integers.
 
-**The compile cache is keyed by all kernel sources.** numba stamps a cached function
-with its own file only, so after an edit to a callee in another module (a variant's
-scoring kernels, the bots) a caller such as the game loop would load stale machine code
-with the old callee inlined. Importing this module therefore points numba's cache at a
-folder named by a hash of :func:`kernel_sources` (every module that defines kernels and,
-transitively, every engine module they import from) and the numba version
-(``<cache>/numba-<hash>``, the cache folder of :mod:`engine._cache`), unless the user set
-``NUMBA_CACHE_DIR`` themselves. Any change to those starts a fresh cache (older folders
-are pruned); Python-only modules (CLI, datasets, the variants' Python side) are not
-part of the key, so editing them does not recompile.
+**A cold start costs what the results need, no more** (issue 21: the first run compiled
+for about a minute of CPU). Three house choices cut it, none of which changes a result:
+
+- LLVM optimizes at level 2 (``NUMBA_OPT=2``; numba's default is 3) unless the user set
+  ``NUMBA_OPT``: it cut the first mahjong compile by about a tenth, and the game and
+  hand kernels ran as fast as at level 3 (within the noise of a shared machine). Without
+  ``fastmath`` every level computes the same integers and floats.
+- A kernel called from a kernel compiles once for its arguments' plain types, not once
+  per constant a call site passes (:func:`_unliteral_calls`).
+- A :func:`parallel_kernel` has a serial twin, so that the game loops can be run on
+  Python threads without numba's parallel lowering (see :func:`parallel_kernel`).
+
+**The compile cache is keyed by the content of all kernel sources.** numba stamps a
+cached function with its own file only, so after an edit to a callee in another module (a
+variant's scoring kernels, the bots) a caller such as the game loop would load stale
+machine code with the old callee inlined. The kernels' cache therefore lives in a folder
+named by a hash of :func:`kernel_sources` (every module that defines kernels and,
+transitively, every engine module they import from) and the numba version:
+``<cache>/numba-<hash>/<subpackage>/`` under the cache folder of :mod:`engine._cache`
+(or under ``$NUMBA_CACHE_DIR`` if the user set it). Each cached function is stamped with
+that same hash, not with its file's path, modification time or size, so a reinstall that
+rewrites identical sources, or the same sources in another place (a copy, another
+virtual environment, a Dask worker importing the installed package), loads the compiled
+code instead of compiling again. Any change to those sources starts a fresh folder
+(older ones are pruned); Python-only modules (CLI, datasets, the variants' Python side)
+are not part of the key, so editing them does not recompile.
+
+**Only the owner's files are loaded.** numba's index and data files are pickles: each is
+opened through :func:`engine._cache.open_private` (the file and its folders must belong to
+the user and not be writable by group or others) and written without group/other write
+permission whatever the umask; see :mod:`engine._cache`.
+
+**The first compile says so.** When a kernel is about to be compiled rather than loaded,
+:mod:`engine._warmup` prints a one-line notice on stderr (what is compiled, roughly how
+long it takes, that later runs skip it) and shows a progress bar while it compiles.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import os
+import pickle
 import re
 import shutil
+import types as pytypes
+import uuid
 from pathlib import Path
 
 import numba
 from llvmlite import ir
 from numba.core import types
+from numba.core.caching import (
+    CompileResultCacheImpl,
+    FunctionCache,
+    IndexDataCacheFile,
+    _CacheLocator,
+)
+from numba.core.dispatcher import Dispatcher
 from numba.extending import intrinsic
 
-__all__ = ["kernel", "kernel_sources", "lowest_bit", "parallel_kernel", "source_hash"]
+__all__ = [
+    "compiled_dir",
+    "kernel",
+    "kernel_sources",
+    "lowest_bit",
+    "parallel_kernel",
+    "source_hash",
+]
 
 _KEEP = 3
 """Cache folders of earlier engine versions kept before pruning."""
+
+OPT_LEVEL = 2
+"""LLVM optimization level of the kernels unless ``NUMBA_OPT`` is set (module docstring)."""
+
+if "NUMBA_OPT" not in os.environ:
+    numba.config.OPT = type(numba.config.OPT)(OPT_LEVEL)
 
 
 _KERNEL_MARK = re.compile(r"^@(kernel|parallel_kernel)\b|numba\.njit", re.M)
@@ -48,6 +97,13 @@ def _module_file(base: Path, dotted: str) -> Path | None:
     if (target / "__init__.py").is_file():
         return target / "__init__.py"
     return None
+
+
+_MACHINERY = {"_numba.py"}
+"""Modules in the key whose imports are not followed: this one imports the cache and the
+compile notice (Python only, never compiled in); its own kernels' helpers (``lowest_bit``)
+are in its source, which is in the key. Anything it imports into compiled code must be
+defined here."""
 
 
 _IMPORT = re.compile(r"^[ \t]*((?:from[ \t]+\S+[ \t]+)?import[ \t]+(?:\([^)]*\)|[^\n]*))", re.M)
@@ -116,6 +172,8 @@ def kernel_sources(root: Path | None = None) -> list[Path]:
         if path in seen:
             continue
         seen.add(path)
+        if path.name in _MACHINERY:
+            continue
         todo.extend(_imports(path, root) - seen)
     return sorted(seen)
 
@@ -130,24 +188,192 @@ def source_hash(root: Path | None = None) -> str:
     return h.hexdigest()[:16]
 
 
-def _point_cache() -> None:
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return
-    from ._cache import cache_dir
-
-    base = cache_dir()
-    target = base / f"numba-{source_hash()}"
-    target.mkdir(parents=True, exist_ok=True)
-    numba.config.CACHE_DIR = str(target)
-    others = sorted(
-        (p for p in base.glob("numba-*") if p != target and p.is_dir()),
-        key=lambda p: p.stat().st_mtime,
-    )
-    for old in others[: max(0, len(others) - _KEEP)]:
-        shutil.rmtree(old, ignore_errors=True)
+_COMPILED: Path | None = None
 
 
-_point_cache()
+def compiled_dir() -> Path:
+    """The folder of this engine version's compiled kernels (created, checked, pruned)."""
+    global _COMPILED
+    if _COMPILED is None:
+        from ._cache import cache_dir, check_folder, private_makedirs
+
+        user = os.environ.get("NUMBA_CACHE_DIR")
+        if user:
+            base = private_makedirs(Path(user).expanduser().absolute())
+            check_folder(base)
+        else:
+            base = cache_dir()
+        target = private_makedirs(base / f"numba-{_stamp()}", base)
+        check_folder(target)
+        others = sorted(
+            (p for p in base.glob("numba-*") if p != target and p.is_dir()),
+            key=lambda p: p.stat().st_mtime,
+        )
+        for old in others[: max(0, len(others) - _KEEP)]:
+            shutil.rmtree(old, ignore_errors=True)
+        _COMPILED = target
+    return _COMPILED
+
+
+_STAMP: str | None = None
+
+
+def _stamp() -> str:
+    global _STAMP
+    if _STAMP is None:
+        _STAMP = source_hash()
+    return _STAMP
+
+
+_ROOT = Path(__file__).resolve().parent
+
+
+class _Locator(_CacheLocator):
+    """Where a kernel's cache files live: ``numba-<hash>/<its subpackage>`` (no absolute
+    path, so the same sources elsewhere find them), stamped with the sources' hash.
+    """
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        try:
+            self._sub = Path(py_file).resolve().parent.relative_to(_ROOT).as_posix()
+        except ValueError:  # a kernel outside the engine package (a test's)
+            self._sub = "_outside/" + _CacheLocator.get_suitable_cache_subpath(py_file)
+
+    def get_cache_path(self):
+        return str(compiled_dir() / self._sub)
+
+    def ensure_cache_path(self):
+        from ._cache import private_makedirs
+
+        private_makedirs(self.get_cache_path(), compiled_dir())
+
+    def get_source_stamp(self):
+        return _stamp()
+
+    def get_disambiguator(self):
+        return str(self._lineno)
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        return cls(py_func, py_file)
+
+
+class _Impl(CompileResultCacheImpl):
+    _locator_classes = [_Locator]
+
+
+class _CheckedFile(IndexDataCacheFile):
+    """numba's index/data files, read only through :func:`engine._cache.open_private`."""
+
+    def _load_index(self):
+        from ._cache import open_private
+
+        try:
+            f = open_private(self._index_path, compiled_dir())
+        except FileNotFoundError:
+            return {}
+        with f:
+            version = pickle.load(f)
+            data = f.read()
+        if version != self._version:
+            return {}
+        stamp, overloads = pickle.loads(data)
+        return overloads if stamp == self._source_stamp else {}
+
+    def _load_data(self, name):
+        from ._cache import open_private
+
+        with open_private(self._data_path(name), compiled_dir()) as f:
+            data = f.read()
+        return pickle.loads(data)
+
+    @contextlib.contextmanager
+    def _open_for_write(self, filepath):
+        tmp = f"{filepath}.tmp.{uuid.uuid4().hex[:16]}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                yield f
+            os.replace(tmp, filepath)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+
+class _KernelCache(FunctionCache):
+    """numba's per-function cache with the locator and checked files above.
+
+    The folder and stamp are computed on first use, not at import, so importing the
+    engine touches no cache; the compile notice hooks in where a load misses.
+    """
+
+    _impl_class = _Impl
+
+    def __init__(self, py_func):
+        self._name = repr(py_func)
+        self._py_func = py_func
+        self._impl = self._impl_class(py_func)
+        self._file = None
+        self.enable()
+
+    @property
+    def _cache_path(self):
+        return self._impl.locator.get_cache_path()
+
+    @property
+    def _cache_file(self):
+        if self._file is None:
+            self._file = _CheckedFile(
+                cache_path=self._cache_path,
+                filename_base=self._impl.filename_base,
+                source_stamp=_stamp(),
+            )
+        return self._file
+
+    def load_overload(self, sig, target_context):
+        data = super().load_overload(sig, target_context)
+        if data is None:
+            from ._warmup import compiling
+
+            compiling(self._py_func)
+        return data
+
+    def save_overload(self, sig, data):
+        super().save_overload(sig, data)
+        from ._warmup import compiled
+
+        compiled(self._py_func)
+
+
+def _jit(options, func):
+    disp = numba.njit(**options)(func)
+    if isinstance(disp, Dispatcher):  # not with NUMBA_DISABLE_JIT
+        disp._cache = _KernelCache(disp.py_func)
+        disp.get_call_template = _unliteral_calls(disp.get_call_template)
+    return disp
+
+
+def _unliteral_calls(get_call_template):
+    """A kernel called from a kernel compiles for the arguments' plain types.
+
+    numba otherwise compiles one version of a callee per constant a call site passes
+    (``f(x, 3)`` and ``f(x, 4)`` type the constant as ``Literal[int](3)`` and
+    ``Literal[int](4)``: two full compiles, and a third for a variable). With the literal
+    types dropped every call site shares one version; the values are the same, so the
+    results are too (a callee that needs a constant at compile time, such as an index into
+    a heterogeneous tuple, fails to compile, loudly).
+    """
+
+    def unliteral(args, kws):
+        return get_call_template(
+            tuple(types.unliteral(a) for a in args),
+            {k: types.unliteral(v) for k, v in kws.items()},
+        )
+
+    return unliteral
 
 
 def kernel(func=None, *, refcount=True, **extra):
@@ -161,16 +387,41 @@ def kernel(func=None, *, refcount=True, **extra):
     kernels that allocate (every kernel states the option, so none inherits it).
     """
     # explicit either way: numba lets a kernel without the option inherit its caller's
-    options = dict(cache=True, nogil=True, error_model="numpy", _nrt=refcount)
+    options = dict(nogil=True, error_model="numpy", _nrt=refcount)
     options.update(extra)
     if func is None:
-        return lambda f: numba.njit(**options)(f)
-    return numba.njit(**options)(func)
+        return lambda f: _jit(options, f)
+    return _jit(options, func)
 
 
 def parallel_kernel(func):
-    """Compile ``func`` with the house options and ``parallel=True`` (for ``prange``)."""
-    return numba.njit(cache=True, nogil=True, error_model="numpy", parallel=True)(func)
+    """Compile ``func`` with the house options and ``parallel=True`` (for ``prange``).
+
+    Its ``serial`` attribute is the same function compiled without ``parallel``
+    (``prange`` is then ``range``), with cache files of its own: for callers that split
+    the work across threads themselves. numba's parallel lowering links the kernel's
+    whole call tree into three more libraries (the loop body as a gufunc and two
+    wrappers), each optimized and turned into machine code again; for the game loops that
+    is a fifth of a cold start.
+    """
+    disp = _jit(dict(nogil=True, error_model="numpy", parallel=True), func)
+    if isinstance(disp, Dispatcher):
+        disp.serial = _jit(dict(nogil=True, error_model="numpy"), _twin(func, "serial"))
+    else:  # NUMBA_DISABLE_JIT: the plain function is its own serial version
+        disp.serial = disp
+    return disp
+
+
+def _twin(func, suffix: str):
+    """A copy of ``func`` named ``<qualname>.<suffix>`` (so it gets its own cache files)."""
+    twin = pytypes.FunctionType(
+        func.__code__, func.__globals__, func.__name__, func.__defaults__, func.__closure__
+    )
+    twin.__qualname__ = f"{func.__qualname__}.{suffix}"
+    twin.__module__ = func.__module__
+    twin.__doc__ = func.__doc__
+    twin.__kwdefaults__ = func.__kwdefaults__
+    return twin
 
 
 @intrinsic

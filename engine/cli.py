@@ -16,7 +16,7 @@ import os
 import sys
 from importlib import import_module
 
-from engine.errors import UsageError
+from engine.errors import CacheError, UsageError
 
 __all__ = ["main", "UsageError"]
 
@@ -41,6 +41,7 @@ _COMMANDS = {
     "fit": ("engine._cli_bots", "run_fit"),
     "tune": ("engine._cli_bots", "run_tune"),
     "ladder": ("analysis.ladder", "run_cli"),
+    "warmup": ("engine._warmup", "run_cli"),
 }
 
 
@@ -108,6 +109,12 @@ def _build_parser() -> argparse.ArgumentParser:
     b.add_argument("--quick", action="store_true", help="small sizes (for tests)")
     b.add_argument("--only", choices=("hand", "simulate"), default=None)
 
+    w = sub.add_parser(
+        "warmup", help="compile the kernels and build the tables ahead of the first run"
+    )
+    w.add_argument("variants", nargs="*", metavar="VARIANT", help="default: every variant")
+    w.add_argument("--quiet", action="store_true", help="no summary line")
+
     v = sub.add_parser("variants", help="list the variants and their rule options")
     v.add_argument("--json", action="store_true")
 
@@ -127,7 +134,12 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     sim.add_argument("--workers", type=int, default=None, metavar="W")
     sim.add_argument("--backend", choices=("local", "dask"), default="local")
-    sim.add_argument("--scheduler", default=None, metavar="ADDR")
+    sim.add_argument(
+        "--scheduler", default=None, metavar="ADDR", help="tls://HOST:PORT or tcp://HOST:PORT"
+    )
+    sim.add_argument("--tls-ca-file", default=None, metavar="FILE", help="the cluster's CA (PEM)")
+    sim.add_argument("--tls-cert", default=None, metavar="FILE", help="client certificate (PEM)")
+    sim.add_argument("--tls-key", default=None, metavar="FILE", help="client private key (PEM)")
     sim.add_argument(
         "--summary-only",
         action="store_true",
@@ -170,6 +182,13 @@ def _build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--out", required=True, metavar="DIR")
     sw.add_argument("--json", action="store_true")
     sw.add_argument("--plot", default=None, metavar="DIR")
+    sw.add_argument(
+        "--baseline",
+        default=None,
+        metavar="V",
+        help="the value differences are taken from (default: the option's default, always played)",
+    )
+    sw.add_argument("--quiet", action="store_true", help="no progress bar")
     sw.add_argument(
         "--force", action="store_true", help="replace a folder that holds another sweep"
     )
@@ -296,6 +315,10 @@ def main(argv=None) -> int:
         _debug_traceback()
         print(_one_line(f"mjlab: {exc}".replace("mjlab: mjlab", "mjlab")), file=sys.stderr)
         return 2
+    except CacheError as exc:  # before OSError (it is a PermissionError): its own line
+        _debug_traceback()
+        print(_one_line(f"mjlab: {exc}"), file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("mjlab: interrupted", file=sys.stderr)
         return 130

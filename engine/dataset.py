@@ -14,7 +14,8 @@ kind). This is the one place the engine reaches into :mod:`analysis` (lazily), b
 summary-only chunk is the analysis layer's aggregate.
 
 With ``backend="dask"`` the chunks become tasks on a Dask distributed cluster (an
-existing scheduler address, or a LocalCluster of ``workers`` processes). Record chunks
+existing scheduler address, with TLS for ``tls://``, or a LocalCluster of ``workers``
+processes secured by a temporary certificate; see :mod:`engine._dask`). Record chunks
 are written by the workers (the folder must be shared by all machines); summary chunks
 are returned to the client, which writes them. Records are identical to a local run.
 """
@@ -340,6 +341,7 @@ def run_dataset(
     workers: int | None = None,
     progress: bool = True,
     force: bool = False,
+    security=None,
 ) -> dict:
     """Play (or resume) a run into a folder of chunk files; returns counts of chunks.
 
@@ -347,6 +349,8 @@ def run_dataset(
     writer is refused naming the first. Complete chunks are verified against their
     checksums and skipped; damaged ones are played again. A folder holding another
     run's chunks is refused unless ``force``; files that are not mjlab chunks always are.
+    ``security`` (a :class:`distributed.Security`, see :func:`engine._dask.client_security`)
+    is how the Dask client authenticates to ``scheduler``.
 
     Returns ``{"chunks": n, "skipped": k, "played": n - k, "deals": spec.deals}``.
     """
@@ -385,6 +389,7 @@ def run_dataset(
             scheduler,
             workers,
             progress,
+            security,
         )
     except BaseException:
         lock.release()
@@ -404,7 +409,17 @@ def _remove_if_empty(folder: Path, created: bool) -> None:
 
 
 def _play(
-    spec, folder, ident, done, chunk_matches, summary_only, backend, scheduler, workers, progress
+    spec,
+    folder,
+    ident,
+    done,
+    chunk_matches,
+    summary_only,
+    backend,
+    scheduler,
+    workers,
+    progress,
+    security=None,
 ) -> dict:
     n = spec.n_matches
     chunks = [(lo, min(n, lo + chunk_matches)) for lo in range(0, n, chunk_matches)]
@@ -438,30 +453,30 @@ def _play(
             finally:
                 numba.set_num_threads(threads)
         else:
-            _run_dask(spec, spec_dict, todo, folder, ident, summary_only, scheduler, workers, bar)
+            dask_args = (summary_only, scheduler, workers, bar, security)
+            _run_dask(spec, spec_dict, todo, folder, ident, *dask_args)
     finally:
         if bar is not None:
             bar.close()
     return {"chunks": len(chunks), "skipped": len(done), "played": len(todo), "deals": spec.deals}
 
 
-def _run_dask(spec, spec_dict, todo, folder, ident, summary_only, scheduler, workers, bar):
+def _run_dask(
+    spec, spec_dict, todo, folder, ident, summary_only, scheduler, workers, bar, security=None
+):
     try:
-        from dask.distributed import Client, LocalCluster, as_completed
+        from dask.distributed import Client, as_completed
     except ImportError:
         raise UsageError(
             "--backend dask needs dask[distributed]: pip install 'dask[distributed]'"
         ) from None
+    from ._dask import connect, local_cluster
+
     cluster = None
     if scheduler:
-        try:
-            client = Client(scheduler, timeout="10s")
-        except OSError as exc:
-            raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        client = connect(scheduler, security)
     else:
-        cluster = LocalCluster(
-            n_workers=workers or 2, threads_per_worker=1, processes=True, dashboard_address=None
-        )
+        cluster = local_cluster(workers or 2)
         client = Client(cluster)
     try:
         futures = {

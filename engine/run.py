@@ -301,19 +301,43 @@ def play_chunk(spec: RunSpec, match_lo: int, match_hi: int) -> np.ndarray:
     last = n_last if match_hi == n_matches else spec.match_length
     rows = spec.rows(match_lo, match_hi)
     rec = np.zeros((rows, L.N_COLS), np.int32)
-    play_matches(
-        packed,
-        pol_codes,
-        bots,
-        spec.seed,
-        match_lo,
-        match_hi - match_lo,
-        spec.match_length,
-        last,
-        kernel_tables(),
-        rec,
-    )
+    from ._warmup import expect
+
+    args = (packed, pol_codes, bots, spec.seed, kernel_tables())
+    with expect("engine.zipai" if v.family == "zipai" else "engine.game"):  # a cold start says so
+        _play_threaded(play_matches.serial, args, match_lo, match_hi - match_lo, spec, last, rec)
     return rec
+
+
+def _play_threaded(play, args, match_lo, n, spec, last, rec) -> None:
+    """Play ``n`` matches from ``match_lo`` into ``rec`` on numba's thread count of threads.
+
+    ``play`` is a family's ``play_matches`` compiled serially: each thread plays one
+    contiguous share of the matches into its rows (the kernels release the GIL). Every
+    match is a pure function of the seed and its number, so the rows are the same for
+    any split; this does the parallel kernel's work without compiling numba's parallel
+    version of the game loop (see :func:`engine._numba.parallel_kernel`).
+    """
+    if n <= 0:
+        return
+    packed, pol_codes, bots, seed, tab = args
+    length = spec.match_length
+    threads = max(1, min(numba.get_num_threads(), n))
+    cuts = [n * i // threads for i in range(threads + 1)]
+
+    def share(i: int) -> None:
+        a, b = cuts[i], cuts[i + 1]  # matches [a, b) of the chunk; only the chunk's last is short
+        tail = last if b == n else length
+        rows = rec[a * length : (b - 1) * length + tail]
+        play(packed, pol_codes, bots, seed, match_lo + a, b - a, length, tail, tab, rows)
+
+    if threads == 1:
+        share(0)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(share, range(threads)))
 
 
 def chunk_frame(spec: RunSpec, match_lo: int, match_hi: int, rec: np.ndarray) -> pd.DataFrame:
@@ -348,6 +372,7 @@ def simulate(
     progress: bool = True,
     chunk_matches: int = CHUNK_MATCHES,
     bot_params: Mapping | None = None,
+    on_chunk=None,
 ) -> Run:
     """Play ``deals`` deals of ``variant`` and return their records.
 
@@ -375,6 +400,9 @@ def simulate(
     bot_params : mapping, optional
         Per-seat overrides of the bots' parameters, ``{seat: {name: value}}``
         (engine.bots; ``mjlab variants --json`` lists each policy's parameters).
+    on_chunk : callable, optional
+        Called with the number of deals of each chunk once it is played (an outer
+        progress bar, e.g. ``mjlab sweep``'s).
     """
     spec = make_spec(variant, deals, seed, rules, policies, match_length, bot_params)
     chunk_matches = _check_int("chunk_matches", chunk_matches, 1, MAX_MATCHES)
@@ -402,6 +430,8 @@ def simulate(
             rec[row0 : row0 + part.shape[0]] = part
             if bar is not None:
                 bar.update(part.shape[0])
+            if on_chunk is not None:
+                on_chunk(part.shape[0])
     finally:
         if bar is not None:
             bar.close()
@@ -443,6 +473,9 @@ def run_cli(args) -> int:
         DEFAULT_MATCH_LENGTH if args.match_length is None else args.match_length,
         overrides,
     )
+    tls = (args.tls_ca_file, args.tls_cert, args.tls_key)
+    if any(tls) and not args.scheduler:
+        raise UsageError("--tls-ca-file, --tls-cert and --tls-key go with --scheduler tls://...")
     if args.workers is not None:
         _check_int("--workers", args.workers, 1, MAX_WORKERS)
     if args.chunk_matches is not None:
@@ -464,6 +497,11 @@ def run_cli(args) -> int:
                 f"--workers {args.workers}: a local Dask cluster runs at most one worker per "
                 f"core ({cores} here); give --scheduler ADDR for a larger cluster"
             )
+        security = None
+        if args.scheduler:
+            from ._dask import client_security
+
+            security = client_security(args.scheduler, *tls)
         res = run_dataset(
             spec,
             out,
@@ -476,6 +514,7 @@ def run_cli(args) -> int:
             workers=args.workers,
             progress=not args.quiet,
             force=args.force,
+            security=security,
         )
         if not args.quiet:
             print(

@@ -6,6 +6,7 @@ import pytest
 from scipy import stats as st
 
 import analysis
+import analysis.fairness
 from analysis.stats import hotelling_power, oneway_anova
 from analysis.summary import Summary
 from analysis.testing import synthetic_records
@@ -31,11 +32,17 @@ def null_runs():
 def test_no_false_verdicts_beyond_nominal_rate(null_runs):
     family_rejects = 0
     raw_rejects = np.zeros(4, dtype=int)
+    equivalent = 0
     for s in null_runs:
         t = analysis.fairness_tests(s, alpha=0.05)
-        family_rejects += bool(t["reject"].any())
-        raw_rejects += (t["p"] < 0.05).to_numpy()
+        # the equivalence test's null (an edge beyond the margin) is false here: its
+        # rejection ("fair within ±margin") is the right answer, not a false finding
+        nulls = t[t["kind"] != "equivalence"]
+        family_rejects += bool(nulls["reject"].any())
+        raw_rejects += (nulls["p"] < 0.05).to_numpy()
+        equivalent += bool(t.loc[t["kind"] == "equivalence", "reject"].iloc[0])
         assert t["verdict"].str.len().gt(20).all()
+    assert equivalent >= R_NULL // 4  # the TOST has power at 1,600 symmetric deals (~50%)
     # Holm keeps the family-wise error rate at 5%; each test alone is at its level
     assert family_rejects <= _upper(R_NULL, 0.05), family_rejects
     for count in raw_rejects:
@@ -89,7 +96,14 @@ def test_dealer_edge_and_verdict_wording():
     v = t.loc["dealer_edge", "verdict"]
     assert v.startswith("the dealer gains ") and "points per deal over the non-dealers" in v
     assert "p < 1e-09" in v
-    assert t.loc["dealer_edge", "adjust"] == "holm" and t.loc["dealer_edge", "family"] == 4
+    assert t.loc["dealer_edge", "adjust"] == "holm" and t.loc["dealer_edge", "family"] == 5
+    assert "Holm-adjusted p < 1e-09 over the 5 tests of this variant" in v
+    # synthetic records: seats are not symmetric by construction, so no sanity label
+    assert (t["kind"] != "sanity").all()
+    eq = t.loc["dealer_equivalence"]
+    assert eq["kind"] == "equivalence" and not eq["reject"]
+    assert eq["verdict"].startswith("not shown fair within ±")
+    assert eq["margin"] == pytest.approx(0.1 * analysis.dealer_edge(df).iloc[0]["sd"])
     e = analysis.dealer_edge(df).iloc[0]
     # the edge over an average non-dealer is the dealer's mean x P/(P-1)
     d = analysis.payouts.role_matrix(df)
@@ -135,7 +149,7 @@ def test_clustered_tests_hold_their_level_with_a_strong_dealer_edge():
 def test_two_player_records():
     df = synthetic_records(100, seed=5, players=2, dealer_multiplier=1)
     t = analysis.fairness_tests(df)
-    assert len(t) == 4 and t["p"].between(0, 1).all()
+    assert len(t) == 5 and t["p"].between(0, 1).all()
     r = analysis.payouts_by_role(df)
     assert r["role"].tolist() == ["dealer", "non_dealer", "opponent"]
 
@@ -148,3 +162,24 @@ def test_a_run_without_a_single_win_is_summarised_without_error():
     tables = s.tables()
     seat = tables["fairness"].set_index("test").loc["seat_win_rates"]
     assert np.isnan(seat["p"]) and len(tables["payouts_seat"]) == 4
+
+
+def test_seat_tests_are_sanity_checks_for_engine_records():
+    df = synthetic_records(200, seed=11, dealer_multiplier=1, first_dealer="rotate")
+    t = analysis.fairness_tests(df, seats_symmetric=True).set_index("test")
+    for test in ("seat_win_rates", "seat_deltas"):
+        assert t.loc[test, "kind"] == "sanity"
+        assert t.loc[test, "verdict"].startswith("engine sanity check")
+    assert t.loc["dealer_edge", "kind"] == "finding"
+    # a wider family (a whole report) rewords every verdict with its adjusted p
+    wide = t.reset_index().assign(p_adj=1.0, reject=False, family=40)
+    out = analysis.fairness.word_verdicts(wide, 4, "the 40 tests of this report")
+    assert out["verdict"].str.contains("Holm-adjusted p = 1 over the 40 tests of this report").all()
+
+
+def test_equivalence_verdict_says_fair_within_the_margin():
+    df = synthetic_records(3000, seed=12, dealer_multiplier=1, first_dealer="rotate")
+    t = analysis.fairness_tests(df, margin_sd=0.2).set_index("test")
+    eq = t.loc["dealer_equivalence"]
+    assert eq["reject"] and eq["verdict"].startswith("fair within ±")
+    assert "(±0.2 SD)" in eq["verdict"]

@@ -39,7 +39,9 @@ def test_delta_distribution_lines():
 
 def test_sweep_band_and_lines():
     frames = {r: synthetic_records(50, seed=3, draw_rate=r) for r in (0.1, 0.2, 0.3)}
-    f = plots.compute_sweep(frames, option="draw_rate", default=0.2, metrics=["draw_rate", "turns"])
+    f = plots.compute_sweep(
+        frames, option="draw_rate", baseline=0.2, metrics=["draw_rate", "turns"]
+    )
     with pytest.raises(Exception, match="several metrics"):
         plots.draw_sweep(f)
     _, ax = plt.subplots()
@@ -48,7 +50,20 @@ def test_sweep_band_and_lines():
     assert len(ax.collections) == 1  # the paired band
     labels = [line.get_label() for line in ax.get_lines()]
     assert "difference" in labels and "unpaired interval" in labels
-    assert ax.get_xlabel() == "draw_rate"
+    assert ax.get_xlabel() == "draw_rate (baseline 0.2)"
+    assert "baseline" in ax.get_ylabel()
+
+
+def test_sweep_ticks_are_whole_numbers_for_whole_number_options():
+    frames = {
+        k: synthetic_records(40, seed=3, value_bonus=k, rules_id=f"b{k}") for k in (0, 1, 2, 4)
+    }
+    f = plots.compute_sweep(frames, option="bonus", baseline=0, metrics=["value_per_win"])
+    _, ax = plt.subplots()
+    plots.draw_sweep(f, ax=ax)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "1", "2", "4"]
+    assert list(ax.get_xticks()) == [0, 1, 2, 4]
+    plt.close("all")
 
 
 def test_variant_panel():

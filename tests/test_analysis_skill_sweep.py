@@ -10,6 +10,7 @@ import pytest
 from scipy import stats as st
 
 import analysis
+from analysis.sweep import is_rate, metric_doc
 from analysis.testing import synthetic_records
 from engine.errors import UsageError
 
@@ -69,7 +70,7 @@ def _sweep_frames():
 
 def test_paired_sweep_interval_is_narrower():
     frames = _sweep_frames()
-    t = analysis.sweep_table(frames, option="draw_rate", default=0.2)
+    t = analysis.sweep_table(frames, option="draw_rate", baseline=0.2)
     assert set(t.option_value) == {0.2, 0.25, 0.3}
     d = t[(t.metric == "draw_rate") & (t.option_value == 0.3)].iloc[0]
     truth = (frames[0.3].winner < 0).mean() - (frames[0.2].winner < 0).mean()
@@ -84,12 +85,12 @@ def test_paired_sweep_interval_is_narrower():
     g = len(tot)
     assert d.diff_se == pytest.approx(math.sqrt(g / (g - 1) * (tot**2).sum()) / len(diffs))
     one = {k: v.assign(match=np.arange(len(v))) for k, v in frames.items()}
-    t1 = analysis.sweep_table(one, option="draw_rate", default=0.2, metrics=["draw_rate"])
+    t1 = analysis.sweep_table(one, option="draw_rate", baseline=0.2, metrics=["draw_rate"])
     d1 = t1[t1.option_value == 0.3].iloc[0]
     assert d1.diff_se == pytest.approx(diffs.std(ddof=1) / math.sqrt(len(diffs)))
-    base = t[t.is_default]
+    base = t[t.is_baseline]
     assert (base["diff"] == 0).all()
-    assert t[~t.is_default].groupby("metric").se_ratio.median().median() > 1.5
+    assert t[~t.is_baseline].groupby("metric").se_ratio.median().median() > 1.5
 
 
 def test_ratio_metric_pairs_on_common_deals():
@@ -97,7 +98,7 @@ def test_ratio_metric_pairs_on_common_deals():
         0: synthetic_records(200, seed=4, value_bonus=0),
         1: synthetic_records(200, seed=4, value_bonus=1, rules_id="b1").iloc[5:],
     }
-    t = analysis.sweep_table(frames, option="bonus", default=0, metrics=["value_per_win"])
+    t = analysis.sweep_table(frames, option="bonus", baseline=0, metrics=["value_per_win"])
     r = t[t.option_value == 1].iloc[0]
     assert r.n_pairs == len(frames[1])
     assert r["diff"] == pytest.approx(1.0)  # every win is worth one more, same walls
@@ -106,13 +107,13 @@ def test_ratio_metric_pairs_on_common_deals():
 
 def test_sweep_errors():
     frames = _sweep_frames()
-    with pytest.raises(UsageError, match="default"):
-        analysis.sweep_table(frames, option="x", default=0.9)
+    with pytest.raises(UsageError, match="baseline"):
+        analysis.sweep_table(frames, option="x", baseline=0.9)
     with pytest.raises(UsageError, match="unknown metric"):
-        analysis.sweep_table(frames, option="x", default=0.2, metrics=["nope"])
+        analysis.sweep_table(frames, option="x", baseline=0.2, metrics=["nope"])
     other = {0: frames[0.2], 1: synthetic_records(300, seed=9, variant="v2")}
     with pytest.raises(UsageError, match="mixes variants"):
-        analysis.sweep_table(other, option="x", default=0)
+        analysis.sweep_table(other, option="x", baseline=0)
 
 
 def test_sweep_runs_the_engine_on_one_seed(monkeypatch):
@@ -123,7 +124,7 @@ def test_sweep_runs_the_engine_on_one_seed(monkeypatch):
             self.rules = rules
 
         def to_pandas(self):
-            return synthetic_records(20, seed=1, value_bonus=self.rules["bonus"])
+            return synthetic_records(20, seed=1, value_bonus=self.rules.get("bonus", 0))
 
     def simulate(variant, *, deals, seed, rules, policies, workers):
         calls.append((variant, deals, seed, dict(rules)))
@@ -137,6 +138,40 @@ def test_sweep_runs_the_engine_on_one_seed(monkeypatch):
     assert {c[2] for c in calls} == {5}
     r = t[(t.metric == "value_per_win") & (t.option_value == 2)].iloc[0]
     assert r["diff"] == pytest.approx(2.0)
+    # a registered option: its default is the baseline and is played though not listed
+    calls.clear()
+    t = analysis.sweep("lishui", "kong_pay", [1, 2], deals=320, seed=5)
+    assert [c[3]["kong_pay"] for c in calls] == [0, 1, 2]
+    assert t.loc[t.is_baseline, "option_value"].unique().tolist() == [0]
+
+
+def test_unpaired_sweep_and_rate_clipping():
+    frames = _sweep_frames()
+    t = analysis.sweep_table(frames, option="draw_rate", baseline=0.2, paired=False)
+    r = t[(t.metric == "draw_rate") & (t.option_value == 0.3)].iloc[0]
+    assert not r.paired and r.n_pairs == 0 and math.isnan(r.se_ratio)
+    assert r.diff_se == pytest.approx(r.unpaired_se) and r.diff_lo == r.unpaired_lo
+    whole = (frames[0.3].winner < 0).mean() - (frames[0.2].winner < 0).mean()
+    assert r["diff"] == pytest.approx(whole)
+    # every share keeps its interval inside [0, 1], rare patterns included
+    rates = t[t.metric.map(is_rate)]
+    assert len(rates) and (rates.lo >= 0).all() and (rates.hi <= 1).all()
+    # p-values: adjusted together over the non-baseline rows, never below the raw ones
+    nb = t[~t.is_baseline]
+    assert nb.p.notna().all() and t.loc[t.is_baseline, "p"].isna().all()
+    assert (nb.p_adj >= nb.p - 1e-12).all() and set(t.adjust) == {"holm"}
+    holm = analysis.stats.adjust_pvalues(nb.p.to_numpy(), "holm")
+    assert np.allclose(nb.p_adj.to_numpy(), holm)
+
+
+def test_sweep_dealer_edge_is_the_fairness_dealer_edge():
+    df = synthetic_records(200, seed=3, dealer_weight=1.6)
+    t = analysis.sweep_table({0: df, 1: df}, option="x", baseline=0, metrics=["dealer_edge"])
+    e = analysis.dealer_edge(df).iloc[0]
+    assert t.estimate.iloc[0] == pytest.approx(e["edge"])
+    assert e["edge"] == pytest.approx(e["dealer_mean"] * 4 / 3)
+    assert e["edge_sd"] == pytest.approx(e["edge"] / e["sd"])
+    assert metric_doc("dealer_edge").startswith("dealer edge: the dealer's mean")
 
 
 def test_compare_variants_panel():
@@ -166,7 +201,7 @@ def test_compare_variants_panel():
     edge = analysis.dealer_edge(a).iloc[0]["edge"]
     assert ta.loc["dealer_edge_sd", "estimate"] == pytest.approx(edge / sd)
     assert ta.loc["dealer_edge_sd", "lo"] > 0
-    assert ta.loc["seat_spread_sd", "lo"] <= ta.loc["seat_spread_sd", "hi"]
+    assert "seat_spread_sd" not in ta.index  # true value 0 by construction: pure bias
     assert tb.loc["skill_snr", "estimate"] == 0.1
     assert ta.loc["skill_snr", "estimate"] == pytest.approx(
         skill.set_index("format").loc["duplicate", "snr"]

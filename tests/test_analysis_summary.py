@@ -3,6 +3,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as st
 
 import analysis
 from analysis import compare, fairness, frequencies, payouts
@@ -165,3 +166,27 @@ def test_tables_and_html(records):
     assert "dealer" in s._repr_html_()
     text = json.dumps(analysis.jsonable(t), allow_nan=False)
     assert json.loads(text)["fairness"][2]["test"] == "dealer_edge"
+
+
+def test_extras_have_match_clustered_intervals():
+    df = synthetic_records(300, seed=2)
+    s = Summary.from_records(df)
+    x = df["kongs"].to_numpy(float)
+    tot = pd.Series(x - x.mean()).groupby(df["match"].to_numpy()).sum()
+    g = len(tot)
+    direct = np.sqrt(g / (g - 1) * (tot**2).sum()) / len(x)
+    t = analysis.payouts.extra_means(s).set_index("extra")
+    assert t.loc["kongs", "clustered"] and t.loc["kongs", "se"] == pytest.approx(direct)
+    q = st.t.ppf(0.975, g - 1)
+    assert t.loc["kongs", "hi"] - t.loc["kongs", "mean"] == pytest.approx(q * direct)
+    # parts that split matches merge to the whole; a stored round trip keeps them
+    parts = [Summary.from_records(df.iloc[a : a + 1000]) for a in range(0, len(df), 1000)]
+    merged = Summary.merge_all(parts)
+    assert merged == s and merged.extra_cluster_se("kongs") == pytest.approx(direct)
+    assert Summary.from_json(s.to_json()).extra_cluster_se("kongs") == pytest.approx(direct)
+    # a summary stored before the extras' match totals existed: per-deal intervals, said so
+    d = s.to_dict()
+    d.pop("extra_match"), d.pop("extra_pending")
+    old = Summary.from_dict(d)
+    assert not analysis.payouts.extra_means(old)["clustered"].any()
+    assert not analysis.payouts.extra_means(old.merge(s))["clustered"].any()

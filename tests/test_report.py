@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+import markupsafe
 import pandas as pd
 import pytest
 
@@ -101,9 +102,21 @@ def test_numbers_equal_the_analysis_of_the_records(made):
             ("seats", analysis.seat_frequencies),
             ("payouts_seat", analysis.payouts_by_seat),
             ("payouts_role", analysis.payouts_by_role),
-            ("fairness", analysis.fairness_tests),
         ]:
             assert sec[key] == jsonable(fn(df)), key
+        # the fairness tests are the analysis layer's, adjusted over the whole report
+        own = jsonable(analysis.fairness_tests(df))
+        report_wide = ("p_adj", "adjust", "family", "reject", "verdict")
+        for mine, theirs in zip(sec["fairness"], own, strict=True):
+            assert {k: v for k, v in mine.items() if k not in report_wide} == {
+                k: v for k, v in theirs.items() if k not in report_wide
+            }
+            assert mine["family"] == family_size(ctx) and mine["adjust"] == "holm"
+            assert mine["p_adj"] is None or mine["p_adj"] >= theirs["p"] - 1e-12
+            assert f"over the {family_size(ctx)} tests of this report" in mine["verdict"]
+        edge = analysis.dealer_edge(df).iloc[0]
+        assert sec["dealer_edge"]["edge"] == pytest.approx(edge["edge"])
+        assert sec["dealer_edge"]["edge_sd"] == pytest.approx(edge["edge_sd"])
         assert sec["roles"] == jsonable(analysis.seat_frequencies(df, by="distance"))
         assert sec["swinginess"] == jsonable(analysis.swinginess(df))
 
@@ -121,9 +134,18 @@ def test_numbers_equal_the_analysis_of_the_records(made):
             big = [p.name for p in v.patterns if p.big]
             metrics = [m for m in report.SWEEP_METRICS if m != "big_hand_per_win" or big]
             table = analysis.sweep_table(
-                frames, option=sw["option"], default=opt.default, metrics=metrics, big=big or None
+                frames,
+                option=sw["option"],
+                baseline=opt.default,
+                metrics=metrics,
+                big=big or None,
+                paired=not opt.changes_deal,
             )
-            assert sw["table"] == jsonable(table)
+            strip = ("p_adj", "adjust")
+            assert [{k: v for k, v in r.items() if k not in strip} for r in sw["table"]] == [
+                {k: v for k, v in r.items() if k not in strip} for r in jsonable(table)
+            ]
+            assert sw["baseline"] == opt.default and sw["paired"] == (not opt.changes_deal)
 
         players = sec["players"]
         for sk in sec["skill"]:
@@ -147,6 +169,50 @@ def test_numbers_equal_the_analysis_of_the_records(made):
     assert ctx["panel"] == jsonable(panel)
 
 
+def family_size(ctx) -> int:
+    """The tests of a report: fairness, sweep differences and ranking gaps."""
+    n = 0
+    for sec in ctx["variants"].values():
+        n += sum(t["p"] is not None for t in sec["fairness"])
+        n += sum(r["p"] is not None for sw in sec["sweeps"] for r in sw["table"])
+    for s in ctx["summary"]["senses"]:
+        n += sum(g["p"] is not None for g in s["adjacent"])
+        n += int("span_test" in s and s["span_test"]["p"] is not None)
+    return n
+
+
+def test_one_holm_family_over_the_whole_report(made):
+    from analysis.stats import adjust_pvalues
+
+    _, ctx = made
+    raw, adj = [], []
+    for sec in ctx["variants"].values():
+        for t in sec["fairness"]:
+            raw.append(t["p"])
+            adj.append(t["p_adj"])
+        for sw in sec["sweeps"]:
+            for r in sw["table"]:
+                if r["p"] is not None:
+                    raw.append(r["p"])
+                    adj.append(r["p_adj"])
+    for s in ctx["summary"]["senses"]:
+        for g in [*s["adjacent"], *([s["span_test"]] if "span_test" in s else [])]:
+            raw.append(g["p"])
+            adj.append(g["p_adj"])
+    raw = [float("nan") if x is None else x for x in raw]
+    want = adjust_pvalues(raw, "holm")
+    got = [float("nan") if x is None else x for x in adj]
+    assert got == pytest.approx(list(want), nan_ok=True)
+    assert ctx["summary"]["family"] == f"the {family_size(ctx)} tests of this report"
+    # a seat test is a sanity check, never a finding
+    for sec in ctx["variants"].values():
+        kinds = {t["test"]: t["kind"] for t in sec["fairness"]}
+        assert kinds["seat_win_rates"] == kinds["seat_deltas"] == "sanity"
+        for t in sec["fairness"]:
+            if t["kind"] == "sanity":
+                assert t["verdict"].startswith("engine sanity check")
+
+
 def test_summary_ranks_the_panel(made):
     _, ctx = made
     summary = ctx["summary"]
@@ -164,6 +230,15 @@ def test_summary_ranks_the_panel(made):
         assert score == sorted(score, reverse=sense["better"] == "high")
         if len(ranking) > 1:
             assert sense["gap_lo"] <= sense["gap"] <= sense["gap_hi"]
+            # an order is claimed only across a resolved gap; otherwise the ranks tie
+            for k in range(1, len(ranking)):
+                g = sense["adjacent"][k - 1]
+                resolved = g["p_adj"] is not None and g["p_adj"] < report.ALPHA
+                assert (ranking[k]["rank"] > ranking[k - 1]["rank"]) == resolved
+            top = [e for e in ranking if e["rank"] == 1]
+            if len(top) > 1:
+                assert "tied between" in sense["sentence"] and sense["best"] is None
+        assert "seat_spread_sd" not in {s["metric"] for s in summary["senses"]}
 
 
 def test_html_and_markdown_show_the_context(made):
@@ -179,7 +254,7 @@ def test_html_and_markdown_show_the_context(made):
         sec = ctx["variants"][n]
         assert sec["rules_id"] in html and sec["rules_id"] in md
         for t in sec["fairness"]:
-            assert escape(t["verdict"], quote=False) in html
+            assert str(markupsafe.escape(t["verdict"])) in html  # as Jinja escapes it
         for o in sec["rules"]:
             assert f"<code>{escape(o['key'])}</code>" in html
     for fig in (out / report.FIGURES_DIR).iterdir():
@@ -343,3 +418,99 @@ def test_skipped_sweeps_are_noted_in_the_report(made, tmp_path):
 
 def test_module_doctests():
     assert doctest.testmod(report, raise_on_error=False).failed == 0
+
+
+# --- the figure cache ----------------------------------------------------------------------
+
+
+def _figure_bytes(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((folder / report.FIGURES_DIR).iterdir())}
+
+
+def test_figure_cache_gives_the_drawn_bytes_and_draws_only_what_changed(
+    made, tmp_path, monkeypatch
+):
+    """A render reuses the figures drawn before from the same data, byte for byte; a
+    changed number draws its figure anew, and only that one."""
+    monkeypatch.setenv("MJLAB_CACHE_DIR", str(tmp_path / "cache"))
+    ctx = trimmed(made[1])
+    report.render(ctx, tmp_path / "drawn", figure_cache=False)
+    drawn = _figure_bytes(tmp_path / "drawn")
+    assert len(drawn) == 3 and not (tmp_path / "cache").exists()
+    report.render(ctx, tmp_path / "first")
+    assert _figure_bytes(tmp_path / "first") == drawn
+    cached = sorted((tmp_path / "cache" / report.FIGURE_CACHE).iterdir())
+    assert len(cached) == 3
+
+    from matplotlib.figure import Figure
+
+    saved = []
+    real = Figure.savefig
+
+    def counting(self, *args, **kwargs):
+        saved.append(self)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", counting)
+    report.render(ctx, tmp_path / "again")
+    assert saved == [] and _figure_bytes(tmp_path / "again") == drawn
+    for name in report.FILES:
+        assert (tmp_path / "again" / name).read_bytes() == (tmp_path / "drawn" / name).read_bytes()
+
+    changed = json.loads(json.dumps(ctx))
+    name = changed["settings"]["variants"][0]
+    wins = [r for r in changed["variants"][name]["patterns"] if r["per"] == "win"]
+    row = max(wins, key=lambda r: r["rate"])
+    assert row["rate"] > 0
+    row["rate"] = row["lo"] = row["rate"] / 2
+    report.render(changed, tmp_path / "changed")
+    assert len(saved) == 1
+    now = _figure_bytes(tmp_path / "changed")
+    assert now[f"{name}-patterns.png"] != drawn[f"{name}-patterns.png"]
+    assert {k: v for k, v in now.items() if "patterns" not in k} == {
+        k: v for k, v in drawn.items() if "patterns" not in k
+    }
+
+
+def test_figure_cache_ignores_a_damaged_or_foreign_file(made, tmp_path, monkeypatch):
+    """A cached figure whose bytes fail their checksum, or that others may write, is not
+    used: the figure is drawn again (and the cache file rewritten)."""
+    monkeypatch.setenv("MJLAB_CACHE_DIR", str(tmp_path / "cache"))
+    ctx = trimmed(made[1])
+    report.render(ctx, tmp_path / "first")
+    drawn = _figure_bytes(tmp_path / "first")
+    files = sorted((tmp_path / "cache" / report.FIGURE_CACHE).iterdir())
+    damaged, foreign = files[0], files[1]
+    raw = bytearray(damaged.read_bytes())
+    raw[-20] ^= 0xFF
+    damaged.write_bytes(bytes(raw))
+    foreign.chmod(0o666)  # intact, but anyone may now change it
+    assert foreign.read_bytes().startswith(report._FIGURE_MAGIC)
+    report.render(ctx, tmp_path / "again")
+    assert _figure_bytes(tmp_path / "again") == drawn
+    assert damaged.read_bytes() != bytes(raw) and not foreign.stat().st_mode & 0o022
+
+
+def test_figure_cache_keeps_the_most_recent(tmp_path, monkeypatch):
+    monkeypatch.setenv("MJLAB_CACHE_DIR", str(tmp_path))
+    cache = report._FigureCache()
+    for i in range(5):
+        cache.put(f"k{i}", b"png %d" % i)
+        os.utime(cache.folder / f"k{i}.png", (i, i))
+    assert cache.get("k1") == b"png 1"  # a hit counts as a use
+    cache.prune(keep=3)
+    assert sorted(p.stem for p in cache.folder.iterdir()) == ["k1", "k3", "k4"]
+    assert cache.get("k0") is None and cache.hits == 1
+
+
+def test_figure_cache_key_follows_the_matplotlib_settings(tmp_path, monkeypatch):
+    """A setting outside the style file (a user's matplotlibrc) draws figures anew."""
+    import matplotlib
+
+    monkeypatch.setenv("MJLAB_CACHE_DIR", str(tmp_path))
+    data = [{"x": 1.0}]
+    plain = report._FigureCache().key("f", "caption", data)
+    assert plain == report._FigureCache().key("f", "caption", data)
+    assert plain != report._FigureCache().key("f", "caption", [{"x": 2.0}])
+    with matplotlib.rc_context({"hatch.linewidth": 3.0}):
+        assert report._FigureCache().key("f", "caption", data) != plain

@@ -39,6 +39,10 @@ class RuleOption:
         What the option means, in one or two sentences.
     rulebook : str
         The RULEBOOK entry that sets the default (e.g. ``"§5.2 rule 4"``).
+    changes_deal : bool
+        Whether its values deal different cards from the same seed (the deck's size or
+        the hands dealt change), so that a sweep over it cannot pair deals: its
+        comparisons are unpaired.
     """
 
     key: str
@@ -46,6 +50,7 @@ class RuleOption:
     allowed: tuple
     doc: str
     rulebook: str = ""
+    changes_deal: bool = False
 
     def parse(self, value: Any) -> Any:
         """Convert a value (string from the command line, or TOML value) and validate it."""

@@ -97,6 +97,7 @@ OPTIONS = (
         (2, 3, 4),
         "Seats at the table; all of them play (the dealer 15 cards, the others 14).",
         "§4.1 rule 3",
+        changes_deal=True,
     ),
     RuleOption(
         "zuoxing",
@@ -106,7 +107,9 @@ OPTIONS = (
         "and takes half the 醒 part of one payment from the winner.",
         "§4.1 rule 3",
     ),
-    RuleOption("kings", 1, (0, 1, 2, 3, 4), "王 (jokers) in the deck.", "§4.1 rule 2"),
+    RuleOption(
+        "kings", 1, (0, 1, 2, 3, 4), "王 (jokers) in the deck.", "§4.1 rule 2", changes_deal=True
+    ),
     RuleOption(
         "must_win",
         "discard",

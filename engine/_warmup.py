@@ -1,0 +1,201 @@
+"""A cold start that talks, and ``mjlab warmup``.
+
+The kernels are compiled on first use and cached on disk (engine._numba), so the first
+command after an install or an engine upgrade spends up to a minute or two compiling.
+When a kernel is about to be compiled rather than loaded, :func:`compiling` prints one
+line on stderr naming what is being compiled, roughly how long it takes and that later
+runs skip it, and starts a progress bar (tqdm, on a terminal only) that counts the
+functions numba compiles (numba's ``numba:compile`` event) against the count measured
+for that part of the engine. The bar closes when the outermost compile returns; a warm
+start prints nothing.
+
+``mjlab warmup [VARIANT...]`` compiles ahead of time what ``simulate``, ``sweep`` and
+``report`` need for the named variants (all by default): the hand tables, each family's
+game kernels, and the hand evaluation that ``hand`` and ``score`` use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+
+from numba.core import event
+
+__all__ = ["compiling", "compiled", "expect", "warmup", "run_cli", "PARTS"]
+
+PARTS = {
+    # module prefix: (what, numba compiles, CPU seconds) from an empty cache: the CPU
+    # seconds of a first `mjlab simulate` of each family (2-core machine, numba 0.68,
+    # with the compile-time cuts of engine._numba); rough on purpose: the notice says
+    # "about".
+    "engine.game": ("the mahjong game kernels", 650, 60),
+    "engine.zipai": ("the 字牌 (luodisao) game kernels", 420, 30),
+    "engine.hand._tables": ("the hand-table builder", 20, 4),
+    "engine.hand": ("the hand-evaluation kernels", 60, 6),
+    "engine.variants": ("the scoring kernels", 60, 10),
+    "engine._exact_kernels": ("the exact-probability kernels", 40, 5),
+}
+"""What the first compile of each part of the engine is, and roughly what it costs."""
+
+_DEFAULT = ("the engine's kernels", 20, 5)
+
+
+def _part(py_func):
+    module = getattr(py_func, "__module__", "") or ""
+    for prefix in sorted(PARTS, key=len, reverse=True):  # the longest matching prefix
+        if module.startswith(prefix):
+            return PARTS[prefix]
+    return _DEFAULT
+
+
+class _Progress(event.Listener):
+    """Counts numba compiles while a part compiles; closes when the outermost returns."""
+
+    def __init__(self, what, total, seconds):
+        from tqdm.auto import tqdm
+
+        self.depth = 0
+        self.count = 0
+        self.what = what
+        self.bar = tqdm(
+            total=total,
+            desc=f"compiling {what}",
+            unit=" functions",
+            file=sys.stderr,
+            disable=None,  # a terminal only: logs and pipes get the one line above
+            leave=False,
+        )
+
+    def on_start(self, ev):
+        self.depth += 1
+
+    def on_end(self, ev):
+        self.depth -= 1
+        self.count += 1
+        bar = self.bar
+        if bar.total is not None and bar.n + 1 > bar.total:
+            bar.total = bar.n + 1
+        bar.update(1)
+        if self.depth <= 0 and not _EXPECT:
+            _finish()
+
+
+_ACTIVE: _Progress | None = None
+_EXPECT: list[str] = []
+_ANNOUNCED: set[str] = set()
+
+
+@contextlib.contextmanager
+def expect(part: str):
+    """Within this block, any compile is announced as ``part`` (a key of :data:`PARTS`)
+    and counted in one bar, closed when the block ends (e.g. the hand tables and the
+    game kernels of a first ``simulate``).
+    """
+    _EXPECT.append(part)
+    try:
+        yield
+    finally:
+        _EXPECT.pop()
+        if not _EXPECT and (_ACTIVE is None or _ACTIVE.depth <= 0):
+            _finish()
+
+
+LAST: dict[str, int] = {}
+"""Functions compiled by the last announced compile of each part (for tests and tuning)."""
+
+
+def _finish() -> None:
+    global _ACTIVE
+    if _ACTIVE is not None:
+        event.unregister("numba:compile", _ACTIVE)
+        _ACTIVE.bar.close()
+        LAST[_ACTIVE.what] = _ACTIVE.count
+        _ACTIVE = None
+
+
+def compiling(py_func) -> None:
+    """A kernel was not found in the cache and is about to be compiled: say so once.
+
+    Called by the kernels' cache (engine._numba) on every miss; only the first miss of a
+    compile that is not already announced prints the notice and starts the bar.
+    """
+    global _ACTIVE
+    if _ACTIVE is not None:
+        return
+    what, total, seconds = PARTS[_EXPECT[0]] if _EXPECT else _part(py_func)
+    if what not in _ANNOUNCED:  # once per part and process; later compiles just count
+        _ANNOUNCED.add(what)
+        print(
+            f"mjlab: compiling {what} (first run only, about {_rough(seconds)} of CPU; "
+            "later runs load them from the cache; `mjlab warmup` does this ahead of time)",
+            file=sys.stderr,
+            flush=True,
+        )
+    _ACTIVE = _Progress(what, total, seconds)
+    # the outermost compile starts right after this miss: count it and all it calls
+    event.register("numba:compile", _ACTIVE)
+
+
+def compiled(py_func) -> None:
+    """A compiled kernel was saved to the cache (nothing to do: the bar counts events)."""
+
+
+def _rough(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(5, 5 * round(seconds / 5))} s"
+    return f"{round(seconds / 60)} min"
+
+
+def warmup(variants=None, *, hand: bool = True, out=sys.stderr) -> dict[str, float]:
+    """Compile (or load) the kernels and tables ahead of time; CPU seconds per step.
+
+    ``variants``: names (default: every registered variant). Each variant plays one deal,
+    which compiles its family's game kernels (shared by the variants of a family).
+    """
+    from . import variants as registry
+    from .hand._tables import tables
+    from .run import simulate
+
+    names = list(variants) if variants else list(registry.names())
+    for name in names:
+        registry.get(name)  # UsageError naming an unknown variant, before any work
+    steps: dict[str, float] = {}
+
+    def step(label, part, fn):
+        t = time.process_time()
+        with expect(part):
+            fn()
+        steps[label] = time.process_time() - t
+
+    step("hand tables", "engine.hand._tables", tables)
+    if hand:
+        step("hand evaluation", "engine.hand", _hand_api)
+    for name in names:
+        family = "engine.zipai" if registry.get(name).family == "zipai" else "engine.game"
+        step(name, family, lambda n=name: simulate(n, 1, seed=0, progress=False))
+    return steps
+
+
+def _hand_api() -> None:
+    """What ``mjlab hand`` and the single-hand API compile: a waiting and a full hand,
+    with and without wilds.
+    """
+    from ._cli_hand import analyse
+
+    analyse("123m456p789s1122z", [], None, None)
+    analyse("123m456p789s11223z", [], None, None)
+    analyse("123m456p789s1122z", ["5z"], None, None)
+    analyse("123m456p789s11225z", ["5z"], None, None)
+
+
+def run_cli(args) -> int:
+    """Handle ``mjlab warmup [VARIANT...]``."""
+    steps = warmup(args.variants or None)
+    if not args.quiet:
+        from ._numba import compiled_dir
+
+        total = sum(steps.values())
+        parts = ", ".join(f"{k} {v:.1f} s" for k, v in steps.items())
+        print(f"warm: {parts} (CPU, {total:.1f} s in all); cache {compiled_dir()}")
+    return 0

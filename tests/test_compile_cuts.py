@@ -1,0 +1,111 @@
+"""Compile-time cuts (issue 21.1) that leave every record byte-identical.
+
+- A kernel called from kernels with different constants compiles once, for the plain
+  types (engine._numba: numba would compile one version per constant).
+- ``play_chunk`` plays its matches with the serial twin of a family's ``play_matches`` on
+  numba's thread count of Python threads, instead of numba's parallel version (whose
+  lowering links the whole game into three more libraries): the rows must be those of
+  the parallel kernel, for any thread count and any chunk.
+"""
+
+import numba
+import numpy as np
+import pytest
+
+from engine import _numba
+from engine._numba import kernel, parallel_kernel
+from engine.game import _layout as L
+from engine.hand._tables import kernel_tables
+from engine.run import make_spec, play_chunk
+from engine.variants import get as get_variant
+from engine.variants import names as variant_names
+
+
+@kernel
+def _scaled(x, k):
+    return x * k
+
+
+@kernel
+def _two_sites(x):
+    return _scaled(x, 3) + _scaled(x, 4) + _scaled(x, x)
+
+
+def test_a_callee_compiles_once_whatever_constants_its_callers_pass(tmp_path, monkeypatch):
+    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)  # a cold cache for these kernels
+    assert _two_sites(5) == 5 * 3 + 5 * 4 + 5 * 5
+    assert [str(s) for s in _scaled.signatures] == ["(int64, int64)"]
+
+
+@parallel_kernel
+def _squares(out):
+    for i in numba.prange(out.shape[0]):
+        out[i] = i * i
+
+
+def test_a_parallel_kernels_serial_twin_computes_the_same_in_its_own_cache(tmp_path, monkeypatch):
+    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)
+    a, b = np.zeros(1000, np.int64), np.zeros(1000, np.int64)
+    _squares(a)
+    _squares.serial(b)
+    assert np.array_equal(a, b) and b[999] == 999 * 999
+    assert _squares.targetoptions.get("parallel") and not _squares.serial.targetoptions.get(
+        "parallel"
+    )
+    names = sorted(p.name for p in tmp_path.rglob("*.nbi"))
+    assert len(names) == 2 and any(".serial-" in n for n in names), names
+
+
+def _parallel_rows(spec, lo, hi):
+    """The rows of matches [lo, hi) as play_chunk computed them before: numba's prange."""
+    v = get_variant(spec.variant)
+    if v.family == "zipai":
+        from engine.zipai._loop import play_matches
+    else:
+        from engine.game._loop import play_matches
+    pols = np.array([L.POLICY_NAMES.index(p) for p in spec.policies], np.int64)
+    last = spec.rows(hi - 1, hi)
+    rec = np.zeros((spec.rows(lo, hi), L.N_COLS), np.int32)
+    from engine.bots import seat_bots
+
+    _, bots = seat_bots(v, spec.rules, spec.policies)
+    args = (v.pack(spec.rules), pols, bots, spec.seed, lo, hi - lo, spec.match_length, last)
+    play_matches(*args, kernel_tables(), rec)
+    return rec
+
+
+_CASES = [
+    (variant, policy)
+    for variant in variant_names()
+    for policy in (*L.POLICY_NAMES, "value,efficiency,random,value")
+]
+
+
+@pytest.mark.parametrize("variant, policies", _CASES)
+def test_threaded_serial_play_gives_the_parallel_kernels_rows(variant, policies):
+    players = get_variant(variant).players
+    policies = ",".join(policies.split(",")[:players]) if "," in policies else policies
+    spec = make_spec(variant, 16 * 5 + 5, seed=21, policies=policies)  # a short last match
+    n = spec.n_matches
+    want = _parallel_rows(spec, 0, n)
+    assert want[:, :4].any()
+    threads = numba.get_num_threads()
+    try:
+        for t in (1, 2):  # workers 1 and 2
+            numba.set_num_threads(min(t, numba.config.NUMBA_NUM_THREADS))
+            assert np.array_equal(play_chunk(spec, 0, n), want), t
+            # a chunk starting mid-run and one without the last match
+            assert np.array_equal(play_chunk(spec, 3, n), want[3 * 16 :]), t
+            assert np.array_equal(play_chunk(spec, 1, 4), want[16 : 4 * 16]), t
+    finally:
+        numba.set_num_threads(threads)
+
+
+def test_a_chunk_of_one_match_on_two_workers_uses_one():
+    spec = make_spec("tuidaohu", 7, seed=3, policies="random")
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        assert np.array_equal(play_chunk(spec, 0, 1), _parallel_rows(spec, 0, 1))
+    finally:
+        numba.set_num_threads(threads)
