@@ -77,7 +77,7 @@ def _parallel_rows(spec, lo, hi):
 _CASES = [
     (variant, policy)
     for variant in variant_names()
-    for policy in (*L.POLICY_NAMES, "value,efficiency,random,value")
+    for policy in (*get_variant(variant).policies, "value,efficiency,random,value")
 ]
 
 
