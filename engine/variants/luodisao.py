@@ -182,6 +182,24 @@ def players_of(rules) -> int:
     return int(rules["players"])
 
 
+STRONG_DEFAULTS = {
+    "alpha": 1.0,
+    "keep": 0.5,
+    "peng_bias": 0.0,
+    "chi_bias": 0.0,
+    "colour": 1.0,
+    "survive": 0.9,
+    "pass_risk": 0.5,
+}
+"""The strong policy's starting parameters (engine.zipai._params); the tuned ones and the
+fitted model are in ``engine/botdata/luodisao/strong.json``."""
+
+
+def bot_params(policy, rules) -> dict:
+    """机器人参数 the default parameters of ``policy`` (only ``strong`` has any)."""
+    return dict(STRONG_DEFAULTS) if policy == "strong" else {}
+
+
 def pack(rules) -> np.ndarray:
     """规则 the packed int64 rules of the 字牌 kernel (slots in :mod:`engine.zipai._layout`)."""
     _check(rules)
@@ -236,7 +254,8 @@ VARIANT = register(
         long_name="祁阳落地扫 Qiyang luodisao (字牌)",
         version=1,
         family="zipai",
-        policies=("random", "efficiency", "value"),
+        policies=("random", "efficiency", "value", "strong"),
+        bot_params=bot_params,
         options=OPTIONS,
         patterns=PATTERNS,
         extras=EXTRAS,
