@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -78,7 +77,10 @@ def run_summarize(args) -> int:
     """Handle ``mjlab summarize PATH [--json] [--plot DIR]``."""
     import analysis
     from analysis.io import planned_deals
+    from engine import fileio
 
+    if args.plot:
+        fileio.check_writable(args.plot, "--plot")
     summary = analysis.summarize(args.path)
     planned = planned_deals(args.path)
     incomplete = planned is not None and summary.n_deals < planned
@@ -137,10 +139,17 @@ def _sweep_values(rule_args) -> tuple[str, list[str], dict[str, str]]:
 
 
 def run_sweep(args) -> int:
-    """Handle ``mjlab sweep VARIANT --rule K=V1,V2,... --deals N --out DIR``."""
+    """Handle ``mjlab sweep VARIANT --rule K=V1,V2,... --deals N --out DIR``.
+
+    Every value's rules are checked before anything is played or written. The folder
+    holds one sweep: each file carries the sweep's identity (variant, option, values,
+    the other rules, deals, seed, policies); rerunning the same command reuses the files
+    that are complete and verified, and a folder holding another sweep is refused
+    unless ``--force``. The folder is locked while the sweep writes it.
+    """
     from analysis.sweep import sweep_table
-    from engine import variants
-    from engine.run import simulate
+    from engine import fileio, variants
+    from engine.run import MAX_WORKERS, check_memory, make_spec
     from engine.variants import parse_rule_args
 
     v = variants.get(args.variant)
@@ -153,34 +162,62 @@ def run_sweep(args) -> int:
             f"unknown rule option {key!r} for {v.name}; options: {', '.join(sorted(v.option_map))}"
         )
     parsed = [option.parse(x) for x in values]
-    v.resolve(base)
+    dup = next((x for i, x in enumerate(parsed) if x in parsed[:i]), None)
+    if dup is not None:
+        raise UsageError(f"--rule {key}: the value {dup} is given twice")
+    if key in base:
+        raise UsageError(f"--rule {key}: swept and fixed at once")
+    if args.deals < 2:
+        raise UsageError("--deals must be at least 2 for paired intervals")
+    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+        raise UsageError(f"--workers must be 1..{MAX_WORKERS}, got {args.workers}")
+    specs = [
+        make_spec(v.name, args.deals, args.seed, {**base, key: value}, args.policy)
+        for value in parsed
+    ]  # every combination of the swept value with the fixed rules, checked up front
+    check_memory(
+        args.deals,
+        "give fewer --deals (a sweep holds every value's records in memory)",
+        copies=len(values),
+    )
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a folder")
-    if not out.parent.is_dir() or not os.access(out.parent, os.W_OK):
-        raise UsageError(f"cannot create {out}: {out.parent} is missing or not writable")
-    if args.deals < 2:
-        raise UsageError("--deals must be at least 2 for paired intervals")
+    fileio.check_writable(out, "--out")
+    if args.plot:
+        fileio.check_writable(args.plot, "--plot")
+    fixed_rules = {k: x for k, x in specs[0].rules.items() if k != key}
+    sweep_id = {
+        "variant": v.name,
+        "option": key,
+        "values": [str(x) for x in parsed],
+        "rules": fixed_rules,
+        "deals": args.deals,
+        "seed": args.seed,
+        "policies": list(specs[0].policies),
+    }
+    names = [f"{key}={raw}.parquet" for raw in values]
     default = option.default if option.default in parsed else parsed[0]
-    frames = {}
+    created = not out.exists()
     out.mkdir(exist_ok=True)
-    for raw, value in zip(values, parsed, strict=True):
-        run = simulate(
-            v.name,
-            args.deals,
-            seed=args.seed,
-            rules={**base, key: value},
-            policies=args.policy,
-            workers=args.workers,
-            progress=False,
-        )
-        run.to_parquet(out / f"{key}={raw}.parquet")
-        frames[value] = run.to_pandas()
+    try:
+        lock = fileio.OutputLock(out, f"sweep {v.name} {key}={','.join(values)}").acquire()
+    except BaseException:
+        _rmdir_if_empty(out, created)
+        raise
+    try:
+        reuse = _sweep_folder(out, sweep_id, dict(zip(names, specs, strict=True)), args.force)
+        frames = _sweep_frames(out, names, specs, parsed, reuse, sweep_id, args.workers)
+    except BaseException:
+        lock.release()
+        _rmdir_if_empty(out, created)
+        raise
+    lock.release()
     table = sweep_table(frames, option=key, default=default, big=big_patterns(v.name))
     if args.plot:
         import matplotlib.pyplot as plt
 
-        from analysis.plots import draw_sweep, style
+        from analysis.plots import draw_sweep, save_figure, style
 
         plot_dir = Path(args.plot)
         plot_dir.mkdir(parents=True, exist_ok=True)
@@ -188,7 +225,7 @@ def run_sweep(args) -> int:
             with style():
                 fig, ax = plt.subplots()
                 draw_sweep(table, metric=metric, ax=ax)
-                fig.savefig(plot_dir / f"{v.name}-{key}-{metric}.png")
+                save_figure(fig, plot_dir / f"{v.name}-{key}-{metric}.png")
                 plt.close(fig)
     if args.json:
         print(
@@ -230,3 +267,95 @@ def run_sweep(args) -> int:
         )
         print(out_line)
     return 0
+
+
+def _rmdir_if_empty(folder: Path, created: bool) -> None:
+    if created:
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
+
+
+def _sweep_folder(out: Path, sweep_id: dict, expected: dict, force: bool) -> set[str]:
+    """Names of the files in a sweep folder that are complete, verified and reusable.
+
+    Files of another sweep are refused, or removed with ``force``; a damaged file of
+    this sweep is played again; a file that is not mjlab output is always refused.
+    """
+    from engine import fileio
+    from engine.dataset import check_claims, differs, run_identity
+
+    reuse, remove = set(), []
+    for f in sorted(out.iterdir()):
+        if f.name.startswith(".") or f.suffix != ".parquet" or not f.is_file():
+            continue
+        try:
+            pm = fileio.read_meta(f)
+        except UsageError as exc:
+            raise UsageError(
+                f"--out {out}: holds {f.name}, which is not a sweep file "
+                f"({str(exc).split(': ', 1)[-1]}); use another --out"
+            ) from None
+        theirs = pm.meta.get("sweep")
+        if differs(theirs, sweep_id) and fileio.meta_intact(pm):  # else damaged: played again
+            if not force:
+                what = "no sweep" if not isinstance(theirs, dict) else _differs(theirs, sweep_id)
+                raise UsageError(
+                    f"--out {out}: holds another sweep ({f.name}: {what}); "
+                    "use another --out, or --force to replace it"
+                )
+            remove.append(f)
+            continue
+        spec = expected.get(f.name)
+        ident = {k: x for k, x in run_identity(pm.meta).items() if k != "sweep"}
+        try:
+            if spec is None or differs(ident, spec.identity()):
+                raise UsageError(f"{f}: not one of this sweep's values")
+            check_claims(pm)
+            fileio.verify(pm)
+        except UsageError as exc:
+            print(f"mjlab: {exc}; playing it again", file=sys.stderr)
+            remove.append(f)
+            continue
+        reuse.add(f.name)
+    if remove and force:
+        print(f"mjlab: --out {out}: --force: removing {len(remove)} file(s)", file=sys.stderr)
+    for f in remove:
+        f.unlink(missing_ok=True)
+    return reuse
+
+
+def _differs(theirs: dict, ours: dict) -> str:
+    from engine.dataset import differs
+
+    diff = differs(theirs, ours)
+    return f"differs in {', '.join(diff)}"
+
+
+def _sweep_frames(out, names, specs, parsed, reuse, sweep_id, workers) -> dict:
+    """Each value's record frame: read back when reusable, else played and written."""
+    import pyarrow.parquet as pq
+
+    from engine import records
+    from engine.run import simulate
+
+    frames = {}
+    for name, spec, value in zip(names, specs, parsed, strict=True):
+        path = out / name
+        if name in reuse:
+            frames[value] = pq.read_table(path).to_pandas()
+            continue
+        run = simulate(
+            spec.variant,
+            spec.deals,
+            seed=spec.seed,
+            rules=spec.rules,
+            policies=spec.policies,
+            workers=workers,
+            progress=False,
+        )
+        df = run.to_pandas()
+        records.write_parquet(df, path, {**run.metadata(), "sweep": sweep_id})
+        frames[value] = df
+    return frames

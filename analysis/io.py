@@ -73,8 +73,15 @@ def record_files(path: str | Path) -> list[Path]:
     return files
 
 
-def read_metadata(file: str | Path) -> dict:
-    """The mjlab metadata of one Parquet file.
+def read_metadata(file: str | Path, *, verify: bool = True) -> dict:
+    """The mjlab metadata of one Parquet file, its claims and checksums checked.
+
+    Parameters
+    ----------
+    file : str or Path
+    verify : bool
+        Check the file's content against its stored checksums (files written before
+        mjlab kept checksums have none and are accepted unchecked).
 
     Returns
     -------
@@ -84,41 +91,94 @@ def read_metadata(file: str | Path) -> dict:
     Raises
     ------
     UsageError
-        Not a Parquet file, or not a mjlab record file.
+        Not a Parquet file, not a mjlab record file, damaged (checksum), or metadata
+        whose claims do not hold (:func:`engine.dataset.check_claims`): one line naming
+        the file.
     """
+    from engine import fileio
+    from engine.dataset import check_claims
+
     file = Path(file)
-    try:
-        meta = pq.read_metadata(file)
-    except Exception as exc:  # pyarrow raises several types for a non-Parquet file
-        raise UsageError(f"{file}: not a Parquet file ({type(exc).__name__})") from None
-    raw = (meta.metadata or {}).get(META_KEY)
-    if raw is None:
-        raise UsageError(f"{file}: not a mjlab record file (no 'mjlab' metadata)")
-    try:
-        out = json.loads(raw)
-    except json.JSONDecodeError:
-        raise UsageError(f"{file}: its 'mjlab' metadata is not JSON") from None
-    if not isinstance(out, dict):
-        raise UsageError(f"{file}: its 'mjlab' metadata is not a JSON object")
+    pm = fileio.read_meta(file)
+    out = dict(pm.meta)
     missing = [k for k in _REQUIRED_META if k not in out]
     if missing:
         raise UsageError(f"{file}: not a mjlab record file (metadata lacks {', '.join(missing)})")
     if out["format"] not in FORMATS:
-        raise UsageError(f"{file}: unknown mjlab format {out['format']!r}")
-    out["rows"] = meta.num_rows
+        raise UsageError(f"{file}: unknown mjlab format {str(out['format'])[:40]!r}")
+    out["_range"] = check_claims(pm, check_name=_in_dataset(file))
+    if verify:
+        fileio.verify(pm, required=False)
+    out["rows"] = pm.rows
     return out
 
 
+def _in_dataset(file: Path) -> bool:
+    """Whether a file's name must be its chunk range (a chunk file in a folder)."""
+    return file.name.startswith("chunk-")
+
+
 def _check_same(metas: list[tuple[Path, dict]]) -> dict:
+    """The first file's metadata; UsageError naming two files that are not of one run."""
+    from engine.dataset import differs, run_identity
+
     first_file, first = metas[0]
     for f, m in metas[1:]:
         for key, what in _MUST_AGREE.items():
-            if first.get(key) != m.get(key):
+            if differs({key: first.get(key)}, {key: m.get(key)}):
                 raise UsageError(
                     f"{f.parent}: files mix {what} ({first_file.name}: {first.get(key)!r}, "
                     f"{f.name}: {m.get(key)!r}); analyse them apart"
                 )
+    ident = _run_keys(run_identity(first))
+    for f, m in metas[1:]:
+        theirs = _run_keys(run_identity(m))
+        diff = differs(theirs, ident)
+        if diff:
+            raise UsageError(
+                f"{f.parent}: files of different runs ({first_file.name} and {f.name} differ "
+                f"in {', '.join(diff)}); analyse them apart"
+            )
+    ranges = sorted(
+        (m["_range"] if m["_range"] is not None else (0, _MATCHES_ALL), f.name)
+        for f, m in metas
+        if m["_range"] is not None or (len(metas) > 1 and "deals" in m)
+    )
+    for (a, fa), (b, fb) in zip(ranges, ranges[1:], strict=False):
+        if b[0] < a[1]:
+            raise UsageError(
+                f"{metas[0][0].parent}: {fa} and {fb} hold the same matches "
+                f"[{b[0]}, {min(a[1], b[1])}) (a copied chunk, or two runs?); "
+                "remove the duplicate"
+            )
     return first
+
+
+_MATCHES_ALL = 2**62
+_RUN_EXEMPT = ("format", "rows", "_range")
+
+
+def _run_keys(ident: dict) -> dict:
+    """The keys two files of one run must share (a folder may mix rows and summaries)."""
+    return {k: v for k, v in ident.items() if k not in _RUN_EXEMPT}
+
+
+def _check_rows(f: Path, df: pd.DataFrame, m: dict, where: str) -> None:
+    """UsageError unless the rows' seed and match numbers are what the metadata says."""
+    if "seed" in m and len(df) and "run_seed" in df.columns:
+        seeds = df["run_seed"].to_numpy()
+        if (seeds != m["seed"]).any():
+            raise UsageError(f"{f}: rows of seed {int(seeds[0])} in a file of seed {m['seed']}")
+    rng = m.get("_range")
+    if rng is not None and len(df) and "match" in df.columns:
+        match = df["match"].to_numpy()
+        if int(match.min()) < rng[0] or int(match.max()) >= rng[1]:
+            raise UsageError(f"{f}{where}: rows outside its match range [{rng[0]}, {rng[1]})")
+
+
+def _short(exc: Exception) -> str:
+    text = str(exc).splitlines()[0][:120] if str(exc) else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _meta_for_summary(m: dict) -> dict:
@@ -162,11 +222,14 @@ def load(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.DataFr
             f"{path}: {summaries[0]} holds a summary, not rows; use analysis.summarize"
         )
     tables = []
-    for f, _ in metas:
+    for f, m in metas:
         try:
-            tables.append(pq.read_table(f, columns=list(columns) if columns else None))
+            t = pq.read_table(f, columns=list(columns) if columns else None)
         except Exception as exc:
-            raise UsageError(f"{f}: cannot read ({type(exc).__name__}: {exc})") from None
+            raise UsageError(f"{f}: damaged, cannot decode ({_short(exc)})") from None
+        if t.num_rows != m["rows"]:
+            raise UsageError(f"{f}: damaged ({t.num_rows} rows decoded, {m['rows']} claimed)")
+        tables.append(t)
     names = [t.schema.names for t in tables]
     if any(n != names[0] for n in names[1:]):
         bad = next(f for f, n in zip(files, names, strict=True) if n != names[0])
@@ -185,9 +248,11 @@ def load(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.DataFr
                 f"{path}: rows are {variant}/{rules_id} but the metadata says "
                 f"{first['variant']}/{first['rules_id']}"
             )
+        if first.get("seed") is not None and (df["run_seed"].to_numpy() != first["seed"]).any():
+            raise UsageError(f"{path}: rows of another seed than the metadata's {first['seed']}")
     seeds = sorted({m.get("seed") for _, m in metas if m.get("seed") is not None})
     df.attrs["mjlab"] = {
-        **{k: v for k, v in first.items() if k not in ("rows", "summary")},
+        **{k: v for k, v in first.items() if k not in ("rows", "summary", "_range")},
         "seeds": seeds,
     }
     return df
@@ -233,17 +298,28 @@ def summarize(path: str | Path) -> Summary:
         if m["format"] == "mjlab-summary":
             try:
                 part = Summary.from_dict(m.get("summary"))
-            except (KeyError, TypeError) as exc:
-                raise UsageError(f"{f}: unreadable stored summary ({exc})") from None
+            except UsageError as exc:
+                raise UsageError(f"{f}: its stored summary is refused ({exc})") from None
+            except (KeyError, TypeError, ValueError) as exc:
+                raise UsageError(f"{f}: unreadable stored summary ({_short(exc)})") from None
             part.meta = {**meta, **part.meta}
             out = part if out is None else out.merge(part)
             continue
-        pf = pq.ParquetFile(f)
+        try:
+            pf = pq.ParquetFile(f)
+        except Exception as exc:
+            raise UsageError(f"{f}: damaged, cannot open ({_short(exc)})") from None
         for i in range(pf.num_row_groups):
-            df = pf.read_row_group(i).to_pandas()
+            try:
+                df = pf.read_row_group(i).to_pandas()
+            except Exception as exc:
+                raise UsageError(
+                    f"{f}: damaged, cannot decode row group {i} ({_short(exc)})"
+                ) from None
             if len(df) == 0:
                 continue
             schema.validate_records(df, source=f"{f} (row group {i})")
+            _check_rows(f, df, m, f" (row group {i})")
             if (df["variant"].iloc[0], df["rules_id"].iloc[0]) != (
                 first["variant"],
                 first["rules_id"],

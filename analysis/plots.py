@@ -30,6 +30,7 @@ from engine.errors import UsageError
 __all__ = [
     "STYLE",
     "style",
+    "save_figure",
     "compute_pattern_frequencies",
     "draw_pattern_frequencies",
     "compute_delta_distribution",
@@ -204,6 +205,19 @@ def draw_variant_panel(frame: pd.DataFrame, *, metric: str, ax=None, **style_kw)
     return ax
 
 
+def save_figure(fig, path, **kwargs) -> Path:
+    """Save a figure atomically (engine.fileio): a full disk leaves no partial file."""
+    import io
+
+    from engine import fileio
+
+    path = Path(path)
+    buf = io.BytesIO()
+    fig.savefig(buf, format=kwargs.pop("format", path.suffix.lstrip(".") or "png"), **kwargs)
+    fileio.write_bytes(path, buf.getvalue())
+    return path
+
+
 def save_figures(records, directory, *, fmt: str = "png") -> list[Path]:
     """Write the per-run figures of one record frame or Summary to ``directory``.
 
@@ -226,7 +240,7 @@ def save_figures(records, directory, *, fmt: str = "png") -> list[Path]:
             fig, ax = plt.subplots()
             draw(frame, ax=ax)
             path = out_dir / f"{s.variant}-{name}.{fmt}"
-            fig.savefig(path)
+            save_figure(fig, path)
             plt.close(fig)
         paths.append(path)
     return paths

@@ -36,7 +36,6 @@ import os
 import platform
 import re
 import subprocess
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -282,34 +281,17 @@ def _check_deals(deals) -> None:
 def check_out_dir(out_dir) -> Path:
     """Check that ``out_dir`` is (or can be created as) a writable folder.
 
-    Nothing is created. Raises :class:`~engine.errors.UsageError` naming the problem.
+    Nothing is created (engine.fileio.check_writable probes with a file it removes).
+    Raises :class:`~engine.errors.UsageError` naming the problem.
 
     Returns
     -------
     Path
     """
-    out = Path(out_dir)
-    probe = out
-    while not probe.exists():
-        if probe.parent == probe:
-            break
-        probe = probe.parent
-    if not probe.is_dir():
-        what = "exists and is not a folder" if probe == out else f"{probe} is not a folder"
-        raise UsageError(f"--out {out_dir}: {what}")
-    if not os.access(probe, os.W_OK | os.X_OK) or not _can_write(probe):
-        raise UsageError(f"--out {out_dir}: folder {probe} is not writable")
-    return out
+    from engine import fileio
 
-
-def _can_write(folder: Path) -> bool:
-    try:
-        fd, name = tempfile.mkstemp(prefix=".mjlab-probe-", dir=folder)
-    except OSError:
-        return False
-    os.close(fd)
-    os.unlink(name)
-    return True
+    fileio.check_writable(out_dir, "--out")
+    return Path(out_dir)
 
 
 # ----------------------------------------------------------------------------- plans
@@ -1323,19 +1305,10 @@ def _views(ctx: dict) -> dict:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, then rename it to ``path``."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write ``data`` to ``path`` atomically with the user's umask (engine.fileio)."""
+    from engine import fileio
+
+    fileio.write_bytes(path, data)
 
 
 def render(context: dict, out_dir, *, progress: bool = False) -> dict[str, Path]:
@@ -1430,20 +1403,39 @@ def run_cli(args) -> int:
     """
     names = _resolve_variants(args.variants)
     _check_deals(args.deals)
-    if args.seed < 0:
-        raise UsageError(f"--seed must be >= 0, got {args.seed}")
-    if args.workers is not None and args.workers < 1:
-        raise UsageError(f"--workers must be >= 1, got {args.workers}")
+    from engine.run import MAX_SEED, MAX_WORKERS, check_memory
+
+    if not 0 <= args.seed <= MAX_SEED:
+        raise UsageError(f"--seed must be 0..{MAX_SEED}, got {args.seed}")
+    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+        raise UsageError(f"--workers must be 1..{MAX_WORKERS}, got {args.workers}")
+    if args.deals is not None:
+        check_memory(
+            args.deals, "give fewer --deals (the report holds each run in memory)", copies=2
+        )
     out = check_out_dir(args.out)
+    from engine import fileio
+
     t0 = time.perf_counter()
-    ctx = build_report(
-        variants=None if args.variants is None else names,
-        deals=args.deals,
-        seed=args.seed,
-        workers=args.workers,
-        progress=not args.quiet,
-    )
-    paths = render(ctx, out, progress=not args.quiet)
+    created = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        with fileio.OutputLock(out, f"report --seed {args.seed}"):
+            ctx = build_report(
+                variants=None if args.variants is None else names,
+                deals=args.deals,
+                seed=args.seed,
+                workers=args.workers,
+                progress=not args.quiet,
+            )
+            paths = render(ctx, out, progress=not args.quiet)
+    except BaseException:
+        if created:
+            try:
+                out.rmdir()
+            except OSError:
+                pass
+        raise
     if not args.quiet:
         took = time.perf_counter() - t0
         print(

@@ -595,6 +595,7 @@ class Summary:
         """
         if not isinstance(d, dict) or d.get("format") != "mjlab.summary/1":
             raise UsageError("not a mjlab summary (missing format 'mjlab.summary/1')")
+        _check_stored(d)
         kw = {f.name: d[f.name] for f in fields(cls) if f.name in d}
         kw["patterns"], kw["extras"] = tuple(d["patterns"]), tuple(d["extras"])
         return cls(**kw)
@@ -724,6 +725,134 @@ class Summary:
             + t["patterns"].to_html(index=False)
             + "</div>"
         )
+
+
+_MAX_PLAYERS = 8
+_MAX_EDGES = 4096
+_MAX_NAMES = 256
+
+
+def _number(v) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _check_stored(d: dict) -> None:
+    """UsageError unless a stored summary's fields have the shapes its own sizes imply.
+
+    Every list is checked against ``players``, the pattern and extra names and the
+    histogram edges (themselves bounded) before anything is sized from them, so a
+    damaged or crafted summary cannot make a reader allocate without bound.
+    """
+
+    def bad(what):
+        return UsageError(f"stored summary: {what}")
+
+    def nums(name, n):
+        v = d.get(name)
+        if not (isinstance(v, list) and len(v) == n and all(_number(x) for x in v)):
+            raise bad(f"{name} is not {n} numbers")
+
+    def rows(name, n, m):
+        v = d.get(name)
+        if not (isinstance(v, list) and len(v) == n):
+            raise bad(f"{name} is not {n} rows")
+        for r in v:
+            if not (isinstance(r, list) and len(r) == m and all(_number(x) for x in r)):
+                raise bad(f"{name} rows are not {m} numbers each")
+
+    def count(name, hi=1 << 62):
+        v = d.get(name)
+        if not (isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= hi):
+            raise bad(f"{name} is not a count")
+        return v
+
+    for name in ("variant", "rules_id"):
+        if not isinstance(d.get(name), str):
+            raise bad(f"{name} is not a string")
+    p = count("players", _MAX_PLAYERS)
+    if p < 1:
+        raise bad("players is not 1..8")
+    for name in ("patterns", "extras"):
+        v = d.get(name)
+        if not (
+            isinstance(v, list) and len(v) <= _MAX_NAMES and all(isinstance(x, str) for x in v)
+        ):
+            raise bad(f"{name} is not a list of names")
+    for name in ("value_edges", "delta_edges"):
+        v = d.get(name)
+        if not (isinstance(v, list) and 1 <= len(v) <= _MAX_EDGES and all(_number(x) for x in v)):
+            raise bad(f"{name} is not 1..{_MAX_EDGES} numbers")
+        if any(b <= a for a, b in zip(v, v[1:], strict=False)):
+            raise bad(f"{name} are not increasing")
+    n = count("n_deals")
+    t = len(WIN_TYPES)
+    for name in ("wins_by_seat", "deal_ins_by_seat", "dealer_by_seat", "wins_by_distance"):
+        nums(name, p)
+    nums("delta_sum", p)
+    nums("role_sum", p)
+    rows("delta_cross", p, p)
+    rows("role_cross", p, p)
+    nums("win_types", t)
+    if sum(d["win_types"]) != n:
+        raise bad(f"win types add up to {sum(d['win_types'])}, not its {n} deals")
+    nums("pattern_counts", len(d["patterns"]))
+    for name in ("flow", "turns", "value"):
+        nums(name, 2)
+    rows("wintype_winner", t, 2)
+    rows("wintype_discarder", t, 3)
+    rows("wintype_value", t, 2)
+    w = d.get("wilds")
+    if not (isinstance(w, list) and len(w) <= 64 and all(_number(x) for x in w)):
+        raise bad("wilds is not a list of at most 64 counts")
+    nums("value_hist", len(d["value_edges"]) + 1)
+    rows("delta_hist", p, len(d["delta_edges"]) + 1)
+    xm = d.get("extra_moments")
+    if not (isinstance(xm, dict) and set(xm) == set(d["extras"])):
+        raise bad("extra_moments do not match its extras")
+    for v in xm.values():
+        if not (isinstance(v, list) and len(v) == 2 and all(_number(x) for x in v)):
+            raise bad("extra_moments are not [sum, sum of squares]")
+    k = 1 + 3 * p
+    count("match_count", n)
+    rows("match_cross", k, k)
+    mp = d.get("match_pending")
+    if not (isinstance(mp, dict) and len(mp) <= n + 2):
+        raise bad("match_pending is not a table of at most its deals")
+    for v in mp.values():
+        if not (isinstance(v, list) and len(v) == k and all(_number(x) for x in v)):
+            raise bad(f"match_pending totals are not {k} numbers")
+    pc = d.get("pattern_combos")
+    if not (isinstance(pc, dict) and len(pc) <= n + 1):
+        raise bad("pattern_combos is not a table of at most its deals")
+    wins = n - d["win_types"][WIN_TYPES.index("none")]
+    totals = {
+        "wins_by_seat": (sum(d["wins_by_seat"]), wins),
+        "wins_by_distance": (sum(d["wins_by_distance"]), wins),
+        "dealer_by_seat": (sum(d["dealer_by_seat"]), n),
+        "value_hist": (sum(d["value_hist"]), wins),
+    }
+    if d["patterns"]:
+        totals["pattern_combos"] = (sum(x for x in pc.values() if _number(x)), wins)
+    bad_rows = [sum(r) for r in d["delta_hist"] if sum(r) != n]
+    if bad_rows:
+        totals["delta_hist"] = (bad_rows[0], n)
+    for name, (got, want) in totals.items():
+        if got != want:
+            raise bad(f"{name} counts {got} deals, not the {want} it should")
+    seeds = d.get("run_seeds", [])
+    if not (
+        isinstance(seeds, list)
+        and len(seeds) <= 1024
+        and all(isinstance(x, int) and not isinstance(x, bool) for x in seeds)
+    ):
+        raise bad("run_seeds is not a short list of seeds")
+    meta = d.get("meta", {})
+    if not (
+        isinstance(meta, dict)
+        and len(meta) <= _MAX_NAMES
+        and all(isinstance(x, str) for x in meta.values())
+    ):
+        raise bad("meta is not a table of version strings")
 
 
 def _match_totals(seeds: np.ndarray, matches: np.ndarray, xt: np.ndarray):

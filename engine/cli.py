@@ -1,13 +1,18 @@
 """The ``mjlab`` command line.
 
-Every command exits 0 on success, 2 on bad input (a one-line message on stderr naming
-what is wrong, no traceback, nothing written) and 1 on an internal error.
+Every command exits 0 on success; 2 on bad input (a one-line message on stderr naming
+what is wrong, no traceback, nothing written), including an output that another run is
+writing or that holds another run; 1 on an environment fault (full disk, permission
+denied, read-only folder: one line naming the path and the cause, no half-written file)
+and on an internal error (with its traceback). ``MJLAB_DEBUG=1`` shows the traceback of
+every failure.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from importlib import import_module
 
@@ -142,6 +147,11 @@ def _build_parser() -> argparse.ArgumentParser:
         help="PATH.parquet (one file) or DIR/ (a chunked, resumable dataset)",
     )
     sim.add_argument("--quiet", action="store_true", help="no progress bar")
+    sim.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an --out that holds another run or a file that is not mjlab output",
+    )
     _bot_params_arg(sim)
 
     sm = sub.add_parser("summarize", help="tables of a record file or dataset")
@@ -160,6 +170,9 @@ def _build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--out", required=True, metavar="DIR")
     sw.add_argument("--json", action="store_true")
     sw.add_argument("--plot", default=None, metavar="DIR")
+    sw.add_argument(
+        "--force", action="store_true", help="replace a folder that holds another sweep"
+    )
 
     rp = sub.add_parser("report", help="the balance report (HTML, Markdown, JSON)")
     rp.add_argument("--variants", default=None, metavar="a,b,...")
@@ -172,7 +185,12 @@ def _build_parser() -> argparse.ArgumentParser:
     sc = sub.add_parser("score", help="score a winning hand under a variant's rules")
     sc.add_argument("variant", metavar="VARIANT")
     sc.add_argument("hand", metavar="HAND", help="concealed tiles including the winning tile")
-    sc.add_argument("--win", required=True, metavar="TILE")
+    sc.add_argument(
+        "--win",
+        default=None,
+        metavar="TILE",
+        help="the winning tile (for a 字牌 天胡, optional: the dealer's last dealt card)",
+    )
     how = sc.add_mutually_exclusive_group()
     how.add_argument("--self-draw", action="store_true")
     how.add_argument("--from", dest="from_seat", type=int, default=None, metavar="SEAT")
@@ -182,6 +200,7 @@ def _build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--streak", type=int, default=0)
     sc.add_argument("--wild", action="append", default=[], metavar="TILE")
     sc.add_argument("--flowers", type=int, default=0, metavar="N")
+    sc.add_argument("--xing-card", default=None, metavar="CARD", help="字牌: the 醒 card")
     sc.add_argument(
         "--flag",
         action="append",
@@ -274,19 +293,41 @@ def main(argv=None) -> int:
         handler = getattr(import_module(module), func)
         return int(handler(args) or 0)
     except UsageError as exc:
-        print(f"mjlab: {exc}".replace("mjlab: mjlab", "mjlab"), file=sys.stderr)
+        _debug_traceback()
+        print(_one_line(f"mjlab: {exc}".replace("mjlab: mjlab", "mjlab")), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("mjlab: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+    except MemoryError:
+        _debug_traceback()
+        print("mjlab: out of memory (give fewer --deals, or --out DIR/)", file=sys.stderr)
+        return 1
+    except OSError as exc:  # the environment: full disk, permission, read-only folder
+        from engine.fileio import os_error_text
+
+        _debug_traceback()
+        print(_one_line(f"mjlab: {os_error_text(exc)}"), file=sys.stderr)
+        return 1
     except Exception:  # an internal error: show it, exit 1
         import traceback
 
         traceback.print_exc()
         print("mjlab: internal error (the traceback above); please report it", file=sys.stderr)
         return 1
+
+
+def _debug_traceback() -> None:
+    if os.environ.get("MJLAB_DEBUG"):
+        import traceback
+
+        traceback.print_exc()
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split("\n"))
 
 
 def _available(module: str) -> bool:

@@ -22,29 +22,72 @@ are returned to the client, which writes them. Records are identical to a local 
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
+import sys
 from dataclasses import asdict
 from pathlib import Path
 
 import pandas as pd
 
+from . import fileio
 from .errors import UsageError
-from .records import META_KEY
-from .run import RunSpec, chunk_frame, play_chunk
+from .run import (
+    MAX_MATCH_LENGTH,
+    MAX_MATCHES,
+    MAX_SEED,
+    RunSpec,
+    chunk_frame,
+    match_rows,
+    play_chunk,
+)
 
-__all__ = ["run_dataset", "chunk_name", "DEFAULT_CHUNK_MATCHES"]
+__all__ = [
+    "run_dataset",
+    "chunk_name",
+    "check_claims",
+    "run_identity",
+    "differs",
+    "DEFAULT_CHUNK_MATCHES",
+    "FORMATS",
+    "PER_FILE_KEYS",
+]
 
 DEFAULT_CHUNK_MATCHES = 4096
 """Matches per chunk file (65,536 deals at the default match length)."""
 
-_NAME = re.compile(r"^chunk-(\d{9})-(\d{9})\.parquet$")
+FORMATS = ("mjlab-records", "mjlab-summary")
+"""The ``format`` values of mjlab output files."""
+
+PER_FILE_KEYS = ("chunk", "chunk_rows", "summary")
+"""Metadata keys that differ between the files of one run (the rest is its identity)."""
+
+_NAME = re.compile(r"^chunk-(\d{9,})-(\d{9,})\.parquet$")
 
 
 def chunk_name(lo: int, hi: int) -> str:
     """File name of the chunk of matches ``[lo, hi)``."""
     return f"chunk-{lo:09d}-{hi:09d}.parquet"
+
+
+def run_identity(meta: dict) -> dict:
+    """The run identity in a file's metadata (the per-file keys left out)."""
+    return {k: v for k, v in meta.items() if k not in PER_FILE_KEYS}
+
+
+def _canon(v) -> str:
+    return json.dumps(v, sort_keys=True, separators=(",", ":"))
+
+
+def differs(theirs, ours) -> list[str]:
+    """Keys whose values differ between two metadata dicts, compared as JSON (so ``true``
+    is not ``1``); empty when they are the same.
+    """
+    if not isinstance(theirs, dict) or not isinstance(ours, dict):
+        return [] if _canon(theirs) == _canon(ours) else ["everything"]
+    keys = set(theirs) | set(ours)
+    return sorted(
+        k for k in keys if k not in theirs or k not in ours or _canon(theirs[k]) != _canon(ours[k])
+    )
 
 
 def _identity(spec: RunSpec, chunk_matches: int, summary_only: bool) -> dict:
@@ -55,19 +98,123 @@ def _identity(spec: RunSpec, chunk_matches: int, summary_only: bool) -> dict:
     return ident
 
 
-def _write_atomic(path: Path, table, meta: dict) -> None:
-    import pyarrow.parquet as pq
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
 
-    existing = table.schema.metadata or {}
-    table = table.replace_schema_metadata({**existing, META_KEY: json.dumps(meta).encode()})
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+def check_claims(pm: fileio.ParquetMeta, *, check_name: bool = True) -> tuple[int, int] | None:
+    """Check what a mjlab file's metadata claims against bounds and what the file holds.
+
+    Every number a reader sizes anything from is checked before use: the planned deals,
+    match length and seed lie in the records' ranges, a chunk's match range lies in the
+    run and on its chunk grid, its row counts agree with the range and with the rows in
+    the file, a summary chunk's deals agree too, and a chunk's file name is its range.
+
+    Parameters
+    ----------
+    pm : fileio.ParquetMeta
+        From :func:`engine.fileio.read_meta`.
+    check_name : bool
+        Whether a chunk must be named :func:`chunk_name` of its range.
+
+    Returns
+    -------
+    tuple of int or None
+        The chunk's match range ``(lo, hi)``; None for a file that is not a chunk.
+
+    Raises
+    ------
+    UsageError
+        One line naming the file and the claim that does not hold.
+    """
+    m, f = pm.meta, pm.path
+
+    def bad(what: str) -> UsageError:
+        return UsageError(f"{f}: its metadata claims {what}; refused (damaged or not mjlab's)")
+
+    fmt = m.get("format")
+    if fmt not in FORMATS:
+        raise UsageError(f"{f}: unknown mjlab format {str(fmt)[:40]!r}")
+    for key in ("variant", "rules_id"):
+        if key in m and not isinstance(m[key], str):
+            raise bad(f"a {key} that is not a string")
+    if "rules" in m and not isinstance(m["rules"], dict):
+        raise bad("rules that are not a table")
+    if "policies" in m and not (
+        isinstance(m["policies"], list)
+        and 1 <= len(m["policies"]) <= 8
+        and all(isinstance(p, str) for p in m["policies"])
+    ):
+        raise bad("policies that are not 1..8 names")
+    limits = {
+        "seed": (0, MAX_SEED),
+        "match_length": (1, MAX_MATCH_LENGTH),
+        "deals": (1, MAX_MATCHES * MAX_MATCH_LENGTH),
+        "chunk_matches": (1, MAX_MATCHES),
+        "chunk_rows": (0, MAX_MATCHES * MAX_MATCH_LENGTH),
+    }
+    for key, (lo, hi) in limits.items():
+        if key in m and not (_is_int(m[key]) and lo <= m[key] <= hi):
+            raise bad(f"{key}={str(m[key])[:40]} (allowed {lo}..{hi})")
+    deals, length = m.get("deals"), m.get("match_length")
+    n_matches = None
+    if deals is not None and length is not None:
+        n_matches = -(-deals // length)
+        if n_matches > MAX_MATCHES:
+            raise bad(f"{n_matches} matches (at most {MAX_MATCHES})")
+    chunk = m.get("chunk")
+    if chunk is None:
+        if "chunk_rows" in m:
+            raise bad("chunk rows without a chunk range")
+        if fmt == "mjlab-summary":
+            raise bad("a summary outside a dataset chunk")
+        if deals is not None and pm.rows != deals:
+            raise bad(f"{deals} deals, but the file holds {pm.rows} rows")
+        return None
+    if not (isinstance(chunk, list) and len(chunk) == 2 and all(_is_int(x) for x in chunk)):
+        raise bad("a chunk range that is not two integers")
+    lo, hi = chunk
+    if not 0 <= lo < hi <= MAX_MATCHES:
+        raise bad(f"the match range [{lo}, {hi})")
+    if n_matches is None or "chunk_matches" not in m:
+        raise bad("a chunk without the run's deals, match length and chunk size")
+    cm = m["chunk_matches"]
+    if hi > n_matches or lo % cm or hi != min(n_matches, lo + cm):
+        raise bad(
+            f"the match range [{lo}, {hi}), not a chunk of a run of {n_matches} matches "
+            f"in chunks of {cm}"
+        )
+    rows = match_rows(deals, length, lo, hi)
+    if m.get("chunk_rows") != rows:
+        raise bad(f"{m.get('chunk_rows')} rows for matches [{lo}, {hi}), which hold {rows}")
+    if fmt == "mjlab-records" and pm.rows != rows:
+        raise bad(f"{rows} rows, but the file holds {pm.rows}")
+    if fmt == "mjlab-summary":
+        summary = m.get("summary")
+        if pm.rows != 0 or not isinstance(summary, dict) or summary.get("n_deals") != rows:
+            raise bad(f"a summary of {rows} deals that the file does not hold")
+        for key in ("variant", "rules_id"):
+            if summary.get(key) != m.get(key):
+                raise bad(f"a summary of another {key} than the file's")
+        count, pending = summary.get("match_count"), summary.get("match_pending")
+        if not (_is_int(count) and isinstance(pending, dict) and count + len(pending) == hi - lo):
+            raise bad(f"a summary that does not hold the {hi - lo} matches [{lo}, {hi})")
+        from analysis.summary import Summary  # the stored summary's own shape checks
+
+        try:
+            Summary.from_dict(summary)
+        except UsageError as exc:
+            raise bad(f"a damaged summary ({exc})") from None
+    if check_name and f.name != chunk_name(lo, hi):
+        raise UsageError(
+            f"{f}: holds chunk [{lo}, {hi}) but is not named {chunk_name(lo, hi)} "
+            "(a copied or renamed chunk?); refused"
+        )
+    return lo, hi
+
+
+def _describe(spec: RunSpec) -> str:
+    return f"simulate {spec.variant} --deals {spec.deals} --seed {spec.seed}"
 
 
 def _chunk_task(spec_dict: dict, lo: int, hi: int, folder: str | None, ident: dict):
@@ -89,7 +236,7 @@ def _chunk_task(spec_dict: dict, lo: int, hi: int, folder: str | None, ident: di
         summary = Summary.from_records(frame)
         return {"meta": meta, "summary": summary.to_dict()}
     table = pa.Table.from_pandas(frame, preserve_index=False)
-    _write_atomic(Path(folder) / chunk_name(lo, hi), table, meta)
+    fileio.write_parquet(Path(folder) / chunk_name(lo, hi), table, meta)
     return {"meta": meta, "rows": len(frame)}
 
 
@@ -111,53 +258,75 @@ def _write_summary(folder: Path, lo: int, hi: int, result: dict) -> None:
 
     meta = {**result["meta"], "summary": result["summary"]}
     table = pa.table({"run_seed": pa.array([], pa.int64())})
-    _write_atomic(folder / chunk_name(lo, hi), table, meta)
+    fileio.write_parquet(folder / chunk_name(lo, hi), table, meta)
 
 
-def _scan(folder: Path, ident: dict, spec: RunSpec) -> set[tuple[int, int]]:
-    """Complete chunks already in ``folder``; UsageError if a file is foreign or damaged."""
-    import pyarrow.parquet as pq
+def _scan(folder: Path, ident: dict, force: bool) -> set[tuple[int, int]]:
+    """Complete, verified chunks of this run in ``folder`` (the caller holds its lock).
 
-    done = set()
+    A damaged chunk of this run (checksum, claims or footer) is removed, with a message,
+    to be played again. Chunks of another run are refused, or removed with ``force``.
+    Files that are not mjlab chunks (other names, or a chunk's name on a file that is not
+    Parquet or has no mjlab metadata) are refused and never touched.
+    """
+    done, damaged, others = set(), [], []
     for f in sorted(folder.iterdir()):
-        if f.name.startswith(".") and f.name.endswith(".tmp"):
-            continue  # an interrupted write; it is redone
-        if f.suffix != ".parquet":
+        if f.name == ".mjlab.lock" or fileio.is_temp(f.name):
+            continue
+        if f.suffix != ".parquet" or not f.is_file():
             continue
         try:
-            md = pq.read_metadata(f)
-            meta = json.loads((md.metadata or {})[META_KEY])
-        except KeyError:
-            raise UsageError(
-                f"{f}: not a mjlab chunk (no 'mjlab' metadata); this folder "
-                "holds other files, use another --out"
-            ) from None
-        except Exception as exc:
-            raise UsageError(
-                f"{f}: damaged chunk file ({type(exc).__name__}); delete it and "
-                "rerun to play it again"
-            ) from None
-        theirs = {k: v for k, v in meta.items() if k not in ("chunk", "chunk_rows", "summary")}
-        if theirs != ident:
-            diff = sorted(k for k in set(theirs) | set(ident) if theirs.get(k) != ident.get(k))
-            raise UsageError(
-                f"{folder}: holds a different run ({f.name} differs in "
-                f"{', '.join(diff)}); use another --out folder"
-            )
-        m = _NAME.match(f.name)
-        lo, hi = meta.get("chunk", [None, None])
-        if not m or (int(m.group(1)), int(m.group(2))) != (lo, hi):
-            raise UsageError(f"{f}: chunk name does not match its metadata")
-        rows_ok = md.num_rows == spec.rows(lo, hi) or (
-            ident["format"] == "mjlab-summary" and meta.get("chunk_rows") == spec.rows(lo, hi)
+            pm = fileio.read_meta(f)
+        except UsageError as exc:
+            if not _NAME.match(f.name) or isinstance(exc, fileio.NotMjlab) or not _parquet(f):
+                raise UsageError(
+                    f"{f}: not a mjlab chunk ({_reason(exc, f)}); this folder holds other "
+                    "files, use another --out"
+                ) from None
+            damaged.append((f, _reason(exc, f)))
+            continue
+        theirs = run_identity(pm.meta)
+        diff = differs(theirs, ident)
+        if diff and fileio.meta_intact(pm):  # else damaged, not another run's
+            others.append((f, diff))
+            continue
+        try:
+            rng = check_claims(pm)
+            fileio.verify(pm)
+        except UsageError as exc:
+            damaged.append((f, _reason(exc, f)))
+            continue
+        done.add(rng)
+    if others and not force:
+        f, diff = others[0]
+        raise UsageError(
+            f"{folder}: holds a different run ({f.name} differs in {', '.join(diff)}); "
+            "use another --out folder, or --force to replace it"
         )
-        if not rows_ok:
-            raise UsageError(
-                f"{f}: damaged chunk ({md.num_rows} rows, expected "
-                f"{spec.rows(lo, hi)}); delete it and rerun"
-            )
-        done.add((lo, hi))
+    if others:
+        print(
+            f"mjlab: {folder}: --force: removing {len(others)} chunk(s) of another run",
+            file=sys.stderr,
+        )
+    for f, why in damaged:
+        print(f"mjlab: {f}: {why}; playing it again", file=sys.stderr)
+    for f, _ in [*others, *damaged]:
+        f.unlink(missing_ok=True)
     return done
+
+
+def _parquet(f: Path) -> bool:
+    """Whether a file starts as Parquet does (a chunk cut short still does)."""
+    try:
+        with open(f, "rb") as fh:
+            return fh.read(4) == b"PAR1"
+    except OSError:
+        return False
+
+
+def _reason(exc: UsageError, f: Path) -> str:
+    text = str(exc)
+    return text[len(f"{f}: ") :] if text.startswith(f"{f}: ") else text
 
 
 def run_dataset(
@@ -170,29 +339,76 @@ def run_dataset(
     scheduler: str | None = None,
     workers: int | None = None,
     progress: bool = True,
+    force: bool = False,
 ) -> dict:
     """Play (or resume) a run into a folder of chunk files; returns counts of chunks.
+
+    The folder is locked for the run (:class:`engine.fileio.OutputLock`): a second
+    writer is refused naming the first. Complete chunks are verified against their
+    checksums and skipped; damaged ones are played again. A folder holding another
+    run's chunks is refused unless ``force``; files that are not mjlab chunks always are.
 
     Returns ``{"chunks": n, "skipped": k, "played": n - k, "deals": spec.deals}``.
     """
     folder = Path(folder)
-    if chunk_matches < 1:
-        raise UsageError(f"--chunk-matches must be >= 1, got {chunk_matches}")
+    if isinstance(chunk_matches, bool) or not isinstance(chunk_matches, int):
+        raise UsageError(f"--chunk-matches must be an integer, got {chunk_matches!r}")
+    if not 1 <= chunk_matches <= MAX_MATCHES:
+        raise UsageError(f"--chunk-matches must be 1..{MAX_MATCHES}, got {chunk_matches}")
+    if backend not in ("local", "dask"):
+        raise UsageError(f"unknown backend {backend!r}; backends: local, dask")
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"{folder} exists and is not a folder")
-    parent = folder.parent
-    if not parent.is_dir() or not os.access(parent, os.W_OK):
-        raise UsageError(f"cannot create {folder}: {parent} is missing or not writable")
+    fileio.check_writable(folder, "--out")
     ident = _identity(spec, chunk_matches, summary_only)
-    done = _scan(folder, ident, spec) if folder.exists() else set()
-    if folder.exists() and not os.access(folder, os.W_OK):
-        raise UsageError(f"{folder} is not writable")
+    created = not folder.exists()
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise fileio.os_fault(exc, folder) from exc
+    try:
+        lock = fileio.OutputLock(folder, _describe(spec)).acquire()
+    except BaseException:
+        _remove_if_empty(folder, created)
+        raise
+    try:
+        done = _scan(folder, ident, force)
+        fileio.remove_dead_temps(folder)
+        res = _play(
+            spec,
+            folder,
+            ident,
+            done,
+            chunk_matches,
+            summary_only,
+            backend,
+            scheduler,
+            workers,
+            progress,
+        )
+    except BaseException:
+        lock.release()
+        _remove_if_empty(folder, created)
+        raise
+    lock.release()
+    return res
+
+
+def _remove_if_empty(folder: Path, created: bool) -> None:
+    """Remove a folder this run created if nothing is left in it."""
+    if created:
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
+
+
+def _play(
+    spec, folder, ident, done, chunk_matches, summary_only, backend, scheduler, workers, progress
+) -> dict:
     n = spec.n_matches
     chunks = [(lo, min(n, lo + chunk_matches)) for lo in range(0, n, chunk_matches)]
     todo = [c for c in chunks if c not in done]
-    folder.mkdir(exist_ok=True)
-    for stale in folder.glob(".chunk-*.tmp"):
-        stale.unlink(missing_ok=True)
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -221,10 +437,8 @@ def run_dataset(
                         bar.update(spec.rows(lo, hi))
             finally:
                 numba.set_num_threads(threads)
-        elif backend == "dask":
-            _run_dask(spec, spec_dict, todo, folder, ident, summary_only, scheduler, workers, bar)
         else:
-            raise UsageError(f"unknown backend {backend!r}; backends: local, dask")
+            _run_dask(spec, spec_dict, todo, folder, ident, summary_only, scheduler, workers, bar)
     finally:
         if bar is not None:
             bar.close()

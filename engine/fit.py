@@ -239,11 +239,12 @@ def _win_tables(hand: np.ndarray, target_bits: np.ndarray, players: int):
 
 
 def _values(rec: np.ndarray, target_bits: np.ndarray, players: int):
-    """``(value [N_TARGET, 2], loss [2, 2])`` in points from the records.
+    """``(value [N_TARGET, 2], loss [2, 2], stake [2])`` in points from the records.
 
     value : the mean points a win brings its winner, by target and winner-deals; loss :
     what feeding a win costs the feeder beyond a bystander's payment, by feeder-deals
-    and winner-deals (shrunk toward the overall mean where wins are few).
+    and winner-deals (shrunk toward the overall mean where wins are few); stake : the
+    mean loss of a seat in the deals it does not win, by whether it deals.
     """
     winner = rec[:, L.C_WINNER]
     won = winner >= 0
@@ -287,7 +288,15 @@ def _values(rec: np.ndarray, target_bits: np.ndarray, players: int):
         for b in (0, 1):
             sel = fed & (ddeal == a) & (wdeal == b)
             loss[a, b] = (paid[sel].sum() + 5 * base) / (sel.sum() + 5)
-    return value, loss
+    stake = np.zeros(2)
+    for dl in (0, 1):
+        lost = []
+        for s in range(players):
+            sel = (winner != s) & ((rec[:, L.C_DEALER] == s) == bool(dl))
+            lost.append(delta[sel, s])
+        lost = np.concatenate(lost)
+        stake[dl] = -lost.mean() if lost.size else 0.0
+    return value, loss, stake
 
 
 def _logistic(danger: np.ndarray, label: np.ndarray) -> np.ndarray:
@@ -371,7 +380,7 @@ def fit(
         if bar is not None:
             bar.close()
     p_plain, p_target, race = _win_tables(hand, target_bits, players)
-    value, loss = _values(rec, target_bits, players)
+    value, loss, stake = _values(rec, target_bits, players)
     w_win = _logistic(danger, danger[:, O.D_WIN])
     w_kong = _logistic(danger, danger[:, O.D_KONG])
     model = {
@@ -380,6 +389,7 @@ def fit(
         "p_target": p_target.reshape(-1).round(6).tolist(),
         "value": value.reshape(-1).round(4).tolist(),
         "loss": loss.reshape(-1).round(4).tolist(),
+        "stake": stake.round(4).tolist(),
         "danger": w_win.round(5).tolist(),
         "kong_danger": w_kong.round(5).tolist(),
     }

@@ -9,20 +9,16 @@ version, full rule options, rules_id, seed, policies, match length, package vers
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from .fileio import META_KEY
 from .game import _layout as L
 
 __all__ = ["to_frame", "write_parquet", "read_metadata", "META_KEY", "FIXED_COLUMNS"]
 
-META_KEY = b"mjlab"
-"""Parquet key-value metadata key holding the run identity (JSON)."""
 
 FIXED_COLUMNS = (
     "run_seed",
@@ -86,9 +82,16 @@ def to_frame(
 def check_replay_args(seed: int, match: int, deal: int, match_length: int) -> None:
     """UsageError unless ``seed``/``match`` >= 0 and ``deal`` lies in the match."""
     from .errors import UsageError
+    from .run import MAX_MATCH_LENGTH, MAX_MATCHES, MAX_SEED
 
     if seed < 0 or match < 0:
         raise UsageError("--seed and --match must be >= 0")
+    if seed > MAX_SEED:
+        raise UsageError(f"--seed must be 0..{MAX_SEED}, got {seed}")
+    if match >= MAX_MATCHES:
+        raise UsageError(f"--match must be 0..{MAX_MATCHES - 1}, got {match}")
+    if not 1 <= match_length <= MAX_MATCH_LENGTH:
+        raise UsageError(f"--match-length must be 1..{MAX_MATCH_LENGTH}, got {match_length}")
     if not 0 <= deal < match_length:
         raise UsageError(f"--deal must be 0..{match_length - 1} (the match length)")
 
@@ -113,28 +116,20 @@ def replayed_deal(variant, resolved, rec, log, final, *, seed: int, match: int, 
 
 
 def write_parquet(df: pd.DataFrame, path, meta: dict) -> None:
-    """Write ``df`` to ``path`` atomically (temporary name, then rename) with metadata."""
+    """Write ``df`` to ``path`` atomically with its identity and checksums (engine.fileio)."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
-    path = Path(path)
-    table = pa.Table.from_pandas(df, preserve_index=False)
-    existing = table.schema.metadata or {}
-    table = table.replace_schema_metadata({**existing, META_KEY: json.dumps(meta).encode()})
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from . import fileio
+
+    fileio.write_parquet(Path(path), pa.Table.from_pandas(df, preserve_index=False), meta)
 
 
 def read_metadata(path) -> dict | None:
     """The mjlab metadata of a Parquet file, or None if it has none."""
-    import pyarrow.parquet as pq
+    from . import fileio
+    from .errors import UsageError
 
-    meta = pq.read_schema(path).metadata or {}
-    raw = meta.get(META_KEY)
-    return json.loads(raw) if raw else None
+    try:
+        return fileio.read_meta(path).meta
+    except UsageError:
+        return None

@@ -37,6 +37,12 @@ __all__ = [
     "resolve_policies",
     "run_cli",
     "DEFAULT_MATCH_LENGTH",
+    "MAX_SEED",
+    "MAX_MATCHES",
+    "MAX_MATCH_LENGTH",
+    "MAX_WORKERS",
+    "match_rows",
+    "check_memory",
 ]
 
 DEFAULT_MATCH_LENGTH = 16
@@ -44,6 +50,66 @@ DEFAULT_MATCH_LENGTH = 16
 
 CHUNK_MATCHES = 1024
 """Matches per kernel call (the progress bar advances per chunk)."""
+
+MAX_SEED = 2**63 - 1
+"""Largest run seed (the records' ``run_seed`` is int64)."""
+
+MAX_MATCHES = 2**31 - 1
+"""Most matches in a run (the records' ``match`` is int32)."""
+
+MAX_MATCH_LENGTH = 2**15 - 1
+"""Most deals in a match (the records' ``deal`` is int16)."""
+
+MAX_WORKERS = 1024
+"""Most ``--workers`` accepted."""
+
+BYTES_PER_DEAL = 640
+"""Peak memory per deal of a run held in memory: kernel rows (4 x N_COLS bytes), the
+record frame and its Arrow table while it is written (about 430 measured for tuidaohu;
+variants with more pattern and extra columns need more)."""
+
+
+def _available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (``MemAvailable``), None if unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError):
+        return None
+
+
+def check_memory(deals: int, way_out: str, copies: int = 1) -> None:
+    """UsageError if ``copies`` runs of ``deals`` deals held in memory would not fit.
+
+    Parameters
+    ----------
+    deals : int
+    way_out : str
+        What the user can do instead (ends the message).
+    copies : int
+        Runs held at once (a sweep holds one per value).
+    """
+    need = deals * copies * BYTES_PER_DEAL
+    avail = _available_memory()
+    if avail is not None and need > avail:
+        raise UsageError(
+            f"--deals {deals:,}{f' x {copies} values' if copies > 1 else ''} needs about "
+            f"{need / 2**30:,.1f} GiB of memory, {avail / 2**30:,.1f} GiB available; {way_out}"
+        )
+
+
+def _check_int(name: str, value, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise UsageError(f"{name} must be an integer, got {value!r}")
+    if not lo <= value <= hi:
+        raise UsageError(f"{name} must be {lo}..{hi}, got {value}")
+    return int(value)
 
 
 def resolve_policies(
@@ -127,6 +193,13 @@ def _match_layout(deals: int, match_length: int):
     return n_matches, n_last
 
 
+def match_rows(deals: int, match_length: int, match_lo: int, match_hi: int) -> int:
+    """Deals in matches ``[match_lo, match_hi)`` of a run (the last match may be shorter)."""
+    n_matches, n_last = _match_layout(deals, match_length)
+    last = n_last if match_hi == n_matches else match_length
+    return (match_hi - match_lo - 1) * match_length + last
+
+
 @dataclass(frozen=True)
 class RunSpec:
     """Everything that identifies a run (and so its records), validated."""
@@ -155,9 +228,7 @@ class RunSpec:
 
     def rows(self, match_lo: int, match_hi: int) -> int:
         """Deals in matches ``[match_lo, match_hi)``."""
-        n_matches, n_last = _match_layout(self.deals, self.match_length)
-        last = n_last if match_hi == n_matches else self.match_length
-        return (match_hi - match_lo - 1) * self.match_length + last
+        return match_rows(self.deals, self.match_length, match_lo, match_hi)
 
     def identity(self) -> dict:
         """The metadata every record file of this run carries (chunk range apart)."""
@@ -191,11 +262,16 @@ def make_spec(
     v = get_variant(variant)
     if isinstance(deals, bool) or not isinstance(deals, int | np.integer) or deals < 1:
         raise UsageError(f"--deals must be a positive integer, got {deals}")
-    if seed < 0:
-        raise UsageError(f"--seed must be >= 0, got {seed}")
-    if match_length < 1:
-        raise UsageError(f"--match-length must be >= 1, got {match_length}")
+    seed = _check_int("--seed", seed, 0, MAX_SEED)
+    match_length = _check_int("--match-length", match_length, 1, MAX_MATCH_LENGTH)
+    n_matches = _match_layout(int(deals), match_length)[0]
+    if n_matches > MAX_MATCHES:
+        raise UsageError(
+            f"--deals {deals:,} makes {n_matches:,} matches of {match_length} deals; at most "
+            f"{MAX_MATCHES:,} (the records' match number is int32)"
+        )
     resolved = v.resolve(rules)
+    v.pack(resolved)  # options that are valid alone but not together are refused here
     pols = resolve_policies(v, policies, v.n_players(resolved))
     extra = tuple(
         (int(s), json.dumps(dict(p), sort_keys=True)) for s, p in sorted((bot_params or {}).items())
@@ -257,8 +333,7 @@ def chunk_frame(spec: RunSpec, match_lo: int, match_hi: int, rec: np.ndarray) ->
 
 def _set_threads(workers):
     if workers is not None:
-        if workers < 1:
-            raise UsageError(f"--workers must be >= 1, got {workers}")
+        workers = _check_int("--workers", workers, 1, MAX_WORKERS)
         numba.set_num_threads(min(workers, numba.config.NUMBA_NUM_THREADS))
 
 
@@ -302,6 +377,14 @@ def simulate(
         (engine.bots; ``mjlab variants --json`` lists each policy's parameters).
     """
     spec = make_spec(variant, deals, seed, rules, policies, match_length, bot_params)
+    chunk_matches = _check_int("chunk_matches", chunk_matches, 1, MAX_MATCHES)
+    if workers is not None:
+        _check_int("--workers", workers, 1, MAX_WORKERS)
+    check_memory(
+        spec.deals,
+        "write a chunked dataset instead (mjlab simulate --out DIR/, "
+        "or engine.dataset.run_dataset), which holds one chunk at a time",
+    )
     n_matches = spec.n_matches
     rec = np.zeros((spec.deals, L.N_COLS), np.int32)
     threads = numba.get_num_threads()
@@ -342,6 +425,8 @@ def simulate(
 
 def run_cli(args) -> int:
     """Handle ``mjlab simulate``: one Parquet file, or a chunked dataset folder ``DIR/``."""
+    from . import fileio
+
     out = Path(args.out)
     rules = parse_rule_args(args.rule, args.rules)
     overrides = None
@@ -358,6 +443,10 @@ def run_cli(args) -> int:
         DEFAULT_MATCH_LENGTH if args.match_length is None else args.match_length,
         overrides,
     )
+    if args.workers is not None:
+        _check_int("--workers", args.workers, 1, MAX_WORKERS)
+    if args.chunk_matches is not None:
+        _check_int("--chunk-matches", args.chunk_matches, 1, MAX_MATCHES)
     as_folder = str(args.out).endswith(("/", os.sep)) or out.is_dir()
     if as_folder or args.summary_only or args.backend != "local":
         from .dataset import DEFAULT_CHUNK_MATCHES, run_dataset
@@ -369,15 +458,24 @@ def run_cli(args) -> int:
             )
         if args.backend == "local" and args.scheduler:
             raise UsageError("--scheduler goes with --backend dask")
+        cores = os.cpu_count() or 1
+        if args.backend == "dask" and not args.scheduler and (args.workers or 0) > cores:
+            raise UsageError(
+                f"--workers {args.workers}: a local Dask cluster runs at most one worker per "
+                f"core ({cores} here); give --scheduler ADDR for a larger cluster"
+            )
         res = run_dataset(
             spec,
             out,
-            chunk_matches=args.chunk_matches or DEFAULT_CHUNK_MATCHES,
+            chunk_matches=DEFAULT_CHUNK_MATCHES
+            if args.chunk_matches is None
+            else args.chunk_matches,
             summary_only=args.summary_only,
             backend=args.backend,
             scheduler=args.scheduler,
             workers=args.workers,
             progress=not args.quiet,
+            force=args.force,
         )
         if not args.quiet:
             print(
@@ -387,21 +485,73 @@ def run_cli(args) -> int:
         return 0
     if out.suffix != ".parquet":
         raise UsageError(f"--out must be PATH.parquet or a folder DIR/, got {args.out}")
-    parent = out.parent if str(out.parent) else Path(".")
-    if not parent.is_dir() or not os.access(parent, os.W_OK):
-        raise UsageError(f"cannot write to {args.out}: folder {parent} is missing or not writable")
-    run = simulate(
-        args.variant,
-        args.deals,
-        seed=args.seed,
-        rules=rules,
-        policies=args.policy,
-        match_length=spec.match_length,
-        workers=args.workers,
-        progress=not args.quiet,
-        bot_params=overrides,
+    if args.chunk_matches is not None:
+        raise UsageError("--chunk-matches goes with a dataset folder: give --out DIR/")
+    check_memory(
+        spec.deals,
+        "give --out DIR/ for a chunked dataset, which holds one chunk at a time",
     )
-    run.to_parquet(out)
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"cannot write to {args.out}: folder {parent} is missing or not writable")
+    fileio.check_writable(parent, f"cannot write to {args.out}:")
+    with fileio.OutputLock(out, f"simulate {spec.variant} --deals {spec.deals} --seed {spec.seed}"):
+        if out.exists() and _existing_is_complete(out, spec, args.force):
+            if not args.quiet:
+                print(f"{out}: already holds this run ({spec.deals:,} deals), nothing to do")
+            return 0
+        run = simulate(
+            args.variant,
+            args.deals,
+            seed=args.seed,
+            rules=rules,
+            policies=args.policy,
+            match_length=spec.match_length,
+            workers=args.workers,
+            progress=not args.quiet,
+            bot_params=overrides,
+        )
+        run.to_parquet(out)
     if not args.quiet:
         print(f"wrote {run.deals:,} deals of {run.variant} (rules_id {run.rules_id}) to {out}")
     return 0
+
+
+def _existing_is_complete(out: Path, spec: RunSpec, force: bool) -> bool:
+    """Whether ``out`` already holds this run, verified; UsageError if it holds another.
+
+    A damaged copy of this run is played again (with a message); another run's file or
+    a foreign file is replaced only with ``force``.
+    """
+    import sys
+
+    from . import fileio
+    from .dataset import check_claims, differs, run_identity
+
+    try:
+        pm = fileio.read_meta(out)
+    except UsageError as exc:
+        if not force:
+            raise UsageError(
+                f"{out} exists and is not mjlab output ({str(exc).split(': ', 1)[-1]}); "
+                "use --force to replace it, or another --out"
+            ) from None
+        print(f"mjlab: {out}: --force: replacing a file that is not mjlab output", file=sys.stderr)
+        return False
+    theirs, ident = run_identity(pm.meta), spec.identity()
+    diff = differs(theirs, ident)
+    if diff and fileio.meta_intact(pm):  # else its identity is damaged: played again below
+        if not force:
+            raise UsageError(
+                f"{out} holds another run (it differs in {', '.join(diff)}); "
+                "use --force to replace it, or another --out"
+            )
+        print(f"mjlab: {out}: --force: replacing another run's file", file=sys.stderr)
+        return False
+    try:
+        check_claims(pm)
+        fileio.verify(pm)
+    except UsageError as exc:
+        print(f"mjlab: {exc}; playing it again", file=sys.stderr)
+        return False
+    return True

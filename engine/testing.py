@@ -3,8 +3,10 @@
 :func:`check_variant` plays deals of a variant with every policy and checks DESIGN's
 conservation rules on every deal: every tile accounted for, no fifth copy anywhere,
 deltas summing to 0, winner / win_type / discarder consistent, ``pat_*`` set only with a
-winner, and (given a ``complete`` function, e.g. the brute-force twin of the tests) the
-winning hand really complete.
+winner, the value paid and the payments recomputed from the pattern flags and the other
+record columns (``Variant.recompute``: :func:`recompute_mismatch`), and (given a
+``complete`` function, e.g. the brute-force twin of the tests) the winning hand really
+complete.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from .hand._tables import kernel_tables
 from .run import resolve_policies
 from .variants import get as get_variant
 
-__all__ = ["play_with_state", "check_variant", "ConformanceError"]
+__all__ = ["play_with_state", "check_variant", "recompute_mismatch", "ConformanceError"]
 
 
 class ConformanceError(AssertionError):
@@ -79,6 +81,33 @@ def play_with_state(
         players=v.n_players(resolved),
     )
     return frame, final
+
+
+def recompute_mismatch(variant, resolved: Mapping, frame: pd.DataFrame):
+    """The first deal whose record disagrees with ``variant.recompute``, or None.
+
+    Returns ``(i, message)``: the row and which column holds what against what the flags
+    and the other columns give. A variant without ``recompute`` is an error: every
+    registered variant states how its value follows from its record.
+    """
+    if variant.recompute is None:
+        raise ConformanceError(
+            f"{variant.name}: no Variant.recompute, so its values cannot be checked"
+        )
+    got = variant.recompute(resolved, frame)
+    first = None
+    for col, want in got.items():
+        want = np.asarray(want, np.int64)
+        rec = frame[col].to_numpy().astype(np.int64)
+        bad = np.flatnonzero(want != rec)
+        if len(bad) and (first is None or bad[0] < first[0]):
+            i = int(bad[0])
+            msg = (
+                f"{col} {int(rec[i])} but the flags and record give {int(want[i])} "
+                f"({len(bad)} deals disagree)"
+            )
+            first = (i, msg)
+    return first
 
 
 def _fail(i: int, frame: pd.DataFrame, what: str):
@@ -155,4 +184,7 @@ def check_variant(
                         f"wilds {int(hand[34])} sets {int(hand[35])}",
                     )
             checked += 1
+        bad = recompute_mismatch(v, resolved, frame)
+        if bad is not None:
+            _fail(bad[0], frame, bad[1])
     return checked

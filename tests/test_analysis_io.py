@@ -41,24 +41,38 @@ def test_load_file_and_folder(tmp_path):
     assert len(df) == len(a) and df.attrs["mjlab"]["rules"] == {"caishen": 1}
     folder = tmp_path / "run"
     folder.mkdir()
-    _write(a, folder / "chunk-000.parquet", seed=1)
-    _write(b, folder / "chunk-001.parquet", seed=2)
-    (folder / ".chunk-002.parquet.tmp").write_bytes(b"partial")
+    _write(a.iloc[:400], folder / "part-000.parquet", seed=1)
+    _write(a.iloc[400:], folder / "part-001.parquet", seed=1)
+    (folder / ".part-002.parquet.tmp").write_bytes(b"partial")
     both = analysis.load(folder)
-    assert len(both) == len(a) + len(b)
-    assert both.attrs["mjlab"]["seeds"] == [1, 2]
+    assert len(both) == len(a)
+    assert both.attrs["mjlab"]["seeds"] == [1]
     # the loaded frame summarises like the original
     s = analysis.summarize(folder)
     assert s == Summary.from_records(both, meta=s.meta)
     assert s.n_deals == len(both) and s.meta["package_version"] == '"0.1.0"'
+    # files of two seeds are two runs: refused, not merged as one
+    _write(b, folder / "part-002.parquet", seed=2)
+    for read in (analysis.load, analysis.summarize):
+        with pytest.raises(UsageError, match="different runs.*seed"):
+            read(folder)
 
 
 def test_summarize_merges_summary_only_chunks(tmp_path):
-    a = synthetic_records(40, seed=1)
-    b = synthetic_records(40, seed=2)
-    _write(a, tmp_path / "c0.parquet", seed=1)
+    whole_rows = synthetic_records(80, seed=1)
+    a, b = whole_rows.iloc[:640], whole_rows.iloc[640:]
+    run = {"seed": 1, "deals": 1280, "match_length": 16, "chunk_matches": 40}
+    _write(a, tmp_path / "chunk-000000000-000000040.parquet", chunk=[0, 40], chunk_rows=640, **run)
     stored = Summary.from_records(b).to_dict()
-    _write(b.iloc[:0], tmp_path / "c1.parquet", seed=2, summary=stored, format="mjlab-summary")
+    _write(
+        b.iloc[:0],
+        tmp_path / "chunk-000000040-000000080.parquet",
+        summary=stored,
+        format="mjlab-summary",
+        chunk=[40, 80],
+        chunk_rows=640,
+        **run,
+    )
     s = analysis.summarize(tmp_path)
     whole = Summary.from_records(a).merge(Summary.from_records(b))
     assert s.n_deals == whole.n_deals and s.delta_cross == whole.delta_cross

@@ -6,10 +6,9 @@ import pytest
 
 from engine import rng, variants
 from engine.run import simulate
-from engine.testing import check_variant
+from engine.testing import check_variant, recompute_mismatch
 from tests.oracles import hand_bruteforce as bf
-
-MAHJONG = [n for n in variants.names() if variants.get(n).family == "mahjong"]
+from tests.oracles import zipai_bruteforce as zbf
 
 
 def brute_complete(counts, wilds, sets):
@@ -34,11 +33,15 @@ def test_every_variant_has_a_golden_replay():
     assert not missing, f"no golden replay for {missing}; run its replay test with --regen"
 
 
-@pytest.mark.parametrize("name", MAHJONG)
+@pytest.mark.parametrize("name", variants.names())
 def test_conformance_every_policy(name):
-    """Every tile accounted for, zero-sum, consistent winners, complete wins (brute force)."""
-    checked = check_variant(name, matches=12, seed=3, complete=brute_complete)
-    assert checked == 12 * 8 * len(variants.get(name).policies)
+    """Every tile accounted for, zero-sum, consistent winners, complete wins (brute force:
+    the mahjong or the 字牌 twin), and every deal's value and payments recomputed from
+    its pattern flags and record columns (``Variant.recompute``)."""
+    v = variants.get(name)
+    complete = brute_complete if v.family == "mahjong" else zbf.evaluate
+    checked = check_variant(name, matches=12, seed=3, complete=complete)
+    assert checked == 12 * 8 * len(v.policies)
 
 
 def test_conformance_tuidaohu_options():
@@ -50,6 +53,49 @@ def test_conformance_tuidaohu_options():
         assert (
             check_variant("tuidaohu", matches=8, seed=11, rules=rules, complete=brute_complete) > 0
         )
+
+
+@pytest.mark.parametrize("name", variants.names())
+def test_flags_reproduce_the_value_paid(name):
+    """Every variant recomputes its value (and payments) from the pattern flags and the
+    other record columns (check_variant runs this on every deal); a record whose value,
+    payments or flags were altered is caught at its row."""
+    v = variants.get(name)
+    rules = v.resolve({})
+    players = v.n_players(rules)
+    df = simulate(name, 2000, seed=5, progress=False).to_pandas()
+    assert v.recompute is not None and recompute_mismatch(v, rules, df) is None
+    won = (df.winner >= 0).to_numpy()
+    i = int(np.flatnonzero(won & (df.win_type != "kong_draw").to_numpy())[0])
+    bad = df.copy()
+    bad.loc[i, "value"] += 1
+    assert recompute_mismatch(v, rules, bad)[0] == i
+    bad = df.copy()
+    w = int(df.winner[i])
+    bad.loc[i, f"delta_{w}"] += 1
+    bad.loc[i, f"delta_{(w + 1) % players}"] -= 1
+    assert recompute_mismatch(v, rules, bad)[0] == i
+    pats = v.pattern_columns()
+    flagged = df[won & df[pats].any(axis=1).to_numpy()]
+    j = int(flagged.value.idxmax())
+    bad = df.copy()
+    bad.loc[j, pats] = False
+    assert recompute_mismatch(v, rules, bad)[0] == j
+
+
+@pytest.mark.parametrize(
+    "name, seed, match, deal",
+    [("tuidaohu", 5, 1, 3), ("fuzhou", 3, 1, 5), ("fuzhou", 16, 14, 0), ("zhuji", 7, 0, 0)],
+)
+def test_a_replayed_deal_has_the_simulated_record(name, seed, match, deal):
+    """The event log (robbed 补杠, unreplaced flowers, opening wins) is written beside the
+    records and changes none of them: a replay's row equals the simulation's."""
+    from engine.game import replay_events
+
+    row = replay_events(name, seed, match, deal)[1]
+    df = simulate(name, 16 * match + deal + 1, seed=seed, progress=False).to_pandas()
+    sim = df[(df["match"] == match) & (df["deal"] == deal)].iloc[0]
+    assert row.to_dict() == sim.to_dict()
 
 
 def test_same_seed_same_records_whatever_workers_and_chunks():

@@ -492,12 +492,17 @@ def test_rob_kong_is_a_discard_win_by_the_kong_player():
 
 
 def test_xinxiuding_formula():
+    """新修订: (底番 1 + 花 + 金 + 杠 + 连庄) x (2 on a self-draw) + special, all three pay
+    (RULEBOOK §3.5 rule 22; the 底番 1 is the seed's 「刚开始底番为1番」)."""
     rules = {"scoring": "xinxiuding"}
     r = score(flowers=3, golds=1, hand="123456789m 123p 456p 7s", rules=rules, streak=1)
-    assert r["value"] == (3 + 1 + 1) * 2 and r["deltas"] == [-10, 30, -10, -10]
+    assert r["value"] == (1 + 3 + 1 + 1) * 2 and r["deltas"] == [-12, 36, -12, -12]
     # a discard win: the non-special part is not doubled, and all three pay
     r = score(flowers=3, rules=rules, win_type="discard", discarder=2)
-    assert r["value"] == 3 and r["deltas"] == [-3, 9, -3, -3]
+    assert r["value"] == 1 + 3 and r["deltas"] == [-4, 12, -4, -4]
+    # no flower, gold, kong or 连庄 on a discard: the 底番 alone, never 0
+    r = score(rules=rules, win_type="discard", discarder=2)
+    assert r["value"] == 1 and r["deltas"] == [-1, 3, -1, -1]
     for kw, special in [
         (dict(golds=3, flags=["sanjindao"], hand="13579m 2468p 13579s"), 10),
         (dict(golds=1, flags=["qiangjin"], hand="123456789m 123p 456p 7s"), 20),
@@ -507,7 +512,28 @@ def test_xinxiuding_formula():
     ]:
         r = score(rules=rules, flowers=2, **kw)
         assert r["special"] == special
-        assert r["value"] == (2 + kw.get("golds", 0)) * 2 + special
+        assert r["value"] == (1 + 2 + kw.get("golds", 0)) * 2 + special
+
+
+@pytest.mark.parametrize("youjin", ["none", "minnan"])
+@pytest.mark.parametrize("scoring", ["qq", "xinxiuding", "multiplier"])
+def test_no_win_is_worth_zero(scoring, youjin):
+    """Under every formula the barest win (a discard, no flower, gold, kong or 连庄) is
+    worth something, and so is every simulated win (the audit found 10 of 29,751 新修订
+    wins worth 0 before the 底番); the flags and columns reproduce every value and
+    payment."""
+    from engine.run import simulate
+    from engine.testing import recompute_mismatch
+
+    rules = {"scoring": scoring, "youjin": youjin}
+    bare = score(rules=rules, win_type="discard", discarder=2)
+    assert bare["complete"] and bare["huafan"] == 0 and bare["value"] > 0
+    assert score(rules=rules)["value"] > 0
+    resolved = V.resolve(rules)
+    df = simulate("fuzhou", 20_000, seed=3, rules=resolved, progress=False).to_pandas()
+    won = df[df.winner >= 0]
+    assert len(won) > 19_000 and (won.value > 0).all()
+    assert recompute_mismatch(V, resolved, df) is None
 
 
 def test_multiplier_formula():
@@ -642,6 +668,36 @@ def test_simulated_deal_events_match_exact():
         (int((df.deal_max_golds >= 3).sum()), float(e["sanjindao_deal"])),
     ):
         assert binomtest(observed, n, p).pvalue > 1e-3, (observed, n * p)
+
+
+def test_replay_of_an_opening_sanjindao_shows_the_dealt_hands():
+    """`mjlab replay fuzhou --seed 3 --match 1 --deal 5`: seat 0 holds the three golds
+    after 开金 and wins at once; the dealt hands are printed and no winning tile is
+    claimed ("on ?")."""
+    from engine.game import replay
+
+    lines = replay("fuzhou", 3, 1, 5).splitlines()
+    i = lines.index("seat 0 wins (instant) with the dealt tiles")
+    dealt = [j for j, line in enumerate(lines) if line.startswith("  seat ") and " dealt: " in line]
+    assert len(dealt) == 4 and max(dealt) < i
+    assert lines[dealt[0]].startswith("  seat 0 dealt: 244789m16777p13789s")
+    assert not any("?" in line for line in lines)
+
+
+def test_replay_labels_only_replaced_flowers_bu_hua():
+    """A flower drawn in the last group is dead: no replacement, so no "(补花)" (seed 16,
+    match 14, deal 0: seat 2 draws 5z in the last group)."""
+    from engine.game import replay
+
+    lines = replay("fuzhou", 16, 14, 0).splitlines()
+    i = lines.index(" 44. seat 2 draws 5z 🀆 from the wall")
+    assert lines[i + 1] == "     seat 2 shows flower 5z 🀆 (no replacement)"
+    assert lines[i + 2].startswith(" 45. seat 3 draws")
+    j = lines.index(" 40. seat 3 draws f1 from the wall")
+    assert lines[j + 1 : j + 3] == [
+        "     seat 3 shows flower f1 春 (补花)",
+        " 41. seat 3 draws 1p 🀙 from the tail",
+    ]
 
 
 def test_replay_golden(regen):

@@ -258,6 +258,51 @@ def test_tianhu_takes_its_single_largest_factor():
     assert set(r["patterns"]) == {"tianhu", "heihu"} and r["fan"] == 4
 
 
+TIANHU_HAND = "x1x2x3 d2d7d10 x4x4d4 d5d5d5 x8x9x10"
+"""The dealer's 15 dealt cards of test_tianhu_takes_its_single_largest_factor."""
+
+
+def cli_score(capsys, *argv):
+    """``mjlab score luodisao ARGV`` through engine.cli.main: (exit code, JSON or stderr)."""
+    import json
+
+    from engine.cli import main
+
+    code = main(["score", "luodisao", *argv])
+    out, err = capsys.readouterr()
+    return code, (json.loads(out) if code == 0 and "--json" in argv else err)
+
+
+def test_tianhu_scores_from_the_command_line(capsys):
+    """README: ``mjlab score luodisao HAND --flag tianhu`` scores the dealer's dealt cards
+    as the Python path does; ``--win`` then names the dealer's last dealt card (the 醒
+    card under 跟醒), or ``--xing-card`` the 醒 card."""
+    want = score(TIANHU_HAND, win=None, tianhu=True, xing_card="d5")
+    for extra in (["--win", "d5"], ["--xing-card", "d5"], ["--win", "x1", "--xing-card", "d5"]):
+        code, r = cli_score(capsys, TIANHU_HAND, "--flag", "tianhu", *extra, "--json")
+        assert code == 0, r
+        assert (r["patterns"], brief(r), r["deltas"]) == (["tianhu"], brief(want), [96, -48, -48])
+    # the Python path takes the last dealt card as the winning card too
+    assert brief(score(TIANHU_HAND, win="d5", tianhu=True)) == brief(want)
+    code, err = cli_score(capsys, TIANHU_HAND, "--flag", "tianhu")
+    assert code == 2 and "醒" in err and "--win" in err
+    code, err = cli_score(capsys, TIANHU_HAND, "--flag", "tianhu", "--win", "d9")
+    assert code == 2 and "among the hand" in err
+    code, err = cli_score(capsys, TIANHU_HAND, "--flag", "tianhu", "--win", "d5", "--from", "1")
+    assert code == 2 and "天胡" in err
+
+
+def test_a_win_needs_its_winning_card_on_the_command_line(capsys):
+    code, err = cli_score(capsys, "x1x2x3", "--self-draw")
+    assert code == 2 and "--win" in err
+    from engine.cli import main
+
+    assert main(["score", "zhuji", "123m456p789s11122z", "--self-draw"]) == 2
+    assert "--win" in capsys.readouterr().err
+    assert main(["score", "zhuji", "123m456p789s11122z", "--win", "1m", "--xing-card", "x1"]) == 2
+    assert "--xing-card" in capsys.readouterr().err
+
+
 def test_dihu_doubles_a_win_on_the_dealers_first_discard():
     r = score(**{**SEED_HAND, "from_seat": 0}, seat=1, dealer=0, dihu=True)
     assert r["patterns"] == ["dihu"] and r["fan"] == 2 and r["value"] == 32
@@ -428,7 +473,8 @@ def test_huangzhuang_four_seats_and_zuoxing():
         (dict(hand="x1x1x1", win="x1", table="qing:x1"), "more than four"),
         (dict(hand="x1x2x3 w w", win="x1"), "kings=1"),
         (dict(hand="x1x2x3", win="x1", from_seat=0), "another playing seat"),
-        (dict(hand="x1x2x3", win="x1", tianhu=True), "天胡"),
+        (dict(hand="x1x2x3", win="x1", tianhu=True, from_seat=1), "天胡"),
+        (dict(hand="x1x2x3", win="x4", tianhu=True), "among the hand"),
         (dict(hand="x1x2x3", win="x1", flip=True), "from_seat"),
     ],
 )

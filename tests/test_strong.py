@@ -229,3 +229,19 @@ def test_parameter_files_for_another_variant_or_version_are_refused(tmp_path):
     path.write_text("{not json")
     with pytest.raises(UsageError, match="not readable JSON"):
         load_params(path, v, "strong")
+
+
+@pytest.mark.parametrize("variant", MAHJONG)
+def test_strong_replay_golden(variant, capsys, regen):
+    """A strong table's deal, pinned line by line (``pytest --regen`` rewrites it)."""
+    from pathlib import Path
+
+    from engine.cli import main
+
+    code = main(["replay", variant, "--seed", "7", "--match", "0", "--policy", "strong"])
+    out = capsys.readouterr().out
+    assert code == 0 and "policies=strong" in out
+    path = Path(__file__).parent / "golden" / f"{variant}-strong.txt"
+    if regen or not path.exists():
+        path.write_text(out)
+    assert out.splitlines() == path.read_text().splitlines()

@@ -208,3 +208,43 @@ def test_simulated_tianhu_matches_exact_with_two_ghost_kinds():
 def test_simulated_tianhu_matches_exact_large():
     _tianhu_check("shuang", 2_000_000)
     _tianhu_check("fan", 2_000_000)
+
+
+def test_replay_prints_a_robbed_kong():
+    """`mjlab replay tuidaohu --seed 5 --match 1 --deal 3`: seat 0 draws 6m and tries a
+    补杠 of it, which seat 1 robs; the attempt is an event line before the win."""
+    from engine.game import replay
+
+    lines = replay("tuidaohu", 5, 1, 3).splitlines()
+    i = lines.index("seat 1 wins (rob kong) on 6m 🀌 fed by seat 0")
+    assert lines[i - 2 : i] == [
+        " 52. seat 0 draws 6m 🀌 from the wall",
+        "     seat 0 declares addkong of 6m 🀌: robbed",
+    ]
+
+
+def test_recompute_checks_who_paid_a_gangkai():
+    """杠上开花 is paid by each other seat, or after a 放杠 by the feeder alone (3 shares,
+    杠爆全包); the record does not name the feeder, but the payers' win money must be one
+    of the two shapes: moving a share from one payer to another is caught."""
+    from engine.run import simulate
+    from engine.testing import recompute_mismatch
+
+    rules = V.resolve({})
+    df = simulate("tuidaohu", 20_000, seed=1, progress=False).to_pandas()
+    assert recompute_mismatch(V, rules, df) is None
+    side = np.stack([df[f"kong_money_{s}"] + df[f"horse_money_{s}"] for s in range(4)], 1)
+    win_money = df[[f"delta_{s}" for s in range(4)]].to_numpy() - side
+    value = df["value"].to_numpy()
+    kong_draw = (df["win_type"] == "kong_draw").to_numpy()
+    fed = kong_draw & (win_money == -3 * value[:, None]).any(axis=1)
+    each = kong_draw & ((win_money == -value[:, None]).sum(axis=1) == 3)
+    assert fed.sum() > 50 and each.sum() > 50 and (fed | each)[kong_draw].all()
+    for rows in (fed, each):
+        i = int(np.flatnonzero(rows)[0])
+        w = int(df["winner"].iat[i])
+        a, b = [s for s in range(4) if s != w][:2]
+        bad = df.copy()
+        bad.loc[i, f"delta_{a}"] += 1
+        bad.loc[i, f"delta_{b}"] -= 1
+        assert recompute_mismatch(V, rules, bad)[0] == i

@@ -94,8 +94,15 @@ def replay(
     ]
     hands: dict[int, np.ndarray] = {s: np.zeros(42, np.int64) for s in range(players)}
     turn = 0
+    dealt = False
     names = L.MELD_NAMES
+    setup = (L.E_DEAL, L.E_TILE, L.E_WILD, L.E_FLOWER)
     for code, a, b, c, d in events.tolist():
+        if not dealt and code not in setup:
+            # the hands after 补花 and 开金, before the first move (or an opening win)
+            dealt = True
+            for s in range(players):
+                out.append(f"  seat {s} dealt: {_hand_text(hands[s])}")
         if code == L.E_WILD:
             if b >= 0:
                 wild = tiles.kind_name(b) + (f", {tiles.kind_name(c)}" if c >= 0 else "")
@@ -104,16 +111,11 @@ def replay(
         elif code == L.E_TILE:
             hands[a][b] += c
         elif code == L.E_DRAW:
-            if turn == 0:
-                for s in range(players):
-                    out.append(f"  seat {s} dealt: {_hand_text(hands[s])}")
             turn += 1
             src = "the tail" if c else "the wall"
             out.append(f"{turn:>3}. seat {a} draws {_t(b)} from {src}")
         elif code == L.E_DISCARD:
             if turn == 0:
-                for s in range(players):
-                    out.append(f"  seat {s} dealt: {_hand_text(hands[s])}")
                 turn = 1
                 size = 3 * int(v.pack(resolved)[L.R_SETS]) + 2
                 out.append(f"{turn:>3}. seat {a} (dealer) plays from {size} tiles")
@@ -121,17 +123,20 @@ def replay(
         elif code == L.E_CLAIM:
             out.append(f"     seat {a} claims {names[b]} with {_t(c)} from seat {d}")
         elif code == L.E_KONG:
-            out.append(f"     seat {a} declares {names[b]} of {_t(c)}")
+            robbed = ": robbed" if d == 1 else ""
+            out.append(f"     seat {a} declares {names[b]} of {_t(c)}{robbed}")
         elif code == L.E_WIN:
             how = L.WIN_TYPE_NAMES[b].replace("_", " ")
             fed = f" fed by seat {d}" if d >= 0 else ""
-            out.append(f"seat {a} wins ({how}) on {_t(c)}{fed}")
+            on = f"on {_t(c)}" if c >= 0 else "with the dealt tiles"
+            out.append(f"seat {a} wins ({how}) {on}{fed}")
         elif code == L.E_DRAWN_GAME:
             out.append("drawn deal (流局): no live tile left")
         elif code == L.E_HORSE:
             out.append(f"horse: {_t(a)}")
         elif code == L.E_FLOWER:
-            out.append(f"     seat {a} shows flower {_flower(b)} (补花)")
+            how = "no replacement" if c == 1 else "补花"
+            out.append(f"     seat {a} shows flower {_flower(b)} ({how})")
         elif code == L.E_YOUJIN:
             out.append(f"     seat {a} 游金 level {b}")
         elif code == L.E_PENALTY:

@@ -161,6 +161,7 @@ from ._strong import (
     N_OSUM,
     SSCR,
     best_discard,
+    danger_bases,
     discard_danger,
     live_bucket,
     opp_summary,
@@ -283,11 +284,14 @@ def _complete(rules, hand, seat, w, sets, tab):
 
 
 @kernel(refcount=False)
-def _got_flower(rules, ctx, flw, seat, phys, log):
-    """A seat set a flower aside: log it; a fourth identical flower raises the reserve."""
-    _ev(log, ctx, E_FLOWER, seat, phys, 0, 0)
+def _got_flower(rules, ctx, flw, seat, phys, log, ptr, replace):
+    """A seat set a flower aside: a fourth identical flower raises the reserve; log it,
+    marked 1 when no replacement follows (``replace`` false, or no live tile left).
+    """
     if phys < N_KINDS and flw[seat, phys] == 4:
         ctx[X_RESERVE] += rules[R_RESERVE_QUAD]
+    unreplaced = not replace or ptr[2] <= ctx[X_RESERVE]
+    _ev(log, ctx, E_FLOWER, seat, phys, 1 if unreplaced else 0, 0)
 
 
 @kernel(refcount=False)
@@ -298,7 +302,7 @@ def _replace_flowers(rules, ctx, wall, dead, ptr, role, seat, t, hand, wslot, fl
     reserve is left for a replacement (the deal is then drawn).
     """
     while role[t] == ROLE_FLOWER:
-        _got_flower(rules, ctx, flw, seat, t, log)
+        _got_flower(rules, ctx, flw, seat, t, log, ptr, True)
         if ptr[2] <= ctx[X_RESERVE]:
             return -1
         t = _pop(wall, dead, ptr, True)
@@ -335,7 +339,7 @@ def _deal_flowers(rules, ctx, wall, dead, ptr, role, dealer, players, hand, wslo
                 t = _pop(wall, dead, ptr, True)
                 _add(role, s, t, hand, wslot, flw)
                 if role[t] == ROLE_FLOWER:
-                    _got_flower(rules, ctx, flw, s, t, log)
+                    _got_flower(rules, ctx, flw, s, t, log, ptr, True)
                     need[s] += 1
                     more = True
 
@@ -545,9 +549,10 @@ def _strong_kong(k, is_an, htmp, w, sets, sh, tab, bot, unseen, minfo, osums, vi
         ev += bot[S_KONG_ADD]
         htmp[k] += 1
         if view[8] == 1:
+            danger_bases(bot, osums, view[0], view[1], view[2], sscr[490:506], fsc[34:42])
             _, loss, _ = discard_danger(
-                bot, osums, view[0], k, unseen[k], view[1], view[2], True, False, view[4],
-                sscr[320:336],
+                bot, osums, view[0], k, unseen[k], view[1], fsc[34:42], True, False, view[4],
+                sscr[490:506],
             )  # fmt: skip
             ev -= bot[S_ALPHA] * bot[S_ROB] * loss
     return ev + bot[S_KONG_BIAS] >= ev_without
@@ -845,7 +850,7 @@ def play_deal(
                 break
             _pop(wall, dead, ptr, True)
             flw[dealer, t] += 1
-            _got_flower(rules, ctx, flw, dealer, t, log)
+            _got_flower(rules, ctx, flw, dealer, t, log, ptr, False)
         dead[pos] = True
         ptr[2] -= 1
         ctx[X_INDICATOR_POS] = pos
@@ -1022,6 +1027,7 @@ def play_deal(
                         last_phys = _phys_of(role, kk)
                         ctx[X_ROBBED] = cur
                         hand[cur, kk] -= 1
+                        _ev(log, ctx, E_KONG, cur, ktype, _phys_of(role, kk), 1)  # robbed
                         break
                 far[cur] = 0
                 if ktype == M_ANKONG:
@@ -1374,7 +1380,7 @@ def play_deal(
                 _add(role, cur, t, hand, wslot, flw)
                 _ev(log, ctx, E_DRAW, cur, t, 0, 0)
                 if role[t] == ROLE_FLOWER:
-                    _ev(log, ctx, E_FLOWER, cur, t, 0, 0)
+                    _ev(log, ctx, E_FLOWER, cur, t, 1, 0)  # dead: no replacement
                     continue
                 w_cur = wslot[cur, 0] + wslot[cur, 1]
                 sets_cur = sets_full - nmeld[cur]

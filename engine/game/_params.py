@@ -75,6 +75,9 @@ M_PTARGET = LAYOUT.block("strong.p_target", N_TARGET * N_D * N_T)
 """P(win with target's pattern) from the target's distance and live tiles: [target, d, t]."""
 M_VALUE = LAYOUT.block("strong.value", N_TARGET * 2)
 """Mean points a win of each target brings its winner: [target, winner is dealer]."""
+M_STAKE = LAYOUT.block("strong.stake", 2)
+"""What a seat loses on average in the deals it does not win (draws included), by
+whether it deals: winning also spares it that, so a win is worth value + stake."""
 M_LOSS = LAYOUT.block("strong.loss", 4)
 """Mean points the discarder pays when feeding a win: [discarder is dealer, winner is
 dealer]."""

@@ -10,7 +10,9 @@ weights in its parameter row (:mod:`engine.game._params`):
   each target's pattern from its distance (``strong.p_target``); a fitted table of
   what each kind of win brings its winner (``strong.value``, the variant's real
   scoring, dealer or not) turns them into points: ``P(win) x V(plain) + sum over
-  targets of mult x P(win as target) x (V(target) - V(plain))``.
+  targets of mult x P(win as target) x (V(target) - V(plain))``, where a win is also
+  worth the *stake*: the fitted mean loss of the deals a seat does not win, which a win
+  spares it (a non-dealer in 丽水 loses the dealer's 底 x 倍 when the dealer wins).
 - **Danger.** For each opponent and tile kind, a logistic model of the chance that
   the opponent wins on that tile now (``strong.danger``) and of the chance that he can
   make a 明杠 of it (``strong.kong_danger``), from the opponent's visible play (melds,
@@ -44,6 +46,7 @@ from ._params import (
     M_LOSS,
     M_PPLAIN,
     M_PTARGET,
+    M_STAKE,
     M_UBAR,
     M_VALUE,
     N_D,
@@ -138,7 +141,7 @@ def hand_value(bot, dd, u, tb, dealer):
         u = np.int64(bot[M_UBAR + d])
     u = _clip(u, N_UK - 1)
     vp = bot[M_VALUE + T_PLAIN * 2 + dealer]
-    wv = bot[M_PPLAIN + (d * N_UK + u) * N_T + tb] * vp
+    wv = bot[M_PPLAIN + (d * N_UK + u) * N_T + tb] * (vp + bot[M_STAKE + dealer])
     for t in range(1, N_TARGET):
         if dd[t] >= INF:
             continue
@@ -195,22 +198,10 @@ def _kind_class(k):
     return 5
 
 
-@kernel(refcount=False)
-def danger_features(osum, k, unseen_k, nw, lb, fi):
-    """Active features of (opponent ``osum``, tile kind ``k``); returns their number.
-
-    unseen_k : copies of ``k`` the deciding seat cannot see (0..3); nw : wild kinds in
-    play (0..2); lb : live-tile bucket 0..4 (live // 12). The layout (N_FEATURES = 80):
-    0 bias; 1-5 the opponent's melds; 6-11 his discards // 3; 12-17 the kind class
-    (wind, dragon, rank 1/9, 2/8, 3/7, 4-6); 18 he discarded ``k``; 19 he discarded
-    ``k`` ± 3 (suji); 20-23 unseen copies; 24 his melds all in ``k``'s suit; 25 his melds
-    in ``k``'s suit and honors; 26-28 wild kinds; 29-33 live bucket; 34 he deals; 35 he
-    discarded ``k`` ± 1 or ± 2; 36-60 melds x live bucket; 61-78 wild kinds x kind class;
-    79 he discarded a wild.
-    """
+@kernel(inline="always")
+def _base_features(osum, nw, lb, fi):
+    """The features of an opponent that do not depend on the tile (see danger_features)."""
     nm = _clip(osum[0], 4)
-    kc = _kind_class(k)
-    dm = osum[2]
     n = 0
     fi[n] = 0
     n += 1
@@ -218,6 +209,26 @@ def danger_features(osum, k, unseen_k, nw, lb, fi):
     n += 1
     fi[n] = 6 + _clip(osum[1] // 3, 5)
     n += 1
+    fi[n] = 26 + nw
+    n += 1
+    fi[n] = 29 + lb
+    n += 1
+    if osum[4] == 1:
+        fi[n] = 34
+        n += 1
+    fi[n] = 36 + nm * 5 + lb
+    n += 1
+    if osum[5] == 1:
+        fi[n] = 79
+        n += 1
+    return n
+
+
+@kernel(inline="always")
+def _kind_features(osum, k, unseen_k, nw, fi, n):
+    """Append the features of tile ``k`` for this opponent to ``fi[n:]``; the new count."""
+    kc = _kind_class(k)
+    dm = osum[2]
     fi[n] = 12 + kc
     n += 1
     if (dm >> k) & 1:
@@ -251,21 +262,27 @@ def danger_features(osum, k, unseen_k, nw, lb, fi):
         elif (ms & ~(sb | 8)) == 0:
             fi[n] = 25
             n += 1
-    fi[n] = 26 + nw
-    n += 1
-    fi[n] = 29 + lb
-    n += 1
-    if osum[4] == 1:
-        fi[n] = 34
-        n += 1
-    fi[n] = 36 + nm * 5 + lb
-    n += 1
     fi[n] = 61 + nw * 6 + kc
     n += 1
-    if osum[5] == 1:
-        fi[n] = 79
-        n += 1
     return n
+
+
+@kernel(refcount=False)
+def danger_features(osum, k, unseen_k, nw, lb, fi):
+    """Active features of (opponent ``osum``, tile kind ``k``); returns their number.
+
+    unseen_k : copies of ``k`` the deciding seat cannot see (0..3); nw : wild kinds in
+    play (0..2); lb : live-tile bucket 0..4 (live // 12). The layout (N_FEATURES = 80):
+    0 bias; 1-5 the opponent's melds; 6-11 his discards // 3; 12-17 the kind class
+    (wind, dragon, rank 1/9, 2/8, 3/7, 4-6); 18 he discarded ``k``; 19 he discarded
+    ``k`` ± 3 (suji); 20-23 unseen copies; 24 his melds all in ``k``'s suit; 25 his melds
+    in ``k``'s suit and honors; 26-28 wild kinds; 29-33 live bucket; 34 he deals; 35 he
+    discarded ``k`` ± 1 or ± 2; 36-60 melds x live bucket; 61-78 wild kinds x kind class;
+    79 he discarded a wild. The tile-free part (:func:`_base_features`) is summed once
+    per opponent in play.
+    """
+    n = _base_features(osum, nw, lb, fi)
+    return _kind_features(osum, k, unseen_k, nw, fi, n)
 
 
 @kernel(inline="always")
@@ -286,24 +303,47 @@ def danger_p(bot, block, fi, n):
 
 
 @kernel(refcount=False)
-def discard_danger(bot, osums, n_opp, k, unseen_k, nw, lb, can_win, can_kong, dealer, fi):
+def danger_bases(bot, osums, n_opp, nw, lb, fi, zb):
+    """Per opponent, the logits' tile-free parts of both danger models: ``zb[j]`` (win)
+    and ``zb[4 + j]`` (kong), for :func:`discard_danger`.
+    """
+    for j in range(n_opp):
+        n = _base_features(osums[j], nw, lb, fi)
+        a = 0.0
+        b = 0.0
+        for i in range(n):
+            a += bot[M_DANGER + fi[i]]
+            b += bot[M_KONGDANGER + fi[i]]
+        zb[j] = a
+        zb[4 + j] = b
+
+
+@kernel(refcount=False)
+def discard_danger(bot, osums, n_opp, k, unseen_k, nw, zb, can_win, can_kong, dealer, fi):
     """``(chance someone wins on k, expected loss of feeding it, expected kong cost)``.
 
-    osums : int64 (3, N_OSUM) the opponents' summaries; can_win / can_kong : whether a
-    discard can be won on / kong'd at all now; dealer : 1 if the deciding seat deals.
+    osums : int64 (3, N_OSUM) the opponents' summaries; zb : their logit bases from
+    :func:`danger_bases`; can_win / can_kong : whether a discard can be won on /
+    kong'd at all now; dealer : 1 if the deciding seat deals.
     """
     keep = 1.0
     loss = 0.0
     kong = 0.0
     for j in range(n_opp):
         os_ = osums[j]
-        n = danger_features(os_, k, unseen_k, nw, lb, fi)
+        n = _kind_features(os_, k, unseen_k, nw, fi, 0)
         if can_win:
-            p = danger_p(bot, M_DANGER, fi, n)
+            z = zb[j]
+            for i in range(n):
+                z += bot[M_DANGER + fi[i]]
+            p = _sigmoid(z)
             keep *= 1.0 - p
             loss += p * bot[M_LOSS + dealer * 2 + os_[4]]
         if can_kong and unseen_k >= 3:
-            kong += danger_p(bot, M_KONGDANGER, fi, n) * bot[S_FEED_KONG]
+            z = zb[4 + j]
+            for i in range(n):
+                z += bot[M_KONGDANGER + fi[i]]
+            kong += _sigmoid(z) * bot[S_FEED_KONG]
     return 1.0 - keep, loss, kong
 
 
@@ -319,14 +359,13 @@ def best_discard(
 
     Returns ``(-1, -inf)`` when the hand holds no tile but wilds. ``h`` int64 (34,) is
     restored; ``unseen`` int64 (34,) copies unseen by the seat; ``sscr`` int64 (SSCR,)
-    and ``fsc`` float64 (34,) scratch; ``bstate`` the bot stream (empty: the first of
+    and ``fsc`` float64 (64,) scratch; ``bstate`` the bot stream (empty: the first of
     tied discards, for evaluations that need no choice).
     """
-    dd = sscr[0:N_TARGET]
     uke = sscr[8:42]
     work = sscr[48:208]
     fi = sscr[208 : 208 + MAX_FI]
-    dplain = sscr[240:274]
+    dall = sscr[280 : 280 + 34 * N_TARGET]  # the target distances after each discard
     held = np.int64(0)
     for k in range(34):
         held |= np.int64(h[k] > 0) << k
@@ -334,26 +373,27 @@ def best_discard(
         return -1, -math.inf
     alpha = bot[S_ALPHA]
     alpha_k = bot[S_ALPHA_KONG]
-    # pass 1: the plain distance after each discard, for the ukeire candidates
+    # pass 1: the target distances after each discard; the ukeire of the closest
     best_d = INF
     m = held
     while m != 0:
         k = lowest_bit(m)
         m &= m - 1
         h[k] -= 1
-        d = _distance(h, w, sets, shapes, tab)
+        target_dists(h, w, sets, shapes, tab, minfo, wildgame, dall[k * N_TARGET :])
         h[k] += 1
-        dplain[k] = d
-        if d < best_d:
-            best_d = d
+        if dall[k * N_TARGET + T_PLAIN] < best_d:
+            best_d = dall[k * N_TARGET + T_PLAIN]
     near = np.int64(0)
     m = held
     while m != 0:
         k = lowest_bit(m)
         m &= m - 1
-        if dplain[k] == best_d:
+        if dall[k * N_TARGET + T_PLAIN] == best_d:
             near |= np.int64(1) << k
     discard_ukeire(h, w, sets, shapes, tab, unseen, near, uke, work)
+    if danger_on:
+        danger_bases(bot, osums, n_opp, nw, lb, fi, fsc[34:42])
     # pass 2: expected points of each discard
     best = -math.inf
     choice = -1
@@ -362,17 +402,15 @@ def best_discard(
     while m != 0:
         k = lowest_bit(m)
         m &= m - 1
-        h[k] -= 1
-        target_dists(h, w, sets, shapes, tab, minfo, wildgame, dd)
-        h[k] += 1
+        dd = dall[k * N_TARGET : k * N_TARGET + N_TARGET]
         u = uke[k] if (near >> k) & 1 else -1
         v = hand_value(bot, dd, u, tb, dealer)
         # where the tables cannot tell (no chance left, distances past the last bucket)
         # the efficiency order decides: fewer tiles away, then more ukeire
-        v -= 1e-9 * dplain[k] - 1e-12 * max(u, 0)
+        v -= 1e-9 * dd[T_PLAIN] - 1e-12 * max(u, 0)
         if danger_on:
             dwin, loss, kong = discard_danger(
-                bot, osums, n_opp, k, unseen[k], nw, lb, can_win, can_kong, dealer, fi
+                bot, osums, n_opp, k, unseen[k], nw, fsc[34:42], can_win, can_kong, dealer, fi
             )
             v = v * (1.0 - dwin) - alpha * loss - alpha_k * kong
         fsc[k] = v

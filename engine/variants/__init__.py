@@ -63,7 +63,9 @@ def describe(name: str) -> dict:
 
 def _score_zipai(v, args) -> dict:
     """``mjlab score`` for the 字牌 family: HAND and --win in x1..x10 d1..d10 w notation,
-    --melds the table groups (``"peng:d3 pao:x5 chi:x1x2x3"``), --flag flip/tianhu/dihu.
+    --melds the table groups (``"peng:d3 pao:x5 chi:x1x2x3"``), --flag flip/tianhu/dihu,
+    --xing-card the 醒 card. Under 天胡 --win is optional: it names the dealer's last dealt
+    card (the 醒 card under 跟醒).
     """
     from ..errors import UsageError
 
@@ -86,6 +88,7 @@ def _score_zipai(v, args) -> dict:
             flip="flip" in flags,
             tianhu="tianhu" in flags,
             dihu="dihu" in flags,
+            xing_card=getattr(args, "xing_card", None),
             seat=args.seat,
             dealer=args.dealer,
         )
@@ -96,23 +99,42 @@ def _score_zipai(v, args) -> dict:
 def run_score_cli(args) -> int:
     """Handle ``mjlab score``."""
     from ..cli import print_json
+    from ..errors import UsageError
     from ._scoring import score_from_args
 
     v = get(args.variant)
     if v.family == "zipai":
+        if args.flowers:
+            raise UsageError(f"--flowers: {v.name} has no flowers, got {args.flowers}")
+        if args.streak:
+            raise UsageError(f"--streak: {v.name}'s score takes no dealer streak")
         result = _score_zipai(v, args)
     else:
         result = score_from_args(v, args)
+    assumed = []
+    if not args.self_draw and args.from_seat is None:
+        assumed.append("self_draw")
+        result = {**result, "assumed": assumed}
     if args.json:
         print_json(result)
         return 0
+    if assumed:
+        print("assumed: a self-draw win (give --self-draw, or --from SEAT for a win on a discard)")
     if not result["complete"]:
         print(f"{args.hand}: not a complete hand under {v.name}")
         return 0
     pats = ", ".join(result["patterns"]) or "(none)"
-    print(
-        f"{args.hand} wins under {v.name}: patterns {pats}; value {result['value']} {v.value_unit}"
-    )
+    worth = f"patterns {pats}; value {result['value']} {v.value_unit}"
+    if result.get("legal") is False:
+        # a complete hand a variant's minimum refuses (诸暨 3 台) is scored but not paid
+        ordinary = result.get("ordinary")
+        below = f" (ordinary {ordinary} {v.value_unit} is below the minimum)" if ordinary else ""
+        print(
+            f"{args.hand} cannot be declared under {v.name}: {worth}; NOT a legal win{below}, "
+            "no payments"
+        )
+        return 0
+    print(f"{args.hand} wins under {v.name}: {worth}")
     print("payments: " + "  ".join(f"seat {s}: {d:+d}" for s, d in enumerate(result["deltas"])))
     for note in result.get("notes", ()):
         print(f"note: {note}")

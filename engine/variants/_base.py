@@ -128,6 +128,14 @@ class Variant:
     players_of: Callable[[Mapping[str, Any]], int] | None = None
     exact: Callable[..., dict] | None = field(default=None, compare=False)
     score_hand: Callable[..., dict] | None = field(default=None, compare=False)
+    recompute: Callable[..., dict] | None = field(default=None, compare=False)
+    """``recompute(resolved, frame) -> {column: array}``: record columns recomputed from
+    the pattern flags and the other columns of a record frame (the value paid and the
+    payments). The conformance check compares them on every deal."""
+    score_flags: tuple[str, ...] = ()
+    """The ``mjlab score --flag`` names ``score_hand`` understands (others are refused)."""
+    flower_tiles: int = 0
+    """Flower tiles in the set (``mjlab score --flowers`` is 0..this; 0: no flowers)."""
     bot_params: Callable[[str, Mapping[str, Any]], dict] | None = field(default=None, compare=False)
     """The default parameters of a policy under resolved options (engine.bots)."""
     bot_targets: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
@@ -188,6 +196,8 @@ def parse_rule_args(rule_args, rules_file=None) -> dict[str, str]:
                 data = tomllib.load(f)
         except FileNotFoundError:
             raise UsageError(f"rules file not found: {rules_file}") from None
+        except IsADirectoryError:
+            raise UsageError(f"--rules {rules_file}: is a folder, not a TOML file") from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise UsageError(f"rules file {rules_file} is not valid TOML: {exc}") from None
         table = data.get("rules", data)

@@ -97,6 +97,9 @@ S_GOLDS = X_SCRATCH + 2
 SANJIN = 3
 """Golds that make 三金倒."""
 
+XINXIUDING_BASE = 1
+"""新修订's 底番 (the seed's 「刚开始底番为1番」, RULEBOOK §3.5 rule 22): no win is worth 0."""
+
 
 @kernel
 def flower_points(ctx, seat):
@@ -205,7 +208,7 @@ def amount(rules, ctx, bits):
     """Per-payer amount X of the win and the special counted: ``(x, special)``.
 
     QQ/同城游: X = (5 + 花番 + 金 + 连庄数) × 2 + the largest special.
-    新修订: (花番 + 金 + 连庄数) × (2 on a self-draw) + the largest special.
+    新修订: (底番 1 + 花番 + 金 + 连庄数) × (2 on a self-draw) + the largest special.
     multiplier: (1 + 花番 + 金 + 连庄数) × (2 on a self-draw) × the largest multiplier.
     花番 = flowers (a set of four counts 6) + 明杠 + 2·暗杠; then × the 游金 multiplier.
     """
@@ -219,7 +222,7 @@ def amount(rules, ctx, bits):
     if formula == FORMULA_QQ:
         x = (5 + base) * 2 + special
     elif formula == FORMULA_XINXIUDING:
-        x = base * (2 if self_draw else 1) + special
+        x = (XINXIUDING_BASE + base) * (2 if self_draw else 1) + special
     else:
         x = (1 + base) * (2 if self_draw else 1) * special
     return x * youjin_multiplier(rules, bits), special

@@ -22,7 +22,12 @@ __all__ = [
     "melds8",
     "pattern_names",
     "settle_hand",
+    "check_flags",
+    "MAX_STREAK",
 ]
+
+MAX_STREAK = 32767
+"""Largest ``--streak`` (the records' int16 ``dealer_streak``)."""
 
 MELD_WORDS = {
     "chow": L.M_CHOW,
@@ -93,6 +98,10 @@ def score_from_args(variant, args) -> dict:
     if variant.score_hand is None:
         raise UsageError(f"`mjlab score` is not available for {variant.name} yet")
     rules = variant.resolve(parse_rule_args(args.rule, args.rules))
+    if args.win is None:
+        raise UsageError(f"{variant.name}: name the winning tile with --win TILE")
+    if getattr(args, "xing_card", None) is not None:
+        raise UsageError(f"--xing-card is for the 字牌 family, not {variant.name}")
     try:
         counts = tiles.parse(args.hand).astype(np.int64)
         win = tiles.kind(args.win)
@@ -108,8 +117,13 @@ def score_from_args(variant, args) -> dict:
     for name, seat in (("--seat", args.seat), ("--dealer", args.dealer)):
         if not 0 <= seat < players:
             raise UsageError(f"{name} must be 0..{players - 1}, got {seat}")
-    if args.streak < 0:
-        raise UsageError(f"--streak must be >= 0, got {args.streak}")
+    if not 0 <= args.streak <= MAX_STREAK:
+        raise UsageError(f"--streak must be 0..{MAX_STREAK}, got {args.streak}")
+    check_flags(variant, args.flag)
+    if not 0 <= args.flowers <= variant.flower_tiles:
+        if variant.flower_tiles == 0:
+            raise UsageError(f"--flowers: {variant.name} has no flowers, got {args.flowers}")
+        raise UsageError(f"--flowers must be 0..{variant.flower_tiles}, got {args.flowers}")
     if args.from_seat is not None:
         if not 0 <= args.from_seat < players or args.from_seat == args.seat:
             raise UsageError(f"--from must be another seat 0..{players - 1}, got {args.from_seat}")
@@ -127,21 +141,34 @@ def score_from_args(variant, args) -> dict:
         win_type = L.WIN_KONG_DRAW if "gangkai" in flags else L.WIN_SELF_DRAW
     else:
         win_type = L.WIN_ROB_KONG if "qianggang" in flags else L.WIN_DISCARD
-    return variant.score_hand(
-        rules,
-        plain,
-        wilds,
-        melds,
-        -1 if win_is_wild else win,
-        win_type,
-        args.seat,
-        args.dealer,
-        args.streak,
-        flags,
-        discarder=args.from_seat,
-        wild_kinds=wild_kinds,
-        flowers=args.flowers,
-    )
+    try:
+        return variant.score_hand(
+            rules,
+            plain,
+            wilds,
+            melds,
+            -1 if win_is_wild else win,
+            win_type,
+            args.seat,
+            args.dealer,
+            args.streak,
+            flags,
+            discarder=args.from_seat,
+            wild_kinds=wild_kinds,
+            flowers=args.flowers,
+        )
+    except UsageError:
+        raise
+    except ValueError as exc:  # the hand checks of the scorer (tile count...)
+        raise UsageError(f"{variant.name}: {exc}") from None
+
+
+def check_flags(variant, flags) -> None:
+    """UsageError naming a ``--flag`` the variant's scorer does not know."""
+    unknown = sorted(set(flags) - set(variant.score_flags))
+    if unknown:
+        known = ", ".join(variant.score_flags) or "none"
+        raise UsageError(f"unknown --flag {unknown[0]!r} for {variant.name}; flags: {known}")
 
 
 # --- what every mahjong variant's score_hand shares ----------------------------------
@@ -191,3 +218,54 @@ def settle_hand(settle, packed, ctx, bits: int) -> tuple[int, list[int], np.ndar
     extra = np.zeros(L.MAX_EXTRA, np.int64)
     value = int(settle(packed, ctx, pay, int(bits), 4, delta, extra))
     return value, [int(x) for x in delta], extra
+
+
+# --- record checks: the columns a variant's recompute() derives from the flags --------
+
+
+class RecordView:
+    """The columns of a record frame as numpy arrays, for ``Variant.recompute``.
+
+    ``won`` (a winner), ``winner``, ``discarder``, ``dealer`` (int64, -1 none),
+    ``win_type`` (names), :meth:`pat` and :meth:`col`; :meth:`deltas` turns what each
+    seat pays the winner into the ``delta_*`` columns.
+    """
+
+    def __init__(self, frame, players: int):
+        self.frame = frame
+        self.players = players
+        self.n = len(frame)
+        self.winner = frame["winner"].to_numpy().astype(np.int64)
+        self.won = self.winner >= 0
+        self.discarder = frame["discarder"].to_numpy().astype(np.int64)
+        self.dealer = frame["dealer"].to_numpy().astype(np.int64)
+        self.win_type = frame["win_type"].astype(str).to_numpy()
+
+    def pat(self, name: str) -> np.ndarray:
+        """The flag ``pat_<name>`` (bool)."""
+        return self.frame[f"pat_{name}"].to_numpy().astype(bool)
+
+    def col(self, name: str) -> np.ndarray:
+        """A column as int64."""
+        return self.frame[name].to_numpy().astype(np.int64)
+
+    def is_type(self, *names: str) -> np.ndarray:
+        """Whether the win type is one of ``names``."""
+        return np.isin(self.win_type, names)
+
+    def others(self, amount) -> np.ndarray:
+        """``(n, players)``: every seat but the winner pays ``amount`` (winning deals)."""
+        seats = np.arange(self.players)[None, :]
+        return np.where(self.won[:, None] & (seats != self.winner[:, None]), amount[:, None], 0)
+
+    def one(self, seat, amount) -> np.ndarray:
+        """``(n, players)``: seat ``seat`` (array) pays ``amount`` (winning deals)."""
+        seats = np.arange(self.players)[None, :]
+        return np.where(self.won[:, None] & (seats == seat[:, None]), amount[:, None], 0)
+
+    def deltas(self, paid: np.ndarray) -> dict:
+        """``delta_*`` columns from ``paid[i, s]``, what seat s pays the winner of deal i."""
+        out = -paid.astype(np.int64)
+        rows = np.flatnonzero(self.won)
+        out[rows, self.winner[rows]] += paid[rows].sum(axis=1)
+        return {f"delta_{s}": out[:, s] for s in range(self.players)}

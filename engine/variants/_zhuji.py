@@ -7,9 +7,10 @@ complete concealed part is 4 minus the exposed melds sets plus one pair; every r
 is used and the 财神 fill the rest, any kind, even fifth copies (RULEBOOK §0.1). What
 the ordinary 台 (RULEBOOK §2.3 rules 13-16) of one reading depends on:
 
-- the honor triplets (中发白 1, 东 2 each) - only honors can host them, so the honors
-  are read apart: :func:`honor_table` gives, for every number ``k`` of honor sets and
-  ``p`` of honor pairs, the most honor 台 a covering of the real honor tiles can reach;
+- the honor triplets (中发白 1, 东 2, once per kind: RULEBOOK §0.1) - only honors can
+  host them, so the honors are read apart: :func:`honor_table` gives, for every number
+  ``k`` of honor sets and ``p`` of honor pairs, the most honor 台 a covering of the real
+  honor tiles can reach;
 - the shape: all sequences (平胡 1), all triplets (对对胡 1) or mixed (0); the suited
   tiles then must form the remaining ``sets - k`` sets and ``1 - p`` pair under that
   shape (:func:`seq_bits`, :func:`triplets_fit`, the standard distance table);
@@ -17,7 +18,10 @@ the ordinary 台 (RULEBOOK §2.3 rules 13-16) of one reading depends on:
   when the suited groups are made of 财神 alone; 清一色 3, 混一色 1, 全字牌 special;
 - the 财神 held (三财神 2 for three or more) and the context (杠开, 抢杠 1 each).
 
-Every (shape, k, p) is one reading class; the best value is the maximum over them.
+Every (shape, k, p) is one reading class. The reading paid is the most valuable one
+that may be declared (ordinary 台 at the minimum, or 全字牌), ties to the most ordinary 台;
+its pattern bits and ordinary 台 are reported with its value, so the flags of a win
+always add up to the ordinary 台 it records (RULEBOOK §2.3 rule 13).
 """
 
 from __future__ import annotations
@@ -115,18 +119,25 @@ O_BITS = 1
 O_ORDINARY = 2
 O_LEGAL = 3
 O_QUAN = 4
-N_OUT = 5
+O_ANY_VALUE = 5
+O_ANY_BITS = 6
+O_ANY_ORDINARY = 7
+N_OUT = 8
 
 
 @kernel
-def honor_table(h, sets, val, hmask):
+def honor_table(h, sets, val, hmask, taken):
     """Most honor 台 per (k honor sets, p honor pairs), real honor tiles all used.
 
     h : int64 (34,) concealed logical counts (only 27..33 read).
     val : int64 (5, 2) out: best 台 of the honor triplets, -1 where no covering exists
         (the 财神 fill every group; a kind may host several groups, 3t + 2q >= count).
+        A kind's 台 counts once however many triplets it hosts, and not at all for the
+        kinds in ``taken`` (RULEBOOK §0.1).
     hmask : int64 (5, 2) out: honor kinds (bit i = kind 27 + i) holding a triplet in the
         configuration reaching ``val`` (the first found).
+    taken : bit set of the honor kinds (bit i = kind 27 + i) whose 台 an exposed pong or
+        kong already counts.
     """
     nv = np.empty((5, 2), np.int64)
     nm = np.empty((5, 2), np.int64)
@@ -135,7 +146,7 @@ def honor_table(h, sets, val, hmask):
     val[0, 0] = 0
     for i in range(7):
         c = h[27 + i]
-        v = HONOR_TAI[i]
+        v = 0 if (taken >> i) & 1 else HONOR_TAI[i]
         nv[:, :] = -1
         nm[:, :] = 0
         for k in range(sets + 1):
@@ -147,7 +158,7 @@ def honor_table(h, sets, val, hmask):
                     for q in range(2 - p):
                         if 3 * t + 2 * q < c:
                             continue
-                        x = cur + t * v
+                        x = cur + (v if t > 0 else 0)
                         if x > nv[k + t, p + q]:
                             nv[k + t, p + q] = x
                             nm[k + t, p + q] = hmask[k, p] | ((1 << i) if t > 0 else 0)
@@ -284,23 +295,64 @@ def _popcount3(m):
 
 @kernel
 def _consider(rules, out, ordinary, bits, quan, special):
-    """Fold one reading into ``out`` (best value first, then best ordinary)."""
+    """Fold one reading into ``out``: the best declarable reading (legal: ordinary 台 at
+    the minimum, or 全字牌) in the O_VALUE slots, the best of all in the O_ANY slots;
+    best = most value, then most ordinary 台 (the first found on a tie).
+    """
     if quan:
         out[O_QUAN] = 1
-        out[O_LEGAL] = 1
-    if ordinary >= rules[Z_MIN_TAI]:
-        out[O_LEGAL] = 1
-    if ordinary > out[O_ORDINARY]:
-        out[O_ORDINARY] = ordinary
+    legal = quan or ordinary >= rules[Z_MIN_TAI]
     v = ordinary
     if special:
         if rules[Z_SPECIAL8] == 1:
             v = 8 + ordinary
         elif ordinary < 8:
             v = 8
-    if v > out[O_VALUE]:
+    if v > out[O_ANY_VALUE] or (v == out[O_ANY_VALUE] and ordinary > out[O_ANY_ORDINARY]):
+        out[O_ANY_VALUE] = v
+        out[O_ANY_BITS] = bits
+        out[O_ANY_ORDINARY] = ordinary
+    if not legal:
+        return
+    out[O_LEGAL] = 1
+    if v > out[O_VALUE] or (v == out[O_VALUE] and ordinary > out[O_ORDINARY]):
         out[O_VALUE] = v
         out[O_BITS] = bits
+        out[O_ORDINARY] = ordinary
+
+
+@kernel
+def _seven_pairs(rules, out, h, w, n_h, suits_real, ctx_bits, ctx_tai, special):
+    """Fold the seven-pairs readings (七对, option) into ``out``."""
+    pairs = 0
+    singles = 0
+    for k in range(34):
+        pairs += h[k] // 2
+        singles += h[k] % 2
+    if _pairs_formula(pairs, singles) <= w:
+        spare = w > singles  # some pairs are made of 财神 alone
+        hon = n_h > 0
+        for opt in range(2):
+            n_suits = _popcount3(suits_real)
+            z = hon
+            if opt == 1:
+                # pairs of 财神 alone may be read as a suit's (混一色 instead of 全字牌)
+                if not spare or suits_real != 0:
+                    continue
+                n_suits = 1
+            bits = ctx_bits | (1 << P_QIDUI)
+            ordinary = ctx_tai
+            quan = n_suits == 0
+            if n_suits == 1:
+                if z:
+                    ordinary += 1
+                    bits |= 1 << P_HUNYISE
+                else:
+                    ordinary += 3
+                    bits |= 1 << P_QINGYISE
+            if quan:
+                bits |= 1 << P_QUANZIPAI
+            _consider(rules, out, ordinary, bits, quan, special or quan)
 
 
 @kernel
@@ -310,21 +362,26 @@ def evaluate(rules, ctx, h, w, sets, melds, nmeld, tab, out):
     h : int64 (34,) concealed logical counts with the winning tile, 财神 excluded.
     w : 财神 held; sets : sets the concealed tiles form; melds (>= nmeld, 3) exposed.
     ctx : the deal context (X_WIN_TYPE, X_FIRST_TURN, X_WINNER, X_DEALER, X_WILD0/1).
-    out : int64 (N_OUT,) filled with the best value (台 with the 8-台 specials), the
-        pattern bits of that reading, the best ordinary 台, legal (ordinary >= the
-        minimum, or 全字牌) and whether a 全字牌 reading exists. Value -1 if no reading
-        completes the hand.
+    out : int64 (N_OUT,) filled with the reading paid: its value (台 with the 8-台
+        specials), pattern bits and ordinary 台 (the best declarable reading, or the best
+        reading when none may be declared); legal (some reading has the minimum ordinary
+        台, or is 全字牌); whether a 全字牌 reading exists; and the best reading of all
+        in the O_ANY slots. Value -1 if no reading completes the hand.
     """
     out[O_VALUE] = -1
     out[O_BITS] = 0
     out[O_ORDINARY] = -1
     out[O_LEGAL] = 0
     out[O_QUAN] = 0
+    out[O_ANY_VALUE] = -1
+    out[O_ANY_BITS] = 0
+    out[O_ANY_ORDINARY] = -1
     meld_tai = 0
     meld_bits = np.int64(0)
     has_chow = False
     has_trip = False
     meld_mask = 0
+    taken = 0
     for i in range(nmeld):
         k = melds[i, 1]
         meld_mask |= 1 << (k // 9 if k < 27 else 3)
@@ -335,6 +392,7 @@ def evaluate(rules, ctx, h, w, sets, melds, nmeld, tab, out):
             if k >= 27 and HONOR_TAI[k - 27] > 0:
                 meld_tai += HONOR_TAI[k - 27]
                 meld_bits |= np.int64(1) << _HONOR_BIT[k - 27]
+                taken |= 1 << (k - 27)
     n_s = 0
     n_h = 0
     real = meld_mask
@@ -376,7 +434,7 @@ def evaluate(rules, ctx, h, w, sets, melds, nmeld, tab, out):
     # honors apart, suits apart
     hval = np.empty((5, 2), np.int64)
     hmask = np.empty((5, 2), np.int64)
-    honor_table(h, sets, hval, hmask)
+    honor_table(h, sets, hval, hmask, taken)
     hs = h.copy()
     for k in range(27, 34):
         hs[k] = 0
@@ -435,35 +493,11 @@ def evaluate(rules, ctx, h, w, sets, melds, nmeld, tab, out):
                     bits |= 1 << P_QUANZIPAI
                 _consider(rules, out, ordinary, bits, quan, special or quan)
     if rules[Z_SEVEN_PAIRS] == 1 and sets == 4:
-        pairs = 0
-        singles = 0
-        for k in range(34):
-            pairs += h[k] // 2
-            singles += h[k] % 2
-        if _pairs_formula(pairs, singles) <= w:
-            spare = w > singles  # some pairs are made of 财神 alone
-            hon = n_h > 0
-            for opt in range(2):
-                n_suits = _popcount3(suits_real)
-                z = hon
-                if opt == 1:
-                    # pairs of 财神 alone may be read as a suit's (混一色 instead of 全字牌)
-                    if not spare or suits_real != 0:
-                        continue
-                    n_suits = 1
-                bits = ctx_bits | (1 << P_QIDUI)
-                ordinary = ctx_tai
-                quan = n_suits == 0
-                if n_suits == 1:
-                    if z:
-                        ordinary += 1
-                        bits |= 1 << P_HUNYISE
-                    else:
-                        ordinary += 3
-                        bits |= 1 << P_QINGYISE
-                if quan:
-                    bits |= 1 << P_QUANZIPAI
-                _consider(rules, out, ordinary, bits, quan, special or quan)
+        _seven_pairs(rules, out, h, w, n_h, suits_real, ctx_bits, ctx_tai, special)
+    if out[O_LEGAL] == 0:
+        out[O_VALUE] = out[O_ANY_VALUE]
+        out[O_BITS] = out[O_ANY_BITS]
+        out[O_ORDINARY] = out[O_ANY_ORDINARY]
 
 
 @kernel(refcount=False)
@@ -471,9 +505,10 @@ def tai_upper_bound(ctx, h, w, sets, melds, nmeld):
     """A quick upper bound of a complete hand's ordinary 台, or 99 when it may be 全字牌.
 
     Honor triplets: the melds' plus each honor kind held that could be a triplet (three
-    held, or the 财神 to fill it) plus 2 per three 财神 (a 东 of 财神 alone); the shape
-    台 when all triplets fit or no meld and at most one honor pair rule out sequences;
-    清一色 3 (混一色 1 when honors are held) if one suit is held; 三财神; context.
+    held, or the 财神 to fill it), once per kind, plus the triplets of 财神 alone (东 2,
+    then 1 each); the shape 台 when all triplets fit or no meld and at most one honor
+    pair rule out sequences; 清一色 3 (混一色 1 when honors are held) if one suit is
+    held; 三财神; context.
     """
     suits = 0
     honors = 0
@@ -506,9 +541,10 @@ def tai_upper_bound(ctx, h, w, sets, melds, nmeld):
             honor_kinds += 1
             if c > honor_max:
                 honor_max = c
-            if c >= 3 or c + w >= 3:
-                tai += HONOR_TAI[k - 27] * (2 if c == 4 else 1)
-    tai += 2 * (w // 3)
+            if c + w >= 3:
+                tai += HONOR_TAI[k - 27]
+    if w >= 3:
+        tai += 2 + (w // 3 - 1)  # triplets of 财神 alone: 东 2, then a dragon 1 each
     if not trip and honor_kinds <= 1 and honor_max <= 2:
         tai += 1  # 平胡 not ruled out
     elif not chow and triplets_fit(h, 0, 34, sets, 1):
@@ -755,7 +791,7 @@ def honor_summaries(q, keys, weights):
             keys[idx] = -1
             weights[idx] = 0
             continue
-        honor_table(h, 4, val, hm)
+        honor_table(h, 4, val, hm, 0)
         key = np.int64(0)
         for i in range(10):
             key |= np.int64(val[i // 2, i % 2] + 1) << (4 + 4 * i)

@@ -86,7 +86,7 @@ from . import _fuzhou as K
 from ._base import Pattern, RuleOption, Variant
 from ._mahjong import engine_rules, strong_defaults
 from ._registry import register
-from ._scoring import melds8, pattern_names, settle_hand, win_context
+from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
 
 SCORING = ("qq", "xinxiuding", "multiplier")
 YOUJIN = ("none", "minnan")
@@ -107,9 +107,9 @@ OPTIONS = (
         SCORING,
         "qq = QQ/同城游: X = (5 + 花番 + 金 + 连庄数) × 2 + the largest special (天胡/地胡/抢金/"
         "平胡无花 30, 平胡一张花 15, 三金倒 40, 金雀 60, 金龙 120), discarder pays X, self-draw "
-        "each pays X; xinxiuding = (花番 + 金 + 连庄数) × (2 on self-draw) + 三金倒 10 / 抢金 20 "
-        "/ 金雀 30 / 天胡 40, all three pay on every win; multiplier = (1 + 花番 + 金 + 连庄数) "
-        "× (2 on self-draw) × 三金倒 3 / 金雀 4 / 抢金 5 / 金龙 6, paid as qq.",
+        "each pays X; xinxiuding = (底番 1 + 花番 + 金 + 连庄数) × (2 on self-draw) + 三金倒 10 "
+        "/ 抢金 20 / 金雀 30 / 天胡 40, all three pay on every win; multiplier = (1 + 花番 + 金 + "
+        "连庄数) × (2 on self-draw) × 三金倒 3 / 金雀 4 / 抢金 5 / 金龙 6, paid as qq.",
         "§3.5 rules 21-22",
     ),
     RuleOption(
@@ -428,6 +428,41 @@ def score_hand(
     return out
 
 
+def recompute(rules, frame) -> dict:
+    """The record columns that the pattern flags fix (the conformance check).
+
+    ``special`` = the largest special among the flags under the formula (multiplier: 1
+    if none); ``value`` = X of RULEBOOK §3.5 rule 22 from the ``huafan``, ``golds`` and
+    ``lianzhuang`` columns, × the 游金 multiplier of the flags; the deltas: a discard or
+    robbed-kong win paid X by the discarder (新修订: by each other seat), a self-draw X
+    by each other seat.
+    """
+    r = RecordView(frame, 4)
+    formula = rules["scoring"]
+    special = np.full(r.n, 1 if formula == "multiplier" else 0, np.int64)
+    for name, v in SPECIALS[formula].items():
+        special = np.where(r.pat(name), np.maximum(special, v), special)
+    base = r.col("huafan") + r.col("golds") + r.col("lianzhuang")
+    fed = r.is_type("discard", "rob_kong")
+    double = np.where(fed, 1, 2)
+    if formula == "qq":
+        x = (5 + base) * 2 + special
+    elif formula == "xinxiuding":
+        x = (K.XINXIUDING_BASE + base) * double + special
+    else:
+        x = (1 + base) * double * special
+    mult = np.ones(r.n, np.int64)
+    if rules["youjin"] == "minnan":
+        for name, m in zip(("danyou", "shuangyou", "sanyou"), YOUJIN_MULT, strict=True):
+            mult = np.where(r.pat(name), m, mult)
+    value = np.where(r.won, x * mult, 0)
+    if formula == "xinxiuding":
+        paid = r.others(value)
+    else:
+        paid = np.where(fed[:, None], r.one(r.discarder, value), r.others(value))
+    return {"special": np.where(r.won, special, 0), "value": value, **r.deltas(paid)}
+
+
 def _p_hands_complete(jin: int) -> Fraction:
     """P(a uniformly random 17 of the 108 suited tiles is complete), golds by ``jin``."""
     from .. import exact, tiles
@@ -516,7 +551,7 @@ VARIANT = register(
     Variant(
         name="fuzhou",
         long_name="福州麻将 Fuzhou (金, 抢金, 三金倒, 16-tile hands)",
-        version=1,
+        version=2,
         family="mahjong",
         options=OPTIONS,
         patterns=PATTERNS,
@@ -529,6 +564,19 @@ VARIANT = register(
         kernel_id=_hooks.V_FUZHOU,
         exact=exact_events,
         score_hand=score_hand,
+        recompute=recompute,
+        score_flags=(
+            "tianhu",
+            "dihu",
+            "gangkai",
+            "qianggang",
+            "qiangjin",
+            "sanjindao",
+            "danyou",
+            "shuangyou",
+            "sanyou",
+        ),
+        flower_tiles=36,
         bot_params=bot_params,
         bot_targets=BOT_TARGETS,
     )

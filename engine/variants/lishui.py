@@ -52,7 +52,7 @@ from . import _lishui as K
 from ._base import Pattern, RuleOption, Variant
 from ._mahjong import engine_rules, strong_defaults
 from ._registry import register
-from ._scoring import melds8, pattern_names, settle_hand, win_context
+from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
 
 OPTIONS = (
     RuleOption(
@@ -234,6 +234,37 @@ def pack(rules) -> np.ndarray:
     r[K.L_FANQIANG] = 1
     r[K.L_BEIGEN_FINE] = 1
     return r
+
+
+PENALTY_COLUMNS = ("beigen_money", "wuda_money", "fanqiang_money", "tongbao_money", "kong_money")
+"""Extra columns of money besides the win's shares; every delta is the shares plus them."""
+
+
+def recompute(rules, frame) -> dict:
+    """The record columns that the pattern flags fix (the conformance check).
+
+    ``value`` = the sum of the flags' 倍 (自摸 column on a self-draw or 杠上开花, else 非自摸),
+    1 / 2 when none; each loser's share 底 x 倍 when the winner or he is the dealer, else
+    倍; the robbed kong player pays all shares; every delta is its win money plus the
+    penalty columns (被跟, 误打财神, 犯枪, the 统包 shift, kong money).
+    """
+    r = RecordView(frame, 4)
+    zimo = r.is_type("self_draw", "kong_draw")
+    bei = np.zeros(r.n, np.int64)
+    for i, p in enumerate(PATTERNS):
+        bei += np.where(zimo, K.BEI_ZIMO[i], K.BEI_FEI_ZIMO[i]) * r.pat(p.name)
+    bei = np.where(bei == 0, np.where(zimo, 2, 1), bei)
+    value = np.where(r.won, bei, 0)
+    seats = np.arange(4)[None, :]
+    dealer_side = (seats == r.dealer[:, None]) | (r.winner == r.dealer)[:, None]
+    share = r.others(value) * np.where(dealer_side, r.col("base")[:, None], 1)
+    robbed = r.one(r.discarder, share.sum(axis=1))
+    paid = np.where(r.is_type("rob_kong")[:, None], robbed, share)
+    deltas = r.deltas(paid)
+    for name in PENALTY_COLUMNS:
+        for s in range(4):
+            deltas[f"delta_{s}"] = deltas[f"delta_{s}"] + r.col(f"{name}_{s}")
+    return {"value": value, **deltas}
 
 
 def _standin(counts, melds, wild_kinds):
@@ -502,6 +533,8 @@ VARIANT = register(
         kernel_id=_hooks.V_LISHUI,
         exact=exact_tianhu,
         score_hand=score_hand,
+        recompute=recompute,
+        score_flags=("tianhu", "dihu", "gangkai", "qianggang", "tongbao", "tongbao_xiajia"),
         bot_params=bot_params,
         bot_targets=BOT_TARGETS,
     )

@@ -182,6 +182,13 @@ def players_of(rules) -> int:
     return int(rules["players"])
 
 
+TUN_PER_XING = 3
+"""囤 per 醒 (RULEBOOK §4.6 rule 20): 囤 = 胡息 + 3 × 醒."""
+
+RED_HONGHU = (7, 9)
+"""Red cards of 红胡 (more: 全红; RULEBOOK §4.6 rule 22)."""
+
+
 STRONG_DEFAULTS = {
     "alpha": 1.0,
     "keep": 0.5,
@@ -214,14 +221,13 @@ def pack(rules) -> np.ndarray:
     r[Z.Z_CAP] = rules["cap"]
     r[Z.Z_HZ_POOL] = HUANGZHUANG.index(rules["huangzhuang"])
     r[Z.Z_MIN_HUXI] = zhand.MIN_HUXI
-    r[Z.Z_TUN_PER_XING] = 3
+    r[Z.Z_TUN_PER_XING] = TUN_PER_XING
     r[Z.Z_HZ_PER_WANG] = 5
     r[Z.Z_DEALER_CARDS] = 15
     r[Z.Z_HAND_CARDS] = 14
     r[Z.Z_VALUES : Z.Z_VALUES + 20] = zhand.values_table().reshape(-1)
     r[Z.Z_F : Z.Z_F + Z.N_PATTERNS] = Z.FAN_DEFAULTS
-    r[Z.Z_HONG_LO] = 7
-    r[Z.Z_HONG_HI] = 9
+    r[Z.Z_HONG_LO], r[Z.Z_HONG_HI] = RED_HONGHU
     return r
 
 
@@ -248,6 +254,88 @@ def score_hand(rules, hand: str, **kwargs) -> dict:
     return score_win(rules, hand, **kwargs)
 
 
+WIN_METHODS = (
+    "zimo",
+    "wangdiao",
+    "wangdiaowang",
+    "wangchuang",
+    "wangchuangwang",
+    "wangzha",
+    "wangzhawang",
+)
+"""Patterns of the win method factor (自摸 ×2, or a 王 shape that replaces it)."""
+
+COLOURS = ("honghu", "yidianzhu", "quanhong", "heihu")
+"""Patterns of the colour factor (at most one)."""
+
+
+def recompute(rules, frame) -> dict:
+    """The record columns that the pattern flags fix (the conformance check).
+
+    ``tun`` = ``huxi`` + 3 × ``xing`` (RULEBOOK §4.6 rule 20); the colour flag from the
+    ``red`` count (黑胡 0, 一点朱 1, 红胡 7-9, 全红 more); ``fan`` from the flags (rule 22:
+    win method × colour × 地胡, or their sum under ``fan_combine=add``; 天胡 its single
+    largest factor, max(天胡, colour)); ``value`` = 囤 × 番; ``zuoxing_money`` =
+    (3 × 醒 × 番) // 2 under 坐醒; the deltas of rule 23 (each other playing seat pays
+    ``value``, a discarder pays it for each, at most ``cap``), and on a 黄庄 the 王 money.
+    """
+    from ._scoring import RecordView
+
+    seats = players_of(rules)
+    r = RecordView(frame, seats)
+    factor = dict(zip((p.name for p in PATTERNS), Z.FAN_DEFAULTS, strict=True))
+
+    def pick(names):
+        f = np.ones(r.n, np.int64)
+        for name in names:
+            f = np.where(r.pat(name), factor[name], f)
+        return f
+
+    method, colour, di = pick(WIN_METHODS), pick(COLOURS), pick(("dihu",))
+    if rules["fan_combine"] == "add":
+        fan = np.maximum(sum(np.where(f > 1, f, 0) for f in (method, colour, di)), 1)
+    else:
+        fan = method * colour * di
+    fan = np.where(r.pat("tianhu"), np.maximum(factor["tianhu"], colour), fan)
+    fan = np.where(r.won, fan, 0)
+    tun = np.where(r.won, r.col("huxi") + TUN_PER_XING * r.col("xing"), 0)
+    value = tun * fan
+    red = r.col("red")
+    shade = {
+        "heihu": red == 0,
+        "yidianzhu": red == 1,
+        "honghu": (red >= RED_HONGHU[0]) & (red <= RED_HONGHU[1]),
+        "quanhong": red > RED_HONGHU[1],
+    }
+    shade = {f"pat_{k}": (r.won & v).astype(np.int64) for k, v in shade.items()}
+    zx = r.col("zuoxing")
+    zmoney = np.where(r.won & (zx >= 0), (3 * r.col("xing") * fan) // 2, 0)
+    cap = rules["cap"] or np.iinfo(np.int64).max
+    active = np.arange(seats)[None, :] != zx[:, None]
+    payers = (active & (np.arange(seats)[None, :] != r.winner[:, None])).sum(axis=1)
+    each = r.others(np.minimum(value, cap)) * active
+    alone = r.one(r.discarder, np.minimum(value * payers, cap))
+    on_discard = r.is_type("discard") & (r.col("win_on_flip") == 0)
+    paid = np.where(on_discard[:, None], alone, each)
+    deltas = r.deltas(paid)
+    rows = np.flatnonzero(zmoney)
+    for s in range(seats):
+        d = deltas[f"delta_{s}"]
+        d[rows] += np.where(zx[rows] == s, zmoney[rows], 0)
+        d[rows] -= np.where(r.winner[rows] == s, zmoney[rows], 0)
+        deltas[f"delta_{s}"] = np.where(r.won, d, r.col(f"wang_money_{s}"))
+    capped = np.where(on_discard, value * payers > cap, r.won & (value > cap))
+    return {
+        **shade,
+        "tun": tun,
+        "fan": fan,
+        "value": value,
+        "zuoxing_money": zmoney,
+        "capped": capped.astype(np.int64),
+        **deltas,
+    }
+
+
 VARIANT = register(
     Variant(
         name="luodisao",
@@ -268,5 +356,6 @@ VARIANT = register(
         players_of=players_of,
         exact=exact,
         score_hand=score_hand,
+        recompute=recompute,
     )
 )

@@ -31,7 +31,7 @@ from . import _tuidaohu as K
 from ._base import Pattern, RuleOption, Variant
 from ._mahjong import engine_rules, strong_defaults
 from ._registry import register
-from ._scoring import melds8, pattern_names, settle_hand, win_context
+from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
 
 GHOSTS = ("none", "baiban", "fan", "shuang")
 HORSES = ("dealer",) + tuple(str(i) for i in range(9)) + tuple(f"winner:{n}" for n in (2, 4, 6, 8))
@@ -251,6 +251,42 @@ def exact_tianhu(rules) -> dict:
     return out
 
 
+def recompute(rules, frame) -> dict:
+    """The record columns that the pattern flags fix (the conformance check).
+
+    ``value`` = 1 x 2 (not a discard win) x 2 (any 大胡 flag) x 2 (无鬼); the win money:
+    a discard is paid by the discarder, a robbed kong by the kong player (3 shares), a
+    self-draw by each other seat; every delta is that plus its kong and horse money. A
+    杠上开花 is paid like a self-draw, or after a 放杠 by the feeder alone (3 shares,
+    杠爆全包); the record does not name the feeder, so a seat whose win money is the 3
+    shares is taken as him and the other two must then have paid nothing.
+    """
+    r = RecordView(frame, 4)
+    big = np.logical_or.reduce([r.pat(p.name) for p in PATTERNS if p.big])
+    amount = 1 * np.where(r.is_type("discard"), 1, 2) * np.where(big, 2, 1)
+    amount = amount * np.where(r.pat("wugui"), 2, 1)
+    value = np.where(r.won, amount, 0)
+    side = np.stack(
+        [r.col(f"kong_money_{s}") + r.col(f"horse_money_{s}") for s in range(4)], axis=1
+    )
+    win_money = np.stack([r.col(f"delta_{s}") for s in range(4)], axis=1) - side
+    seats = np.arange(4)[None, :]
+    full = r.is_type("kong_draw")[:, None] & (seats != r.winner[:, None])
+    full &= win_money == -3 * value[:, None]
+    feeder = np.where(full.any(axis=1), full.argmax(axis=1), -1)
+    fed = r.is_type("kong_draw") & (feeder >= 0)
+    paid = np.where(
+        r.is_type("discard")[:, None],
+        r.one(r.discarder, value),
+        np.where(r.is_type("rob_kong")[:, None], r.one(r.discarder, 3 * value), r.others(value)),
+    )
+    paid = np.where(fed[:, None], r.one(feeder, 3 * value), paid)
+    deltas = r.deltas(paid)
+    for s in range(4):
+        deltas[f"delta_{s}"] = deltas[f"delta_{s}"] + side[:, s]
+    return {"value": value, **deltas}
+
+
 VARIANT = register(
     Variant(
         name="tuidaohu",
@@ -267,7 +303,9 @@ VARIANT = register(
         rulebook_section="§5",
         kernel_id=_hooks.V_TUIDAOHU,
         score_hand=score_hand,
+        score_flags=("tianhu", "gangkai", "qianggang", "fanggang"),
         exact=exact_tianhu,
+        recompute=recompute,
         bot_params=bot_params,
         bot_targets=BOT_TARGETS,
     )

@@ -13,12 +13,15 @@ sets + pair (七对 by option).
 
 台 (RULEBOOK §2.3), the best over decompositions and 财神 assignments: each triplet or
 kong of 中, 发, 白 1, of 东 2 (南西北 0); 平胡 (all sequences, no 碰/杠) 1; 对对胡 (all
-triplets) 1; 清一色 3; 混一色 1; three or more 财神 2; 杠开 1; 抢杠 1 - all added. A win
-needs 3 of these ordinary 台, except 全字牌. 天胡, 地胡, 全字牌 and 无财 (no 财神 held)
-are 8-台 hands: max(8, ordinary 台), not stacking (option: 8 + ordinary). 1 台 = 1
-point: on a self-draw each other seat pays 台; on a discard the discarder alone (options:
-all three; the discarder three times); a robbed kong is paid by the kong player as a
-discarder. The winner deals next; the dealer keeps the deal on his win or a draw.
+triplets) 1; 清一色 3; 混一色 1; three or more 财神 2; 杠开 1; 抢杠 1 - all added; an
+honor kind's 台 counts once, so a second triplet of it made of 财神 (its fifth to seventh
+copies, or beside its pong) adds nothing (RULEBOOK §0.1). A win needs 3 of these
+ordinary 台, except 全字牌. 天胡, 地胡, 全字牌 and 无财 (no 财神 held) are 8-台 hands:
+max(8, ordinary 台), not stacking (option: 8 + ordinary); the patterns recorded are
+those of the reading whose ordinary 台 is paid. 1 台 = 1 point: on a self-draw each
+other seat pays 台; on a discard the discarder alone (options: all three; the discarder
+three times); a robbed kong is paid by the kong player as a discarder. The winner deals
+next; the dealer keeps the deal on his win or a draw.
 
 Engine simplifications
 ----------------------
@@ -29,8 +32,6 @@ Engine simplifications
 - Under ``wucai=guiwei`` with two 财神 kinds the engine does not know how the held 财神
   split between the two kinds; the hand counts when some split lets every 财神 stand
   for its own kind (an upper bound; exact with one kind).
-- A fifth copy made of 财神 counts as a triplet like any other: two triplets of 东
-  (four real 东 and two 财神) give 2 + 2 台.
 - ``baotai`` (包台) is reserved: its meaning is unknown (RULEBOOK §2.4 rule 19), so only
   ``false`` is accepted.
 - Bots: a complete hand below the minimum is simply not declared and play goes on. The
@@ -53,7 +54,7 @@ from . import _zhuji as K
 from ._base import Pattern, RuleOption, Variant
 from ._mahjong import engine_rules, strong_defaults
 from ._registry import register
-from ._scoring import melds8, pattern_names, settle_hand, win_context
+from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
 
 
 @dataclass(frozen=True)
@@ -188,8 +189,10 @@ PATTERNS = (
 )
 
 EXTRAS = ("kongs", "tai_ordinary", "refused")
-"""Extra record columns: kongs made; the winner's best ordinary 台 (without the 8-台
-specials); complete hands refused during the deal for want of 台."""
+"""Extra record columns: kongs made; the ordinary 台 (without the 8-台 specials) of the
+reading paid, the one whose pattern flags the record carries (the best declarable reading:
+most value, then most ordinary 台); complete hands refused during the deal for want of
+台."""
 
 BONUS = dict(flush=20, half=8, triplets=8)
 """Value-bot target bonuses in quarter tiles: 清一色 (3 台, legal on its own) weighs five
@@ -304,10 +307,10 @@ def score_hand(
     Returns
     -------
     dict
-        ``complete``; ``legal`` (ordinary 台 reach the minimum, or 全字牌); ``patterns``
-        of the best reading; ``value`` (台, with the 8-台 specials); ``ordinary`` (the
-        best ordinary 台); ``deltas`` per seat (all zero when the hand is not legal: it
-        cannot be declared).
+        ``complete``; ``legal`` (ordinary 台 reach the minimum, or 全字牌); ``patterns``,
+        ``value`` (台, with the 8-台 specials) and ``ordinary`` (台 without them) of the
+        reading paid (the best declarable one; the best one when none is); ``deltas``
+        per seat (all zero when the hand is not legal: it cannot be declared).
     """
     from ..hand import is_complete
     from ..hand._tables import kernel_tables
@@ -363,6 +366,48 @@ def score_hand(
         ctx[K.S_ORDINARY] = res[K.O_ORDINARY]
         _, out["deltas"], _ = settle_hand(K.settle, r, ctx, bits)
     return out
+
+
+TAI = {
+    "zhong": 1,
+    "fa": 1,
+    "bai": 1,
+    "dongfeng": 2,
+    "pinghu": 1,
+    "duiduihu": 1,
+    "qingyise": 3,
+    "hunyise": 1,
+    "sancaishen": 2,
+    "gangkai": 1,
+    "qianggang": 1,
+}
+"""Ordinary 台 of each pattern (RULEBOOK §2.3 rules 13-16), read by :func:`recompute`."""
+
+SPECIAL8 = ("tianhu", "dihu", "quanzipai", "wucai")
+"""The 8-台 hands (RULEBOOK §2.3 rule 17)."""
+
+
+def recompute(rules, frame) -> dict:
+    """The record columns that the pattern flags fix (the conformance check).
+
+    ``tai_ordinary`` = the sum of the flags' 台; ``value`` = that, or with an 8-台 flag
+    max(8, 台) (``special8=add``: 8 + 台); the deltas of RULEBOOK §2.4 rule 18.
+    """
+    r = RecordView(frame, 4)
+    tai = np.zeros(r.n, np.int64)
+    for name, t in TAI.items():
+        tai += t * r.pat(name)
+    special = np.logical_or.reduce([r.pat(n) for n in SPECIAL8])
+    eight = 8 + tai if rules["special8"] == "add" else np.maximum(8, tai)
+    value = np.where(r.won, np.where(special, eight, tai), 0)
+    fed = r.is_type("discard", "rob_kong")
+    mode = rules["discard_pay"]
+    if mode == "all_three":
+        paid = r.others(value)
+    else:
+        times = 3 if mode == "discarder_x3" else 1
+        paid = np.where(fed[:, None], r.one(r.discarder, times * value), r.others(value))
+    return {"tai_ordinary": np.where(r.won, tai, 0), "value": value, **r.deltas(paid)}
 
 
 def _aggregate(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -490,7 +535,7 @@ VARIANT = register(
     Variant(
         name="zhuji",
         long_name="诸暨麻将 Zhuji (财神, 台, 3 台起胡)",
-        version=1,
+        version=2,
         family="mahjong",
         options=OPTIONS,
         patterns=PATTERNS,
@@ -503,6 +548,8 @@ VARIANT = register(
         kernel_id=_hooks.V_ZHUJI,
         exact=exact_tianhu,
         score_hand=score_hand,
+        recompute=recompute,
+        score_flags=("tianhu", "dihu", "gangkai", "qianggang"),
         bot_params=bot_params,
         bot_targets=BOT_TARGETS,
     )

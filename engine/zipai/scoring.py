@@ -95,7 +95,9 @@ def score_win(
     hand : str
         The winner's concealed cards *including* the winning card (``w`` for 王).
     win : str or None
-        The winning card (``"x9"``, ``"w"``); None for 天胡 (``tianhu``).
+        The winning card (``"x9"``, ``"w"``). Under 天胡 (``tianhu``) the dealer's last
+        dealt card, in the hand (it is the 醒 card under 跟醒 unless ``xing_card`` is
+        given), or None.
     table : str
         The winner's table groups (:func:`parse_table_groups`).
     from_seat : int, optional
@@ -109,7 +111,8 @@ def score_win(
         discard; ``from_seat`` must be the dealer).
     xing_card : str, optional
         The card turned up after the win for 翻醒 / 上醒 / 下醒 (default: the winning
-        card, the seed's 海底 rule); for 天胡 under 跟醒, the dealer's last dealt card.
+        card, the seed's 海底 rule); for 天胡 under 跟醒, the dealer's last dealt card
+        (default: ``win``). 天胡 needs one of the two.
     seat, dealer : int
         The winner's seat and the dealer (for payments and the 坐醒 seat).
 
@@ -169,15 +172,25 @@ def score_win(
     if kings > rules["kings"]:
         raise UsageError(f"{kings} 王 in the hand but kings={rules['kings']}")
     notes = []
+    last = None
     if tianhu:
-        if win is not None or from_seat is not None or flip or dihu:
-            raise UsageError("天胡 takes no winning card, no --from, no flip or 地胡")
+        if from_seat is not None or flip or dihu:
+            raise UsageError("天胡 takes no --from, no flip or 地胡")
         if seat != dealer:
             raise UsageError("天胡 is the dealer's win")
         how, cand, feeder = HOW_TIANHU, -1, -1
+        if win is not None:
+            try:
+                last = cards.card(win)
+            except ValueError as exc:
+                raise UsageError(f"winning card: {exc}") from None
+            if (kings if last == 20 else counts[last]) == 0:
+                raise UsageError(
+                    f"the dealer's last dealt card {win} must be among the hand's cards"
+                )
     else:
         if win is None:
-            raise UsageError("name the winning card (or 天胡)")
+            raise UsageError("name the winning card (--win CARD), or give 天胡 (--flag tianhu)")
         try:
             cand = cards.card(win)
         except ValueError as exc:
@@ -217,8 +230,15 @@ def score_win(
         elif not tianhu:
             flip_card = cand
             notes.append("醒 card: the winning card (no --xing-card given)")
+        elif last is not None:
+            flip_card = last
+            if rules["xing"] != "gen":
+                notes.append("醒 card: the dealer's last dealt card (no --xing-card given)")
         else:
-            raise UsageError("天胡 needs xing_card (the dealer's last dealt card, or the flip)")
+            raise UsageError(
+                "天胡 needs its 醒 card: the dealer's last dealt card as the winning card "
+                "(--win CARD), or the 醒 card (--xing-card CARD)"
+            )
     base = cand if not tianhu else flip_card
     xk, xany, xmin = _xing_kind(packed, base, flip_card)
     if tianhu and rules["xing"] == "gen" and base == 20:

@@ -227,6 +227,7 @@ def check_zipai_variant(
         with ``huxi`` and ``wins`` (the brute-force twin in the tests); default: the
         engine's own :func:`engine.zipai.hand.evaluate`.
     """
+    from ..testing import recompute_mismatch
     from ..variants import get as get_variant
 
     v = get_variant(variant)
@@ -243,4 +244,7 @@ def check_zipai_variant(
         for i in range(len(frame)):
             check_deal(i, frame, final, v, resolved, complete)
             checked += 1
+        bad = recompute_mismatch(v, resolved, frame)
+        if bad is not None:
+            _fail(bad[0], frame, bad[1])
     return checked

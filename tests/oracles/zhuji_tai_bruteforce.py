@@ -2,8 +2,9 @@
 
 It lists every decomposition of a winning hand's concealed tiles into sets and a pair,
 with the 财神 filling groups (any kind, fifth copies included: RULEBOOK §0.1), scores
-each one with the 台 rules of RULEBOOK §2.3 read literally from its groups, and takes
-the best. No tables, no shortcuts shared with the engine.
+each one with the 台 rules of RULEBOOK §2.3 read literally from its groups (an honor
+kind's 台 once however many triplets of it there are, §0.1), and takes the best reading
+that may be declared, with its patterns. No tables, no shortcuts shared with the engine.
 
 Groups are ``("T", kind)`` triplet, ``("S", kind)`` sequence starting at ``kind``,
 ``("P", kind)`` pair. Every real tile belongs to exactly one group. Groups made of 财神
@@ -96,33 +97,58 @@ def pair_decompositions(counts: tuple, wilds: int) -> list:
     ]
 
 
-def score_reading(groups, melds, wilds, win_type):
-    """Ordinary 台 (RULEBOOK §2.3 rules 13-16) of one reading, and whether it is 全字牌.
+HONOR_NAMES = {27: "dongfeng", 31: "bai", 32: "fa", 33: "zhong"}
+"""Pattern of a triplet of each honor kind that has 台."""
 
-    melds: iterable of (type, kind) exposed melds.
+
+def score_reading(groups, melds, wilds, win_type):
+    """Ordinary 台 (RULEBOOK §2.3 rules 13-16) of one reading, whether it is 全字牌, and
+    the names of its ordinary patterns.
+
+    melds: iterable of (type, kind) exposed melds. A pattern that names a kind counts
+    once per kind (RULEBOOK §0.1): a second triplet of an honor (wilds as its fifth to
+    seventh copies, or beside a melded pong) adds nothing.
     """
     tai = 0
+    names = set()
     sets = [g for g in groups if g[0] != "P"]
-    trips = [k for t, k in sets if t == "T"] + [k for t, k in melds if t != CHOW]
-    tai += sum(HONOR_TAI.get(k, 0) for k in trips)
+    trips = {k for t, k in sets if t == "T"} | {k for t, k in melds if t != CHOW}
+    for k in trips:
+        if k in HONOR_TAI:
+            tai += HONOR_TAI[k]
+            names.add(HONOR_NAMES[k])
     pair_shape = len(groups) == 7
-    if not pair_shape:
+    if pair_shape:
+        names.add("qidui")
+    else:
         if all(t == "S" for t, _ in sets) and all(t == CHOW for t, _ in melds):
-            tai += 1  # 平胡
+            tai += 1
+            names.add("pinghu")
         if all(t == "T" for t, _ in sets) and all(t != CHOW for t, _ in melds):
-            tai += 1  # 对对胡
+            tai += 1
+            names.add("duiduihu")
     suits = {_suit(k) for _, k in groups} | {_suit(k) for _, k in melds}
     number = suits - {3}
     quan = not number
     if len(number) == 1:
-        tai += 1 if 3 in suits else 3  # 混一色 / 清一色
+        if 3 in suits:
+            tai += 1
+            names.add("hunyise")
+        else:
+            tai += 3
+            names.add("qingyise")
+    if quan:
+        names.add("quanzipai")
     if wilds >= 3:
-        tai += 2  # 三财神
+        tai += 2
+        names.add("sancaishen")
     if win_type == KONG_DRAW:
-        tai += 1  # 杠开
+        tai += 1
+        names.add("gangkai")
     if win_type == ROB_KONG:
-        tai += 1  # 抢杠
-    return tai, quan
+        tai += 1
+        names.add("qianggang")
+    return tai, quan, names
 
 
 def readings(counts, wilds, melds, seven_pairs=False):
@@ -158,6 +184,7 @@ def tai(
     *,
     win_type=SELF_DRAW,
     first_turn=False,
+    dealer=True,
     wilds_in_play=True,
     wild_kinds=(),
     wucai="strict",
@@ -165,36 +192,49 @@ def tai(
     min_tai=3,
     seven_pairs=False,
 ):
-    """Best 台 of a hand: ``dict(complete, legal, value, ordinary, quan)``.
+    """Best 台 of a hand: ``dict(complete, legal, value, ordinary, quan, patterns)``.
 
     counts : 34 concealed real counts with the winning tile; wilds : 财神 held;
-    melds : (type, kind) exposed melds; first_turn : 天胡/地胡 context.
+    melds : (type, kind) exposed melds; first_turn : 天胡 (``dealer``) / 地胡 context.
+
+    The reading paid is the most valuable one that may be declared (ordinary 台 >=
+    ``min_tai``, or 全字牌), ties to the most ordinary 台; ``ordinary`` is that reading's,
+    ``patterns`` the pattern-name sets (sorted tuples) of every reading that ties with
+    it. A hand no reading of which may be declared reports its best reading the same
+    way, with ``legal`` false.
     """
     melds = [(int(t), int(k)) for t, k in melds]
     rs = readings(counts, wilds, melds, seven_pairs)
     if not rs:
-        return {"complete": False, "legal": False, "value": 0, "ordinary": 0, "quan": False}
-    special = bool(first_turn and win_type == SELF_DRAW and not melds)
+        return {
+            "complete": False,
+            "legal": False,
+            "value": 0,
+            "ordinary": 0,
+            "quan": False,
+            "patterns": [],
+        }
+    context = set()
+    if first_turn and win_type == SELF_DRAW and not melds:
+        context.add("tianhu" if dealer else "dihu")
     if wilds_in_play:
         if wilds == 0 or (wucai == "guiwei" and guiwei(counts, wilds, melds, wild_kinds)):
-            special = True
-    best_value = -1
-    best_ord = -1
-    any_quan = False
-    legal = False
+            context.add("wucai")
+    scored = []
     for groups in rs:
-        o, quan = score_reading(groups, melds, wilds, win_type)
-        any_quan |= quan
-        legal |= quan or o >= min_tai
-        best_ord = max(best_ord, o)
+        o, quan, names = score_reading(groups, melds, wilds, win_type)
         v = o
-        if special or quan:
+        if context or quan:
             v = 8 + o if special8 == "add" else max(8, o)
-        best_value = max(best_value, v)
+        scored.append((quan or o >= min_tai, v, o, quan, tuple(sorted(names | context))))
+    legal = any(r[0] for r in scored)
+    pool = [r for r in scored if r[0] == legal]
+    best = max((v, o) for _, v, o, _, _ in pool)
     return {
         "complete": True,
         "legal": legal,
-        "value": best_value,
-        "ordinary": best_ord,
-        "quan": any_quan,
+        "value": best[0],
+        "ordinary": best[1],
+        "quan": any(r[3] for r in scored),
+        "patterns": sorted({r[4] for r in pool if (r[1], r[2]) == best}),
     }
