@@ -211,6 +211,8 @@ def fit_zipai(v, resolved, deals, seed, policy, threads=2, progress=False) -> di
         "seed": int(seed),
         "command": f"mjlab fit {v.name} --deals {deals} --seed {seed} --policy {policy}",
     }
+    if policy == "strong":
+        identity["observed_with"] = _observed_with(v)
     fed = (rec[:, L.C_WIN_TYPE] == L.WIN_DISCARD) & (rec[:, L.C_EXTRA + Z.X_ON_FLIP] == 0)
     summary = {
         "hand_positions": int(hand.shape[0]),
@@ -220,3 +222,23 @@ def fit_zipai(v, resolved, deals, seed, policy, threads=2, progress=False) -> di
         "danger_rate": float(danger[:, O.D_WIN].mean()) if danger.size else 0.0,
     }
     return {"model": model, "identity": identity, "summary": summary}
+
+
+def _observed_with(v) -> dict:
+    """What the observed strong seats played with: the committed file's fit and tune
+    commands and its parameters (a strong-observed fit depends on them; refitting from
+    that file with the same command reproduces it).
+    """
+    import json
+
+    from ..bots import BOTDATA
+
+    path = BOTDATA / v.name / "strong.json"
+    if not path.exists():
+        return {"fit": None, "tune": None, "params": {}}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {
+        "fit": (data.get("fit") or {}).get("command"),
+        "tune": (data.get("tune") or {}).get("command"),
+        "params": data.get("params") or {},
+    }
