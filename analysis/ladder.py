@@ -5,8 +5,9 @@
 seat, the weaker in the others, the stronger one in each seat in turn on the same
 walls (the engine's per-deal streams deal the same tiles in every seating). Per rung
 it gives the stronger policy's edge per deal and per match, and, side by side for the
-two, the win rate, the deal-in rate (wins fed by a discard or a robbed kong), the draw
-rate and the mean value per win, with the difference of the two and its interval.
+two, the win rate, the deal-in rate (wins fed by a discard or a robbed kong; in 字牌 a
+discard won on, 包赔, not a card its seat flipped), the draw rate and the mean value per
+win, with the difference of the two and its interval.
 
 Every interval takes the match, averaged over the seatings, as its unit (the deals of
 a match depend on each other through the dealer and his streak; the seatings of one
@@ -127,6 +128,8 @@ def _rung(variant, resolved, strong, weak, deals, seed, workers, match_length, b
         d = schema.deltas(df, lay)
         winner = df["winner"].to_numpy()
         disc = df["discarder"].to_numpy()
+        if "win_on_flip" in df:  # 字牌: a win on a flipped card is paid by all, not fed
+            disc = np.where(df["win_on_flip"].to_numpy() == 1, -1, disc)
         value = df["value"].to_numpy().astype(np.float64)
         match = df["match"].to_numpy()
         is_s = winner == s

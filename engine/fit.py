@@ -356,14 +356,17 @@ def fit(
     """Fit the strong policy's models for ``variant_name`` (see the module docstring).
 
     Returns the model as a mapping of parameter name to a list of floats (the
-    ``strong.*`` model blocks of engine.game._params) plus ``"identity"`` and
-    ``"summary"`` (positions seen, base rates).
+    ``strong.*`` model blocks of engine.game._params; for a 字牌 variant those of
+    engine.zipai._params, fitted by :func:`engine.zipai.fit.fit_zipai`) plus
+    ``"identity"`` and ``"summary"`` (positions seen, base rates).
     """
     v = variants.get(variant_name)
-    if v.family == "zipai":
-        raise UsageError(f"mjlab fit: {variant_name} has no strong model to fit yet")
     if deals < 16:
         raise UsageError(f"--deals must be at least 16, got {deals}")
+    if v.family == "zipai":
+        from .zipai.fit import fit_zipai
+
+        return fit_zipai(v, v.resolve(rules), deals, seed, policy, threads, progress)
     resolved = v.resolve(rules)
     players = v.n_players(resolved)
     policies = (policy,) * players

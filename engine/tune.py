@@ -26,7 +26,7 @@ from . import __version__
 from .errors import UsageError
 from .game import _layout as L
 
-__all__ = ["FIELD", "SPACES", "tune", "duplicate_edge"]
+__all__ = ["FIELD", "SPACES", "SPACES_ZIPAI", "tune", "duplicate_edge"]
 
 FIELD = {"strong": "value", "value": "efficiency"}
 """The policy each tuned policy plays against."""
@@ -70,10 +70,28 @@ SPACES = {
     ),
 }
 """The parameters each policy tunes, with their boxes."""
+SPACES_ZIPAI = {
+    "strong": (
+        Dim("alpha", 0.0, 3.0, 0.4),
+        Dim("keep", 0.0, 1.0, 0.15),
+        Dim("peng_bias", -0.3, 0.3, 0.04),
+        Dim("chi_bias", -0.3, 0.3, 0.04),
+        Dim("colour", 0.0, 2.0, 0.3),
+        Dim("survive", 0.7, 1.0, 0.04),
+        Dim("pass_risk", 0.0, 2.0, 0.3),
+    ),
+}
+"""The same for the 字牌 family (engine.zipai._params); its value policy has none."""
+
+
+def _spaces(variant) -> dict:
+    return SPACES_ZIPAI if variant.family == "zipai" else SPACES
 
 
 def _relevant(variant, resolved, policy: str) -> list[Dim]:
     """The dimensions that can change play under these rules (the rest stay put)."""
+    if variant.family == "zipai":
+        return list(SPACES_ZIPAI.get(policy, ()))
     packed = variant.pack(resolved)
     chow = packed[L.R_CHOW] == 1
     discard_win = packed[L.R_DISCARD_WIN] == 1
@@ -196,7 +214,7 @@ def tune(
         raise UsageError("mjlab tune: --deals must be >= 16 and --generations >= 1")
     resolved = v.resolve(rules)
     start = _defaults(v, policy, resolved)
-    start = {k: val for k, val in start.items() if k in _tuned_keys(policy)}
+    start = {k: val for k, val in start.items() if k in _tuned_keys(policy, v)}
     dims = _relevant(v, resolved, policy)
     if not dims:
         raise UsageError(f"mjlab tune: no {policy} parameter changes play in {variant}")
@@ -264,8 +282,9 @@ def tune(
     return {"params": tuned, "start": start, "tune": {**ident, "history": history}}
 
 
-def _tuned_keys(policy: str) -> set[str]:
-    return {d.name.split(".")[0] for d in SPACES[policy]}
+def _tuned_keys(policy: str, variant=None) -> set[str]:
+    spaces = _spaces(variant) if variant is not None else SPACES
+    return {d.name.split(".")[0] for d in spaces.get(policy, ())}
 
 
 def write(variant: str, policy: str, result: dict, path=None):
