@@ -166,6 +166,7 @@ from ._score import (
     _can_win,
     _pay_huangzhuang,
     _pay_win,
+    _score_win,
     _score_win_into,
     _upgrade_delta,
     _values,
