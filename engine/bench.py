@@ -21,7 +21,15 @@ import numpy as np
 
 from . import hand
 
-__all__ = ["bench_hand", "bench_simulate", "machine", "run_cli", "random_hands", "measure"]
+__all__ = [
+    "bench_hand",
+    "bench_simulate",
+    "machine",
+    "run_cli",
+    "random_hands",
+    "measure",
+    "strong_over_value",
+]
 
 
 def random_hands(n: int, size: int, seed: int = 0, tiles: int = 136) -> np.ndarray:
@@ -159,6 +167,15 @@ def bench_simulate(quick: bool = False, variants=None) -> dict:
     return out
 
 
+def strong_over_value(sim: dict) -> dict:
+    """Per variant, the strong policy's deals per CPU-second over the value policy's."""
+    return {
+        name: round(rates["strong"]["per_cpu_s"] / rates["value"]["per_cpu_s"], 3)
+        for name, rates in sim.items()
+        if "strong" in rates and "value" in rates and rates["value"]["per_cpu_s"] > 0
+    }
+
+
 def run_cli(args) -> int:
     """Handle ``mjlab bench``."""
     from .cli import print_json
@@ -168,6 +185,7 @@ def run_cli(args) -> int:
         result["hand"] = bench_hand(args.quick)
     if args.only in (None, "simulate"):
         result["simulate"] = bench_simulate(args.quick)
+        result["strong_over_value"] = strong_over_value(result["simulate"])
     result["load_average_after"] = machine()["load_average"]
     if args.json:
         print_json(result)
@@ -180,7 +198,7 @@ def run_cli(args) -> int:
         f"{m['numba_threads']} numba threads, load average {load_text} (1, 5, 15 min)"
     )
     print("Rates per CPU-second (all threads' CPU time) and per wall-second.")
-    for section in ("hand", "simulate"):
+    for section in ("hand", "simulate", "strong_over_value"):
         if section not in result:
             continue
         print(f"[{section}]")
@@ -190,6 +208,8 @@ def run_cli(args) -> int:
             elif isinstance(value, dict):
                 for k2, v2 in value.items():
                     print(f"  {key:<12} {k2:<19} {_pair(v2)}  deals")
+            elif section == "strong_over_value":
+                print(f"  {key:<12} strong / value      {value:>14.3f}  per CPU-s")
             elif isinstance(value, float):
                 print(f"  {key:<32} {value:>14,.1f}")
             else:

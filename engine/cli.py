@@ -38,6 +38,9 @@ _COMMANDS = {
     "report": ("analysis.report", "run_cli"),
     "score": ("engine.variants", "run_score_cli"),
     "replay": ("engine.game", "run_replay_cli"),
+    "fit": ("engine._cli_bots", "run_fit"),
+    "tune": ("engine._cli_bots", "run_tune"),
+    "ladder": ("analysis.ladder", "run_cli"),
     "warmup": ("engine._warmup", "run_cli"),
 }
 
@@ -161,6 +164,7 @@ def _build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="replace an --out that holds another run or a file that is not mjlab output",
     )
+    _bot_params_arg(sim)
 
     sm = sub.add_parser("summarize", help="tables of a record file or dataset")
     sm.add_argument("path", metavar="PATH")
@@ -240,7 +244,48 @@ def _build_parser() -> argparse.ArgumentParser:
     _rule_args(rl)
     rl.add_argument("--policy", default="value")
     rl.add_argument("--match-length", type=int, default=None)
+    ft = sub.add_parser("fit", help="fit the strong policy's models from simulated positions")
+    ft.add_argument("variant", metavar="VARIANT")
+    ft.add_argument("--deals", type=int, default=20_000)
+    ft.add_argument("--seed", type=int, default=1)
+    ft.add_argument("--policy", default="value", help="the policy whose play is observed")
+    ft.add_argument("--workers", type=int, default=None)
+    ft.add_argument("--dry-run", action="store_true", help="fit and report, write nothing")
+    ft.add_argument("--quiet", action="store_true")
+    _rule_args(ft)
+
+    tu = sub.add_parser("tune", help="tune a policy's parameters by self-play (CMA-ES)")
+    tu.add_argument("variant", metavar="VARIANT")
+    tu.add_argument("--policy", default="strong", choices=("strong", "value"))
+    tu.add_argument("--deals", type=int, default=3000, help="deals per seating and candidate")
+    tu.add_argument("--seed", type=int, default=1)
+    tu.add_argument("--generations", type=int, default=12)
+    tu.add_argument("--popsize", type=int, default=None)
+    tu.add_argument("--workers", type=int, default=None)
+    tu.add_argument("--dry-run", action="store_true", help="tune and report, write nothing")
+    tu.add_argument("--quiet", action="store_true")
+    _rule_args(tu)
+
+    ld = sub.add_parser("ladder", help="each policy against the one below, duplicate seating")
+    ld.add_argument("variant", metavar="VARIANT")
+    ld.add_argument("--deals", type=int, default=40_000, help="deals per seating")
+    ld.add_argument("--seed", type=int, default=1)
+    ld.add_argument("--policies", default=None, metavar="P1,P2,...", help="weakest first")
+    ld.add_argument("--workers", type=int, default=None)
+    ld.add_argument("--json", action="store_true")
+    ld.add_argument("--quiet", action="store_true")
+    _rule_args(ld)
+    _bot_params_arg(ld)
     return p
+
+
+def _bot_params_arg(p) -> None:
+    p.add_argument(
+        "--bot-params",
+        default=None,
+        metavar="FILE.json",
+        help="parameters for the seats of the file's policy (made by mjlab fit / tune)",
+    )
 
 
 def _rule_args(p) -> None:

@@ -222,7 +222,13 @@ def _chunk_task(spec_dict: dict, lo: int, hi: int, folder: str | None, ident: di
     """Play one chunk; write its record file (returns rows) or return its summary dict."""
     import pyarrow as pa
 
-    spec = RunSpec(**{**spec_dict, "policies": tuple(spec_dict["policies"])})
+    spec = RunSpec(
+        **{
+            **spec_dict,
+            "policies": tuple(spec_dict["policies"]),
+            "bot_params": tuple(tuple(x) for x in spec_dict.get("bot_params", ())),
+        }
+    )
     frame = chunk_frame(spec, lo, hi, play_chunk(spec, lo, hi))
     meta = {**ident, "chunk": [lo, hi], "chunk_rows": len(frame)}
     if ident["format"] == "mjlab-summary":

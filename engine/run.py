@@ -8,6 +8,8 @@ workers or on how the matches are chunked.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__, records
+from .bots import file_overrides, seat_bots
 from .errors import UsageError
 from .game import _layout as L
 from .hand._tables import kernel_tables
@@ -145,6 +148,7 @@ class Run:
     rec: np.ndarray = field(repr=False)
     match: np.ndarray = field(repr=False)
     deal: np.ndarray = field(repr=False)
+    bot_params: tuple = ()
 
     def to_pandas(self) -> pd.DataFrame:
         """The per-deal record frame (DESIGN schema)."""
@@ -162,7 +166,13 @@ class Run:
     def metadata(self) -> dict:
         """The run identity stored with the records (as every chunk of a dataset)."""
         spec = RunSpec(
-            self.variant, self.rules, self.seed, self.deals, self.match_length, self.policies
+            self.variant,
+            self.rules,
+            self.seed,
+            self.deals,
+            self.match_length,
+            self.policies,
+            self.bot_params,
         )
         return spec.identity()
 
@@ -200,6 +210,16 @@ class RunSpec:
     deals: int
     match_length: int
     policies: tuple[str, ...]
+    bot_params: tuple = ()
+    """Per-seat parameter overrides: ``((seat, JSON text of a name -> value mapping), ...)``."""
+
+    def overrides(self) -> dict[int, dict]:
+        """The bot parameter overrides by seat."""
+        return {int(s): json.loads(t) for s, t in self.bot_params}
+
+    def bots(self):
+        """``(policy codes, parameter rows)`` of the seats (engine.bots.seat_bots)."""
+        return seat_bots(get_variant(self.variant), self.rules, self.policies, self.overrides())
 
     @property
     def n_matches(self) -> int:
@@ -225,6 +245,7 @@ class RunSpec:
             "deals": self.deals,
             "match_length": self.match_length,
             "policies": list(self.policies),
+            "bots_id": hashlib.sha256(self.bots()[1].tobytes()).hexdigest()[:10],
         }
 
 
@@ -235,6 +256,7 @@ def make_spec(
     rules: Mapping | None = None,
     policies: str | Sequence[str] = "value",
     match_length: int = DEFAULT_MATCH_LENGTH,
+    bot_params: Mapping | None = None,
 ) -> RunSpec:
     """Validate a run's parameters (UsageError naming the bad one) into a :class:`RunSpec`."""
     v = get_variant(variant)
@@ -250,14 +272,16 @@ def make_spec(
         )
     resolved = v.resolve(rules)
     v.pack(resolved)  # options that are valid alone but not together are refused here
-    return RunSpec(
-        v.name,
-        resolved,
-        int(seed),
-        int(deals),
-        int(match_length),
-        resolve_policies(v, policies, v.n_players(resolved)),
+    pols = resolve_policies(v, policies, v.n_players(resolved))
+    extra = tuple(
+        (int(s), json.dumps(dict(p), sort_keys=True)) for s, p in sorted((bot_params or {}).items())
     )
+    for s, _ in extra:
+        if not 0 <= s < len(pols):
+            raise UsageError(f"bot parameters for seat {s}: seats are 0..{len(pols) - 1}")
+    spec = RunSpec(v.name, resolved, int(seed), int(deals), int(match_length), pols, extra)
+    spec.bots()  # validates the parameters (UsageError naming a bad one)
+    return spec
 
 
 def play_chunk(spec: RunSpec, match_lo: int, match_hi: int) -> np.ndarray:
@@ -272,14 +296,14 @@ def play_chunk(spec: RunSpec, match_lo: int, match_hi: int) -> np.ndarray:
         from .game._loop import play_matches
 
     packed = v.pack(spec.rules)
-    pol_codes = np.array([L.POLICY_NAMES.index(p) for p in spec.policies], np.int64)
+    pol_codes, bots = spec.bots()
     n_matches, n_last = _match_layout(spec.deals, spec.match_length)
     last = n_last if match_hi == n_matches else spec.match_length
     rows = spec.rows(match_lo, match_hi)
     rec = np.zeros((rows, L.N_COLS), np.int32)
     from ._warmup import expect
 
-    args = (packed, pol_codes, spec.seed, kernel_tables())
+    args = (packed, pol_codes, bots, spec.seed, kernel_tables())
     with expect("engine.zipai" if v.family == "zipai" else "engine.game"):  # a cold start says so
         _play_threaded(play_matches.serial, args, match_lo, match_hi - match_lo, spec, last, rec)
     return rec
@@ -296,7 +320,7 @@ def _play_threaded(play, args, match_lo, n, spec, last, rec) -> None:
     """
     if n <= 0:
         return
-    packed, pol_codes, seed, tab = args
+    packed, pol_codes, bots, seed, tab = args
     length = spec.match_length
     threads = max(1, min(numba.get_num_threads(), n))
     cuts = [n * i // threads for i in range(threads + 1)]
@@ -305,7 +329,7 @@ def _play_threaded(play, args, match_lo, n, spec, last, rec) -> None:
         a, b = cuts[i], cuts[i + 1]  # matches [a, b) of the chunk; only the chunk's last is short
         tail = last if b == n else length
         rows = rec[a * length : (b - 1) * length + tail]
-        play(packed, pol_codes, seed, match_lo + a, b - a, length, tail, tab, rows)
+        play(packed, pol_codes, bots, seed, match_lo + a, b - a, length, tail, tab, rows)
 
     if threads == 1:
         share(0)
@@ -347,6 +371,7 @@ def simulate(
     workers: int | None = None,
     progress: bool = True,
     chunk_matches: int = CHUNK_MATCHES,
+    bot_params: Mapping | None = None,
     on_chunk=None,
 ) -> Run:
     """Play ``deals`` deals of ``variant`` and return their records.
@@ -372,11 +397,14 @@ def simulate(
         Show a progress bar for runs of more than one chunk.
     chunk_matches : int
         Matches per kernel call (does not change the records).
+    bot_params : mapping, optional
+        Per-seat overrides of the bots' parameters, ``{seat: {name: value}}``
+        (engine.bots; ``mjlab variants --json`` lists each policy's parameters).
     on_chunk : callable, optional
         Called with the number of deals of each chunk once it is played (an outer
         progress bar, e.g. ``mjlab sweep``'s).
     """
-    spec = make_spec(variant, deals, seed, rules, policies, match_length)
+    spec = make_spec(variant, deals, seed, rules, policies, match_length, bot_params)
     chunk_matches = _check_int("chunk_matches", chunk_matches, 1, MAX_MATCHES)
     if workers is not None:
         _check_int("--workers", workers, 1, MAX_WORKERS)
@@ -419,6 +447,7 @@ def simulate(
         match_length=spec.match_length,
         policies=spec.policies,
         rec=rec,
+        bot_params=spec.bot_params,
         match=idx // spec.match_length,
         deal=idx % spec.match_length,
     )
@@ -430,6 +459,11 @@ def run_cli(args) -> int:
 
     out = Path(args.out)
     rules = parse_rule_args(args.rule, args.rules)
+    overrides = None
+    if getattr(args, "bot_params", None):
+        v = get_variant(args.variant)
+        pols = resolve_policies(v, args.policy, v.n_players(v.resolve(rules)))
+        overrides = file_overrides(v, pols, args.bot_params)
     spec = make_spec(
         args.variant,
         args.deals,
@@ -437,6 +471,7 @@ def run_cli(args) -> int:
         rules,
         args.policy,
         DEFAULT_MATCH_LENGTH if args.match_length is None else args.match_length,
+        overrides,
     )
     tls = (args.tls_ca_file, args.tls_cert, args.tls_key)
     if any(tls) and not args.scheduler:
@@ -513,6 +548,7 @@ def run_cli(args) -> int:
             match_length=spec.match_length,
             workers=args.workers,
             progress=not args.quiet,
+            bot_params=overrides,
         )
         run.to_parquet(out)
     if not args.quiet:

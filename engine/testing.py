@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from .bots import seat_bots
 from .game import _layout as L
 from .hand._tables import kernel_tables
 from .run import resolve_policies
@@ -47,7 +48,7 @@ def play_with_state(
     v = get_variant(variant)
     resolved = v.resolve(rules)
     packed = v.pack(resolved)
-    pols = np.array([L.POLICY_NAMES.index(p) for p in resolve_policies(v, policies)], np.int64)
+    pols, bots = seat_bots(v, resolved, resolve_policies(v, policies))
     tab = kernel_tables()
     n = matches * match_length
     rec = np.zeros((n, L.N_COLS), np.int32)
@@ -58,6 +59,7 @@ def play_with_state(
         play_match(
             packed,
             pols,
+            bots,
             seed,
             m,
             match_length,
@@ -66,6 +68,7 @@ def play_with_state(
             final[lo : lo + match_length],
             log,
             -1,
+            np.zeros((1, 1), np.int64),
         )
     idx = np.arange(n)
     frame = to_frame(

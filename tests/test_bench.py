@@ -60,9 +60,12 @@ def test_bench_hand_quick_has_cpu_and_wall_rates():
 def test_bench_simulate_reports_each_policy():
     out = bench.bench_simulate(quick=True, variants=["fuzhou"])
     assert set(out) == {"fuzhou"}
-    assert set(out["fuzhou"]) == {"random", "efficiency", "value"}
+    assert set(out["fuzhou"]) == {"random", "efficiency", "value", "strong"}
     for rate in out["fuzhou"].values():
         assert rate["per_cpu_s"] > 0 and rate["per_wall_s"] > 0
+    ratio = bench.strong_over_value(out)["fuzhou"]
+    want = out["fuzhou"]["strong"]["per_cpu_s"] / out["fuzhou"]["value"]["per_cpu_s"]
+    assert ratio == pytest.approx(want, abs=1e-3)
 
 
 def test_cli_json_has_the_machine(capsys):

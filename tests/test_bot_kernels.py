@@ -20,13 +20,9 @@ import pytest
 from engine.bench import random_hands
 from engine.game._bots import SCRATCH, target_score, waiting_ukeire
 from engine.game._eval import (
-    R_BONUS_FLUSH,
-    R_BONUS_HALF,
-    R_BONUS_PAIRS,
-    R_BONUS_TRIPLETS,
-    R_BONUS_WILD_PAIR,
     discard_scores,
 )
+from engine.game._params import B_FLUSH, B_HALF, B_PAIRS, B_TRIPLETS, B_WILD_PAIR, N_BOT
 from engine.hand._kernels import SUMMARY, _distance, discard_ukeire, hand_summary, ukeire_core
 from engine.hand._tables import kernel_tables
 
@@ -106,17 +102,17 @@ def test_discard_ukeire_equals_ukeire_core(shapes, sets):
 
 
 @numba.njit(cache=False)
-def _compare_scores(policy, hands, wilds, sets, shapes, tab, rules, minfo, fast, slow, best):
+def _compare_scores(policy, hands, wilds, sets, shapes, tab, bot, minfo, fast, slow, best):
     for r in range(hands.shape[0]):
         h = hands[r].copy()
-        best[r] = discard_scores(policy, h, wilds[r], sets, shapes, tab, rules, minfo[r], fast[r])
+        best[r] = discard_scores(policy, h, wilds[r], sets, shapes, tab, bot, minfo[r], fast[r])
         for k in range(34):
             if h[k] == 0:
                 slow[r, k] = 4 * 99
                 continue
             h[k] -= 1
             if policy == 2:
-                slow[r, k] = target_score(h, wilds[r], sets, shapes, tab, rules, minfo[r])
+                slow[r, k] = target_score(h, wilds[r], sets, shapes, tab, bot, minfo[r])
             else:
                 slow[r, k] = 4 * _distance(h, wilds[r], sets, shapes, tab)
             h[k] += 1
@@ -140,14 +136,14 @@ def test_discard_scores_equal_each_remaining_hand_scored_alone(policy, shapes, s
         ],
         axis=1,
     ).astype(np.int64)
-    rules = np.zeros(128, np.int64)
-    for slot in (R_BONUS_FLUSH, R_BONUS_HALF, R_BONUS_TRIPLETS, R_BONUS_PAIRS, R_BONUS_WILD_PAIR):
-        rules[slot] = rng.choice([0, 2, 3, 5])
+    bot = np.zeros(N_BOT, np.float64)
+    for slot in (B_FLUSH, B_HALF, B_TRIPLETS, B_PAIRS, B_WILD_PAIR):
+        bot[slot] = rng.choice([0, 2, 3, 5])
     fast = np.empty((n, 34), np.int64)
     slow = np.empty((n, 34), np.int64)
     best = np.empty(n, np.int64)
     _compare_scores(
-        policy, hands, wilds, sets, shapes, kernel_tables(), rules, minfo, fast, slow, best
+        policy, hands, wilds, sets, shapes, kernel_tables(), bot, minfo, fast, slow, best
     )
     bad = np.argwhere(fast != slow)
     assert bad.size == 0, (

@@ -66,7 +66,10 @@ def _parallel_rows(spec, lo, hi):
     pols = np.array([L.POLICY_NAMES.index(p) for p in spec.policies], np.int64)
     last = spec.rows(hi - 1, hi)
     rec = np.zeros((spec.rows(lo, hi), L.N_COLS), np.int32)
-    args = (v.pack(spec.rules), pols, spec.seed, lo, hi - lo, spec.match_length, last)
+    from engine.bots import seat_bots
+
+    _, bots = seat_bots(v, spec.rules, spec.policies)
+    args = (v.pack(spec.rules), pols, bots, spec.seed, lo, hi - lo, spec.match_length, last)
     play_matches(*args, kernel_tables(), rec)
     return rec
 
@@ -74,7 +77,7 @@ def _parallel_rows(spec, lo, hi):
 _CASES = [
     (variant, policy)
     for variant in variant_names()
-    for policy in (*L.POLICY_NAMES, "value,efficiency,random,value")
+    for policy in (*get_variant(variant).policies, "value,efficiency,random,value")
 ]
 
 

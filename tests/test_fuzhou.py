@@ -9,8 +9,10 @@ import pytest
 from scipy.stats import binomtest
 
 from engine import tiles, variants
+from engine.bots import seat_bots
 from engine.errors import UsageError
 from engine.game import _layout as L
+from engine.game._params import N_BOT
 from engine.hand._tables import kernel_tables
 from engine.testing import check_variant
 from engine.variants import fuzhou as F
@@ -69,11 +71,13 @@ def play(wall, dealer=0, rules=None, policies="efficiency", wins=0, edit=None):
     if edit:
         for slot, value in edit.items():
             r[slot] = value
-    pols = np.full(4, L.POLICY_NAMES.index(policies), np.int64)
+    res = V.resolve(rules)
+    pols, bots = seat_bots(V, res, (policies,) * 4)
     rec = np.zeros(L.N_COLS, np.int32)
     final = np.zeros((FINAL_ZONES, L.N_PHYS), np.int16)
     log = np.zeros((L.MAX_EVENTS, L.EVENT_COLS), np.int32)
-    ctx = play_preset(r, pols, wall, dealer, wins, TAB, rec, final, log)
+    no_obs = np.zeros((1, 1), np.int64)
+    ctx = play_preset(r, pols, bots, wall, dealer, wins, TAB, rec, final, log, no_obs)
     used = int(np.flatnonzero(log[:, 0])[-1]) + 1
     return rec, ctx, final, log[:used]
 
@@ -365,8 +369,9 @@ def test_jinque_beats_nearer_seats_on_a_discard():
     melds = np.zeros((4, 8, 3), np.int64)
     nmeld = np.zeros(4, np.int64)
     pols = np.full(4, L.P_EFFICIENCY, np.int64)
+    bots = np.zeros((4, N_BOT))
     k = tiles.kind("7p")
-    args = (r, ctx, pols, 30, hand, wslot, melds, nmeld, 0, k, 4, 5, TAB, L.WIN_DISCARD)
+    args = (r, ctx, pols, bots, 30, hand, wslot, melds, nmeld, 0, k, 4, 5, TAB, L.WIN_DISCARD)
     assert _discard_winner(*args) == 2
     r2 = r.copy()
     r2[L.R_WIN_PRIORITY] = 0
@@ -701,6 +706,7 @@ def test_replay_golden(regen):
 
     out = replay("fuzhou", 7, 0) + "\n"
     path = Path(__file__).parent / "golden" / "fuzhou.txt"
-    if regen or not path.exists():
+    if regen:
         path.write_text(out)
+    assert path.exists(), f"{path.name} is missing: pytest --regen writes it"
     assert out.splitlines() == path.read_text().splitlines()

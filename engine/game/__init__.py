@@ -28,6 +28,7 @@ def replay_events(
 
     events : int32 (n, 5) rows of the replay log (codes E_* in engine.game._layout).
     """
+    from ..bots import seat_bots
     from ..hand._tables import kernel_tables
     from ..records import check_replay_args, replayed_deal
     from ..run import resolve_policies
@@ -40,12 +41,13 @@ def replay_events(
     check_replay_args(seed, match, deal, match_length)
     resolved = v.resolve(rules)
     packed = v.pack(resolved)
-    pols = np.array([L.POLICY_NAMES.index(p) for p in resolve_policies(v, policies)], np.int64)
+    pols, bots = seat_bots(v, resolved, resolve_policies(v, policies))
     n = deal + 1
     rec = np.zeros((n, L.N_COLS), np.int32)
     final = np.zeros((n, FINAL_ZONES, L.N_PHYS), np.int16)
     log = np.zeros((L.MAX_EVENTS, L.EVENT_COLS), np.int32)
-    play_match(packed, pols, seed, match, n, kernel_tables(), rec, final, log, deal)
+    no_obs = np.zeros((1, 1), np.int64)
+    play_match(packed, pols, bots, seed, match, n, kernel_tables(), rec, final, log, deal, no_obs)
     return replayed_deal(v, resolved, rec, log, final, seed=seed, match=match, deal=deal)
 
 

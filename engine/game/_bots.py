@@ -16,7 +16,7 @@ Three policies, chosen per seat (codes in :mod:`engine.game._layout`):
 ``value`` (P_VALUE)
     Efficiency on a score that also counts the variant's valuable targets: for each
     target (清一色 per suit, 混一色 per suit, all triplets, seven pairs) the distance minus
-    a bonus the variant sets (rule slots ``R_BONUS_*``, in quarter tiles); it aims at the
+    a bonus (the seat's bot parameters, engine.game._params, in quarter tiles); it aims at the
     target with the lowest score, so it leaves a plain hand only when a valuable one is
     nearly as close.
 
@@ -38,24 +38,14 @@ from ..hand._kernels import (
     level,
 )
 from ._eval import (
-    R_BONUS_FLUSH,
-    R_BONUS_HALF,
-    R_BONUS_HONORS,
-    R_BONUS_PAIRS,
-    R_BONUS_TRIPLETS,
-    R_BONUS_WILD_PAIR,
     count_categories,
     discard_scores,
     triplets_closed,
     wild_pair_distance,
 )
+from ._params import B_FLUSH, B_HALF, B_PAIRS, B_TRIPLETS, B_WILD_PAIR
 
 __all__ = [
-    "R_BONUS_FLUSH",
-    "R_BONUS_HALF",
-    "R_BONUS_TRIPLETS",
-    "R_BONUS_PAIRS",
-    "R_BONUS_HONORS",
     "SCRATCH",
     "choose_discard",
     "hand_sc",
@@ -70,15 +60,15 @@ SCRATCH = 228
 
 
 @kernel(refcount=False)
-def target_score(h, w, sets, shapes, tab, rules, minfo):
+def target_score(h, w, sets, shapes, tab, bot, minfo):
     """The value bot's score of a hand as it stands: min over targets of 4*distance-bonus."""
     suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
     d = _distance(h, w, sets, shapes, tab)
     best = 4 * d
     i0, i1, i2, i3 = _suit_indices(h)
     lv = level(w)
-    bf = rules[R_BONUS_FLUSH]
-    bh = rules[R_BONUS_HALF]
+    bf = np.int64(bot[B_FLUSH])
+    bh = np.int64(bot[B_HALF])
     if bf > 0 or bh > 0:
         for t in range(3):
             cls = suit_cls[i0] if t == 0 else (suit_cls[i1] if t == 1 else suit_cls[i2])
@@ -91,13 +81,13 @@ def target_score(h, w, sets, shapes, tab, rules, minfo):
                 v = max(0, dist[comb[cls, honor_cls[i3]], lv, sets] - w) * 4 - bh
                 if v < best:
                     best = v
-    bt = rules[R_BONUS_TRIPLETS]
+    bt = np.int64(bot[B_TRIPLETS])
     if bt > 0 and minfo[1] == 1:
         n3, n2, n1 = count_categories(h)
         v = max(0, triplets_closed(n3, n2, n1, sets) - w) * 4 - bt
         if v < best:
             best = v
-    bw = rules[R_BONUS_WILD_PAIR]
+    bw = np.int64(bot[B_WILD_PAIR])
     if bw > 0:
         cls = comb[comb[comb[suit_cls[i0], suit_cls[i1]], suit_cls[i2]], honor_cls[i3]]
         v = wild_pair_distance(np.int64(tab[5][cls, level(w - 2 if w > 2 else 0), sets]), w)
@@ -105,7 +95,7 @@ def target_score(h, w, sets, shapes, tab, rules, minfo):
             v = 4 * v - bw
             if v < best:
                 best = v
-    bp = rules[R_BONUS_PAIRS]
+    bp = np.int64(bot[B_PAIRS])
     if bp > 0 and sets == 4 and minfo[2] == 0 and (shapes & SEVEN_PAIRS):
         pairs = 0
         singles = 0
@@ -157,7 +147,7 @@ def _break_tie(h, w, sets, shapes, tab, unseen, bstate, scr, best_sc, need_key):
 
 
 @kernel(refcount=False)
-def choose_discard(policy, h, w, sets, shapes, tab, rules, unseen, bstate, minfo, allow_wild, scr):
+def choose_discard(policy, h, w, sets, shapes, tab, bot, unseen, bstate, minfo, allow_wild, scr):
     """Pick a discard for a ``3*sets+2``-tile hand; returns a kind 0..33, or -1 for a wild.
 
     h : int64 (34,) logical counts (wilds excluded), restored on return.
@@ -181,7 +171,7 @@ def choose_discard(policy, h, w, sets, shapes, tab, rules, unseen, bstate, minfo
                 return k
             r -= h[k]
         return -1
-    best_sc = discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, scr[0:34])
+    best_sc = discard_scores(policy, h, w, sets, shapes, tab, bot, minfo, scr[0:34])
     choice, _ = _break_tie(h, w, sets, shapes, tab, unseen, bstate, scr, best_sc, False)
     return choice
 
@@ -198,20 +188,20 @@ def hand_score(h, w, sets, shapes, tab, unseen, scr, best_sc, no_rng):
 
 
 @kernel(refcount=False)
-def hand_sc(policy, h, w, sets, shapes, tab, rules, minfo, scr):
+def hand_sc(policy, h, w, sets, shapes, tab, bot, minfo, scr):
     """Score of the best discard of a ``3*sets+2``-tile hand, without the ukeire.
 
     :func:`hand_score` is this score * 1000 minus the ukeire: a claim that compares
     hands needs the ukeire only when the scores tie.
     """
-    return discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, scr[0:34])
+    return discard_scores(policy, h, w, sets, shapes, tab, bot, minfo, scr[0:34])
 
 
 @kernel(refcount=False)
-def waiting_sc(policy, h, w, sets, shapes, tab, rules, minfo):
+def waiting_sc(policy, h, w, sets, shapes, tab, bot, minfo):
     """Score of a ``3*sets+1``-tile hand as it stands, without the ukeire."""
     if policy == 2:
-        return target_score(h, w, sets, shapes, tab, rules, minfo)
+        return target_score(h, w, sets, shapes, tab, bot, minfo)
     return 4 * _distance(h, w, sets, shapes, tab)
 
 

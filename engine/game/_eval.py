@@ -27,17 +27,9 @@ from ..hand._kernels import (
     _suit_indices,
     level,
 )
+from ._params import B_FLUSH, B_HALF, B_PAIRS, B_TRIPLETS, B_WILD_PAIR
 
 INF = 99
-
-R_BONUS_FLUSH = 56
-R_BONUS_HALF = 57
-R_BONUS_TRIPLETS = 58
-R_BONUS_PAIRS = 59
-R_BONUS_HONORS = 60
-R_BONUS_WILD_PAIR = 77
-"""Bonus (quarter tiles) for two wilds as the pair (福州 金雀), when at most 2 tiles away
-(the slot engine.game._layout.R_BONUS_WILD_PAIR)."""
 
 
 @kernel(inline="always")
@@ -138,10 +130,11 @@ def _cat_add(n3, n2, n1, c, delta):
 
 
 @kernel(refcount=False)
-def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
+def discard_scores(policy, h, w, sets, shapes, tab, bot, minfo, score):
     """Score of every discard of the ``3*sets+2``-tile hand ``h`` (INF where not held).
 
     policy : 1 efficiency (4 * distance), 2 value (min over targets of 4*distance-bonus).
+    bot : float64 (N_BOT,) the seat's bot parameters (the value bonuses, engine.game._params).
     minfo : int64 (3,) = exposed-meld suit mask, all-triplets flag, number of melds.
     Returns the lowest score.
     """
@@ -156,11 +149,11 @@ def discard_scores(policy, h, w, sets, shapes, tab, rules, minfo, score):
     std, sp, to, bd = _shape_flags(shapes, sets)
     pairs, singles, distinct, opair = _shape_counts(h)
     value = policy == 2
-    bf = rules[R_BONUS_FLUSH] if value else 0
-    bh = rules[R_BONUS_HALF] if value else 0
-    bt = rules[R_BONUS_TRIPLETS] if value and minfo[1] == 1 else 0
-    bp = rules[R_BONUS_PAIRS] if value and minfo[2] == 0 else 0
-    bw = rules[R_BONUS_WILD_PAIR] if value else 0
+    bf = np.int64(bot[B_FLUSH]) if value else 0
+    bh = np.int64(bot[B_HALF]) if value else 0
+    bt = np.int64(bot[B_TRIPLETS]) if value and minfo[1] == 1 else 0
+    bw = np.int64(bot[B_WILD_PAIR]) if value else 0
+    bp = np.int64(bot[B_PAIRS]) if value and minfo[2] == 0 else 0
     n3 = n2 = n1 = 0
     if bt > 0:
         n3, n2, n1 = count_categories(h)

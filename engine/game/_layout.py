@@ -59,7 +59,7 @@ R_PLAYERS = 22
 R_HORSES = 23
 """Horses drawn from the tail at the start (set by the variant's setup, 0 otherwise)."""
 R_VAR = 32
-"""First slot of the variant's own options (32..63; the bots' R_BONUS_* take 56..60)."""
+"""First slot of the variant's own options (32..63)."""
 # Engine slots 64..79: flowers, the dynamic reserve, the last group, opening wins (福州).
 R_HONOR_FLOWERS = 64
 """1: the honors 1z..7z are flowers too (福州: only the 108 suited tiles are played)."""
@@ -97,12 +97,6 @@ while anyone 游s nobody wins on a discard."""
 R_WIN_PRIORITY = 76
 """1: when several seats can win on one discard, the variant's win_priority hook may put
 a farther seat first (福州 金雀); 0: plain head bump (nearest seat wins)."""
-R_BONUS_WILD_PAIR = 77
-"""Value-bot bonus (quarter tiles) for two wilds as the pair (福州 金雀) when at most two
-tiles away."""
-R_CHASE_MIN_LIVE = 78
-"""Value bot: while more than this many live tiles beyond the reserve remain, it passes a
-plain win whose hand can wait for two wilds as the pair (金雀) instead (0: never)."""
 N_RULES = 96
 
 # ---- record columns (int32 per deal) ---------------------------------------------------
@@ -172,7 +166,8 @@ MAX_EVENTS = 600
 P_RANDOM = 0
 P_EFFICIENCY = 1
 P_VALUE = 2
-POLICY_NAMES = ("random", "efficiency", "value")
+P_STRONG = 3
+POLICY_NAMES = ("random", "efficiency", "value", "strong")
 
 # ---- per-deal context slots (int64 array shared with the variant hooks) ------------------
 X_WILD0 = 0

@@ -57,8 +57,8 @@ from ._layout import (
     MAX_EXTRA,
     N_CTX,
     N_PHYS,
+    P_STRONG,
     P_VALUE,
-    R_CHASE_MIN_LIVE,
     R_CHOW,
     R_DISCARD_WIN,
     R_DRAW_ADDS_WINS,
@@ -143,7 +143,30 @@ from ._layout import (
     X_WINNER,
     X_YOUJIN,
 )
+from ._observe import observe_danger, observe_hand, observe_outcome
+from ._params import (
+    B_CHASE_MIN_LIVE,
+    S_ALPHA,
+    S_CHASE_MIN_LIVE,
+    S_CHOW_BIAS,
+    S_CLAIM_BIAS,
+    S_KONG_ADD,
+    S_KONG_AN,
+    S_KONG_BIAS,
+    S_KONG_MING,
+    S_ROB,
+)
 from ._patterns import rest_distance
+from ._strong import (
+    N_OSUM,
+    SSCR,
+    best_discard,
+    danger_bases,
+    discard_danger,
+    live_bucket,
+    opp_summary,
+    waiting_value,
+)
 
 INF_KEY = 10**9
 """Above every bot key (score * 1000 - ukeire)."""
@@ -364,11 +387,19 @@ def _discard_to_one_wild_short(hand, seat, w, sets, tab, min_w):
 
 
 @kernel(refcount=False)
-def _passes_for_jinque(rules, policy, live, h, w, sets, tab):
-    """Whether a value bot passes this plain win of ``h`` (complete) to chase 金雀."""
-    if policy != P_VALUE or rules[R_CHASE_MIN_LIVE] == 0 or w < 2:
+def _passes_for_jinque(bot, policy, live, h, w, sets, tab):
+    """Whether a value or strong bot passes this plain win of ``h`` (complete) to chase
+    金雀.
+    """
+    if policy == P_VALUE:
+        chase = bot[B_CHASE_MIN_LIVE]
+    elif policy == P_STRONG:
+        chase = bot[S_CHASE_MIN_LIVE]
+    else:
         return False
-    if live <= rules[R_CHASE_MIN_LIVE]:
+    if chase == 0 or w < 2:
+        return False
+    if live <= chase:
         return False
     return rest_distance(h, sets, False, tab) > w - 2
 
@@ -383,9 +414,155 @@ def _youjin_active(ctx, players):
 
 
 @kernel(refcount=False)
-def _discard_winner(
-    rules, ctx, policies, live, hand, wslot, melds, nmeld, cur, k, players, sets_full, tab, wtype
+def _strong_view(rules, ctx, seat, melds, nmeld, disc, ndisc, role, live, players, osums, view):
+    """What the strong policy of ``seat`` sees of the table, for engine.game._strong.
+
+    Fills ``osums`` rows ``0..n-1`` (the opponents in turn order) and ``view``: [0] the
+    opponents, [1] wild kinds in play, [2] the danger model's live bucket (live // 12,
+    at most 4), [3] the win tables' live bucket, [4] 1 if ``seat`` deals, [5] 1 if a
+    discard can be won on now, [6] 1 if a discard can be kong'd, [7] 1 if the deal has
+    wilds, [8] 1 if a 补杠 can be robbed now.
+    """
+    n = 0
+    for j in range(1, players):
+        o = (seat + j) % players
+        opp_summary(
+            ctx[X_DEALER], ctx[X_WILD_DISCARDED + o], o, melds, nmeld, disc, ndisc, role, osums[n]
+        )
+        n += 1
+    nw = (1 if ctx[X_WILD0] >= 0 else 0) + (1 if ctx[X_WILD1] >= 0 else 0)
+    yj = _youjin_active(ctx, players)
+    view[0] = n
+    view[1] = nw
+    view[2] = min(max(live, 0) // 12, 4)
+    view[3] = live_bucket(live)
+    view[4] = 1 if seat == ctx[X_DEALER] else 0
+    view[5] = 1 if rules[R_DISCARD_WIN] == 1 and not yj else 0
+    view[6] = 1 if live > rules[R_RESERVE_KONG] else 0
+    view[7] = 1 if nw > 0 else 0
+    view[8] = 1 if rules[R_ROB_KONG] == 1 and not yj else 0
+
+
+@kernel(refcount=False)
+def _strong_best(htmp, w, sets, sh, tab, bot, unseen, minfo, osums, view, bstate, sscr, fsc):
+    """engine.game._strong.best_discard with the table view of :func:`_strong_view`."""
+    return best_discard(
+        htmp, w, sets, sh, tab, bot, unseen, minfo, view[7] == 1, view[3], view[4], True,
+        osums, view[0], view[1], view[2], view[5] == 1, view[6] == 1, bstate, sscr, fsc,
+    )  # fmt: skip
+
+
+@kernel(refcount=False)
+def _strong_wait(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr):
+    """engine.game._strong.waiting_value with the table view of :func:`_strong_view`."""
+    return waiting_value(htmp, w, sets, sh, tab, bot, unseen, minfo, view[7] == 1, view[3],
+                         view[4], sscr)  # fmt: skip
+
+
+@kernel(refcount=False)
+def _strong_pong(
+    k, kong_ok, htmp, w, sets, sh, tab, bot, unseen, minfo, osums, view, sscr, fsc, no_rng
 ):
+    """The strong claim of discard ``k`` held twice or more: 0 pass, 1 碰, 2 明杠.
+
+    no_rng : an empty uint64 array (comparing values needs no random tie-break).
+    """
+    ev_pass = _strong_wait(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr)
+    m0 = minfo[0]
+    m2 = minfo[2]
+    minfo[0] = m0 | (1 << (k // 9 if k < 27 else 3))
+    minfo[2] = m2 + 1
+    htmp[k] -= 2
+    _, ev_pong = _strong_best(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, osums, view,
+                              no_rng, sscr, fsc)  # fmt: skip
+    ev_kong = -np.inf
+    if kong_ok:
+        htmp[k] -= 1
+        ev_kong = _strong_wait(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, view, sscr)
+        ev_kong += bot[S_KONG_MING]
+        htmp[k] += 1
+    htmp[k] += 2
+    minfo[0] = m0
+    minfo[2] = m2
+    do = 0
+    if ev_pong > ev_pass + bot[S_CLAIM_BIAS]:
+        do = 1
+    if kong_ok and ev_kong + bot[S_KONG_BIAS] >= max(ev_pass, ev_pong):
+        do = 2
+    return do
+
+
+@kernel(refcount=False)
+def _strong_chow(
+    k, htmp, w, sets, sh, tab, bot, unseen, minfo, osums, view, sscr, fsc, no_rng, hand, s, nm
+):
+    """The strong 吃 of discard ``k`` by seat ``s``: the option's low rank, or -1."""
+    ev_pass = _strong_wait(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr)
+    pos = k % 9
+    m0 = minfo[0]
+    m1 = minfo[1]
+    best = ev_pass + bot[S_CHOW_BIAS]
+    choice = -1
+    for lo in range(pos - 2, pos + 1):
+        if lo < 0 or lo > 6:
+            continue
+        ok = True
+        for q in range(3):
+            kind = k - pos + lo + q
+            if kind != k and hand[s, kind] == 0:
+                ok = False
+        if not ok:
+            continue
+        _chow_apply(htmp, minfo, k, lo, m0, nm, -1)
+        _, ev = _strong_best(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, osums, view,
+                             no_rng, sscr, fsc)  # fmt: skip
+        _chow_apply(htmp, minfo, k, lo, m0, nm, 1)
+        minfo[0] = m0
+        minfo[1] = m1
+        minfo[2] = nm
+        if ev > best:
+            best = ev
+            choice = lo
+    return choice
+
+
+@kernel(refcount=False)
+def _strong_kong(k, is_an, htmp, w, sets, sh, tab, bot, unseen, minfo, osums, view, sscr, fsc,
+                 no_rng):  # fmt: skip
+    """Whether the strong bot makes the 暗杠 (``is_an``) or 补杠 of ``k`` in its 14 tiles."""
+    _, ev_without = _strong_best(htmp, w, sets, sh, tab, bot, unseen, minfo, osums, view,
+                                 no_rng, sscr, fsc)  # fmt: skip
+    m0 = minfo[0]
+    m2 = minfo[2]
+    if is_an:
+        htmp[k] -= 4
+        minfo[0] = m0 | (1 << (k // 9 if k < 27 else 3))
+        minfo[2] = m2 + 1
+        ev = _strong_wait(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, view, sscr)
+        ev += bot[S_KONG_AN]
+        htmp[k] += 4
+        minfo[0] = m0
+        minfo[2] = m2
+    else:
+        htmp[k] -= 1
+        ev = _strong_wait(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr)
+        ev += bot[S_KONG_ADD]
+        htmp[k] += 1
+        if view[8] == 1:
+            danger_bases(bot, osums, view[0], view[1], view[2], sscr[490:506], fsc[34:42])
+            _, loss, _ = discard_danger(
+                bot, osums, view[0], k, unseen[k], view[1], fsc[34:42], True, False, view[4],
+                sscr[490:506],
+            )  # fmt: skip
+            ev -= bot[S_ALPHA] * bot[S_ROB] * loss
+    return ev + bot[S_KONG_BIAS] >= ev_without
+
+
+@kernel(refcount=False)
+def _discard_winner(
+    rules, ctx, policies, bots, live, hand, wslot, melds, nmeld, cur, k, players, sets_full, tab,
+    wtype,
+):  # fmt: skip
     """The seat that wins on logical tile ``k`` given up by ``cur`` (discard or 补杠), or -1.
 
     The nearest seat in turn order wins (head bump); under R_WIN_PRIORITY a higher
@@ -409,7 +586,7 @@ def _discard_winner(
             ctx[X_WIN_TYPE] = wtype
             ok = _hooks.win_legal(rules, ctx, hand[s], ws_, sets_s, melds[s], nmeld[s], tab)
             ctx[X_WINNER] = -1
-        if ok and _passes_for_jinque(rules, policies[s], live, hand[s], ws_, sets_s, tab):
+        if ok and _passes_for_jinque(bots[s], policies[s], live, hand[s], ws_, sets_s, tab):
             hand[s, k] -= 1
             ok = not _one_wild_short(hand[s], ws_, sets_s, tab, 2)
             hand[s, k] += 1
@@ -504,7 +681,9 @@ def _opening(
 
 
 @kernel(refcount=False)
-def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log, preset):
+def play_deal(
+    rules, policies, bots, seed, match, deal, tab, ctx, ws, rec, final, log, preset, obs
+):  # fmt: skip
     """Play one deal; fills the record row ``rec`` (int32 (N_COLS,)).
 
     ws : the deal's work arrays, :func:`workspace` (reused from deal to deal).
@@ -513,10 +692,11 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
     (FINAL_ZONES, N_PHYS)) receives the final tile locations when it has that shape
     (tests), and ``log`` the replay events when it has more than one row. ``preset``
     (int64, physical kinds) replaces the shuffled wall when it holds the whole set
-    (scripted tests: index 0 is the head, the last index the tail).
+    (scripted tests: index 0 is the head, the last index the tail). ``obs`` receives
+    observation rows (engine.game._observe) when it has more than one row.
     """
     (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
-     scratch, states) = ws  # fmt: skip
+     scratch, states, fsc, osums) = ws  # fmt: skip
     players = rules[R_PLAYERS]
     dealer = ctx[X_DEALER]
     streak = ctx[X_STREAK]
@@ -543,6 +723,10 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
     htmp = scratch[40:74]
     ptr = scratch[80:83]
     score = scratch[160 : 160 + SCRATCH]
+    # the strong policy's scratch, opponent summaries and view (see _strong_view)
+    s0 = 160 + SCRATCH
+    sscr = scratch[s0 : s0 + SSCR]
+    sview = scratch[s0 + SSCR : s0 + SSCR + 16]
     copt = scratch[150:156]
     # far[s] = 1: seat s's concealed hand is known to be two or more tiles from complete
     # (set when an efficiency bot discards, whose scores are 4 x distance; cleared when
@@ -753,7 +937,7 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                     declare = False  # 游金 rather than a plain win
             if declare and far[cur] == 0 and _complete(rules, hand, cur, w_cur, sets_cur, tab):
                 if _passes_for_jinque(
-                    rules, pol, ptr[2] - ctx[X_RESERVE], hand[cur], w_cur, sets_cur, tab
+                    bots[cur], pol, ptr[2] - ctx[X_RESERVE], hand[cur], w_cur, sets_cur, tab
                 ):
                     chase = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 2)
                 if chase < 0:
@@ -793,12 +977,25 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                         continue
                 if pol == 0:
                     want = rng.below(bs, 2) == 0
+                elif pol == P_STRONG:
+                    for q in range(N_KINDS):
+                        htmp[q] = hand[cur, q]
+                    _strong_view(
+                        rules, ctx, cur, melds, nmeld, disc, ndisc, role, live, players, osums,
+                        sview,
+                    )  # fmt: skip
+                    want = _strong_kong(
+                        k, is_an, htmp, w_cur, sets_cur, rules[R_SHAPES], tab, bots[cur], unseen,
+                        minfo, osums, sview, sscr, fsc, bs[:0],
+                    )  # fmt: skip
                 else:
                     for q in range(N_KINDS):
                         htmp[q] = hand[cur, q]
                     # the distance after the best discard (the efficiency score is 4x it)
                     sh = rules[R_SHAPES]
-                    without = discard_scores(1, htmp, w_cur, sets_cur, sh, tab, rules, minfo, score)
+                    without = discard_scores(
+                        1, htmp, w_cur, sets_cur, sh, tab, bots[cur], minfo, score
+                    )
                     without //= 4
                     if is_an:
                         htmp[k] -= 4
@@ -818,8 +1015,8 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                     and not _youjin_active(ctx, players)
                 ):
                     robber = _discard_winner(
-                        rules, ctx, policies, ptr[2] - ctx[X_RESERVE], hand, wslot, melds, nmeld,
-                        cur, kk, players, sets_full, tab, WIN_ROB_KONG,
+                        rules, ctx, policies, bots, ptr[2] - ctx[X_RESERVE], hand, wslot, melds,
+                        nmeld, cur, kk, players, sets_full, tab, WIN_ROB_KONG,
                     )  # fmt: skip
                     if robber >= 0:
                         hand[robber, kk] += 1
@@ -882,10 +1079,29 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
             htmp[q] = hand[cur, q]
         allow_wild = rules[R_WILD_DISCARD] > 0
         picked = -1
+        if obs.shape[0] > 1 and pol != 0 and not force_wild:
+            observe_danger(
+                rules, ctx, cur, hand, wslot, melds, nmeld, disc, ndisc, visible, role,
+                ptr[2] - ctx[X_RESERVE], players, sets_full, tab, obs,
+            )  # fmt: skip
         if force_wild:
             k = -1
         elif chase >= 0:
             k = chase  # 金雀 wait rather than a plain win
+        elif pol == P_STRONG:
+            live = ptr[2] - ctx[X_RESERVE]
+            _strong_view(
+                rules, ctx, cur, melds, nmeld, disc, ndisc, role, live, players, osums, sview
+            )
+            k, _ = _strong_best(
+                htmp, w_cur, sets_cur, rules[R_SHAPES], tab, bots[cur], unseen, minfo, osums,
+                sview, bs, sscr, fsc,
+            )  # fmt: skip
+            picked = k
+            if youjin and ctx[X_YOUJIN + cur] == 0:
+                q = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 1)
+                if q >= 0:
+                    k = q
         else:
             k = choose_discard(
                 pol,
@@ -894,7 +1110,7 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                 sets_cur,
                 rules[R_SHAPES],
                 tab,
-                rules,
+                bots[cur],
                 unseen,
                 bs,
                 minfo,
@@ -908,6 +1124,11 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                     k = q
         # the efficiency bot's own pick: score[k] is 4 x the distance after it
         far[cur] = 1 if pol == 1 and k >= 0 and k == picked and score[k] >= 8 else 0
+        if obs.shape[0] > 1 and pol != 0 and k >= 0:
+            observe_hand(
+                rules, ctx, cur, hand, wslot, melds, nmeld, unseen, k, ptr[2] - ctx[X_RESERVE],
+                sets_cur, tab, obs,
+            )  # fmt: skip
         if k < 0:
             slot = 0 if wslot[cur, 0] > 0 else 1
             wslot[cur, slot] -= 1
@@ -955,7 +1176,7 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
             ctx[X_FIRST_TURN] = 1 if (no_claims and ctx[X_DISCARDS_TOTAL] == 1) else 0
             if rules[R_DISCARD_WIN] == 1 and not _youjin_active(ctx, players):
                 winner = _discard_winner(
-                    rules, ctx, policies, ptr[2] - ctx[X_RESERVE], hand, wslot, melds, nmeld,
+                    rules, ctx, policies, bots, ptr[2] - ctx[X_RESERVE], hand, wslot, melds, nmeld,
                     cur, k, players, sets_full, tab, WIN_DISCARD,
                 )  # fmt: skip
                 if winner >= 0:
@@ -985,6 +1206,15 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                 if ps == 0:
                     r = rng.below(bs, 3 if kong_ok else 2)
                     do = r  # 0 pass, 1 pong, 2 kong
+                elif ps == P_STRONG:
+                    _strong_view(
+                        rules, ctx, s, melds, nmeld, disc, ndisc, role, ptr[2] - ctx[X_RESERVE],
+                        players, osums, sview,
+                    )  # fmt: skip
+                    do = _strong_pong(
+                        k, kong_ok, htmp, ws_, sets_s, rules[R_SHAPES], tab, bots[s], unseen,
+                        minfo, osums, sview, sscr, fsc, bs[:0],
+                    )  # fmt: skip
                 else:
                     if kong_ok:
                         htmp[k] -= 3
@@ -996,13 +1226,15 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                         # 碰 when the hand after it (and its discard) keys lower than now;
                         # keys are score*1000 - ukeire, so the ukeire decides ties only
                         now_sc = waiting_sc(
-                            ps, htmp, ws_, sets_s, rules[R_SHAPES], tab, rules, minfo
+                            ps, htmp, ws_, sets_s, rules[R_SHAPES], tab, bots[s], minfo
                         )
                         htmp[k] -= 2
                         minfo[0] |= 1 << (k // 9 if k < 27 else 3)
                         minfo[2] += 1
                         sh = rules[R_SHAPES]
-                        after_sc = hand_sc(ps, htmp, ws_, sets_s - 1, sh, tab, rules, minfo, score)
+                        after_sc = hand_sc(
+                            ps, htmp, ws_, sets_s - 1, sh, tab, bots[s], minfo, score
+                        )
                         if after_sc < now_sc:
                             do = 1
                         elif after_sc == now_sc:
@@ -1099,10 +1331,19 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
                                 idx += 1
                                 if idx == r:
                                     best_opt = lo
+                    elif ps == P_STRONG:
+                        _strong_view(
+                            rules, ctx, s, melds, nmeld, disc, ndisc, role,
+                            ptr[2] - ctx[X_RESERVE], players, osums, sview,
+                        )  # fmt: skip
+                        best_opt = _strong_chow(
+                            k, htmp, ws_, sets_s, rules[R_SHAPES], tab, bots[s], unseen, minfo,
+                            osums, sview, sscr, fsc, bs[:0], hand, s, nmeld[s],
+                        )  # fmt: skip
                     else:
                         best_opt = _choose_chow(
-                            ps, htmp, ws_, sets_s, rules, tab, unseen, minfo, score, copt,
-                            hand, s, k, nmeld[s], bs[:0],
+                            ps, htmp, ws_, sets_s, rules[R_SHAPES], bots[s], tab, unseen,
+                            minfo, score, copt, hand, s, k, nmeld[s], bs[:0],
                         )  # fmt: skip
                     if best_opt >= 0:
                         base = k - pos + best_opt
@@ -1205,6 +1446,7 @@ def play_deal(rules, policies, seed, match, deal, tab, ctx, ws, rec, final, log,
     else:
         _ev(log, ctx, E_DRAWN_GAME, 0, 0, 0, 0)
     value = _hooks.settle(rules, ctx, pay, bits, players, delta, extra)
+    observe_outcome(obs, winner, bits)
     for i in range(ctx[X_NHORSE]):
         _ev(log, ctx, E_HORSE, ctx[X_HORSE + i], 0, 0, 0)
     for s in range(players):
@@ -1262,7 +1504,9 @@ def _chow_apply(htmp, minfo, k, lo, m0, nm, sign):
 
 
 @kernel(refcount=False)
-def _choose_chow(ps, htmp, w, sets, rules, tab, unseen, minfo, score, copt, hand, s, k, nm, no_rng):
+def _choose_chow(
+    ps, htmp, w, sets, sh, bot, tab, unseen, minfo, score, copt, hand, s, k, nm, no_rng
+):
     """The 吃 a bot of policy ``ps`` takes of the discard ``k`` (its low rank), or -1.
 
     The first option whose hand after it (and its discard) keys lower than the hand now
@@ -1271,11 +1515,10 @@ def _choose_chow(ps, htmp, w, sets, rules, tab, unseen, minfo, score, copt, hand
     copt : int64 (6,) scratch: the options' low ranks and scores.
     no_rng : an empty uint64 array (keys need no random tie-break).
     """
-    sh = rules[R_SHAPES]
     pos = k % 9
     m0 = minfo[0]
     m1 = minfo[1]
-    now_sc = waiting_sc(ps, htmp, w, sets, sh, tab, rules, minfo)
+    now_sc = waiting_sc(ps, htmp, w, sets, sh, tab, bot, minfo)
     n = 0
     best_sc = INF_KEY
     for lo in range(pos - 2, pos + 1):
@@ -1289,7 +1532,7 @@ def _choose_chow(ps, htmp, w, sets, rules, tab, unseen, minfo, score, copt, hand
         if not ok:
             continue
         _chow_apply(htmp, minfo, k, lo, m0, nm, -1)
-        sc = hand_sc(ps, htmp, w, sets - 1, sh, tab, rules, minfo, score)
+        sc = hand_sc(ps, htmp, w, sets - 1, sh, tab, bot, minfo, score)
         _chow_apply(htmp, minfo, k, lo, m0, nm, 1)
         copt[n] = lo
         copt[3 + n] = sc
@@ -1318,7 +1561,7 @@ def _choose_chow(ps, htmp, w, sets, rules, tab, unseen, minfo, score, copt, hand
             continue
         lo = copt[i]
         _chow_apply(htmp, minfo, k, lo, m0, nm, -1)
-        sc = hand_sc(ps, htmp, w, sets - 1, sh, tab, rules, minfo, score)
+        sc = hand_sc(ps, htmp, w, sets - 1, sh, tab, bot, minfo, score)
         key = hand_score(htmp, w, sets - 1, sh, tab, unseen, score, sc, no_rng)
         _chow_apply(htmp, minfo, k, lo, m0, nm, 1)
         if key < best:
@@ -1376,8 +1619,9 @@ def _final_state(
 @kernel
 def workspace(n_tiles):
     """The work arrays of :func:`play_deal`, zeroed: ``(wall, dead, hand, wslot, flw,
-    melds, nmeld, disc, ndisc, visible, role, pay, delta, extra, scratch, states)``
-    (``states``: the wall's and the bots' random streams).
+    melds, nmeld, disc, ndisc, visible, role, pay, delta, extra, scratch, states,
+    fscratch, osums)`` (``states``: the wall's and the bots' random streams; ``fscratch``
+    float64 scratch and ``osums`` the opponent summaries of the strong policy).
     """
     return (
         np.full(n_tiles, -1, np.int64),
@@ -1394,13 +1638,17 @@ def workspace(n_tiles):
         np.zeros((4, 4), np.int64),
         np.zeros(4, np.int64),
         np.zeros(MAX_EXTRA, np.int64),
-        np.zeros(160 + SCRATCH, np.int64),
+        np.zeros(160 + SCRATCH + SSCR + 16, np.int64),
         np.zeros(8, np.uint64),
+        np.zeros(64, np.float64),
+        np.zeros((4, N_OSUM), np.int64),
     )
 
 
 @kernel
-def play_match(rules, policies, seed, match, n_deals, tab, rec_out, final_out, log, log_deal):
+def play_match(
+    rules, policies, bots, seed, match, n_deals, tab, rec_out, final_out, log, log_deal, obs
+):  # fmt: skip
     """Play the first ``n_deals`` deals of match ``match``; rows go to ``rec_out``.
 
     final_out : int16 (n_deals, FINAL_ZONES, N_PHYS) to receive final tile locations, or
@@ -1424,7 +1672,10 @@ def play_match(rules, policies, seed, match, n_deals, tab, rec_out, final_out, l
         ctx[X_DEALER_WINS] = wins
         fin = final_out[d] if final_out.shape[0] == n_deals else no_final
         lg = log if d == log_deal else no_log
-        play_deal(rules, policies, seed, match, d, tab, ctx, ws, rec_out[d], fin, lg, no_preset)
+        play_deal(
+            rules, policies, bots, seed, match, d, tab, ctx, ws, rec_out[d], fin, lg, no_preset,
+            obs,
+        )  # fmt: skip
         winner = ctx[X_WINNER]
         if winner == dealer:
             streak += 1
@@ -1444,7 +1695,7 @@ def play_match(rules, policies, seed, match, n_deals, tab, rec_out, final_out, l
 
 
 @kernel
-def play_preset(rules, policies, wall, dealer, wins, tab, rec, final, log):
+def play_preset(rules, policies, bots, wall, dealer, wins, tab, rec, final, log, obs):
     """Play one deal on the given wall (scripted tests); returns the ctx array.
 
     wall : int64 (R_TILESET,) physical kinds, index 0 the head. dealer, wins : the
@@ -1456,12 +1707,14 @@ def play_preset(rules, policies, wall, dealer, wins, tab, rec, final, log):
     ctx[X_STREAK] = wins
     ctx[X_DEALER_WINS] = wins
     ws = workspace(rules[R_TILESET])
-    play_deal(rules, policies, 0, 0, 0, tab, ctx, ws, rec, final, log, wall)
+    play_deal(rules, policies, bots, 0, 0, 0, tab, ctx, ws, rec, final, log, wall, obs)
     return ctx
 
 
 @parallel_kernel
-def play_matches(rules, policies, seed, match_lo, n_matches, match_len, n_last, tab, rec_out):
+def play_matches(
+    rules, policies, bots, seed, match_lo, n_matches, match_len, n_last, tab, rec_out
+):  # fmt: skip
     """Play matches ``match_lo .. match_lo + n_matches - 1`` in parallel.
 
     Each match has ``match_len`` deals except the last, which has ``n_last``; rows are
@@ -1469,9 +1722,26 @@ def play_matches(rules, policies, seed, match_lo, n_matches, match_len, n_last, 
     """
     no_final = np.zeros((0, 1, 1), np.int16)
     no_log = np.zeros((1, 5), np.int32)
+    no_obs = np.zeros((1, 1), np.int64)
     for i in numba.prange(n_matches):
         n = match_len if i < n_matches - 1 else n_last
         lo = i * match_len
         play_match(
-            rules, policies, seed, match_lo + i, n, tab, rec_out[lo : lo + n], no_final, no_log, -1
-        )
+            rules, policies, bots, seed, match_lo + i, n, tab, rec_out[lo : lo + n], no_final,
+            no_log, -1, no_obs,
+        )  # fmt: skip
+
+
+@kernel
+def observe_matches(rules, policies, bots, seed, match_lo, n_matches, match_len, tab, rec_out, obs):
+    """Play matches ``match_lo ..`` one after another, writing observation rows to ``obs``
+    (engine.game._observe; rows ``(m - match_lo) * match_len`` of ``rec_out``).
+    """
+    no_final = np.zeros((0, 1, 1), np.int16)
+    no_log = np.zeros((1, 5), np.int32)
+    for i in range(n_matches):
+        lo = i * match_len
+        play_match(
+            rules, policies, bots, seed, match_lo + i, match_len, tab,
+            rec_out[lo : lo + match_len], no_final, no_log, -1, obs,
+        )  # fmt: skip

@@ -126,7 +126,7 @@ class Variant:
     value_unit: str
     doc: str = ""
     players: int = 4
-    policies: tuple[str, ...] = ("random", "efficiency", "value")
+    policies: tuple[str, ...] = ("random", "efficiency", "value", "strong")
     bench_deals: int = 200_000
     rulebook_section: str = ""
     kernel_id: int = 0
@@ -141,6 +141,11 @@ class Variant:
     """The ``mjlab score --flag`` names ``score_hand`` understands (others are refused)."""
     flower_tiles: int = 0
     """Flower tiles in the set (``mjlab score --flowers`` is 0..this; 0: no flowers)."""
+    bot_params: Callable[[str, Mapping[str, Any]], dict] | None = field(default=None, compare=False)
+    """The default parameters of a policy under resolved options (engine.bots)."""
+    bot_targets: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+    """The patterns that make each hand target of the strong policy (``flush``, ``half``,
+    ``triplets``, ``pairs``, ``wild_pair``), for fitting what each is worth."""
 
     @property
     def option_map(self) -> dict[str, RuleOption]:

@@ -5,16 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..game import _layout as L
-from ..game._bots import (
-    R_BONUS_FLUSH,
-    R_BONUS_HALF,
-    R_BONUS_HONORS,
-    R_BONUS_PAIRS,
-    R_BONUS_TRIPLETS,
-)
 from ..hand import shape_mask
 
-__all__ = ["engine_rules"]
+__all__ = ["engine_rules", "strong_defaults"]
 
 
 def engine_rules(
@@ -39,16 +32,8 @@ def engine_rules(
     rot_draw_next: bool = False,
     shapes=("standard",),
     pass_lock: bool = False,
-    bonus_flush: int = 0,
-    bonus_half: int = 0,
-    bonus_triplets: int = 0,
-    bonus_pairs: int = 0,
-    bonus_honors: int = 0,
 ) -> np.ndarray:
-    """The engine part of a packed rules array (variant slots from ``R_VAR`` are zero).
-
-    Value-bot bonuses are in quarter tiles (4 = one tile of distance).
-    """
+    """The engine part of a packed rules array (variant slots from ``R_VAR`` are zero)."""
     r = np.zeros(L.N_RULES, np.int64)
     r[L.R_VARIANT] = kernel_id
     r[L.R_TILESET] = tileset
@@ -72,9 +57,15 @@ def engine_rules(
     r[L.R_PASS_LOCK] = int(pass_lock)
     r[L.R_KONG_DRAW_FROM_TAIL] = 1
     r[L.R_PLAYERS] = 4
-    r[R_BONUS_FLUSH] = bonus_flush
-    r[R_BONUS_HALF] = bonus_half
-    r[R_BONUS_TRIPLETS] = bonus_triplets
-    r[R_BONUS_PAIRS] = bonus_pairs
-    r[R_BONUS_HONORS] = bonus_honors
     return r
+
+
+def strong_defaults(**kw) -> dict:
+    """The strong policy's scalar parameters before tuning (engine.game._params)."""
+    out = dict(
+        alpha=1.0, alpha_kong=1.0, claim_bias=0.0, chow_bias=0.0, kong_bias=0.0, kong_an=0.0,
+        kong_add=0.0, kong_ming=0.0, feed_kong=0.0, rob=1.0, chase_min_live=0.0,
+        mult=[1.0] * 6,
+    )  # fmt: skip
+    out.update(kw)
+    return out

@@ -71,6 +71,28 @@ Engine simplifications
   discard) for a 金雀 wait while more than 8 live tiles beyond the reserve remain. It
   does not wait for 金龙 (one third gold among ~50 unseen tiles is worth less than the
   win in hand): 金龙 comes from 三金倒 hands that also read as 金龙.
+
+The strong policy
+-----------------
+``strong`` plays each discard for expected points. For every tile it could throw it
+measures the distance of what is left to a plain hand and to each target (清一色, 混一色, 对对胡
+and the 金雀 wild pair), the ukeire of the closest, and turns them into points with tables
+fitted from the engine's own play (``mjlab fit``, committed in
+``engine/botdata/fuzhou/strong.json``): the chance to win from that distance, ukeire and
+live tiles, and what each kind of win brings under this variant's scoring, dealer or
+not, plus the stake a seat loses when someone else wins. Against that it weighs, per
+opponent, a logistic danger model of the chance that the tile is won on now (his melds
+and their suits, the kinds he discarded with their suji and neighbours, the copies
+unseen, the stage, the golds) times what feeding costs (the discarder pays X alone), and
+the chance of being robbed of a 补杠: it folds to safe tiles when the hand is worth less
+than the danger. 碰, 吃 and kongs are taken when the hand is worth more after them (with
+tuned biases); like ``value`` it keeps golds and passes a plain win for a 金雀 wait while
+more live tiles than its tuned ``chase_min_live`` remain. Its scalar weights are tuned
+by self-play against ``value`` (``mjlab tune fuzhou --policy strong``).
+It does not: search beyond the current decision, use the order of an opponent's
+discards, read an opponent's hand value or pace beyond the fitted features, plan several
+discards ahead (a target counts only through its distance); it does not plan 游金 beyond
+what the shared 游金 rule of the bots does, nor wait for 金龙.
 """
 
 from __future__ import annotations
@@ -84,7 +106,7 @@ from ..game import _hooks
 from ..game import _layout as L
 from . import _fuzhou as K
 from ._base import Pattern, RuleOption, Variant
-from ._mahjong import engine_rules
+from ._mahjong import engine_rules, strong_defaults
 from ._registry import register
 from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
 
@@ -199,6 +221,22 @@ VALUE_BOT_CHASE = 8
 beyond the reserve remain (金雀 adds 60 to an X of about 28)."""
 
 
+BOT_TARGETS = dict(wild_pair=("jinque",))
+"""The patterns of each strong-policy target (engine.fit)."""
+
+
+def bot_params(policy, rules) -> dict:
+    """Default bot parameters of ``policy`` (the value bot's 金雀 bonus and chase)."""
+    if policy == "strong":
+        return strong_defaults(chase_min_live=float(VALUE_BOT_CHASE if rules["jin"] else 0))
+    if policy != "value":
+        return {}
+    jin = int(rules["jin"])
+    return dict(
+        wild_pair=VALUE_BOT_JINQUE if jin else 0, chase_min_live=VALUE_BOT_CHASE if jin else 0
+    )
+
+
 def pack(rules) -> np.ndarray:
     """Packed int64 rules for the kernel."""
     jin = int(rules["jin"])
@@ -233,8 +271,6 @@ def pack(rules) -> np.ndarray:
     r[L.R_KONG_NEEDS_LIVE] = 1
     r[L.R_YOUJIN] = int(rules["youjin"] == "minnan")
     r[L.R_WIN_PRIORITY] = 1
-    r[L.R_BONUS_WILD_PAIR] = VALUE_BOT_JINQUE if jin else 0
-    r[L.R_CHASE_MIN_LIVE] = VALUE_BOT_CHASE if jin else 0
     formula = rules["scoring"]
     r[K.F_FORMULA] = SCORING.index(formula)
     r[K.F_JIN] = jin
@@ -563,5 +599,7 @@ VARIANT = register(
             "sanyou",
         ),
         flower_tiles=36,
+        bot_params=bot_params,
+        bot_targets=BOT_TARGETS,
     )
 )

@@ -40,6 +40,28 @@ Engine simplifications
 - 财神会 (three 财神) counts on self-drawn wins including 杠上开花 and 天胡.
 - The efficiency and value bots never discard a 财神 (under ``caishen_discard=penalty``
   only the random bot does, and pays the fine).
+
+The strong policy
+-----------------
+``strong`` plays each discard for expected points. For every tile it could throw it
+measures the distance of what is left to a plain hand and to each target (清一色, 混一色, 大对子,
+七对子), the ukeire of the closest, and turns them into points with tables fitted from the
+engine's own play (``mjlab fit``, committed in ``engine/botdata/lishui/strong.json``):
+the chance to win from that distance, ukeire and live tiles, and what each kind of win
+brings under this variant's scoring, dealer or not, plus the stake a seat loses when
+someone else wins. Against that it weighs, per opponent, a logistic danger model of the
+chance that the tile is won on now (his melds and their suits, the kinds he discarded
+with their suji and neighbours, the copies unseen, the stage of the deal) times what
+feeding costs beyond a bystander's payment (犯枪, and the dealer's 底 when he feeds or
+wins), and the chance of being robbed of a 补杠 (抢杠: the kong player pays all three
+shares): it folds to safe tiles when the hand is worth less than the danger. 碰, 吃 and
+kongs are taken when the hand is worth more after them (with tuned biases). Its scalar
+weights are tuned by self-play against ``value`` (``mjlab tune lishui --policy
+strong``).
+It does not: search beyond the current decision, use the order of an opponent's
+discards, read an opponent's hand value or pace beyond the fitted features, plan several
+discards ahead (a target counts only through its distance); it does not use 统包 or 被跟 in
+its choices (they are paid as they fall).
 """
 
 from __future__ import annotations
@@ -50,7 +72,7 @@ from ..game import _hooks
 from ..game import _layout as L
 from . import _lishui as K
 from ._base import Pattern, RuleOption, Variant
-from ._mahjong import engine_rules
+from ._mahjong import engine_rules, strong_defaults
 from ._registry import register
 from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
 
@@ -183,13 +205,24 @@ money per seat (被跟, 误打财神, 犯枪, 统包 shift, kong money); all are
 
 SHAPES = ("standard", "seven_pairs", "buda")
 
-BONUS = dict(bonus_flush=3, bonus_triplets=3)
+BONUS = dict(flush=3, triplets=3)
 """Value-bot target bonuses in quarter tiles: 清一色 and 大对子 weigh 3/4 of a tile; 七对子
 and 不搭 are shapes every bot already counts in its distance. Measured against the
 efficiency bot (one value seat, three efficiency seats, same walls, N = 30,000 deals):
 these bonuses change the value seat's mean result by +0.00 +- 0.01 points a deal, a
 seven-pairs bonus costs -0.07 +- 0.03 and bonuses of 1.5 tiles cost -0.2: Lishui deals
 are short (discard wins, 财神, 白板 stand-in), so speed dominates."""
+
+
+BOT_TARGETS = dict(flush=("qingyise", "ziyise"), triplets=("daduizi",), pairs=("qiduizi",))
+"""The patterns of each strong-policy target (engine.fit)."""
+
+
+def bot_params(policy, rules) -> dict:
+    """Default bot parameters of ``policy`` (the value bot's target bonuses)."""
+    if policy == "strong":
+        return strong_defaults()
+    return dict(BONUS) if policy == "value" else {}
 
 
 def pack(rules) -> np.ndarray:
@@ -213,7 +246,6 @@ def pack(rules) -> np.ndarray:
         rot_draw_next=True,
         shapes=SHAPES,
         pass_lock=rules["pass_lock"] != "none",
-        **BONUS,
     )
     r[K.L_CAISHEN] = n
     r[K.L_BASE_CAP] = 9 if rules["base_cap"] == "9" else 0
@@ -525,5 +557,7 @@ VARIANT = register(
         score_hand=score_hand,
         recompute=recompute,
         score_flags=("tianhu", "dihu", "gangkai", "qianggang", "tongbao", "tongbao_xiajia"),
+        bot_params=bot_params,
+        bot_targets=BOT_TARGETS,
     )
 )

@@ -65,14 +65,51 @@ Engine simplifications
   another player 跑 onto his 啸; the discarder loses 吃 and 碰. Claims stop at 4 table
   groups and must leave a discardable card (forced 倾 / 啸 / 跑 are always made).
 - ``must_win`` changes what a bot may pass: the built-in bots declare every win except
-  the value bot's EV pass on another player's card (:mod:`engine.zipai._bots`).
+  the value and strong bots' EV pass on another player's card (:mod:`engine.zipai._bots`,
+  :mod:`engine.zipai._strong`).
 - With more seats than policies given, seat ``s`` uses policy ``s mod n``.
 - The first dealer of a match is drawn at random (MATCH stream).
+
+Bots
+----
+``random``, ``efficiency`` and ``value`` (:mod:`engine.zipai._bots`), and ``strong``
+(:mod:`engine.zipai._strong`; its fitted model and tuned parameters, with the commands
+that made them, in ``engine/botdata/luodisao/strong.json``). What ``strong`` does:
+
+- It values a hand as P(win) × points: P(win) from a table fitted on its own simulated
+  deals (``mjlab fit luodisao --policy strong``) by the hand's distance (cards missing
+  for 5 门子, one more while the certain 胡息 is short of 6), that 胡息's class and the
+  stock left; the points are the mean win times fitted factors of the certain 胡息 and of
+  the red cards held (黑胡, 一点朱, 红胡, 全红 as they come out of play).
+- It defends against 包赔 (a discard won on costs its discarder the win for every other
+  player). When a claim obliges it to discard, each card's score is the hand's value
+  after it times the chance nobody wins on it, less the expected payment of feeding;
+  the chance is a logistic model per opponent, fitted where the simulator knows every
+  hand, of what the seat can see: his table groups and their known 胡息, the cards in
+  his hand, his discards and whether one shares a group with the card, the card's rank,
+  size and colour, its copies unseen, the 王 unseen and the stock left (0 for an
+  opponent who showed a 王: he cannot win on a discard).
+- It makes an optional 碰 or 吃 (and picks the 吃 option) when the best discard after
+  it is worth more than the hand without it, by a tuned margin.
+- It passes an optional win on another player's card when the self-draw race (its
+  winning cards unseen, the flips left, each self-draw scored by the engine's scorer,
+  ×2 and every player pays) is worth more than the win now, net of what the others'
+  wins cost meanwhile.
+
+What it does not do: no search or roll-out (one discard deep, the value bot's distance);
+no per-opponent model of a win's value (the fitted mean payment) or of the hidden kinds
+of 倾 / 啸; no account of 冲明跑, 臭啸 or 过张 consequences of a claim it passes; no
+choice where the rules force (倾 / 啸 / 跑, 王 never discarded, a 王 holder wins only by
+self-draw) or in the 醒. The model is fitted and the parameters tuned at default rules
+only; under other rules it plays the same model (legal, and not measured there).
 
 Evidence: ``tests/test_luodisao.py`` (golden scoring of every group, factor, 醒 mode, 王
 win and payment rule), ``tests/test_luodisao_play.py`` (an event-log referee, stacked
 decks, conformance, determinism, exact P(天胡) against the evaluator and the simulation,
-the golden replay ``tests/golden/luodisao.txt``).
+the golden replay ``tests/golden/luodisao.txt``), ``tests/test_zipai_strong.py`` (the
+strong kernels against their definitions, determinism, the other policies' records
+unchanged, a refit against the committed model, the golden strong replay
+``tests/golden/luodisao-strong.txt``).
 """
 
 from __future__ import annotations
@@ -190,6 +227,24 @@ TUN_PER_XING = 3
 
 RED_HONGHU = (7, 9)
 """Red cards of 红胡 (more: 全红; RULEBOOK §4.6 rule 22)."""
+
+
+STRONG_DEFAULTS = {
+    "alpha": 1.0,
+    "keep": 0.5,
+    "peng_bias": 0.0,
+    "chi_bias": 0.0,
+    "colour": 1.0,
+    "survive": 0.9,
+    "pass_risk": 0.5,
+}
+"""The strong policy's starting parameters (engine.zipai._params); the tuned ones and the
+fitted model are in ``engine/botdata/luodisao/strong.json``."""
+
+
+def bot_params(policy, rules) -> dict:
+    """机器人参数 the default parameters of ``policy`` (only ``strong`` has any)."""
+    return dict(STRONG_DEFAULTS) if policy == "strong" else {}
 
 
 def pack(rules) -> np.ndarray:
@@ -327,6 +382,8 @@ VARIANT = register(
         long_name="祁阳落地扫 Qiyang luodisao (字牌)",
         version=1,
         family="zipai",
+        policies=("random", "efficiency", "value", "strong"),
+        bot_params=bot_params,
         options=OPTIONS,
         patterns=PATTERNS,
         extras=EXTRAS,

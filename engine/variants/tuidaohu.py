@@ -20,6 +20,26 @@ Engine simplifications
   pay his win amount once more (码跟底分).
 - 跟庄, 节节高 and the other room switches of §5.5 rule 20 are not modelled (off by
   default in the RULEBOOK).
+
+The strong policy
+-----------------
+``strong`` plays each discard for expected points. For every tile it could throw it
+measures the distance of what is left to a plain hand and to each target (清一色, 混一色, 对对胡,
+七对), the ukeire of the closest, and turns them into points with tables fitted from the
+engine's own play (``mjlab fit``, committed in ``engine/botdata/tuidaohu/strong.json``):
+the chance to win from that distance, ukeire and live tiles, and what each kind of win
+brings under this variant's scoring, dealer or not, plus the stake a seat loses when
+someone else wins. Wins are self-drawn only (unless ``dianpao``), so the threats it
+weighs are the chance that a 补杠 is robbed (抢杠, the kong player pays) and that a discard
+lets an opponent make a 明杠 and collect kong money (放杠), from a logistic model of the
+opponent's visible play; with ``dianpao`` the discard-win danger model applies as in the
+other variants. 碰, 吃 and kongs are taken when the hand is worth more after them (with
+tuned biases), counting kong money and the risk of being robbed. Its scalar weights are
+tuned by self-play against ``value`` (``mjlab tune tuidaohu --policy strong``).
+It does not: search beyond the current decision, use the order of an opponent's
+discards, read an opponent's hand value or pace beyond the fitted features, plan several
+discards ahead (a target counts only through its distance); it does not reason about the
+马 (horses), which pay as they fall.
 """
 
 from __future__ import annotations
@@ -29,7 +49,7 @@ import numpy as np
 from ..game import _hooks
 from . import _tuidaohu as K
 from ._base import Pattern, RuleOption, Variant
-from ._mahjong import engine_rules
+from ._mahjong import engine_rules, strong_defaults
 from ._registry import register
 from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
 
@@ -126,6 +146,21 @@ EXTRAS = (
 )
 
 
+VALUE_BOT = dict(flush=3, pairs=3, triplets=2)
+"""Value-bot target bonuses in quarter tiles (清一色, 七对子, 碰碰胡)."""
+
+
+BOT_TARGETS = dict(flush=("qingyise",), half=("hunyise",), triplets=("sianke",), pairs=("qidui",))
+"""The patterns of each strong-policy target (engine.fit)."""
+
+
+def bot_params(policy, rules) -> dict:
+    """Default bot parameters of ``policy`` (the value bot's target bonuses)."""
+    if policy == "strong":
+        return strong_defaults(kong_an=6.0, kong_add=3.0, kong_ming=3.0, feed_kong=3.0, rob=3.0)
+    return dict(VALUE_BOT) if policy == "value" else {}
+
+
 def pack(rules) -> np.ndarray:  # noqa: F821 - numpy array
     """Packed int64 rules for the kernel."""
     ghost = GHOSTS.index(rules["ghost"])
@@ -145,9 +180,6 @@ def pack(rules) -> np.ndarray:  # noqa: F821 - numpy array
         shapes=("standard", "seven_pairs", "thirteen_orphans"),
         rot_win_next=False,
         rot_draw_next=True,
-        bonus_flush=3,
-        bonus_pairs=3,
-        bonus_triplets=2,
         **wild,
     )
     r[K.T_DIANPAO] = int(rules["dianpao"])
@@ -294,5 +326,7 @@ VARIANT = register(
         score_flags=("tianhu", "gangkai", "qianggang", "fanggang"),
         exact=exact_tianhu,
         recompute=recompute,
+        bot_params=bot_params,
+        bot_targets=BOT_TARGETS,
     )
 )

@@ -37,6 +37,29 @@ Engine simplifications
 - Bots: a complete hand below the minimum is simply not declared and play goes on. The
   ``value`` bot aims at 台 through the shared targets (清一色 strongly, 混一色 and 对对胡)
   and keeps every 财神: it never throws a 财神 away to reach 无财.
+
+The strong policy
+-----------------
+``strong`` plays each discard for expected points. For every tile it could throw it
+measures the distance of what is left to a plain hand and to each target (清一色, 混一色, 对对胡,
+七对 where allowed), the ukeire of the closest, and turns them into points with tables
+fitted from the engine's own play (``mjlab fit``, committed in
+``engine/botdata/zhuji/strong.json``): the chance to win from that distance, ukeire and
+live tiles, and what each kind of win brings under this variant's scoring, dealer or
+not, plus the stake a seat loses when someone else wins. Against that it weighs, per
+opponent, a logistic danger model of the chance that the tile is won on now (his melds
+and their suits, the kinds he discarded with their suji and neighbours, the copies
+unseen, the stage, the 财神 kinds) times what feeding costs the discarder, who alone pays
+the 台, and the chance of being robbed of a 补杠: it folds to safe tiles when the hand is
+worth less than the danger. 碰, 吃 and kongs are taken when the hand is worth more after
+them (with tuned biases). Its scalar weights are tuned by self-play against ``value``
+(``mjlab tune zhuji --policy strong``).
+It does not: search beyond the current decision, use the order of an opponent's
+discards, read an opponent's hand value or pace beyond the fitted features, plan several
+discards ahead (a target counts only through its distance); the 3-台 minimum enters only
+through the fitted win chances and the weight of the plain-only chance (``mult.0``): it
+does not count the 台 a hand already holds from honor triplets or 财神, and it never throws
+a 财神 away for 无财.
 """
 
 from __future__ import annotations
@@ -52,7 +75,7 @@ from ..game import _hooks
 from ..game import _layout as L
 from . import _zhuji as K
 from ._base import Pattern, RuleOption, Variant
-from ._mahjong import engine_rules
+from ._mahjong import engine_rules, strong_defaults
 from ._registry import register
 from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
 
@@ -194,7 +217,7 @@ reading paid, the one whose pattern flags the record carries (the best declarabl
 most value, then most ordinary 台); complete hands refused during the deal for want of
 台."""
 
-BONUS = dict(bonus_flush=20, bonus_half=8, bonus_triplets=8)
+BONUS = dict(flush=20, half=8, triplets=8)
 """Value-bot target bonuses in quarter tiles: 清一色 (3 台, legal on its own) weighs five
 tiles of distance, 混一色 and 对对胡 (1 台, legal with honor triplets) two. Measured (N =
 20,000 deals, one value seat against three efficiency seats): +1.89 +- 0.03 points a
@@ -228,6 +251,17 @@ def _wild_setup(rules) -> dict:
     return dict(wild_mode=mode, wild_kinds=n, indicator=0, indicator_live=False)
 
 
+BOT_TARGETS = dict(flush=("qingyise",), half=("hunyise",), triplets=("duiduihu",), pairs=("qidui",))
+"""The patterns of each strong-policy target (engine.fit)."""
+
+
+def bot_params(policy, rules) -> dict:
+    """Default bot parameters of ``policy`` (the value bot's target bonuses)."""
+    if policy == "strong":
+        return strong_defaults()
+    return dict(BONUS) if policy == "value" else {}
+
+
 def pack(rules) -> np.ndarray:
     """Packed int64 rules for the kernel."""
     shapes = ("standard", "seven_pairs") if rules["seven_pairs"] else ("standard",)
@@ -242,7 +276,6 @@ def pack(rules) -> np.ndarray:
         rot_draw_next=False,
         shapes=shapes,
         pass_lock=rules["pass_lock"] != "none",
-        **BONUS,
         **_wild_setup(rules),
     )
     r[K.Z_CAISHEN] = rules["caishen"]
@@ -540,5 +573,7 @@ VARIANT = register(
         score_hand=score_hand,
         recompute=recompute,
         score_flags=("tianhu", "dihu", "gangkai", "qianggang"),
+        bot_params=bot_params,
+        bot_targets=BOT_TARGETS,
     )
 )

@@ -23,7 +23,8 @@ State arrays (all int64; seats 0..3, card kinds 0..19 and 20 = 王):
 - ``tab (4, MAX_GROUPS, 6)``: table groups ``(type T_*, a, b, c, d, 胡息)``, d = -1 for
   three cards;
 - ``ps (N_PS, 4)``: per seat: table groups, their 胡息 and red cards, 冲明跑 flag, 跑
-  made, whether the seat plays this deal;
+  made, whether the seat plays this deal, the win-check cache, and what the others
+  see of its play (discarded kinds, discards, 王 shown);
 - ``pk (N_PK, 4, 20)``: per seat and kind: table cards, index of the alike table group
   (-1 none), 过张 flags, table cards hidden from the others;
 - ``pile (2, 21)``: dead cards, and cards every player has seen (dead or shown on a
@@ -52,12 +53,14 @@ from ..game._layout import (
     C_WIN_TYPE,
     C_WINNER,
     N_COLS,
+    P_RANDOM,
+    P_STRONG,
     WIN_DISCARD,
     WIN_INSTANT,
     WIN_NONE,
     WIN_SELF_DRAW,
 )
-from ._bots import choose_chi, choose_discard, want_claim, want_win
+from ._bots import choose_chi, choose_discard, distance, want_claim, want_win
 from ._huxi import (
     KAN,
     N_TEMPLATES,
@@ -143,6 +146,8 @@ from ._layout import (
     Z_XING,
     Z_ZUOXING,
 )
+from ._observe import OBS_W, observe_danger, observe_hand, observe_outcome
+from ._params import M_LOSS, M_VBASE, S_CHI_BIAS, S_PASS_RISK, S_PENG_BIAS, S_SURVIVE
 from ._score import (
     HOW_DISCARD,
     HOW_FLIP,
@@ -161,15 +166,33 @@ from ._score import (
     _can_win,
     _pay_huangzhuang,
     _pay_win,
+    _score_win,
     _score_win_into,
     _upgrade_delta,
     _values,
     _xing_kind,
     score_scratch,
 )
+from ._strong import (
+    N_OSUM,
+    OS_DEALER,
+    OS_DMASK,
+    OS_NDISC,
+    OS_NHAND,
+    OS_NTAB,
+    OS_SEAT,
+    OS_THX,
+    OS_WSHOWN,
+    best_discard,
+    danger_features,
+    hold_ev,
+)
 
 PS_NTAB, PS_TH, PS_TR, PS_MINGPAO, PS_NPAO, PS_ACTIVE, PS_KEY, PS_ISO = range(8)
-N_PS = 8
+PS_DMASK, PS_NDISC, PS_WSHOWN = 8, 9, 10
+"""What every player sees of a seat: the kinds it discarded (bit set), its discards, the
+王 it turned up (shown in its hand)."""
+N_PS = 11
 PK_TCNT, PK_ALIKE, PK_GUO, PK_HIDDEN = range(4)
 N_PK = 4
 GUO_CLAIM = 1
@@ -200,7 +223,8 @@ PL_DEAD, PL_SEEN = 0, 1
     K_GUO,
     K_ACTIVE,
     K_ERROR,
-) = range(20)
+    K_NDISC,
+) = range(21)
 N_K = 24
 
 PHASE_DISCARD = 0
@@ -209,6 +233,9 @@ END = -1
 MAX_CARDS = 84
 MAX_OPTS = 48
 MAX_STEPS = 2000
+SSCR = 80
+"""Length of the strong policy's int64 scratch (slices: keep values 0:20, danger
+features 24:40, a claim's hand 40:61, a score 64:74)."""
 SURVIVE = 0.9
 """Value bot: the chance that a round of the other players ends without their win."""
 
@@ -240,6 +267,12 @@ def _ev(log, ctx, code, a, b, c, d):
 def _code(pols, i):
     """Policy code of seat ``i`` (the policies array is used cyclically)."""
     return pols[i % pols.shape[0]]
+
+
+@kernel(inline="always")
+def _bot(bots, pols, i):
+    """Parameter row of seat ``i`` (cyclic like the policies)."""
+    return bots[i % pols.shape[0]]
 
 
 @kernel(refcount=False)
@@ -450,16 +483,245 @@ def _p_self(rules, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, scr
 
 @kernel(refcount=False)
 def _decide_win(
-    rules, pols, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, how, scratch
-):
+    rules, pols, bots, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, c, how, scratch,
+    sscr,
+):  # fmt: skip
     """Whether seat ``q`` declares a possible win (rule 18 decides what is forced)."""
     mode = rules[Z_MUST_WIN]
     forced = mode == 1 or (mode == 0 and how == HOW_DISCARD and hand[q, WANG] == 0)
     pol = _code(pols, q)
     if forced or how == HOW_SELF or how == HOW_TIANHU:
         return want_win(pol, True, 0.0)
+    if pol == P_STRONG:
+        return _strong_win(
+            rules,
+            _bot(bots, pols, q),
+            values,
+            wvx0,
+            ws,
+            best2,
+            hand,
+            ps,
+            pk,
+            tab,
+            pile,
+            ctx,
+            q,
+            c,
+            how,
+            scratch,
+            sscr[64:74],
+        )
     p = _p_self(rules, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, scratch)
     return want_win(pol, False, p)
+
+
+@kernel(refcount=False)
+def _opp_summaries(rules, hand, ps, tab, ctx, p, osums):
+    """What seat ``p`` sees of each opponent in play, into the rows of ``osums`` (3,
+    N_OSUM); returns ``(opponents, 王 that p has not seen)``.
+
+    The known 胡息 of a table counts a face-down 啸 as 3 and a 倾 as 9 (the least they
+    can be worth); the cards in a hand are counted by everyone.
+    """
+    seats = ctx[K_SEATS]
+    zx = ctx[K_ZX]
+    n = 0
+    shown = 0
+    q = _next(p, seats, zx)
+    while q != p:
+        thx = 0
+        for i in range(ps[PS_NTAB, q]):
+            t = tab[q, i, 0]
+            if t == T_XIAO:
+                thx += 3
+            elif t == T_QING:
+                thx += 9
+            else:
+                thx += tab[q, i, 5]
+        nh = 0
+        for k in range(21):
+            nh += hand[q, k]
+        osums[n, OS_SEAT] = q
+        osums[n, OS_NTAB] = ps[PS_NTAB, q]
+        osums[n, OS_THX] = thx
+        osums[n, OS_DMASK] = ps[PS_DMASK, q]
+        osums[n, OS_NDISC] = ps[PS_NDISC, q]
+        osums[n, OS_DEALER] = 1 if q == ctx[K_DEALER] else 0
+        osums[n, OS_NHAND] = nh
+        osums[n, OS_WSHOWN] = ps[PS_WSHOWN, q]
+        shown += ps[PS_WSHOWN, q]
+        n += 1
+        q = _next(q, seats, zx)
+    return n, rules[Z_KINGS] - hand[p, WANG] - shown
+
+
+@kernel
+def _strong_discard(rules, bot, values, hand, ps, pk, tab, pile, ctx, p, bstate, kv, osums,
+                    sscr, scratch):  # fmt: skip
+    """The strong policy's discard for seat ``p`` (engine.zipai._strong.best_discard)."""
+    unseen = _unseen(hand, pk, pile, p, scratch)
+    n_opp, wu = _opp_summaries(rules, hand, ps, tab, ctx, p, osums)
+    k, _ = best_discard(
+        bot, hand[p], 5 - ps[PS_NTAB, p], _huxi_now(hand, ps, values, p), rules[Z_MIN_HUXI],
+        _red_total(hand, ps, p), unseen, values, ctx[K_NCARDS] - ctx[K_PTR], osums, n_opp, wu,
+        True, bstate, kv, sscr[0:20], sscr[24:40],
+    )  # fmt: skip
+    return k
+
+
+@kernel
+def _strong_claim_value(rules, bot, values, hand, ps, pk, tab, pile, ctx, q, h3, dtab, dhx,
+                        dred, kv, osums, sscr, scratch):  # fmt: skip
+    """``(points without the claim, points of the best discard after it)`` for seat ``q``.
+
+    ``h3`` (21,): the hand after the claim's cards are laid (before its discard); the
+    claim adds ``dtab`` table groups, ``dhx`` 胡息 and ``dred`` red cards (the claimed
+    card, now on the table).
+    """
+    unseen = _unseen(hand, pk, pile, q, scratch)
+    n_opp, wu = _opp_summaries(rules, hand, ps, tab, ctx, q, osums)
+    need = 5 - ps[PS_NTAB, q]
+    hx = _huxi_now(hand, ps, values, q)
+    red = _red_total(hand, ps, q)
+    live = ctx[K_NCARDS] - ctx[K_PTR]
+    mh = rules[Z_MIN_HUXI]
+    keep = hold_ev(bot, hand[q], need, hx, mh, red, unseen, values, live, kv)
+    _, take = best_discard(
+        bot, h3, need - dtab, hx + dhx, mh, red + dred, unseen, values, live, osums, n_opp,
+        wu, True, bstate_none(), kv, sscr[0:20], sscr[24:40],
+    )  # fmt: skip
+    return keep, take
+
+
+@kernel(inline="always")
+def bstate_none():
+    """An empty bot stream: evaluations that need no random choice."""
+    return np.empty(0, np.uint64)
+
+
+@kernel
+def _strong_peng(rules, bot, values, hand, ps, pk, tab, pile, ctx, q, c, kv, osums, sscr,
+                 scratch):  # fmt: skip
+    """Whether the strong seat ``q`` makes an optional 碰 of ``c``."""
+    h3 = sscr[40:61]
+    for k in range(21):
+        h3[k] = hand[q, k]
+    h3[c] -= 2
+    keep, take = _strong_claim_value(
+        rules, bot, values, hand, ps, pk, tab, pile, ctx, q, h3, 1, values[PENG, c // 10],
+        RED[c], kv, osums, sscr, scratch,
+    )  # fmt: skip
+    return take - keep > bot[S_PENG_BIAS] * bot[M_VBASE]
+
+
+@kernel
+def _strong_chi(rules, bot, values, hand, ps, pk, tab, pile, ctx, q, c, opts, ng, nopt, kv,
+                osums, sscr, scratch):  # fmt: skip
+    """The strong seat's 吃 of ``c``: the option index, or -1 to pass."""
+    h3 = sscr[40:61]
+    best = -np.inf
+    besti = -1
+    keep = 0.0
+    for i in range(nopt):
+        for k in range(21):
+            h3[k] = hand[q, k]
+        hx = 0
+        for g in range(ng[i]):
+            for j in range(2, 5):
+                h3[opts[i, g, j]] -= 1
+            hx += values[opts[i, g, 0], opts[i, g, 1]]
+        h3[c] += 1
+        keep, take = _strong_claim_value(
+            rules, bot, values, hand, ps, pk, tab, pile, ctx, q, h3, ng[i], hx, RED[c], kv,
+            osums, sscr, scratch,
+        )  # fmt: skip
+        if take > best:
+            best = take
+            besti = i
+    if besti >= 0 and best - keep > bot[S_CHI_BIAS] * bot[M_VBASE]:
+        return besti
+    return -1
+
+
+@kernel
+def _strong_win(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, c, how,
+                scratch, out):  # fmt: skip
+    """Whether the strong seat ``q`` declares an optional win on another player's card.
+
+    It passes when ``P(self-draw) x V(self-draw) - (1 - P) x pass_risk x (what each
+    player pays on the others' wins)`` beats the win now, every value from the engine's
+    scorer (醒 counted under 跟醒, where it depends only on the winning card).
+    """
+    gen = rules[Z_XING] == 0
+    up = _up_type(tab, pk, q, c)
+    xk = c if gen else -1
+    _score_win(rules, hand[q], hand[q, WANG], ps[PS_NTAB, q], ps[PS_TH, q], ps[PS_TR, q],
+               pk[PK_TCNT, q], c, how, up, False, xk, False, 0, ws, out)  # fmt: skip
+    now = out[O_VALUE]
+    if now < 0:
+        return True
+    unseen = _unseen(hand, pk, pile, q, scratch)
+    total = 0
+    good = 0
+    vsum = 0.0
+    for x in range(20):
+        total += unseen[x]
+        if unseen[x] > 0 and _win_check(
+            rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, x, HOW_SELF
+        ):
+            _score_win(rules, hand[q], hand[q, WANG], ps[PS_NTAB, q], ps[PS_TH, q],
+                       ps[PS_TR, q], pk[PK_TCNT, q], x, HOW_SELF, _up_type(tab, pk, q, x),
+                       False, x if gen else -1, False, 0, ws, out)  # fmt: skip
+            if out[O_VALUE] > 0:
+                good += unseen[x]
+                vsum += unseen[x] * out[O_VALUE]
+    if total <= 0 or good <= 0:
+        return True
+    w = good / total
+    flips = (ctx[K_NCARDS] - ctx[K_PTR]) // max(ctx[K_ACTIVE], 1)
+    surv = bot[S_SURVIVE]
+    p = 0.0
+    alive = 1.0
+    for _ in range(flips):
+        alive *= surv
+        p += alive * w
+        alive *= 1.0 - w
+    later = p * vsum / good - (1.0 - p) * bot[S_PASS_RISK] * bot[M_LOSS + 1]
+    return later <= now
+
+
+@kernel
+def _observe_discard(rules, pol, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, p, k,
+                     kv, osums, sscr, scratch, obs):  # fmt: skip
+    """Observation rows (engine.zipai._observe) around seat ``p``'s discard of ``k``:
+    danger rows before it (one deal discard in two), then its O_HAND row (the card is
+    out of the hand when this is called).
+    """
+    fi = sscr[24:40]
+    live = ctx[K_NCARDS] - ctx[K_PTR]
+    if ctx[K_NDISC] % 2 == 0:
+        hand[p, k] += 1
+        unseen = _unseen(hand, pk, pile, p, scratch)
+        n_opp, wu = _opp_summaries(rules, hand, ps, tab, ctx, p, osums)
+        for j in range(n_opp):
+            o = osums[j, OS_SEAT]
+            for x in range(20):
+                if hand[p, x] != 1 and hand[p, x] != 2:
+                    continue
+                n = danger_features(osums[j], x, unseen[x], wu, live, fi)
+                lab = 1 if _win_check(
+                    rules, values, wvx0, ws, best2, hand, ps, pk, tab, o, x, HOW_DISCARD
+                ) else 0  # fmt: skip
+                observe_danger(obs, p, o, x, lab, fi, n)
+        hand[p, k] -= 1
+    if pol == P_RANDOM:
+        return
+    unseen = _unseen(hand, pk, pile, p, scratch)
+    hx = _huxi_now(hand, ps, values, p)
+    d = distance(hand[p], 5 - ps[PS_NTAB, p], hx, rules[Z_MIN_HUXI], unseen, values, kv)
+    observe_hand(obs, p, 1 if p == ctx[K_DEALER] else 0, live, d, hx, _red_total(hand, ps, p),
+                 ps[PS_NTAB, p])  # fmt: skip
 
 
 @kernel
@@ -731,6 +993,9 @@ def _claims(
     used,
     scratch,
     log,
+    bots,
+    osums,
+    sscr,
 ):
     """Claims on a shown card ``c`` of seat ``owner`` (rule 9, all but 倾 and 啸).
 
@@ -745,8 +1010,9 @@ def _claims(
     while q != owner:
         if _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, c, how):
             if _decide_win(
-                rules, pols, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, how, scratch
-            ):
+                rules, pols, bots, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, c,
+                how, scratch, sscr,
+            ):  # fmt: skip
                 ctx[K_WINNER] = q
                 return END
             _ev(log, ctx, EV_DECLINE, q, c, 0, 0)
@@ -797,16 +1063,36 @@ def _claims(
             and _free_after(hand, q, c, 2)
         ):
             pol = _code(pols, q)
-            if want_claim(
-                pol,
-                hand[q],
-                c,
-                2,
-                values[PENG, c // 10],
-                _huxi_now(hand, ps, values, q),
-                rules[Z_MIN_HUXI],
-                bstate,
-            ):
+            if pol == P_STRONG:
+                take = _strong_peng(
+                    rules,
+                    _bot(bots, pols, q),
+                    values,
+                    hand,
+                    ps,
+                    pk,
+                    tab,
+                    pile,
+                    ctx,
+                    q,
+                    c,
+                    kv,
+                    osums,
+                    sscr,
+                    scratch,
+                )
+            else:
+                take = want_claim(
+                    pol,
+                    hand[q],
+                    c,
+                    2,
+                    values[PENG, c // 10],
+                    _huxi_now(hand, ps, values, q),
+                    rules[Z_MIN_HUXI],
+                    bstate,
+                )
+            if take:
                 hand[q, c] -= 2
                 _lay(tab, ps, pk, pile, q, T_PENG, c, c, c, -1, values[PENG, c // 10], 3)
                 _ev(log, ctx, EV_PENG, q, c, owner, 0)
@@ -836,19 +1122,41 @@ def _claims(
                     m += 1
             if m > 0:
                 pol = _code(pols, q)
-                pick = choose_chi(
-                    pol,
-                    hand[q],
-                    c,
-                    opts,
-                    ng,
-                    m,
-                    values,
-                    _huxi_now(hand, ps, values, q),
-                    rules[Z_MIN_HUXI],
-                    bstate,
-                    h2,
-                )
+                if pol == P_STRONG:
+                    pick = _strong_chi(
+                        rules,
+                        _bot(bots, pols, q),
+                        values,
+                        hand,
+                        ps,
+                        pk,
+                        tab,
+                        pile,
+                        ctx,
+                        q,
+                        c,
+                        opts,
+                        ng,
+                        m,
+                        kv,
+                        osums,
+                        sscr,
+                        scratch,
+                    )
+                else:
+                    pick = choose_chi(
+                        pol,
+                        hand[q],
+                        c,
+                        opts,
+                        ng,
+                        m,
+                        values,
+                        _huxi_now(hand, ps, values, q),
+                        rules[Z_MIN_HUXI],
+                        bstate,
+                        h2,
+                    )
                 if pick >= 0:
                     if peng_passer >= 0 and peng_passer != q:
                         pk[PK_GUO, peng_passer, c] |= GUO_CLAIM
@@ -916,6 +1224,10 @@ def play_deal(
     sq,
     wvx_s,
     gcounts,
+    bots,
+    osums,
+    sscr,
+    obs,
 ):
     """一局 one deal: play it and write its record row ``rec (N_COLS,)``.
 
@@ -928,8 +1240,10 @@ def play_deal(
     Every work array comes from :func:`play_match` (one set per match, nothing is
     allocated here): ``values`` the 胡息 table (:func:`_values`), ``states`` uint64
     (2, 4) for the WALL and BOTS streams, ``kings_held`` int64 (4,), and ``sq``,
-    ``wvx_s``, ``gcounts`` for :func:`_score_win_into`.
-    Returns the winner (-1 for 黄庄).
+    ``wvx_s``, ``gcounts`` for :func:`_score_win_into`; ``bots``: the seats' parameter
+    rows (engine.zipai._params); ``osums`` int64 (3, N_OSUM) and ``sscr`` int64 (SSCR,)
+    scratch of the strong policy; ``obs``: the observation buffer (engine.zipai._observe;
+    one row: off). Returns the winner (-1 for 黄庄).
     """
     seats = rules[Z_SEATS]
     kings = rules[Z_KINGS]
@@ -1025,20 +1339,40 @@ def play_deal(
         res = 0
         if phase == PHASE_DISCARD:
             p = cur
-            hx = _huxi_now(hand, ps, values, p)
-            _fill_unseen(hand, pk, pile, p, scratch)
-            unseen = scratch
-            k = choose_discard(
-                _code(pols, p),
-                hand[p],
-                unseen,
-                values,
-                hx,
-                rules[Z_MIN_HUXI],
-                _red_total(hand, ps, p),
-                bstate,
-                kv,
-            )
+            pol = _code(pols, p)
+            if pol == P_STRONG:
+                k = _strong_discard(
+                    rules,
+                    _bot(bots, pols, p),
+                    values,
+                    hand,
+                    ps,
+                    pk,
+                    tab,
+                    pile,
+                    ctx,
+                    p,
+                    bstate,
+                    kv,
+                    osums,
+                    sscr,
+                    scratch,
+                )
+            else:
+                hx = _huxi_now(hand, ps, values, p)
+                _fill_unseen(hand, pk, pile, p, scratch)
+                unseen = scratch
+                k = choose_discard(
+                    pol,
+                    hand[p],
+                    unseen,
+                    values,
+                    hx,
+                    rules[Z_MIN_HUXI],
+                    _red_total(hand, ps, p),
+                    bstate,
+                    kv,
+                )
             if k < 0:
                 # 死守: nothing may be discarded (rule 13).
                 ctx[K_SISHOU] += 1
@@ -1046,10 +1380,16 @@ def play_deal(
                 res = PHASE_FLIP * 8 + _next(p, seats, zx)
             else:
                 hand[p, k] -= 1
+                if obs.shape[0] > 1:
+                    _observe_discard(rules, pol, values, wvx0, ws, best2, hand, ps, pk, tab, pile,
+                                     ctx, p, k, kv, osums, sscr, scratch, obs)  # fmt: skip
+                ctx[K_NDISC] += 1
+                ps[PS_DMASK, p] |= 1 << k
+                ps[PS_NDISC, p] += 1
                 _ev(log, ctx, EV_DISCARD, p, k, 0, 0)
                 res = _claims(
                     rules, pols, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx,
-                    p, k, False, bstate, opts, ng, kv, h2, used, scratch, log,
+                    p, k, False, bstate, opts, ng, kv, h2, used, scratch, log, bots, osums, sscr,
                 )  # fmt: skip
                 if res == END:
                     q = ctx[K_WINNER]
@@ -1070,8 +1410,8 @@ def play_deal(
             _ev(log, ctx, EV_FLIP, p, c, 0, 0)
             if _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, p, c, HOW_SELF):
                 if _decide_win(
-                    rules, pols, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, p,
-                    HOW_SELF, scratch,
+                    rules, pols, bots, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, p,
+                    c, HOW_SELF, scratch, sscr,
                 ):  # fmt: skip
                     _record_win(
                         rules, values, ws, hand, ps, pk, tab, pile, stock, ctx, p, c,
@@ -1084,6 +1424,7 @@ def play_deal(
             if c == WANG:
                 # A 王 turned up goes into the hand, shown (rule 14); then a discard.
                 hand[p, WANG] += 1
+                ps[PS_WSHOWN, p] += 1
                 res = PHASE_DISCARD * 8 + p
             else:
                 up = _up_type(tab, pk, p, c)
@@ -1113,7 +1454,8 @@ def play_deal(
                 else:
                     res = _claims(
                         rules, pols, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx,
-                        p, c, True, bstate, opts, ng, kv, h2, used, scratch, log,
+                        p, c, True, bstate, opts, ng, kv, h2, used, scratch, log, bots, osums,
+                        sscr,
                     )  # fmt: skip
                     if res == END:
                         q = ctx[K_WINNER]
@@ -1152,6 +1494,8 @@ def play_deal(
         rec[C_EXTRA + X_XING_CARD] = -1
     for s in range(seats):
         _ev(log, ctx, EV_PAY, s, rec[C_DELTA + s], 0, 0)
+    if obs.shape[0] > 1:
+        observe_outcome(obs, winner, rec[C_DELTA : C_DELTA + 4], rec[C_WIN_TYPE])
     if final.shape[0] > FZ_INFO:
         for s in range(seats):
             for k in range(21):
@@ -1167,15 +1511,18 @@ def play_deal(
 
 @kernel
 def play_match(
-    rules, policies, seed, match, n_deals, rec_out, final_out, log, log_deal, deck, first_dealer
-):
+    rules, policies, seed, match, n_deals, rec_out, final_out, log, log_deal, deck, first_dealer,
+    bots, obs,
+):  # fmt: skip
     """一场 one match: play its first ``n_deals`` deals; rows go to ``rec_out``.
 
     ``final_out``: int16 (n_deals, N_ZONES, 21) to receive where every card ended, or an
     array of another first dimension to skip that; ``log``: the replay log (int32
     (MAX_EVENTS, EVENT_COLS)) filled for deal ``log_deal``; ``deck``: a stacked deck for
     every deal (see :func:`play_deal`; empty: shuffle); ``first_dealer``: the first
-    dealer, or -1 to draw it (MATCH stream). Returns the errors met (0).
+    dealer, or -1 to draw it (MATCH stream); ``bots``: the seats' parameter rows
+    (float64 (4, N_BOT)); ``obs``: an observation buffer (engine.zipai._observe; an
+    array of one row: off). Returns the errors met (0).
     """
     seats = rules[Z_SEATS]
     values = _values(rules)
@@ -1204,6 +1551,8 @@ def play_match(
     states = np.zeros((2, 4), np.uint64)
     kings_held = np.zeros(4, np.int64)
     sq, wvx_s, gcounts = score_scratch()
+    osums = np.zeros((3, N_OSUM), np.int64)
+    sscr = np.zeros(SSCR, np.int64)
     ms = np.empty(4, np.uint64)
     rng.seed_state(ms, seed, match, 0, rng.MATCH)
     dealer = rng.below(ms, seats)
@@ -1225,6 +1574,7 @@ def play_match(
             rules, policies, values, seed, match, d, dealer, streak, zx, deck, hand, ps, pk,
             tab, pile, stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used, scratch, out,
             delta, zmoney, row, fin, log, logging, states, kings_held, sq, wvx_s, gcounts,
+            bots, osums, sscr, obs,
         )  # fmt: skip
         errors += ctx[K_ERROR]
         for i in range(N_COLS):
@@ -1246,17 +1596,19 @@ def play_match(
 
 
 @parallel_kernel
-def play_matches(rules, policies, seed, match_lo, n_matches, match_len, n_last, tab, rec_out):
+def play_matches(rules, policies, bots, seed, match_lo, n_matches, match_len, n_last, tab, rec_out):
     """多场 matches ``match_lo .. match_lo + n_matches - 1``, played in parallel.
 
     Same signature as the mahjong family's :func:`engine.game._loop.play_matches`
-    (``tab``, the mahjong hand tables, is not used). Each match has ``match_len`` deals
+    (``tab``, the mahjong hand tables, is not used; ``bots`` holds the seats' parameter
+    rows, read by the strong policy). Each match has ``match_len`` deals
     except the last, which has ``n_last``; rows go to ``rec_out`` at
     ``(m - match_lo) * match_len``.
     """
     no_final = np.zeros((0, 1, 1), np.int16)
     no_log = np.zeros((1, 5), np.int32)
     no_deck = np.zeros(0, np.int64)
+    no_obs = np.zeros((1, OBS_W), np.int64)
     errors = np.zeros(n_matches, np.int64)
     for i in numba.prange(n_matches):
         n = match_len if i < n_matches - 1 else n_last
@@ -1273,5 +1625,25 @@ def play_matches(rules, policies, seed, match_lo, n_matches, match_len, n_last, 
             -1,
             no_deck,
             -1,
+            bots,
+            no_obs,
         )
     return errors.sum()
+
+
+@kernel
+def observe_matches(rules, policies, bots, seed, match_lo, n_matches, match_len, rec_out, obs):
+    """Play matches ``match_lo ..`` one after another, writing observation rows to ``obs``
+    (engine.zipai._observe; rows ``(m - match_lo) * match_len`` of ``rec_out``).
+    """
+    no_final = np.zeros((0, 1, 1), np.int16)
+    no_log = np.zeros((1, 5), np.int32)
+    no_deck = np.zeros(0, np.int64)
+    errors = 0
+    for i in range(n_matches):
+        lo = i * match_len
+        errors += play_match(
+            rules, policies, seed, match_lo + i, match_len, rec_out[lo : lo + match_len],
+            no_final, no_log, -1, no_deck, -1, bots, obs,
+        )  # fmt: skip
+    return errors

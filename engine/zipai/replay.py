@@ -39,7 +39,7 @@ def replay_events(
     from ..records import check_replay_args, replayed_deal
     from ..variants import get
     from ._loop import play_match
-    from .testing import _policy_codes
+    from .testing import _seat_bots
 
     v = get(variant)
     if v.family != "zipai":
@@ -48,14 +48,17 @@ def replay_events(
     resolved = v.resolve(rules)
     packed = v.pack(resolved)
     try:
-        pols = _policy_codes(v, resolved, policies)
+        pols, bots = _seat_bots(v, resolved, policies)
     except ValueError:
         raise UsageError(f"unknown policy in {policies!r}; policies: {v.policies}") from None
     n = deal + 1
     rec = np.zeros((n, L.N_COLS), np.int32)
     final = np.zeros((n, Z.N_ZONES, 21), np.int16)
     log = np.zeros((Z.MAX_EVENTS, Z.EVENT_COLS), np.int32)
-    play_match(packed, pols, seed, match, n, rec, final, log, deal, np.zeros(0, np.int64), -1)
+    no_obs = np.zeros((1, 1), np.int64)
+    play_match(
+        packed, pols, seed, match, n, rec, final, log, deal, np.zeros(0, np.int64), -1, bots, no_obs
+    )
     return replayed_deal(v, resolved, rec, log, final, seed=seed, match=match, deal=deal)
 
 

@@ -123,7 +123,7 @@ def play_deck(
     from ..variants import get
     from ._loop import play_match
     from .replay import render
-    from .testing import _policy_codes
+    from .testing import _seat_bots
 
     v = get(variant)
     resolved = v.resolve(rules)
@@ -139,11 +139,13 @@ def play_deck(
         kings=resolved["kings"],
         zuoxing=resolved["zuoxing"],
     )
-    pols = _policy_codes(v, resolved, policies)
+    pols, bots = _seat_bots(v, resolved, policies)
     rec = np.zeros((1, L.N_COLS), np.int32)
     final = np.zeros((1, Z.N_ZONES, 21), np.int16)
     log = np.zeros((Z.MAX_EVENTS, Z.EVENT_COLS), np.int32)
-    play_match(packed, pols, seed, 0, 1, rec, final, log, 0, deck, dealer)
+    play_match(
+        packed, pols, seed, 0, 1, rec, final, log, 0, deck, dealer, bots, np.zeros((1, 1), np.int64)
+    )
     used = int(np.flatnonzero(log[:, 0])[-1]) + 1 if log[:, 0].any() else 0
     frame = to_frame(
         rec,

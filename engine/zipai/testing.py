@@ -48,6 +48,17 @@ def _policy_codes(variant, resolved, policies) -> np.ndarray:
     return np.array([L.POLICY_NAMES.index(p) for p in names], np.int64)
 
 
+def _seat_bots(variant, resolved, policies) -> tuple[np.ndarray, np.ndarray]:
+    """``(policy codes, parameter rows)`` of the seats (:func:`engine.bots.seat_bots`; the
+    rows follow the codes, which the kernel uses cyclically).
+    """
+    from ..bots import seat_bots
+
+    codes = _policy_codes(variant, resolved, policies)
+    _, rows = seat_bots(variant, resolved, [L.POLICY_NAMES[c] for c in codes])
+    return codes, rows
+
+
 def play_with_state(
     variant: str,
     matches: int,
@@ -69,7 +80,7 @@ def play_with_state(
     v = get_variant(variant)
     resolved = v.resolve(rules)
     packed = v.pack(resolved)
-    pols = _policy_codes(v, resolved, policies)
+    pols, bots = _seat_bots(v, resolved, policies)
     n = matches * match_length
     rec = np.zeros((n, L.N_COLS), np.int32)
     final = np.zeros((n, Z.N_ZONES, 21), np.int16)
@@ -89,6 +100,8 @@ def play_with_state(
             -1,
             np.zeros(0, np.int64),
             -1,
+            bots,
+            np.zeros((1, 1), np.int64),
         )
     idx = np.arange(n)
     frame = to_frame(

@@ -1,0 +1,244 @@
+"""The bot ladder: each policy against the one below it, in duplicate seating.
+
+``ladder(variant)`` plays each adjacent pair of policies (``random`` < ``efficiency`` <
+``value`` < ``strong``, as far as the variant has them): the stronger policy in one
+seat, the weaker in the others, the stronger one in each seat in turn on the same
+walls (the engine's per-deal streams deal the same tiles in every seating). Per rung
+it gives the stronger policy's edge per deal and per match, and, side by side for the
+two, the win rate, the deal-in rate (wins fed by a discard or a robbed kong; in 字牌 a
+discard won on, 包赔, not a card its seat flipped), the draw rate and the mean value per
+win, with the difference of the two and its interval.
+
+Every interval takes the match, averaged over the seatings, as its unit (the deals of
+a match depend on each other through the dealer and his streak; the seatings of one
+match share its walls), with ratio estimators for per-deal and per-win figures. A rung
+*holds* when the edge's interval lies above 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _st
+
+from engine.errors import UsageError
+
+__all__ = ["LADDER", "Ladder", "ladder"]
+
+LADDER = ("random", "efficiency", "value", "strong")
+"""Policies from weakest to strongest."""
+
+
+def _ratio(y: np.ndarray, x: np.ndarray, level: float) -> tuple[float, float, float]:
+    """Ratio ``sum y / sum x`` over clusters with a linearised standard error: est, lo, hi."""
+    n = y.size
+    sx = x.sum()
+    if sx <= 0:
+        return math.nan, math.nan, math.nan
+    r = float(y.sum() / sx)
+    if n < 2:
+        return r, math.nan, math.nan
+    u = y - r * x
+    se = float(math.sqrt((u * u).sum() / (n * (n - 1))) / x.mean())
+    q = float(_st.t.ppf(0.5 + level / 2, n - 1))
+    return r, r - q * se, r + q * se
+
+
+@dataclass
+class Ladder:
+    """The ladder of one variant: ``rungs`` (one row per adjacent pair) and its identity."""
+
+    variant: str
+    rules: dict
+    deals: int
+    seed: int
+    level: float
+    rungs: pd.DataFrame = field(repr=False)
+
+    def holds(self) -> bool:
+        """Whether every rung's edge interval lies above 0."""
+        return bool((self.rungs["edge_lo"] > 0).all())
+
+    def to_dict(self) -> dict:
+        """A JSON-able form (``mjlab ladder --json``)."""
+        from analysis._util import jsonable
+
+        return {
+            "variant": self.variant,
+            "rules": self.rules,
+            "deals_per_seating": self.deals,
+            "seed": self.seed,
+            "level": self.level,
+            "holds": self.holds(),
+            "rungs": jsonable(self.rungs),
+        }
+
+    def text(self) -> str:
+        """The ladder as plain-language lines."""
+        lines = [
+            f"{self.variant}: duplicate seating, {self.deals:,} deals per seating, seed "
+            f"{self.seed}, {self.level:.0%} intervals (unit: the match)"
+        ]
+        for r in self.rungs.itertuples():
+            verdict = (
+                "holds"
+                if r.edge_lo > 0
+                else ("reversed" if r.edge_hi < 0 else "tied: not resolved")
+            )
+            lines.append(
+                f"  {r.strong} over {r.weak}: {r.edge:+.3f} [{r.edge_lo:+.3f}, {r.edge_hi:+.3f}] "
+                f"points per deal, {r.match_edge:+.2f} [{r.match_lo:+.2f}, {r.match_hi:+.2f}] "
+                f"per match ({verdict})"
+            )
+            for side in ("strong", "weak"):
+                name = getattr(r, side)
+                lines.append(
+                    f"    {name:10s} win {getattr(r, side + '_win'):.3f}  deal-in "
+                    f"{getattr(r, side + '_dealin'):.3f}  value/win "
+                    f"{getattr(r, side + '_value'):.2f}"
+                )
+            lines.append(
+                f"    deal-in difference {r.dealin_diff:+.4f} [{r.dealin_lo:+.4f}, "
+                f"{r.dealin_hi:+.4f}]; win difference {r.win_diff:+.4f} [{r.win_lo:+.4f}, "
+                f"{r.win_hi:+.4f}]; draws {r.draw_rate:.3f}"
+            )
+        return "\n".join(lines)
+
+
+def _rung(variant, resolved, strong, weak, deals, seed, workers, match_length, bar, level, params):
+    from analysis import schema
+    from engine.run import simulate
+
+    seats = variant.n_players(resolved)
+    acc: dict[str, np.ndarray] = {}
+    for s in range(seats):
+        pols = [weak] * seats
+        pols[s] = strong
+        over = {i: params[p] for i, p in enumerate(pols) if p in params}
+        run = simulate(
+            variant.name, deals, seed=seed, rules=resolved, policies=pols, workers=workers,
+            progress=False, match_length=match_length, bot_params=over or None,
+        )  # fmt: skip
+        df = run.to_pandas()
+        lay = schema.layout(df)
+        d = schema.deltas(df, lay)
+        winner = df["winner"].to_numpy()
+        disc = df["discarder"].to_numpy()
+        if "win_on_flip" in df:  # 字牌: a win on a flipped card is paid by all, not fed
+            disc = np.where(df["win_on_flip"].to_numpy() == 1, -1, disc)
+        value = df["value"].to_numpy().astype(np.float64)
+        match = df["match"].to_numpy()
+        is_s = winner == s
+        is_f = (winner >= 0) & ~is_s
+        parts = {
+            "n": np.ones(len(df)),
+            "delta": d[:, s].astype(np.float64),
+            "s_win": is_s.astype(float),
+            "f_win": is_f.astype(float) / (seats - 1),
+            "s_dealin": (disc == s).astype(float),
+            "f_dealin": ((disc >= 0) & (disc != s)).astype(float) / (seats - 1),
+            "s_value": np.where(is_s, value, 0.0),
+            "f_value": np.where(is_f, value, 0.0),
+            "f_wins": is_f.astype(float),
+            "draw": (winner < 0).astype(float),
+        }
+        for k, x in parts.items():
+            sums = np.bincount(match, weights=x)
+            acc[k] = sums if k not in acc else acc[k] + sums
+        if bar is not None:
+            bar.update(deals)
+    n = acc["n"]
+    edge, lo, hi = _ratio(acc["delta"], n, level)
+    mbar = float(n.mean()) / seats
+    row = {"strong": strong, "weak": weak, "seatings": seats, "matches": int(n.size)}
+    row.update(edge=edge, edge_lo=lo, edge_hi=hi)
+    row.update(match_edge=edge * mbar, match_lo=lo * mbar, match_hi=hi * mbar)
+    for side, key in (("strong", "s"), ("weak", "f")):
+        row[side + "_win"] = _ratio(acc[key + "_win"], n, level)[0]
+        row[side + "_dealin"] = _ratio(acc[key + "_dealin"], n, level)[0]
+        wins = acc["s_win"] if key == "s" else acc["f_wins"]
+        row[side + "_value"] = _ratio(acc[key + "_value"], wins, level)[0]
+    for what in ("win", "dealin"):
+        diff, dlo, dhi = _ratio(acc["s_" + what] - acc["f_" + what], n, level)
+        row[what + "_diff"], row[what + "_lo"], row[what + "_hi"] = diff, dlo, dhi
+    row["draw_rate"] = _ratio(acc["draw"], n, level)[0]
+    return row
+
+
+def ladder(
+    variant: str,
+    deals: int = 40_000,
+    seed: int = 1,
+    rules: dict | None = None,
+    policies: Sequence[str] | None = None,
+    workers: int | None = None,
+    match_length: int = 16,
+    level: float = 0.95,
+    progress: bool = True,
+    params: dict | None = None,
+) -> Ladder:
+    """Play the ladder of ``variant`` (module docstring); ``deals`` per seating.
+
+    ``policies`` (weakest first) defaults to the variant's policies in LADDER order;
+    ``params`` maps a policy to parameter overrides for every seat playing it.
+    """
+    from engine.variants import get
+
+    v = get(variant)
+    resolved = v.resolve(rules)
+    if policies is None:
+        policies = [p for p in LADDER if p in v.policies]
+    policies = list(policies)
+    for p in policies:
+        if p not in v.policies:
+            raise UsageError(f"unknown policy {p!r}; policies: {', '.join(v.policies)}")
+    if len(policies) < 2:
+        raise UsageError("a ladder needs at least two policies")
+    if isinstance(deals, bool) or not isinstance(deals, int) or deals < 2 * match_length:
+        raise UsageError(f"--deals must be an integer of at least {2 * match_length}")
+    seats = v.n_players(resolved)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        total = deals * seats * (len(policies) - 1)
+        bar = tqdm(total=total, unit="deal", unit_scale=True, desc=f"ladder {variant}")
+    try:
+        rows = [
+            _rung(v, resolved, hi, lo, deals, seed, workers, match_length, bar, level, params or {})
+            for lo, hi in zip(policies, policies[1:], strict=False)
+        ]
+    finally:
+        if bar is not None:
+            bar.close()
+    return Ladder(v.name, resolved, deals, seed, level, pd.DataFrame(rows))
+
+
+def run_cli(args) -> int:
+    """Handle ``mjlab ladder VARIANT [--deals N] [--seed S] [--json]``."""
+    import json
+    import sys
+
+    from engine.bots import load_params
+    from engine.variants import get, parse_rule_args
+
+    rules = parse_rule_args(args.rule, args.rules)
+    pols = args.policies.split(",") if args.policies else None
+    params = None
+    if args.bot_params:
+        data = load_params(args.bot_params, get(args.variant))
+        params = {data["bot"]["policy"]: {**(data.get("model") or {}), **data["params"]}}
+    lad = ladder(
+        args.variant, deals=args.deals, seed=args.seed, rules=rules, policies=pols,
+        workers=args.workers, progress=not args.quiet, params=params,
+    )  # fmt: skip
+    if args.json:
+        json.dump(lad.to_dict(), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(lad.text())
+    return 0

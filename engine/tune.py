@@ -1,0 +1,312 @@
+"""Tuning a policy's parameters by self-play (``mjlab tune``), with CMA-ES (``cma``).
+
+A candidate parameter vector plays in one seat against the *field*, the policy a rung
+below on the ladder (``strong`` against ``value``, ``value`` against ``efficiency``), in
+duplicate seating: the candidate sits in each seat in turn on the same walls, and its
+mean result per deal over the seatings is the objective. Every candidate of one
+generation plays the same deals (common random numbers), so the comparison between
+them is paired; each generation plays new deals, so the search does not fit the noise
+of one deal set. CMA-ES (Hansen's ``cma`` package) searches a box around the current
+parameters; the result is the distribution's mean after the last generation (more
+robust to evaluation noise than the best single candidate).
+
+Everything is a pure function of the variant, the policy, the deals, the generations,
+the population and the seed, so the committed parameters are reproduced by the command
+stored with them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import __version__
+from .errors import UsageError
+from .game import _layout as L
+
+__all__ = ["FIELD", "SPACES", "SPACES_ZIPAI", "tune", "duplicate_edge"]
+
+FIELD = {"strong": "value", "value": "efficiency"}
+"""The policy each tuned policy plays against."""
+
+
+@dataclass(frozen=True)
+class Dim:
+    """One tuned parameter: ``name`` (``mult.3`` is element 3 of ``mult``), its box and
+    the step CMA starts with.
+    """
+
+    name: str
+    lo: float
+    hi: float
+    step: float
+
+
+SPACES = {
+    "value": (
+        Dim("flush", 0.0, 24.0, 3.0),
+        Dim("half", 0.0, 16.0, 2.0),
+        Dim("triplets", 0.0, 16.0, 2.0),
+        Dim("pairs", 0.0, 12.0, 2.0),
+        Dim("wild_pair", 0.0, 16.0, 2.0),
+        Dim("chase_min_live", 0.0, 30.0, 4.0),
+    ),
+    "strong": (
+        Dim("alpha", 0.0, 3.0, 0.4),
+        Dim("alpha_kong", 0.0, 3.0, 0.4),
+        Dim("claim_bias", -2.0, 2.0, 0.3),
+        Dim("chow_bias", -2.0, 2.0, 0.3),
+        Dim("kong_bias", -6.0, 6.0, 1.0),
+        Dim("rob", 0.0, 4.0, 0.5),
+        Dim("mult.0", 0.0, 1.5, 0.2),
+        Dim("mult.1", 0.0, 3.0, 0.4),
+        Dim("mult.2", 0.0, 3.0, 0.4),
+        Dim("mult.3", 0.0, 3.0, 0.4),
+        Dim("mult.4", 0.0, 3.0, 0.4),
+        Dim("mult.5", 0.0, 3.0, 0.4),
+        Dim("chase_min_live", 0.0, 30.0, 4.0),
+    ),
+}
+"""The parameters each policy tunes, with their boxes."""
+SPACES_ZIPAI = {
+    "strong": (
+        Dim("alpha", 0.0, 3.0, 0.4),
+        Dim("keep", 0.0, 1.0, 0.15),
+        Dim("peng_bias", -0.3, 0.3, 0.04),
+        Dim("chi_bias", -0.3, 0.3, 0.04),
+        Dim("colour", 0.0, 2.0, 0.3),
+        Dim("survive", 0.7, 1.0, 0.04),
+        Dim("pass_risk", 0.0, 2.0, 0.3),
+    ),
+}
+"""The same for the 字牌 family (engine.zipai._params); its value policy has none."""
+
+
+def _spaces(variant) -> dict:
+    return SPACES_ZIPAI if variant.family == "zipai" else SPACES
+
+
+def _relevant(variant, resolved, policy: str) -> list[Dim]:
+    """The dimensions that can change play under these rules (the rest stay put)."""
+    if variant.family == "zipai":
+        return list(SPACES_ZIPAI.get(policy, ()))
+    packed = variant.pack(resolved)
+    chow = packed[L.R_CHOW] == 1
+    discard_win = packed[L.R_DISCARD_WIN] == 1
+    wilds = packed[L.R_WILD_KINDS] > 0
+    targets = variant.bot_targets or {}
+    out = []
+    for d in SPACES[policy]:
+        base = d.name.split(".")[0]
+        if d.name == "chow_bias" and not chow:
+            continue
+        if d.name == "alpha" and not discard_win:
+            continue
+        if base in ("wild_pair", "chase_min_live") and not (wilds and targets.get("wild_pair")):
+            continue
+        if policy == "value" and base in ("flush", "half", "triplets", "pairs"):
+            if not targets.get(base):
+                continue
+        if d.name.startswith("mult."):
+            key = ("plain", "flush", "half", "triplets", "pairs", "wild_pair")[int(d.name[5:])]
+            if key != "plain" and (not targets.get(key) or (key == "wild_pair" and not wilds)):
+                continue
+        out.append(d)
+    return out
+
+
+def _params(dims: list[Dim], x: np.ndarray, start: dict) -> dict:
+    """The parameter mapping of point ``x`` (other parameters as in ``start``)."""
+    out = {k: (list(v) if isinstance(v, list | tuple) else v) for k, v in start.items()}
+    for d, v in zip(dims, x, strict=True):
+        v = float(min(max(v, d.lo), d.hi))
+        if "." in d.name:
+            base, i = d.name.split(".")
+            out[base][int(i)] = v
+        else:
+            out[d.name] = v
+    return out
+
+
+def _point(dims: list[Dim], params: dict) -> np.ndarray:
+    x = []
+    for d in dims:
+        if "." in d.name:
+            base, i = d.name.split(".")
+            x.append(float(params[base][int(i)]))
+        else:
+            x.append(float(params.get(d.name, 0.0)))
+    return np.array(x)
+
+
+def duplicate_edge(
+    variant: str,
+    policy: str,
+    field: str,
+    deals: int,
+    seed: int,
+    params: dict | None = None,
+    rules: dict | None = None,
+    workers: int | None = None,
+    match_length: int = 16,
+) -> tuple[float, float]:
+    """``(edge, se)``: mean points per deal of ``policy`` (with ``params``) seated in each
+    seat in turn among ``field`` seats, on the same walls; the standard error takes the
+    match averaged over the seatings as its unit.
+    """
+    from .run import simulate
+    from .variants import get
+
+    v = get(variant)
+    resolved = v.resolve(rules)
+    seats = v.n_players(resolved)
+    per_match = None
+    n_match = None
+    for s in range(seats):
+        pols = [field] * seats
+        pols[s] = policy
+        run = simulate(
+            variant, deals, seed=seed, rules=resolved, policies=pols, workers=workers,
+            progress=False, match_length=match_length,
+            bot_params={s: params} if params else None,
+        )  # fmt: skip
+        x = run.rec[:, L.C_DELTA + s].astype(np.float64)
+        sums = np.bincount(run.match, weights=x)
+        per_match = sums if per_match is None else per_match + sums
+        n_match = np.bincount(run.match).astype(np.float64)
+    t = per_match / seats
+    edge = float(t.sum() / n_match.sum())
+    m = t.size
+    u = t - edge * n_match
+    se = float(math.sqrt((u * u).sum() / (m * (m - 1))) / n_match.mean()) if m > 1 else math.nan
+    return edge, se
+
+
+def tune(
+    variant: str,
+    policy: str = "strong",
+    deals: int = 2000,
+    seed: int = 1,
+    generations: int = 10,
+    popsize: int | None = None,
+    rules: dict | None = None,
+    workers: int | None = None,
+    progress: bool = True,
+) -> dict:
+    """Tune ``policy``'s parameters for ``variant`` against its field (module docstring).
+
+    Returns ``{"params": tuned mapping, "start": starting mapping, "tune": identity and
+    the history of generations}``.
+    """
+    import cma
+
+    from .bots import _defaults
+    from .variants import get
+
+    if policy not in FIELD:
+        raise UsageError(f"mjlab tune: policy {policy!r} has no parameters to tune")
+    v = get(variant)
+    if policy not in v.policies:
+        raise UsageError(f"mjlab tune: {variant} has no {policy} policy")
+    if deals < 16 or generations < 1:
+        raise UsageError("mjlab tune: --deals must be >= 16 and --generations >= 1")
+    resolved = v.resolve(rules)
+    start = _defaults(v, policy, resolved)
+    start = {k: val for k, val in start.items() if k in _tuned_keys(policy, v)}
+    dims = _relevant(v, resolved, policy)
+    if not dims:
+        raise UsageError(f"mjlab tune: no {policy} parameter changes play in {variant}")
+    scale = np.array([d.step for d in dims])
+    x0 = _point(dims, start) / scale
+    lo = np.array([d.lo for d in dims]) / scale
+    hi = np.array([d.hi for d in dims]) / scale
+    x0 = np.clip(x0, lo, hi)
+    opts = {"seed": int(seed) + 1, "bounds": [lo.tolist(), hi.tolist()], "verbose": -9}
+    if popsize:
+        opts["popsize"] = int(popsize)
+    es = cma.CMAEvolutionStrategy(x0.tolist(), 1.0, opts)
+    field = FIELD[policy]
+    bar = None
+    total = generations * es.popsize
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=total, unit="candidate", desc=f"tune {variant} {policy}")
+    history = []
+    try:
+        for g in range(generations):
+            xs = es.ask()
+            gseed = int(seed) * 1000 + g
+            fs = []
+            for x in xs:
+                p = _params(dims, np.asarray(x) * scale, start)
+                edge, _ = duplicate_edge(variant, policy, field, deals, gseed, p, resolved, workers)
+                fs.append(-edge)
+                if bar is not None:
+                    bar.update(1)
+            es.tell(xs, fs)
+            mean = {
+                d.name: round(float(c * sc), 4)
+                for d, c, sc in zip(dims, es.result.xfavorite, scale, strict=True)
+            }
+            history.append(
+                {
+                    "generation": g,
+                    "best_edge": -min(fs),
+                    "mean_edge": -float(np.mean(fs)),
+                    "mean": mean,
+                }
+            )
+    finally:
+        if bar is not None:
+            bar.close()
+    tuned = _params(dims, np.asarray(es.result.xfavorite) * scale, start)
+    ident = {
+        "variant": v.name,
+        "variant_version": v.version,
+        "policy": policy,
+        "field": field,
+        "rules": resolved,
+        "deals_per_seating": int(deals),
+        "generations": int(generations),
+        "popsize": int(es.popsize),
+        "seed": int(seed),
+        "package_version": __version__,
+        "cma_version": cma.__version__,
+        "dims": [d.name for d in dims],
+        "command": f"mjlab tune {v.name} --policy {policy} --deals {deals} --seed {seed} "
+        f"--generations {generations}" + (f" --popsize {popsize}" if popsize else ""),
+    }
+    return {"params": tuned, "start": start, "tune": {**ident, "history": history}}
+
+
+def _tuned_keys(policy: str, variant=None) -> set[str]:
+    spaces = _spaces(variant) if variant is not None else SPACES
+    return {d.name.split(".")[0] for d in spaces.get(policy, ())}
+
+
+def write(variant: str, policy: str, result: dict, path=None):
+    """Store tuned parameters in ``engine/botdata/<variant>/<policy>.json`` (a fitted
+    model already there is kept), with the identity of the run that made them.
+    """
+    import json
+
+    from .bots import BOTDATA, strong_version
+    from .variants import get as get_variant
+
+    path = path or BOTDATA / variant / f"{policy}.json"
+    data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    version = strong_version(get_variant(variant))
+    data["bot"] = {"variant": variant, "policy": policy, "version": version}
+    data["params"] = {
+        k: ([round(float(x), 4) for x in v] if isinstance(v, list) else round(float(v), 4))
+        for k, v in result["params"].items()
+    }
+    data["tune"] = result["tune"]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path
