@@ -1,7 +1,8 @@
 """The balance report: ``mjlab report`` writes HTML, Markdown and JSON.
 
-:func:`build_report` plays every requested variant with its default rules and ``value``
-bots, runs the headline rule sweeps, the skill-vs-luck comparisons and the rule
+:func:`build_report` plays every requested variant with its default rules and the
+report's bots (:data:`REPORT_POLICY`, ``strong`` where the variant has it), runs the
+headline rule sweeps, the skill-vs-luck comparisons and the rule
 sensitivity table (:mod:`analysis.sensitivity`), prices the match risk
 (:mod:`analysis.risk`), and returns the
 *context*: a JSON-able dict holding every number the report shows (and the data of
@@ -136,7 +137,9 @@ class Budget:
     Attributes
     ----------
     main : int
-        The main run: default rules, ``value`` bots in every seat.
+        The main run: default rules, the report's bots in every seat (and the same deals
+        with ``value`` bots, for the bot-sensitivity table and as the sensitivity
+        table's base).
     sweep : int
         Each value of a headline sweep (the default value reuses the first ``sweep``
         deals of the main run: same seed, same rules, so the same records).
@@ -253,7 +256,29 @@ SWEEP_METRICS: tuple[str, ...] = (
 SWEEP_FIGURE_METRICS: tuple[str, ...] = SWEEP_METRICS
 """The panels of each sweep figure: every metric tabulated."""
 
+REPORT_POLICY = "strong"
+"""The policy of the report's main runs and headline sweeps, where a variant has it
+(else ``value``). Every headline is also played with ``value`` bots on the same deals:
+the bot-sensitivity table says how much each one depends on the bot."""
+
+
+def report_policy(variant) -> str:
+    """The policy a variant's main runs and headline sweeps play in the report."""
+    return REPORT_POLICY if REPORT_POLICY in variant.policies else "value"
+
+
+BOT_METRICS: tuple[str, ...] = ("dealer_edge", "draw_rate", "flow", "value_per_win")
+"""Headlines of the bot-sensitivity table (main run under each bot, paired by deal)."""
+
 POLICY_DOCS = {
+    "strong": (
+        "plays each discard for expected points: the chance to win from each target's and "
+        "the plain hand's distance, ukeire and the live tiles (tables fitted from the "
+        "engine's own play) times what each win brings under the variant's scoring, "
+        "against a fitted per-opponent danger of feeding a win times what feeding costs; "
+        "claims and kongs by the value after them; weights tuned by self-play against "
+        "value (each variant's docstring says what it does and does not do)"
+    ),
     "value": (
         "discards to minimise the tiles still needed, then to maximise winning draws "
         "(ukeire), weighing the hand's value under the variant's scoring; keeps wild "
@@ -476,7 +501,9 @@ def build_report(
     vobj = {n: registry.get(n) for n in names}
     timing: dict[str, float] = {}
 
-    def run(name, n, rules=None, policies="value"):
+    def run(name, n, rules=None, policies=None):
+        if policies is None:
+            policies = report_policy(vobj[name])
         r = simulate(
             name,
             n,
@@ -491,16 +518,25 @@ def build_report(
 
     # 1. main runs
     t0 = time.perf_counter()
-    bar = _Bar(progress, sum(b.main for b in budgets.values()), "1/5 main runs")
+    bots = {n: report_policy(vobj[n]) for n in names}
+    total = sum(b.main * (2 if bots[n] != "value" else 1) for n, b in budgets.items())
+    bar = _Bar(progress, total, "1/5 main runs")
     main: dict[str, pd.DataFrame] = {}
+    main_value: dict[str, pd.DataFrame] = {}  # the same deals with value bots
     runs_meta: dict[str, dict] = {}
     try:
         for n in names:
-            bar.set_postfix_str(n)
+            bar.set_postfix_str(f"{n} {bots[n]}")
             r = run(n, budgets[n].main)
             main[n] = r.to_pandas()
             runs_meta[n] = {"rules": r.rules, "rules_id": r.rules_id, "policies": r.policies}
             bar.update(budgets[n].main)
+            if bots[n] != "value":
+                bar.set_postfix_str(f"{n} value")
+                main_value[n] = run(n, budgets[n].main, policies="value").to_pandas()
+                bar.update(budgets[n].main)
+            else:
+                main_value[n] = main[n]
     finally:
         bar.close()
     timing["main"] = time.perf_counter() - t0
@@ -604,7 +640,10 @@ def build_report(
 
     # 4. sensitivity: every non-default value of every rule option against the defaults
     t0, c0 = time.perf_counter(), _cpu_seconds()
-    sens = _run_sensitivity(names, budgets, main, played, seed, workers, progress)
+    # the table plays value bots (cheaper); the headline sweeps' runs are reused only
+    # where they played value too
+    reuse = {n: (played[n] if bots[n] == "value" else {}) for n in names}
+    sens = _run_sensitivity(names, budgets, main_value, reuse, seed, workers, progress)
     timing["sensitivity"] = time.perf_counter() - t0
     timing["sensitivity_cpu"] = _cpu_seconds() - c0
 
@@ -619,6 +658,9 @@ def build_report(
                 vobj[n], main[n], runs_meta[n], budgets[n], sweeps[n], skill[n]
             )
             sections[n]["sensitivity"] = sens[n]
+            sections[n]["bots"] = _bot_sensitivity(
+                vobj[n], bots[n], main[n], main_value[n], sections[n]["sweeps"], sens[n]
+            )
             bar.update(1)
         panel = compare_variants(
             {n: main[n] for n in names},
@@ -664,7 +706,8 @@ def build_report(
             "min_deals": MIN_DEALS,
             "workers": workers,
             "level": LEVEL,
-            "policy": "value",
+            "policy": REPORT_POLICY,
+            "policies": bots,
             "skill_pairs": [list(p) for p in SKILL_PAIRS],
         },
         "summary": summary,
@@ -677,6 +720,56 @@ def build_report(
         "rulebook": rulebook,
     }
     return jsonable(ctx)
+
+
+def _bot_sensitivity(v, policy, strong, value, sweeps, sens) -> dict | None:
+    """How the variant's headlines depend on the bot: each of :data:`BOT_METRICS` under
+    ``value`` and under the report's policy on the same deals (paired by deal, as a sweep
+    over the bot), and each headline sweep's effect under both bots side by side (the
+    value bots' from the sensitivity table, same deals per value where budgets agree).
+    None when the report plays value bots.
+    """
+    if policy == "value":
+        return None
+    table = sweep_table(
+        {"value": value, policy: strong},
+        option="bot",
+        baseline="value",
+        metrics=list(BOT_METRICS),
+        level=LEVEL,
+        paired=True,
+    )
+    vt = {}
+    for row in (sens or {}).get("table", []):
+        vt[(row["option"], str(row["option_value"]), row["metric"])] = row
+    effects = []
+    for sw in sweeps:
+        for row in sw["table"]:
+            if row.get("is_baseline") or row["metric"] not in BOT_METRICS:
+                continue
+            other = vt.get((sw["option"], str(row["option_value"]), row["metric"]))
+            if other is None:  # a metric or value the sensitivity table does not hold
+                continue
+            effects.append(
+                {
+                    "option": sw["option"],
+                    "option_value": row["option_value"],
+                    "metric": row["metric"],
+                    "strong": row.get("diff"),
+                    "strong_lo": row.get("diff_lo"),
+                    "strong_hi": row.get("diff_hi"),
+                    "value": other.get("diff"),
+                    "value_lo": other.get("diff_lo"),
+                    "value_hi": other.get("diff_hi"),
+                }
+            )
+    return {
+        "policy": policy,
+        "deals": int(len(strong)),
+        "table": jsonable(table),
+        "metric_docs": [{"metric": m, "doc": metric_doc(m)} for m in BOT_METRICS],
+        "sweep_effects": effects,
+    }
 
 
 def _cpu_seconds() -> float:
@@ -897,6 +990,9 @@ def _adjust_report(sections: dict, senses: list) -> str:
                 if row.get("p") is not None:
                     slots.append((row, None))
         for row in (sec.get("sensitivity") or {}).get("table", []):
+            if row.get("p") is not None:
+                slots.append((row, None))
+        for row in (sec.get("bots") or {}).get("table", []):
             if row.get("p") is not None:
                 slots.append((row, None))
     for item in senses:
@@ -1229,10 +1325,13 @@ def _methods() -> dict:
 
 def _caveats(rulebook: dict) -> list[str]:
     out = [
-        "Bots are not people. The value bot plays a strong but fixed strategy: it never "
-        "reads opponents, defends or bluffs, and every seat plays the same way, so seat "
-        "and dealer effects are those of equal, mechanical players; real tables add "
-        "skill differences and habits the engine does not model.",
+        "Bots are not people. The strong bot plays for expected points and folds against "
+        "a fitted danger of feeding a win, but it does not search, bluff or read an "
+        "opponent beyond its visible play, and every seat plays the same way, so seat and "
+        "dealer effects are those of equal, mechanical players; real tables add skill "
+        "differences and habits the engine does not model. The bot-sensitivity table of "
+        "each variant shows how far each headline moves between the value and the strong "
+        "bot: a headline that moves describes the bots as much as the rules.",
         "Only the default rules are analysed in full; the sweeps and the sensitivity "
         "table move one option at a time with the others at their defaults, so they say "
         "nothing about combinations (an option inert under the defaults, such as 四鬼胡 "

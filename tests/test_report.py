@@ -14,6 +14,7 @@ import pytest
 import analysis
 import engine
 from analysis import jsonable, report
+from analysis.sweep import sweep_table
 from engine import simulate, variants
 from engine.cli import main
 from engine.errors import UsageError
@@ -41,7 +42,10 @@ def made(tmp_path_factory):
     return out, ctx
 
 
-def rerun(name: str, deals: int, rules=None, policies="value") -> pd.DataFrame:
+def rerun(name: str, deals: int, rules=None, policies=None) -> pd.DataFrame:
+    """The records a report run made (its bots by default: report.report_policy)."""
+    if policies is None:
+        policies = report.report_policy(variants.get(name))
     return simulate(
         name, deals, seed=SEED, rules=rules, policies=policies, workers=1, progress=False
     ).to_pandas()
@@ -202,13 +206,28 @@ def test_risk_skill_gain_and_sensitivity_equal_the_analysis(made):
             g = risk.skill_gain(risk.seating_match_edges(frames), cluster=["run_seed", "match"])
             mine = {k: v for k, v in sk["gain"].items() if k != "source"}
             assert mine == jsonable(g)[0]
+        # the bot-sensitivity table: the main run under value bots against the report's
+        if report.report_policy(variants.get(n)) != "value":
+            bt = sweep_table(
+                {"value": rerun(n, b["main"], policies="value"), "strong": df},
+                option="bot", baseline="value", metrics=list(report.BOT_METRICS),
+                level=report.LEVEL, paired=True,
+            )  # fmt: skip
+            got = [{k: v for k, v in r.items() if k not in ("p_adj", "adjust")}
+                   for r in sec["bots"]["table"]]  # fmt: skip
+            want = [{k: v for k, v in r.items() if k not in ("p_adj", "adjust")}
+                    for r in jsonable(bt)]  # fmt: skip
+            assert got == want
+            assert sec["bots"]["sweep_effects"], "each sweep's effect under both bots"
         # the sensitivity table: each value against the main run's first deals
         sv = sec["sensitivity"]
         plan, skipped = sensitivity.option_plan(n)
         assert sv["skipped"] == skipped and sv["deals"] == b["sensitivity"]
-        first = plan[0]
-        base = df.iloc[: b["sensitivity"]].reset_index(drop=True)
-        frame = rerun(n, b["sensitivity"], rules={first["option"]: first["value"]})
+        first = plan[0]  # the table plays value bots, on the value main run's first deals
+        base = rerun(n, b["main"], policies="value").iloc[: b["sensitivity"]]
+        base = base.reset_index(drop=True)
+        frame = rerun(n, b["sensitivity"], rules={first["option"]: first["value"]},
+                      policies="value")  # fmt: skip
         own = sensitivity.sensitivity_table(base, {(first["option"], first["value"]): frame}, n)
         got = [
             {k: v for k, v in r.items() if k not in ("p_adj", "adjust")}
@@ -232,6 +251,7 @@ def test_risk_skill_gain_and_sensitivity_equal_the_analysis(made):
     html = (out / "balance-report.html").read_text(encoding="utf-8")
     md = (out / "balance-report.md").read_text(encoding="utf-8")
     for text in (html, md):
+        assert "Bot sensitivity: how much the headlines depend on the bot" in text
         assert "Match risk: what a sitting costs" in text
         assert "Rule sensitivity and recommendations" in text
         assert "What to change to make each variant fairer" in text
@@ -240,12 +260,14 @@ def test_risk_skill_gain_and_sensitivity_equal_the_analysis(made):
 
 
 def family_size(ctx) -> int:
-    """The tests of a report: fairness, sweep differences and ranking gaps."""
+    """The tests of a report: fairness, sweep, sensitivity and bot differences and ranking
+    gaps."""
     n = 0
     for sec in ctx["variants"].values():
         n += sum(t["p"] is not None for t in sec["fairness"])
         n += sum(r["p"] is not None for sw in sec["sweeps"] for r in sw["table"])
         n += sum(r["p"] is not None for r in sec["sensitivity"]["table"])
+        n += sum(r["p"] is not None for r in (sec.get("bots") or {}).get("table", []))
     for s in ctx["summary"]["senses"]:
         n += sum(g["p"] is not None for g in s["adjacent"])
         n += int("span_test" in s and s["span_test"]["p"] is not None)
@@ -266,7 +288,7 @@ def test_one_holm_family_over_the_whole_report(made):
                 if r["p"] is not None:
                     raw.append(r["p"])
                     adj.append(r["p_adj"])
-        for r in sec["sensitivity"]["table"]:
+        for r in [*sec["sensitivity"]["table"], *(sec.get("bots") or {}).get("table", [])]:
             if r["p"] is not None:
                 raw.append(r["p"])
                 adj.append(r["p_adj"])
