@@ -26,7 +26,9 @@ WORDS = ["", "nosuch", "value", "random", "a,b,c,d", "value,value", "tuidaohu", 
          "tcp://127.0.0.1:1", "hand", "simulate", "standard", "thirteen_orphans", "f1"]  # fmt: skip
 HANDS = ["123m456m789m123p22p", "11123455678999m", "123m", "x1x2x3 x4x5x6 d1d2d3 x7x8x9 x10x10x10",
          "zz", "1" * 40 + "m", "123m456p789s1122z", "ww", "😀"]  # fmt: skip
-EXPENSIVE = {"bench", "report", "exact", "warmup"}  # a valid run takes seconds: give a bad value
+EXPENSIVE = {"bench", "report", "exact", "warmup", "fit", "tune", "ladder"}
+"""Commands whose valid run takes seconds to minutes (fit and tune also write the committed
+bot files): each example gets a bad value too."""
 BAD = ["--deals", "-1"], ["--nosuch"], ["--seed", str(2**70)], ["--only", "x"], ["--tiles", "7"]
 EXAMPLES = max(20, settings().max_examples * 2 // 3)
 """Examples per test: 40 in the default ``fast`` profile, 1333 with HYPOTHESIS_PROFILE=thorough."""
