@@ -200,6 +200,13 @@ def ladder(
         raise UsageError("a ladder needs at least two policies")
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 2 * match_length:
         raise UsageError(f"--deals must be an integer of at least {2 * match_length}")
+    from engine.run import MAX_MATCHES, MAX_SEED, MAX_WORKERS, _check_int
+
+    # checked before the bar starts, so a bad value gets its one line alone
+    seed = _check_int("--seed", seed, 0, MAX_SEED)
+    _check_int("--deals", deals, 2 * match_length, MAX_MATCHES)
+    if workers is not None:
+        _check_int("--workers", workers, 1, MAX_WORKERS)
     seats = v.n_players(resolved)
     bar = None
     if progress:

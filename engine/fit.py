@@ -360,6 +360,11 @@ def fit(
     engine.zipai._params, fitted by :func:`engine.zipai.fit.fit_zipai`) plus
     ``"identity"`` and ``"summary"`` (positions seen, base rates).
     """
+    from .run import MAX_MATCHES, MAX_SEED, _check_int
+
+    seed = _check_int("--seed", seed, 0, MAX_SEED)
+    deals = _check_int("--deals", deals, 16, MAX_MATCHES)
+    threads = _check_int("--workers", threads, 1, 256)
     v = variants.get(variant_name)
     if deals < 16:
         raise UsageError(f"--deals must be at least 16, got {deals}")

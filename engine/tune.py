@@ -210,8 +210,16 @@ def tune(
     v = get(variant)
     if policy not in v.policies:
         raise UsageError(f"mjlab tune: {variant} has no {policy} policy")
-    if deals < 16 or generations < 1:
-        raise UsageError("mjlab tune: --deals must be >= 16 and --generations >= 1")
+    from .run import MAX_MATCHES, MAX_SEED, _check_int
+
+    # generation g plays seed * 1000 + g (common random numbers within a generation)
+    seed = _check_int("--seed", seed, 0, (MAX_SEED - 10_000) // 1000)
+    deals = _check_int("--deals", deals, 16, MAX_MATCHES)
+    generations = _check_int("--generations", generations, 1, 10_000)
+    if popsize is not None:
+        popsize = _check_int("--popsize", popsize, 2, 10_000)
+    if workers is not None:
+        workers = _check_int("--workers", workers, 1, 256)
     resolved = v.resolve(rules)
     start = _defaults(v, policy, resolved)
     start = {k: val for k, val in start.items() if k in _tuned_keys(policy, v)}
