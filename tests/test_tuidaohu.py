@@ -211,16 +211,22 @@ def test_simulated_tianhu_matches_exact_large():
 
 
 def test_replay_prints_a_robbed_kong():
-    """`mjlab replay tuidaohu --seed 5 --match 1 --deal 3`: seat 0 draws 6m and tries a
-    补杠 of it, which seat 1 robs; the attempt is an event line before the win."""
+    """`mjlab replay tuidaohu --seed 5 --match 1 --deal 3` ends in a robbed 补杠: the
+    robbed seat's draw and its 补杠 attempt are printed just before the win."""
+    import re
+
     from engine.game import replay
 
     lines = replay("tuidaohu", 5, 1, 3).splitlines()
-    i = lines.index("seat 1 wins (rob kong) on 6m 🀌 fed by seat 0")
-    assert lines[i - 2 : i] == [
-        " 52. seat 0 draws 6m 🀌 from the wall",
-        "     seat 0 declares addkong of 6m 🀌: robbed",
-    ]
+    wins = [i for i, x in enumerate(lines) if "wins (rob kong)" in x]
+    assert len(wins) == 1
+    i = wins[0]
+    m = re.fullmatch(r"seat (\d) wins \(rob kong\) on (\S+ \S+) fed by seat (\d)", lines[i])
+    assert m, lines[i]
+    tile, robbed = m.group(2), m.group(3)
+    assert re.fullmatch(rf" *\d+\. seat {robbed} draws {tile} from the wall", lines[i - 2])
+    assert lines[i - 1] == f"     seat {robbed} declares addkong of {tile}: robbed"
+    assert m.group(1) != robbed
 
 
 def test_recompute_checks_who_paid_a_gangkai():
