@@ -238,9 +238,14 @@ HEADLINE_SWEEPS: tuple[SweepSpec, ...] = (
 )
 """The sweeps of the report (RULEBOOK §0 rule 2: every wildcard count is sweepable)."""
 
-SKILL_PAIRS: tuple[tuple[str, str], ...] = (("value", "efficiency"), ("efficiency", "random"))
-"""(strong, weak) policy pairs of the skill-vs-luck comparisons; the first is the one the
-cross-variant panel quotes."""
+SKILL_PAIRS: tuple[tuple[str, str], ...] = (
+    ("value", "efficiency"),
+    ("efficiency", "random"),
+    ("strong", "value"),
+)
+"""(strong, weak) policy pairs of the skill-vs-luck comparisons, the ladder's rungs (a
+variant plays those whose policies it has); the first is the one the cross-variant panel
+quotes (value over efficiency: the rung every variant has and the earlier reports used)."""
 
 SWEEP_METRICS: tuple[str, ...] = (
     "draw_rate",
