@@ -1,4 +1,4 @@
-"""A cold start that talks, and ``mjlab warmup``.
+"""A cold start that talks (``mjlab warmup`` is :mod:`engine._cli_warmup`).
 
 The kernels are compiled on first use and cached on disk (engine._numba), so the first
 command after an install or an engine upgrade spends up to a minute or two compiling.
@@ -9,20 +9,18 @@ functions numba compiles (numba's ``numba:compile`` event) against the count mea
 for that part of the engine. The bar closes when the outermost compile returns; a warm
 start prints nothing.
 
-``mjlab warmup [VARIANT...]`` compiles ahead of time what ``simulate``, ``sweep`` and
-``report`` need for the named variants (all by default): the hand tables, each family's
-game kernels, and the hand evaluation that ``hand`` and ``score`` use.
+This module is a floor of the engine (engine._numba calls it on a cache miss): it
+imports nothing above it; ``mjlab warmup`` lives in :mod:`engine._cli_warmup`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import sys
-import time
 
 from numba.core import event
 
-__all__ = ["compiling", "compiled", "expect", "warmup", "run_cli", "PARTS"]
+__all__ = ["compiling", "compiled", "expect", "PARTS"]
 
 PARTS = {
     # module prefix: (what, numba compiles, CPU seconds) from an empty cache: the CPU
@@ -145,57 +143,3 @@ def _rough(seconds: float) -> str:
     if seconds < 90:
         return f"{max(5, 5 * round(seconds / 5))} s"
     return f"{round(seconds / 60)} min"
-
-
-def warmup(variants=None, *, hand: bool = True, out=sys.stderr) -> dict[str, float]:
-    """Compile (or load) the kernels and tables ahead of time; CPU seconds per step.
-
-    ``variants``: names (default: every registered variant). Each variant plays one deal,
-    which compiles its family's game kernels (shared by the variants of a family).
-    """
-    from . import variants as registry
-    from .hand._tables import tables
-    from .run import simulate
-
-    names = list(variants) if variants else list(registry.names())
-    for name in names:
-        registry.get(name)  # UsageError naming an unknown variant, before any work
-    steps: dict[str, float] = {}
-
-    def step(label, part, fn):
-        t = time.process_time()
-        with expect(part):
-            fn()
-        steps[label] = time.process_time() - t
-
-    step("hand tables", "engine.hand._tables", tables)
-    if hand:
-        step("hand evaluation", "engine.hand", _hand_api)
-    for name in names:
-        family = "engine.zipai" if registry.get(name).family == "zipai" else "engine.game"
-        step(name, family, lambda n=name: simulate(n, 1, seed=0, progress=False))
-    return steps
-
-
-def _hand_api() -> None:
-    """What ``mjlab hand`` and the single-hand API compile: a waiting and a full hand,
-    with and without wilds.
-    """
-    from ._cli_hand import analyse
-
-    analyse("123m456p789s1122z", [], None, None)
-    analyse("123m456p789s11223z", [], None, None)
-    analyse("123m456p789s1122z", ["5z"], None, None)
-    analyse("123m456p789s11225z", ["5z"], None, None)
-
-
-def run_cli(args) -> int:
-    """Handle ``mjlab warmup [VARIANT...]``."""
-    steps = warmup(args.variants or None)
-    if not args.quiet:
-        from ._numba import compiled_dir
-
-        total = sum(steps.values())
-        parts = ", ".join(f"{k} {v:.1f} s" for k, v in steps.items())
-        print(f"warm: {parts} (CPU, {total:.1f} s in all); cache {compiled_dir()}")
-    return 0

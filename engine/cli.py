@@ -41,7 +41,7 @@ _COMMANDS = {
     "fit": ("engine._cli_bots", "run_fit"),
     "tune": ("engine._cli_bots", "run_tune"),
     "ladder": ("analysis.ladder", "run_cli"),
-    "warmup": ("engine._warmup", "run_cli"),
+    "warmup": ("engine._cli_warmup", "run_cli"),
 }
 
 

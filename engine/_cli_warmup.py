@@ -1,0 +1,68 @@
+"""``mjlab warmup [VARIANT...]``: compile ahead of time what ``simulate``, ``sweep`` and
+``report`` need for the named variants (all by default): the hand tables, each family's
+game kernels, and the hand evaluation that ``hand`` and ``score`` use. The notice and
+the bar of a cold start are :mod:`engine._warmup`'s.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from ._warmup import expect
+
+__all__ = ["warmup", "run_cli"]
+
+
+def warmup(variants=None, *, hand: bool = True, out=sys.stderr) -> dict[str, float]:
+    """Compile (or load) the kernels and tables ahead of time; CPU seconds per step.
+
+    ``variants``: names (default: every registered variant). Each variant plays one deal,
+    which compiles its family's game kernels (shared by the variants of a family).
+    """
+    from . import variants as registry
+    from .hand._tables import tables
+    from .run import simulate
+
+    names = list(variants) if variants else list(registry.names())
+    for name in names:
+        registry.get(name)  # UsageError naming an unknown variant, before any work
+    steps: dict[str, float] = {}
+
+    def step(label, part, fn):
+        t = time.process_time()
+        with expect(part):
+            fn()
+        steps[label] = time.process_time() - t
+
+    step("hand tables", "engine.hand._tables", tables)
+    if hand:
+        step("hand evaluation", "engine.hand", _hand_api)
+    for name in names:
+        family = "engine.zipai" if registry.get(name).family == "zipai" else "engine.game"
+        step(name, family, lambda n=name: simulate(n, 1, seed=0, progress=False))
+    return steps
+
+
+def _hand_api() -> None:
+    """What ``mjlab hand`` and the single-hand API compile: a waiting and a full hand,
+    with and without wilds.
+    """
+    from ._cli_hand import analyse
+
+    analyse("123m456p789s1122z", [], None, None)
+    analyse("123m456p789s11223z", [], None, None)
+    analyse("123m456p789s1122z", ["5z"], None, None)
+    analyse("123m456p789s11225z", ["5z"], None, None)
+
+
+def run_cli(args) -> int:
+    """Handle ``mjlab warmup [VARIANT...]``."""
+    steps = warmup(args.variants or None)
+    if not args.quiet:
+        from ._numba import compiled_dir
+
+        total = sum(steps.values())
+        parts = ", ".join(f"{k} {v:.1f} s" for k, v in steps.items())
+        print(f"warm: {parts} (CPU, {total:.1f} s in all); cache {compiled_dir()}")
+    return 0
