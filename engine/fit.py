@@ -36,7 +36,7 @@ from .game import _observe as O
 from .game import _params as P
 from .game._strong import MAX_FI
 
-__all__ = ["L2", "collect", "fit", "write", "botdata_path"]
+__all__ = ["L2", "collect", "collect_with_bar", "fit", "write", "botdata_path"]
 L2 = 1.0
 """L2 penalty of the danger regressions (on the sum of log-likelihoods)."""
 UKE_SPREAD = 0.3
@@ -106,6 +106,23 @@ def collect(
     danger = np.concatenate([p[1] for p in parts])
     rec = np.concatenate([p[2] for p in parts])
     return hand, danger, rec
+
+
+def collect_with_bar(play, v, resolved, deals, seed, policies, threads, progress):
+    """``play(v, resolved, deals, seed, policies, threads=, on_block=)`` (a family's
+    ``collect``) with a progress bar over its deals when ``progress``.
+    """
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=deals, unit="deal", unit_scale=True, desc=f"fit {v.name}")
+    try:
+        return play(v, resolved, deals, seed, policies, threads=threads,
+                    on_block=(bar.update if bar is not None else None))  # fmt: skip
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _race(d, u, draws, unseen, ubar, h, m1, mf):
@@ -383,19 +400,8 @@ def fit(
     for t, key in enumerate(TARGETS):
         for pat in (v.bot_targets or {}).get(key, ()):
             target_bits[t] |= np.int64(1) << names.index(pat)
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=deals, unit="deal", unit_scale=True, desc=f"fit {variant_name}")
-    try:
-        hand, danger, rec = collect(
-            v, resolved, deals, seed, policies, threads=threads,
-            on_block=(bar.update if bar is not None else None),
-        )  # fmt: skip
-    finally:
-        if bar is not None:
-            bar.close()
+    hand, danger, rec = collect_with_bar(collect, v, resolved, deals, seed, policies, threads,
+                                         progress)  # fmt: skip
     p_plain, p_target, race = _win_tables(hand, target_bits, players)
     value, loss, stake, noise = _values(rec, target_bits, players)
     w_win = _logistic(danger, danger[:, O.D_WIN])

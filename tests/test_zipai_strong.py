@@ -503,3 +503,17 @@ def test_strong_replay_golden(capsys, regen):
     if regen:
         path.write_text(out, encoding="utf-8")
     assert out.splitlines() == path.read_text(encoding="utf-8").splitlines()
+
+
+def test_the_fit_command_path_runs_and_names_its_version(capsys):
+    """``mjlab fit luodisao`` (through engine.fit.fit), not only its parts: it fits and
+    states the 字牌 strong version in the identity."""
+    from engine.bots import strong_version
+    from engine.cli import main
+    from engine.fit import fit
+
+    res = fit("luodisao", deals=160, seed=3)
+    assert res["identity"]["strong_version"] == strong_version(V) == 1
+    assert res["model"]["p_win"]
+    assert main(["fit", "luodisao", "--deals", "160", "--dry-run", "--quiet"]) == 0
+    assert "luodisao:" in capsys.readouterr().out

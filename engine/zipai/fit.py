@@ -171,23 +171,13 @@ def _danger(danger: np.ndarray) -> np.ndarray:
 def fit_zipai(v, resolved, deals, seed, policy, threads=2, progress=False) -> dict:
     """Fit the strong models of the 字牌 variant ``v`` (see engine.fit.fit)."""
     from .. import __version__
-    from ..fit import STRONG_VERSION
+    from ..bots import strong_version
+    from ..fit import collect_with_bar
 
     players = v.n_players(resolved)
     policies = (policy,) * players
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=deals, unit="deal", unit_scale=True, desc=f"fit {v.name}")
-    try:
-        hand, danger, rec = collect(
-            v, resolved, deals, seed, policies, threads=threads,
-            on_block=(bar.update if bar is not None else None),
-        )  # fmt: skip
-    finally:
-        if bar is not None:
-            bar.close()
+    hand, danger, rec = collect_with_bar(collect, v, resolved, deals, seed, policies, threads,
+                                         progress)  # fmt: skip
     min_huxi = int(v.pack(resolved)[Z.Z_MIN_HUXI])
     p_win = _win_table(hand, min_huxi)
     vbase, v_huxi, v_red, loss = _values(hand, rec, players)
@@ -203,7 +193,7 @@ def fit_zipai(v, resolved, deals, seed, policy, threads=2, progress=False) -> di
     identity = {
         "variant": v.name,
         "variant_version": v.version,
-        "strong_version": STRONG_VERSION,
+        "strong_version": strong_version(v),
         "package_version": __version__,
         "rules": resolved,
         "policy": policy,
