@@ -27,6 +27,7 @@ from ..hand._kernels import (
     _suit_indices,
     level,
 )
+from ._layout import M_CHOW
 from ._params import B_FLUSH, B_HALF, B_PAIRS, B_TRIPLETS, B_WILD_PAIR
 
 INF = 99
@@ -267,3 +268,20 @@ def discard_scores(policy, h, w, sets, shapes, tab, bot, minfo, score):
         if sc < best:
             best = sc
     return best
+
+
+@kernel(refcount=False)
+def meld_info(melds, nmeld, seat, out):
+    """What the bots read of ``seat``'s exposed melds: ``out[0]`` the suit mask (bits 0-2
+    suits, 3 honors), ``out[1]`` 1 if no meld is a chow, ``out[2]`` the number of melds.
+    """
+    mask = 0
+    trip = 1
+    for i in range(nmeld[seat]):
+        k = melds[seat, i, 1]
+        mask |= 1 << (k // 9 if k < 27 else 3)
+        if melds[seat, i, 0] == M_CHOW:
+            trip = 0
+    out[0] = mask
+    out[1] = trip
+    out[2] = nmeld[seat]

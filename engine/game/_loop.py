@@ -23,7 +23,7 @@ from ..hand._kernels import _distance
 from ..tiles import N_KINDS
 from . import _hooks
 from ._bots import SCRATCH, choose_discard, hand_sc, hand_score, waiting_sc, waiting_ukeire
-from ._eval import discard_scores
+from ._eval import discard_scores, meld_info
 from ._layout import (
     C_DEALER,
     C_DELTA,
@@ -261,20 +261,6 @@ def _unseen(hand, seat, visible, out):
     for k in range(N_KINDS):
         u = 4 - hand[seat, k] - visible[k]
         out[k] = u if u > 0 else 0
-
-
-@kernel(refcount=False)
-def _meld_info(melds, nmeld, seat, out):
-    mask = 0
-    trip = 1
-    for i in range(nmeld[seat]):
-        k = melds[seat, i, 1]
-        mask |= 1 << (k // 9 if k < 27 else 3)
-        if melds[seat, i, 0] == M_CHOW:
-            trip = 0
-    out[0] = mask
-    out[1] = trip
-    out[2] = nmeld[seat]
 
 
 @kernel(refcount=False)
@@ -955,7 +941,7 @@ def play_deal(
             kk = -1
             ktype = 0
             _unseen(hand, cur, visible, unseen)
-            _meld_info(melds, nmeld, cur, minfo)
+            meld_info(melds, nmeld, cur, minfo)
             kong_scan = not force_wild and you == 0 and chase < 0
             live = ptr[2] - ctx[X_RESERVE]
             # the kinds a kong could be made of, as a bit set walked in kind order:
@@ -1074,7 +1060,7 @@ def play_deal(
         if phase != AFTER_DRAW:
             # (after a draw they were computed for the kong scan, and nothing changed since)
             _unseen(hand, cur, visible, unseen)
-            _meld_info(melds, nmeld, cur, minfo)
+            meld_info(melds, nmeld, cur, minfo)
         for q in range(N_KINDS):
             htmp[q] = hand[cur, q]
         allow_wild = rules[R_WILD_DISCARD] > 0
@@ -1198,7 +1184,7 @@ def play_deal(
                 sets_s = sets_full - nmeld[s]
                 ps = policies[s]
                 _unseen(hand, s, visible, unseen)
-                _meld_info(melds, nmeld, s, minfo)
+                meld_info(melds, nmeld, s, minfo)
                 for q in range(N_KINDS):
                     htmp[q] = hand[s, q]
                 kong_ok = hand[s, k] == 3 and ptr[2] > ctx[X_RESERVE] + rules[R_RESERVE_KONG]
@@ -1313,7 +1299,7 @@ def play_deal(
                         n_opt += 1
                 if n_opt > 0:
                     _unseen(hand, s, visible, unseen)
-                    _meld_info(melds, nmeld, s, minfo)
+                    meld_info(melds, nmeld, s, minfo)
                     for q in range(N_KINDS):
                         htmp[q] = hand[s, q]
                     if ps == 0:

@@ -25,8 +25,8 @@ from .._numba import kernel
 from ..hand._kernels import _distance, discard_ukeire
 from ..tiles import N_KINDS
 from . import _hooks
+from ._eval import meld_info
 from ._layout import (
-    M_CHOW,
     R_DISCARD_WIN,
     R_SHAPES,
     WIN_DISCARD,
@@ -55,20 +55,6 @@ D_OPP, D_KIND, D_WIN, D_KONG, D_NF, D_F = 3, 4, 5, 6, 7, 8
 
 
 @kernel
-def _meld_summary(melds, nmeld, seat, minfo):
-    mask = 0
-    trip = 1
-    for i in range(nmeld[seat]):
-        k = melds[seat, i, 1]
-        mask |= 1 << (k // 9 if k < 27 else 3)
-        if melds[seat, i, 0] == M_CHOW:
-            trip = 0
-    minfo[0] = mask
-    minfo[1] = trip
-    minfo[2] = nmeld[seat]
-
-
-@kernel
 def _row(obs):
     r = obs[0, 0]
     if r >= obs.shape[0]:
@@ -93,7 +79,7 @@ def observe_hand(rules, ctx, cur, hand, wslot, melds, nmeld, unseen, k, live, se
     discard_ukeire(h, w, sets, shapes, tab, unseen, np.int64(1) << k, uke, work)
     h[k] -= 1
     minfo = np.zeros(3, np.int64)
-    _meld_summary(melds, nmeld, cur, minfo)
+    meld_info(melds, nmeld, cur, minfo)
     dd = np.zeros(N_TARGET, np.int64)
     target_dists(h, w, sets, shapes, tab, minfo, ctx[X_WILD0] >= 0, dd)
     obs[r, 0] = O_HAND
