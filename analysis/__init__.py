@@ -42,7 +42,7 @@ from analysis.payouts import (
 )
 from analysis.risk import match_risk, match_table, seating_match_edges, skill_gain
 from analysis.schema import WIN_TYPES, validate_records
-from analysis.skill import skill_edge
+from analysis.skill import duplicate_gain, skill_edge, strong_seats
 from analysis.summary import Summary
 from analysis.sweep import sweep, sweep_metrics, sweep_table
 
@@ -74,6 +74,8 @@ __all__ = [
     "seat_frequencies",
     "seating_match_edges",
     "skill_edge",
+    "strong_seats",
+    "duplicate_gain",
     "skill_gain",
     "summarize",
     "swinginess",

@@ -2,8 +2,10 @@
 
 ``ladder(variant)`` plays each adjacent pair of policies (``random`` < ``efficiency`` <
 ``value`` < ``strong``, as far as the variant has them): the stronger policy in one
-seat, the weaker in the others, the stronger one in each seat in turn on the same
-walls (the engine's per-deal streams deal the same tiles in every seating). Per rung
+place, the weaker in the others, the stronger one in each place in turn on the same
+walls (the engine's per-deal streams deal the same tiles in every seating). A place is
+counted from each deal's dealer (``seating="dealer"`` runs), so on every wall the
+stronger policy holds each role's cards once however the dealer moves. Per rung
 it gives the stronger policy's edge per deal and per match, and, side by side for the
 two, the win rate, the deal-in rate (wins fed by a discard or a robbed kong; in 字牌 a
 discard won on, 包赔, not a card its seat flipped), the draw rate and the mean value per
@@ -111,6 +113,7 @@ class Ladder:
 
 def _rung(variant, resolved, strong, weak, deals, seed, workers, match_length, bar, level, params):
     from analysis import schema
+    from analysis.skill import strong_seats
     from engine.run import simulate
 
     seats = variant.n_players(resolved)
@@ -122,25 +125,27 @@ def _rung(variant, resolved, strong, weak, deals, seed, workers, match_length, b
         run = simulate(
             variant.name, deals, seed=seed, rules=resolved, policies=pols, workers=workers,
             progress=False, match_length=match_length, bot_params=over or None,
+            seating="dealer",
         )  # fmt: skip
         df = run.to_pandas()
         lay = schema.layout(df)
         d = schema.deltas(df, lay)
+        ss = strong_seats(df, s, "dealer")  # the stronger policy keeps place s from the dealer
         winner = df["winner"].to_numpy()
         disc = df["discarder"].to_numpy()
         if "win_on_flip" in df:  # 字牌: a win on a flipped card is paid by all, not fed
             disc = np.where(df["win_on_flip"].to_numpy() == 1, -1, disc)
         value = df["value"].to_numpy().astype(np.float64)
         match = df["match"].to_numpy()
-        is_s = winner == s
+        is_s = winner == ss
         is_f = (winner >= 0) & ~is_s
         parts = {
             "n": np.ones(len(df)),
-            "delta": d[:, s].astype(np.float64),
+            "delta": d[np.arange(len(df)), ss].astype(np.float64),
             "s_win": is_s.astype(float),
             "f_win": is_f.astype(float) / (seats - 1),
-            "s_dealin": (disc == s).astype(float),
-            "f_dealin": ((disc >= 0) & (disc != s)).astype(float) / (seats - 1),
+            "s_dealin": (disc == ss).astype(float),
+            "f_dealin": ((disc >= 0) & (disc != ss)).astype(float) / (seats - 1),
             "s_value": np.where(is_s, value, 0.0),
             "f_value": np.where(is_f, value, 0.0),
             "f_wins": is_f.astype(float),

@@ -74,7 +74,7 @@ from analysis.risk import (
     skill_gain,
     stated_amounts,
 )
-from analysis.skill import skill_edge
+from analysis.skill import duplicate_gain, skill_edge
 from analysis.stats import format_pm
 from analysis.summary import Summary
 from analysis.sweep import metric_doc, sweep_table
@@ -506,7 +506,7 @@ def build_report(
     vobj = {n: registry.get(n) for n in names}
     timing: dict[str, float] = {}
 
-    def run(name, n, rules=None, policies=None):
+    def run(name, n, rules=None, policies=None, seating="seat"):
         if policies is None:
             policies = report_policy(vobj[name])
         r = simulate(
@@ -518,6 +518,7 @@ def build_report(
             match_length=MATCH_LENGTH,
             workers=workers,
             progress=False,
+            seating=seating,
         )
         return r
 
@@ -602,7 +603,7 @@ def build_report(
         bar.close()
     timing["sweeps"] = time.perf_counter() - t0
 
-    # 3. skill vs luck, duplicate seating: the strong policy in each seat in turn
+    # 3. skill vs luck, duplicate seating: the strong policy in each place from the dealer
     t0 = time.perf_counter()
     total = 0
     for n in names:
@@ -620,14 +621,14 @@ def build_report(
                     bar.set_postfix_str(f"{n} {strong} vs {weak}, seat {s}")
                     pol = [weak] * seats
                     pol[s] = strong
-                    frames[s] = run(n, budgets[n].skill, policies=pol).to_pandas()
+                    frames[s] = run(
+                        n, budgets[n].skill, policies=pol, seating="dealer"
+                    ).to_pandas()
                     bar.update(budgets[n].skill)
-                table = skill_edge(frames, level=LEVEL).set_index("format", drop=False)
+                table = skill_edge(frames, seating="dealer", level=LEVEL)
+                table = table.set_index("format", drop=False)
                 edges = _skill_match_edges(n, strong, weak, frames)
-                gain = None
-                if "duplicate" in table.index:
-                    se1, se2 = table.loc["single", "se"], table.loc["duplicate", "se"]
-                    gain = float(se1 / se2) if se2 > 0 else None
+                gain = duplicate_gain(table)
                 skill[n].append(
                     {
                         "strong": strong,
@@ -831,11 +832,12 @@ def _skill_match_edges(variant, strong, weak, frames) -> pd.DataFrame:
     """Per-match edge samples of ``strong`` over ``weak`` for :func:`analysis.skill_gain`.
 
     The hook where a ladder's head-to-head per-match edges plug in. Until then: the
-    skill runs of this report (``frames``: strong seat -> records), one sample per match
-    and seating (the strong seat's match result minus the weak seats' mean); the
-    seatings of a match share its walls, so they are clustered by match.
+    skill runs of this report (``frames``: the strong policy's place from the dealer ->
+    records), one sample per match and seating (the strong player's match result minus
+    the weak players' mean); the seatings of a match share its walls, so they are
+    clustered by match.
     """
-    return seating_match_edges(frames)
+    return seating_match_edges(frames, seating="dealer")
 
 
 def _skill_gain_entry(edges: pd.DataFrame) -> dict | None:
@@ -1281,10 +1283,14 @@ def _methods() -> dict:
             "are unpaired (two independent samples) and labelled so. Normal intervals with "
             "matches as units; the unpaired interval of two independent runs is shown beside "
             "a paired one.",
-            "Skill vs luck: the strong policy in one seat against the weak one in the "
-            "others; duplicate seating replays the same walls with the strong policy in "
-            "each seat in turn and averages a match over its seatings, so the luck of the "
-            "tiles cancels; single seating treats each seating's matches as independent. "
+            "Skill vs luck: the strong policy in one place against the weak one in the "
+            "others, a place counted from each deal's dealer (so it keeps its role when the "
+            "dealer moves); duplicate seating replays the same walls with the strong policy "
+            "in each place in turn and averages a match over its seatings, so the luck of "
+            "the tiles largely cancels; single seating counts each match in one seating "
+            "only (match i in seating i mod P), the independent matches ordinary play "
+            "would give; the duplicate gain is the ratio of deals the two formats need for "
+            "the same precision. "
             "Ratio estimator with a t interval over matches; signal-to-noise = mean gain "
             "per match / SD of a match total in ordinary play.",
             "Skill gain per match: the strong seat's match result minus the weak seats' "

@@ -529,42 +529,49 @@ def skill_gain(
     return pd.DataFrame([row])
 
 
-def seating_match_edges(frames: Mapping[int, pd.DataFrame]) -> pd.DataFrame:
+def seating_match_edges(
+    frames: Mapping[int, pd.DataFrame], seating: str = "seat"
+) -> pd.DataFrame:
     """Per-match edges from skill runs: the strong seat's result minus the weak seats' mean.
 
     Parameters
     ----------
     frames : mapping of int to DataFrame
-        ``{strong seat: records}``: one run per seating, the strong policy in that seat
+        ``{seating key: records}``: one run per seating, the strong policy in one place
         and the weak one in the others (the report's skill runs).
+    seating : {"seat", "dealer"}
+        What a key is: the strong policy's seat, or (runs played with
+        ``seating="dealer"``) its place from each deal's dealer
+        (:func:`analysis.skill.strong_seats`).
 
     Returns
     -------
     DataFrame
         ``seating, run_seed, match, deals, edge``, one row per match of each seating.
-        ``edge`` = the strong seat's match result minus the mean of the other seats'
-        (a match's results sum to 0, so it is ``P / (P - 1)`` times the strong seat's
+        ``edge`` = the strong player's match result minus the mean of the others' (a
+        deal's results sum to 0, so it is ``P / (P - 1)`` times the strong player's
         result). Seatings of one seed share the walls of a match: pass
         ``cluster=["run_seed", "match"]`` to :func:`skill_gain`.
     """
+    from analysis.skill import strong_seats
+
     parts = []
-    for seat, df in frames.items():
-        t = match_table(df)
-        tot = t.filter(like="total_").to_numpy(dtype=np.float64)
-        p = tot.shape[1]
-        s = int(seat)
-        edge = tot[:, s] - (tot.sum(axis=1) - tot[:, s]) / (p - 1)
-        parts.append(
+    for key, df in frames.items():
+        lay = schema.layout(df)
+        d = schema.deltas(df, lay).astype(np.float64)
+        seat = strong_seats(df, int(key), seating)
+        mine = d[np.arange(len(df)), seat]
+        x = mine - (d.sum(axis=1) - mine) / (lay.players - 1)
+        g = (
             pd.DataFrame(
-                {
-                    "seating": s,
-                    "run_seed": t["run_seed"].to_numpy(),
-                    "match": t["match"].to_numpy(),
-                    "deals": t["deals"].to_numpy(),
-                    "edge": edge,
-                }
+                {"run_seed": df["run_seed"].to_numpy(), "match": df["match"].to_numpy(), "x": x}
             )
+            .groupby(["run_seed", "match"], sort=True)
+            .agg(deals=("x", "size"), edge=("x", "sum"))
+            .reset_index()
         )
+        g.insert(0, "seating", int(key))
+        parts.append(g)
     if not parts:
         raise UsageError("no skill runs given")
     return pd.concat(parts, ignore_index=True)

@@ -1,11 +1,18 @@
 """Skill vs luck: the strong policy's edge, plain and in duplicate seating.
 
 Input: records of the same deals (same ``run_seed``, ``match``, ``deal``) played in
-several seatings, one strong policy against weaker ones, with a column saying which seat
-held the strong policy in each row (default ``strong_seat``), or a mapping
-``{strong seat: frame}``. The engine's per-deal streams make the walls of a deal
+several seatings, one strong policy against weaker ones: a mapping ``{seating key:
+records}``, or one frame with a column saying which seat held the strong policy in each
+row (default ``strong_seat``). The engine's per-deal streams make the walls of a deal
 identical in every seating, so averaging the strong player's result over the seatings
 of a match (*duplicate* format) cancels most of the luck of the tiles.
+
+Seat by seat (``seating="seat"``), the dealer sequence of a match drifts apart between
+seatings after the first deal the two policies play differently, and from then on a
+deal's seatings no longer give the strong policy each role's cards once. Runs played
+with ``seating="dealer"`` (:func:`engine.run.simulate`) read the policies by place from
+each deal's dealer, so seating ``j`` gives the strong policy the cards of place ``j`` on
+every wall however the dealer moves: the duplicate format proper.
 
 The unit of every interval is the match (a match in one seating for the plain format,
 a match averaged over its seatings for duplicate), so dependence between the deals of a
@@ -26,7 +33,7 @@ from analysis._util import with_identity
 from analysis.stats import format_pm
 from engine.errors import UsageError
 
-__all__ = ["skill_edge"]
+__all__ = ["duplicate_gain", "skill_edge", "strong_seats"]
 
 _COLS = [
     "format",
@@ -50,19 +57,44 @@ _COLS = [
 ]
 
 
-def _frame(records, strong_seat) -> tuple[pd.DataFrame, str]:
+def strong_seats(records: pd.DataFrame, place: int, seating: str = "seat") -> np.ndarray:
+    """The seat the strong policy held in each row of one seating's records.
+
+    ``seating="seat"``: ``place`` is that seat in every row. ``seating="dealer"`` (runs
+    played with ``seating="dealer"``, where policies are read by place from each deal's
+    dealer): the seat ``(dealer + place) % players`` of each row.
+    """
+    if seating not in ("seat", "dealer"):
+        raise UsageError(f"unknown seating {seating!r}; seatings: seat, dealer")
+    n = len(records)
+    if seating == "seat":
+        return np.full(n, int(place), np.int64)
+    lay = schema.layout(records)
+    return (records["dealer"].to_numpy().astype(np.int64) + int(place)) % lay.players
+
+
+def _frame(records, strong_seat, seating) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """``(records, strong seat per row, seating key per row)``."""
     if isinstance(records, Mapping):
-        parts = []
-        for seat, f in records.items():
-            parts.append(f.assign(_strong=np.int64(seat)))
-        return pd.concat(parts, ignore_index=True), "_strong"
+        if not records:
+            raise UsageError("no skill runs given")
+        parts, seats, keys = [], [], []
+        for key, f in records.items():
+            parts.append(f)
+            seats.append(strong_seats(f, int(key), seating))
+            keys.append(np.full(len(f), int(key), np.int64))
+        return pd.concat(parts, ignore_index=True), np.concatenate(seats), np.concatenate(keys)
+    if seating == "dealer":
+        raise UsageError('seating="dealer" needs a mapping {place from the dealer: records}')
     if isinstance(strong_seat, str):
         if strong_seat not in records.columns:
             raise UsageError(f"records have no {strong_seat!r} column naming the strong seat")
-        return records, strong_seat
+        seat = records[strong_seat].to_numpy().astype(np.int64)
+        return records, seat, seat
     if strong_seat is None:
         raise UsageError("say which seat held the strong policy (strong_seat=...)")
-    return records.assign(_strong=np.int64(strong_seat)), "_strong"
+    seat = np.full(len(records), int(strong_seat), np.int64)
+    return records, seat, seat
 
 
 def _ratio(t: np.ndarray, m: np.ndarray, level: float) -> dict:
@@ -80,6 +112,7 @@ def skill_edge(
     records,
     *,
     strong_seat: str | int | None = "strong_seat",
+    seating: str = "seat",
     level: float = 0.95,
     ahead: float = 0.95,
 ) -> pd.DataFrame:
@@ -88,9 +121,16 @@ def skill_edge(
     Parameters
     ----------
     records : DataFrame or mapping of int to DataFrame
-        Paired records (see the module docstring).
+        Paired records (see the module docstring): one frame with a column naming the
+        strong seat of each row, or ``{seating key: records}``, one run per seating.
     strong_seat : str or int
-        Column naming the strong seat of each row, or one seat for all rows.
+        For a single frame: the column naming the strong seat of each row, or one seat
+        for all rows.
+    seating : {"seat", "dealer"}
+        How a mapping's keys place the strong policy: ``"seat"``, the key is its seat;
+        ``"dealer"`` (runs played with ``seating="dealer"``), the key is its place from
+        each deal's dealer, so the strong policy holds the same role's cards in every
+        deal of that seating (:func:`strong_seats`).
     level : float
         Confidence level.
     ahead : float
@@ -100,33 +140,44 @@ def skill_edge(
     -------
     DataFrame
         One row per format (``single``, then ``duplicate`` when there are two seatings
-        or more): ``variant, rules_id, format, seatings, n_matches, n_deals, edge, se,
+        or more): ``variant, rules_id, format, seatings, n_matches, n_deals (the deals
+        the row's estimate uses, every seating's for duplicate), edge, se,
         lo, hi, match_mean, match_sd, snr, snr_lo, snr_hi, ahead, matches, matches_lo,
         matches_hi, verdict``.
 
     Notes
     -----
+    ``duplicate`` averages each match over its seatings (the seatings of a match share
+    its walls) and takes that average as the unit. ``single`` is what ordinary play of
+    the same matches would give: each match counted in one seating only (match ``i`` of
+    the sorted matches in seating ``i mod S``), so its units are independent and its
+    interval is valid; it uses ``1/S`` of the deals. The seatings of one match are
+    strongly correlated (the same walls), so pooling all of them as if independent
+    would give intervals too narrow. To compare the formats per deal played, the
+    report's *duplicate gain* is ``(se_single² × deals_single) / (se_duplicate² ×
+    deals_duplicate)``: how many times more deals single seating needs for the same
+    precision.
+
     ``edge`` is points per deal over the strong player's own zero (the mean of the
     table is 0, so it is also the gain over the average seat times ``(P-1)/P``).
     ``match_sd`` is the SD of the strong player's total over one match in ordinary
-    (non-duplicate) play, the noise a real series faces; ``snr = match_mean /
-    match_sd``. After K matches the total is approximately normal with mean
-    ``K match_mean`` and SD ``sqrt(K) match_sd`` (matches independent), so the strong
-    player is ahead with probability ``ahead`` once ``K >= (z / snr)²`` with
-    ``z = Φ⁻¹(ahead)``; ``matches_lo/hi`` carry the edge's interval into K (infinite
-    when the interval reaches 0).
+    (non-duplicate) play, the noise a real series faces (every seating's matches
+    estimate it); ``snr = match_mean / match_sd``. After K matches the total is
+    approximately normal with mean ``K match_mean`` and SD ``sqrt(K) match_sd``
+    (matches independent), so the strong player is ahead with probability ``ahead``
+    once ``K >= (z / snr)²`` with ``z = Φ⁻¹(ahead)``; ``matches_lo/hi`` carry the edge's
+    interval into K (infinite when the interval reaches 0).
     """
-    df, col = _frame(records, strong_seat)
+    df, seat, key = _frame(records, strong_seat, seating)
     variant, rules_id = schema.identity(df)
     lay = schema.layout(df)
     d = schema.deltas(df, lay)
-    seat = df[col].to_numpy().astype(np.int64)
     if ((seat < 0) | (seat >= lay.players)).any():
         raise UsageError(f"strong seat outside 0..{lay.players - 1}")
     x = d[np.arange(len(df)), seat].astype(np.float64)
     frame = pd.DataFrame(
         {
-            "seating": seat,
+            "seating": key,
             "run_seed": df["run_seed"].to_numpy(),
             "match": df["match"].to_numpy(),
             "x": x,
@@ -135,26 +186,42 @@ def skill_edge(
     per = frame.groupby(["seating", "run_seed", "match"], sort=True).agg(
         t=("x", "sum"), m=("x", "size")
     )
-    seatings = int(per.index.get_level_values(0).nunique())
+    keys = np.sort(per.index.get_level_values(0).unique().to_numpy())
+    seatings = int(keys.size)
     t, m = per["t"].to_numpy(), per["m"].to_numpy().astype(float)
     match_sd = float(t.std(ddof=1)) if t.size > 1 else math.nan
-    rows = [_row("single", seatings, t, m, match_sd, level, ahead)]
-    if seatings > 1:
-        g = per.groupby(level=["run_seed", "match"])
-        full = g.size() == seatings
-        dup = g.mean()[full.to_numpy()]
-        rows.append(
-            _row(
-                "duplicate",
-                seatings,
-                dup["t"].to_numpy(),
-                dup["m"].to_numpy(),
-                match_sd,
-                level,
-                ahead,
-            )
-        )
+    if seatings == 1:
+        rows = [_row("single", seatings, t, m, match_sd, level, ahead)]
+        return with_identity(variant, rules_id, rows, _COLS)
+    # single: each match in one seating only, turn by turn over the sorted matches
+    matches = per.index.droplevel(0)
+    order = pd.MultiIndex.from_tuples(sorted(set(matches))).get_indexer(matches)
+    mine = per.index.get_level_values(0).to_numpy() == keys[order % seatings]
+    rows = [_row("single", seatings, t[mine], m[mine], match_sd, level, ahead)]
+    g = per.groupby(level=["run_seed", "match"])
+    full = g.size() == seatings
+    dup = g.mean()[full.to_numpy()]
+    rows.append(
+        _row("duplicate", seatings, dup["t"].to_numpy(), dup["m"].to_numpy(), match_sd, level, ahead)
+    )
+    rows[-1]["n_deals"] = int(per["m"].to_numpy()[np.repeat(full.to_numpy(), g.size())].sum())
     return with_identity(variant, rules_id, rows, _COLS)
+
+
+def duplicate_gain(table: pd.DataFrame) -> float | None:
+    """How many times more deals single seating needs for duplicate's precision.
+
+    ``table`` is :func:`skill_edge`'s result; ``None`` without a duplicate row or when
+    an SE is 0 or missing.
+    """
+    t = table.set_index("format") if "format" in table.columns else table
+    if "duplicate" not in t.index or "single" not in t.index:
+        return None
+    s, d = t.loc["single"], t.loc["duplicate"]
+    den = d["se"] ** 2 * d["n_deals"]
+    if not (den > 0) or not np.isfinite(s["se"]):
+        return None
+    return float(s["se"] ** 2 * s["n_deals"] / den)
 
 
 def _row(fmt, seatings, t, m, match_sd, level, ahead) -> dict:

@@ -130,6 +130,13 @@ def _build_parser() -> argparse.ArgumentParser:
         help="bot policy for every seat, or one per seat",
     )
     sim.add_argument(
+        "--seating",
+        choices=("seat", "dealer"),
+        default="seat",
+        help="read --policy by seat (default) or by place from each deal's dealer "
+        "(the first policy always deals: duplicate seating keeps each policy's role)",
+    )
+    sim.add_argument(
         "--match-length", type=int, default=None, metavar="M", help="deals per match (default 16)"
     )
     sim.add_argument("--workers", type=int, default=None, metavar="W")

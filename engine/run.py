@@ -37,6 +37,7 @@ __all__ = [
     "resolve_policies",
     "run_cli",
     "DEFAULT_MATCH_LENGTH",
+    "SEATINGS",
     "MAX_SEED",
     "MAX_MATCHES",
     "MAX_MATCH_LENGTH",
@@ -47,6 +48,9 @@ __all__ = [
 
 DEFAULT_MATCH_LENGTH = 16
 """Deals per match unless told otherwise."""
+
+SEATINGS = ("seat", "dealer")
+"""How a run's policies are read: by seat, or by place from each deal's dealer."""
 
 CHUNK_MATCHES = 1024
 """Matches per kernel call (the progress bar advances per chunk)."""
@@ -149,6 +153,7 @@ class Run:
     match: np.ndarray = field(repr=False)
     deal: np.ndarray = field(repr=False)
     bot_params: tuple = ()
+    seating: str = "seat"
 
     def to_pandas(self) -> pd.DataFrame:
         """The per-deal record frame (DESIGN schema)."""
@@ -173,6 +178,7 @@ class Run:
             self.match_length,
             self.policies,
             self.bot_params,
+            self.seating,
         )
         return spec.identity()
 
@@ -212,6 +218,10 @@ class RunSpec:
     policies: tuple[str, ...]
     bot_params: tuple = ()
     """Per-seat parameter overrides: ``((seat, JSON text of a name -> value mapping), ...)``."""
+    seating: str = "seat"
+    """How ``policies`` (and ``bot_params``' seat numbers) are read: ``"seat"``, by seat;
+    ``"dealer"``, by place from each deal's dealer (0 the dealer, 1 his 下家, ...), so a
+    policy keeps its role through the match's dealer changes (duplicate seating)."""
 
     def overrides(self) -> dict[int, dict]:
         """The bot parameter overrides by seat."""
@@ -246,6 +256,8 @@ class RunSpec:
             "match_length": self.match_length,
             "policies": list(self.policies),
             "bots_id": hashlib.sha256(self.bots()[1].tobytes()).hexdigest()[:10],
+            # only a non-default seating is named, so seat-seated runs keep their identity
+            **({"seating": self.seating} if self.seating != "seat" else {}),
         }
 
 
@@ -257,9 +269,12 @@ def make_spec(
     policies: str | Sequence[str] = "value",
     match_length: int = DEFAULT_MATCH_LENGTH,
     bot_params: Mapping | None = None,
+    seating: str = "seat",
 ) -> RunSpec:
     """Validate a run's parameters (UsageError naming the bad one) into a :class:`RunSpec`."""
     v = get_variant(variant)
+    if seating not in SEATINGS:
+        raise UsageError(f"unknown seating {seating!r}; seatings: {', '.join(SEATINGS)}")
     if isinstance(deals, bool) or not isinstance(deals, int | np.integer) or deals < 1:
         raise UsageError(f"--deals must be a positive integer, got {deals}")
     seed = _check_int("--seed", seed, 0, MAX_SEED)
@@ -279,7 +294,9 @@ def make_spec(
     for s, _ in extra:
         if not 0 <= s < len(pols):
             raise UsageError(f"bot parameters for seat {s}: seats are 0..{len(pols) - 1}")
-    spec = RunSpec(v.name, resolved, int(seed), int(deals), int(match_length), pols, extra)
+    spec = RunSpec(
+        v.name, resolved, int(seed), int(deals), int(match_length), pols, extra, seating
+    )
     spec.bots()  # validates the parameters (UsageError naming a bad one)
     return spec
 
@@ -296,6 +313,8 @@ def play_chunk(spec: RunSpec, match_lo: int, match_hi: int) -> np.ndarray:
         from .game._loop import play_matches
 
     packed = v.pack(spec.rules)
+    if spec.seating == "dealer":
+        packed[_by_dealer_slot(v)] = 1
     pol_codes, bots = spec.bots()
     n_matches, n_last = _match_layout(spec.deals, spec.match_length)
     last = n_last if match_hi == n_matches else spec.match_length
@@ -307,6 +326,15 @@ def play_chunk(spec: RunSpec, match_lo: int, match_hi: int) -> np.ndarray:
     with expect("engine.zipai" if v.family == "zipai" else "engine.game"):  # a cold start says so
         _play_threaded(play_matches.serial, args, match_lo, match_hi - match_lo, spec, last, rec)
     return rec
+
+
+def _by_dealer_slot(v) -> int:
+    """The packed-rules slot of the run setting ``seating="dealer"`` in ``v``'s family."""
+    if v.family == "zipai":
+        from .zipai._layout import Z_BY_DEALER
+
+        return Z_BY_DEALER
+    return L.R_BY_DEALER
 
 
 def _play_threaded(play, args, match_lo, n, spec, last, rec) -> None:
@@ -373,6 +401,7 @@ def simulate(
     chunk_matches: int = CHUNK_MATCHES,
     bot_params: Mapping | None = None,
     on_chunk=None,
+    seating: str = "seat",
 ) -> Run:
     """Play ``deals`` deals of ``variant`` and return their records.
 
@@ -403,8 +432,13 @@ def simulate(
     on_chunk : callable, optional
         Called with the number of deals of each chunk once it is played (an outer
         progress bar, e.g. ``mjlab sweep``'s).
+    seating : {"seat", "dealer"}
+        How ``policies`` and ``bot_params`` are read: by seat (default), or by place
+        from each deal's dealer (``policies[0]`` always deals, ``policies[1]`` sits at
+        his 下家, ...), so that in duplicate seating each policy holds each role's cards
+        on every wall however the dealer moves (:func:`analysis.skill_edge`).
     """
-    spec = make_spec(variant, deals, seed, rules, policies, match_length, bot_params)
+    spec = make_spec(variant, deals, seed, rules, policies, match_length, bot_params, seating)
     chunk_matches = _check_int("chunk_matches", chunk_matches, 1, MAX_MATCHES)
     if workers is not None:
         _check_int("--workers", workers, 1, MAX_WORKERS)
@@ -448,6 +482,7 @@ def simulate(
         policies=spec.policies,
         rec=rec,
         bot_params=spec.bot_params,
+        seating=spec.seating,
         match=idx // spec.match_length,
         deal=idx % spec.match_length,
     )
@@ -472,6 +507,7 @@ def run_cli(args) -> int:
         args.policy,
         DEFAULT_MATCH_LENGTH if args.match_length is None else args.match_length,
         overrides,
+        getattr(args, "seating", "seat"),
     )
     tls = (args.tls_ca_file, args.tls_cert, args.tls_key)
     if any(tls) and not args.scheduler:
@@ -549,6 +585,7 @@ def run_cli(args) -> int:
             workers=args.workers,
             progress=not args.quiet,
             bot_params=overrides,
+            seating=spec.seating,
         )
         run.to_parquet(out)
     if not args.quiet:

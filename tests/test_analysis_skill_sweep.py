@@ -27,9 +27,16 @@ def test_duplicate_edge_is_tighter_and_consistent():
     t = analysis.skill_edge(pd.concat(frames.values(), ignore_index=True)).set_index("format")
     single, dup = t.loc["single"], t.loc["duplicate"]
     assert single.seatings == dup.seatings == 4
-    assert dup.n_matches == 300 and single.n_matches == 1200
-    assert dup.edge == pytest.approx(single.edge)  # same deals, averaged differently
+    # single: each match counted in one seating only (independent units)
+    assert dup.n_matches == 300 and single.n_matches == 300
+    assert single.n_deals * 4 == dup.n_deals
+    assert abs(dup.edge - single.edge) < 4 * single.se
     assert dup.se < single.se / 1.5  # luck of the tiles cancels
+    # per deal played, single seating needs more deals for the same precision
+    assert analysis.duplicate_gain(t.reset_index()) == pytest.approx(
+        single.se**2 * single.n_deals / (dup.se**2 * dup.n_deals)
+    )
+    assert analysis.duplicate_gain(t.reset_index()) > 1
     assert dup.lo > 0 and "gains" in dup.verdict and "normal approximation" in dup.verdict
     # matches to finish ahead 95%: (z / snr)^2, snr = per-match edge / per-match SD
     z = st.norm.ppf(0.95)
@@ -45,7 +52,10 @@ def test_skill_edge_matches_direct_computation():
     df = pd.concat(frames.values(), ignore_index=True)
     x = np.array([r[f"delta_{r.strong_seat}"] for _, r in df.iterrows()], dtype=float)
     t = analysis.skill_edge(df).set_index("format")
-    assert t.loc["single", "edge"] == pytest.approx(x.mean())
+    # single: match i (sorted) in seating i mod 4
+    mine = (df["match"].to_numpy() % 4) == df["strong_seat"].to_numpy()
+    assert t.loc["single", "edge"] == pytest.approx(x[mine].mean())
+    assert t.loc["duplicate", "edge"] == pytest.approx(x.mean())
     per_match = df.assign(x=x).groupby(["strong_seat", "match"]).x.sum().groupby("match").mean()
     # all matches have 16 deals, so the ratio SE is the SE of per-match means / 16
     assert t.loc["duplicate", "se"] == pytest.approx(per_match.std(ddof=1) / math.sqrt(50) / 16)

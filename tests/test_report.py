@@ -42,13 +42,14 @@ def made(tmp_path_factory):
     return out, ctx
 
 
-def rerun(name: str, deals: int, rules=None, policies=None) -> pd.DataFrame:
+def rerun(name: str, deals: int, rules=None, policies=None, seating="seat") -> pd.DataFrame:
     """The records a report run made (its bots by default: report.report_policy)."""
     if policies is None:
         policies = report.report_policy(variants.get(name))
     return simulate(
-        name, deals, seed=SEED, rules=rules, policies=policies, workers=1, progress=False
-    ).to_pandas()
+        name, deals, seed=SEED, rules=rules, policies=policies, workers=1, progress=False,
+        seating=seating,
+    ).to_pandas()  # fmt: skip
 
 
 def trimmed(ctx: dict) -> dict:
@@ -164,11 +165,13 @@ def test_numbers_equal_the_analysis_of_the_records(made):
             for seat in range(players):
                 pol = [sk["weak"]] * players
                 pol[seat] = sk["strong"]
-                frames[seat] = rerun(n, b["skill"], policies=pol)
-            table = analysis.skill_edge(frames)
+                frames[seat] = rerun(n, b["skill"], policies=pol, seating="dealer")
+            table = analysis.skill_edge(frames, seating="dealer")
             assert sk["table"] == jsonable(table)
-            single, dup = table["se"].to_list()
-            assert sk["duplicate_gain"] == (single / dup if dup > 0 else None)
+            (s_se, d_se), (s_n, d_n) = table["se"].to_list(), table["n_deals"].to_list()
+            assert s_n * players == pytest.approx(d_n, rel=0.1)  # a match in one seating
+            want = s_se**2 * s_n / (d_se**2 * d_n) if d_se > 0 else None
+            assert sk["duplicate_gain"] == pytest.approx(want)
 
     names = ctx["settings"]["variants"]
     mains = {n: rerun(n, ctx["variants"][n]["budget"]["main"]) for n in names}
@@ -202,8 +205,9 @@ def test_risk_skill_gain_and_sensitivity_equal_the_analysis(made):
             for seat in range(players):
                 pol = [sk["weak"]] * players
                 pol[seat] = sk["strong"]
-                frames[seat] = rerun(n, b["skill"], policies=pol)
-            g = risk.skill_gain(risk.seating_match_edges(frames), cluster=["run_seed", "match"])
+                frames[seat] = rerun(n, b["skill"], policies=pol, seating="dealer")
+            edges = risk.seating_match_edges(frames, seating="dealer")
+            g = risk.skill_gain(edges, cluster=["run_seed", "match"])
             mine = {k: v for k, v in sk["gain"].items() if k != "source"}
             assert mine == jsonable(g)[0]
         # the bot-sensitivity table: the main run under value bots against the report's

@@ -97,6 +97,10 @@ while anyone 游s nobody wins on a discard."""
 R_WIN_PRIORITY = 76
 """1: when several seats can win on one discard, the variant's win_priority hook may put
 a farther seat first (福州 金雀); 0: plain head bump (nearest seat wins)."""
+R_BY_DEALER = 95
+"""Run setting, not a rule (set by engine.run, never by a variant's pack): 1 reads the
+policies and bot rows by place from the dealer (index 0 the dealer, 1 his 下家, ...) in
+every deal, so a policy keeps its role through dealer changes; 0 reads them by seat."""
 N_RULES = 96
 
 # ---- record columns (int32 per deal) ---------------------------------------------------

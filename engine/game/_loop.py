@@ -78,6 +78,7 @@ from ._layout import (
     R_RESERVE_QUAD,
     R_ROB_KONG,
     R_ROT_DRAW,
+    R_BY_DEALER,
     R_ROT_WIN,
     R_SETS,
     R_SHAPES,
@@ -1632,6 +1633,17 @@ def workspace(n_tiles):
 
 
 @kernel
+def _seat_by_dealer(policies, bots, dealer, players, pols, brows):
+    """Seat the policies and bot rows given by place from the dealer (``R_BY_DEALER``):
+    place ``j`` sits at seat ``(dealer + j) % players``."""
+    for j in range(players):
+        s = (dealer + j) % players
+        pols[s] = policies[j]
+        for k in range(bots.shape[1]):
+            brows[s, k] = bots[j, k]
+
+
+@kernel
 def play_match(
     rules, policies, bots, seed, match, n_deals, tab, rec_out, final_out, log, log_deal, obs
 ):  # fmt: skip
@@ -1652,14 +1664,19 @@ def play_match(
     no_final = np.zeros((1, 1), np.int16)
     no_log = np.zeros((1, 5), np.int32)
     no_preset = np.zeros(0, np.int64)
+    by_dealer = rules[R_BY_DEALER] == 1
+    pols = policies.copy() if by_dealer else policies
+    brows = bots.copy() if by_dealer else bots
     for d in range(n_deals):
         ctx[X_DEALER] = dealer
         ctx[X_STREAK] = streak
         ctx[X_DEALER_WINS] = wins
         fin = final_out[d] if final_out.shape[0] == n_deals else no_final
         lg = log if d == log_deal else no_log
+        if by_dealer:
+            _seat_by_dealer(policies, bots, dealer, players, pols, brows)
         play_deal(
-            rules, policies, bots, seed, match, d, tab, ctx, ws, rec_out[d], fin, lg, no_preset,
+            rules, pols, brows, seed, match, d, tab, ctx, ws, rec_out[d], fin, lg, no_preset,
             obs,
         )  # fmt: skip
         winner = ctx[X_WINNER]

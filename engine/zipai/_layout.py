@@ -50,6 +50,9 @@ Z_HONG_LO = 53
 """Fewest red cards of 红胡 (7)."""
 Z_HONG_HI = 54
 """Most red cards of 红胡 (9); more are 全红."""
+Z_BY_DEALER = 63
+"""Run setting (engine.run), as ``R_BY_DEALER`` of engine.game._layout: 1 reads the
+policies and bot rows by place from the dealer in every deal."""
 Z_N = 64
 
 # ---- patterns (bit order of the variant's pattern table) ------------------------------------

@@ -143,6 +143,7 @@ from ._layout import (
     Z_MIN_HUXI,
     Z_MUST_WIN,
     Z_SEATS,
+    Z_BY_DEALER,
     Z_XING,
     Z_ZUOXING,
 )
@@ -1560,8 +1561,18 @@ def play_match(
         dealer = first_dealer
     streak = 0
     errors = 0
+    by_dealer = rules[Z_BY_DEALER] == 1
+    pols = np.empty(seats, np.int64) if by_dealer else policies
+    brows = bots.copy() if by_dealer else bots
     for d in range(n_deals):
         zx = (dealer + 2) % seats if rules[Z_ZUOXING] == 1 else -1
+        if by_dealer:  # place j from the dealer sits at seat (dealer + j) % seats
+            n_pol = policies.shape[0]
+            for j in range(seats):
+                s = (dealer + j) % seats
+                pols[s] = policies[j % n_pol]
+                for k in range(bots.shape[1]):
+                    brows[s, k] = bots[j % n_pol, k]
         want_final = (
             final_out.shape[0] == n_deals
             and final_out.shape[1] >= fin_buf.shape[0]
@@ -1571,10 +1582,10 @@ def play_match(
         fin = fin_buf if want_final else no_final
         logging = d == log_deal
         winner = play_deal(
-            rules, policies, values, seed, match, d, dealer, streak, zx, deck, hand, ps, pk,
+            rules, pols, values, seed, match, d, dealer, streak, zx, deck, hand, ps, pk,
             tab, pile, stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used, scratch, out,
             delta, zmoney, row, fin, log, logging, states, kings_held, sq, wvx_s, gcounts,
-            bots, osums, sscr, obs,
+            brows, osums, sscr, obs,
         )  # fmt: skip
         errors += ctx[K_ERROR]
         for i in range(N_COLS):

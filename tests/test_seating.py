@@ -1,0 +1,76 @@
+"""Runs that read the policies by place from the dealer (``seating="dealer"``).
+
+Duplicate seating gives a policy each role's cards on every wall only when its place
+is counted from each deal's dealer; these tests check that the kernels seat the
+policies (and their parameter rows) that way, and that the run identity says so.
+"""
+
+import pandas as pd
+import pytest
+
+from engine import fileio
+from engine.cli import main
+from engine.errors import UsageError
+from engine.run import make_spec, simulate
+from engine.variants import get
+
+
+def _run(variant, pols, seating, deals=160, match_length=1, **kw):
+    return simulate(
+        variant, deals, seed=5, policies=pols, match_length=match_length, workers=1,
+        progress=False, seating=seating, **kw,
+    ).to_pandas()  # fmt: skip
+
+
+@pytest.mark.parametrize("variant", ["lishui", "luodisao"])
+def test_dealer_seating_is_seat_seating_turned_to_the_dealer(variant):
+    """With one-deal matches the dealer comes from the match stream alone, so each
+    deal of a by-dealer run equals that deal of a by-seat run whose policies start at
+    its dealer's seat."""
+    v = get(variant)
+    players = v.n_players(v.resolve({}))
+    places = ["value"] + ["random"] * (players - 1)
+    by = _run(variant, places, "dealer")
+    seen = 0
+    for d in range(players):
+        seats = [places[(s - d) % players] for s in range(players)]
+        fixed = _run(variant, seats, "seat")
+        mask = (by["dealer"] == d).to_numpy()
+        assert (fixed["dealer"].to_numpy()[mask] == d).all()
+        pd.testing.assert_frame_equal(
+            by[mask].reset_index(drop=True), fixed[mask].reset_index(drop=True)
+        )
+        seen += int(mask.sum())
+        assert mask.any()
+    assert seen == len(by)
+    # and it is not the by-seat run: the value bot moved with the dealer
+    assert not by.equals(_run(variant, places, "seat"))
+
+
+def test_dealer_seating_moves_parameter_rows_with_the_policy():
+    """A parameter override given for place 0 follows the dealer like the policy."""
+    over = {0: {"flush": 0.0, "triplets": 9.0}}
+    by = _run("lishui", ["value"] * 4, "dealer", bot_params=over)
+    for d in range(4):
+        fixed = _run("lishui", ["value"] * 4, "seat", bot_params={d: over[0]})
+        mask = (by["dealer"] == d).to_numpy()
+        pd.testing.assert_frame_equal(
+            by[mask].reset_index(drop=True), fixed[mask].reset_index(drop=True)
+        )
+    assert not by.equals(_run("lishui", ["value"] * 4, "seat", bot_params=over))
+
+
+def test_seating_is_part_of_the_run_identity(tmp_path):
+    seat = make_spec("lishui", 64, seed=1).identity()
+    dealer = make_spec("lishui", 64, seed=1, seating="dealer").identity()
+    assert "seating" not in seat  # by-seat runs keep the identity they always had
+    assert dealer["seating"] == "dealer" and {**dealer, "seating": None} != seat
+    with pytest.raises(UsageError, match="unknown seating 'chair'"):
+        make_spec("lishui", 64, seating="chair")
+    out = tmp_path / "d/"
+    base = ["simulate", "lishui", "--deals", "64", "--seed", "1", "--quiet", "--out", f"{out}/"]
+    assert main([*base, "--seating", "dealer"]) == 0
+    chunks = sorted(out.glob("*.parquet"))
+    assert chunks and all(fileio.read_meta(f).meta["seating"] == "dealer" for f in chunks)
+    # the same folder with the other seating is another run: refused, not mixed
+    assert main(base) == 2
