@@ -140,3 +140,69 @@ def test_engine_seat_sanity_checks_stay_null_over_seeds():
         rejects += [bool(t.loc["seat_win_rates", "reject"]), bool(t.loc["seat_deltas", "reject"])]
     assert all(_at_most(int(x), reps) for x in rejects), rejects
     assert math.isfinite(float(t.loc["seat_deltas", "p"]))
+
+
+def _skill_frames(i: int, matches: int = MATCHES):
+    # four seatings on the same walls (one seed), the strong seat in each in turn
+    return {
+        k: synthetic_records(
+            matches, seed=40_000 + i, first_dealer="rotate", strong_seat=k, skill=0.4,
+            dealer_multiplier=1,
+        )  # fmt: skip
+        for k in range(4)
+    }
+
+
+def test_skill_edge_and_snr_intervals_cover_at_nominal_rate():
+    # the seatings of a match share its walls (correlated); single seating must still
+    # cover (each match counted once), duplicate too, and the ranked skill_snr with them
+    pilot = analysis.skill_edge(_skill_frames(-1, MATCHES * 100)).set_index("format")
+    true_edge = float(pilot.loc["duplicate", "edge"])
+    true_snr = float(pilot.loc["duplicate", "snr"])
+    hits = {"single": 0, "duplicate": 0, "snr": 0}
+    gains = []
+    for i in range(R):
+        t = analysis.skill_edge(_skill_frames(i)).set_index("format")
+        for fmt in ("single", "duplicate"):
+            hits[fmt] += t.loc[fmt, "lo"] <= true_edge <= t.loc[fmt, "hi"]
+        hits["snr"] += t.loc["duplicate", "snr_lo"] <= true_snr <= t.loc["duplicate", "snr_hi"]
+        gains.append(analysis.duplicate_gain(t.reset_index()))
+    assert true_edge > 0
+    for k, h in hits.items():
+        assert _covers_at_nominal(h, R), (k, h)
+    assert np.median(gains) > 1  # duplicate needs fewer deals for the same precision
+
+
+def test_engine_duplicate_seating_by_dealer_cancels_the_luck_of_the_tiles():
+    # engine records, value over efficiency in 推倒胡: by place from the dealer, every
+    # wall gives each policy each role's cards once, so duplicate seating needs far fewer
+    # deals than single seating for the same precision, and more so than seat by seat
+    # (where the dealer sequences drift apart); the single-seating interval (each match
+    # once) covers the by-dealer pilot's edge
+    from engine import simulate
+
+    def frames(deals, seed, seating):
+        out = {}
+        for place in range(4):
+            pols = ["efficiency"] * 4
+            pols[place] = "value"
+            out[place] = simulate(
+                "tuidaohu", deals, seed=seed, policies=pols, seating=seating, progress=False
+            ).to_pandas()
+        return out
+
+    pilot = analysis.skill_edge(frames(20_000, 99, "dealer"), seating="dealer")
+    pilot = pilot.set_index("format")
+    truth, pilot_se = float(pilot.loc["duplicate", "edge"]), float(pilot.loc["duplicate", "se"])
+    reps, hits, gains = 12, 0, {"seat": [], "dealer": []}
+    for i in range(reps):
+        for seating in gains:
+            t = analysis.skill_edge(frames(1_600, 500 + i, seating), seating=seating)
+            gains[seating].append(analysis.duplicate_gain(t))
+            if seating == "dealer":
+                t = t.set_index("format")
+                half = (t.loc["single", "hi"] - t.loc["single", "lo"]) / 2
+                hits += abs(t.loc["single", "edge"] - truth) <= math.hypot(half, 1.96 * pilot_se)
+    assert hits >= st.binom.ppf(0.001, reps, LEVEL), hits
+    by_dealer, by_seat = np.median(gains["dealer"]), np.median(gains["seat"])
+    assert by_dealer > 4 and by_dealer > 2 * by_seat, gains
