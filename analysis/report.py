@@ -50,6 +50,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analysis import sensitivity as sens_mod
 from analysis._util import ROLE_PROSE, jsonable
 from analysis.compare import METRICS, compare_variants
 from analysis.fairness import MARGIN_SD, dealer_edge, fairness_tests, word_verdicts
@@ -150,12 +151,17 @@ class Budget:
         Each value of every rule option in the sensitivity table (the defaults reuse the
         first ``sensitivity`` deals of the main run; a value a headline sweep played
         with at least as many deals reuses that run's first deals).
+    sensitivity_skill : int
+        Each place of the sensitivity table's skill runs (value over efficiency, one run
+        per place from the dealer for every option value; the defaults reuse the skill
+        section's value-over-efficiency runs). 0 leaves the skill edge out of the table.
     """
 
     main: int
     sweep: int
     skill: int
     sensitivity: int = 0
+    sensitivity_skill: int = 0
 
 
 DEFAULT_BUDGETS: dict[str, Budget] = {
@@ -201,7 +207,8 @@ def budget_for(variant: str, deals: int | None = None) -> Budget:
     if deals is None:
         return DEFAULT_BUDGETS.get(variant, FALLBACK_BUDGET)
     half = min(deals, max(MIN_DEALS, deals // 2))
-    return Budget(main=deals, sweep=half, skill=half, sensitivity=half)
+    quarter = min(deals, max(MIN_DEALS, deals // 4))
+    return Budget(main=deals, sweep=half, skill=half, sensitivity=half, sensitivity_skill=quarter)
 
 
 @dataclass(frozen=True)
@@ -611,6 +618,7 @@ def build_report(
         total += budgets[n].skill * seats * len(_skill_pairs(vobj[n]))
     bar = _Bar(progress, total, "3/5 skill vs luck")
     skill: dict[str, list[dict]] = {n: [] for n in names}
+    skill_frames: dict[str, dict] = {}  # value over efficiency: the sensitivity defaults
     try:
         for n in names:
             v = vobj[n]
@@ -621,10 +629,10 @@ def build_report(
                     bar.set_postfix_str(f"{n} {strong} vs {weak}, seat {s}")
                     pol = [weak] * seats
                     pol[s] = strong
-                    frames[s] = run(
-                        n, budgets[n].skill, policies=pol, seating="dealer"
-                    ).to_pandas()
+                    frames[s] = run(n, budgets[n].skill, policies=pol, seating="dealer").to_pandas()
                     bar.update(budgets[n].skill)
+                if (strong, weak) == sens_mod.SKILL_PAIR:
+                    skill_frames[n] = frames
                 table = skill_edge(frames, seating="dealer", level=LEVEL)
                 table = table.set_index("format", drop=False)
                 edges = _skill_match_edges(n, strong, weak, frames)
@@ -649,7 +657,9 @@ def build_report(
     # the table plays value bots (cheaper); the headline sweeps' runs are reused only
     # where they played value too
     reuse = {n: (played[n] if bots[n] == "value" else {}) for n in names}
-    sens = _run_sensitivity(names, budgets, main_value, reuse, seed, workers, progress)
+    sens = _run_sensitivity(
+        names, budgets, main_value, reuse, seed, workers, progress, skill_frames
+    )
     timing["sensitivity"] = time.perf_counter() - t0
     timing["sensitivity_cpu"] = _cpu_seconds() - c0
 
@@ -787,12 +797,21 @@ def _cpu_seconds() -> float:
     return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
 
 
-def _run_sensitivity(names, budgets, main, played, seed, workers, progress) -> dict:
+def _run_sensitivity(names, budgets, main, played, seed, workers, progress, skill) -> dict:
     """Each variant's sensitivity table (p unadjusted: the report adjusts them all)."""
     from analysis import sensitivity as sens
 
     plans = {n: sens.option_plan(n)[0] for n in names}
     total = sum(budgets[n].sensitivity * len(plans[n]) for n in names)
+    for n in names:
+        b = budgets[n].sensitivity_skill
+        if b:
+            from engine.variants import get
+
+            v = get(n)
+            places = sum(v.n_players(v.resolve({p["option"]: p["value"]})) for p in plans[n])
+            reused = n in skill and all(len(f) >= b for f in skill[n].values())
+            total += b * (places + (0 if reused else v.n_players(v.resolve(None))))
     bar = _Bar(progress, total, "4/5 sensitivity")
     out = {}
 
@@ -812,13 +831,16 @@ def _run_sensitivity(names, budgets, main, played, seed, workers, progress) -> d
                 base=main[n],
                 reuse=played[n],
                 progress=tick,
+                skill_deals=budgets[n].sensitivity_skill,
+                skill_base=skill.get(n),
             )
             bar.update(b * (len(plans[n]) - r["runs"]))  # values reused from the sweeps
             table = r["table"].drop(columns=["p_adj"])
             out[n] = {
                 "deals": r["deals"],
-                "metrics": list(sens.METRICS),
-                "metric_docs": sens.metric_docs(),
+                "metrics": list(sens.METRICS) + ([sens.SKILL_METRIC] if r["skill_deals"] else []),
+                "metric_docs": sens.metric_docs(skill=bool(r["skill_deals"])),
+                "skill_deals": r["skill_deals"],
                 "table": jsonable(table),
                 "skipped": r["skipped"],
                 "runs": r["runs"],
@@ -1315,9 +1337,11 @@ def _methods() -> dict:
             "unless the option changes the cards dealt); a value that leaves every deal's "
             "result unchanged is called inert and has no test. A recommendation names only "
             "resolved dealer-edge differences (report-wide Holm); it calls a change fairer "
-            "when the new dealer edge's estimate is closer to 0. The skill edge is not in "
-            "the table: it needs a run per seating and policy pair for every value (eight "
-            "runs where the three metrics need one), beyond the report's budget.",
+            "when the new dealer edge's estimate is closer to 0. The skill edge (value "
+            "over efficiency) plays every value in duplicate seating by place from the "
+            "dealer, one run per place, and is compared with the defaults' skill runs match "
+            "by match on the same walls (a ratio estimator with matches as units; unpaired "
+            "when the option changes the cards dealt).",
             "Cross-variant panel: payout effects divided by the variant's pooled per-deal "
             "SD of a seat's result (SD units); swinginess is the top-1% share of points "
             "changing hands with a match-clustered delta-method interval.",
@@ -2086,6 +2110,7 @@ def _sensitivity_view(sv: dict | None) -> dict | None:
         )
         p = r.get("p_adj")
         row["cells"][r["metric"]] = {**r, "resolved": p is not None and p < ALPHA}
+        row["inert"] = row["inert"] and r["inert"]
     return {
         "rows": list(rows.values()),
         "metrics": sv["metrics"],
@@ -2094,6 +2119,7 @@ def _sensitivity_view(sv: dict | None) -> dict | None:
         "recommendations": sv.get("recommendations", []),
         "skipped": sv.get("skipped", []),
         "deals": sv["deals"],
+        "skill_deals": sv.get("skill_deals", 0),
     }
 
 

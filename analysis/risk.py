@@ -529,9 +529,7 @@ def skill_gain(
     return pd.DataFrame([row])
 
 
-def seating_match_edges(
-    frames: Mapping[int, pd.DataFrame], seating: str = "seat"
-) -> pd.DataFrame:
+def seating_match_edges(frames: Mapping[int, pd.DataFrame], seating: str = "seat") -> pd.DataFrame:
     """Per-match edges from skill runs: the strong seat's result minus the weak seats' mean.
 
     Parameters

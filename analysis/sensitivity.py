@@ -13,9 +13,10 @@ report instead. :func:`ranking` says which options move each metric most, and
 :func:`recommendations` says in words what to change to make a variant fairer (its dealer
 edge closer to 0), only for resolved effects.
 
-The skill edge is not in the table: it needs one run per seating and policy pair for
-every option value (eight runs where the three metrics need one), which the report's
-budget does not allow; the skill-vs-luck section measures it at the defaults.
+With ``skill_deals``, the table also has the skill edge (:data:`SKILL_METRIC`): the
+``value`` policy's edge over ``efficiency`` per deal in duplicate seating, one run per
+place from the dealer for each option value (:func:`skill_runs`, :func:`skill_rows`),
+compared with the defaults match by match on the same walls.
 """
 
 from __future__ import annotations
@@ -38,10 +39,26 @@ __all__ = [
     "ranking",
     "recommendations",
     "draw_sensitivity",
+    "skill_runs",
+    "skill_rows",
+    "SKILL_METRIC",
+    "SKILL_PAIR",
 ]
 
 METRICS: tuple[str, ...] = ("dealer_edge", "flow", "draw_rate")
 """The metrics of the sensitivity table (:data:`analysis.sweep.METRIC_DOCS` defines them)."""
+
+SKILL_METRIC = "skill_edge"
+"""The table's skill metric (with ``skill_deals``)."""
+
+SKILL_PAIR: tuple[str, str] = ("value", "efficiency")
+"""The stronger and the weaker policy of :data:`SKILL_METRIC`."""
+
+SKILL_DOC = (
+    "what skill is worth: the value policy's edge over efficiency in points per deal, one "
+    "value bot among efficiency bots in duplicate seating (the value bot in each place "
+    "from the dealer in turn on the same walls, a match averaged over its seatings)"
+)
 
 _COLS = [
     "variant",
@@ -198,6 +215,8 @@ def sensitivity(
     base: pd.DataFrame | None = None,
     reuse: Mapping[tuple[str, object], pd.DataFrame] | None = None,
     progress: Callable[[str, int], None] | None = None,
+    skill_deals: int = 0,
+    skill_base: Mapping[int, pd.DataFrame] | None = None,
 ) -> dict:
     """Play every option value of :func:`option_plan` and tabulate it against the defaults.
 
@@ -220,12 +239,18 @@ def sensitivity(
         from its own streams).
     progress : callable, optional
         ``progress(label, deals)`` after each run.
+    skill_deals : int
+        Deals per place of the skill runs (:func:`skill_runs`) of every value and of the
+        defaults; 0 leaves the skill edge out.
+    skill_base : mapping, optional
+        The defaults' skill runs on ``seed`` with at least ``skill_deals`` deals per place
+        (e.g. the report's skill section's); their first ``skill_deals`` rows are used.
 
     Returns
     -------
     dict
         ``{"table": DataFrame (as :func:`sensitivity_table` plus p_adj, Holm over the
-        table), "skipped": list, "deals": int, "runs": int}``.
+        table), "skipped": list, "deals": int, "runs": int, "skill_deals": int}``.
     """
     from engine.run import simulate
 
@@ -259,8 +284,153 @@ def sensitivity(
         if progress:
             progress(f"{variant} {item['option']}={_show(item['value'])}", deals)
     table = sensitivity_table(base, frames, variant, level=level)
+    if skill_deals:
+        if skill_base is not None and all(len(f) >= skill_deals for f in skill_base.values()):
+            sbase = {k: f.iloc[:skill_deals].reset_index(drop=True) for k, f in skill_base.items()}
+        else:
+            sbase = skill_runs(variant, skill_deals, seed=seed, workers=workers, progress=progress)
+        sframes = {}
+        for item in plan:
+            key = (item["option"], item["value"])
+            label = f"{item['option']}={_show(item['value'])}"
+            sframes[key] = skill_runs(
+                variant, skill_deals, rules={key[0]: key[1]}, seed=seed, workers=workers,
+                progress=progress, label=label,
+            )  # fmt: skip
+        extra = skill_rows(sbase, sframes, variant, level=level)
+        table = pd.concat([table, extra], ignore_index=True)
     table["p_adj"] = adjust_pvalues(table["p"].to_numpy(dtype=float), "holm")
-    return {"table": table, "skipped": skipped, "deals": int(len(base)), "runs": runs}
+    return {
+        "table": table,
+        "skipped": skipped,
+        "deals": int(len(base)),
+        "runs": runs,
+        "skill_deals": int(skill_deals),
+    }
+
+
+def skill_runs(
+    variant: str,
+    deals: int,
+    *,
+    rules: Mapping | None = None,
+    seed: int = 0,
+    workers: int | None = None,
+    pair: tuple[str, str] = SKILL_PAIR,
+    progress: Callable[[str, int], None] | None = None,
+    label: str = "",
+) -> dict[int, pd.DataFrame]:
+    """The duplicate skill runs of one rule setting: ``{place from the dealer: records}``.
+
+    The stronger policy of ``pair`` in one place, the weaker in the others, one run per
+    place on ``seed`` (``seating="dealer"``: the place is counted from each deal's dealer).
+    """
+    from engine.run import simulate
+    from engine.variants import get
+
+    v = get(variant)
+    players = v.n_players(v.resolve(rules))
+    strong, weak = pair
+    out = {}
+    for place in range(players):
+        pols = [weak] * players
+        pols[place] = strong
+        out[place] = simulate(
+            variant, deals, seed=seed, rules=rules, policies=pols, workers=workers,
+            progress=False, seating="dealer",
+        ).to_pandas()  # fmt: skip
+        if progress:
+            progress(f"{variant} {label or 'defaults'} skill, place {place}", deals)
+    return out
+
+
+def _skill_edge_of(means: pd.DataFrame) -> tuple[float, np.ndarray, float]:
+    """Ratio edge, its linearised per-match influence and its SE."""
+    t, m = means["t"].to_numpy(), means["m"].to_numpy()
+    n = t.size
+    edge = float(t.sum() / m.sum())
+    u = (t - edge * m) / m.mean()
+    se = float(math.sqrt((u * u).sum() / (n * (n - 1)))) if n > 1 else math.nan
+    return edge, u, se
+
+
+def skill_rows(
+    base: Mapping[int, pd.DataFrame],
+    frames: Mapping[tuple[str, object], Mapping[int, pd.DataFrame]],
+    variant,
+    *,
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """The skill edge of each option value against the defaults' (:data:`SKILL_METRIC`).
+
+    Parameters
+    ----------
+    base : mapping
+        :func:`skill_runs` of the default rules.
+    frames : mapping
+        ``(option, value) -> skill_runs`` under that value (same seed and deals).
+    variant : Variant or str
+    level : float
+
+    Returns
+    -------
+    DataFrame
+        Rows of :func:`sensitivity_table`'s columns with ``metric = "skill_edge"``: the
+        edge per deal (duplicate format, the match averaged over its places as the unit,
+        ratio estimator), its difference from the defaults and a two-sided normal p. The
+        difference is paired match by match (the same walls) unless the option changes
+        the cards dealt; then the two SEs combine in quadrature.
+    """
+    from scipy import stats as st
+
+    from analysis.skill import duplicate_match_means
+    from engine import variants as registry
+
+    v = registry.get(variant) if isinstance(variant, str) else variant
+    z = float(st.norm.ppf(0.5 + level / 2))
+    b = duplicate_match_means(base, "dealer")
+    e0, u0, se0 = _skill_edge_of(b)
+    rows = []
+    for (key, val), fr in frames.items():
+        opt = v.option_map[key]
+        paired = not opt.changes_deal
+        f = duplicate_match_means(fr, "dealer")
+        e1, u1, se1 = _skill_edge_of(f)
+        if paired:
+            both = b.index.intersection(f.index)
+            if len(both) != len(b) or len(both) != len(f):
+                raise UsageError(
+                    f"{key}={_show(val)}: its skill runs are not the defaults' matches"
+                )
+            d = u1 - u0
+            se = float(math.sqrt((d * d).sum() / (d.size * (d.size - 1))))
+        else:
+            se = math.hypot(se0, se1)
+        diff = e1 - e0
+        p = float(2 * st.norm.sf(abs(diff) / se)) if se > 0 else (1.0 if diff == 0 else 0.0)
+        inert = bool(paired and all(_same_results(base[k], fr[k]) for k in base))
+        rows.append(
+            {
+                "variant": v.name,
+                "option": key,
+                "option_value": _show(val),
+                "baseline": _show(opt.default),
+                "paired": paired,
+                "inert": inert,
+                "metric": SKILL_METRIC,
+                "n": int(len(f)),
+                "baseline_estimate": e0,
+                "estimate": e1,
+                "lo": e1 - z * se1,
+                "hi": e1 + z * se1,
+                "diff": diff,
+                "diff_se": se,
+                "diff_lo": diff - z * se,
+                "diff_hi": diff + z * se,
+                "p": math.nan if inert else p,
+            }
+        )
+    return pd.DataFrame(rows, columns=_COLS)
 
 
 def _resolved(row, alpha: float) -> bool:
@@ -328,6 +498,7 @@ def _metric_words(metric: str, unit: str) -> str:
         "dealer_edge": f"dealer edge ({unit}-based points per deal)",
         "flow": f"flow ({unit}-based points changing hands per deal)",
         "draw_rate": "draw rate (share of deals drawn)",
+        SKILL_METRIC: f"skill edge (value over efficiency, {unit}-based points per deal)",
     }.get(metric, metric)
 
 
@@ -441,6 +612,30 @@ def recommendations(
         )
     if not len(de):
         out.append(f"No option value could be compared on {name}'s dealer edge.")
+    sk = live[live["metric"] == SKILL_METRIC]
+    if len(sk):
+        s0 = float(sk["baseline_estimate"].iloc[0])
+        res = sk[sk["resolved"]]
+        if len(res):
+            parts = []
+            for r in res.sort_values("diff", key=lambda x: -x.abs()).to_dict("records"):
+                verb = "raises" if r["diff"] > 0 else "lowers"
+                parts.append(
+                    f"{r['option']}={r['option_value']} {verb} it by {_pm(r, magnitude=True)} "
+                    f"(to {s0 + float(r['diff']):+.3g})"
+                )
+            out.append(
+                f"What skill is worth in {name} (the value bot's edge over efficiency, "
+                f"{s0:+.3g} points per deal under the defaults){how}: " + "; ".join(parts) + "."
+            )
+        else:
+            big = sk.loc[sk["diff"].astype(float).abs().idxmax()]
+            out.append(
+                f"No option value resolves an effect on what skill is worth in {name} (the "
+                f"value bot's edge over efficiency, {s0:+.3g} points per deal under the "
+                f"defaults; the largest, {big['option']}={big['option_value']}, is "
+                f"{_pm(big)}, not resolved)."
+            )
     if len(inert):
         vals = sorted({f"{r['option']}={r['option_value']}" for r in inert.to_dict("records")})
         out.append(
@@ -460,7 +655,7 @@ def draw_sensitivity(table, *, axes=None, alpha: float = 0.05, unit: str = ""):
 
     t = pd.DataFrame(table)
     t = t[~t["inert"].astype(bool)].copy()
-    metrics = [m for m in METRICS if (t["metric"] == m).any()]
+    metrics = [m for m in (*METRICS, SKILL_METRIC) if (t["metric"] == m).any()]
     with plots.style():
         if axes is None:
             import matplotlib.pyplot as plt
@@ -496,6 +691,7 @@ def draw_sensitivity(table, *, axes=None, alpha: float = 0.05, unit: str = ""):
             ax.set_title(m, fontsize=9)
             u = f" ({unit})" if unit else ""
             words = {"dealer_edge": f"Δ per deal{u}", "flow": f"Δ per deal{u}"}
+            words[SKILL_METRIC] = f"Δ per deal{u}"
             ax.set_xlabel(words.get(m, "Δ share of deals"), fontsize=8)
             ax.set_yticks(range(len(labels)))
             ax.set_yticklabels(labels, fontsize=7)
@@ -506,6 +702,7 @@ def draw_sensitivity(table, *, axes=None, alpha: float = 0.05, unit: str = ""):
     return axes
 
 
-def metric_docs() -> list[dict]:
-    """``[{"metric", "doc"}]`` of :data:`METRICS`, for the report."""
-    return [{"metric": m, "doc": metric_doc(m)} for m in METRICS]
+def metric_docs(skill: bool = False) -> list[dict]:
+    """``[{"metric", "doc"}]`` of :data:`METRICS` (and the skill edge), for the report."""
+    docs = [{"metric": m, "doc": metric_doc(m)} for m in METRICS]
+    return docs + ([{"metric": SKILL_METRIC, "doc": SKILL_DOC}] if skill else [])

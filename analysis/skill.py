@@ -33,7 +33,7 @@ from analysis._util import with_identity
 from analysis.stats import format_pm
 from engine.errors import UsageError
 
-__all__ = ["duplicate_gain", "skill_edge", "strong_seats"]
+__all__ = ["duplicate_gain", "duplicate_match_means", "skill_edge", "strong_seats"]
 
 _COLS = [
     "format",
@@ -202,10 +202,38 @@ def skill_edge(
     full = g.size() == seatings
     dup = g.mean()[full.to_numpy()]
     rows.append(
-        _row("duplicate", seatings, dup["t"].to_numpy(), dup["m"].to_numpy(), match_sd, level, ahead)
+        _row(
+            "duplicate", seatings, dup["t"].to_numpy(), dup["m"].to_numpy(), match_sd, level, ahead
+        )
     )
     rows[-1]["n_deals"] = int(per["m"].to_numpy()[np.repeat(full.to_numpy(), g.size())].sum())
     return with_identity(variant, rules_id, rows, _COLS)
+
+
+def duplicate_match_means(
+    frames: Mapping[int, pd.DataFrame], seating: str = "seat"
+) -> pd.DataFrame:
+    """The strong player's match total and deals, averaged over the seatings of a match.
+
+    ``frames`` is ``{seating key: records}`` as for :func:`skill_edge`. Returns a frame
+    indexed by ``(run_seed, match)`` with ``t`` (mean total over the seatings) and ``m``
+    (mean deals), only for matches every seating played: the duplicate format's units.
+    """
+    df, seat, key = _frame(frames, None, seating)
+    lay = schema.layout(df)
+    d = schema.deltas(df, lay)
+    x = d[np.arange(len(df)), seat].astype(np.float64)
+    per = (
+        pd.DataFrame(
+            {"seating": key, "run_seed": df["run_seed"].to_numpy(), "match": df["match"], "x": x}
+        )
+        .groupby(["seating", "run_seed", "match"], sort=True)
+        .agg(t=("x", "sum"), m=("x", "size"))
+    )
+    per["m"] = per["m"].astype(float)
+    g = per.groupby(level=["run_seed", "match"])
+    full = (g.size() == len(frames)).to_numpy()
+    return g.mean()[full]
 
 
 def duplicate_gain(table: pd.DataFrame) -> float | None:

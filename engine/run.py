@@ -294,9 +294,7 @@ def make_spec(
     for s, _ in extra:
         if not 0 <= s < len(pols):
             raise UsageError(f"bot parameters for seat {s}: seats are 0..{len(pols) - 1}")
-    spec = RunSpec(
-        v.name, resolved, int(seed), int(deals), int(match_length), pols, extra, seating
-    )
+    spec = RunSpec(v.name, resolved, int(seed), int(deals), int(match_length), pols, extra, seating)
     spec.bots()  # validates the parameters (UsageError naming a bad one)
     return spec
 

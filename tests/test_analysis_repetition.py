@@ -146,7 +146,11 @@ def _skill_frames(i: int, matches: int = MATCHES):
     # four seatings on the same walls (one seed), the strong seat in each in turn
     return {
         k: synthetic_records(
-            matches, seed=40_000 + i, first_dealer="rotate", strong_seat=k, skill=0.4,
+            matches,
+            seed=40_000 + i,
+            first_dealer="rotate",
+            strong_seat=k,
+            skill=0.4,
             dealer_multiplier=1,
         )  # fmt: skip
         for k in range(4)

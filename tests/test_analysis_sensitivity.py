@@ -149,3 +149,54 @@ def test_sensitivity_reuses_runs_without_changing_a_number():
     assert set(fresh["table"]["option"]) <= {p["option"] for p in plan}
     assert fresh["table"]["p_adj"].dropna().ge(fresh["table"]["p"].dropna()).all()
     assert not math.isnan(fresh["table"]["diff"].iloc[0])
+
+
+def test_skill_rows_are_paired_duplicate_differences():
+    """The skill edge rows, recomputed by hand from the records: the value bot's match
+    total averaged over its places from the dealer, a ratio over matches, paired."""
+    base = sens.skill_runs("tuidaohu", 480, seed=4, workers=1)
+    alt = sens.skill_runs("tuidaohu", 480, rules={"horses": "8"}, seed=4, workers=1)
+    row = sens.skill_rows(base, {("horses", "8"): alt}, "tuidaohu").iloc[0]
+
+    def per_match(frames):
+        tot, deals = {}, {}
+        for place, df in frames.items():
+            for r in df.itertuples():
+                seat = (int(r.dealer) + place) % 4
+                tot[r.match] = tot.get(r.match, 0.0) + getattr(r, f"delta_{seat}") / 4
+                deals[r.match] = deals.get(r.match, 0) + 1 / 4
+        keys = sorted(tot)
+        return np.array([tot[k] for k in keys]), np.array([deals[k] for k in keys])
+
+    t0, m0 = per_match(base)
+    t1, m1 = per_match(alt)
+    e0, e1 = t0.sum() / m0.sum(), t1.sum() / m1.sum()
+    u = (t1 - e1 * m1) / m1.mean() - (t0 - e0 * m0) / m0.mean()
+    se = math.sqrt((u**2).sum() / (u.size * (u.size - 1)))
+    assert row["metric"] == "skill_edge" and bool(row["paired"]) and not bool(row["inert"])
+    assert row["baseline_estimate"] == pytest.approx(e0)
+    assert row["estimate"] == pytest.approx(e1)
+    assert row["diff"] == pytest.approx(e1 - e0)
+    assert row["diff_se"] == pytest.approx(se)
+    assert row["diff_hi"] - row["diff"] == pytest.approx(1.959964 * se, rel=1e-5)
+    assert row["p"] == pytest.approx(2 * (1 - 0.5 * (1 + math.erf(abs(e1 - e0) / se / 2**0.5))))
+    # the words name it only when resolved
+    t = pd.DataFrame([{**row.to_dict(), "p_adj": 1e-9}])
+    words = " ".join(sens.recommendations(t, name="推倒胡", unit="point"))
+    assert "horses=8" in words and "What skill is worth" in words
+    t["p_adj"] = 0.5
+    words = " ".join(sens.recommendations(t, name="推倒胡", unit="point"))
+    assert "No option value resolves an effect on what skill is worth" in words
+
+
+def test_sensitivity_with_skill_deals_adds_one_skill_row_per_value():
+    r = sens.sensitivity("tuidaohu", 64, seed=2, workers=1, skill_deals=64)
+    t = r["table"]
+    plan, _ = sens.option_plan("tuidaohu")
+    sk = t[t["metric"] == "skill_edge"]
+    assert len(sk) == len(plan) and r["skill_deals"] == 64
+    # one Holm family over the whole table, the skill rows included
+    live = t["p"].notna().to_numpy()
+    np.testing.assert_allclose(
+        t["p_adj"].to_numpy()[live], adjust_pvalues(t["p"].to_numpy()[live], "holm")
+    )

@@ -239,6 +239,23 @@ def test_risk_skill_gain_and_sensitivity_equal_the_analysis(made):
             if r["option"] == first["option"] and r["option_value"] == own["option_value"][0]
         ]
         assert got == jsonable(own)
+        # the skill rows: value over efficiency by place from the dealer, each value's
+        # runs against the defaults' (the first deals of the skill section's runs)
+        sd = b["sensitivity_skill"]
+        assert sv["skill_deals"] == sd > 0 and "skill_edge" in sv["metrics"]
+        key = (first["option"], first["value"])
+        own_s = sensitivity.skill_rows(
+            sensitivity.skill_runs(n, sd, seed=SEED, workers=1),
+            {key: sensitivity.skill_runs(n, sd, rules=dict([key]), seed=SEED, workers=1)},
+            n,
+        )
+        got_s = [
+            {k: v for k, v in r.items() if k not in ("p_adj", "adjust")}
+            for r in sv["table"]
+            if r["metric"] == "skill_edge" and r["option"] == key[0]
+            and r["option_value"] == own_s["option_value"][0]
+        ]  # fmt: skip
+        assert got_s == jsonable(own_s)
         assert {(r["option"], r["option_value"]) for r in sv["table"]} == {
             (p["option"], sensitivity._show(p["value"])) for p in plan
         }

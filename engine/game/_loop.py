@@ -59,6 +59,7 @@ from ._layout import (
     N_PHYS,
     P_STRONG,
     P_VALUE,
+    R_BY_DEALER,
     R_CHOW,
     R_DISCARD_WIN,
     R_DRAW_ADDS_WINS,
@@ -78,7 +79,6 @@ from ._layout import (
     R_RESERVE_QUAD,
     R_ROB_KONG,
     R_ROT_DRAW,
-    R_BY_DEALER,
     R_ROT_WIN,
     R_SETS,
     R_SHAPES,
@@ -1635,7 +1635,8 @@ def workspace(n_tiles):
 @kernel
 def _seat_by_dealer(policies, bots, dealer, players, pols, brows):
     """Seat the policies and bot rows given by place from the dealer (``R_BY_DEALER``):
-    place ``j`` sits at seat ``(dealer + j) % players``."""
+    place ``j`` sits at seat ``(dealer + j) % players``.
+    """
     for j in range(players):
         s = (dealer + j) % players
         pols[s] = policies[j]
