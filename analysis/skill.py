@@ -201,12 +201,9 @@ def skill_edge(
     g = per.groupby(level=["run_seed", "match"])
     full = g.size() == seatings
     dup = g.mean()[full.to_numpy()]
-    rows.append(
-        _row(
-            "duplicate", seatings, dup["t"].to_numpy(), dup["m"].to_numpy(), match_sd, level, ahead
-        )
-    )
-    rows[-1]["n_deals"] = int(per["m"].to_numpy()[np.repeat(full.to_numpy(), g.size())].sum())
+    t_dup, m_dup = dup["t"].to_numpy(), dup["m"].to_numpy()
+    rows.append(_row("duplicate", seatings, t_dup, m_dup, match_sd, level, ahead))
+    rows[-1]["n_deals"] = int(round(m_dup.sum() * seatings))  # every seating's deals
     return with_identity(variant, rules_id, rows, _COLS)
 
 

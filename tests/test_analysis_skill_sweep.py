@@ -217,3 +217,10 @@ def test_compare_variants_panel():
         skill.set_index("format").loc["duplicate", "snr"]
     )
     assert ta.loc["turns", "estimate"] == pytest.approx(a.turns.mean())
+
+
+def test_duplicate_counts_only_matches_every_seating_played():
+    frames = _seatings(40, 0.3)
+    frames[3] = frames[3][frames[3]["match"] < 39]
+    dup = analysis.skill_edge(frames).set_index("format").loc["duplicate"]
+    assert dup.n_matches == 39 and dup.n_deals == 39 * 16 * 4
