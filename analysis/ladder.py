@@ -29,7 +29,7 @@ from scipy import stats as _st
 
 from engine.errors import UsageError
 
-__all__ = ["LADDER", "Ladder", "ladder"]
+__all__ = ["LADDER", "Ladder", "ladder", "rung_frames", "rung_row"]
 
 LADDER = ("random", "efficiency", "value", "strong")
 """Policies from weakest to strongest."""
@@ -111,23 +111,43 @@ class Ladder:
         return "\n".join(lines)
 
 
-def _rung(variant, resolved, strong, weak, deals, seed, workers, match_length, bar, level, params):
-    from analysis import schema
-    from analysis.skill import strong_seats
+def rung_frames(
+    variant, resolved, strong, weak, deals, seed, *, workers=None, match_length=16,
+    params=None, bar=None,
+) -> dict[int, pd.DataFrame]:  # fmt: skip
+    """The runs of one rung: ``{place from the dealer: records}``, ``strong`` in that place.
+
+    ``variant`` is a Variant, ``resolved`` its resolved rules; ``params`` maps a policy
+    to parameter overrides for every place playing it; ``bar`` (a tqdm bar) advances by
+    ``deals`` per run.
+    """
     from engine.run import simulate
 
+    params = params or {}
     seats = variant.n_players(resolved)
-    acc: dict[str, np.ndarray] = {}
+    out = {}
     for s in range(seats):
         pols = [weak] * seats
         pols[s] = strong
         over = {i: params[p] for i, p in enumerate(pols) if p in params}
-        run = simulate(
+        out[s] = simulate(
             variant.name, deals, seed=seed, rules=resolved, policies=pols, workers=workers,
             progress=False, match_length=match_length, bot_params=over or None,
             seating="dealer",
-        )  # fmt: skip
-        df = run.to_pandas()
+        ).to_pandas()  # fmt: skip
+        if bar is not None:
+            bar.update(deals)
+    return out
+
+
+def rung_row(frames: dict[int, pd.DataFrame], strong: str, weak: str, level: float = 0.95) -> dict:
+    """One rung of the ladder from its runs (:func:`rung_frames`): edges and side-by-side rates."""
+    from analysis import schema
+    from analysis.skill import strong_seats
+
+    seats = len(frames)
+    acc: dict[str, np.ndarray] = {}
+    for s, df in frames.items():
         lay = schema.layout(df)
         d = schema.deltas(df, lay)
         ss = strong_seats(df, s, "dealer")  # the stronger policy keeps place s from the dealer
@@ -153,9 +173,11 @@ def _rung(variant, resolved, strong, weak, deals, seed, workers, match_length, b
         }
         for k, x in parts.items():
             sums = np.bincount(match, weights=x)
+            if k in acc and acc[k].size < sums.size:
+                acc[k] = np.pad(acc[k], (0, sums.size - acc[k].size))
+            elif k in acc and sums.size < acc[k].size:
+                sums = np.pad(sums, (0, acc[k].size - sums.size))
             acc[k] = sums if k not in acc else acc[k] + sums
-        if bar is not None:
-            bar.update(deals)
     n = acc["n"]
     edge, lo, hi = _ratio(acc["delta"], n, level)
     mbar = float(n.mean()) / seats
@@ -172,6 +194,14 @@ def _rung(variant, resolved, strong, weak, deals, seed, workers, match_length, b
         row[what + "_diff"], row[what + "_lo"], row[what + "_hi"] = diff, dlo, dhi
     row["draw_rate"] = _ratio(acc["draw"], n, level)[0]
     return row
+
+
+def _rung(variant, resolved, strong, weak, deals, seed, workers, match_length, bar, level, params):
+    frames = rung_frames(
+        variant, resolved, strong, weak, deals, seed, workers=workers,
+        match_length=match_length, params=params, bar=bar,
+    )  # fmt: skip
+    return rung_row(frames, strong, weak, level)
 
 
 def ladder(

@@ -25,7 +25,7 @@ Examples
 --------
 >>> from analysis import report
 >>> report.budget_for("tuidaohu", 64)
-Budget(main=64, sweep=32, skill=32, sensitivity=32)
+Budget(main=64, sweep=32, skill=32, sensitivity=32, sensitivity_skill=32)
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ from analysis.frequencies import (
     seat_frequencies,
     win_type_frequencies,
 )
+from analysis.ladder import rung_frames, rung_row
 from analysis.payouts import (
     delta_histogram,
     payouts_by_role,
@@ -165,26 +166,39 @@ class Budget:
 
 
 DEFAULT_BUDGETS: dict[str, Budget] = {
-    "fuzhou": Budget(main=48_000, sweep=24_000, skill=9_600, sensitivity=16_000),
-    "lishui": Budget(main=40_000, sweep=16_000, skill=6_400, sensitivity=16_000),
-    "luodisao": Budget(main=40_000, sweep=16_000, skill=8_000, sensitivity=16_000),
-    "tuidaohu": Budget(main=24_000, sweep=6_400, skill=4_800, sensitivity=16_000),
-    "zhuji": Budget(main=24_000, sweep=9_600, skill=3_200, sensitivity=16_000),
+    "fuzhou": Budget(
+        main=96_000, sweep=48_000, skill=19_200, sensitivity=24_000, sensitivity_skill=4_000
+    ),
+    "lishui": Budget(
+        main=80_000, sweep=32_000, skill=12_800, sensitivity=24_000, sensitivity_skill=4_000
+    ),
+    "luodisao": Budget(
+        main=80_000, sweep=32_000, skill=16_000, sensitivity=24_000, sensitivity_skill=4_000
+    ),
+    "tuidaohu": Budget(
+        main=48_000, sweep=12_800, skill=9_600, sensitivity=24_000, sensitivity_skill=4_000
+    ),
+    "zhuji": Budget(
+        main=48_000, sweep=19_200, skill=6_400, sensitivity=24_000, sensitivity_skill=3_200
+    ),
 }
-"""Embedded defaults of ``mjlab report`` (no ``--deals``), from each variant's measured
-speed with two threads (value bots: zhuji ~0.8-3k deals/s, tuidaohu ~1-1.6k, lishui
-~2.5k, fuzhou ~2.5k, luodisao ~3k on this 2-core machine, shared), so that the report of
-all five variants (630,400 deals) finishes within 10 minutes: 4 min 54 s measured with
-the machine loaded by other jobs (load average ~6) and numba's cache warm; after the bots'
-speed-up, 5 min 3 s from an empty cache, compilation included (30 Nov 2026).
+"""Embedded defaults of ``mjlab report`` (no ``--deals``), set from the CPU time each stage
+measured (1 Dec 2026, 2 cores, numba's cache warm; the main runs and the headline sweeps
+play ``strong`` bots, the sensitivity table ``value`` bots). At the budgets before these
+(half the main, sweep and skill deals and two thirds of the sensitivity deals) the report
+took 223 s of CPU: main runs 58, sweeps 27, skill runs 17, sensitivity table 119 (of which
+the skill edge, value over efficiency by place from the dealer at 3,200-4,000 deals per
+place, about half), analysis 1.4. These budgets double the main, sweep and skill deals
+and raise the sensitivity deals by half, about 390 s of CPU, so that with the first run's
+compilation the whole report stays under 10 minutes on 2 cores from an empty cache (the
+closing note of issue 20 gives the measured time).
 
-The sensitivity stage (every non-default value of every rule option: 79 values over the
-five variants, ``sensitivity`` deals each; values a headline sweep already played with
-as many deals are reused, so 71 runs) took 60 s of CPU time and 91 s of wall time at
-16,000 deals per value, within a default report of 6 min 37 s from an empty cache
-(compilation included; two cores shared with other jobs, load average ~5; 1 Dec 2026)."""
+The issue's "about 5x the deals" predates the strong bots, which play at a quarter to a
+third of value's speed: at 5x, the main runs alone would take about 5 minutes of CPU."""
 
-FALLBACK_BUDGET = Budget(main=24_000, sweep=8_000, skill=4_800, sensitivity=8_000)
+FALLBACK_BUDGET = Budget(
+    main=24_000, sweep=8_000, skill=4_800, sensitivity=8_000, sensitivity_skill=2_400
+)
 """Defaults of a registered variant that :data:`DEFAULT_BUDGETS` does not list."""
 
 
@@ -489,7 +503,7 @@ def build_report(
     from engine import variants as registry
     from engine.run import simulate
 
-    t_start = time.perf_counter()
+    t_start, c_start = time.perf_counter(), _cpu_seconds()
     all_variants = variants is None
     names = _resolve_variants(variants)
     _check_deals(deals)
@@ -530,7 +544,7 @@ def build_report(
         return r
 
     # 1. main runs
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu_seconds()
     bots = {n: report_policy(vobj[n]) for n in names}
     total = sum(b.main * (2 if bots[n] != "value" else 1) for n, b in budgets.items())
     bar = _Bar(progress, total, "1/5 main runs")
@@ -553,9 +567,10 @@ def build_report(
     finally:
         bar.close()
     timing["main"] = time.perf_counter() - t0
+    timing["main_cpu"] = _cpu_seconds() - c0
 
     # 2. sweeps (common random numbers: the same seed under every value)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu_seconds()
     total = sum(budgets[p["variant"]].sweep * (len(p["values"]) - 1) for p in plans)
     bar = _Bar(progress, total, "2/5 sweeps")
     sweeps: dict[str, list[dict]] = {n: [] for n in names}
@@ -609,9 +624,10 @@ def build_report(
     finally:
         bar.close()
     timing["sweeps"] = time.perf_counter() - t0
+    timing["sweeps_cpu"] = _cpu_seconds() - c0
 
     # 3. skill vs luck, duplicate seating: the strong policy in each place from the dealer
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu_seconds()
     total = 0
     for n in names:
         seats = vobj[n].n_players(runs_meta[n]["rules"])
@@ -624,13 +640,12 @@ def build_report(
             v = vobj[n]
             seats = v.n_players(runs_meta[n]["rules"])
             for strong, weak in _skill_pairs(v):
-                frames = {}
-                for s in range(seats):
-                    bar.set_postfix_str(f"{n} {strong} vs {weak}, seat {s}")
-                    pol = [weak] * seats
-                    pol[s] = strong
-                    frames[s] = run(n, budgets[n].skill, policies=pol, seating="dealer").to_pandas()
-                    bar.update(budgets[n].skill)
+                bar.set_postfix_str(f"{n} {strong} vs {weak}")
+                # one rung of the ladder (analysis.ladder): one run per place from the dealer
+                frames = rung_frames(
+                    v, runs_meta[n]["rules"], strong, weak, budgets[n].skill, seed,
+                    workers=workers, match_length=MATCH_LENGTH, bar=bar,
+                )  # fmt: skip
                 if (strong, weak) == sens_mod.SKILL_PAIR:
                     skill_frames[n] = frames
                 table = skill_edge(frames, seating="dealer", level=LEVEL)
@@ -644,6 +659,7 @@ def build_report(
                         "seatings": seats,
                         "deals_per_seating": budgets[n].skill,
                         "duplicate_gain": gain,
+                        "rung": jsonable(pd.DataFrame([rung_row(frames, strong, weak, LEVEL)]))[0],
                         "table": jsonable(table.reset_index(drop=True)),
                         "gain": _skill_gain_entry(edges),
                     }
@@ -651,6 +667,7 @@ def build_report(
     finally:
         bar.close()
     timing["skill"] = time.perf_counter() - t0
+    timing["skill_cpu"] = _cpu_seconds() - c0
 
     # 4. sensitivity: every non-default value of every rule option against the defaults
     t0, c0 = time.perf_counter(), _cpu_seconds()
@@ -664,7 +681,7 @@ def build_report(
     timing["sensitivity_cpu"] = _cpu_seconds() - c0
 
     # 4. analysis of the main runs and the cross-variant panel
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu_seconds()
     bar = _Bar(progress, len(names), "5/5 analysis", unit="variant")
     sections = {}
     try:
@@ -687,6 +704,7 @@ def build_report(
     finally:
         bar.close()
     timing["analysis"] = time.perf_counter() - t0
+    timing["analysis_cpu"] = _cpu_seconds() - c0
     panel_rows = jsonable(panel)
     long_names = {n: vobj[n].long_name for n in names}
     edges = {n: sections[n]["dealer_edge"] for n in names}
@@ -695,6 +713,7 @@ def build_report(
     summary = _word_summary(senses, long_names, family)
     summary["recommendations"] = _sensitivity_words(sections, family)
     timing["total"] = time.perf_counter() - t_start
+    timing["total_cpu"] = _cpu_seconds() - c_start
 
     rulebook = _rulebook_info()
     ctx = {

@@ -14,6 +14,7 @@ import pytest
 import analysis
 import engine
 from analysis import jsonable, report
+from analysis.ladder import rung_row
 from analysis.sweep import sweep_table
 from engine import simulate, variants
 from engine.cli import main
@@ -94,6 +95,7 @@ def test_files_and_identity(made):
             "sweep": N // 2,
             "skill": N // 2,
             "sensitivity": N // 2,
+            "sensitivity_skill": max(report.MIN_DEALS, N // 4),
         }
     assert ctx["generated"]["package_version"] == engine.__version__
 
@@ -172,6 +174,9 @@ def test_numbers_equal_the_analysis_of_the_records(made):
             assert s_n * players == pytest.approx(d_n, rel=0.1)  # a match in one seating
             want = s_se**2 * s_n / (d_se**2 * d_n) if d_se > 0 else None
             assert sk["duplicate_gain"] == pytest.approx(want)
+            # the side-by-side rates: that rung of the bot ladder on the same runs
+            rung = rung_row(frames, sk["strong"], sk["weak"])
+            assert sk["rung"] == jsonable(pd.DataFrame([rung]))[0]
 
     names = ctx["settings"]["variants"]
     mains = {n: rerun(n, ctx["variants"][n]["budget"]["main"]) for n in names}
@@ -237,7 +242,8 @@ def test_risk_skill_gain_and_sensitivity_equal_the_analysis(made):
             {k: v for k, v in r.items() if k not in ("p_adj", "adjust")}
             for r in sv["table"]
             if r["option"] == first["option"] and r["option_value"] == own["option_value"][0]
-        ]
+            and r["metric"] != "skill_edge"
+        ]  # fmt: skip
         assert got == jsonable(own)
         # the skill rows: value over efficiency by place from the dealer, each value's
         # runs against the defaults' (the first deals of the skill section's runs)
@@ -497,11 +503,12 @@ def test_writes_are_atomic(made, tmp_path, monkeypatch):
 
 def test_budgets_and_sweep_plans(monkeypatch):
     for b in [*report.DEFAULT_BUDGETS.values(), report.FALLBACK_BUDGET]:
-        for deals in (b.main, b.sweep, b.skill, b.sensitivity):
+        for deals in (b.main, b.sweep, b.skill, b.sensitivity, b.sensitivity_skill):
             assert deals >= report.MIN_DEALS and deals % report.MATCH_LENGTH == 0
         assert b.main >= b.sweep and b.main >= b.sensitivity  # both reuse the main run
-    assert report.budget_for("tuidaohu", 1000) == report.Budget(1000, 500, 500, 500)
-    assert report.budget_for("tuidaohu", 40) == report.Budget(40, 32, 32, 32)
+        assert b.skill >= b.sensitivity_skill  # the table's defaults reuse the skill runs
+    assert report.budget_for("tuidaohu", 1000) == report.Budget(1000, 500, 500, 500, 250)
+    assert report.budget_for("tuidaohu", 40) == report.Budget(40, 32, 32, 32, 32)
     assert report.budget_for("nosuch") == report.FALLBACK_BUDGET
 
     specs = (
