@@ -269,6 +269,12 @@ def _build_parser() -> argparse.ArgumentParser:
     tu.add_argument("--generations", type=int, default=12)
     tu.add_argument("--popsize", type=int, default=None)
     tu.add_argument("--workers", type=int, default=None)
+    tu.add_argument(
+        "--seating",
+        choices=("seat", "dealer"),
+        default="seat",
+        help="seat the candidate by seat, or by place from each deal's dealer (less noisy)",
+    )
     tu.add_argument("--dry-run", action="store_true", help="tune and report, write nothing")
     tu.add_argument("--quiet", action="store_true")
     _rule_args(tu)

@@ -151,10 +151,13 @@ def duplicate_edge(
     rules: dict | None = None,
     workers: int | None = None,
     match_length: int = 16,
+    seating: str = "seat",
 ) -> tuple[float, float]:
     """``(edge, se)``: mean points per deal of ``policy`` (with ``params``) seated in each
     seat in turn among ``field`` seats, on the same walls; the standard error takes the
-    match averaged over the seatings as its unit.
+    match averaged over the seatings as its unit. ``seating="dealer"`` counts the seat
+    from each deal's dealer (engine.run.simulate), so on every wall the candidate holds
+    each role's cards once however the dealer moves: a far less noisy objective.
     """
     from .run import simulate
     from .variants import get
@@ -170,9 +173,12 @@ def duplicate_edge(
         run = simulate(
             variant, deals, seed=seed, rules=resolved, policies=pols, workers=workers,
             progress=False, match_length=match_length,
-            bot_params={s: params} if params else None,
+            bot_params={s: params} if params else None, seating=seating,
         )  # fmt: skip
-        x = run.rec[:, L.C_DELTA + s].astype(np.float64)
+        seat = np.full(run.rec.shape[0], s, np.int64)
+        if seating == "dealer":
+            seat = (run.rec[:, L.C_DEALER].astype(np.int64) + s) % seats
+        x = run.rec[np.arange(run.rec.shape[0]), L.C_DELTA + seat].astype(np.float64)
         sums = np.bincount(run.match, weights=x)
         per_match = sums if per_match is None else per_match + sums
         n_match = np.bincount(run.match).astype(np.float64)
@@ -194,8 +200,12 @@ def tune(
     rules: dict | None = None,
     workers: int | None = None,
     progress: bool = True,
+    seating: str = "seat",
 ) -> dict:
     """Tune ``policy``'s parameters for ``variant`` against its field (module docstring).
+
+    ``seating="dealer"`` seats the candidate by place from each deal's dealer
+    (:func:`duplicate_edge`); the committed files made before it used ``"seat"``.
 
     Returns ``{"params": tuned mapping, "start": starting mapping, "tune": identity and
     the history of generations}``.
@@ -220,6 +230,8 @@ def tune(
         popsize = _check_int("--popsize", popsize, 2, 10_000)
     if workers is not None:
         workers = _check_int("--workers", workers, 1, 256)
+    if seating not in ("seat", "dealer"):
+        raise UsageError(f"unknown seating {seating!r}; seatings: seat, dealer")
     resolved = v.resolve(rules)
     start = _defaults(v, policy, resolved)
     start = {k: val for k, val in start.items() if k in _tuned_keys(policy, v)}
@@ -250,7 +262,9 @@ def tune(
             fs = []
             for x in xs:
                 p = _params(dims, np.asarray(x) * scale, start)
-                edge, _ = duplicate_edge(variant, policy, field, deals, gseed, p, resolved, workers)
+                edge, _ = duplicate_edge(
+                    variant, policy, field, deals, gseed, p, resolved, workers, seating=seating
+                )
                 fs.append(-edge)
                 if bar is not None:
                     bar.update(1)
@@ -285,7 +299,10 @@ def tune(
         "cma_version": cma.__version__,
         "dims": [d.name for d in dims],
         "command": f"mjlab tune {v.name} --policy {policy} --deals {deals} --seed {seed} "
-        f"--generations {generations}" + (f" --popsize {popsize}" if popsize else ""),
+        f"--generations {generations}"
+        + (f" --popsize {popsize}" if popsize else "")
+        + (f" --seating {seating}" if seating != "seat" else ""),
+        **({"seating": seating} if seating != "seat" else {}),
     }
     return {"params": tuned, "start": start, "tune": {**ident, "history": history}}
 

@@ -74,3 +74,32 @@ def test_seating_is_part_of_the_run_identity(tmp_path):
     assert chunks and all(fileio.read_meta(f).meta["seating"] == "dealer" for f in chunks)
     # the same folder with the other seating is another run: refused, not mixed
     assert main(base) == 2
+
+
+def test_tune_objective_by_dealer_is_the_duplicate_skill_edge():
+    """The tuner's objective with ``seating="dealer"`` is analysis.skill_edge's
+    duplicate edge of the same runs, and the tuned file's command says how it was made."""
+    import analysis
+    from engine import tune
+
+    edge, se = tune.duplicate_edge(
+        "tuidaohu", "value", "efficiency", 320, 7, {"flush": 2.0}, workers=1, seating="dealer"
+    )
+    frames = {}
+    for place in range(4):
+        pols = ["efficiency"] * 4
+        pols[place] = "value"
+        frames[place] = simulate(
+            "tuidaohu", 320, seed=7, policies=pols, workers=1, progress=False,
+            seating="dealer", bot_params={place: {"flush": 2.0}},
+        ).to_pandas()  # fmt: skip
+    dup = analysis.skill_edge(frames, seating="dealer").set_index("format").loc["duplicate"]
+    assert edge == pytest.approx(dup["edge"]) and se == pytest.approx(dup["se"])
+    res = tune.tune(
+        "tuidaohu", "value", deals=32, seed=1, generations=1, popsize=2, workers=1,
+        progress=False, seating="dealer",
+    )  # fmt: skip
+    assert res["tune"]["command"].endswith("--seating dealer")
+    assert res["tune"]["seating"] == "dealer"
+    with pytest.raises(UsageError, match="unknown seating"):
+        tune.tune("tuidaohu", "value", deals=32, generations=1, seating="chair", progress=False)
