@@ -488,7 +488,7 @@ def test_writes_are_atomic(made, tmp_path, monkeypatch):
             raise OSError("disk full")
         real(src, dst)
 
-    monkeypatch.setattr(report.os, "replace", replace)
+    monkeypatch.setattr(os, "replace", replace)
     changed = json.loads(json.dumps(ctx))
     changed["caveats"].append("a new caveat")
     with pytest.raises(OSError, match="disk full"):
@@ -516,7 +516,7 @@ def test_budgets_and_sweep_plans(monkeypatch):
         report.SweepSpec("notyet", ("kings",), "王 count"),
         report.SweepSpec("tuidaohu", ("horses",), "horses", ("2", "99", "0")),
     )
-    monkeypatch.setattr(report, "HEADLINE_SWEEPS", specs)
+    monkeypatch.setattr(report._config, "HEADLINE_SWEEPS", specs)
     plans, skipped = report._plan_sweeps(["tuidaohu"], True)
     assert [s["variant"] for s in skipped] == ["tuidaohu", "notyet"]
     assert "no option nosuch_key" in skipped[0]["reason"]

@@ -1,0 +1,635 @@
+"""The numbers of the balance report: the runs it plays and the context (a JSON-able dict)
+built from them.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import time
+from collections.abc import Sequence
+from dataclasses import asdict
+from datetime import UTC, datetime
+
+import numpy as np
+import pandas as pd
+
+from analysis import sensitivity as sens_mod
+from analysis._util import jsonable
+from analysis.compare import METRICS, compare_variants
+from analysis.fairness import dealer_edge, fairness_tests
+from analysis.frequencies import (
+    pattern_frequencies,
+    seat_frequencies,
+    win_type_frequencies,
+)
+from analysis.ladder import rung_frames, rung_row
+from analysis.payouts import (
+    delta_histogram,
+    payouts_by_role,
+    payouts_by_seat,
+    payouts_by_win_type,
+    swinginess,
+)
+from analysis.report._config import (
+    _EXPECTED,
+    BOT_METRICS,
+    DEFAULT_BUDGETS,
+    DEFAULT_SEED,
+    FALLBACK_BUDGET,
+    LEVEL,
+    MATCH_LENGTH,
+    MIN_DEALS,
+    REPO_ROOT,
+    REPORT_POLICY,
+    SKILL_PAIRS,
+    SWEEP_METRICS,
+    _Bar,
+    _check_deals,
+    _plan_sweeps,
+    _resolve_variants,
+    _skill_pairs,
+    budget_for,
+    report_policy,
+)
+from analysis.report.text import (
+    _adjust_report,
+    _anchor,
+    _caveats,
+    _methods,
+    _rank,
+    _rulebook_info,
+    _sensitivity_words,
+    _simplifications,
+    _word_summary,
+)
+from analysis.risk import (
+    STATED_AMOUNTS,
+    loss_curve,
+    match_risk,
+    match_table,
+    seating_match_edges,
+    skill_gain,
+    stated_amounts,
+)
+from analysis.skill import duplicate_gain, skill_edge
+from analysis.summary import Summary
+from analysis.sweep import metric_doc, sweep_table
+from engine.errors import UsageError
+
+
+# ----------------------------------------------------------------------------- build
+def build_report(
+    variants: Sequence[str] | str | None = None,
+    deals: int | None = None,
+    seed: int = DEFAULT_SEED,
+    workers: int | None = None,
+    progress: bool = True,
+) -> dict:
+    """Simulate, analyse and collect every number of the balance report.
+
+    Parameters
+    ----------
+    variants : sequence of str or str, optional
+        Variant names (or ``"a,b"``); default every registered variant.
+    deals : int, optional
+        Deals of each main run (see :func:`budget_for`); default the per-variant
+        :data:`DEFAULT_BUDGETS`. At least :data:`MIN_DEALS`.
+    seed : int
+        The seed of every run.
+    workers : int, optional
+        Threads per run (default: all cores).
+    progress : bool
+        Show a tqdm progress bar per stage (on stderr).
+
+    Returns
+    -------
+    dict
+        The context: JSON-able (plain dicts, lists, numbers and strings, NaN as None);
+        its tables are the analysis layer's tidy frames as lists of row dicts. Keys
+        ``title, generated, settings, summary, panel, variants, skipped, methods,
+        caveats, rulebook``.
+
+    Raises
+    ------
+    UsageError
+        Unknown variant, ``deals`` below :data:`MIN_DEALS`, negative seed, ``workers <
+        1``.
+    """
+    from engine import __version__
+    from engine import variants as registry
+    from engine.run import simulate
+
+    t_start, c_start = time.perf_counter(), _cpu_seconds()
+    all_variants = variants is None
+    names = _resolve_variants(variants)
+    _check_deals(deals)
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise UsageError(f"--seed must be an integer >= 0, got {seed!r}")
+    if workers is not None and workers < 1:
+        raise UsageError(f"--workers must be >= 1, got {workers}")
+    seed = int(seed)
+    budgets = {n: budget_for(n, deals) for n in names}
+    plans, skipped = _plan_sweeps(names, all_variants)
+    if all_variants:
+        for missing in sorted(set(_EXPECTED) - set(registry.names())):
+            skipped.insert(
+                0,
+                {
+                    "variant": missing,
+                    "what": "every section",
+                    "reason": f"variant {missing} is not registered in this build",
+                },
+            )
+    vobj = {n: registry.get(n) for n in names}
+    timing: dict[str, float] = {}
+
+    def run(name, n, rules=None, policies=None, seating="seat"):
+        if policies is None:
+            policies = report_policy(vobj[name])
+        r = simulate(
+            name,
+            n,
+            seed=seed,
+            rules=rules,
+            policies=policies,
+            match_length=MATCH_LENGTH,
+            workers=workers,
+            progress=False,
+            seating=seating,
+        )
+        return r
+
+    # 1. main runs
+    t0, c0 = time.perf_counter(), _cpu_seconds()
+    bots = {n: report_policy(vobj[n]) for n in names}
+    total = sum(b.main * (2 if bots[n] != "value" else 1) for n, b in budgets.items())
+    bar = _Bar(progress, total, "1/5 main runs")
+    main: dict[str, pd.DataFrame] = {}
+    main_value: dict[str, pd.DataFrame] = {}  # the same deals with value bots
+    runs_meta: dict[str, dict] = {}
+    try:
+        for n in names:
+            bar.set_postfix_str(f"{n} {bots[n]}")
+            r = run(n, budgets[n].main)
+            main[n] = r.to_pandas()
+            runs_meta[n] = {"rules": r.rules, "rules_id": r.rules_id, "policies": r.policies}
+            bar.update(budgets[n].main)
+            if bots[n] != "value":
+                bar.set_postfix_str(f"{n} value")
+                main_value[n] = run(n, budgets[n].main, policies="value").to_pandas()
+                bar.update(budgets[n].main)
+            else:
+                main_value[n] = main[n]
+    finally:
+        bar.close()
+    timing["main"] = time.perf_counter() - t0
+    timing["main_cpu"] = _cpu_seconds() - c0
+
+    # 2. sweeps (common random numbers: the same seed under every value)
+    t0, c0 = time.perf_counter(), _cpu_seconds()
+    total = sum(budgets[p["variant"]].sweep * (len(p["values"]) - 1) for p in plans)
+    bar = _Bar(progress, total, "2/5 sweeps")
+    sweeps: dict[str, list[dict]] = {n: [] for n in names}
+    played: dict[str, dict] = {n: {} for n in names}  # (option, value) -> records, for reuse
+    try:
+        for p in plans:
+            name, key = p["variant"], p["option"]
+            v = vobj[name]
+            b = budgets[name]
+            default = v.option_map[key].default
+            frames = {}
+            rules_ids = {}
+            for val in p["values"]:
+                bar.set_postfix_str(f"{name} {key}={val}")
+                if val == default:
+                    frames[val] = main[name].iloc[: b.sweep].reset_index(drop=True)
+                    rules_ids[val] = runs_meta[name]["rules_id"]
+                    continue
+                r = run(name, b.sweep, rules={key: val})
+                frames[val] = r.to_pandas()
+                played[name][(key, val)] = frames[val]
+                rules_ids[val] = r.rules_id
+                bar.update(b.sweep)
+            big = [pp.name for pp in v.patterns if pp.big]
+            metrics = [m for m in SWEEP_METRICS if m != "big_hand_per_win" or big]
+            paired = not v.option_map[key].changes_deal
+            table = sweep_table(
+                frames,
+                option=key,
+                baseline=default,
+                metrics=metrics,
+                big=big or None,
+                level=LEVEL,
+                paired=paired,
+            )
+            sweeps[name].append(
+                {
+                    "option": key,
+                    "title": p["title"],
+                    "values": p["values"],
+                    "baseline": default,
+                    "paired": paired,
+                    "metric_docs": [{"metric": m, "doc": metric_doc(m)} for m in metrics],
+                    "deals": b.sweep,
+                    "rules_ids": [{"value": k, "rules_id": i} for k, i in rules_ids.items()],
+                    "doc": v.option_map[key].doc,
+                    "rulebook": v.option_map[key].rulebook,
+                    "table": jsonable(table),
+                }
+            )
+    finally:
+        bar.close()
+    timing["sweeps"] = time.perf_counter() - t0
+    timing["sweeps_cpu"] = _cpu_seconds() - c0
+
+    # 3. skill vs luck, duplicate seating: the strong policy in each place from the dealer
+    t0, c0 = time.perf_counter(), _cpu_seconds()
+    total = 0
+    for n in names:
+        seats = vobj[n].n_players(runs_meta[n]["rules"])
+        total += budgets[n].skill * seats * len(_skill_pairs(vobj[n]))
+    bar = _Bar(progress, total, "3/5 skill vs luck")
+    skill: dict[str, list[dict]] = {n: [] for n in names}
+    skill_frames: dict[str, dict] = {}  # value over efficiency: the sensitivity defaults
+    try:
+        for n in names:
+            v = vobj[n]
+            seats = v.n_players(runs_meta[n]["rules"])
+            for strong, weak in _skill_pairs(v):
+                bar.set_postfix_str(f"{n} {strong} vs {weak}")
+                # one rung of the ladder (analysis.ladder): one run per place from the dealer
+                frames = rung_frames(
+                    v, runs_meta[n]["rules"], strong, weak, budgets[n].skill, seed,
+                    workers=workers, match_length=MATCH_LENGTH, bar=bar,
+                )  # fmt: skip
+                if (strong, weak) == sens_mod.SKILL_PAIR:
+                    skill_frames[n] = frames
+                table = skill_edge(frames, seating="dealer", level=LEVEL)
+                table = table.set_index("format", drop=False)
+                edges = _skill_match_edges(n, strong, weak, frames)
+                gain = duplicate_gain(table)
+                skill[n].append(
+                    {
+                        "strong": strong,
+                        "weak": weak,
+                        "seatings": seats,
+                        "deals_per_seating": budgets[n].skill,
+                        "duplicate_gain": gain,
+                        "rung": jsonable(pd.DataFrame([rung_row(frames, strong, weak, LEVEL)]))[0],
+                        "table": jsonable(table.reset_index(drop=True)),
+                        "gain": _skill_gain_entry(edges),
+                    }
+                )
+    finally:
+        bar.close()
+    timing["skill"] = time.perf_counter() - t0
+    timing["skill_cpu"] = _cpu_seconds() - c0
+
+    # 4. sensitivity: every non-default value of every rule option against the defaults
+    t0, c0 = time.perf_counter(), _cpu_seconds()
+    # the table plays value bots (cheaper); the headline sweeps' runs are reused only
+    # where they played value too
+    reuse = {n: (played[n] if bots[n] == "value" else {}) for n in names}
+    sens = _run_sensitivity(
+        names, budgets, main_value, reuse, seed, workers, progress, skill_frames
+    )
+    timing["sensitivity"] = time.perf_counter() - t0
+    timing["sensitivity_cpu"] = _cpu_seconds() - c0
+
+    # 4. analysis of the main runs and the cross-variant panel
+    t0, c0 = time.perf_counter(), _cpu_seconds()
+    bar = _Bar(progress, len(names), "5/5 analysis", unit="variant")
+    sections = {}
+    try:
+        for n in names:
+            bar.set_postfix_str(n)
+            sections[n] = _variant_section(
+                vobj[n], main[n], runs_meta[n], budgets[n], sweeps[n], skill[n]
+            )
+            sections[n]["sensitivity"] = sens[n]
+            sections[n]["bots"] = _bot_sensitivity(
+                vobj[n], bots[n], main[n], main_value[n], sections[n]["sweeps"], sens[n]
+            )
+            bar.update(1)
+        panel = compare_variants(
+            {n: main[n] for n in names},
+            big={n: [p.name for p in vobj[n].patterns if p.big] for n in names},
+            skill={n: pd.DataFrame(skill[n][0]["table"]) for n in names if skill[n]},
+            level=LEVEL,
+        )
+    finally:
+        bar.close()
+    timing["analysis"] = time.perf_counter() - t0
+    timing["analysis_cpu"] = _cpu_seconds() - c0
+    panel_rows = jsonable(panel)
+    long_names = {n: vobj[n].long_name for n in names}
+    edges = {n: sections[n]["dealer_edge"] for n in names}
+    senses = _rank(panel_rows, long_names, edges)
+    family = _adjust_report(sections, senses)
+    summary = _word_summary(senses, long_names, family)
+    summary["recommendations"] = _sensitivity_words(sections, family)
+    timing["total"] = time.perf_counter() - t_start
+    timing["total_cpu"] = _cpu_seconds() - c_start
+
+    rulebook = _rulebook_info()
+    ctx = {
+        "title": "mjlab balance report",
+        "generated": {
+            "utc": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "package_version": __version__,
+            "git_sha": _git_sha(),
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "pandas": pd.__version__,
+            "numba": _numba_version(),
+            "platform": platform.platform(terse=True),
+            "cpus": os.cpu_count(),
+            "seconds": {k: round(v, 1) for k, v in timing.items()},
+        },
+        "settings": {
+            "variants": names,
+            "seed": seed,
+            "deals_option": deals,
+            "budgets": {n: asdict(budgets[n]) for n in names},
+            "default_budgets": {n: asdict(b) for n, b in DEFAULT_BUDGETS.items()},
+            "fallback_budget": asdict(FALLBACK_BUDGET),
+            "match_length": MATCH_LENGTH,
+            "min_deals": MIN_DEALS,
+            "workers": workers,
+            "level": LEVEL,
+            "policy": REPORT_POLICY,
+            "policies": bots,
+            "skill_pairs": [list(p) for p in SKILL_PAIRS],
+        },
+        "summary": summary,
+        "panel": panel_rows,
+        "panel_metrics": [{"metric": k, "unit": u} for k, u in METRICS.items()],
+        "variants": sections,
+        "skipped": skipped,
+        "methods": _methods(),
+        "caveats": _caveats(rulebook),
+        "rulebook": rulebook,
+    }
+    return jsonable(ctx)
+
+
+def _bot_sensitivity(v, policy, strong, value, sweeps, sens) -> dict | None:
+    """How the variant's headlines depend on the bot: each of :data:`BOT_METRICS` under
+    ``value`` and under the report's policy on the same deals (paired by deal, as a sweep
+    over the bot), and each headline sweep's effect under both bots side by side (the
+    value bots' from the sensitivity table, same deals per value where budgets agree).
+    None when the report plays value bots.
+    """
+    if policy == "value":
+        return None
+    table = sweep_table(
+        {"value": value, policy: strong},
+        option="bot",
+        baseline="value",
+        metrics=list(BOT_METRICS),
+        level=LEVEL,
+        paired=True,
+    )
+    vt = {}
+    for row in (sens or {}).get("table", []):
+        vt[(row["option"], str(row["option_value"]), row["metric"])] = row
+    effects = []
+    for sw in sweeps:
+        for row in sw["table"]:
+            if row.get("is_baseline") or row["metric"] not in BOT_METRICS:
+                continue
+            other = vt.get((sw["option"], str(row["option_value"]), row["metric"]))
+            if other is None:  # a metric or value the sensitivity table does not hold
+                continue
+            effects.append(
+                {
+                    "option": sw["option"],
+                    "option_value": row["option_value"],
+                    "metric": row["metric"],
+                    "strong": row.get("diff"),
+                    "strong_lo": row.get("diff_lo"),
+                    "strong_hi": row.get("diff_hi"),
+                    "value": other.get("diff"),
+                    "value_lo": other.get("diff_lo"),
+                    "value_hi": other.get("diff_hi"),
+                }
+            )
+    return {
+        "policy": policy,
+        "deals": int(len(strong)),
+        "table": jsonable(table),
+        "metric_docs": [{"metric": m, "doc": metric_doc(m)} for m in BOT_METRICS],
+        "sweep_effects": effects,
+    }
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and its finished children (user + system), in seconds."""
+    import resource
+
+    a = resource.getrusage(resource.RUSAGE_SELF)
+    b = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+
+
+def _run_sensitivity(names, budgets, main, played, seed, workers, progress, skill) -> dict:
+    """Each variant's sensitivity table (p unadjusted: the report adjusts them all)."""
+    from analysis import sensitivity as sens
+
+    plans = {n: sens.option_plan(n)[0] for n in names}
+    total = sum(budgets[n].sensitivity * len(plans[n]) for n in names)
+    for n in names:
+        b = budgets[n].sensitivity_skill
+        if b:
+            from engine.variants import get
+
+            v = get(n)
+            places = sum(v.n_players(v.resolve({p["option"]: p["value"]})) for p in plans[n])
+            reused = n in skill and all(len(f) >= b for f in skill[n].values())
+            total += b * (places + (0 if reused else v.n_players(v.resolve(None))))
+    bar = _Bar(progress, total, "4/5 sensitivity")
+    out = {}
+
+    def tick(label, deals):
+        bar.set_postfix_str(label)
+        bar.update(deals)
+
+    try:
+        for n in names:
+            b = budgets[n].sensitivity
+            r = sens.sensitivity(
+                n,
+                b,
+                seed=seed,
+                workers=workers,
+                level=LEVEL,
+                base=main[n],
+                reuse=played[n],
+                progress=tick,
+                skill_deals=budgets[n].sensitivity_skill,
+                skill_base=skill.get(n),
+            )
+            bar.update(b * (len(plans[n]) - r["runs"]))  # values reused from the sweeps
+            table = r["table"].drop(columns=["p_adj"])
+            out[n] = {
+                "deals": r["deals"],
+                "metrics": list(sens.METRICS) + ([sens.SKILL_METRIC] if r["skill_deals"] else []),
+                "metric_docs": sens.metric_docs(skill=bool(r["skill_deals"])),
+                "skill_deals": r["skill_deals"],
+                "table": jsonable(table),
+                "skipped": r["skipped"],
+                "runs": r["runs"],
+            }
+    finally:
+        bar.close()
+    return out
+
+
+def _skill_match_edges(variant, strong, weak, frames) -> pd.DataFrame:
+    """Per-match edge samples of ``strong`` over ``weak`` for :func:`analysis.skill_gain`.
+
+    The hook where a ladder's head-to-head per-match edges plug in. Until then: the
+    skill runs of this report (``frames``: the strong policy's place from the dealer ->
+    records), one sample per match and seating (the strong player's match result minus
+    the weak players' mean); the seatings of a match share its walls, so they are
+    clustered by match.
+    """
+    return seating_match_edges(frames, seating="dealer")
+
+
+def _skill_gain_entry(edges: pd.DataFrame) -> dict | None:
+    """The skill gain per match and the matches to be ahead 95% of the time (JSON-able)."""
+    try:
+        g = skill_gain(edges, cluster=["run_seed", "match"], level=LEVEL, ahead=0.95)
+    except UsageError:
+        return None
+    row = jsonable(g)[0]
+    row["source"] = (
+        "the skill runs above: one sample per match and seating (the strong seat's match "
+        "result minus the weak seats' mean), the seatings of a match clustered"
+    )
+    return row
+
+
+def _variant_section(v, df, meta, budget, sweeps, skill) -> dict:
+    s = Summary.from_records(df)
+    hist = delta_histogram(s, drop_empty=False)
+    hist = _trim_histogram(hist)
+    rules = []
+    resolved = meta["rules"]
+    for o in v.options:
+        rules.append(
+            {
+                "key": o.key,
+                "value": resolved[o.key],
+                "default": o.default,
+                "is_default": resolved[o.key] == o.default,
+                "allowed": list(o.allowed),
+                "doc": o.doc,
+                "rulebook": o.rulebook,
+                "anchor": _anchor(o.rulebook),
+            }
+        )
+    return {
+        "name": v.name,
+        "long_name": v.long_name,
+        "version": v.version,
+        "family": v.family,
+        "players": s.players,
+        "value_unit": v.value_unit,
+        "rulebook_section": v.rulebook_section,
+        "rulebook_anchor": _anchor(v.rulebook_section),
+        "rules_id": meta["rules_id"],
+        "policies": list(meta["policies"]),
+        "deals": s.n_deals,
+        "wins": s.n_wins,
+        "matches": s.match_count,
+        "budget": asdict(budget),
+        "simplifications": _simplifications(v.doc),
+        "rules": rules,
+        "pattern_info": [
+            {"pattern": p.name, "hanzi": p.hanzi, "big": p.big, "doc": p.doc} for p in v.patterns
+        ],
+        "patterns": pattern_frequencies(s, level=LEVEL),
+        "win_types": win_type_frequencies(s, level=LEVEL),
+        "win_type_payouts": payouts_by_win_type(s, level=LEVEL),
+        "seats": seat_frequencies(s, level=LEVEL),
+        "roles": seat_frequencies(s, by="distance", level=LEVEL),
+        "payouts_seat": payouts_by_seat(s, level=LEVEL),
+        "payouts_role": payouts_by_role(s, level=LEVEL),
+        "fairness": fairness_tests(s, level=LEVEL),
+        "dealer_edge": {
+            **jsonable(dealer_edge(s, level=LEVEL))[0],
+            "unit": v.value_unit,
+            "definition": (
+                "the dealer's mean result per deal minus the mean result of the non-dealers, "
+                f"in {v.value_unit}-based points"
+            ),
+        },
+        "swinginess": swinginess(df, level=LEVEL),
+        "risk": _risk_section(v, df),
+        "delta_histogram": hist,
+        "sweeps": sweeps,
+        "skill": skill,
+    }
+
+
+def _risk_section(v, df: pd.DataFrame) -> dict | None:
+    """Match risk by role at the variant's stated amounts, and the loss curve's data."""
+    t = match_table(df)
+    if len(t) < 2:
+        return None
+    amounts = stated_amounts(v.name, t)
+    return {
+        "matches": int(len(t)),
+        "deals_per_match": float(t["deals"].mean()),
+        "amounts": amounts,
+        "stated": v.name in STATED_AMOUNTS,
+        "table": jsonable(match_risk(t, amounts, level=LEVEL)),
+        "curve": jsonable(loss_curve(t, level=LEVEL)),
+    }
+
+
+def _trim_histogram(hist: pd.DataFrame) -> pd.DataFrame:
+    """Per seat, the bins from the first to the last non-empty finite one."""
+    parts = []
+    for _, g in hist.groupby("seat", sort=True):
+        finite = np.isfinite(g["lo"].to_numpy(float)) & np.isfinite(g["hi"].to_numpy(float))
+        g = g[finite]
+        nz = np.flatnonzero(g["count"].to_numpy() > 0)
+        if nz.size:
+            parts.append(g.iloc[nz[0] : nz[-1] + 1])
+    if not parts:
+        return hist.iloc[:0]
+    return pd.concat(parts, ignore_index=True)
+
+
+def _git_sha() -> str | None:
+    if not (REPO_ROOT / ".git").exists():
+        return None
+    try:
+        sha = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "rev-parse", "--short=12", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return f"{sha}+dirty" if dirty else sha
+
+
+def _numba_version() -> str:
+    import numba
+
+    return numba.__version__

@@ -1,0 +1,770 @@
+"""The rendering of the balance report: figures (with their cache), the HTML and Markdown
+templates and the files.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import io
+import json
+import math
+import os
+import platform
+import re
+import stat
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from analysis._util import ROLE_PROSE, jsonable
+from analysis.compare import METRICS
+from analysis.report._config import (
+    ALPHA,
+    FIGURES_DIR,
+    FILES,
+    SWEEP_FIGURE_METRICS,
+    _Bar,
+    check_out_dir,
+)
+from analysis.report.text import _rulebook_file
+from analysis.stats import format_pm
+
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
+"""The report's templates and stylesheet (``analysis/templates``)."""
+
+
+# ----------------------------------------------------------------------------- figures
+def _reaching(frame: pd.DataFrame, est: str) -> pd.DataFrame:
+    """A copy whose ``[lo, hi]`` reaches ``est``, for error bars (drawing only).
+
+    Matplotlib's error bars take distances and refuse negative ones, but an interval may
+    miss its point estimate: a parametric-bootstrap interval of the (upward-biased) seat
+    spread, or a Wilson bound a rounding error above a rate of exactly 0.
+    """
+    out = frame.astype({est: float, "lo": float, "hi": float})
+    out["lo"] = np.fmin(out["lo"], out[est])
+    out["hi"] = np.fmax(out["hi"], out[est])
+    return out
+
+
+def _n_figures(ctx: dict) -> int:
+    """How many figures :func:`_figures` draws for this context."""
+    return 1 + sum(2 + len(v["sweeps"]) + len(_risk_figures(v)) for v in ctx["variants"].values())
+
+
+FIGURE_CACHE = "report-figures"
+"""Folder, in the cache folder (:func:`engine._cache.cache_dir`), of drawn report figures."""
+
+
+FIGURE_CACHE_KEEP = 256
+"""Most figures the cache keeps (the least recently used go first)."""
+
+
+_FIGURE_MAGIC = b"mjlab-figure 1\n"
+
+
+@functools.lru_cache(maxsize=1)
+def _figure_code_key() -> bytes:
+    """What a figure's pixels depend on besides its data: the drawing code, the style and
+    the versions of the libraries that draw and encode it.
+    """
+    import inspect
+    import sys
+
+    import matplotlib
+    import PIL
+    from matplotlib import ft2font
+
+    from analysis import plots
+
+    h = hashlib.sha256()
+    for part in (
+        inspect.getsource(sys.modules[__name__]),
+        inspect.getsource(plots),
+        plots.STYLE.read_text(encoding="utf-8"),
+        matplotlib.__version__,
+        ft2font.__freetype_version__,
+        PIL.__version__,
+        np.__version__,
+        pd.__version__,
+        platform.machine(),
+    ):
+        h.update(part.encode("utf-8") + b"\0")
+    return h.digest()
+
+
+class _FigureCache:
+    """Drawn figures by what they show: ``key -> PNG bytes`` in :data:`FIGURE_CACHE`.
+
+    A figure's key hashes :func:`_figure_code_key` and the matplotlib settings in force
+    with its id, caption and data (the context's rows it is drawn from), so a report whose
+    numbers did not change reuses its figures byte for byte, and any change to the
+    numbers, the drawing code, the style, the settings or matplotlib draws it anew. Each
+    file holds a SHA-256 of its PNG and is used only if it matches, is a regular file of
+    the user's own and is writable by nobody else (a file another user could change would
+    put their picture in the report). The cache is an optimisation: a folder that cannot
+    be used or written turns it off, silently.
+    """
+
+    def __init__(self, enabled: bool = True):
+        self.folder = None
+        self.hits = 0
+        if not enabled:
+            return
+        import matplotlib
+
+        from analysis import plots
+
+        with plots.style():  # the settings a figure is drawn with, the user's own included
+            rc = repr(sorted((k, repr(v)) for k, v in matplotlib.rcParams.items()))
+        self.salt = hashlib.sha256(_figure_code_key() + rc.encode()).digest()
+        try:
+            from engine._cache import cache_dir
+
+            folder = cache_dir() / FIGURE_CACHE
+            folder.mkdir(mode=0o700, exist_ok=True)
+            if self._private(folder.lstat(), stat.S_ISDIR):
+                self.folder = folder
+        except (OSError, RuntimeError):
+            self.folder = None
+
+    @staticmethod
+    def _private(st: os.stat_result, kind) -> bool:
+        return kind(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & 0o022
+
+    def key(self, fid: str, caption: str, data) -> str:
+        if self.folder is None:
+            return ""
+        h = hashlib.sha256(self.salt)
+        h.update(json.dumps([fid, caption, data], sort_keys=True, allow_nan=True).encode())
+        return h.hexdigest()
+
+    def get(self, key: str) -> bytes | None:
+        if self.folder is None:
+            return None
+        path = self.folder / f"{key}.png"
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            return None
+        try:
+            if not self._private(os.fstat(fd), stat.S_ISREG):
+                return None
+            with os.fdopen(fd, "rb", closefd=False) as f:
+                raw = f.read()
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        head = len(_FIGURE_MAGIC)
+        digest, png = raw[head : head + 64], raw[head + 65 :]
+        if (
+            not raw.startswith(_FIGURE_MAGIC)
+            or raw[head + 64 : head + 65] != b"\n"
+            or hashlib.sha256(png).hexdigest().encode() != digest
+        ):
+            return None
+        try:
+            os.utime(path)  # recently used: pruned last
+        except OSError:
+            pass
+        self.hits += 1
+        return png
+
+    def put(self, key: str, png: bytes) -> None:
+        if self.folder is None:
+            return
+        from engine import fileio
+
+        data = _FIGURE_MAGIC + hashlib.sha256(png).hexdigest().encode() + b"\n" + png
+        try:
+            fileio.write_bytes(self.folder / f"{key}.png", data)
+            os.chmod(self.folder / f"{key}.png", 0o600)
+        except OSError:
+            self.folder = None
+
+    def prune(self, keep: int = FIGURE_CACHE_KEEP) -> None:
+        if self.folder is None:
+            return
+        try:
+            files = sorted(self.folder.glob("*.png"), key=lambda p: p.stat().st_mtime)
+            for old in files[: max(0, len(files) - keep)]:
+                old.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def _figures(ctx: dict, bar: _Bar | None = None, cache: _FigureCache | None = None) -> list[dict]:
+    """Every figure of the report as ``{"id", "caption", "png"}`` (bytes), from the context.
+
+    Each figure is drawn from its data only when ``cache`` does not already hold it.
+    """
+    from matplotlib.figure import Figure
+
+    from analysis import plots
+
+    cache = cache if cache is not None else _FigureCache(enabled=False)
+    out = []
+
+    def save(fid, caption, data, draw):
+        key = cache.key(fid, caption, data)
+        png = cache.get(key)
+        if png is None:
+            with plots.style():
+                fig = draw()
+                buf = io.BytesIO()
+                fig.savefig(buf, format="png", dpi=96)
+            png = buf.getvalue()
+            cache.put(key, png)
+        out.append({"id": fid, "caption": caption, "png": png})
+        if bar is not None:
+            bar.update(1)
+
+    panel = pd.DataFrame(ctx["panel"])
+    if len(panel):
+        metrics = [m for m in METRICS if (panel["metric"] == m).any()]
+
+        def draw_panel(panel=panel, metrics=metrics):
+            ncol = 2
+            nrow = -(-len(metrics) // ncol)
+            height = 1.0 + 0.35 * panel["label"].nunique()
+            fig = Figure(figsize=(9, max(2.2, height) * nrow), layout="constrained")
+            axes = np.atleast_1d(fig.subplots(nrow, ncol)).ravel()
+            drawn = _reaching(panel, "estimate")
+            for ax, m in zip(axes, metrics, strict=False):
+                plots.draw_variant_panel(drawn, metric=m, ax=ax)
+            for ax in axes[len(metrics) :]:
+                ax.set_visible(False)
+            return fig
+
+        save(
+            "panel",
+            "The cross-variant panel: each metric with its 95% interval.",
+            [ctx["panel"], metrics, {m: METRICS[m] for m in metrics}],
+            draw_panel,
+        )
+    for name, v in ctx["variants"].items():
+        pats = pd.DataFrame(v["patterns"])
+        if len(pats):
+
+            def draw_patterns(pats=pats):
+                frame = (
+                    _reaching(pats[pats["per"] == "win"], "rate")
+                    .sort_values("rate", ascending=False, kind="stable")
+                    .reset_index(drop=True)
+                )
+                fig = Figure(figsize=(7, 1.2 + 0.28 * len(frame)), layout="constrained")
+                plots.draw_pattern_frequencies(frame, ax=fig.subplots())
+                return fig
+
+            save(
+                f"{name}-patterns",
+                f"{name}: share of won deals with each pattern (95% Wilson intervals).",
+                v["patterns"],
+                draw_patterns,
+            )
+        hist = pd.DataFrame(v["delta_histogram"])
+        if len(hist):
+
+            def draw_deltas(hist=hist):
+                fig = Figure(figsize=(7, 3.6), layout="constrained")
+                plots.draw_delta_distribution(
+                    hist.astype({"lo": float, "hi": float}), ax=fig.subplots()
+                )
+                return fig
+
+            save(
+                f"{name}-deltas",
+                f"{name}: distribution of each seat's result per deal.",
+                v["delta_histogram"],
+                draw_deltas,
+            )
+        for fid, caption, size, draw in _risk_figures(v):
+
+            def draw_risk_part(size=size, draw=draw):
+                fig = Figure(figsize=size, layout="constrained")
+                draw(fig)
+                return fig
+
+            save(
+                f"{name}-{fid}",
+                f"{name}: {caption}",
+                [v.get("risk"), v.get("sensitivity")],
+                draw_risk_part,
+            )
+        for sw in v["sweeps"]:
+            table = pd.DataFrame(sw["table"])
+            metrics = [m for m in SWEEP_FIGURE_METRICS if (table["metric"] == m).any()]
+            if not metrics:
+                continue
+            table = table.astype(
+                {c: float for c in table.columns if c.startswith(("diff", "unpaired"))}
+            )
+            ncol = 2 if len(metrics) <= 4 else 3
+            base = sw.get("baseline", sw.get("default"))
+            bands = (
+                "paired (band) and unpaired (dashed) 95% intervals"
+                if sw.get("paired", True)
+                else "unpaired 95% intervals (the option changes the cards dealt)"
+            )
+
+            def draw_sweep(table=table, metrics=metrics, ncol=ncol):
+                fig = Figure(figsize=(4.5 * ncol, 6), layout="constrained")
+                axes = fig.subplots(2, ncol).ravel()
+                for i, (ax, m) in enumerate(zip(axes, metrics, strict=False)):
+                    plots.draw_sweep(table, metric=m, ax=ax)
+                    ax.set_ylabel(f"{m}: diff. from baseline", fontsize=8)
+                    if i and ax.get_legend() is not None:
+                        ax.get_legend().remove()
+                for ax in axes[len(metrics) :]:
+                    ax.set_visible(False)
+                return fig
+
+            save(
+                f"{name}-sweep-{sw['option']}",
+                f"{name}: {sw['option']} sweep, difference from the baseline "
+                f"{sw['option']}={base} (the default) with {bands}; each metric is "
+                "defined in the table below the figure.",
+                [sw["table"], metrics],
+                draw_sweep,
+            )
+    return out
+
+
+def _risk_figures(v: dict) -> list[tuple]:
+    """The match-risk and sensitivity figures of a variant: ``(id, caption, size, draw)``."""
+    from analysis import sensitivity as sens
+    from analysis.risk import draw_match_loss
+
+    out = []
+    risk = v.get("risk")
+    if risk and risk.get("curve"):
+        curve = pd.DataFrame(risk["curve"]).astype({"value": float, "lo": float, "hi": float})
+
+        def draw_risk(fig, curve=curve, amounts=risk["amounts"]):
+            # the unit's name stays out of the figure: its CJK glyphs are not in the font
+            draw_match_loss(curve, ax=fig.subplots(), unit="points", amounts=amounts)
+
+        out.append(
+            (
+                "risk",
+                "chance of losing more than x over a match of "
+                f"{risk['deals_per_match']:g} deals, by the seat's role at the match's start "
+                "(bands: 95% Wilson intervals; dashed: a seat at random; dotted: the stated "
+                "amounts of the table).",
+                (7, 3.6),
+                draw_risk,
+            )
+        )
+    sv = v.get("sensitivity")
+    if sv and sv.get("table"):
+        table = pd.DataFrame(sv["table"])
+        table = table.astype({c: float for c in ("diff", "diff_lo", "diff_hi")})
+        live = table[~table["inert"].astype(bool)]
+        rows = live[["option", "option_value"]].drop_duplicates().shape[0]
+        if rows:
+
+            def draw_sens(fig, table=table):
+                axes = fig.subplots(1, len(sens.METRICS), sharey=True)
+                sens.draw_sensitivity(table, axes=np.atleast_1d(axes), alpha=ALPHA, unit="points")
+
+            out.append(
+                (
+                    "sensitivity",
+                    f"each rule option value's difference from the default rules "
+                    f"({sv['deals']:,} deals per value on the same seed; filled: resolved "
+                    "after the report-wide Holm adjustment; 95% intervals, paired unless the "
+                    "option changes the cards dealt).",
+                    (10, 1.4 + 0.24 * rows),
+                    draw_sens,
+                )
+            )
+    return out
+
+
+# ----------------------------------------------------------------------------- render
+def _environment(kind: str):
+    import jinja2
+
+    loader = jinja2.PackageLoader("analysis", "templates")
+    if kind == "html":
+        env = jinja2.Environment(
+            loader=loader,
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+    else:
+        env = jinja2.Environment(
+            loader=loader,
+            autoescape=False,
+            finalize=_md_finalize,
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+    env.filters.update(
+        num=_num,
+        matches=_matches,
+        pct=_pct,
+        ci=_ci,
+        pci=_pci,
+        pm=_pm,
+        p=_p,
+        signed=_signed,
+        show=_show,
+    )
+    env.globals["md_raw"] = _MdRaw
+    return env
+
+
+class _MdRaw(str):
+    """A string the Markdown renderer must not escape (links and image paths we build)."""
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|#!])")
+
+
+def _md_escape(text: str) -> str:
+    """Text that Markdown shows as is: HTML made inert, Markdown punctuation escaped."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", text.replace("\n", " "))
+
+
+def _md_finalize(value):
+    if isinstance(value, _MdRaw):
+        return str(value)
+    if value is None:
+        return "n/a"
+    return _md_escape(str(value))
+
+
+def _isnum(x) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _num(x, digits: int = 3) -> str:
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, int):
+        return f"{x:,}"
+    if not _isnum(x):
+        return "n/a"
+    if digits > 0 and x != 0 and abs(x) < 10**-digits:
+        return f"{x:.{digits - 1}e}"
+    return f"{x:,.{digits}f}"
+
+
+def _matches(x) -> str:
+    """A number of matches, rounded up; ``never`` when infinite (JSON null)."""
+    if not _isnum(x):
+        return "never"
+    return f"{math.ceil(x):,}"
+
+
+def _signed(x, digits: int = 3) -> str:
+    if not _isnum(x):
+        return "n/a"
+    return f"{x:+.{digits}f}"
+
+
+def _pct(x, digits: int = 2) -> str:
+    if not _isnum(x):
+        return "n/a"
+    return f"{100 * x:.{digits}f}%"
+
+
+def _ci(est, lo, hi, digits: int = 3, signed: bool = True) -> str:
+    f = _signed if signed else _num
+    if not _isnum(est):
+        return "n/a"
+    if not (_isnum(lo) and _isnum(hi)):
+        return f(est, digits)
+    return f"{f(est, digits)} [{f(lo, digits)}, {f(hi, digits)}]"
+
+
+def _pci(rate, lo, hi, digits: int = 2) -> str:
+    if not _isnum(rate):
+        return "n/a"
+    if not (_isnum(lo) and _isnum(hi)):
+        return _pct(rate, digits)
+    return f"{_pct(rate, digits)} [{100 * lo:.{digits}f}, {100 * hi:.{digits}f}]"
+
+
+def _pm(est, lo, hi) -> str:
+    if not _isnum(est):
+        return "n/a"
+    if not (_isnum(lo) and _isnum(hi)):
+        return f"{est:.3g}"
+    return format_pm(est, (hi - lo) / 2)
+
+
+def _p(p) -> str:
+    from analysis.stats import format_p
+
+    if not _isnum(p):
+        return "n/a"
+    return format_p(p)
+
+
+def _show(v) -> str:
+    if isinstance(v, bool):
+        return str(v).lower()
+    return str(v)
+
+
+_KIND_LABEL = {
+    "sanity": "engine sanity check: null true by construction, expected to pass",
+    "equivalence": "equivalence test (TOST): a rejection means fair within the margin",
+    "finding": "",
+}
+
+
+def _views(ctx: dict) -> dict:
+    """Presentation-only regroupings of the context's tidy tables (no new numbers)."""
+    out = {}
+    for name, v in ctx["variants"].items():
+        info = {p["pattern"]: p for p in v["pattern_info"]}
+        pats = {}
+        for r in v["patterns"]:
+            row = pats.setdefault(
+                r["pattern"], {"pattern": r["pattern"], **info.get(r["pattern"], {})}
+            )
+            row[r["per"]] = r
+        ordered = sorted(pats.values(), key=lambda r: -(r.get("win", {}).get("rate") or 0))
+        seats = []
+        for r in v["payouts_seat"]:
+            wins = next(
+                (
+                    w
+                    for w in v["seats"]
+                    if w["seat"] == r["seat"] and w["event"] == "win" and w["per"] == "deal"
+                ),
+                None,
+            )
+            dealt = next(
+                (
+                    w
+                    for w in v["seats"]
+                    if w["seat"] == r["seat"] and w["event"] == "deal_in" and w["per"] == "deal"
+                ),
+                None,
+            )
+            seats.append({"pay": r, "win": wins, "deal_in": dealt})
+        roles = []
+        for r in v["payouts_role"]:
+            wins = next(
+                (w for w in v["roles"] if w["distance"] == r["distance"] and w["per"] == "deal"),
+                None,
+            )
+            roles.append({"pay": r, "win": wins, "prose": ROLE_PROSE.get(r["role"], r["role"])})
+        wt = []
+        for r in v["win_types"]:
+            if r["per"] != "deal":
+                continue
+            pay = {
+                p["quantity"]: p for p in v["win_type_payouts"] if p["win_type"] == r["win_type"]
+            }
+            wt.append({"freq": r, "pay": pay})
+        sweeps = []
+        for sw in v["sweeps"]:
+            rows = {}
+            for r in sw["table"]:
+                base = r.get("is_baseline", r.get("is_default"))
+                rows.setdefault(r["metric"], []).append({**r, "base": base})
+            docs = {m["metric"]: m["doc"] for m in sw.get("metric_docs", [])}
+            sweeps.append(
+                {
+                    "sweep": sw,
+                    "by_metric": rows,
+                    "baseline": sw.get("baseline", sw.get("default")),
+                    "paired": sw.get("paired", True),
+                    "docs": docs,
+                }
+            )
+        fairness = [
+            {**t, "kind": t.get("kind", "finding"), "label": _KIND_LABEL.get(t.get("kind"), "")}
+            for t in v["fairness"]
+        ]
+        skill = [{"skill": sk, "rows": sk["table"]} for sk in v["skill"]]
+        risk, sens = _risk_view(v.get("risk")), _sensitivity_view(v.get("sensitivity"))
+        out[name] = {
+            "risk": risk,
+            "sensitivity": sens,
+            "patterns": ordered,
+            "seats": seats,
+            "roles": roles,
+            "win_types": wt,
+            "sweeps": sweeps,
+            "skill": skill,
+            "fairness": fairness,
+            "dealer_edge": v.get("dealer_edge"),
+        }
+    panel = {}
+    for r in ctx["panel"]:
+        panel.setdefault(r["label"], {})[r["metric"]] = r
+    return {"variants": out, "panel": panel}
+
+
+def _risk_view(risk: dict | None) -> dict | None:
+    """Match risk as one row per role: mean, the quantiles and each stated amount."""
+    if not risk:
+        return None
+    rows: dict[int, dict] = {}
+    qs, xs = [], []
+    for r in risk["table"]:
+        row = rows.setdefault(r["distance"], {"role": r["role"], "distance": r["distance"]})
+        if r["stat"] == "mean":
+            row["mean"] = r
+        elif r["stat"] == "quantile":
+            row.setdefault("q", {})[r["at"]] = r
+            if r["at"] not in qs:
+                qs.append(r["at"])
+        else:
+            row.setdefault("loss", {})[r["at"]] = r
+            if r["at"] not in xs:
+                xs.append(r["at"])
+    order = sorted(rows, key=lambda d: d if d >= 0 else 1 << 30)
+    return {
+        "rows": [rows[d] for d in order],
+        "quantiles": qs,
+        "amounts": xs,
+        "matches": risk["matches"],
+        "deals_per_match": risk["deals_per_match"],
+        "stated": risk.get("stated", True),
+    }
+
+
+def _sensitivity_view(sv: dict | None) -> dict | None:
+    """The sensitivity table as one row per option value, a cell per metric."""
+    if not sv:
+        return None
+    rows: dict[tuple, dict] = {}
+    for r in sv["table"]:
+        key = (r["option"], r["option_value"])
+        row = rows.setdefault(
+            key,
+            {
+                "option": r["option"],
+                "value": r["option_value"],
+                "baseline": r["baseline"],
+                "paired": r["paired"],
+                "inert": r["inert"],
+                "cells": {},
+            },
+        )
+        p = r.get("p_adj")
+        row["cells"][r["metric"]] = {**r, "resolved": p is not None and p < ALPHA}
+        row["inert"] = row["inert"] and r["inert"]
+    return {
+        "rows": list(rows.values()),
+        "metrics": sv["metrics"],
+        "docs": {m["metric"]: m["doc"] for m in sv.get("metric_docs", [])},
+        "ranking": sv.get("ranking", []),
+        "recommendations": sv.get("recommendations", []),
+        "skipped": sv.get("skipped", []),
+        "deals": sv["deals"],
+        "skill_deals": sv.get("skill_deals", 0),
+    }
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically with the user's umask (engine.fileio)."""
+    from engine import fileio
+
+    fileio.write_bytes(path, data)
+
+
+def render(
+    context: dict, out_dir, *, progress: bool = False, figure_cache: bool = True
+) -> dict[str, Path]:
+    """Write the HTML, Markdown (with PNG figures) and JSON files of a report context.
+
+    Parameters
+    ----------
+    context : dict
+        :func:`build_report` output (or the JSON file read back).
+    out_dir : str or Path
+        Output folder (created if missing; its parent must exist and be writable).
+    progress : bool
+        Show a progress bar over the figures.
+    figure_cache : bool
+        Reuse the figures drawn before from the same data, byte for byte, and keep the
+        ones drawn now (:class:`_FigureCache`, in the cache folder); False draws every
+        figure.
+
+    Returns
+    -------
+    dict of str to Path
+        ``{"html": ..., "md": ..., "json": ..., "figures": [...]}``.
+
+    Notes
+    -----
+    Every file is written to a temporary name in the same folder and renamed when
+    complete, the figures first and the JSON last, so a reader never sees a partial
+    file. Every string of the context is escaped (Jinja2 autoescape for HTML; Markdown
+    punctuation and ``<``/``&`` for Markdown).
+    """
+    out = check_out_dir(out_dir)
+    ctx = jsonable(context)
+    bar = _Bar(progress, _n_figures(ctx), "figures", unit="figure")
+    cache = _FigureCache(figure_cache)
+    try:
+        figs = _figures(ctx, bar, cache)
+    finally:
+        bar.close()
+    cache.prune()
+    views = _views(ctx)
+    rb = _rulebook_file()
+    rb_href = os.path.relpath(rb, out.resolve()) if ctx["rulebook"].get("found") else None
+    if rb_href is not None:
+        rb_href = rb_href.replace(os.sep, "/")
+    html_env = _environment("html")
+    md_env = _environment("md")
+    fig_by_id = {f["id"]: f for f in figs}
+    html_figs = {
+        f["id"]: {
+            "src": "data:image/png;base64," + base64.b64encode(f["png"]).decode("ascii"),
+            "caption": f["caption"],
+        }
+        for f in figs
+    }
+    md_figs = {
+        f["id"]: {"src": _MdRaw(f"{FIGURES_DIR}/{f['id']}.png"), "caption": f["caption"]}
+        for f in figs
+    }
+    css = (TEMPLATES / "report.css").read_text(encoding="utf-8")
+    common = {"ctx": ctx, "views": views, "rulebook_href": rb_href}
+    html = html_env.get_template("report.html.j2").render(**common, figs=html_figs, css=css)
+    md = md_env.get_template("report.md.j2").render(
+        **common,
+        figs=md_figs,
+        rulebook_link=_MdRaw(rb_href) if rb_href else None,
+    )
+    data = json.dumps(ctx, ensure_ascii=False, indent=1, allow_nan=False)
+
+    out.mkdir(parents=True, exist_ok=True)
+    fig_dir = out / FIGURES_DIR
+    fig_dir.mkdir(exist_ok=True)
+    written = []
+    for fid, f in fig_by_id.items():
+        path = fig_dir / f"{fid}.png"
+        _write_atomic(path, f["png"])
+        written.append(path)
+    keep = {p.name for p in written}
+    for old in fig_dir.glob("*.png"):
+        if old.name not in keep:
+            old.unlink()
+    paths = {
+        "html": out / FILES[0],
+        "md": out / FILES[1],
+        "json": out / FILES[2],
+    }
+    _write_atomic(paths["html"], html.encode("utf-8"))
+    _write_atomic(paths["md"], md.encode("utf-8"))
+    _write_atomic(paths["json"], (data + "\n").encode("utf-8"))
+    return {**paths, "figures": written}
