@@ -52,6 +52,7 @@ SPACES = {
         Dim("pairs", 0.0, 12.0, 2.0),
         Dim("wild_pair", 0.0, 16.0, 2.0),
         Dim("chase_min_live", 0.0, 30.0, 4.0),
+        Dim("pass_self", 0.0, 900.0, 60.0),
     ),
     "strong": (
         Dim("alpha", 0.0, 3.0, 0.4),
@@ -67,6 +68,7 @@ SPACES = {
         Dim("mult.4", 0.0, 3.0, 0.4),
         Dim("mult.5", 0.0, 3.0, 0.4),
         Dim("chase_min_live", 0.0, 30.0, 4.0),
+        Dim("pass_self", 0.0, 900.0, 60.0),
     ),
 }
 """The parameters each policy tunes, with their boxes."""
@@ -97,12 +99,16 @@ def _relevant(variant, resolved, policy: str) -> list[Dim]:
     discard_win = packed[L.R_DISCARD_WIN] == 1
     wilds = packed[L.R_WILD_KINDS] > 0
     targets = variant.bot_targets or {}
+    # a variant opts in to passing discard wins for a self-draw in its bots' defaults
+    own = variant.bot_params(policy, resolved) if variant.bot_params else {}
     out = []
     for d in SPACES[policy]:
         base = d.name.split(".")[0]
         if d.name == "chow_bias" and not chow:
             continue
         if d.name == "alpha" and not discard_win:
+            continue
+        if d.name == "pass_self" and not (discard_win and "pass_self" in own):
             continue
         if base in ("wild_pair", "chase_min_live") and not (wilds and targets.get("wild_pair")):
             continue

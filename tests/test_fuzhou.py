@@ -371,11 +371,26 @@ def test_jinque_beats_nearer_seats_on_a_discard():
     pols = np.full(4, L.P_EFFICIENCY, np.int64)
     bots = np.zeros((4, N_BOT))
     k = tiles.kind("7p")
-    args = (r, ctx, pols, bots, 30, hand, wslot, melds, nmeld, 0, k, 4, 5, TAB, L.WIN_DISCARD)
+    visible = np.zeros(34, np.int64)
+    args = (r, ctx, pols, bots, 30, hand, wslot, melds, nmeld, 0, k, 4, 5, TAB, L.WIN_DISCARD,
+            visible)  # fmt: skip
     assert _discard_winner(*args) == 2
     r2 = r.copy()
     r2[L.R_WIN_PRIORITY] = 0
     assert _discard_winner(r2, *args[1:]) == 1
+    # a value bot in seat 1 passes the win for a self-draw (value.pass_self): without the
+    # 7p its hand waits on 1p (11p 234p 567p), 4p (44p 567p) and 7p, 3 unseen copies each:
+    # 9 outs x 30 live tiles = 270
+    from engine.game._params import B_PASS_SELF
+
+    pols2, bots2 = pols.copy(), bots.copy()
+    pols2[1] = L.P_VALUE
+    bots2[1, B_PASS_SELF] = 270
+    args2 = (r2, ctx, pols2, bots2, *args[4:])
+    assert _discard_winner(*args2) == 2
+    bots2[1, B_PASS_SELF] = 271
+    assert _discard_winner(*args2) == 1
+    assert (hand[1] == tiles.parse(WAIT_7P)).all()  # left unchanged
     ctx[L.X_WILD_DISCARDED + 2] = 1  # seat 2 discarded a gold: self-draw only
     assert _discard_winner(*args) == 1
     assert (hand[1] == tiles.parse(WAIT_7P)).all()  # hands unchanged
@@ -686,17 +701,18 @@ def test_replay_of_an_opening_sanjindao_shows_the_dealt_hands():
 
 def test_replay_labels_only_replaced_flowers_bu_hua():
     """A flower drawn in the last group is dead: no replacement, so no "(补花)" (seed 16,
-    match 14, deal 0: seat 2 draws 5z in the last group)."""
+    match 49, deal 0: seat 2 draws 4z in the last group; earlier a flower drawn in play is
+    replaced from the tail)."""
     from engine.game import replay
 
-    lines = replay("fuzhou", 16, 14, 0).splitlines()
-    i = lines.index(" 44. seat 2 draws 5z 🀆 from the wall")
-    assert lines[i + 1] == "     seat 2 shows flower 5z 🀆 (no replacement)"
-    assert lines[i + 2].startswith(" 45. seat 3 draws")
-    j = lines.index(" 40. seat 3 draws f1 from the wall")
+    lines = replay("fuzhou", 16, 49, 0).splitlines()
+    i = lines.index(" 41. seat 2 draws 4z 🀃 from the wall")
+    assert lines[i + 1] == "     seat 2 shows flower 4z 🀃 (no replacement)"
+    assert lines[i + 2] == "drawn deal (流局): no live tile left"
+    j = lines.index("  8. seat 2 draws 1z 🀀 from the wall")
     assert lines[j + 1 : j + 3] == [
-        "     seat 3 shows flower f1 春 (补花)",
-        " 41. seat 3 draws 1p 🀙 from the tail",
+        "     seat 2 shows flower 1z 🀀 (补花)",
+        "  9. seat 2 draws 2z 🀁 from the tail",
     ]
 
 

@@ -394,12 +394,14 @@ def test_ladder_deal_in_is_the_discards_won_on_not_the_flips():
     for s in range(3):
         pols = ["value"] * 3
         pols[s] = "strong"
-        rec = simulate("luodisao", 320, seed=6, policies=pols, progress=False).rec
+        # the ladder seats the stronger policy by place from each deal's dealer
+        rec = simulate("luodisao", 320, seed=6, policies=pols, progress=False, seating="dealer").rec
+        seat = (rec[:, L.C_DEALER] + s) % 3
         disc = rec[:, L.C_DISCARDER]
         fed = (disc >= 0) & (rec[:, L.C_EXTRA + Z.X_ON_FLIP] == 0)
         flips += int(((disc >= 0) & ~fed).sum())
-        fed_s += int((fed & (disc == s)).sum())
-        fed_f += int((fed & (disc != s)).sum())
+        fed_s += int((fed & (disc == seat)).sum())
+        fed_f += int((fed & (disc != seat)).sum())
     assert flips > 0  # the distinction matters in these deals
     assert row["strong_dealin"] == pytest.approx(fed_s / (3 * 320))
     assert row["weak_dealin"] == pytest.approx(fed_f / (2 * 3 * 320))

@@ -18,7 +18,9 @@ Three policies, chosen per seat (codes in :mod:`engine.game._layout`):
     target (清一色 per suit, 混一色 per suit, all triplets, seven pairs) the distance minus
     a bonus (the seat's bot parameters, engine.game._params, in quarter tiles); it aims at the
     target with the lowest score, so it leaves a plain hand only when a valuable one is
-    nearly as close.
+    nearly as close. Where the variant's defaults opt in (福州), the loop lets it pass a
+    win on a discard to wait for a self-draw (``value.pass_self``: the wait's outs times
+    the live tiles reach the parameter).
 
 All randomness comes from the deal's bot stream (engine.rng BOTS).
 """

@@ -71,6 +71,7 @@ from ._layout import (
     R_KONG_NEEDS_LIVE,
     R_LAST_GROUP,
     R_OPENING,
+    R_PASS_LOCK,
     R_PLAYERS,
     R_RESERVE,
     R_RESERVE_ANKONG,
@@ -147,6 +148,7 @@ from ._layout import (
 from ._observe import observe_danger, observe_hand, observe_outcome
 from ._params import (
     B_CHASE_MIN_LIVE,
+    B_PASS_SELF,
     S_ALPHA,
     S_CHASE_MIN_LIVE,
     S_CHOW_BIAS,
@@ -155,6 +157,7 @@ from ._params import (
     S_KONG_AN,
     S_KONG_BIAS,
     S_KONG_MING,
+    S_PASS_SELF,
     S_ROB,
 )
 from ._patterns import rest_distance
@@ -392,6 +395,36 @@ def _passes_for_jinque(bot, policy, live, h, w, sets, tab):
 
 
 @kernel(refcount=False)
+def _passes_for_self_draw(rules, bot, policy, live, hand, seat, w, sets, k, visible, tab):
+    """Whether a value or strong bot passes its win on tile ``k`` (``hand[seat]`` holds it)
+    to wait for a self-draw (``value.pass_self``, ``strong.pass_self``): its outs, the
+    unseen copies of the kinds that complete the hand without ``k`` (wild draws not
+    counted), times ``live`` reach the parameter. ``hand`` is left unchanged.
+    """
+    if policy == P_VALUE:
+        need = bot[B_PASS_SELF]
+    elif policy == P_STRONG:
+        need = bot[S_PASS_SELF]
+    else:
+        return False
+    if need <= 0:
+        return False
+    h = hand[seat]
+    h[k] -= 1
+    outs = 0
+    for q in range(N_KINDS):
+        left = 4 - h[q] - visible[q]
+        if left <= 0:
+            continue
+        h[q] += 1
+        if _complete(rules, hand, seat, w, sets, tab):
+            outs += left
+        h[q] -= 1
+    h[k] += 1
+    return outs * live >= need
+
+
+@kernel(refcount=False)
 def _youjin_active(ctx, players):
     """Whether some seat is 游ing (then nobody wins on a discard)."""
     for s in range(players):
@@ -548,7 +581,7 @@ def _strong_kong(k, is_an, htmp, w, sets, sh, tab, bot, unseen, minfo, osums, vi
 @kernel(refcount=False)
 def _discard_winner(
     rules, ctx, policies, bots, live, hand, wslot, melds, nmeld, cur, k, players, sets_full, tab,
-    wtype,
+    wtype, visible,
 ):  # fmt: skip
     """The seat that wins on logical tile ``k`` given up by ``cur`` (discard or 补杠), or -1.
 
@@ -577,6 +610,12 @@ def _discard_winner(
             hand[s, k] -= 1
             ok = not _one_wild_short(hand[s], ws_, sets_s, tab, 2)
             hand[s, k] += 1
+        if ok and _passes_for_self_draw(
+            rules, bots[s], policies[s], live, hand, s, ws_, sets_s, k, visible, tab
+        ):
+            ok = False
+            if rules[R_PASS_LOCK] == 1:
+                ctx[X_LOCK + s] = 1
         prio = 0
         if ok and rules[R_WIN_PRIORITY] == 1:
             prio = _hooks.win_priority(rules, ctx, hand[s], ws_, sets_s, melds[s], nmeld[s], tab)
@@ -1003,7 +1042,7 @@ def play_deal(
                 ):
                     robber = _discard_winner(
                         rules, ctx, policies, bots, ptr[2] - ctx[X_RESERVE], hand, wslot, melds,
-                        nmeld, cur, kk, players, sets_full, tab, WIN_ROB_KONG,
+                        nmeld, cur, kk, players, sets_full, tab, WIN_ROB_KONG, visible,
                     )  # fmt: skip
                     if robber >= 0:
                         hand[robber, kk] += 1
@@ -1164,7 +1203,7 @@ def play_deal(
             if rules[R_DISCARD_WIN] == 1 and not _youjin_active(ctx, players):
                 winner = _discard_winner(
                     rules, ctx, policies, bots, ptr[2] - ctx[X_RESERVE], hand, wslot, melds, nmeld,
-                    cur, k, players, sets_full, tab, WIN_DISCARD,
+                    cur, k, players, sets_full, tab, WIN_DISCARD, visible,
                 )  # fmt: skip
                 if winner >= 0:
                     hand[winner, k] += 1

@@ -87,6 +87,16 @@ M_DANGER = LAYOUT.block("strong.danger", N_FEATURES)
 M_KONGDANGER = LAYOUT.block("strong.kong_danger", N_FEATURES)
 """Logistic weights of P(an opponent can 明杠 a tile)."""
 
+# ---- value and strong: declared after the strong blocks so that their slots stay put --
+B_PASS_SELF = LAYOUT.block("value.pass_self")
+"""Passes a win on a discard (or a robbed kong) to wait for a self-draw while its outs
+(unseen tiles completing it) times the live tiles beyond the reserve reach this (0:
+never). Worth it where a self-draw pays far more than a discard win (福州: every other
+seat pays X, against the discarder alone); under ``R_PASS_LOCK`` the seat is then locked
+out of discard wins until its next draw."""
+S_PASS_SELF = LAYOUT.block("strong.pass_self")
+"""As ``value.pass_self``, for the strong bot."""
+
 N_BOT = LAYOUT.size
 """Length of one seat's parameter row (grows as blocks are declared above)."""
 

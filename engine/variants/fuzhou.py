@@ -65,12 +65,16 @@ Engine simplifications
   wins on its next self-draw (×4), and when it draws a gold it discards it to go up to
   双游 (×8) / 三游 (×16); the efficiency and value bots prefer 游金 to a plain win when
   they can; while anyone 游s no one wins on a discard and the 游ing seat makes no claim.
-- The value bot keeps golds (it discards one only when nothing else is left), keeps a
-  金雀 shape (two golds as the pair) when it is at most two tiles away and not more than
-  a tile and a half farther than a plain hand, and passes a plain win (self-draw or
-  discard) for a 金雀 wait while more than 8 live tiles beyond the reserve remain. It
-  does not wait for 金龙 (one third gold among ~50 unseen tiles is worth less than the
-  win in hand): 金龙 comes from 三金倒 hands that also read as 金龙.
+- The value bot keeps golds (it discards one only when nothing else is left) and passes
+  a win on a discard to wait for a self-draw (paid X by every other seat instead of by
+  the discarder alone) while its outs times the live tiles beyond the reserve reach its
+  ``pass_self``; it can keep a 金雀 shape (two golds as the pair) with a bonus and pass
+  a plain win for a 金雀 wait (``wild_pair``, ``chase_min_live``). Its parameters are
+  tuned by self-play against ``efficiency`` in duplicate seating by place from the
+  dealer (``mjlab tune fuzhou --policy value --seating dealer``, committed in
+  ``engine/botdata/fuzhou/value.json``). It does not wait for 金龙 (one third gold
+  among ~50 unseen tiles is worth less than the win in hand): 金龙 comes from 三金倒
+  hands that also read as 金龙.
 
 The strong policy
 -----------------
@@ -86,9 +90,10 @@ and their suits, the kinds he discarded with their suji and neighbours, the copi
 unseen, the stage, the golds) times what feeding costs (the discarder pays X alone), and
 the chance of being robbed of a 补杠: it folds to safe tiles when the hand is worth less
 than the danger. 碰, 吃 and kongs are taken when the hand is worth more after them (with
-tuned biases); like ``value`` it keeps golds and passes a plain win for a 金雀 wait while
-more live tiles than its tuned ``chase_min_live`` remain. Its scalar weights are tuned
-by self-play against ``value`` (``mjlab tune fuzhou --policy strong``).
+tuned biases); like ``value`` it keeps golds, passes a discard win for a self-draw
+(``pass_self``) and a plain win for a 金雀 wait while more live tiles than its
+``chase_min_live`` remain. Its scalar weights are tuned by self-play against ``value``
+(``mjlab tune fuzhou --policy strong --seating dealer``).
 It does not: search beyond the current decision, use the order of an opponent's
 discards, read an opponent's hand value or pace beyond the fitted features, plan several
 discards ahead (a target counts only through its distance); it does not plan 游金 beyond
@@ -212,13 +217,25 @@ multiplier (multiplier); only the largest counts."""
 YOUJIN_MULT = (4, 8, 16)
 """单游, 双游, 三游 multipliers of X under ``youjin=minnan``."""
 
-VALUE_BOT_JINQUE = 6
-"""Value-bot bonus for 金雀 in quarter tiles (at most two tiles away): it keeps a 金雀
-shape unless a plain hand is more than a tile and a half closer."""
+VALUE_BOT_JINQUE = 0
+"""Value-bot bonus for 金雀 in quarter tiles (at most two tiles away). 0: measured in
+duplicate seating by place from the dealer (value over efficiency, 20,000 deals per
+place, seed 2), a bonus of 4-6 costs the value bot 0.2 points per deal (it keeps 金雀
+shapes that slow the hand) and 1-3 changes no decision."""
 
-VALUE_BOT_CHASE = 8
+VALUE_BOT_CHASE = 0
 """The value bot passes a plain win for a 金雀 wait while more than this many live tiles
-beyond the reserve remain (金雀 adds 60 to an X of about 28)."""
+beyond the reserve remain. 0 (never): passing for 金雀 at 8 cost 0.11 points per deal and
+at 30 0.03 (the same measurement)."""
+
+BOT_PASS_SELF = 300
+"""Value and strong bots pass a win on a discard to wait for a self-draw while its outs
+times the live tiles beyond the reserve reach this (engine.game._params
+``value.pass_self``). A self-draw is paid X by every other seat, a discard win by the
+discarder alone, so a good wait early in the deal is worth more undeclared. Measured as
+above: value over efficiency +0.18 points per deal at 200, +0.53 [+0.44, +0.61] at 300,
++0.52 at 350, +0.46 at 450 (the RULEBOOK has no pass lock in 福州, so a passed win may be
+taken on a later discard)."""
 
 
 BOT_TARGETS = dict(wild_pair=("jinque",))
@@ -226,14 +243,21 @@ BOT_TARGETS = dict(wild_pair=("jinque",))
 
 
 def bot_params(policy, rules) -> dict:
-    """Default bot parameters of ``policy`` (the value bot's 金雀 bonus and chase)."""
+    """Default bot parameters of ``policy`` (金雀 bonus and chase, passing a discard win
+    for a self-draw; the committed tuned files override them).
+    """
     if policy == "strong":
-        return strong_defaults(chase_min_live=float(VALUE_BOT_CHASE if rules["jin"] else 0))
+        return strong_defaults(
+            chase_min_live=float(VALUE_BOT_CHASE if rules["jin"] else 0),
+            pass_self=float(BOT_PASS_SELF),
+        )
     if policy != "value":
         return {}
     jin = int(rules["jin"])
     return dict(
-        wild_pair=VALUE_BOT_JINQUE if jin else 0, chase_min_live=VALUE_BOT_CHASE if jin else 0
+        wild_pair=VALUE_BOT_JINQUE if jin else 0,
+        chase_min_live=VALUE_BOT_CHASE if jin else 0,
+        pass_self=BOT_PASS_SELF,
     )
 
 
