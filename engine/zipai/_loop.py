@@ -1006,7 +1006,7 @@ def _claims(rules, pols, bots, work, log, owner, c, is_flip):
     return PHASE_FLIP * 8 + _next(owner, ctx[K_SEATS], ctx[K_ZX])
 
 
-@kernel(refcount=False)
+@kernel(inline="always")
 def _claim_hu(rules, pols, bots, work, log, owner, c, is_flip):
     """Claim phase 胡: the others, in turn order from the owner (rule 9); ``END`` (the
     winner in ``ctx[K_WINNER]``) or ``NO_CLAIM``.
@@ -1031,7 +1031,7 @@ def _claim_hu(rules, pols, bots, work, log, owner, c, is_flip):
     return NO_CLAIM
 
 
-@kernel(refcount=False)
+@kernel(inline="always")
 def _claim_pao(work, log, owner, c, is_flip):
     """Claim phase 跑 (forced): onto a 坎 or 啸 of another seat; onto anyone's 碰 when the
     card was flipped. A first 跑 discards next, a later one passes the flip on.
@@ -1077,7 +1077,7 @@ def _claim_pao(work, log, owner, c, is_flip):
     return NO_CLAIM
 
 
-@kernel(refcount=False)
+@kernel(inline="always")
 def _claim_peng(rules, pols, bots, work, log, owner, c):
     """Claim phase 碰: another seat holding a pair (rule 9), unless 过张 or 冲明跑. A seat
     that passes is marked (``ctx[K_PASSER]``: its 过张 starts once the card is gone by).
@@ -1123,7 +1123,7 @@ def _claim_peng(rules, pols, bots, work, log, owner, c):
     return NO_CLAIM
 
 
-@kernel(refcount=False)
+@kernel(inline="always")
 def _claim_chi(rules, pols, bots, work, log, owner, c, is_flip):
     """Claim phase 吃: the flipper then his 下家 on a flipped card; the 下家 on a discard."""
     (values, hand, ps, pk, tab, pile, stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used,
@@ -1206,6 +1206,11 @@ def play_deal(
     resolution of :func:`_claims`, and the win and payment (:func:`_record_win`,
     :func:`_settle`). A turn answers the next step, ``phase * 8 + seat``; ``END`` (a win,
     scored; the winner in ``ctx[K_WINNER]``) or ``HUANG`` (the stock is empty).
+
+    The turns are inlined into this loop and the claim phases into :func:`_claims`
+    (``inline="always"``): a call passing the workspace copies its 27 array structs. The
+    deal, the claims as a whole, the scoring and the settlement stay calls of their own,
+    as the claims and the scoring were before the split.
     """
     ctx = work[7]
     for i in range(rec.shape[0]):
@@ -1316,7 +1321,7 @@ def _deal(rules, seed, match, deal, dealer, zx, deck, work, logging, log):
         s = _next(s, seats, zx)
 
 
-@kernel(refcount=False)
+@kernel(inline="always")
 def _tianhu(rules, work, dealer):
     """Whether the dealer's dealt cards win (天胡, rule 22)."""
     (values, hand, ps, pk, tab, pile, stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used,
@@ -1325,7 +1330,7 @@ def _tianhu(rules, work, dealer):
     return _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, dealer, -1, HOW_TIANHU)
 
 
-@kernel(refcount=False)
+@kernel(inline="always")
 def _discard_turn(rules, pols, bots, work, rec, final, log, obs, p):
     """Turn phase: seat ``p`` discards (死守 when it cannot, rule 13) and the others may
     claim the card (:func:`_claims`); a win on it is scored here.
@@ -1370,7 +1375,7 @@ def _discard_turn(rules, pols, bots, work, rec, final, log, obs, p):
     return res
 
 
-@kernel(refcount=False)
+@kernel(inline="always")
 def _flip_turn(rules, pols, bots, work, rec, final, log, p):
     """Turn phase: seat ``p`` flips the top stock card (``HUANG`` when none is left): a win
     with it (自摸, scored here), a 王 into the hand, a forced 倾 or 啸, else the claims on
