@@ -182,6 +182,35 @@ FINAL_ZONES = 12
 10 wall and set-aside tiles (counts per physical kind); 11 the winner's hand as the
 evaluator saw it: logical counts 0..33, then wilds (34) and sets (35)."""
 
+GO, AGAIN, END = 0, 1, 2
+"""What a turn phase of :func:`play_deal` answers: on to the next phase of the turn, a new
+turn (of ``gs[G_CUR]``, in phase ``gs[G_PHASE]``), or the deal is over."""
+
+(
+    G_CUR,
+    G_PHASE,
+    G_KONG_DRAW,
+    G_NO_CLAIMS,
+    G_CLAIMED_SINCE,
+    G_LAST_PHYS,
+    G_TURNS,
+    G_WINNER,
+    G_WIN_TYPE,
+    G_DISCARDER,
+    G_WIN_KIND,
+    G_FORCE_WILD,
+    G_CHASE,
+    G_K,
+    G_PHYS,
+) = range(15)
+"""Slots of ``gs``, the play's scalars that the phases of :func:`play_deal` share: the seat
+in turn and its phase (AFTER_DRAW / AFTER_CLAIM); 1 if its tile came from a kong; 1 while
+nobody has claimed or konged; 1 if a claim came since the last discard (a run of equal
+discards breaks); the last physical tile drawn or won; the draws; the winner (-1), win type,
+discarder (-1) and winning logical kind (-1); this turn's 游金 forced wild discard (1) and
+金雀 chase discard (-1 none); the discard's logical kind (-1 a wild) and physical tile."""
+N_G = 16
+
 
 @kernel(inline="always")
 def _next_kind(k):
@@ -712,7 +741,8 @@ def play_deal(
 ):  # fmt: skip
     """Play one deal; fills the record row ``rec`` (int32 (N_COLS,)).
 
-    ws : the deal's work arrays, :func:`workspace` (reused from deal to deal).
+    ws : the deal's work arrays, :func:`workspace` (reused from deal to deal); the play's
+        own scalars (seat in turn, winner, ...) are its last array, slots ``G_*``.
     ctx must hold X_DEALER, X_STREAK, X_DEALER_WINS on entry; on return X_WINNER and
     X_WIN_TYPE tell the match loop how to rotate the dealer. ``final`` (int16
     (FINAL_ZONES, N_PHYS)) receives the final tile locations when it has that shape
@@ -720,10 +750,62 @@ def play_deal(
     (int64, physical kinds) replaces the shuffled wall when it holds the whole set
     (scripted tests: index 0 is the head, the last index the tail). ``obs`` receives
     observation rows (engine.game._observe) when it has more than one row.
+
+    The deal runs in named phases, each a kernel of its own: the deal (:func:`_deal_wall`,
+    :func:`_deal_wilds`, :func:`_deal_hands`, then the opening wins of :func:`_opening`),
+    turns of draw (:func:`_draw`), self-drawn win (:func:`_self_draw`), kong
+    (:func:`_choose_kong`, :func:`_make_kong`), discard (:func:`_choose_discard`,
+    :func:`_make_discard`) and claim resolution (:func:`_claim_win`, :func:`_claim_pong`,
+    :func:`_claim_chow`), and the win and payment (:func:`_settle`). A turn phase answers
+    ``GO`` (on to the next phase), ``AGAIN`` (a new turn for ``gs[G_CUR]``) or ``END``.
+
+    The phases of every turn are inlined into this loop (``inline="always"``): a call
+    passing the workspace copies its 19 array structs, which tripled the time of a
+    random-policy deal. The phases met once a deal or rarely (the deal, kongs, the last
+    group, the settlement) stay calls of their own.
+    """
+    gs = ws[18]
+    _deal_wall(rules, ctx, ws, seed, match, deal, preset)
+    _deal_wilds(rules, ctx, ws, log)
+    _deal_hands(rules, ctx, ws, log)
+    if rules[R_OPENING] == 1 and _opening_win(rules, ctx, ws, tab, log):
+        pass
+    else:
+        while True:
+            gs[G_FORCE_WILD] = 0
+            gs[G_CHASE] = -1
+            if gs[G_PHASE] == AFTER_DRAW:
+                if _self_draw(rules, policies, bots, tab, ctx, ws) == END:
+                    break
+                kk = _choose_kong(rules, policies, bots, tab, ctx, ws)
+                if kk >= 0:
+                    if _make_kong(rules, policies, bots, tab, ctx, ws, log, kk) == END:
+                        break
+                    continue
+            k = _choose_discard(rules, policies, bots, tab, ctx, ws, obs)
+            _make_discard(rules, ctx, ws, tab, log, k)
+            if k >= 0:
+                r = _claim_win(rules, policies, bots, tab, ctx, ws)
+                if r == GO:
+                    r = _claim_pong(rules, policies, bots, tab, ctx, ws, log)
+                if r == GO:
+                    r = _claim_chow(rules, policies, bots, tab, ctx, ws, log)
+                if r == END:
+                    break
+                if r == AGAIN:
+                    continue
+            if _draw(rules, tab, ctx, ws, log) == END:
+                break
+    _settle(rules, ctx, ws, tab, rec, final, log, obs)
+
+
+@kernel(refcount=False)
+def _deal_wall(rules, ctx, ws, seed, match, deal, preset):
+    """Deal phase: clear the deal's state (``ctx`` but the dealer's three slots, the work
+    arrays, the play's scalars ``gs``), seed its random streams and build the wall.
     """
     (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
-     scratch, states, fsc, osums) = ws  # fmt: skip
-    players = rules[R_PLAYERS]
+     scratch, states, fsc, osums, gs) = ws  # fmt: skip
     dealer = ctx[X_DEALER]
     streak = ctx[X_STREAK]
     dealer_wins = ctx[X_DEALER_WINS]
@@ -740,27 +822,15 @@ def play_deal(
     ctx[X_WILD1] = -1
     ctx[X_INDICATOR] = -1
     ctx[X_VALUE] = 0
-    ws = states[0:4]
-    bs = states[4:8]
-    rng.seed_state(ws, seed, match, deal, rng.WALL)
-    rng.seed_state(bs, seed, match, deal, rng.BOTS)
-    unseen = scratch[0:34]
-    minfo = scratch[34:37]
-    htmp = scratch[40:74]
-    ptr = scratch[80:83]
-    score = scratch[160 : 160 + SCRATCH]
-    # the strong policy's scratch, opponent summaries and view (see _strong_view)
-    s0 = 160 + SCRATCH
-    sscr = scratch[s0 : s0 + SSCR]
-    sview = scratch[s0 + SSCR : s0 + SSCR + 16]
-    copt = scratch[150:156]
+    wst = states[0:4]
+    rng.seed_state(wst, seed, match, deal, rng.WALL)
+    rng.seed_state(states[4:8], seed, match, deal, rng.BOTS)
     # far[s] = 1: seat s's concealed hand is known to be two or more tiles from complete
     # (set when an efficiency bot discards, whose scores are 4 x distance; cleared when
     # the hand changes otherwise): its next draw cannot complete it, so no check is made
     far = scratch[84:88]
     for s in range(4):
         far[s] = 0
-    # ---- the wall -------------------------------------------------------------------
     n = rules[R_TILESET]
     i = 0
     for k in range(N_KINDS):
@@ -771,12 +841,13 @@ def play_deal(
         for f in range(8):
             wall[i] = 34 + f
             i += 1
-    rng.shuffle(ws, wall, n)
+    rng.shuffle(wst, wall, n)
     if preset.shape[0] == n:
         for i in range(n):
             wall[i] = preset[i]
     for i in range(n):
         dead[i] = False
+    ptr = scratch[80:83]
     ptr[0] = 0
     ptr[1] = n - 1
     ptr[2] = n
@@ -796,15 +867,41 @@ def play_deal(
     pay[:, :] = 0
     delta[:] = 0
     extra[:] = 0
-    # ---- wild kinds -------------------------------------------------------------------
+    gs[:] = 0
+    gs[G_CUR] = dealer
+    gs[G_PHASE] = AFTER_DRAW
+    gs[G_NO_CLAIMS] = 1
+    gs[G_LAST_PHYS] = -1
+    gs[G_WIN_TYPE] = WIN_NONE
+    gs[G_WINNER] = -1
+    gs[G_DISCARDER] = -1
+    gs[G_WIN_KIND] = -1
+
+
+@kernel(inline="always")
+def _late_wilds(rules):
+    """Whether the wild kinds are turned up after the deal and its 补花 (开金)."""
+    mode = rules[R_WILD_MODE]
+    return rules[R_INDICATOR] == 2 and (mode == 1 or mode == 2) and rules[R_WILD_KINDS] > 0
+
+
+@kernel(refcount=False)
+def _deal_wilds(rules, ctx, ws, log):
+    """Deal phase: the wild kinds turned up before the deal (or fixed), and the horses and
+    other tiles set aside.
+    """
+    (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
+     scratch, states, fsc, osums, gs) = ws  # fmt: skip
+    wst = states[0:4]
+    ptr = scratch[80:83]
     mode = rules[R_WILD_MODE]
     nw = rules[R_WILD_KINDS]
-    late = rules[R_INDICATOR] == 2 and (mode == 1 or mode == 2) and nw > 0
+    late = _late_wilds(rules)
     if late:
-        pass  # 开金 after the deal and 补花 (below)
+        pass  # 开金 after the deal and 补花 (_deal_hands)
     elif mode == 1 or mode == 2:
         if rules[R_INDICATOR] == 1:
-            k_pos = 2 + rng.below(ws, 6) + rng.below(ws, 6)
+            k_pos = 2 + rng.below(wst, 6) + rng.below(wst, 6)
         else:
             k_pos = 1
         if rules[R_INDICATOR_LIVE] == 1:
@@ -836,12 +933,22 @@ def play_deal(
         role[ctx[X_WILD1]] = ROLE_WILD0 + 1
     if not late:
         _ev(log, ctx, E_WILD, ctx[X_INDICATOR], ctx[X_WILD0], ctx[X_WILD1], 0)
-    # ---- horses and other tiles set aside ----------------------------------------------
     nh = _hooks.deal_setup(rules, ctx)
     ctx[X_NHORSE] = nh
     for i in range(nh):
         ctx[X_HORSE + i] = _aside(wall, dead, ptr, 1)
-    # ---- deal ---------------------------------------------------------------------------
+
+
+@kernel(refcount=False)
+def _deal_hands(rules, ctx, ws, log):
+    """Deal phase: the hands from the head of the wall, 补花, the late 开金 (a flower
+    turned up goes to the dealer), and the dealt tiles in the log.
+    """
+    (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
+     scratch, states, fsc, osums, gs) = ws  # fmt: skip
+    ptr = scratch[80:83]
+    players = rules[R_PLAYERS]
+    dealer = ctx[X_DEALER]
     size = 3 * rules[R_SETS] + 1
     for j in range(players):
         s = (dealer + j) % players
@@ -851,22 +958,12 @@ def play_deal(
             _add(role, s, t, hand, wslot, flw)
     if rules[R_FLOWER_REPLACE] == 1:
         _deal_flowers(
-            rules,
-            ctx,
-            wall,
-            dead,
-            ptr,
-            role,
-            dealer,
-            players,
-            hand,
-            wslot,
-            flw,
-            scratch[140:144],
-            log,
-        )
-    if late:
-        # 开金: turn the last tile; a flower goes to the dealer and the next one is turned
+            rules, ctx, wall, dead, ptr, role, dealer, players, hand, wslot, flw,
+            scratch[140:144], log,
+        )  # fmt: skip
+    if _late_wilds(rules):
+        mode = rules[R_WILD_MODE]
+        nw = rules[R_WILD_KINDS]
         while True:
             pos = ptr[1]
             while dead[pos]:
@@ -903,554 +1000,694 @@ def play_deal(
             for j in range(2):
                 if wslot[s, j] > 0:
                     _ev(log, ctx, E_TILE, s, ctx[X_WILD0 + j], wslot[s, j], 0)
-    # ---- play ---------------------------------------------------------------------------
-    sets_full = rules[R_SETS]
-    cur = dealer
-    phase = AFTER_DRAW
-    kong_draw = False
-
-    no_claims = True
-    last_phys = -1
-    turns = 0
-    win_type = WIN_NONE
-    winner = -1
-    discarder = -1
-    win_kind = -1
-    claimed_since = False
     ctx[X_RUN_KIND] = -1
-    opening = rules[R_OPENING] == 1
+
+
+@kernel(refcount=False)
+def _opening_win(rules, ctx, ws, tab, log):
+    """Deal phase: whether an opening win (:func:`_opening`) ends the deal at once."""
+    (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
+     scratch, states, fsc, osums, gs) = ws  # fmt: skip
+    s = _opening(
+        rules, ctx, wall, hand, wslot, melds, nmeld, disc, ndisc, visible, role,
+        rules[R_PLAYERS], tab, log,
+    )  # fmt: skip
+    if s < 0:
+        return False
+    gs[G_WINNER] = s
+    gs[G_WIN_TYPE] = ctx[X_WIN_TYPE]
+    gs[G_WIN_KIND] = -1
+    if ctx[X_ROB_INDICATOR] == 1:
+        gs[G_LAST_PHYS] = ctx[X_INDICATOR]
+    return True
+
+
+@kernel(inline="always")
+def _win_now(gs, seat, win_type, win_kind):
+    """The deal ends with ``seat``'s win of ``win_type`` on logical kind ``win_kind``."""
+    gs[G_WINNER] = seat
+    gs[G_WIN_TYPE] = win_type
+    gs[G_WIN_KIND] = win_kind
+    return END
+
+
+@kernel(inline="always")
+def _self_draw(rules, policies, bots, tab, ctx, ws):
+    """Turn phase after a draw: an instant win, the 游金 choices (a 双游 / 三游 discards the
+    drawn wild: ``gs[G_FORCE_WILD]``) and a self-drawn win, which a bot chasing 金雀 may
+    pass (its discard in ``gs[G_CHASE]``). ``END`` on a win, else ``GO``.
+    """
+    (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
+     scratch, states, fsc, osums, gs) = ws  # fmt: skip
+    cur = gs[G_CUR]
+    w_cur = wslot[cur, 0] + wslot[cur, 1]
+    sets_cur = rules[R_SETS] - nmeld[cur]
+    pol = policies[cur]
     instant = rules[R_INSTANT_WILDS]
-    youjin = rules[R_YOUJIN] == 1
-    while True:
-        w_cur = wslot[cur, 0] + wslot[cur, 1]
-        sets_cur = sets_full - nmeld[cur]
-        pol = policies[cur]
-        if opening:
-            opening = False
-            s = _opening(
-                rules, ctx, wall, hand, wslot, melds, nmeld, disc, ndisc, visible, role, players,
-                tab, log,
-            )  # fmt: skip
-            if s >= 0:
-                winner = s
-                win_type = ctx[X_WIN_TYPE]
-                win_kind = -1
-                if ctx[X_ROB_INDICATOR] == 1:
-                    last_phys = ctx[X_INDICATOR]
-                break
-        force_wild = False
-        chase = -1
-        if phase == AFTER_DRAW:
-            first = no_claims and ctx[X_SEAT_DRAWS + cur] <= (0 if cur == dealer else 1)
-            ctx[X_FIRST_TURN] = 1 if first else 0
-            if (_hooks.four_wild_win(rules) and w_cur == 4) or (instant > 0 and w_cur >= instant):
-                winner = cur
-                win_type = WIN_INSTANT
-                win_kind = -1
-                break
-            you = ctx[X_YOUJIN + cur]
-            declare = True
-            if youjin and pol != 0:
-                drew_wild = last_phys >= 0 and (
-                    role[last_phys] == ROLE_WILD0 or role[last_phys] == ROLE_WILD0 + 1
-                )
-                if you >= 1 and you < 3 and drew_wild:
-                    force_wild = True  # 双游 / 三游: the drawn wild is discarded
-                    declare = False
-                elif (
-                    you == 0 and _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 1) >= 0
-                ):
-                    declare = False  # 游金 rather than a plain win
-            if declare and far[cur] == 0 and _complete(rules, hand, cur, w_cur, sets_cur, tab):
-                if _passes_for_jinque(
-                    bots[cur], pol, ptr[2] - ctx[X_RESERVE], hand[cur], w_cur, sets_cur, tab
-                ):
-                    chase = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 2)
-                if chase < 0:
-                    ctx[X_WINNER] = cur
-                    ctx[X_WIN_TYPE] = WIN_KONG_DRAW if kong_draw else WIN_SELF_DRAW
-                    if _hooks.win_legal(
-                        rules, ctx, hand[cur], w_cur, sets_cur, melds[cur], nmeld[cur], tab
-                    ):
-                        winner = cur
-                        win_type = WIN_KONG_DRAW if kong_draw else WIN_SELF_DRAW
-                        win_kind = role[last_phys] if last_phys >= 0 else -1
-                        break
-                    ctx[X_WINNER] = -1
-            # kongs: 暗杠 (four concealed) or 补杠 (add to a pong)
-            kk = -1
-            ktype = 0
-            _unseen(hand, cur, visible, unseen)
-            meld_info(melds, nmeld, cur, minfo)
-            kong_scan = not force_wild and you == 0 and chase < 0
-            live = ptr[2] - ctx[X_RESERVE]
-            # the kinds a kong could be made of, as a bit set walked in kind order:
-            # four held (暗杠) or a pong with its fourth tile held (补杠)
-            kong_kinds = np.int64(0)
-            if kong_scan:
-                for k in range(N_KINDS):
-                    kong_kinds |= np.int64(hand[cur, k] == 4) << k
-                for i in range(nmeld[cur]):
-                    k = melds[cur, i, 1]
-                    if melds[cur, i, 0] == M_PONG and hand[cur, k] >= 1:
-                        kong_kinds |= np.int64(1) << k
-            while kong_kinds != 0:
-                k = lowest_bit(kong_kinds)
-                kong_kinds &= kong_kinds - 1
-                is_an = hand[cur, k] == 4
-                if rules[R_KONG_NEEDS_LIVE] == 1:
-                    if live <= rules[R_RESERVE_ANKONG if is_an else R_RESERVE_KONG]:
-                        continue
-                if pol == 0:
-                    want = rng.below(bs, 2) == 0
-                elif pol == P_STRONG:
-                    for q in range(N_KINDS):
-                        htmp[q] = hand[cur, q]
-                    _strong_view(
-                        rules, ctx, cur, melds, nmeld, disc, ndisc, role, live, players, osums,
-                        sview,
-                    )  # fmt: skip
-                    want = _strong_kong(
-                        k, is_an, htmp, w_cur, sets_cur, rules[R_SHAPES], tab, bots[cur], unseen,
-                        minfo, osums, sview, sscr, fsc, bs[:0],
-                    )  # fmt: skip
-                else:
-                    for q in range(N_KINDS):
-                        htmp[q] = hand[cur, q]
-                    # the distance after the best discard (the efficiency score is 4x it)
-                    sh = rules[R_SHAPES]
-                    without = discard_scores(
-                        1, htmp, w_cur, sets_cur, sh, tab, bots[cur], minfo, score
-                    )
-                    without //= 4
-                    if is_an:
-                        htmp[k] -= 4
-                        with_k = _distance(htmp, w_cur, sets_cur - 1, rules[R_SHAPES], tab)
-                    else:
-                        htmp[k] -= 1
-                        with_k = _distance(htmp, w_cur, sets_cur, rules[R_SHAPES], tab)
-                    want = with_k <= without
-                if want:
-                    kk = k
-                    ktype = M_ANKONG if is_an else M_ADDKONG
-                    break
-            if kk >= 0:
-                if (
-                    ktype == M_ADDKONG
-                    and rules[R_ROB_KONG] == 1
-                    and not _youjin_active(ctx, players)
-                ):
-                    robber = _discard_winner(
-                        rules, ctx, policies, bots, ptr[2] - ctx[X_RESERVE], hand, wslot, melds,
-                        nmeld, cur, kk, players, sets_full, tab, WIN_ROB_KONG, visible,
-                    )  # fmt: skip
-                    if robber >= 0:
-                        hand[robber, kk] += 1
-                        winner = robber
-                        win_type = WIN_ROB_KONG
-                        discarder = cur
-                        win_kind = kk
-                        last_phys = _phys_of(role, kk)
-                        ctx[X_ROBBED] = cur
-                        hand[cur, kk] -= 1
-                        _ev(log, ctx, E_KONG, cur, ktype, _phys_of(role, kk), 1)  # robbed
-                        break
-                far[cur] = 0
-                if ktype == M_ANKONG:
-                    hand[cur, kk] -= 4
-                    m = nmeld[cur]
-                    melds[cur, m, 0] = M_ANKONG
-                    melds[cur, m, 1] = kk
-                    melds[cur, m, 2] = cur
-                    nmeld[cur] = m + 1
-                else:
-                    hand[cur, kk] -= 1
-                    m = _pong_index(melds, nmeld, cur, kk)
-                    melds[cur, m, 0] = M_ADDKONG
-                    visible[kk] += 1
-                ctx[X_KONGS] += 1
-                if ktype == M_ANKONG:
-                    ctx[X_ANKONGS] += 1
-                    ctx[X_RESERVE] += rules[R_RESERVE_ANKONG]
-                else:
-                    ctx[X_MINGKONGS] += 1
-                    ctx[X_RESERVE] += rules[R_RESERVE_KONG]
-                no_claims = False
-                _hooks.on_kong(rules, ctx, pay, cur, ktype, cur, players)
-                _ev(log, ctx, E_KONG, cur, ktype, _phys_of(role, kk), 0)
-                if ptr[2] <= ctx[X_RESERVE]:
-                    break
-                t = _pop(wall, dead, ptr, True)
-                ctx[X_SEAT_DRAWS + cur] += 1
-                turns += 1
-                _add(role, cur, t, hand, wslot, flw)
-                last_phys = t
-                kong_draw = True
-                ctx[X_KONG_FROM] = -1
-                _ev(log, ctx, E_DRAW, cur, t, 1, 0)
-                if rules[R_FLOWER_REPLACE] == 1 and role[t] == ROLE_FLOWER:
-                    t = _replace_flowers(
-                        rules, ctx, wall, dead, ptr, role, cur, t, hand, wslot, flw, log
-                    )
-                    if t < 0:
-                        break
-                    last_phys = t
-                continue
-        # ---- discard ----------------------------------------------------------------------
-        if phase != AFTER_DRAW:
-            # (after a draw they were computed for the kong scan, and nothing changed since)
-            _unseen(hand, cur, visible, unseen)
-            meld_info(melds, nmeld, cur, minfo)
-        for q in range(N_KINDS):
-            htmp[q] = hand[cur, q]
-        allow_wild = rules[R_WILD_DISCARD] > 0
-        picked = -1
-        if obs.shape[0] > 1 and pol != 0 and not force_wild:
-            observe_danger(
-                rules, ctx, cur, hand, wslot, melds, nmeld, disc, ndisc, visible, role,
-                ptr[2] - ctx[X_RESERVE], players, sets_full, tab, obs,
-            )  # fmt: skip
-        if force_wild:
-            k = -1
-        elif chase >= 0:
-            k = chase  # 金雀 wait rather than a plain win
-        elif pol == P_STRONG:
-            live = ptr[2] - ctx[X_RESERVE]
-            _strong_view(
-                rules, ctx, cur, melds, nmeld, disc, ndisc, role, live, players, osums, sview
-            )
-            k, _ = _strong_best(
-                htmp, w_cur, sets_cur, rules[R_SHAPES], tab, bots[cur], unseen, minfo, osums,
-                sview, bs, sscr, fsc,
-            )  # fmt: skip
-            picked = k
-            if youjin and ctx[X_YOUJIN + cur] == 0:
-                q = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 1)
-                if q >= 0:
-                    k = q
-        else:
-            k = choose_discard(
-                pol,
-                htmp,
-                w_cur,
-                sets_cur,
-                rules[R_SHAPES],
-                tab,
-                bots[cur],
-                unseen,
-                bs,
-                minfo,
-                allow_wild,
-                score,
-            )
-            picked = k
-            if youjin and pol != 0 and ctx[X_YOUJIN + cur] == 0:
-                q = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 1)
-                if q >= 0:
-                    k = q
-        # the efficiency bot's own pick: score[k] is 4 x the distance after it
-        far[cur] = 1 if pol == 1 and k >= 0 and k == picked and score[k] >= 8 else 0
-        if obs.shape[0] > 1 and pol != 0 and k >= 0:
-            observe_hand(
-                rules, ctx, cur, hand, wslot, melds, nmeld, unseen, k, ptr[2] - ctx[X_RESERVE],
-                sets_cur, tab, obs,
-            )  # fmt: skip
-        if k < 0:
-            slot = 0 if wslot[cur, 0] > 0 else 1
-            wslot[cur, slot] -= 1
-            phys = ctx[X_WILD0 + slot]
-            if rules[R_WILD_DISCARD] == 2:
-                fine = rules[R_WILD_DISCARD_FINE]
-                for s in range(players):
-                    if s != cur:
-                        pay[cur, s] += fine
-                        ctx[X_PENALTY + cur] -= fine
-                        ctx[X_PENALTY + s] += fine
-            if rules[R_WILD_DISCARD_SELFDRAW] == 1:
-                ctx[X_WILD_DISCARDED + cur] = 1
-            ctx[X_WILD_DISCARDS] += 1
-            if ctx[X_YOUJIN + cur] > 0 and ctx[X_YOUJIN + cur] < 3:
-                ctx[X_YOUJIN + cur] += 1
-                _ev(log, ctx, E_YOUJIN, cur, ctx[X_YOUJIN + cur], 0, 0)
-        else:
-            hand[cur, k] -= 1
-            phys = _phys_of(role, k)
-            visible[k] += 1
-            if (
-                youjin
-                and ctx[X_YOUJIN + cur] == 0
-                and _one_wild_short(hand[cur], w_cur, sets_cur, tab, 1)
+    ptr = scratch[80:83]
+    far = scratch[84:88]
+    last_phys = gs[G_LAST_PHYS]
+    first = gs[G_NO_CLAIMS] == 1 and ctx[X_SEAT_DRAWS + cur] <= (0 if cur == ctx[X_DEALER] else 1)
+    ctx[X_FIRST_TURN] = 1 if first else 0
+    if (_hooks.four_wild_win(rules) and w_cur == 4) or (instant > 0 and w_cur >= instant):
+        return _win_now(gs, cur, WIN_INSTANT, -1)
+    you = ctx[X_YOUJIN + cur]
+    declare = True
+    if rules[R_YOUJIN] == 1 and pol != 0:
+        drew_wild = last_phys >= 0 and (
+            role[last_phys] == ROLE_WILD0 or role[last_phys] == ROLE_WILD0 + 1
+        )
+        if you >= 1 and you < 3 and drew_wild:
+            gs[G_FORCE_WILD] = 1  # 双游 / 三游: the drawn wild is discarded
+            declare = False
+        elif you == 0 and _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 1) >= 0:
+            declare = False  # 游金 rather than a plain win
+    if declare and far[cur] == 0 and _complete(rules, hand, cur, w_cur, sets_cur, tab):
+        if _passes_for_jinque(
+            bots[cur], pol, ptr[2] - ctx[X_RESERVE], hand[cur], w_cur, sets_cur, tab
+        ):
+            gs[G_CHASE] = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 2)
+        if gs[G_CHASE] < 0:
+            wt = WIN_KONG_DRAW if gs[G_KONG_DRAW] == 1 else WIN_SELF_DRAW
+            ctx[X_WINNER] = cur
+            ctx[X_WIN_TYPE] = wt
+            if _hooks.win_legal(
+                rules, ctx, hand[cur], w_cur, sets_cur, melds[cur], nmeld[cur], tab
             ):
-                ctx[X_YOUJIN + cur] = 1
-                _ev(log, ctx, E_YOUJIN, cur, 1, 0, 0)
-        disc[cur, ndisc[cur]] = phys
-        ndisc[cur] += 1
-        ctx[X_DISCARDS_TOTAL] += 1
-        if phys == ctx[X_RUN_KIND] and not claimed_since:
-            ctx[X_RUN_LEN] += 1
-        else:
-            ctx[X_RUN_KIND] = phys
-            ctx[X_RUN_LEN] = 1
-            ctx[X_RUN_START] = cur
-        claimed_since = False
-        _hooks.on_discard(rules, ctx, pay, cur, phys, players)
-        _ev(log, ctx, E_DISCARD, cur, phys, 0, 0)
-        kong_draw = False
-        # ---- claims -----------------------------------------------------------------------
-        claimed = False
-        if k >= 0:
-            ctx[X_FIRST_TURN] = 1 if (no_claims and ctx[X_DISCARDS_TOTAL] == 1) else 0
-            if rules[R_DISCARD_WIN] == 1 and not _youjin_active(ctx, players):
-                winner = _discard_winner(
-                    rules, ctx, policies, bots, ptr[2] - ctx[X_RESERVE], hand, wslot, melds, nmeld,
-                    cur, k, players, sets_full, tab, WIN_DISCARD, visible,
-                )  # fmt: skip
-                if winner >= 0:
-                    hand[winner, k] += 1
-                    win_type = WIN_DISCARD
-                    discarder = cur
-                    win_kind = k
-                    last_phys = phys
-                    visible[k] -= 1
-                    ndisc[cur] -= 1
-                    break
-            # 碰 / 明杠 by any other seat
-            exhausted = False
-            for j in range(1, players):
-                s = (cur + j) % players
-                if hand[s, k] < 2 or ctx[X_YOUJIN + s] > 0:
-                    continue
-                ws_ = wslot[s, 0] + wslot[s, 1]
-                sets_s = sets_full - nmeld[s]
-                ps = policies[s]
-                _unseen(hand, s, visible, unseen)
-                meld_info(melds, nmeld, s, minfo)
-                for q in range(N_KINDS):
-                    htmp[q] = hand[s, q]
-                kong_ok = hand[s, k] == 3 and ptr[2] > ctx[X_RESERVE] + rules[R_RESERVE_KONG]
-                do = 0
-                if ps == 0:
-                    r = rng.below(bs, 3 if kong_ok else 2)
-                    do = r  # 0 pass, 1 pong, 2 kong
-                elif ps == P_STRONG:
-                    _strong_view(
-                        rules, ctx, s, melds, nmeld, disc, ndisc, role, ptr[2] - ctx[X_RESERVE],
-                        players, osums, sview,
-                    )  # fmt: skip
-                    do = _strong_pong(
-                        k, kong_ok, htmp, ws_, sets_s, rules[R_SHAPES], tab, bots[s], unseen,
-                        minfo, osums, sview, sscr, fsc, bs[:0],
-                    )  # fmt: skip
-                else:
-                    if kong_ok:
-                        htmp[k] -= 3
-                        after_k = _distance(htmp, ws_, sets_s - 1, rules[R_SHAPES], tab)
-                        htmp[k] += 3
-                        if after_k <= _distance(htmp, ws_, sets_s, rules[R_SHAPES], tab):
-                            do = 2
-                    if do == 0:
-                        # 碰 when the hand after it (and its discard) keys lower than now;
-                        # keys are score*1000 - ukeire, so the ukeire decides ties only
-                        now_sc = waiting_sc(
-                            ps, htmp, ws_, sets_s, rules[R_SHAPES], tab, bots[s], minfo
-                        )
-                        htmp[k] -= 2
-                        minfo[0] |= 1 << (k // 9 if k < 27 else 3)
-                        minfo[2] += 1
-                        sh = rules[R_SHAPES]
-                        after_sc = hand_sc(
-                            ps, htmp, ws_, sets_s - 1, sh, tab, bots[s], minfo, score
-                        )
-                        if after_sc < now_sc:
-                            do = 1
-                        elif after_sc == now_sc:
-                            after = hand_score(
-                                htmp, ws_, sets_s - 1, sh, tab, unseen, score, after_sc, bs[:0]
-                            )
-                            htmp[k] += 2
-                            uke = waiting_ukeire(htmp, ws_, sets_s, sh, tab, unseen, score)
-                            htmp[k] -= 2
-                            now = now_sc * 1000 - uke
-                            if after < now:
-                                do = 1
-                        htmp[k] += 2
-                if do > 0:
-                    far[s] = 0
-                    ndisc[cur] -= 1
-                    m = nmeld[s]
-                    melds[s, m, 0] = M_PONG if do == 1 else M_KONG
-                    melds[s, m, 1] = k
-                    melds[s, m, 2] = cur
-                    nmeld[s] = m + 1
-                    hand[s, k] -= 2 if do == 1 else 3
-                    visible[k] += 2 if do == 1 else 3
-                    no_claims = False
-                    claimed = True
-                    claimed_since = True
-                    _ev(log, ctx, E_CLAIM, s, melds[s, m, 0], phys, cur)
-                    if do == 2:
-                        ctx[X_KONGS] += 1
-                        ctx[X_MINGKONGS] += 1
-                        ctx[X_RESERVE] += rules[R_RESERVE_KONG]
-                        _hooks.on_kong(rules, ctx, pay, s, M_KONG, cur, players)
-                        t = _pop(wall, dead, ptr, True)
-                        ctx[X_SEAT_DRAWS + s] += 1
-                        turns += 1
-                        _add(role, s, t, hand, wslot, flw)
-                        last_phys = t
-                        _ev(log, ctx, E_DRAW, s, t, 1, 0)
-                        kong_draw = True
-                        ctx[X_KONG_FROM] = cur
-                        phase = AFTER_DRAW
-                        if rules[R_FLOWER_REPLACE] == 1 and role[t] == ROLE_FLOWER:
-                            t = _replace_flowers(
-                                rules, ctx, wall, dead, ptr, role, s, t, hand, wslot, flw, log
-                            )
-                            if t < 0:
-                                exhausted = True
-                            else:
-                                last_phys = t
-                    else:
-                        phase = AFTER_CLAIM
-                    cur = s
-                break
-            if exhausted:
-                break
-            if claimed:
+                return _win_now(gs, cur, wt, role[last_phys] if last_phys >= 0 else -1)
+            ctx[X_WINNER] = -1
+    return GO
+
+
+@kernel(inline="always")
+def _choose_kong(rules, policies, bots, tab, ctx, ws):
+    """Turn phase after a draw: the kind of the 暗杠 (four concealed) or 补杠 (adding to a
+    pong) the seat in turn makes, or -1. Also leaves the seat's unseen counts and meld
+    info in the scratch for its discard.
+    """
+    (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
+     scratch, states, fsc, osums, gs) = ws  # fmt: skip
+    cur = gs[G_CUR]
+    w_cur = wslot[cur, 0] + wslot[cur, 1]
+    sets_cur = rules[R_SETS] - nmeld[cur]
+    pol = policies[cur]
+    bs = states[4:8]
+    unseen = scratch[0:34]
+    minfo = scratch[34:37]
+    htmp = scratch[40:74]
+    ptr = scratch[80:83]
+    score = scratch[160 : 160 + SCRATCH]
+    s0 = 160 + SCRATCH
+    sscr = scratch[s0 : s0 + SSCR]
+    sview = scratch[s0 + SSCR : s0 + SSCR + 16]
+    _unseen(hand, cur, visible, unseen)
+    meld_info(melds, nmeld, cur, minfo)
+    kong_scan = gs[G_FORCE_WILD] == 0 and ctx[X_YOUJIN + cur] == 0 and gs[G_CHASE] < 0
+    live = ptr[2] - ctx[X_RESERVE]
+    # the kinds a kong could be made of, as a bit set walked in kind order:
+    # four held (暗杠) or a pong with its fourth tile held (补杠)
+    kong_kinds = np.int64(0)
+    if kong_scan:
+        for k in range(N_KINDS):
+            kong_kinds |= np.int64(hand[cur, k] == 4) << k
+        for i in range(nmeld[cur]):
+            k = melds[cur, i, 1]
+            if melds[cur, i, 0] == M_PONG and hand[cur, k] >= 1:
+                kong_kinds |= np.int64(1) << k
+    while kong_kinds != 0:
+        k = lowest_bit(kong_kinds)
+        kong_kinds &= kong_kinds - 1
+        is_an = hand[cur, k] == 4
+        if rules[R_KONG_NEEDS_LIVE] == 1:
+            if live <= rules[R_RESERVE_ANKONG if is_an else R_RESERVE_KONG]:
                 continue
-            # 吃 by the next seat
-            if rules[R_CHOW] == 1 and k < 27 and ctx[X_YOUJIN + (cur + 1) % players] == 0:
-                s = (cur + 1) % players
-                pos = k % 9
-                best_opt = -1
-                ws_ = wslot[s, 0] + wslot[s, 1]
-                sets_s = sets_full - nmeld[s]
-                ps = policies[s]
-                n_opt = 0
-                for lo in range(pos - 2, pos + 1):
-                    if lo < 0 or lo > 6:
-                        continue
-                    ok = True
-                    for q in range(3):
-                        kind = k - pos + lo + q
-                        if kind != k and hand[s, kind] == 0:
-                            ok = False
-                    if ok:
-                        n_opt += 1
-                if n_opt > 0:
-                    _unseen(hand, s, visible, unseen)
-                    meld_info(melds, nmeld, s, minfo)
-                    for q in range(N_KINDS):
-                        htmp[q] = hand[s, q]
-                    if ps == 0:
-                        r = rng.below(bs, n_opt + 1)
-                        idx = 0
-                        for lo in range(pos - 2, pos + 1):
-                            if lo < 0 or lo > 6:
-                                continue
-                            ok = True
-                            for q in range(3):
-                                kind = k - pos + lo + q
-                                if kind != k and hand[s, kind] == 0:
-                                    ok = False
-                            if ok:
-                                idx += 1
-                                if idx == r:
-                                    best_opt = lo
-                    elif ps == P_STRONG:
-                        _strong_view(
-                            rules, ctx, s, melds, nmeld, disc, ndisc, role,
-                            ptr[2] - ctx[X_RESERVE], players, osums, sview,
-                        )  # fmt: skip
-                        best_opt = _strong_chow(
-                            k, htmp, ws_, sets_s, rules[R_SHAPES], tab, bots[s], unseen, minfo,
-                            osums, sview, sscr, fsc, bs[:0], hand, s, nmeld[s],
-                        )  # fmt: skip
-                    else:
-                        best_opt = _choose_chow(
-                            ps, htmp, ws_, sets_s, rules[R_SHAPES], bots[s], tab, unseen,
-                            minfo, score, copt, hand, s, k, nmeld[s], bs[:0],
-                        )  # fmt: skip
-                    if best_opt >= 0:
-                        base = k - pos + best_opt
-                        for q in range(3):
-                            if base + q != k:
-                                hand[s, base + q] -= 1
-                                visible[base + q] += 1
-                        far[s] = 0
-                        ndisc[cur] -= 1
-                        m = nmeld[s]
-                        melds[s, m, 0] = M_CHOW
-                        melds[s, m, 1] = base
-                        melds[s, m, 2] = cur
-                        nmeld[s] = m + 1
-                        ctx[X_CHOWS + 4 * s + cur] += 1
-                        no_claims = False
-                        claimed_since = True
-                        _ev(log, ctx, E_CLAIM, s, M_CHOW, _phys_of(role, base), cur)
-                        cur = s
-                        phase = AFTER_CLAIM
-                        continue
-        # ---- next draw ------------------------------------------------------------------
-        if ptr[2] <= ctx[X_RESERVE]:
-            break
-        if rules[R_LAST_GROUP] > 0 and ptr[2] - ctx[X_RESERVE] <= rules[R_LAST_GROUP]:
-            # the last group: draws in turn, no discards, flowers dead, wins automatic
-            ctx[X_LAST_GROUP] = 1
-            ctx[X_FIRST_TURN] = 0
-            while ptr[2] > ctx[X_RESERVE]:
-                cur = (cur + 1) % players
-                t = _pop(wall, dead, ptr, False)
-                ctx[X_SEAT_DRAWS + cur] += 1
-                turns += 1
-                _add(role, cur, t, hand, wslot, flw)
-                _ev(log, ctx, E_DRAW, cur, t, 0, 0)
-                if role[t] == ROLE_FLOWER:
-                    _ev(log, ctx, E_FLOWER, cur, t, 1, 0)  # dead: no replacement
-                    continue
-                w_cur = wslot[cur, 0] + wslot[cur, 1]
-                sets_cur = sets_full - nmeld[cur]
-                if instant > 0 and w_cur >= instant:
-                    winner = cur
-                    win_type = WIN_INSTANT
-                    last_phys = t
-                    break
-                if _complete(rules, hand, cur, w_cur, sets_cur, tab):
-                    ctx[X_WINNER] = cur
-                    ctx[X_WIN_TYPE] = WIN_SELF_DRAW
-                    if _hooks.win_legal(
-                        rules, ctx, hand[cur], w_cur, sets_cur, melds[cur], nmeld[cur], tab
-                    ):
-                        winner = cur
-                        win_type = WIN_SELF_DRAW
-                        win_kind = role[t] if role[t] < N_KINDS else -1
-                        last_phys = t
-                        break
-                    ctx[X_WINNER] = -1
-            break
+        if pol == 0:
+            want = rng.below(bs, 2) == 0
+        elif pol == P_STRONG:
+            for q in range(N_KINDS):
+                htmp[q] = hand[cur, q]
+            _strong_view(
+                rules, ctx, cur, melds, nmeld, disc, ndisc, role, live, rules[R_PLAYERS], osums,
+                sview,
+            )  # fmt: skip
+            want = _strong_kong(
+                k, is_an, htmp, w_cur, sets_cur, rules[R_SHAPES], tab, bots[cur], unseen,
+                minfo, osums, sview, sscr, fsc, bs[:0],
+            )  # fmt: skip
+        else:
+            for q in range(N_KINDS):
+                htmp[q] = hand[cur, q]
+            # the distance after the best discard (the efficiency score is 4x it)
+            sh = rules[R_SHAPES]
+            without = discard_scores(1, htmp, w_cur, sets_cur, sh, tab, bots[cur], minfo, score)
+            without //= 4
+            if is_an:
+                htmp[k] -= 4
+                with_k = _distance(htmp, w_cur, sets_cur - 1, sh, tab)
+            else:
+                htmp[k] -= 1
+                with_k = _distance(htmp, w_cur, sets_cur, sh, tab)
+            want = with_k <= without
+        if want:
+            return k
+    return -1
+
+
+@kernel(refcount=False)
+def _make_kong(rules, policies, bots, tab, ctx, ws, log, kk):
+    """Turn phase: the seat in turn makes its kong of ``kk``; a 补杠 may be robbed (END).
+    Then a replacement draw from the tail: ``AGAIN`` (a new turn after it), or ``END``
+    when no live tile beyond the reserve is left.
+    """
+    (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
+     scratch, states, fsc, osums, gs) = ws  # fmt: skip
+    cur = gs[G_CUR]
+    players = rules[R_PLAYERS]
+    ptr = scratch[80:83]
+    far = scratch[84:88]
+    ktype = M_ANKONG if hand[cur, kk] == 4 else M_ADDKONG
+    if ktype == M_ADDKONG and rules[R_ROB_KONG] == 1 and not _youjin_active(ctx, players):
+        robber = _discard_winner(
+            rules, ctx, policies, bots, ptr[2] - ctx[X_RESERVE], hand, wslot, melds,
+            nmeld, cur, kk, players, rules[R_SETS], tab, WIN_ROB_KONG, visible,
+        )  # fmt: skip
+        if robber >= 0:
+            hand[robber, kk] += 1
+            gs[G_DISCARDER] = cur
+            gs[G_LAST_PHYS] = _phys_of(role, kk)
+            ctx[X_ROBBED] = cur
+            hand[cur, kk] -= 1
+            _ev(log, ctx, E_KONG, cur, ktype, _phys_of(role, kk), 1)  # robbed
+            return _win_now(gs, robber, WIN_ROB_KONG, kk)
+    far[cur] = 0
+    if ktype == M_ANKONG:
+        hand[cur, kk] -= 4
+        m = nmeld[cur]
+        melds[cur, m, 0] = M_ANKONG
+        melds[cur, m, 1] = kk
+        melds[cur, m, 2] = cur
+        nmeld[cur] = m + 1
+    else:
+        hand[cur, kk] -= 1
+        m = _pong_index(melds, nmeld, cur, kk)
+        melds[cur, m, 0] = M_ADDKONG
+        visible[kk] += 1
+    ctx[X_KONGS] += 1
+    if ktype == M_ANKONG:
+        ctx[X_ANKONGS] += 1
+        ctx[X_RESERVE] += rules[R_RESERVE_ANKONG]
+    else:
+        ctx[X_MINGKONGS] += 1
+        ctx[X_RESERVE] += rules[R_RESERVE_KONG]
+    gs[G_NO_CLAIMS] = 0
+    _hooks.on_kong(rules, ctx, pay, cur, ktype, cur, players)
+    _ev(log, ctx, E_KONG, cur, ktype, _phys_of(role, kk), 0)
+    if ptr[2] <= ctx[X_RESERVE]:
+        return END
+    ctx[X_KONG_FROM] = -1
+    return AGAIN if _kong_draw(rules, ctx, ws, log, cur) else END
+
+
+@kernel(refcount=False)
+def _kong_draw(rules, ctx, ws, log, seat):
+    """The replacement draw of ``seat``'s kong, from the tail (and 补花); False when no
+    live tile beyond the reserve is left for a flower's replacement.
+    """
+    (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
+     scratch, states, fsc, osums, gs) = ws  # fmt: skip
+    ptr = scratch[80:83]
+    t = _pop(wall, dead, ptr, True)
+    ctx[X_SEAT_DRAWS + seat] += 1
+    gs[G_TURNS] += 1
+    _add(role, seat, t, hand, wslot, flw)
+    gs[G_LAST_PHYS] = t
+    gs[G_KONG_DRAW] = 1
+    return _draw_flowers(rules, ctx, ws, log, seat, t, 1)
+
+
+@kernel(inline="always")
+def _draw_flowers(rules, ctx, ws, log, seat, t, from_tail):
+    """Log ``seat``'s draw of ``t`` and replace it while it is a flower (补花); False when
+    no live tile beyond the reserve is left for a replacement.
+    """
+    (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
+     scratch, states, fsc, osums, gs) = ws  # fmt: skip
+    _ev(log, ctx, E_DRAW, seat, t, from_tail, 0)
+    if rules[R_FLOWER_REPLACE] == 1 and role[t] == ROLE_FLOWER:
+        t = _replace_flowers(
+            rules, ctx, wall, dead, scratch[80:83], role, seat, t, hand, wslot, flw, log
+        )
+        if t < 0:
+            return False
+        gs[G_LAST_PHYS] = t
+    return True
+
+
+@kernel(inline="always")
+def _choose_discard(rules, policies, bots, tab, ctx, ws, obs):
+    """Turn phase: the logical kind the seat in turn discards, or -1 for a wild (the 双游 /
+    三游 wild, or a bot's wild discard). Observation rows of the danger before it.
+    """
+    (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
+     scratch, states, fsc, osums, gs) = ws  # fmt: skip
+    cur = gs[G_CUR]
+    players = rules[R_PLAYERS]
+    w_cur = wslot[cur, 0] + wslot[cur, 1]
+    sets_cur = rules[R_SETS] - nmeld[cur]
+    pol = policies[cur]
+    youjin = rules[R_YOUJIN] == 1
+    force_wild = gs[G_FORCE_WILD] == 1
+    bs = states[4:8]
+    unseen = scratch[0:34]
+    minfo = scratch[34:37]
+    htmp = scratch[40:74]
+    ptr = scratch[80:83]
+    far = scratch[84:88]
+    score = scratch[160 : 160 + SCRATCH]
+    s0 = 160 + SCRATCH
+    sscr = scratch[s0 : s0 + SSCR]
+    sview = scratch[s0 + SSCR : s0 + SSCR + 16]
+    if gs[G_PHASE] != AFTER_DRAW:
+        # (after a draw they were computed for the kong scan, and nothing changed since)
+        _unseen(hand, cur, visible, unseen)
+        meld_info(melds, nmeld, cur, minfo)
+    for q in range(N_KINDS):
+        htmp[q] = hand[cur, q]
+    picked = -1
+    if obs.shape[0] > 1 and pol != 0 and not force_wild:
+        observe_danger(
+            rules, ctx, cur, hand, wslot, melds, nmeld, disc, ndisc, visible, role,
+            ptr[2] - ctx[X_RESERVE], players, rules[R_SETS], tab, obs,
+        )  # fmt: skip
+    if force_wild:
+        k = -1
+    elif gs[G_CHASE] >= 0:
+        k = gs[G_CHASE]  # 金雀 wait rather than a plain win
+    elif pol == P_STRONG:
+        live = ptr[2] - ctx[X_RESERVE]
+        _strong_view(rules, ctx, cur, melds, nmeld, disc, ndisc, role, live, players, osums, sview)
+        k, _ = _strong_best(
+            htmp, w_cur, sets_cur, rules[R_SHAPES], tab, bots[cur], unseen, minfo, osums,
+            sview, bs, sscr, fsc,
+        )  # fmt: skip
+        picked = k
+        if youjin and ctx[X_YOUJIN + cur] == 0:
+            q = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 1)
+            if q >= 0:
+                k = q
+    else:
+        k = choose_discard(
+            pol, htmp, w_cur, sets_cur, rules[R_SHAPES], tab, bots[cur], unseen, bs, minfo,
+            rules[R_WILD_DISCARD] > 0, score,
+        )  # fmt: skip
+        picked = k
+        if youjin and pol != 0 and ctx[X_YOUJIN + cur] == 0:
+            q = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 1)
+            if q >= 0:
+                k = q
+    # the efficiency bot's own pick: score[k] is 4 x the distance after it
+    far[cur] = 1 if pol == 1 and k >= 0 and k == picked and score[k] >= 8 else 0
+    if obs.shape[0] > 1 and pol != 0 and k >= 0:
+        observe_hand(
+            rules, ctx, cur, hand, wslot, melds, nmeld, unseen, k, ptr[2] - ctx[X_RESERVE],
+            sets_cur, tab, obs,
+        )  # fmt: skip
+    return k
+
+
+@kernel(inline="always")
+def _make_discard(rules, ctx, ws, tab, log, k):
+    """Turn phase: the seat in turn discards logical kind ``k`` (-1: a wild, which may be
+    fined, bar the seat from winning on discards, or advance its 游金); a discard that
+    leaves the 游金 shape starts it. The discard is ``gs[G_K]``, ``gs[G_PHYS]``.
+    """
+    (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
+     scratch, states, fsc, osums, gs) = ws  # fmt: skip
+    cur = gs[G_CUR]
+    players = rules[R_PLAYERS]
+    if k < 0:
+        slot = 0 if wslot[cur, 0] > 0 else 1
+        wslot[cur, slot] -= 1
+        phys = ctx[X_WILD0 + slot]
+        if rules[R_WILD_DISCARD] == 2:
+            fine = rules[R_WILD_DISCARD_FINE]
+            for s in range(players):
+                if s != cur:
+                    pay[cur, s] += fine
+                    ctx[X_PENALTY + cur] -= fine
+                    ctx[X_PENALTY + s] += fine
+        if rules[R_WILD_DISCARD_SELFDRAW] == 1:
+            ctx[X_WILD_DISCARDED + cur] = 1
+        ctx[X_WILD_DISCARDS] += 1
+        if ctx[X_YOUJIN + cur] > 0 and ctx[X_YOUJIN + cur] < 3:
+            ctx[X_YOUJIN + cur] += 1
+            _ev(log, ctx, E_YOUJIN, cur, ctx[X_YOUJIN + cur], 0, 0)
+    else:
+        w_cur = wslot[cur, 0] + wslot[cur, 1]
+        sets_cur = rules[R_SETS] - nmeld[cur]
+        hand[cur, k] -= 1
+        phys = _phys_of(role, k)
+        visible[k] += 1
+        if (
+            rules[R_YOUJIN] == 1
+            and ctx[X_YOUJIN + cur] == 0
+            and _one_wild_short(hand[cur], w_cur, sets_cur, tab, 1)
+        ):
+            ctx[X_YOUJIN + cur] = 1
+            _ev(log, ctx, E_YOUJIN, cur, 1, 0, 0)
+    disc[cur, ndisc[cur]] = phys
+    ndisc[cur] += 1
+    ctx[X_DISCARDS_TOTAL] += 1
+    if phys == ctx[X_RUN_KIND] and gs[G_CLAIMED_SINCE] == 0:
+        ctx[X_RUN_LEN] += 1
+    else:
+        ctx[X_RUN_KIND] = phys
+        ctx[X_RUN_LEN] = 1
+        ctx[X_RUN_START] = cur
+    gs[G_CLAIMED_SINCE] = 0
+    _hooks.on_discard(rules, ctx, pay, cur, phys, players)
+    _ev(log, ctx, E_DISCARD, cur, phys, 0, 0)
+    gs[G_KONG_DRAW] = 0
+    gs[G_K] = k
+    gs[G_PHYS] = phys
+
+
+@kernel(inline="always")
+def _claim_win(rules, policies, bots, tab, ctx, ws):
+    """Claim phase: a win on the discard (``END``), else ``GO``."""
+    (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
+     scratch, states, fsc, osums, gs) = ws  # fmt: skip
+    cur = gs[G_CUR]
+    k = gs[G_K]
+    players = rules[R_PLAYERS]
+    ptr = scratch[80:83]
+    ctx[X_FIRST_TURN] = 1 if (gs[G_NO_CLAIMS] == 1 and ctx[X_DISCARDS_TOTAL] == 1) else 0
+    if rules[R_DISCARD_WIN] == 1 and not _youjin_active(ctx, players):
+        winner = _discard_winner(
+            rules, ctx, policies, bots, ptr[2] - ctx[X_RESERVE], hand, wslot, melds, nmeld,
+            cur, k, players, rules[R_SETS], tab, WIN_DISCARD, visible,
+        )  # fmt: skip
+        if winner >= 0:
+            hand[winner, k] += 1
+            gs[G_DISCARDER] = cur
+            gs[G_LAST_PHYS] = gs[G_PHYS]
+            visible[k] -= 1
+            ndisc[cur] -= 1
+            return _win_now(gs, winner, WIN_DISCARD, k)
+    return GO
+
+
+@kernel(inline="always")
+def _pong_choice(rules, policies, bots, tab, ctx, ws, s, k, kong_ok):
+    """What seat ``s`` does with the discard ``k`` it holds twice or more: 0 pass, 1 碰,
+    2 明杠 (``kong_ok``: it holds three and the wall allows a kong).
+    """
+    (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
+     scratch, states, fsc, osums, gs) = ws  # fmt: skip
+    ws_ = wslot[s, 0] + wslot[s, 1]
+    sets_s = rules[R_SETS] - nmeld[s]
+    ps = policies[s]
+    sh = rules[R_SHAPES]
+    bs = states[4:8]
+    unseen = scratch[0:34]
+    minfo = scratch[34:37]
+    htmp = scratch[40:74]
+    ptr = scratch[80:83]
+    score = scratch[160 : 160 + SCRATCH]
+    s0 = 160 + SCRATCH
+    sscr = scratch[s0 : s0 + SSCR]
+    sview = scratch[s0 + SSCR : s0 + SSCR + 16]
+    _unseen(hand, s, visible, unseen)
+    meld_info(melds, nmeld, s, minfo)
+    for q in range(N_KINDS):
+        htmp[q] = hand[s, q]
+    do = 0
+    if ps == 0:
+        do = rng.below(bs, 3 if kong_ok else 2)  # 0 pass, 1 pong, 2 kong
+    elif ps == P_STRONG:
+        _strong_view(
+            rules, ctx, s, melds, nmeld, disc, ndisc, role, ptr[2] - ctx[X_RESERVE],
+            rules[R_PLAYERS], osums, sview,
+        )  # fmt: skip
+        do = _strong_pong(
+            k, kong_ok, htmp, ws_, sets_s, sh, tab, bots[s], unseen, minfo, osums, sview, sscr,
+            fsc, bs[:0],
+        )  # fmt: skip
+    else:
+        if kong_ok:
+            htmp[k] -= 3
+            after_k = _distance(htmp, ws_, sets_s - 1, sh, tab)
+            htmp[k] += 3
+            if after_k <= _distance(htmp, ws_, sets_s, sh, tab):
+                do = 2
+        if do == 0:
+            # 碰 when the hand after it (and its discard) keys lower than now;
+            # keys are score*1000 - ukeire, so the ukeire decides ties only
+            now_sc = waiting_sc(ps, htmp, ws_, sets_s, sh, tab, bots[s], minfo)
+            htmp[k] -= 2
+            minfo[0] |= 1 << (k // 9 if k < 27 else 3)
+            minfo[2] += 1
+            after_sc = hand_sc(ps, htmp, ws_, sets_s - 1, sh, tab, bots[s], minfo, score)
+            if after_sc < now_sc:
+                do = 1
+            elif after_sc == now_sc:
+                after = hand_score(htmp, ws_, sets_s - 1, sh, tab, unseen, score, after_sc, bs[:0])
+                htmp[k] += 2
+                uke = waiting_ukeire(htmp, ws_, sets_s, sh, tab, unseen, score)
+                htmp[k] -= 2
+                now = now_sc * 1000 - uke
+                if after < now:
+                    do = 1
+            htmp[k] += 2
+    return do
+
+
+@kernel(inline="always")
+def _claim_pong(rules, policies, bots, tab, ctx, ws, log):
+    """Claim phase: 碰 or 明杠 of the discard by another seat (the first that holds two or
+    more, not 游ing, decides); a 明杠 draws its replacement from the tail. ``AGAIN`` (the
+    claimer's turn), ``END`` (no replacement left), else ``GO``.
+    """
+    (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
+     scratch, states, fsc, osums, gs) = ws  # fmt: skip
+    cur = gs[G_CUR]
+    k = gs[G_K]
+    players = rules[R_PLAYERS]
+    ptr = scratch[80:83]
+    far = scratch[84:88]
+    for j in range(1, players):
+        s = (cur + j) % players
+        if hand[s, k] < 2 or ctx[X_YOUJIN + s] > 0:
+            continue
+        kong_ok = hand[s, k] == 3 and ptr[2] > ctx[X_RESERVE] + rules[R_RESERVE_KONG]
+        do = _pong_choice(rules, policies, bots, tab, ctx, ws, s, k, kong_ok)
+        if do == 0:
+            return GO
+        far[s] = 0
+        ndisc[cur] -= 1
+        m = nmeld[s]
+        melds[s, m, 0] = M_PONG if do == 1 else M_KONG
+        melds[s, m, 1] = k
+        melds[s, m, 2] = cur
+        nmeld[s] = m + 1
+        hand[s, k] -= 2 if do == 1 else 3
+        visible[k] += 2 if do == 1 else 3
+        gs[G_NO_CLAIMS] = 0
+        gs[G_CLAIMED_SINCE] = 1
+        gs[G_CUR] = s
+        _ev(log, ctx, E_CLAIM, s, melds[s, m, 0], gs[G_PHYS], cur)
+        if do == 1:
+            gs[G_PHASE] = AFTER_CLAIM
+            return AGAIN
+        ctx[X_KONGS] += 1
+        ctx[X_MINGKONGS] += 1
+        ctx[X_RESERVE] += rules[R_RESERVE_KONG]
+        _hooks.on_kong(rules, ctx, pay, s, M_KONG, cur, players)
+        ctx[X_KONG_FROM] = cur
+        gs[G_PHASE] = AFTER_DRAW
+        return AGAIN if _kong_draw(rules, ctx, ws, log, s) else END
+    return GO
+
+
+@kernel(inline="always")
+def _claim_chow(rules, policies, bots, tab, ctx, ws, log):
+    """Claim phase: 吃 of the discard by the next seat (``AGAIN``: its turn), else ``GO``."""
+    (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
+     scratch, states, fsc, osums, gs) = ws  # fmt: skip
+    cur = gs[G_CUR]
+    k = gs[G_K]
+    players = rules[R_PLAYERS]
+    s = (cur + 1) % players
+    if rules[R_CHOW] != 1 or k >= 27 or ctx[X_YOUJIN + s] != 0:
+        return GO
+    pos = k % 9
+    n_opt = 0
+    for lo in range(pos - 2, pos + 1):
+        if lo >= 0 and lo <= 6 and _chow_ok(hand, s, k, lo):
+            n_opt += 1
+    if n_opt == 0:
+        return GO
+    ws_ = wslot[s, 0] + wslot[s, 1]
+    sets_s = rules[R_SETS] - nmeld[s]
+    ps = policies[s]
+    bs = states[4:8]
+    unseen = scratch[0:34]
+    minfo = scratch[34:37]
+    htmp = scratch[40:74]
+    ptr = scratch[80:83]
+    far = scratch[84:88]
+    score = scratch[160 : 160 + SCRATCH]
+    s0 = 160 + SCRATCH
+    sscr = scratch[s0 : s0 + SSCR]
+    sview = scratch[s0 + SSCR : s0 + SSCR + 16]
+    _unseen(hand, s, visible, unseen)
+    meld_info(melds, nmeld, s, minfo)
+    for q in range(N_KINDS):
+        htmp[q] = hand[s, q]
+    best_opt = -1
+    if ps == 0:
+        r = rng.below(bs, n_opt + 1)
+        idx = 0
+        for lo in range(pos - 2, pos + 1):
+            if lo >= 0 and lo <= 6 and _chow_ok(hand, s, k, lo):
+                idx += 1
+                if idx == r:
+                    best_opt = lo
+    elif ps == P_STRONG:
+        _strong_view(
+            rules, ctx, s, melds, nmeld, disc, ndisc, role, ptr[2] - ctx[X_RESERVE], players,
+            osums, sview,
+        )  # fmt: skip
+        best_opt = _strong_chow(
+            k, htmp, ws_, sets_s, rules[R_SHAPES], tab, bots[s], unseen, minfo, osums, sview,
+            sscr, fsc, bs[:0], hand, s, nmeld[s],
+        )  # fmt: skip
+    else:
+        best_opt = _choose_chow(
+            ps, htmp, ws_, sets_s, rules[R_SHAPES], bots[s], tab, unseen, minfo, score,
+            scratch[150:156], hand, s, k, nmeld[s], bs[:0],
+        )  # fmt: skip
+    if best_opt < 0:
+        return GO
+    base = k - pos + best_opt
+    for q in range(3):
+        if base + q != k:
+            hand[s, base + q] -= 1
+            visible[base + q] += 1
+    far[s] = 0
+    ndisc[cur] -= 1
+    m = nmeld[s]
+    melds[s, m, 0] = M_CHOW
+    melds[s, m, 1] = base
+    melds[s, m, 2] = cur
+    nmeld[s] = m + 1
+    ctx[X_CHOWS + 4 * s + cur] += 1
+    gs[G_NO_CLAIMS] = 0
+    gs[G_CLAIMED_SINCE] = 1
+    _ev(log, ctx, E_CLAIM, s, M_CHOW, _phys_of(role, base), cur)
+    gs[G_CUR] = s
+    gs[G_PHASE] = AFTER_CLAIM
+    return AGAIN
+
+
+@kernel(inline="always")
+def _chow_ok(hand, s, k, lo):
+    """Whether seat ``s`` holds the two other tiles of the 吃 ``lo..lo+2`` of ``k``."""
+    pos = k % 9
+    ok = True
+    for q in range(3):
+        kind = k - pos + lo + q
+        if kind != k and hand[s, kind] == 0:
+            ok = False
+    return ok
+
+
+@kernel(inline="always")
+def _draw(rules, tab, ctx, ws, log):
+    """Draw phase: the next seat draws from the head (and 补花); ``END`` when the wall is
+    down to its reserve (a drawn deal) or reaches the last group (:func:`_last_group`).
+    """
+    (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
+     scratch, states, fsc, osums, gs) = ws  # fmt: skip
+    ptr = scratch[80:83]
+    if ptr[2] <= ctx[X_RESERVE]:
+        return END
+    if rules[R_LAST_GROUP] > 0 and ptr[2] - ctx[X_RESERVE] <= rules[R_LAST_GROUP]:
+        _last_group(rules, tab, ctx, ws, log)
+        return END
+    cur = (gs[G_CUR] + 1) % rules[R_PLAYERS]
+    gs[G_CUR] = cur
+    t = _pop(wall, dead, ptr, False)
+    ctx[X_SEAT_DRAWS + cur] += 1
+    gs[G_TURNS] += 1
+    _add(role, cur, t, hand, wslot, flw)
+    gs[G_LAST_PHYS] = t
+    ctx[X_KONG_FROM] = -1
+    ctx[X_LOCK + cur] = 0
+    gs[G_PHASE] = AFTER_DRAW
+    return GO if _draw_flowers(rules, ctx, ws, log, cur, t, 0) else END
+
+
+@kernel(refcount=False)
+def _last_group(rules, tab, ctx, ws, log):
+    """Draw phase, the last group (R_LAST_GROUP): draws in turn, no discards, flowers
+    dead, wins automatic, until a win or the reserve.
+    """
+    (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
+     scratch, states, fsc, osums, gs) = ws  # fmt: skip
+    ptr = scratch[80:83]
+    players = rules[R_PLAYERS]
+    instant = rules[R_INSTANT_WILDS]
+    ctx[X_LAST_GROUP] = 1
+    ctx[X_FIRST_TURN] = 0
+    cur = gs[G_CUR]
+    while ptr[2] > ctx[X_RESERVE]:
         cur = (cur + 1) % players
+        gs[G_CUR] = cur
         t = _pop(wall, dead, ptr, False)
         ctx[X_SEAT_DRAWS + cur] += 1
-        turns += 1
+        gs[G_TURNS] += 1
         _add(role, cur, t, hand, wslot, flw)
-        last_phys = t
-
-        ctx[X_KONG_FROM] = -1
-        ctx[X_LOCK + cur] = 0
         _ev(log, ctx, E_DRAW, cur, t, 0, 0)
-        phase = AFTER_DRAW
-        if rules[R_FLOWER_REPLACE] == 1 and role[t] == ROLE_FLOWER:
-            t = _replace_flowers(rules, ctx, wall, dead, ptr, role, cur, t, hand, wslot, flw, log)
-            if t < 0:
-                break
-            last_phys = t
-    # ---- settlement ---------------------------------------------------------------------------
-    ctx[X_TURNS] = turns
+        if role[t] == ROLE_FLOWER:
+            _ev(log, ctx, E_FLOWER, cur, t, 1, 0)  # dead: no replacement
+            continue
+        w_cur = wslot[cur, 0] + wslot[cur, 1]
+        sets_cur = rules[R_SETS] - nmeld[cur]
+        if instant > 0 and w_cur >= instant:
+            gs[G_LAST_PHYS] = t
+            _win_now(gs, cur, WIN_INSTANT, gs[G_WIN_KIND])
+            return
+        if _complete(rules, hand, cur, w_cur, sets_cur, tab):
+            ctx[X_WINNER] = cur
+            ctx[X_WIN_TYPE] = WIN_SELF_DRAW
+            if _hooks.win_legal(
+                rules, ctx, hand[cur], w_cur, sets_cur, melds[cur], nmeld[cur], tab
+            ):
+                gs[G_LAST_PHYS] = t
+                _win_now(gs, cur, WIN_SELF_DRAW, role[t] if role[t] < N_KINDS else -1)
+                return
+            ctx[X_WINNER] = -1
+
+
+@kernel(refcount=False)
+def _settle(rules, ctx, ws, tab, rec, final, log, obs):
+    """Win and payment: the winner's patterns, the variant's settlement, the record row,
+    the log's closing events and (tests) the final tile locations.
+    """
+    (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
+     scratch, states, fsc, osums, gs) = ws  # fmt: skip
+    players = rules[R_PLAYERS]
+    sets_full = rules[R_SETS]
+    winner = gs[G_WINNER]
+    win_type = gs[G_WIN_TYPE]
+    discarder = gs[G_DISCARDER]
+    ctx[X_TURNS] = gs[G_TURNS]
     ctx[X_WINNER] = winner
     ctx[X_WIN_TYPE] = win_type
     ctx[X_DISCARDER] = discarder
-    ctx[X_WIN_KIND] = win_kind
-    ctx[X_WIN_PHYS] = last_phys if winner >= 0 else -1
+    ctx[X_WIN_KIND] = gs[G_WIN_KIND]
+    ctx[X_WIN_PHYS] = gs[G_LAST_PHYS] if winner >= 0 else -1
     if win_type != WIN_KONG_DRAW:
         ctx[X_KONG_FROM] = -1
     bits = np.int64(0)
@@ -1459,15 +1696,9 @@ def play_deal(
     if winner >= 0:
         w_win = wslot[winner, 0] + wslot[winner, 1]
         bits = _hooks.win_patterns(
-            rules,
-            ctx,
-            hand[winner],
-            w_win,
-            sets_full - nmeld[winner],
-            melds[winner],
-            nmeld[winner],
-            tab,
-        )
+            rules, ctx, hand[winner], w_win, sets_full - nmeld[winner], melds[winner],
+            nmeld[winner], tab,
+        )  # fmt: skip
         _ev(log, ctx, E_WIN, winner, win_type, ctx[X_WIN_PHYS], discarder)
     else:
         _ev(log, ctx, E_DRAWN_GAME, 0, 0, 0, 0)
@@ -1477,12 +1708,12 @@ def play_deal(
         _ev(log, ctx, E_HORSE, ctx[X_HORSE + i], 0, 0, 0)
     for s in range(players):
         _ev(log, ctx, E_PAY, s, delta[s], 0, 0)
-    rec[C_DEALER] = dealer
+    rec[C_DEALER] = ctx[X_DEALER]
     rec[C_STREAK] = ctx[X_STREAK]
     rec[C_WINNER] = winner
     rec[C_WIN_TYPE] = win_type
     rec[C_DISCARDER] = discarder
-    rec[C_TURNS] = turns
+    rec[C_TURNS] = gs[G_TURNS]
     rec[C_WILDS] = w_win
     rec[C_VALUE] = value
     for s in range(4):
@@ -1493,8 +1724,9 @@ def play_deal(
         rec[C_EXTRA + i] = extra[i]
     if final.shape[0] == FINAL_ZONES:
         _final_state(
-            ctx, wall, dead, ptr, hand, wslot, flw, melds, nmeld, disc, ndisc, role, players, final
-        )
+            ctx, wall, dead, scratch[80:83], hand, wslot, flw, melds, nmeld, disc, ndisc, role,
+            players, final,
+        )  # fmt: skip
         if winner >= 0:
             for k in range(N_KINDS):
                 final[11, k] = hand[winner, k]
@@ -1646,8 +1878,9 @@ def _final_state(
 def workspace(n_tiles):
     """The work arrays of :func:`play_deal`, zeroed: ``(wall, dead, hand, wslot, flw,
     melds, nmeld, disc, ndisc, visible, role, pay, delta, extra, scratch, states,
-    fscratch, osums)`` (``states``: the wall's and the bots' random streams; ``fscratch``
-    float64 scratch and ``osums`` the opponent summaries of the strong policy).
+    fscratch, osums, gs)`` (``states``: the wall's and the bots' random streams; ``fscratch``
+    float64 scratch, ``osums`` the opponent summaries of the strong policy and ``gs`` the
+    play's scalars, slots ``G_*``).
     """
     return (
         np.full(n_tiles, -1, np.int64),
@@ -1668,6 +1901,7 @@ def workspace(n_tiles):
         np.zeros(8, np.uint64),
         np.zeros(64, np.float64),
         np.zeros((4, N_OSUM), np.int64),
+        np.zeros(N_G, np.int64),
     )
 
 

@@ -225,12 +225,21 @@ PL_DEAD, PL_SEEN = 0, 1
     K_ACTIVE,
     K_ERROR,
     K_NDISC,
-) = range(21)
+    K_PASSER,
+) = range(22)
+"""The deal's scalars (``ctx``); ``K_PASSER`` is the seat that passed a 碰 of the card
+under claim (-1 none): its 过张 starts once the card is gone by."""
 N_K = 24
 
 PHASE_DISCARD = 0
 PHASE_FLIP = 1
 END = -1
+"""A turn or claim phase's answer: someone wins (``ctx[K_WINNER]``); else the next step
+is ``phase * 8 + seat``."""
+NO_CLAIM = -2
+"""A claim phase's answer: nobody claims the card that way."""
+HUANG = -3
+"""A flip turn's answer: the stock is empty (黄庄)."""
 MAX_CARDS = 84
 MAX_OPTS = 48
 MAX_STEPS = 2000
@@ -837,37 +846,63 @@ def _option_ok(hand, p, c, opts, i, ng, ntab, used):
     return False
 
 
-@kernel(refcount=False)
-def _record_win(
-    rules,
-    values,
-    ws,
-    hand,
-    ps,
-    pk,
-    tab,
-    pile,
-    stock,
-    ctx,
-    q,
-    card,
-    how,
-    feeder,
-    di,
-    out,
-    delta,
-    zmoney,
-    rec,
-    final,
-    log,
-    sq,
-    wvx,
-    gcounts,
-):
-    """Score and pay the win of seat ``q`` on ``card``; fill the record row.
+@kernel
+def workspace(rules):
+    """The work arrays of :func:`play_deal`, one tuple made once per match (nothing is
+    allocated per deal): ``(values, hand, ps, pk, tab, pile, stock, ctx, ws, wvx0, best2,
+    opts, ng, kv, h2, used, scratch, out, delta, zmoney, states, kings_held, sq, wvx_s,
+    gcounts, osums, sscr)``.
 
-    ``sq``, ``wvx``, ``gcounts``: the match's work arrays of :func:`_score_win_into`.
+    ``values`` is the 胡息 table (:func:`_values`) and ``wvx0`` its 王 values; ``hand``,
+    ``ps``, ``pk``, ``tab``, ``pile`` and ``ctx`` the deal's state (module docstring);
+    ``stock`` the cards in stock order; ``ws`` and ``best2`` the win search's work arrays;
+    ``opts`` and ``ng`` the 吃 options, ``kv``, ``h2``, ``used`` and ``scratch`` the bots'
+    scratch; ``out`` a score, ``delta`` the payments, ``zmoney`` the 坐醒 and 黄庄 money;
+    ``states`` uint64 (2, 4) the WALL and BOTS streams; ``kings_held`` int64 (4,);
+    ``sq``, ``wvx_s``, ``gcounts`` the work arrays of :func:`_score_win_into`; ``osums``
+    int64 (3, N_OSUM) and ``sscr`` int64 (SSCR,) the strong policy's scratch.
     """
+    values = _values(rules)
+    sq, wvx_s, gcounts = score_scratch()
+    return (
+        values,
+        np.zeros((4, 21), np.int64),
+        np.zeros((N_PS, 4), np.int64),
+        np.zeros((N_PK, 4, 20), np.int64),
+        np.zeros((4, MAX_GROUPS, 6), np.int64),
+        np.zeros((2, 21), np.int64),
+        np.zeros(MAX_CARDS, np.int64),
+        np.zeros(N_K, np.int64),
+        _workspace(),
+        _wang_values_x(values, -1),
+        np.zeros((5, 5), np.int64),
+        np.zeros((MAX_OPTS, 3, 5), np.int64),
+        np.zeros(MAX_OPTS, np.int64),
+        np.zeros(20, np.int64),
+        np.zeros(21, np.int64),
+        np.zeros(20, np.int64),
+        np.zeros(20, np.int64),
+        np.zeros(N_OUT, np.int64),
+        np.zeros(4, np.int64),
+        np.zeros(5, np.int64),
+        np.zeros((2, 4), np.uint64),
+        np.zeros(4, np.int64),
+        sq,
+        wvx_s,
+        gcounts,
+        np.zeros((3, N_OSUM), np.int64),
+        np.zeros(SSCR, np.int64),
+    )
+
+
+@kernel(refcount=False)
+def _record_win(rules, work, rec, final, log, q, card, how, feeder, di):
+    """Win and payment: score and pay the win of seat ``q`` on ``card``; fill the record
+    row (``di``: a 地胡, the deal's first discard).
+    """
+    (values, hand, ps, pk, tab, pile, stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used,
+     scratch, out, delta, zmoney, states, kings_held, sq, wvx, gcounts, osums,
+     sscr) = work  # fmt: skip
     seats = ctx[K_SEATS]
     if rules[Z_XING] == 0:
         flip = -1
@@ -883,44 +918,16 @@ def _record_win(
         xmin = 1
     up = _up_type(tab, pk, q, card)
     _score_win_into(
-        rules,
-        values,
-        hand[q],
-        hand[q, WANG],
-        ps[PS_NTAB, q],
-        ps[PS_TH, q],
-        ps[PS_TR, q],
-        pk[PK_TCNT, q],
-        card,
-        how,
-        up,
-        di,
-        xk,
-        xany,
-        xmin,
-        ws,
-        out,
-        sq,
-        wvx,
-        gcounts,
-    )
+        rules, values, hand[q], hand[q, WANG], ps[PS_NTAB, q], ps[PS_TH, q], ps[PS_TR, q],
+        pk[PK_TCNT, q], card, how, up, di, xk, xany, xmin, ws, out, sq, wvx, gcounts,
+    )  # fmt: skip
     if out[O_VALUE] < 0:
         ctx[K_ERROR] += 1
         return
-    active = ps[PS_ACTIVE]
     capped, zm = _pay_win(
-        rules,
-        seats,
-        active,
-        q,
-        how,
-        feeder,
-        out[O_VALUE],
-        out[O_XING],
-        out[O_FAN],
-        ctx[K_ZX],
-        delta,
-    )
+        rules, seats, ps[PS_ACTIVE], q, how, feeder, out[O_VALUE], out[O_XING], out[O_FAN],
+        ctx[K_ZX], delta,
+    )  # fmt: skip
     zmoney[0] = zm
     ctx[K_WINNER] = q
     if how == HOW_TIANHU:
@@ -970,43 +977,46 @@ def _record_win(
 
 
 @kernel(refcount=False)
-def _claims(
-    rules,
-    pols,
-    values,
-    wvx0,
-    ws,
-    best2,
-    hand,
-    ps,
-    pk,
-    tab,
-    pile,
-    ctx,
-    owner,
-    c,
-    is_flip,
-    bstate,
-    opts,
-    ng,
-    kv,
-    h2,
-    used,
-    scratch,
-    log,
-    bots,
-    osums,
-    sscr,
-):
-    """Claims on a shown card ``c`` of seat ``owner`` (rule 9, all but 倾 and 啸).
+def _claims(rules, pols, bots, work, log, owner, c, is_flip):
+    """Claim resolution on a shown card ``c`` of seat ``owner`` (rule 9, all but 倾 and 啸),
+    in priority: 胡 (:func:`_claim_hu`), 跑 (:func:`_claim_pao`), 碰 (:func:`_claim_peng`),
+    吃 (:func:`_claim_chi`); unclaimed, the card is dead and the owner's 下家 flips.
 
     Returns ``END`` when someone wins (the winner is in ``ctx[K_WINNER]``, the caller
     scores), else ``phase * 8 + seat`` of the next step.
     """
+    (values, hand, ps, pk, tab, pile, stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used,
+     scratch, out, delta, zmoney, states, kings_held, sq, wvx_s, gcounts, osums,
+     sscr) = work  # fmt: skip
+    res = _claim_hu(rules, pols, bots, work, log, owner, c, is_flip)
+    if res == NO_CLAIM:
+        res = _claim_pao(work, log, owner, c, is_flip)
+    if res == NO_CLAIM:
+        res = _claim_peng(rules, pols, bots, work, log, owner, c)
+    if res == NO_CLAIM:
+        res = _claim_chi(rules, pols, bots, work, log, owner, c, is_flip)
+    if res != NO_CLAIM:
+        return res
+    passer = ctx[K_PASSER]
+    if passer >= 0:
+        pk[PK_GUO, passer, c] |= GUO_CLAIM
+    pile[PL_DEAD, c] += 1
+    pile[PL_SEEN, c] += 1
+    _ev(log, ctx, EV_DEAD, c, owner, 0, 0)
+    return PHASE_FLIP * 8 + _next(owner, ctx[K_SEATS], ctx[K_ZX])
+
+
+@kernel(inline="always")
+def _claim_hu(rules, pols, bots, work, log, owner, c, is_flip):
+    """Claim phase 胡: the others, in turn order from the owner (rule 9); ``END`` (the
+    winner in ``ctx[K_WINNER]``) or ``NO_CLAIM``.
+    """
+    (values, hand, ps, pk, tab, pile, stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used,
+     scratch, out, delta, zmoney, states, kings_held, sq, wvx_s, gcounts, osums,
+     sscr) = work  # fmt: skip
     seats = ctx[K_SEATS]
     zx = ctx[K_ZX]
     how = HOW_FLIP if is_flip else HOW_DISCARD
-    # 胡: the others, in turn order from the owner (rule 9).
     q = _next(owner, seats, zx)
     while q != owner:
         if _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, c, how):
@@ -1018,7 +1028,19 @@ def _claims(
                 return END
             _ev(log, ctx, EV_DECLINE, q, c, 0, 0)
         q = _next(q, seats, zx)
-    # 跑 (forced): a 坎 or 啸 of another seat; anyone's 碰 when the card was flipped.
+    return NO_CLAIM
+
+
+@kernel(inline="always")
+def _claim_pao(work, log, owner, c, is_flip):
+    """Claim phase 跑 (forced): onto a 坎 or 啸 of another seat; onto anyone's 碰 when the
+    card was flipped. A first 跑 discards next, a later one passes the flip on.
+    """
+    (values, hand, ps, pk, tab, pile, stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used,
+     scratch, out, delta, zmoney, states, kings_held, sq, wvx_s, gcounts, osums,
+     sscr) = work  # fmt: skip
+    seats = ctx[K_SEATS]
+    zx = ctx[K_ZX]
     q = owner
     for _ in range(ctx[K_ACTIVE]):
         if ps[PS_ACTIVE, q]:
@@ -1052,8 +1074,21 @@ def _claims(
                     return PHASE_DISCARD * 8 + q
                 return PHASE_FLIP * 8 + _next(q, seats, zx)
         q = _next(q, seats, zx)
-    # 碰: another seat holding a pair (rule 9), unless 过张 or 冲明跑.
-    peng_passer = -1
+    return NO_CLAIM
+
+
+@kernel(inline="always")
+def _claim_peng(rules, pols, bots, work, log, owner, c):
+    """Claim phase 碰: another seat holding a pair (rule 9), unless 过张 or 冲明跑. A seat
+    that passes is marked (``ctx[K_PASSER]``: its 过张 starts once the card is gone by).
+    """
+    (values, hand, ps, pk, tab, pile, stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used,
+     scratch, out, delta, zmoney, states, kings_held, sq, wvx_s, gcounts, osums,
+     sscr) = work  # fmt: skip
+    seats = ctx[K_SEATS]
+    zx = ctx[K_ZX]
+    bstate = states[1]
+    ctx[K_PASSER] = -1
     q = _next(owner, seats, zx)
     while q != owner:
         if (
@@ -1066,33 +1101,14 @@ def _claims(
             pol = _code(pols, q)
             if pol == P_STRONG:
                 take = _strong_peng(
-                    rules,
-                    _bot(bots, pols, q),
-                    values,
-                    hand,
-                    ps,
-                    pk,
-                    tab,
-                    pile,
-                    ctx,
-                    q,
-                    c,
-                    kv,
-                    osums,
-                    sscr,
-                    scratch,
-                )
+                    rules, _bot(bots, pols, q), values, hand, ps, pk, tab, pile, ctx, q, c, kv,
+                    osums, sscr, scratch,
+                )  # fmt: skip
             else:
                 take = want_claim(
-                    pol,
-                    hand[q],
-                    c,
-                    2,
-                    values[PENG, c // 10],
-                    _huxi_now(hand, ps, values, q),
-                    rules[Z_MIN_HUXI],
-                    bstate,
-                )
+                    pol, hand[q], c, 2, values[PENG, c // 10], _huxi_now(hand, ps, values, q),
+                    rules[Z_MIN_HUXI], bstate,
+                )  # fmt: skip
             if take:
                 hand[q, c] -= 2
                 _lay(tab, ps, pk, pile, q, T_PENG, c, c, c, -1, values[PENG, c // 10], 3)
@@ -1100,152 +1116,148 @@ def _claims(
                 return PHASE_DISCARD * 8 + q
             # 过张 once the card is gone by (he may still 吃 it now); 臭啸 marks at once.
             pk[PK_GUO, q, c] |= GUO_PENG
-            peng_passer = q
+            ctx[K_PASSER] = q
             ctx[K_GUO] += 1
             _ev(log, ctx, EV_PASS, q, c, 2, 0)
         q = _next(q, seats, zx)
-    # 吃: the flipper then his 下家 on a flipped card; the 下家 on a discard.
-    first = owner if is_flip else _next(owner, seats, zx)
-    q = first
+    return NO_CLAIM
+
+
+@kernel(inline="always")
+def _claim_chi(rules, pols, bots, work, log, owner, c, is_flip):
+    """Claim phase 吃: the flipper then his 下家 on a flipped card; the 下家 on a discard."""
+    (values, hand, ps, pk, tab, pile, stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used,
+     scratch, out, delta, zmoney, states, kings_held, sq, wvx_s, gcounts, osums,
+     sscr) = work  # fmt: skip
+    seats = ctx[K_SEATS]
+    zx = ctx[K_ZX]
+    bstate = states[1]
+    passer = ctx[K_PASSER]
+    q = owner if is_flip else _next(owner, seats, zx)
     for i in range(2 if is_flip else 1):
         if i == 1:
             q = _next(owner, seats, zx)
-        if (pk[PK_GUO, q, c] & GUO_CLAIM) == 0 and ps[PS_MINGPAO, q] == 0:
-            n = _chi_options_into(hand, q, c, opts, ng, used)
-            m = 0
-            for j in range(n):
-                if _option_ok(hand, q, c, opts, j, ng, ps[PS_NTAB, q], used):
-                    if m != j:
-                        for g in range(3):
-                            for e in range(5):
-                                opts[m, g, e] = opts[j, g, e]
-                        ng[m] = ng[j]
-                    m += 1
-            if m > 0:
-                pol = _code(pols, q)
-                if pol == P_STRONG:
-                    pick = _strong_chi(
-                        rules,
-                        _bot(bots, pols, q),
-                        values,
-                        hand,
-                        ps,
-                        pk,
-                        tab,
-                        pile,
-                        ctx,
-                        q,
-                        c,
-                        opts,
-                        ng,
-                        m,
-                        kv,
-                        osums,
-                        sscr,
-                        scratch,
-                    )
-                else:
-                    pick = choose_chi(
-                        pol,
-                        hand[q],
-                        c,
-                        opts,
-                        ng,
-                        m,
-                        values,
-                        _huxi_now(hand, ps, values, q),
-                        rules[Z_MIN_HUXI],
-                        bstate,
-                        h2,
-                    )
-                if pick >= 0:
-                    if peng_passer >= 0 and peng_passer != q:
-                        pk[PK_GUO, peng_passer, c] |= GUO_CLAIM
-                    _ev(log, ctx, EV_CHI, q, c, owner, ng[pick])
-                    for g in range(ng[pick]):
-                        a = opts[pick, g, 2]
-                        b = opts[pick, g, 3]
-                        d = opts[pick, g, 4]
-                        for x in (a, b, d):
-                            hand[q, x] -= 1
-                        hx = values[opts[pick, g, 0], opts[pick, g, 1]]
-                        _lay(tab, ps, pk, pile, q, T_CHI, a, b, d, -1, hx, 3)
-                        _ev(log, ctx, EV_GROUP, q, a, b, d)
-                    hand[q, c] += 1
-                    return PHASE_DISCARD * 8 + q
-                pk[PK_GUO, q, c] |= GUO_CLAIM
-                ctx[K_GUO] += 1
-                _ev(log, ctx, EV_PASS, q, c, 1, 0)
-    # Unclaimed: the card is dead, the owner's 下家 flips.
-    if peng_passer >= 0:
-        pk[PK_GUO, peng_passer, c] |= GUO_CLAIM
-    pile[PL_DEAD, c] += 1
-    pile[PL_SEEN, c] += 1
-    _ev(log, ctx, EV_DEAD, c, owner, 0, 0)
-    return PHASE_FLIP * 8 + _next(owner, seats, zx)
+        if (pk[PK_GUO, q, c] & GUO_CLAIM) != 0 or ps[PS_MINGPAO, q] != 0:
+            continue
+        n = _chi_options_into(hand, q, c, opts, ng, used)
+        m = 0
+        for j in range(n):
+            if _option_ok(hand, q, c, opts, j, ng, ps[PS_NTAB, q], used):
+                if m != j:
+                    for g in range(3):
+                        for e in range(5):
+                            opts[m, g, e] = opts[j, g, e]
+                    ng[m] = ng[j]
+                m += 1
+        if m == 0:
+            continue
+        pol = _code(pols, q)
+        if pol == P_STRONG:
+            pick = _strong_chi(
+                rules, _bot(bots, pols, q), values, hand, ps, pk, tab, pile, ctx, q, c, opts,
+                ng, m, kv, osums, sscr, scratch,
+            )  # fmt: skip
+        else:
+            pick = choose_chi(
+                pol, hand[q], c, opts, ng, m, values, _huxi_now(hand, ps, values, q),
+                rules[Z_MIN_HUXI], bstate, h2,
+            )  # fmt: skip
+        if pick >= 0:
+            if passer >= 0 and passer != q:
+                pk[PK_GUO, passer, c] |= GUO_CLAIM
+            _ev(log, ctx, EV_CHI, q, c, owner, ng[pick])
+            for g in range(ng[pick]):
+                a = opts[pick, g, 2]
+                b = opts[pick, g, 3]
+                d = opts[pick, g, 4]
+                for x in (a, b, d):
+                    hand[q, x] -= 1
+                hx = values[opts[pick, g, 0], opts[pick, g, 1]]
+                _lay(tab, ps, pk, pile, q, T_CHI, a, b, d, -1, hx, 3)
+                _ev(log, ctx, EV_GROUP, q, a, b, d)
+            hand[q, c] += 1
+            return PHASE_DISCARD * 8 + q
+        pk[PK_GUO, q, c] |= GUO_CLAIM
+        ctx[K_GUO] += 1
+        _ev(log, ctx, EV_PASS, q, c, 1, 0)
+    return NO_CLAIM
 
 
 @kernel(refcount=False)
 def play_deal(
-    rules,
-    pols,
-    values,
-    seed,
-    match,
-    deal,
-    dealer,
-    streak,
-    zx,
-    deck,
-    hand,
-    ps,
-    pk,
-    tab,
-    pile,
-    stock,
-    ctx,
-    ws,
-    wvx0,
-    best2,
-    opts,
-    ng,
-    kv,
-    h2,
-    used,
-    scratch,
-    out,
-    delta,
-    zmoney,
-    rec,
-    final,
-    log,
-    logging,
-    states,
-    kings_held,
-    sq,
-    wvx_s,
-    gcounts,
-    bots,
-    osums,
-    sscr,
-    obs,
-):
+    rules, pols, bots, seed, match, deal, dealer, streak, zx, deck, work, rec, final, log,
+    logging, obs,
+):  # fmt: skip
     """一局 one deal: play it and write its record row ``rec (N_COLS,)``.
 
     ``deck``: int64 card codes in stock order (dealt from the top: the dealer's 15, then
     each next seat's 14, then the flips) replacing the shuffle when it holds the whole
     deck; an empty array shuffles (the WALL stream).
 
-    ``final``: int16 (N_ZONES, 21) to receive where every card ended (or a smaller array
-    to skip that); ``log``: int32 (MAX_EVENTS, EVENT_COLS), filled when ``logging``.
-    Every work array comes from :func:`play_match` (one set per match, nothing is
-    allocated here): ``values`` the 胡息 table (:func:`_values`), ``states`` uint64
-    (2, 4) for the WALL and BOTS streams, ``kings_held`` int64 (4,), and ``sq``,
-    ``wvx_s``, ``gcounts`` for :func:`_score_win_into`; ``bots``: the seats' parameter
-    rows (engine.zipai._params); ``osums`` int64 (3, N_OSUM) and ``sscr`` int64 (SSCR,)
-    scratch of the strong policy; ``obs``: the observation buffer (engine.zipai._observe;
-    one row: off). Returns the winner (-1 for 黄庄).
+    ``work``: the match's work arrays (:func:`workspace`; nothing is allocated here);
+    ``bots``: the seats' parameter rows (engine.zipai._params); ``final``: int16
+    (N_ZONES, 21) to receive where every card ended (or a smaller array to skip that);
+    ``log``: int32 (MAX_EVENTS, EVENT_COLS), filled when ``logging``; ``obs``: the
+    observation buffer (engine.zipai._observe; one row: off). Returns the winner (-1 for
+    黄庄).
+
+    The deal runs in named phases, each a kernel of its own: the deal (:func:`_deal`), then
+    turns of discard (:func:`_discard_turn`) or flip (:func:`_flip_turn`), with the claim
+    resolution of :func:`_claims`, and the win and payment (:func:`_record_win`,
+    :func:`_settle`). A turn answers the next step, ``phase * 8 + seat``; ``END`` (a win,
+    scored; the winner in ``ctx[K_WINNER]``) or ``HUANG`` (the stock is empty).
+
+    The turns are inlined into this loop and the claim phases into :func:`_claims`
+    (``inline="always"``): a call passing the workspace copies its 27 array structs. The
+    deal, the claims as a whole, the scoring and the settlement stay calls of their own,
+    as the claims and the scoring were before the split.
     """
+    ctx = work[7]
+    for i in range(rec.shape[0]):
+        rec[i] = 0
+    _deal(rules, seed, match, deal, dealer, zx, deck, work, logging, log)
+    rec[C_DEALER] = dealer
+    rec[C_STREAK] = streak
+    rec[C_WINNER] = -1
+    rec[C_WIN_TYPE] = WIN_NONE
+    rec[C_DISCARDER] = -1
+    rec[C_EXTRA + X_ZUOXING] = zx
+    winner = -1
+    # 天胡: the dealer's dealt cards (rule 22).
+    if _tianhu(rules, work, dealer):
+        ctx[K_WINNER] = dealer
+        _record_win(rules, work, rec, final, log, dealer, -1, HOW_TIANHU, -1, False)
+        winner = dealer
+    res = PHASE_DISCARD * 8 + dealer
+    ctx[K_FIRST] = 1
+    steps = 0
+    while winner < 0:
+        steps += 1
+        if steps > MAX_STEPS:
+            ctx[K_ERROR] += 1
+            break
+        if res // 8 == PHASE_DISCARD:
+            res = _discard_turn(rules, pols, bots, work, rec, final, log, obs, res % 8)
+        else:
+            res = _flip_turn(rules, pols, bots, work, rec, final, log, res % 8)
+        if res == END:
+            winner = ctx[K_WINNER]
+            break
+        if res == HUANG:
+            break
+    _settle(rules, work, rec, final, log, obs, dealer, winner)
+    return winner
+
+
+@kernel(refcount=False)
+def _deal(rules, seed, match, deal, dealer, zx, deck, work, logging, log):
+    """Deal phase: clear the deal's state, shuffle (WALL stream) or stack the deck, seed the
+    bots' stream, deal (the dealer 15, the others 14, in turn order from the dealer) and
+    lay the four alike dealt as 倾 at once (rule 10; dealer first).
+    """
+    (values, hand, ps, pk, tab, pile, stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used,
+     scratch, out, delta, zmoney, states, kings_held, sq, wvx_s, gcounts, osums,
+     sscr) = work  # fmt: skip
     seats = rules[Z_SEATS]
     kings = rules[Z_KINGS]
     ncards = 80 + kings
@@ -1257,8 +1269,6 @@ def play_deal(
     tab[:] = 0
     pile[:] = 0
     ctx[:] = 0
-    for i in range(rec.shape[0]):
-        rec[i] = 0
     ctx[K_SEATS] = seats
     ctx[K_ZX] = zx
     ctx[K_DEALER] = dealer
@@ -1271,7 +1281,6 @@ def play_deal(
             ps[PS_ACTIVE, s] = 1
             active += 1
     ctx[K_ACTIVE] = active
-    # The shuffle (WALL stream only) and the bots' stream.
     wst = states[0]
     rng.seed_state(wst, seed, match, deal, rng.WALL)
     if deck.shape[0] == ncards:
@@ -1283,9 +1292,7 @@ def play_deal(
         for i in range(kings):
             stock[80 + i] = WANG
         rng.shuffle(wst, stock, ncards)
-    bstate = states[1]
-    rng.seed_state(bstate, seed, match, deal, rng.BOTS)
-    # Deal: the dealer 15, the others 14, in turn order from the dealer.
+    rng.seed_state(states[1], seed, match, deal, rng.BOTS)
     ptr = 0
     s = dealer
     for _ in range(active):
@@ -1303,7 +1310,6 @@ def play_deal(
         for k in range(21):
             if hand[s, k] > 0:
                 _ev(log, ctx, EV_DEAL, s, k, hand[s, k], 0)
-    # Four alike dealt are laid as 倾 at once (rule 10; dealer first).
     s = dealer
     for _ in range(active):
         for k in range(20):
@@ -1313,166 +1319,135 @@ def play_deal(
                 ctx[K_QING] += 1
                 _ev(log, ctx, EV_QING, s, k, 0, 0)
         s = _next(s, seats, zx)
-    rec[C_DEALER] = dealer
-    rec[C_STREAK] = streak
-    rec[C_WINNER] = -1
-    rec[C_WIN_TYPE] = WIN_NONE
-    rec[C_DISCARDER] = -1
-    rec[C_EXTRA + X_ZUOXING] = zx
-    winner = -1
-    # 天胡: the dealer's dealt cards (rule 22).
-    if _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, dealer, -1, HOW_TIANHU):
-        _record_win(
-            rules, values, ws, hand, ps, pk, tab, pile, stock, ctx, dealer, -1,
-            HOW_TIANHU, -1, False, out, delta, zmoney, rec, final, log, sq, wvx_s,
-            gcounts,
+
+
+@kernel(inline="always")
+def _tianhu(rules, work, dealer):
+    """Whether the dealer's dealt cards win (天胡, rule 22)."""
+    (values, hand, ps, pk, tab, pile, stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used,
+     scratch, out, delta, zmoney, states, kings_held, sq, wvx_s, gcounts, osums,
+     sscr) = work  # fmt: skip
+    return _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, dealer, -1, HOW_TIANHU)
+
+
+@kernel(inline="always")
+def _discard_turn(rules, pols, bots, work, rec, final, log, obs, p):
+    """Turn phase: seat ``p`` discards (死守 when it cannot, rule 13) and the others may
+    claim the card (:func:`_claims`); a win on it is scored here.
+    """
+    (values, hand, ps, pk, tab, pile, stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used,
+     scratch, out, delta, zmoney, states, kings_held, sq, wvx_s, gcounts, osums,
+     sscr) = work  # fmt: skip
+    bstate = states[1]
+    pol = _code(pols, p)
+    if pol == P_STRONG:
+        k = _strong_discard(
+            rules, _bot(bots, pols, p), values, hand, ps, pk, tab, pile, ctx, p, bstate, kv,
+            osums, sscr, scratch,
         )  # fmt: skip
-        winner = dealer
-    phase = PHASE_DISCARD
-    cur = dealer
-    ctx[K_FIRST] = 1
-    steps = 0
-    while winner < 0:
-        steps += 1
-        if steps > MAX_STEPS:
-            ctx[K_ERROR] += 1
-            break
-        res = 0
-        if phase == PHASE_DISCARD:
-            p = cur
-            pol = _code(pols, p)
-            if pol == P_STRONG:
-                k = _strong_discard(
-                    rules,
-                    _bot(bots, pols, p),
-                    values,
-                    hand,
-                    ps,
-                    pk,
-                    tab,
-                    pile,
-                    ctx,
-                    p,
-                    bstate,
-                    kv,
-                    osums,
-                    sscr,
-                    scratch,
-                )
-            else:
-                hx = _huxi_now(hand, ps, values, p)
-                _fill_unseen(hand, pk, pile, p, scratch)
-                unseen = scratch
-                k = choose_discard(
-                    pol,
-                    hand[p],
-                    unseen,
-                    values,
-                    hx,
-                    rules[Z_MIN_HUXI],
-                    _red_total(hand, ps, p),
-                    bstate,
-                    kv,
-                )
-            if k < 0:
-                # 死守: nothing may be discarded (rule 13).
-                ctx[K_SISHOU] += 1
-                _ev(log, ctx, EV_SISHOU, p, 0, 0, 0)
-                res = PHASE_FLIP * 8 + _next(p, seats, zx)
-            else:
-                hand[p, k] -= 1
-                if obs.shape[0] > 1:
-                    _observe_discard(rules, pol, values, wvx0, ws, best2, hand, ps, pk, tab, pile,
-                                     ctx, p, k, kv, osums, sscr, scratch, obs)  # fmt: skip
-                ctx[K_NDISC] += 1
-                ps[PS_DMASK, p] |= 1 << k
-                ps[PS_NDISC, p] += 1
-                _ev(log, ctx, EV_DISCARD, p, k, 0, 0)
-                res = _claims(
-                    rules, pols, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx,
-                    p, k, False, bstate, opts, ng, kv, h2, used, scratch, log, bots, osums, sscr,
-                )  # fmt: skip
-                if res == END:
-                    q = ctx[K_WINNER]
-                    _record_win(
-                        rules, values, ws, hand, ps, pk, tab, pile, stock, ctx, q, k,
-                        HOW_DISCARD, p, ctx[K_FIRST] == 1, out, delta, zmoney, rec, final,
-                        log, sq, wvx_s, gcounts,
-                    )  # fmt: skip
-                    winner = q
-            ctx[K_FIRST] = 0
+    else:
+        hx = _huxi_now(hand, ps, values, p)
+        _fill_unseen(hand, pk, pile, p, scratch)
+        unseen = scratch
+        k = choose_discard(
+            pol, hand[p], unseen, values, hx, rules[Z_MIN_HUXI], _red_total(hand, ps, p),
+            bstate, kv,
+        )  # fmt: skip
+    if k < 0:
+        # 死守: nothing may be discarded (rule 13).
+        ctx[K_SISHOU] += 1
+        _ev(log, ctx, EV_SISHOU, p, 0, 0, 0)
+        res = PHASE_FLIP * 8 + _next(p, ctx[K_SEATS], ctx[K_ZX])
+    else:
+        hand[p, k] -= 1
+        if obs.shape[0] > 1:
+            _observe_discard(rules, pol, values, wvx0, ws, best2, hand, ps, pk, tab, pile,
+                             ctx, p, k, kv, osums, sscr, scratch, obs)  # fmt: skip
+        ctx[K_NDISC] += 1
+        ps[PS_DMASK, p] |= 1 << k
+        ps[PS_NDISC, p] += 1
+        _ev(log, ctx, EV_DISCARD, p, k, 0, 0)
+        res = _claims(rules, pols, bots, work, log, p, k, False)
+        if res == END:
+            q = ctx[K_WINNER]
+            _record_win(rules, work, rec, final, log, q, k, HOW_DISCARD, p, ctx[K_FIRST] == 1)
+    ctx[K_FIRST] = 0
+    return res
+
+
+@kernel(inline="always")
+def _flip_turn(rules, pols, bots, work, rec, final, log, p):
+    """Turn phase: seat ``p`` flips the top stock card (``HUANG`` when none is left): a win
+    with it (自摸, scored here), a 王 into the hand, a forced 倾 or 啸, else the claims on
+    the shown card (:func:`_claims`).
+    """
+    (values, hand, ps, pk, tab, pile, stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used,
+     scratch, out, delta, zmoney, states, kings_held, sq, wvx_s, gcounts, osums,
+     sscr) = work  # fmt: skip
+    seats = ctx[K_SEATS]
+    zx = ctx[K_ZX]
+    if ctx[K_PTR] >= ctx[K_NCARDS]:
+        return HUANG
+    c = stock[ctx[K_PTR]]
+    ctx[K_PTR] += 1
+    ctx[K_TURNS] += 1
+    _ev(log, ctx, EV_FLIP, p, c, 0, 0)
+    if _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, p, c, HOW_SELF):
+        if _decide_win(
+            rules, pols, bots, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, p, c,
+            HOW_SELF, scratch, sscr,
+        ):  # fmt: skip
+            ctx[K_WINNER] = p
+            _record_win(rules, work, rec, final, log, p, c, HOW_SELF, -1, False)
+            return END
+        _ev(log, ctx, EV_DECLINE, p, c, 0, 0)
+    if c == WANG:
+        # A 王 turned up goes into the hand, shown (rule 14); then a discard.
+        hand[p, WANG] += 1
+        ps[PS_WSHOWN, p] += 1
+        return PHASE_DISCARD * 8 + p
+    up = _up_type(tab, pk, p, c)
+    if up == T_XIAO or up == T_CHOUXIAO:
+        _upgrade(tab, ps, pk, pile, values, p, c, T_QING)
+        ctx[K_QING] += 1
+        _ev(log, ctx, EV_QING, p, c, 2, 0)
+        return PHASE_FLIP * 8 + _next(p, seats, zx)
+    if hand[p, c] == 3:
+        hand[p, c] = 0
+        _lay(tab, ps, pk, pile, p, T_QING, c, c, c, c, values[QING, c // 10], 0)
+        ctx[K_QING] += 1
+        _ev(log, ctx, EV_QING, p, c, 1, 0)
+        return PHASE_FLIP * 8 + _next(p, seats, zx)
+    if hand[p, c] == 2:
+        hand[p, c] = 0
+        chou = (pk[PK_GUO, p, c] & GUO_PENG) != 0
+        hx = values[XIAO, c // 10]
+        if chou:
+            _lay(tab, ps, pk, pile, p, T_CHOUXIAO, c, c, c, -1, hx, 1)
+            ctx[K_CHOU] += 1
         else:
-            p = cur
-            if ctx[K_PTR] >= ncards:
-                break
-            c = stock[ctx[K_PTR]]
-            ctx[K_PTR] += 1
-            ctx[K_TURNS] += 1
-            _ev(log, ctx, EV_FLIP, p, c, 0, 0)
-            if _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, p, c, HOW_SELF):
-                if _decide_win(
-                    rules, pols, bots, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, p,
-                    c, HOW_SELF, scratch, sscr,
-                ):  # fmt: skip
-                    _record_win(
-                        rules, values, ws, hand, ps, pk, tab, pile, stock, ctx, p, c,
-                        HOW_SELF, -1, False, out, delta, zmoney, rec, final, log, sq,
-                        wvx_s, gcounts,
-                    )  # fmt: skip
-                    winner = p
-                    break
-                _ev(log, ctx, EV_DECLINE, p, c, 0, 0)
-            if c == WANG:
-                # A 王 turned up goes into the hand, shown (rule 14); then a discard.
-                hand[p, WANG] += 1
-                ps[PS_WSHOWN, p] += 1
-                res = PHASE_DISCARD * 8 + p
-            else:
-                up = _up_type(tab, pk, p, c)
-                if up == T_XIAO or up == T_CHOUXIAO:
-                    _upgrade(tab, ps, pk, pile, values, p, c, T_QING)
-                    ctx[K_QING] += 1
-                    _ev(log, ctx, EV_QING, p, c, 2, 0)
-                    res = PHASE_FLIP * 8 + _next(p, seats, zx)
-                elif hand[p, c] == 3:
-                    hand[p, c] = 0
-                    _lay(tab, ps, pk, pile, p, T_QING, c, c, c, c, values[QING, c // 10], 0)
-                    ctx[K_QING] += 1
-                    _ev(log, ctx, EV_QING, p, c, 1, 0)
-                    res = PHASE_FLIP * 8 + _next(p, seats, zx)
-                elif hand[p, c] == 2:
-                    hand[p, c] = 0
-                    chou = (pk[PK_GUO, p, c] & GUO_PENG) != 0
-                    hx = values[XIAO, c // 10]
-                    if chou:
-                        _lay(tab, ps, pk, pile, p, T_CHOUXIAO, c, c, c, -1, hx, 1)
-                        ctx[K_CHOU] += 1
-                    else:
-                        _lay(tab, ps, pk, pile, p, T_XIAO, c, c, c, -1, hx, 0)
-                    ctx[K_XIAO] += 1
-                    _ev(log, ctx, EV_XIAO, p, c, 1 if chou else 0, 0)
-                    res = PHASE_DISCARD * 8 + p
-                else:
-                    res = _claims(
-                        rules, pols, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx,
-                        p, c, True, bstate, opts, ng, kv, h2, used, scratch, log, bots, osums,
-                        sscr,
-                    )  # fmt: skip
-                    if res == END:
-                        q = ctx[K_WINNER]
-                        _record_win(
-                            rules, values, ws, hand, ps, pk, tab, pile, stock, ctx, q, c,
-                            HOW_FLIP, p, False, out, delta, zmoney, rec, final, log, sq,
-                            wvx_s, gcounts,
-                        )  # fmt: skip
-                        winner = q
-        if winner >= 0:
-            break
-        phase = res // 8
-        cur = res % 8
+            _lay(tab, ps, pk, pile, p, T_XIAO, c, c, c, -1, hx, 0)
+        ctx[K_XIAO] += 1
+        _ev(log, ctx, EV_XIAO, p, c, 1 if chou else 0, 0)
+        return PHASE_DISCARD * 8 + p
+    res = _claims(rules, pols, bots, work, log, p, c, True)
+    if res == END:
+        _record_win(rules, work, rec, final, log, ctx[K_WINNER], c, HOW_FLIP, p, False)
+    return res
+
+
+@kernel(refcount=False)
+def _settle(rules, work, rec, final, log, obs, dealer, winner):
+    """Win and payment, the deal's end: 黄庄 payments (the 王 holders pay, rule 24), the
+    record's counts, the pay events, the outcome's observation rows and (tests) where
+    every card ended.
+    """
+    (values, hand, ps, pk, tab, pile, stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used,
+     scratch, out, delta, zmoney, states, kings_held, sq, wvx_s, gcounts, osums,
+     sscr) = work  # fmt: skip
+    seats = ctx[K_SEATS]
     left = ctx[K_NCARDS] - ctx[K_PTR]
     if winner < 0:
-        # 黄庄: the 王 holders pay (rule 24); the dealer passes the deal on.
         _ev(log, ctx, EV_HUANG, 0, 0, 0, 0)
         for s in range(4):
             kings_held[s] = 0
@@ -1505,9 +1480,8 @@ def play_deal(
                     final[FZ_TABLE + s, k] = pk[PK_TCNT, s, k]
         for k in range(21):
             final[FZ_DEAD, k] = pile[PL_DEAD, k]
-        for i in range(ctx[K_PTR], ncards):
+        for i in range(ctx[K_PTR], ctx[K_NCARDS]):
             final[FZ_STOCK, stock[i]] += 1
-    return winner
 
 
 @kernel
@@ -1526,34 +1500,11 @@ def play_match(
     array of one row: off). Returns the errors met (0).
     """
     seats = rules[Z_SEATS]
-    values = _values(rules)
-    hand = np.zeros((4, 21), np.int64)
-    ps = np.zeros((N_PS, 4), np.int64)
-    pk = np.zeros((N_PK, 4, 20), np.int64)
-    tab = np.zeros((4, MAX_GROUPS, 6), np.int64)
-    pile = np.zeros((2, 21), np.int64)
-    stock = np.zeros(MAX_CARDS, np.int64)
-    ctx = np.zeros(N_K, np.int64)
-    ws = _workspace()
-    wvx0 = _wang_values_x(values, -1)
-    best2 = np.zeros((5, 5), np.int64)
-    opts = np.zeros((MAX_OPTS, 3, 5), np.int64)
-    ng = np.zeros(MAX_OPTS, np.int64)
-    kv = np.zeros(20, np.int64)
-    h2 = np.zeros(21, np.int64)
-    used = np.zeros(20, np.int64)
-    scratch = np.zeros(20, np.int64)
-    out = np.zeros(N_OUT, np.int64)
-    delta = np.zeros(4, np.int64)
-    zmoney = np.zeros(5, np.int64)
+    work = workspace(rules)
+    ctx = work[7]
     row = np.zeros(N_COLS, np.int64)
     no_final = np.zeros((1, 1), np.int16)
     fin_buf = np.zeros((13, 21), np.int16)
-    states = np.zeros((2, 4), np.uint64)
-    kings_held = np.zeros(4, np.int64)
-    sq, wvx_s, gcounts = score_scratch()
-    osums = np.zeros((3, N_OSUM), np.int64)
-    sscr = np.zeros(SSCR, np.int64)
     ms = np.empty(4, np.uint64)
     rng.seed_state(ms, seed, match, 0, rng.MATCH)
     dealer = rng.below(ms, seats)
@@ -1582,10 +1533,8 @@ def play_match(
         fin = fin_buf if want_final else no_final
         logging = d == log_deal
         winner = play_deal(
-            rules, pols, values, seed, match, d, dealer, streak, zx, deck, hand, ps, pk,
-            tab, pile, stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used, scratch, out,
-            delta, zmoney, row, fin, log, logging, states, kings_held, sq, wvx_s, gcounts,
-            brows, osums, sscr, obs,
+            rules, pols, brows, seed, match, d, dealer, streak, zx, deck, work, row, fin, log,
+            logging, obs,
         )  # fmt: skip
         errors += ctx[K_ERROR]
         for i in range(N_COLS):
