@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from . import abi
 from .errors import UsageError
-from .game import _layout as L
 
 __all__ = [
     "BOTDATA",
@@ -46,7 +46,7 @@ def strong_version(variant) -> int:
     return STRONG_VERSION[variant.family]
 
 
-POLICY_NAMES = L.POLICY_NAMES
+POLICY_NAMES = abi.POLICY_NAMES
 """Every policy name, in code order (the kernels' ``P_*`` codes)."""
 
 

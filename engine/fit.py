@@ -28,10 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__, variants  # variants first: game._hooks imports them
+from . import __version__, abi, variants  # variants first: game._hooks imports them
 from .bots import seat_bots, strong_version
 from .errors import UsageError
-from .game import _layout as L
 from .game import _observe as O
 from .game import _params as P
 from .game._strong import MAX_FI
@@ -85,7 +84,7 @@ def collect(
     def play(block):
         lo, hi = block
         n = hi - lo
-        rec = np.zeros((n * match_length, L.N_COLS), np.int32)
+        rec = np.zeros((n * match_length, abi.N_COLS), np.int32)
         obs = np.zeros((n * match_length * ROWS_PER_DEAL + 1, O.OBS_W), np.int64)
         obs[0, 0] = obs[0, 2] = 1  # row 0 is the header
         observe_matches(packed, codes, bots, seed, lo, n, match_length, tab, rec, obs)
@@ -263,14 +262,14 @@ def _values(rec: np.ndarray, target_bits: np.ndarray, players: int):
     mean loss of a seat in the deals it does not win, by whether it deals; noise : the
     number of plain wins and the SD of their points, by winner-deals (``n``, ``sd``).
     """
-    winner = rec[:, L.C_WINNER]
+    winner = rec[:, abi.C_WINNER]
     won = winner >= 0
-    delta = rec[:, L.C_DELTA : L.C_DELTA + players].astype(np.float64)
-    bits = (rec[:, L.C_PAT_LO].astype(np.int64) & 0x7FFFFFFF) | (
-        (rec[:, L.C_PAT_HI].astype(np.int64) & 0x7FFFFFFF) << 31
+    delta = rec[:, abi.C_DELTA : abi.C_DELTA + players].astype(np.float64)
+    bits = (rec[:, abi.C_PAT_LO].astype(np.int64) & 0x7FFFFFFF) | (
+        (rec[:, abi.C_PAT_HI].astype(np.int64) & 0x7FFFFFFF) << 31
     )
     gain = np.where(won, delta[np.arange(len(rec)), np.maximum(winner, 0)], 0.0)
-    wdeal = (winner == rec[:, L.C_DEALER]).astype(np.int64)
+    wdeal = (winner == rec[:, abi.C_DEALER]).astype(np.int64)
     special = np.zeros(len(rec), bool)
     for t in range(1, P.N_TARGET):
         special |= (bits & target_bits[t]) != 0
@@ -293,9 +292,9 @@ def _values(rec: np.ndarray, target_bits: np.ndarray, players: int):
             n = st.sum()
             value[t, dl] = (gain[st].sum() + 5 * vp) / (n + 5) if target_bits[t] else vp
     loss = np.zeros((2, 2))
-    disc = rec[:, L.C_DISCARDER]
+    disc = rec[:, abi.C_DISCARDER]
     fed = won & (disc >= 0)
-    dealer = rec[:, L.C_DEALER]
+    dealer = rec[:, abi.C_DEALER]
     # what feeding costs a seat beyond what the same seat pays as a bystander of such a
     # win (丽水: all three pay, the feeder one point more and the dealer double; 诸暨, 福州:
     # the feeder pays alone), by the seat's and the winner's dealer status
@@ -321,7 +320,7 @@ def _values(rec: np.ndarray, target_bits: np.ndarray, players: int):
     for dl in (0, 1):
         lost = []
         for s in range(players):
-            sel = (winner != s) & ((rec[:, L.C_DEALER] == s) == bool(dl))
+            sel = (winner != s) & ((rec[:, abi.C_DEALER] == s) == bool(dl))
             lost.append(delta[sel, s])
         lost = np.concatenate(lost)
         stake[dl] = -lost.mean() if lost.size else 0.0
@@ -430,7 +429,7 @@ def fit(
     summary = {
         "hand_positions": int(hand.shape[0]),
         "danger_positions": int(danger.shape[0]),
-        "win_rate": float((rec[:, L.C_WINNER] >= 0).mean()),
+        "win_rate": float((rec[:, abi.C_WINNER] >= 0).mean()),
         "danger_rate": float(danger[:, O.D_WIN].mean()) if danger.size else 0.0,
         "kong_rate": float(danger[:, O.D_KONG].mean()) if danger.size else 0.0,
         "plain_wins": noise["n"],

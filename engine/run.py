@@ -19,10 +19,9 @@ import numba
 import numpy as np
 import pandas as pd
 
-from . import __version__, records
+from . import __version__, abi, records
 from .bots import file_overrides, seat_bots
 from .errors import UsageError
-from .game import _layout as L
 from .hand._tables import kernel_tables
 from .variants import get as get_variant
 from .variants import parse_rule_args
@@ -300,7 +299,7 @@ def play_chunk(spec: RunSpec, match_lo: int, match_hi: int) -> np.ndarray:
     n_matches, n_last = _match_layout(spec.deals, spec.match_length)
     last = n_last if match_hi == n_matches else spec.match_length
     rows = spec.rows(match_lo, match_hi)
-    rec = np.zeros((rows, L.N_COLS), np.int32)
+    rec = np.zeros((rows, abi.N_COLS), np.int32)
     from ._warmup import expect
 
     args = (packed, pol_codes, bots, spec.seed, kernel_tables())
@@ -414,7 +413,7 @@ def simulate(
         "or engine.dataset.run_dataset), which holds one chunk at a time",
     )
     n_matches = spec.n_matches
-    rec = np.zeros((spec.deals, L.N_COLS), np.int32)
+    rec = np.zeros((spec.deals, abi.N_COLS), np.int32)
     threads = numba.get_num_threads()
     _set_threads(workers)
     bar = None

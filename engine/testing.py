@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from . import abi
 from .bots import seat_bots
 from .game import _layout as L
 from .hand._tables import kernel_tables
@@ -51,7 +52,7 @@ def play_with_state(
     pols, bots = seat_bots(v, resolved, resolve_policies(v, policies))
     tab = kernel_tables()
     n = matches * match_length
-    rec = np.zeros((n, L.N_COLS), np.int32)
+    rec = np.zeros((n, abi.N_COLS), np.int32)
     final = np.zeros((n, FINAL_ZONES, L.N_PHYS), np.int16)
     log = np.zeros((1, L.EVENT_COLS), np.int32)
     for m in range(matches):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import __version__
+from . import __version__, abi
 from .errors import UsageError
 from .game import _layout as L
 
@@ -172,7 +172,7 @@ def duplicate_edge(
             progress=False, match_length=match_length,
             bot_params={s: params} if params else None,
         )  # fmt: skip
-        x = run.rec[:, L.C_DELTA + s].astype(np.float64)
+        x = run.rec[:, abi.C_DELTA + s].astype(np.float64)
         sums = np.bincount(run.match, weights=x)
         per_match = sums if per_match is None else per_match + sums
         n_match = np.bincount(run.match).astype(np.float64)

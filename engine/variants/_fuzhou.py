@@ -13,10 +13,12 @@ import numpy as np
 
 from .._numba import kernel
 from ..game._layout import (
+    CTX,
     M_ADDKONG,
     M_ANKONG,
     M_KONG,
     R_VAR,
+    RULES,
     WIN_DISCARD,
     WIN_ROB_KONG,
     X_ANKONGS,
@@ -33,7 +35,6 @@ from ..game._layout import (
     X_OPENING_WIN,
     X_RESERVE,
     X_ROB_INDICATOR,
-    X_SCRATCH,
     X_WILD0,
     X_WILD_DISCARDS,
     X_WIN_TYPE,
@@ -41,21 +42,6 @@ from ..game._layout import (
     X_YOUJIN,
 )
 from ..game._patterns import rest_distance
-
-# ---- option slots ---------------------------------------------------------------------
-F_FORMULA = R_VAR + 0
-"""0 QQ/同城游 (default), 1 新修订 (xinxiuding), 2 multiplier."""
-F_JIN = R_VAR + 1
-"""金 kinds: 0, 1 (default) or 2."""
-F_SPECIAL = R_VAR + 8
-"""R_VAR+8 .. R_VAR+19: the value of each pattern bit under the formula (additive 番 for
-QQ and 新修订, a multiplier for ``multiplier``; 0 = not a special)."""
-F_YOU_MULT = R_VAR + 20
-"""R_VAR+20 .. R_VAR+22: 单游, 双游, 三游 multipliers of X (游金 option)."""
-
-FORMULA_QQ = 0
-FORMULA_XINXIUDING = 1
-FORMULA_MULTIPLIER = 2
 
 # ---- pattern bits (order = engine.variants.fuzhou.PATTERNS) -----------------------------
 P_TIANHU = 0
@@ -72,6 +58,23 @@ P_SANYOU = 10
 P_QIANGGANG = 11
 N_PATTERNS = 12
 
+# ---- option slots ---------------------------------------------------------------------
+VAR = RULES.sub("var", "fuzhou rules")
+F_FORMULA = VAR.block("formula")
+"""0 QQ/同城游 (default), 1 新修订 (xinxiuding), 2 multiplier."""
+F_JIN = VAR.block("jin")
+"""金 kinds: 0, 1 (default) or 2."""
+F_SPECIAL = VAR.block("special", N_PATTERNS, at=R_VAR + 8)
+"""From R_VAR+8, one slot per pattern bit: the value of each pattern bit under the formula
+(additive 番 for QQ and 新修订, a multiplier for ``multiplier``; 0 = not a special)."""
+F_YOU_MULT = VAR.block("you_mult", 3)
+"""Right after F_SPECIAL (R_VAR+20 .. R_VAR+22 with 12 patterns): 单游, 双游, 三游
+multipliers of X (游金 option)."""
+
+FORMULA_QQ = 0
+FORMULA_XINXIUDING = 1
+FORMULA_MULTIPLIER = 2
+
 # ---- extra record columns (order = engine.variants.fuzhou.EXTRAS) -----------------------
 E_FLOWERS = 0
 E_HUAFAN = 1
@@ -87,11 +90,12 @@ E_DEAL_MAX_GOLDS = 10
 E_SPECIAL = 11
 
 # ---- scratch ctx slots written by patterns() for settle() ---------------------------------
-S_MING = X_SCRATCH + 0
+SCRATCH = CTX.sub("scratch", "fuzhou scratch")
+S_MING = SCRATCH.block("ming")
 """The winner's 明杠 (kong from a discard or 补杠)."""
-S_AN = X_SCRATCH + 1
+S_AN = SCRATCH.block("an")
 """The winner's 暗杠."""
-S_GOLDS = X_SCRATCH + 2
+S_GOLDS = SCRATCH.block("golds")
 """Golds in the winning hand (the robbed indicator included)."""
 
 SANJIN = 3

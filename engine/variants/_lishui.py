@@ -11,11 +11,12 @@ import numpy as np
 
 from .._numba import kernel
 from ..game._layout import (
+    CTX,
     M_ADDKONG,
     M_ANKONG,
     M_CHOW,
     M_KONG,
-    R_VAR,
+    RULES,
     WIN_DISCARD,
     WIN_KONG_DRAW,
     WIN_ROB_KONG,
@@ -32,7 +33,6 @@ from ..game._layout import (
     X_ROBBED,
     X_RUN_LEN,
     X_RUN_START,
-    X_SCRATCH,
     X_VALUE,
     X_WILD0,
     X_WILD1,
@@ -45,21 +45,22 @@ from ..hand._kernels import STANDARD, _buda, _distance, _pairs_formula
 from ._zhuji import triplets_fit
 
 # option slots
-L_CAISHEN = R_VAR + 0
+VAR = RULES.sub("var", "lishui rules")
+L_CAISHEN = VAR.block("caishen")
 """财神 kinds in play (0, 1, 2)."""
-L_BASE_CAP = R_VAR + 1
+L_BASE_CAP = VAR.block("base_cap")
 """Highest 底 (9), or 0 for no cap."""
-L_CAISHENHUI = R_VAR + 2
+L_CAISHENHUI = VAR.block("caishenhui")
 """0: 财神会 = a self-drawn win holding >= 3 财神; 1: any self-draw of a 财神."""
-L_BEIGEN = R_VAR + 3
+L_BEIGEN = VAR.block("beigen")
 """被跟: 0 any four identical discards in a row, 1 only the deal's first four, 2 off."""
-L_KONG_PAY = R_VAR + 4
+L_KONG_PAY = VAR.block("kong_pay")
 """Kong money n: 明杠/补杠 n from each other seat, 暗杠 2n (0 = none, the seed)."""
-L_PASS_LOCK = R_VAR + 5
+L_PASS_LOCK = VAR.block("pass_lock")
 """Pass lock mode (0 lock, 1 value, 2 none); the loop reads R_PASS_LOCK."""
-L_FANQIANG = R_VAR + 6
+L_FANQIANG = VAR.block("fanqiang")
 """犯枪 fine the discarder pays the winner (1)."""
-L_BEIGEN_FINE = R_VAR + 7
+L_BEIGEN_FINE = VAR.block("beigen_fine")
 """被跟 fine paid to each other seat (1)."""
 
 # pattern bits (order = engine.variants.lishui.PATTERNS)
@@ -90,8 +91,9 @@ E_FANQIANG_MONEY = 11  # 11..14
 E_TONGBAO_MONEY = 15  # 15..18
 E_KONG_MONEY = 19  # 19..22
 
-S_BEIGEN = X_SCRATCH + 0  # 80..83 net 被跟 money per seat
-S_KONG = X_SCRATCH + 4  # 84..87 net kong money per seat
+SCRATCH = CTX.sub("scratch", "lishui scratch")
+S_BEIGEN = SCRATCH.block("beigen", 4)  # 80..83 net 被跟 money per seat
+S_KONG = SCRATCH.block("kong", 4)  # 84..87 net kong money per seat
 
 
 @kernel

@@ -12,7 +12,7 @@ from ..game._layout import (
     M_ADDKONG,
     M_ANKONG,
     M_KONG,
-    R_VAR,
+    RULES,
     WIN_DISCARD,
     WIN_INSTANT,
     WIN_KONG_DRAW,
@@ -40,14 +40,17 @@ from ..game._patterns import (
 from ..hand._kernels import _orphans, _pairs_formula
 
 # option slots
-T_DIANPAO = R_VAR + 0
-T_HUANGGANG = R_VAR + 1
-T_GHOST = R_VAR + 2  # 0 none, 1 baiban, 2 fan, 3 shuang
-T_FOUR_GHOST = R_VAR + 3
-T_NO_GHOST_DOUBLE = R_VAR + 4
-T_HORSE_MODE = R_VAR + 5  # 0 dealer min(4, 1+streak), 1 fixed dealer count, 2 winner:N
-T_HORSE_N = R_VAR + 6
-T_HORSE_MAP = R_VAR + 7  # 0 seed/code, 1 MIL
+VAR = RULES.sub("var", "tuidaohu rules")
+T_DIANPAO = VAR.block("dianpao")
+T_HUANGGANG = VAR.block("huanggang")
+T_GHOST = VAR.block("ghost")  # 0 none, 1 baiban, 2 fan, 3 shuang
+T_FOUR_GHOST = VAR.block("four_ghost")
+T_NO_GHOST_DOUBLE = VAR.block("no_ghost_double")
+T_HORSE_MODE = VAR.block(
+    "horse_mode"
+)  # 0 dealer min(4, 1+streak), 1 fixed dealer count, 2 winner:N
+T_HORSE_N = VAR.block("horse_n")
+T_HORSE_MAP = VAR.block("horse_map")  # 0 seed/code, 1 MIL
 
 # pattern bits (order = engine.variants.tuidaohu.PATTERNS)
 P_TIANHU = 0

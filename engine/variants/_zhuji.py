@@ -30,10 +30,11 @@ import numpy as np
 
 from .._numba import kernel
 from ..game._layout import (
+    CTX,
     M_CHOW,
     N_MEMO,
     R_SHAPES,
-    R_VAR,
+    RULES,
     WIN_DISCARD,
     WIN_KONG_DRAW,
     WIN_ROB_KONG,
@@ -44,7 +45,6 @@ from ..game._layout import (
     X_KONGS,
     X_MEMO,
     X_ROBBED,
-    X_SCRATCH,
     X_VALUE,
     X_WILD0,
     X_WILD1,
@@ -55,19 +55,20 @@ from ..game._patterns import rest_distance
 from ..hand._kernels import _distance, _pairs_formula, _suit_indices
 
 # option slots
-Z_CAISHEN = R_VAR + 0
+VAR = RULES.sub("var", "zhuji rules")
+Z_CAISHEN = VAR.block("caishen")
 """财神 kinds in play (0, 1, 2)."""
-Z_DISCARD_PAY = R_VAR + 1
+Z_DISCARD_PAY = VAR.block("discard_pay")
 """0 the discarder pays 台 alone, 1 all three pay 台, 2 the discarder pays 3 x 台."""
-Z_SPECIAL8 = R_VAR + 2
+Z_SPECIAL8 = VAR.block("special8")
 """0: an 8-台 hand is worth max(8, ordinary 台); 1: 8 + ordinary 台."""
-Z_WUCAI = R_VAR + 3
+Z_WUCAI = VAR.block("wucai")
 """0: 无财 = no 财神 held; 1 (归位): also when every 财神 can stand for its own kind."""
-Z_MIN_TAI = R_VAR + 4
+Z_MIN_TAI = VAR.block("min_tai")
 """Ordinary 台 a win needs (3; 全字牌 exempt)."""
-Z_SEVEN_PAIRS = R_VAR + 5
+Z_SEVEN_PAIRS = VAR.block("seven_pairs")
 """1: seven pairs (七对) is a winning shape."""
-Z_PASS_LOCK = R_VAR + 6
+Z_PASS_LOCK = VAR.block("pass_lock")
 """Pass lock mode (0 lock, 1 value, 2 none); the loop reads R_PASS_LOCK."""
 
 # pattern bits (order = engine.variants.zhuji.PATTERNS)
@@ -93,13 +94,14 @@ E_KONGS = 0
 E_TAI_ORDINARY = 1
 E_REFUSED = 2
 
-S_REFUSED = X_SCRATCH + 0
+SCRATCH = CTX.sub("scratch", "zhuji scratch")
+S_REFUSED = SCRATCH.block("refused")
 """ctx slot: complete hands refused this deal for lack of 台."""
-S_ORDINARY = X_SCRATCH + 1
+S_ORDINARY = SCRATCH.block("ordinary")
 """ctx slot: the winner's best ordinary 台 (set by :func:`patterns`)."""
-S_MEMO_NEXT = X_SCRATCH + 2
+S_MEMO_NEXT = SCRATCH.block("memo_next", 4)
 """ctx slots 82..85: the next memo entry each seat overwrites (a ring of MEMO_WAYS)."""
-S_LAST = X_SCRATCH + 6
+S_LAST = SCRATCH.block("last", 5)
 """ctx slots 86..90: the last hand :func:`win_legal` allowed (key words 0-1, then the
 value, pattern bits and ordinary 台 of its evaluation), reused by :func:`patterns`."""
 MEMO_WAYS = 8

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from ..game import _layout as L
+from .. import abi
 from . import _layout as Z
 
 __all__ = ["play_with_state", "check_zipai_variant", "ZipaiConformanceError"]
@@ -45,7 +45,7 @@ def _policy_codes(variant, resolved, policies) -> np.ndarray:
         names = list(policies)
     if len(names) == 1:
         names = names * seats
-    return np.array([L.POLICY_NAMES.index(p) for p in names], np.int64)
+    return np.array([abi.POLICY_NAMES.index(p) for p in names], np.int64)
 
 
 def _seat_bots(variant, resolved, policies) -> tuple[np.ndarray, np.ndarray]:
@@ -55,7 +55,7 @@ def _seat_bots(variant, resolved, policies) -> tuple[np.ndarray, np.ndarray]:
     from ..bots import seat_bots
 
     codes = _policy_codes(variant, resolved, policies)
-    _, rows = seat_bots(variant, resolved, [L.POLICY_NAMES[c] for c in codes])
+    _, rows = seat_bots(variant, resolved, [abi.POLICY_NAMES[c] for c in codes])
     return codes, rows
 
 
@@ -82,7 +82,7 @@ def play_with_state(
     packed = v.pack(resolved)
     pols, bots = _seat_bots(v, resolved, policies)
     n = matches * match_length
-    rec = np.zeros((n, L.N_COLS), np.int32)
+    rec = np.zeros((n, abi.N_COLS), np.int32)
     final = np.zeros((n, Z.N_ZONES, 21), np.int16)
     log = np.zeros((1, Z.EVENT_COLS), np.int32)
     errors = 0
