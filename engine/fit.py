@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__, abi, variants  # variants first: game._hooks imports them
+from . import __version__, abi, variants
 from .bots import seat_bots, strong_version
 from .errors import UsageError
 from .game import _observe as O

@@ -10,13 +10,11 @@ from __future__ import annotations
 from importlib import import_module
 
 from ._base import Pattern, RuleOption, Variant, parse_rule_args
-from ._registry import get, names, register
-
-MODULES = ("fuzhou", "lishui", "luodisao", "tuidaohu", "zhuji")
-"""Variant modules imported (and so registered) by this package, in order."""
+from ._registry import MODULES, get, mark_loaded, names, register
 
 for _m in MODULES:
     import_module(f"{__name__}.{_m}")
+mark_loaded()
 
 __all__ = [
     "Variant",

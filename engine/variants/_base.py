@@ -130,6 +130,10 @@ class Variant:
     bench_deals: int = 200_000
     rulebook_section: str = ""
     kernel_id: int = 0
+    hooks: Any = field(default=None, compare=False)
+    """The variant's kernel module (mahjong family): it owns ``KERNEL_ID`` (the
+    ``kernel_id`` above) and the hook kernels the game loop calls for it through
+    :mod:`engine.game._hooks` (``patterns``, ``settle``, ``win_legal`` ...)."""
     players_of: Callable[[Mapping[str, Any]], int] | None = None
     exact: Callable[..., dict] | None = field(default=None, compare=False)
     score_hand: Callable[..., dict] | None = field(default=None, compare=False)

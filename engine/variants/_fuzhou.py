@@ -43,6 +43,10 @@ from ..game._layout import (
 )
 from ..game._patterns import rest_distance
 
+KERNEL_ID = 4
+"""This variant's id in ``rules[R_VARIANT]``: the game loop's hooks (engine.game._hooks)
+call this module's hook kernels for it."""
+
 # ---- pattern bits (order = engine.variants.fuzhou.PATTERNS) -----------------------------
 P_TIANHU = 0
 P_DIHU = 1

@@ -44,6 +44,10 @@ from ..game._patterns import suit_mask
 from ..hand._kernels import STANDARD, _buda, _distance, _pairs_formula
 from ._zhuji import triplets_fit
 
+KERNEL_ID = 2
+"""This variant's id in ``rules[R_VARIANT]``: the game loop's hooks (engine.game._hooks)
+call this module's hook kernels for it."""
+
 # option slots
 VAR = RULES.sub("var", "lishui rules")
 L_CAISHEN = VAR.block("caishen")

@@ -39,6 +39,10 @@ from ..game._patterns import (
 )
 from ..hand._kernels import _orphans, _pairs_formula
 
+KERNEL_ID = 1
+"""This variant's id in ``rules[R_VARIANT]``: the game loop's hooks (engine.game._hooks)
+call this module's hook kernels for it."""
+
 # option slots
 VAR = RULES.sub("var", "tuidaohu rules")
 T_DIANPAO = VAR.block("dianpao")
@@ -90,6 +94,16 @@ def horses_for_deal(rules, ctx):
         n = 1 + ctx[X_STREAK]
         return n if n < 4 else 4
     return rules[T_HORSE_N]
+
+
+deal_setup = horses_for_deal
+"""The deal_setup hook: horses set aside after dealing."""
+
+
+@kernel(refcount=False)
+def four_wild_win(rules):
+    """Whether holding four wilds wins at once (推倒胡 四鬼胡牌)."""
+    return rules[T_FOUR_GHOST] == 1
 
 
 @kernel

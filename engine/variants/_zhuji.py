@@ -54,6 +54,10 @@ from ..game._layout import (
 from ..game._patterns import rest_distance
 from ..hand._kernels import _distance, _pairs_formula, _suit_indices
 
+KERNEL_ID = 3
+"""This variant's id in ``rules[R_VARIANT]``: the game loop's hooks (engine.game._hooks)
+call this module's hook kernels for it."""
+
 # option slots
 VAR = RULES.sub("var", "zhuji rules")
 Z_CAISHEN = VAR.block("caishen")

@@ -102,7 +102,6 @@ from math import comb
 
 import numpy as np
 
-from ..game import _hooks
 from ..game import _layout as L
 from . import _fuzhou as K
 from ._base import Pattern, RuleOption, Variant
@@ -241,7 +240,7 @@ def pack(rules) -> np.ndarray:
     """Packed int64 rules for the kernel."""
     jin = int(rules["jin"])
     r = engine_rules(
-        kernel_id=_hooks.V_FUZHOU,
+        kernel_id=K.KERNEL_ID,
         tileset=144,
         sets=5,
         chow=True,
@@ -583,7 +582,8 @@ VARIANT = register(
         doc=__doc__,
         bench_deals=200_000,
         rulebook_section="§3",
-        kernel_id=_hooks.V_FUZHOU,
+        kernel_id=K.KERNEL_ID,
+        hooks=K,
         exact=exact_events,
         score_hand=score_hand,
         recompute=recompute,

@@ -68,7 +68,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..game import _hooks
 from ..game import _layout as L
 from . import _lishui as K
 from ._base import Pattern, RuleOption, Variant
@@ -229,7 +228,7 @@ def pack(rules) -> np.ndarray:
     """Packed int64 rules for the kernel."""
     n = rules["caishen"]
     r = engine_rules(
-        kernel_id=_hooks.V_LISHUI,
+        kernel_id=K.KERNEL_ID,
         tileset=136,
         chow=True,
         discard_win=True,
@@ -552,7 +551,8 @@ VARIANT = register(
         doc=__doc__,
         bench_deals=200_000,
         rulebook_section="§1",
-        kernel_id=_hooks.V_LISHUI,
+        kernel_id=K.KERNEL_ID,
+        hooks=K,
         exact=exact_tianhu,
         score_hand=score_hand,
         recompute=recompute,

@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..game import _hooks
 from . import _tuidaohu as K
 from ._base import Pattern, RuleOption, Variant
 from ._mahjong import engine_rules, strong_defaults
@@ -172,7 +171,7 @@ def pack(rules) -> np.ndarray:  # noqa: F821 - numpy array
     elif ghost == 3:
         wild = dict(wild_mode=1, wild_kinds=2)
     r = engine_rules(
-        kernel_id=_hooks.V_TUIDAOHU,
+        kernel_id=K.KERNEL_ID,
         chow=False,
         discard_win=rules["dianpao"],
         rob_kong=True,
@@ -321,7 +320,8 @@ VARIANT = register(
         doc=__doc__,
         bench_deals=200_000,
         rulebook_section="§5",
-        kernel_id=_hooks.V_TUIDAOHU,
+        kernel_id=K.KERNEL_ID,
+        hooks=K,
         score_hand=score_hand,
         score_flags=("tianhu", "gangkai", "qianggang", "fanggang"),
         exact=exact_tianhu,

@@ -71,7 +71,6 @@ import numpy as np
 
 from .. import tiles
 from ..errors import UsageError
-from ..game import _hooks
 from ..game import _layout as L
 from . import _zhuji as K
 from ._base import Pattern, RuleOption, Variant
@@ -266,7 +265,7 @@ def pack(rules) -> np.ndarray:
     """Packed int64 rules for the kernel."""
     shapes = ("standard", "seven_pairs") if rules["seven_pairs"] else ("standard",)
     r = engine_rules(
-        kernel_id=_hooks.V_ZHUJI,
+        kernel_id=K.KERNEL_ID,
         chow=True,
         discard_win=True,
         rob_kong=True,
@@ -568,7 +567,8 @@ VARIANT = register(
         doc=__doc__,
         bench_deals=100_000,
         rulebook_section="§2",
-        kernel_id=_hooks.V_ZHUJI,
+        kernel_id=K.KERNEL_ID,
+        hooks=K,
         exact=exact_tianhu,
         score_hand=score_hand,
         recompute=recompute,
