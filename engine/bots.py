@@ -20,6 +20,7 @@ import numpy as np
 
 from . import abi
 from .errors import UsageError
+from .family import family_of
 
 __all__ = [
     "BOTDATA",
@@ -34,16 +35,11 @@ __all__ = [
 
 BOTDATA = Path(__file__).resolve().parent / "botdata"
 """Committed bot parameters: ``<variant>/<policy>.json`` (fitted models, tuned values)."""
-STRONG_VERSION = {"mahjong": 2, "zipai": 1}
-"""Version of the strong policy's parameter layout and meaning, per family; a file made
-for another version is refused. Mahjong 2: ``mult.0`` weighs the plain-only win chance
-(before, the targets' multipliers scaled only their extra value) and the model has a
-``stake`` and a feeder loss measured against the seat's own bystander payment."""
 
 
 def strong_version(variant) -> int:
     """The strong parameter version of ``variant``'s family."""
-    return STRONG_VERSION[variant.family]
+    return family_of(variant).strong_version
 
 
 POLICY_NAMES = abi.POLICY_NAMES
@@ -52,11 +48,7 @@ POLICY_NAMES = abi.POLICY_NAMES
 
 def layout_of(variant):
     """The parameter layout module of ``variant``'s family (``N_BOT`` and the keys)."""
-    if variant.family == "zipai":
-        from .zipai import _params
-    else:
-        from .game import _params
-    return _params
+    return family_of(variant).params
 
 
 def policy_codes(policies: Sequence[str]) -> np.ndarray:

@@ -9,6 +9,7 @@ version, full rule options, rules_id, seed, policies, match length, package vers
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -133,3 +134,40 @@ def read_metadata(path) -> dict | None:
         return fileio.read_meta(path).meta
     except UsageError:
         return None
+
+
+# ---- conformance helpers both families' checks share ----------------------------------------
+class ConformanceError(AssertionError):
+    """A deal broke a conservation rule."""
+
+
+def recompute_mismatch(variant, resolved: Mapping, frame: pd.DataFrame):
+    """The first deal whose record disagrees with ``variant.recompute``, or None.
+
+    Returns ``(i, message)``: the row and which column holds what against what the flags
+    and the other columns give. A variant without ``recompute`` is an error: every
+    registered variant states how its value follows from its record.
+    """
+    if variant.recompute is None:
+        raise ConformanceError(
+            f"{variant.name}: no Variant.recompute, so its values cannot be checked"
+        )
+    got = variant.recompute(resolved, frame)
+    first = None
+    for col, want in got.items():
+        want = np.asarray(want, np.int64)
+        rec = frame[col].to_numpy().astype(np.int64)
+        bad = np.flatnonzero(want != rec)
+        if len(bad) and (first is None or bad[0] < first[0]):
+            i = int(bad[0])
+            msg = (
+                f"{col} {int(rec[i])} but the flags and record give {int(want[i])} "
+                f"({len(bad)} deals disagree)"
+            )
+            first = (i, msg)
+    return first
+
+
+def conformance_failure(i: int, frame: pd.DataFrame, what: str):
+    row = frame.iloc[i]
+    raise ConformanceError(f"deal {i} (match {row['match']}, deal {row['deal']}): {what}")

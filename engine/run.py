@@ -22,6 +22,7 @@ import pandas as pd
 from . import __version__, abi, records
 from .bots import file_overrides, seat_bots
 from .errors import UsageError
+from .family import family_of
 from .hand._tables import kernel_tables
 from .variants import get as get_variant
 from .variants import parse_rule_args
@@ -289,11 +290,7 @@ def play_chunk(spec: RunSpec, match_lo: int, match_hi: int) -> np.ndarray:
     Pure function of its arguments: any split of the matches gives the same rows.
     """
     v = get_variant(spec.variant)
-    if v.family == "zipai":
-        from .zipai._loop import play_matches
-    else:
-        from .game._loop import play_matches
-
+    family = family_of(v)
     packed = v.pack(spec.rules)
     pol_codes, bots = spec.bots()
     n_matches, n_last = _match_layout(spec.deals, spec.match_length)
@@ -303,8 +300,9 @@ def play_chunk(spec: RunSpec, match_lo: int, match_hi: int) -> np.ndarray:
     from ._warmup import expect
 
     args = (packed, pol_codes, bots, spec.seed, kernel_tables())
-    with expect("engine.zipai" if v.family == "zipai" else "engine.game"):  # a cold start says so
-        _play_threaded(play_matches.serial, args, match_lo, match_hi - match_lo, spec, last, rec)
+    with expect(family.package):  # a cold start says so
+        _play_threaded(family.play_matches.serial, args, match_lo, match_hi - match_lo, spec,
+                       last, rec)  # fmt: skip
     return rec
 
 

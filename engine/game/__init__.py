@@ -29,6 +29,7 @@ def replay_events(
     events : int32 (n, 5) rows of the replay log (codes E_* in engine.game._layout).
     """
     from ..bots import seat_bots
+    from ..family import MAHJONG, family_of
     from ..hand._tables import kernel_tables
     from ..records import check_replay_args, replayed_deal
     from ..run import resolve_policies
@@ -36,8 +37,8 @@ def replay_events(
     from ._loop import FINAL_ZONES, play_match
 
     v = get(variant)
-    if v.family != "mahjong":
-        raise UsageError(f"replay of {variant} is not available in this version")
+    if family_of(v) is not MAHJONG:
+        raise UsageError(f"{variant} is not a mahjong variant")
     check_replay_args(seed, match, deal, match_length)
     resolved = v.resolve(rules)
     packed = v.pack(resolved)
@@ -165,27 +166,12 @@ def replay(
 
 def run_replay_cli(args) -> int:
     """Handle ``mjlab replay``."""
+    from ..family import family_of
     from ..run import DEFAULT_MATCH_LENGTH
     from ..variants import get, parse_rule_args
 
     rules = parse_rule_args(args.rule, args.rules)
     length = DEFAULT_MATCH_LENGTH if args.match_length is None else args.match_length
-    if get(args.variant).family == "zipai":
-        from ..zipai.replay import replay as zipai_replay
-
-        print(
-            zipai_replay(args.variant, args.seed, args.match, args.deal, rules, args.policy, length)
-        )
-        return 0
-    print(
-        replay(
-            args.variant,
-            args.seed,
-            args.match,
-            args.deal,
-            rules,
-            args.policy,
-            DEFAULT_MATCH_LENGTH if args.match_length is None else args.match_length,
-        )
-    )
+    replay_text = family_of(get(args.variant)).replay
+    print(replay_text(args.variant, args.seed, args.match, args.deal, rules, args.policy, length))
     return 0

@@ -14,7 +14,7 @@ fitted on simulated positions (:mod:`engine.zipai._observe`) whose outcome is ex
   won (mean points of those wins over ``v_base``, shrunk toward 1); the mean payment of a
   discarder whose discard is won on (包赔) and of each other player on a self-drawn or
   flipped win (``loss``);
-- **danger**: an L2-penalised logistic regression (engine.fit.L2) of "the opponent can win
+- **danger**: an L2-penalised logistic regression (engine._fitting.L2) of "the opponent can win
   on this card now" on the danger features of (opponent, card).
 
 Everything is a pure function of the variant, its rules, the policies, the deal count and
@@ -155,7 +155,7 @@ def _danger(danger: np.ndarray) -> np.ndarray:
     """Logistic weights of the O_DANGER rows' label on their features."""
     from scipy import sparse
 
-    from ..fit import _fit_logistic
+    from .._fitting import fit_logistic
 
     n = danger.shape[0]
     nf = danger[:, O.D_NF]
@@ -165,14 +165,14 @@ def _danger(danger: np.ndarray) -> np.ndarray:
     x = sparse.csr_matrix(
         (np.ones(rows.size), (rows, cols[mask])), shape=(n, P.N_FEATURES), dtype=np.float64
     )
-    return _fit_logistic(x, danger[:, O.D_WIN])
+    return fit_logistic(x, danger[:, O.D_WIN])
 
 
 def fit_zipai(v, resolved, deals, seed, policy, threads=2, progress=False) -> dict:
     """Fit the strong models of the 字牌 variant ``v`` (see engine.fit.fit)."""
     from .. import __version__
+    from .._fitting import collect_with_bar
     from ..bots import strong_version
-    from ..fit import collect_with_bar
 
     players = v.n_players(resolved)
     policies = (policy,) * players

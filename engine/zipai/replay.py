@@ -36,13 +36,14 @@ def replay_events(
     ``events``: int32 (n, 5) rows of the event log (codes ``EV_*`` of
     :mod:`engine.zipai._layout`); ``final``: int16 (N_ZONES, 21) where the cards ended.
     """
+    from ..family import ZIPAI, family_of
     from ..records import check_replay_args, replayed_deal
     from ..variants import get
     from ._loop import play_match
     from .testing import _seat_bots
 
     v = get(variant)
-    if v.family != "zipai":
+    if family_of(v) is not ZIPAI:
         raise UsageError(f"{variant} is not a 字牌 variant")
     check_replay_args(seed, match, deal, match_length)
     resolved = v.resolve(rules)

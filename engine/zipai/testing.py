@@ -1,7 +1,7 @@
 """Conformance checks of the 字牌 family (STYLE §5): every deal, every card, zero-sum.
 
 :func:`check_zipai_variant` plays matches of a 字牌 variant with every policy and checks
-each deal (``engine.testing.check_variant`` dispatches here for ``family == "zipai"``):
+each deal (``engine.testing.check_variant`` reaches it through the variant's family):
 
 - every card accounted for: each kind four times and the 王 ``kings`` times across the
   seats' hands and tables, the dead cards, the stock and the winning card; no zone with
@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .. import abi
+from ..records import recompute_mismatch
 from . import _layout as Z
 
 __all__ = ["play_with_state", "check_zipai_variant", "ZipaiConformanceError"]
@@ -227,7 +228,6 @@ def check_zipai_variant(
         with ``huxi`` and ``wins`` (the brute-force twin in the tests); default: the
         engine's own :func:`engine.zipai.hand.evaluate`.
     """
-    from ..testing import recompute_mismatch
     from ..variants import get as get_variant
 
     v = get_variant(variant)
