@@ -44,6 +44,9 @@ __all__ = [
     "P_VALUE",
     "P_STRONG",
     "POLICY_NAMES",
+    "MAX_SEED",
+    "MAX_MATCHES",
+    "MAX_MATCH_LENGTH",
 ]
 
 # ---- record columns (int32 per deal) ---------------------------------------------------
@@ -72,6 +75,16 @@ C_EXTRA = ROW.block("extra", MAX_EXTRA)
 """C_EXTRA + i: the variant's i-th extra column."""
 N_COLS = ROW.size
 ROW.limit = N_COLS
+
+# ---- the records' ranges ------------------------------------------------------------------
+MAX_SEED = 2**63 - 1
+"""Largest run seed (the records' ``run_seed`` is int64)."""
+
+MAX_MATCHES = 2**31 - 1
+"""Most matches in a run (the records' ``match`` is int32)."""
+
+MAX_MATCH_LENGTH = 2**15 - 1
+"""Most deals in a match (the records' ``deal`` is int16)."""
 
 # ---- win types (the record's win_type) --------------------------------------------------
 WIN_NONE = 0

@@ -20,7 +20,6 @@ import numpy as np
 
 from . import abi
 from .errors import UsageError
-from .family import family_of
 
 __all__ = [
     "BOTDATA",
@@ -30,6 +29,7 @@ __all__ = [
     "layout_of",
     "load_params",
     "policy_codes",
+    "resolve_policies",
     "seat_bots",
 ]
 
@@ -39,7 +39,7 @@ BOTDATA = Path(__file__).resolve().parent / "botdata"
 
 def strong_version(variant) -> int:
     """The strong parameter version of ``variant``'s family."""
-    return family_of(variant).strong_version
+    return variant.bot_layout.STRONG_VERSION
 
 
 POLICY_NAMES = abi.POLICY_NAMES
@@ -48,7 +48,29 @@ POLICY_NAMES = abi.POLICY_NAMES
 
 def layout_of(variant):
     """The parameter layout module of ``variant``'s family (``N_BOT`` and the keys)."""
-    return family_of(variant).params
+    return variant.bot_layout
+
+
+def resolve_policies(
+    variant, policies: str | Sequence[str], players: int | None = None
+) -> tuple[str, ...]:
+    """One policy name per seat from ``"value"``, ``"value,random,..."`` or a sequence.
+
+    ``players`` is the seat count under the resolved rules (default: the variant's).
+    """
+    if isinstance(policies, str):
+        parts = [p.strip() for p in policies.split(",")]
+    else:
+        parts = list(policies)
+    players = variant.players if players is None else players
+    if len(parts) == 1:
+        parts = parts * players
+    if len(parts) != players:
+        raise UsageError(f"--policy needs 1 or {players} names, got {len(parts)}")
+    for p in parts:
+        if p not in variant.policies:
+            raise UsageError(f"unknown policy {p!r}; policies: {', '.join(variant.policies)}")
+    return tuple(parts)
 
 
 def policy_codes(policies: Sequence[str]) -> np.ndarray:

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from . import game
 from .game import _loop as game_loop
 from .game import _params as game_params
+from .game import _replay as game_replay
 from .game import fit as game_fit
 from .game import testing as game_testing
 from .game import tuning as game_tuning
@@ -93,25 +93,22 @@ MAHJONG = Family(
     package="engine.game",
     play_matches=game_loop.play_matches,
     params=game_params,
-    strong_version=2,
-    replay=game.replay,
+    strong_version=game_params.STRONG_VERSION,
+    replay=game_replay.replay,
     check=game_testing.check_mahjong_variant,
     score=game_scoring.score_from_args,
     tune_spaces=game_tuning.SPACES,
     relevant=game_tuning.relevant,
     fit=game_fit.fit_mahjong,
 )
-"""The mahjong family (麻将: tuidaohu, lishui, zhuji, fuzhou). Strong version 2:
-``mult.0`` weighs the plain-only win chance (before, the targets' multipliers scaled only
-their extra value) and the model has a ``stake`` and a feeder loss measured against the
-seat's own bystander payment."""
+"""The mahjong family (麻将: tuidaohu, lishui, zhuji, fuzhou)."""
 
 ZIPAI = Family(
     name="zipai",
     package="engine.zipai",
     play_matches=zipai_loop.play_matches,
     params=zipai_params,
-    strong_version=1,
+    strong_version=zipai_params.STRONG_VERSION,
     replay=zipai_replay.replay,
     check=zipai_testing.check_zipai_variant,
     score=zipai_scoring.score_from_args,

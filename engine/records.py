@@ -82,8 +82,8 @@ def to_frame(
 
 def check_replay_args(seed: int, match: int, deal: int, match_length: int) -> None:
     """UsageError unless ``seed``/``match`` >= 0 and ``deal`` lies in the match."""
+    from .abi import MAX_MATCH_LENGTH, MAX_MATCHES, MAX_SEED
     from .errors import UsageError
-    from .run import MAX_MATCH_LENGTH, MAX_MATCHES, MAX_SEED
 
     if seed < 0 or match < 0:
         raise UsageError("--seed and --match must be >= 0")

@@ -37,8 +37,7 @@ def play_with_state(
     ``final`` is int16 ``(deals, FINAL_ZONES, N_PHYS)``: where every physical tile ended
     (see engine.game._loop.FINAL_ZONES) and the winner's evaluated hand.
     """
-    from ..bots import seat_bots
-    from ..run import resolve_policies
+    from ..bots import resolve_policies, seat_bots
     from ._loop import FINAL_ZONES, play_match
 
     v = get_variant(variant)

@@ -145,6 +145,9 @@ class Variant:
     """The ``mjlab score --flag`` names ``score_hand`` understands (others are refused)."""
     flower_tiles: int = 0
     """Flower tiles in the set (``mjlab score --flowers`` is 0..this; 0: no flowers)."""
+    bot_layout: Any = field(default=None, compare=False)
+    """Its family's bot parameter layout module (``N_BOT``, the blocks' keys and
+    ``STRONG_VERSION``): :mod:`engine.game._params` or :mod:`engine.zipai._params`."""
     bot_params: Callable[[str, Mapping[str, Any]], dict] | None = field(default=None, compare=False)
     """The default parameters of a policy under resolved options (engine.bots)."""
     bot_targets: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)

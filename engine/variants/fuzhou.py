@@ -103,6 +103,7 @@ from math import comb
 import numpy as np
 
 from ..game import _layout as L
+from ..game import _params as bot_layout
 from . import _fuzhou as K
 from ._base import Pattern, RuleOption, Variant
 from ._mahjong import engine_rules, strong_defaults
@@ -574,6 +575,7 @@ VARIANT = register(
         long_name="福州麻将 Fuzhou (金, 抢金, 三金倒, 16-tile hands)",
         version=3,
         family="mahjong",
+        bot_layout=bot_layout,
         options=OPTIONS,
         patterns=PATTERNS,
         extras=EXTRAS,

@@ -69,6 +69,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..game import _layout as L
+from ..game import _params as bot_layout
 from . import _lishui as K
 from ._base import Pattern, RuleOption, Variant
 from ._mahjong import engine_rules, strong_defaults
@@ -543,6 +544,7 @@ VARIANT = register(
         long_name="丽水麻将 Lishui (财神, 白板代财神)",
         version=2,
         family="mahjong",
+        bot_layout=bot_layout,
         options=OPTIONS,
         patterns=PATTERNS,
         extras=EXTRAS,

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..game import _params as bot_layout
 from . import _tuidaohu as K
 from ._base import Pattern, RuleOption, Variant
 from ._mahjong import engine_rules, strong_defaults
@@ -312,6 +313,7 @@ VARIANT = register(
         long_name="广东推倒胡 Guangdong push-down (买马)",
         version=2,
         family="mahjong",
+        bot_layout=bot_layout,
         options=OPTIONS,
         patterns=PATTERNS,
         extras=EXTRAS,

@@ -72,6 +72,7 @@ import numpy as np
 from .. import tiles
 from ..errors import UsageError
 from ..game import _layout as L
+from ..game import _params as bot_layout
 from . import _zhuji as K
 from ._base import Pattern, RuleOption, Variant
 from ._mahjong import engine_rules, strong_defaults
@@ -559,6 +560,7 @@ VARIANT = register(
         long_name="诸暨麻将 Zhuji (财神, 台, 3 台起胡)",
         version=3,
         family="mahjong",
+        bot_layout=bot_layout,
         options=OPTIONS,
         patterns=PATTERNS,
         extras=EXTRAS,

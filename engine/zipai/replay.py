@@ -14,7 +14,7 @@ import numpy as np
 from .. import abi
 from ..errors import UsageError
 from . import _layout as Z
-from . import cards
+from . import _params, cards
 
 __all__ = ["replay", "replay_events", "render"]
 
@@ -36,14 +36,13 @@ def replay_events(
     ``events``: int32 (n, 5) rows of the event log (codes ``EV_*`` of
     :mod:`engine.zipai._layout`); ``final``: int16 (N_ZONES, 21) where the cards ended.
     """
-    from ..family import ZIPAI, family_of
     from ..records import check_replay_args, replayed_deal
     from ..variants import get
     from ._loop import play_match
     from .testing import _seat_bots
 
     v = get(variant)
-    if family_of(v) is not ZIPAI:
+    if v.bot_layout is not _params:  # the 字牌 loop needs its own bot layout
         raise UsageError(f"{variant} is not a 字牌 variant")
     check_replay_args(seed, match, deal, match_length)
     resolved = v.resolve(rules)
