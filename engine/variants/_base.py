@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import UsageError
 
-__all__ = ["RuleOption", "Pattern", "Variant", "parse_rule_args"]
+__all__ = ["RuleOption", "Pattern", "Variant", "parse_rule_args", "pattern_bits", "big_mask"]
 
 
 @dataclass(frozen=True)
@@ -109,6 +109,31 @@ class Pattern:
     hanzi: str
     doc: str
     big: bool = False
+
+
+MAX_PATTERNS = 62
+"""Pattern bits a record holds (31 in ``pat_lo``, 31 in ``pat_hi``)."""
+
+
+def pattern_bits(patterns) -> dict[str, int]:
+    """Each pattern's bit number by name: its place in the variant's declaration.
+
+    The kernels' ``P_*`` constants are read from this at import (numba freezes them), so
+    a pattern is declared once and its bit can never drift from its record column.
+    """
+    bits: dict[str, int] = {}
+    for i, p in enumerate(patterns):
+        if p.name in bits:
+            raise ValueError(f"pattern {p.name!r} declared twice")
+        bits[p.name] = i
+    if len(bits) > MAX_PATTERNS:
+        raise ValueError(f"{len(bits)} patterns; a record holds {MAX_PATTERNS}")
+    return bits
+
+
+def big_mask(patterns) -> int:
+    """The bit mask of the patterns declared ``big``."""
+    return sum(1 << i for i, p in enumerate(patterns) if p.big)
 
 
 @dataclass(frozen=True)

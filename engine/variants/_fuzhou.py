@@ -42,25 +42,54 @@ from ..game._layout import (
     X_YOUJIN,
 )
 from ..game._patterns import rest_distance
+from ._base import Pattern, big_mask, pattern_bits
+
+# ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
+PATTERNS = (
+    Pattern("tianhu", "天胡", "The dealer's 17 tiles win at the opening (QQ 30).", big=True),
+    Pattern(
+        "dihu",
+        "地胡",
+        "A non-dealer wins on the dealer's first discard (QQ 30; only with jin=0, as a waiting "
+        "non-dealer wins by 抢金 first).",
+        big=True,
+    ),
+    Pattern("qiangjin", "抢金", "Win by taking the 金 indicator at the opening (QQ 30).", big=True),
+    Pattern("sanjindao", "三金倒", "Holding the three golds (QQ 40).", big=True),
+    Pattern("jinque", "金雀", "Two golds as the pair (QQ 60).", big=True),
+    Pattern("jinlong", "金龙", "Three golds as a set of their own (QQ 120).", big=True),
+    Pattern("wuhua", "平胡无花无杠", "No flower, no gold, no kong (QQ 30).", big=False),
+    Pattern("yizhanghua", "平胡一张花", "Exactly one flower or gold, no kong (QQ 15).", big=False),
+    Pattern("danyou", "单游", "游金 win, level 1 (youjin=minnan: X × 4).", big=True),
+    Pattern("shuangyou", "双游", "游金 win, level 2 (youjin=minnan: X × 8).", big=True),
+    Pattern("sanyou", "三游", "游金 win, level 3 (youjin=minnan: X × 16).", big=True),
+    Pattern("qianggang", "抢杠", "Win by robbing a 补杠 (a discard win; context).", big=False),
+)
+"""The scoring patterns, in bit order: each one's bit, the big mask and the record
+columns are read from here."""
+BIT = pattern_bits(PATTERNS)
+"""Bit number of each pattern by name."""
+BIG_MASK = big_mask(PATTERNS)
+"""The bits of the big hands."""
 
 KERNEL_ID = 4
 """This variant's id in ``rules[R_VARIANT]``: the game loop's hooks (engine.game._hooks)
 call this module's hook kernels for it."""
 
 # ---- pattern bits (order = engine.variants.fuzhou.PATTERNS) -----------------------------
-P_TIANHU = 0
-P_DIHU = 1
-P_QIANGJIN = 2
-P_SANJINDAO = 3
-P_JINQUE = 4
-P_JINLONG = 5
-P_WUHUA = 6
-P_YIZHANGHUA = 7
-P_DANYOU = 8
-P_SHUANGYOU = 9
-P_SANYOU = 10
-P_QIANGGANG = 11
-N_PATTERNS = 12
+P_TIANHU = BIT["tianhu"]
+P_DIHU = BIT["dihu"]
+P_QIANGJIN = BIT["qiangjin"]
+P_SANJINDAO = BIT["sanjindao"]
+P_JINQUE = BIT["jinque"]
+P_JINLONG = BIT["jinlong"]
+P_WUHUA = BIT["wuhua"]
+P_YIZHANGHUA = BIT["yizhanghua"]
+P_DANYOU = BIT["danyou"]
+P_SHUANGYOU = BIT["shuangyou"]
+P_SANYOU = BIT["sanyou"]
+P_QIANGGANG = BIT["qianggang"]
+N_PATTERNS = len(PATTERNS)
 
 # ---- option slots ---------------------------------------------------------------------
 VAR = RULES.sub("var", "fuzhou rules")

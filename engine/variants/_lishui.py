@@ -42,7 +42,34 @@ from ..game._layout import (
 )
 from ..game._patterns import suit_mask
 from ..hand._kernels import STANDARD, _buda, _distance, _pairs_formula
+from ._base import Pattern, big_mask, pattern_bits
 from ._zhuji import triplets_fit
+
+# ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
+PATTERNS = (
+    Pattern("qingyise", "清一色", "One suit only. 8 倍 self-drawn, 4 otherwise.", big=True),
+    Pattern("ziyise", "字一色", "Honors only. 8 / 4 倍.", big=True),
+    Pattern(
+        "qiduizi", "七对子", "Seven pairs (four alike are two), concealed. 4 / 2 倍.", big=True
+    ),
+    Pattern("daduizi", "大对子", "No sequence: all triplets + pair. 4 / 2 倍.", big=True),
+    Pattern("buda", "不搭", "十三不搭: 14 unconnected tiles, concealed. 4 / 2 倍.", big=True),
+    Pattern("tianhu", "天胡", "The dealer's first fourteen tiles win. 8 倍.", big=True),
+    Pattern(
+        "dihu", "地胡", "A non-dealer wins on his first draw, no claim before. 4 倍.", big=True
+    ),
+    Pattern("gangkai", "杠上开花", "Win on a kong replacement tile. 4 倍.", big=False),
+    Pattern("caishenhui", "财神会", "Self-drawn win holding three 财神. 4 倍.", big=False),
+    Pattern(
+        "qianggang", "抢杠", "Win on a robbed 补杠; the kong player pays all. 4 倍.", big=False
+    ),
+)
+"""The scoring patterns, in bit order: each one's bit, the big mask and the record
+columns are read from here."""
+BIT = pattern_bits(PATTERNS)
+"""Bit number of each pattern by name."""
+BIG_MASK = big_mask(PATTERNS)
+"""The bits of the big hands."""
 
 KERNEL_ID = 2
 """This variant's id in ``rules[R_VARIANT]``: the game loop's hooks (engine.game._hooks)
@@ -68,17 +95,17 @@ L_BEIGEN_FINE = VAR.block("beigen_fine")
 """被跟 fine paid to each other seat (1)."""
 
 # pattern bits (order = engine.variants.lishui.PATTERNS)
-P_QINGYISE = 0
-P_ZIYISE = 1
-P_QIDUIZI = 2
-P_DADUIZI = 3
-P_BUDA = 4
-P_TIANHU = 5
-P_DIHU = 6
-P_GANGKAI = 7
-P_CAISHENHUI = 8
-P_QIANGGANG = 9
-N_PATTERNS = 10
+P_QINGYISE = BIT["qingyise"]
+P_ZIYISE = BIT["ziyise"]
+P_QIDUIZI = BIT["qiduizi"]
+P_DADUIZI = BIT["daduizi"]
+P_BUDA = BIT["buda"]
+P_TIANHU = BIT["tianhu"]
+P_DIHU = BIT["dihu"]
+P_GANGKAI = BIT["gangkai"]
+P_CAISHENHUI = BIT["caishenhui"]
+P_QIANGGANG = BIT["qianggang"]
+N_PATTERNS = len(PATTERNS)
 
 BEI_ZIMO = np.array([8, 8, 4, 4, 4, 8, 4, 4, 4, 4], np.int64)
 """倍 of each special pattern on a self-drawn win (自摸 column; single values repeated)."""

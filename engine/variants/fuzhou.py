@@ -105,7 +105,7 @@ import numpy as np
 from ..game import _layout as L
 from ..game import _params as bot_layout
 from . import _fuzhou as K
-from ._base import Pattern, RuleOption, Variant
+from ._base import RuleOption, Variant
 from ._mahjong import engine_rules, strong_defaults
 from ._registry import register
 from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
@@ -152,26 +152,8 @@ OPTIONS = (
     ),
 )
 
-PATTERNS = (
-    Pattern("tianhu", "天胡", "The dealer's 17 tiles win at the opening (QQ 30).", big=True),
-    Pattern(
-        "dihu",
-        "地胡",
-        "A non-dealer wins on the dealer's first discard (QQ 30; only with jin=0, as a waiting "
-        "non-dealer wins by 抢金 first).",
-        big=True,
-    ),
-    Pattern("qiangjin", "抢金", "Win by taking the 金 indicator at the opening (QQ 30).", big=True),
-    Pattern("sanjindao", "三金倒", "Holding the three golds (QQ 40).", big=True),
-    Pattern("jinque", "金雀", "Two golds as the pair (QQ 60).", big=True),
-    Pattern("jinlong", "金龙", "Three golds as a set of their own (QQ 120).", big=True),
-    Pattern("wuhua", "平胡无花无杠", "No flower, no gold, no kong (QQ 30).", big=False),
-    Pattern("yizhanghua", "平胡一张花", "Exactly one flower or gold, no kong (QQ 15).", big=False),
-    Pattern("danyou", "单游", "游金 win, level 1 (youjin=minnan: X × 4).", big=True),
-    Pattern("shuangyou", "双游", "游金 win, level 2 (youjin=minnan: X × 8).", big=True),
-    Pattern("sanyou", "三游", "游金 win, level 3 (youjin=minnan: X × 16).", big=True),
-    Pattern("qianggang", "抢杠", "Win by robbing a 补杠 (a discard win; context).", big=False),
-)
+PATTERNS = K.PATTERNS
+"""The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
 
 EXTRAS = (
     "flowers",

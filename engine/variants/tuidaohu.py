@@ -48,7 +48,7 @@ import numpy as np
 
 from ..game import _params as bot_layout
 from . import _tuidaohu as K
-from ._base import Pattern, RuleOption, Variant
+from ._base import RuleOption, Variant
 from ._mahjong import engine_rules, strong_defaults
 from ._registry import register
 from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
@@ -113,23 +113,8 @@ OPTIONS = (
     ),
 )
 
-PATTERNS = (
-    Pattern("tianhu", "天胡", "The dealer's first fourteen tiles win. 大胡.", big=True),
-    Pattern("qingyise", "清一色", "One suit, no honors. 大胡.", big=True),
-    Pattern("ziyise", "字一色", "Honors only. 大胡.", big=True),
-    Pattern("qidui", "七对子", "Seven pairs (four alike count as two). 大胡.", big=True),
-    Pattern("sianke", "四暗刻", "All concealed triplets, no 碰 (暗杠 allowed). 大胡.", big=True),
-    Pattern("shibaluohan", "十八罗汉", "Four kongs. 大胡.", big=True),
-    Pattern("dasanyuan", "大三元", "Triplets of 中, 发 and 白. 大胡.", big=True),
-    Pattern("xiaosixi", "小四喜", "Three wind triplets and a wind pair. 大胡.", big=True),
-    Pattern("dasixi", "大四喜", "Four wind triplets. 大胡.", big=True),
-    Pattern("shisanyao", "十三幺", "Thirteen orphans. 大胡.", big=True),
-    Pattern("sigui", "四鬼胡", "Four 鬼 held (option four_ghost_win). 大胡.", big=True),
-    Pattern("hunyise", "混一色", "One suit plus honors (小胡, recorded only).", big=False),
-    Pattern("gangkai", "杠上开花", "Win on a kong replacement tile (context).", big=False),
-    Pattern("qianggang", "抢杠胡", "Win by robbing a 补杠 (context).", big=False),
-    Pattern("wugui", "无鬼", "No 鬼 in the winning hand under no_ghost_double (×2).", big=False),
-)
+PATTERNS = K.PATTERNS
+"""The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
 
 EXTRAS = (
     "horses",
