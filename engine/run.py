@@ -1,4 +1,4 @@
-"""Simulation runs: ``simulate(...)`` -> :class:`Run`, and the ``mjlab simulate`` command.
+"""Simulation runs: ``simulate(...)`` -> :class:`Run` (``mjlab simulate`` is engine._cli_simulate).
 
 A run plays ``deals`` deals as matches of ``match_length`` consecutive deals (the last
 match may be shorter). Match ``m`` deal ``d`` draws all its randomness from streams

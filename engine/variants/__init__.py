@@ -1,4 +1,6 @@
-"""The variant registry and the ``mjlab variants`` command.
+"""The variant registry: every variant declared once, by name (``mjlab variants`` lists them).
+
+A new variant is one module here and one name in ``_registry.MODULES``.
 
 >>> from engine import variants
 >>> "tuidaohu" in variants.names()
