@@ -292,7 +292,7 @@ def score_hand(rules, hand: str, **kwargs) -> dict:
     """
     from ..zipai.scoring import score_win
 
-    return score_win(rules, hand, **kwargs)
+    return score_win(VARIANT, rules, hand, **kwargs)
 
 
 WIN_METHODS = (
