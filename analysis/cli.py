@@ -445,6 +445,7 @@ def _sweep_folder(out: Path, sweep_id: dict, expected: dict, force: bool) -> set
     Files of another sweep are refused, or removed with ``force``; a damaged file of
     this sweep is played again; a file that is not mjlab output is always refused.
     """
+    from analysis.summary import SummaryReducer
     from engine import fileio
     from engine.dataset import check_claims, differs, run_identity
 
@@ -474,7 +475,7 @@ def _sweep_folder(out: Path, sweep_id: dict, expected: dict, force: bool) -> set
         try:
             if spec is None or differs(ident, spec.identity()):
                 raise UsageError(f"{f}: not one of this sweep's values")
-            check_claims(pm)
+            check_claims(pm, reducer=SummaryReducer)
             fileio.verify(pm)
         except UsageError as exc:
             print(f"mjlab: {exc}; playing it again", file=sys.stderr)

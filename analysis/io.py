@@ -95,6 +95,7 @@ def read_metadata(file: str | Path, *, verify: bool = True) -> dict:
         whose claims do not hold (:func:`engine.dataset.check_claims`): one line naming
         the file.
     """
+    from analysis.summary import SummaryReducer
     from engine import fileio
     from engine.dataset import check_claims
 
@@ -106,7 +107,7 @@ def read_metadata(file: str | Path, *, verify: bool = True) -> dict:
         raise UsageError(f"{file}: not a mjlab record file (metadata lacks {', '.join(missing)})")
     if out["format"] not in FORMATS:
         raise UsageError(f"{file}: unknown mjlab format {str(out['format'])[:40]!r}")
-    out["_range"] = check_claims(pm, check_name=_in_dataset(file))
+    out["_range"] = check_claims(pm, check_name=_in_dataset(file), reducer=SummaryReducer)
     if verify:
         fileio.verify(pm, required=False)
     out["rows"] = pm.rows

@@ -955,3 +955,20 @@ def as_summary(records) -> Summary:
     if isinstance(records, pd.DataFrame):
         return Summary.from_records(records)
     raise UsageError(f"expected a record frame or a Summary, not {type(records).__name__}")
+
+
+class SummaryReducer:
+    """The ``--summary-only`` reducer of a dataset chunk: its mergeable :class:`Summary`
+    as a JSON-able dict (:class:`engine.dataset.Reducer`); readers pass it to
+    :func:`engine.dataset.check_claims` so a damaged stored summary is refused.
+    """
+
+    @staticmethod
+    def reduce(frame) -> dict:
+        """The summary of one chunk's records."""
+        return Summary.from_records(frame).to_dict()
+
+    @staticmethod
+    def check(data: dict) -> None:
+        """UsageError if a stored summary is damaged (the summary's own shape checks)."""
+        Summary.from_dict(data)

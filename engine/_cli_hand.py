@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import hand, tiles
-from .cli import print_json
 from .errors import UsageError
+from .fileio import print_json
 
 __all__ = ["run_hand", "analyse"]
 

@@ -21,6 +21,7 @@ def warmup(variants=None, *, hand: bool = True, out=sys.stderr) -> dict[str, flo
     which compiles its family's game kernels (shared by the variants of a family).
     """
     from . import variants as registry
+    from .family import family_of
     from .hand._tables import tables
     from .run import simulate
 
@@ -39,8 +40,8 @@ def warmup(variants=None, *, hand: bool = True, out=sys.stderr) -> dict[str, flo
     if hand:
         step("hand evaluation", "engine.hand", _hand_api)
     for name in names:
-        family = "engine.zipai" if registry.get(name).family == "zipai" else "engine.game"
-        step(name, family, lambda n=name: simulate(n, 1, seed=0, progress=False))
+        package = family_of(registry.get(name)).package
+        step(name, package, lambda n=name: simulate(n, 1, seed=0, progress=False))
     return steps
 
 

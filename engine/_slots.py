@@ -15,7 +15,11 @@ freezes into the compiled kernels.
 
 from __future__ import annotations
 
-__all__ = ["Slots"]
+__all__ = ["Slots", "LAYOUTS"]
+
+LAYOUTS: list[Slots] = []
+"""Every layout made so far, in the order the modules declaring them were imported (the
+tests check each for overlaps and limits)."""
 
 
 class Slots:
@@ -37,14 +41,39 @@ class Slots:
         self.limit = limit
         self.size = start
         self.blocks: dict[str, tuple[int, int]] = {}
+        self.parent: tuple[Slots, str] | None = None
+        LAYOUTS.append(self)
 
-    def block(self, key: str, n: int = 1) -> int:
-        """Reserve ``n`` consecutive slots named ``key``; returns the first."""
+    def sub(self, key: str, name: str) -> Slots:
+        """A layout for the inside of block ``key`` (e.g. one variant's own rule slots in
+        the block the engine leaves to variants): its blocks start at the block's first
+        slot and may not pass its end.
+        """
+        first, n = self.blocks[key]
+        inner = Slots(name, start=first, limit=first + n)
+        inner.parent = (self, key)
+        return inner
+
+    def block(self, key: str, n: int = 1, at: int | None = None) -> int:
+        """Reserve ``n`` consecutive slots named ``key``; returns the first.
+
+        ``at`` places the block at a fixed slot (leaving the slots before it free); it
+        must not reach back into a block already handed out, so a block that grows is
+        refused at import time instead of overlapping the next one silently.
+        """
         if key in self.blocks:
             raise ValueError(f"{self.name}: block {key!r} declared twice")
         if n < 1:
             raise ValueError(f"{self.name}: block {key!r} needs at least one slot")
         first = self.size
+        if at is not None:
+            if at < first:
+                last = max(self.blocks, key=lambda k: self.blocks[k][0]) if self.blocks else None
+                raise ValueError(
+                    f"{self.name}: block {key!r} at slot {at} overlaps block {last!r}, "
+                    f"which ends at {first - 1}"
+                )
+            first = at
         if self.limit is not None and first + n > self.limit:
             raise ValueError(
                 f"{self.name}: block {key!r} ({n} slots at {first}) passes the limit {self.limit}"
@@ -57,6 +86,11 @@ class Slots:
         """The blocks named ``prefix.<name>``, as ``name -> (first, n)``."""
         head = prefix + "."
         return {k[len(head) :]: v for k, v in self.blocks.items() if k.startswith(head)}
+
+    def end(self, key: str) -> int:
+        """One past the last slot of block ``key``."""
+        first, n = self.blocks[key]
+        return first + n
 
     def overlaps(self) -> list[tuple[str, str]]:
         """Pairs of blocks sharing a slot (always empty unless edited by hand)."""

@@ -178,7 +178,7 @@ def strong_over_value(sim: dict) -> dict:
 
 def run_cli(args) -> int:
     """Handle ``mjlab bench``."""
-    from .cli import print_json
+    from .fileio import print_json
 
     result: dict = {"machine": machine()}
     if args.only in (None, "hand"):

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from . import abi
 from .errors import UsageError
-from .game import _layout as L
 
 __all__ = [
     "BOTDATA",
@@ -29,34 +29,48 @@ __all__ = [
     "layout_of",
     "load_params",
     "policy_codes",
+    "resolve_policies",
     "seat_bots",
 ]
 
 BOTDATA = Path(__file__).resolve().parent / "botdata"
 """Committed bot parameters: ``<variant>/<policy>.json`` (fitted models, tuned values)."""
-STRONG_VERSION = {"mahjong": 2, "zipai": 1}
-"""Version of the strong policy's parameter layout and meaning, per family; a file made
-for another version is refused. Mahjong 2: ``mult.0`` weighs the plain-only win chance
-(before, the targets' multipliers scaled only their extra value) and the model has a
-``stake`` and a feeder loss measured against the seat's own bystander payment."""
 
 
 def strong_version(variant) -> int:
     """The strong parameter version of ``variant``'s family."""
-    return STRONG_VERSION[variant.family]
+    return variant.bot_layout.STRONG_VERSION
 
 
-POLICY_NAMES = L.POLICY_NAMES
+POLICY_NAMES = abi.POLICY_NAMES
 """Every policy name, in code order (the kernels' ``P_*`` codes)."""
 
 
 def layout_of(variant):
     """The parameter layout module of ``variant``'s family (``N_BOT`` and the keys)."""
-    if variant.family == "zipai":
-        from .zipai import _params
+    return variant.bot_layout
+
+
+def resolve_policies(
+    variant, policies: str | Sequence[str], players: int | None = None
+) -> tuple[str, ...]:
+    """One policy name per seat from ``"value"``, ``"value,random,..."`` or a sequence.
+
+    ``players`` is the seat count under the resolved rules (default: the variant's).
+    """
+    if isinstance(policies, str):
+        parts = [p.strip() for p in policies.split(",")]
     else:
-        from .game import _params
-    return _params
+        parts = list(policies)
+    players = variant.players if players is None else players
+    if len(parts) == 1:
+        parts = parts * players
+    if len(parts) != players:
+        raise UsageError(f"--policy needs 1 or {players} names, got {len(parts)}")
+    for p in parts:
+        if p not in variant.policies:
+            raise UsageError(f"unknown policy {p!r}; policies: {', '.join(variant.policies)}")
+    return tuple(parts)
 
 
 def policy_codes(policies: Sequence[str]) -> np.ndarray:

@@ -11,7 +11,6 @@ every failure.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from importlib import import_module
@@ -31,13 +30,13 @@ _COMMANDS = {
     "hand": ("engine._cli_hand", "run_hand"),
     "exact": ("engine.exact", "run_cli"),
     "bench": ("engine.bench", "run_cli"),
-    "variants": ("engine.variants", "run_cli"),
-    "simulate": ("engine.run", "run_cli"),
+    "variants": ("engine._cli_variants", "run_cli"),
+    "simulate": ("engine._cli_simulate", "run_cli"),
     "summarize": ("analysis.cli", "run_summarize"),
     "sweep": ("analysis.cli", "run_sweep"),
     "report": ("analysis.report", "run_cli"),
-    "score": ("engine.variants", "run_score_cli"),
-    "replay": ("engine.game", "run_replay_cli"),
+    "score": ("engine._cli_variants", "run_score_cli"),
+    "replay": ("engine._cli_variants", "run_replay_cli"),
     "fit": ("engine._cli_bots", "run_fit"),
     "tune": ("engine._cli_bots", "run_tune"),
     "ladder": ("analysis.ladder", "run_cli"),
@@ -379,12 +378,6 @@ def _available(module: str) -> bool:
         return find_spec(module) is not None
     except ModuleNotFoundError:
         return False
-
-
-def print_json(obj) -> None:
-    """Print ``obj`` as JSON (UTF-8, no ASCII escapes)."""
-    json.dump(obj, sys.stdout, ensure_ascii=False, indent=2)
-    sys.stdout.write("\n")
 
 
 if __name__ == "__main__":

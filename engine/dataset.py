@@ -8,10 +8,11 @@ match range in the Parquet metadata. Rerunning the same command resumes: complet
 chunks are verified and skipped; a folder holding another run's files is refused (exit
 2) and left untouched; a damaged chunk is named.
 
-With ``summary_only`` a chunk stores its mergeable :class:`analysis.Summary` (no rows),
-so 100M+ deals are summarised in bounded memory (``mjlab summarize DIR/`` merges either
-kind). This is the one place the engine reaches into :mod:`analysis` (lazily), because a
-summary-only chunk is the analysis layer's aggregate.
+Given a ``reducer`` (:class:`Reducer`) a chunk stores its records reduced to a JSON-able
+dict instead of its rows, so 100M+ deals are summarised in bounded memory. The caller
+chooses the reduction: ``mjlab simulate --summary-only`` gives the analysis layer's
+mergeable summary (:class:`analysis.summary.SummaryReducer`; ``mjlab summarize
+DIR/`` merges either kind), so the engine never imports the analysis layer.
 
 With ``backend="dask"`` the chunks become tasks on a Dask distributed cluster (an
 existing scheduler address, with TLS for ``tls://``, or a LocalCluster of ``workers``
@@ -27,6 +28,7 @@ import re
 import sys
 from dataclasses import asdict
 from pathlib import Path
+from typing import Protocol
 
 import pandas as pd
 
@@ -52,6 +54,22 @@ __all__ = [
     "FORMATS",
     "PER_FILE_KEYS",
 ]
+
+
+class Reducer(Protocol):
+    """What a dataset chunk of reduced records is made of (``reducer=`` of
+    :func:`run_dataset`). It must pickle by reference (a module-level class or object),
+    since Dask ships it to the workers.
+    """
+
+    def reduce(self, frame: pd.DataFrame) -> dict:
+        """The chunk's records (one frame of whole matches) as a JSON-able dict holding
+        ``n_deals``, ``variant``, ``rules_id``, ``match_count`` and ``match_pending``.
+        """
+
+    def check(self, data: dict) -> None:
+        """Raise UsageError if a stored reduction is damaged."""
+
 
 DEFAULT_CHUNK_MATCHES = 4096
 """Matches per chunk file (65,536 deals at the default match length)."""
@@ -91,10 +109,10 @@ def differs(theirs, ours) -> list[str]:
     )
 
 
-def _identity(spec: RunSpec, chunk_matches: int, summary_only: bool) -> dict:
+def _identity(spec: RunSpec, chunk_matches: int, reduced: bool) -> dict:
     ident = spec.identity()
     ident["chunk_matches"] = chunk_matches
-    if summary_only:
+    if reduced:
         ident["format"] = "mjlab-summary"
     return ident
 
@@ -103,7 +121,9 @@ def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def check_claims(pm: fileio.ParquetMeta, *, check_name: bool = True) -> tuple[int, int] | None:
+def check_claims(
+    pm: fileio.ParquetMeta, *, check_name: bool = True, reducer: Reducer | None = None
+) -> tuple[int, int] | None:
     """Check what a mjlab file's metadata claims against bounds and what the file holds.
 
     Every number a reader sizes anything from is checked before use: the planned deals,
@@ -200,12 +220,11 @@ def check_claims(pm: fileio.ParquetMeta, *, check_name: bool = True) -> tuple[in
         count, pending = summary.get("match_count"), summary.get("match_pending")
         if not (_is_int(count) and isinstance(pending, dict) and count + len(pending) == hi - lo):
             raise bad(f"a summary that does not hold the {hi - lo} matches [{lo}, {hi})")
-        from analysis.summary import Summary  # the stored summary's own shape checks
-
-        try:
-            Summary.from_dict(summary)
-        except UsageError as exc:
-            raise bad(f"a damaged summary ({exc})") from None
+        if reducer is not None:  # the stored summary's own shape checks
+            try:
+                reducer.check(summary)
+            except UsageError as exc:
+                raise bad(f"a damaged summary ({exc})") from None
     if check_name and f.name != chunk_name(lo, hi):
         raise UsageError(
             f"{f}: holds chunk [{lo}, {hi}) but is not named {chunk_name(lo, hi)} "
@@ -218,7 +237,7 @@ def _describe(spec: RunSpec) -> str:
     return f"simulate {spec.variant} --deals {spec.deals} --seed {spec.seed}"
 
 
-def _chunk_task(spec_dict: dict, lo: int, hi: int, folder: str | None, ident: dict):
+def _chunk_task(spec_dict: dict, lo: int, hi: int, folder: str | None, ident: dict, reducer=None):
     """Play one chunk; write its record file (returns rows) or return its summary dict."""
     import pyarrow as pa
 
@@ -231,17 +250,16 @@ def _chunk_task(spec_dict: dict, lo: int, hi: int, folder: str | None, ident: di
     )
     frame = chunk_frame(spec, lo, hi, play_chunk(spec, lo, hi))
     meta = {**ident, "chunk": [lo, hi], "chunk_rows": len(frame)}
-    if ident["format"] == "mjlab-summary":
-        from analysis.summary import Summary
-
-        summary = Summary.from_records(frame)
-        return {"meta": meta, "summary": summary.to_dict()}
+    if reducer is not None:
+        return {"meta": meta, "summary": reducer.reduce(frame)}
     table = pa.Table.from_pandas(frame, preserve_index=False)
     fileio.write_parquet(Path(folder) / chunk_name(lo, hi), table, meta)
     return {"meta": meta, "rows": len(frame)}
 
 
-def _dask_chunk_task(spec_dict: dict, lo: int, hi: int, folder: str | None, ident: dict):
+def _dask_chunk_task(
+    spec_dict: dict, lo: int, hi: int, folder: str | None, ident: dict, reducer=None
+):
     """:func:`_chunk_task` on one numba thread: a Dask worker thread is one core.
 
     Dask runs as many tasks at once as the worker has threads (``dask worker --nthreads``,
@@ -251,7 +269,7 @@ def _dask_chunk_task(spec_dict: dict, lo: int, hi: int, folder: str | None, iden
     import numba
 
     numba.set_num_threads(1)
-    return _chunk_task(spec_dict, lo, hi, folder, ident)
+    return _chunk_task(spec_dict, lo, hi, folder, ident, reducer)
 
 
 def _write_summary(folder: Path, lo: int, hi: int, result: dict) -> None:
@@ -262,7 +280,7 @@ def _write_summary(folder: Path, lo: int, hi: int, result: dict) -> None:
     fileio.write_parquet(folder / chunk_name(lo, hi), table, meta)
 
 
-def _scan(folder: Path, ident: dict, force: bool) -> set[tuple[int, int]]:
+def _scan(folder: Path, ident: dict, force: bool, reducer=None) -> set[tuple[int, int]]:
     """Complete, verified chunks of this run in ``folder`` (the caller holds its lock).
 
     A damaged chunk of this run (checksum, claims or footer) is removed, with a message,
@@ -292,7 +310,7 @@ def _scan(folder: Path, ident: dict, force: bool) -> set[tuple[int, int]]:
             others.append((f, diff))
             continue
         try:
-            rng = check_claims(pm)
+            rng = check_claims(pm, reducer=reducer)
             fileio.verify(pm)
         except UsageError as exc:
             damaged.append((f, _reason(exc, f)))
@@ -335,7 +353,7 @@ def run_dataset(
     folder,
     *,
     chunk_matches: int = DEFAULT_CHUNK_MATCHES,
-    summary_only: bool = False,
+    reducer: Reducer | None = None,
     backend: str = "local",
     scheduler: str | None = None,
     workers: int | None = None,
@@ -350,7 +368,9 @@ def run_dataset(
     checksums and skipped; damaged ones are played again. A folder holding another
     run's chunks is refused unless ``force``; files that are not mjlab chunks always are.
     ``security`` (a :class:`distributed.Security`, see :func:`engine._dask.client_security`)
-    is how the Dask client authenticates to ``scheduler``.
+    is how the Dask client authenticates to ``scheduler``. With a ``reducer`` each chunk
+    file holds ``reducer.reduce(records)`` and no rows (format ``mjlab-summary``), and
+    resumed chunks are checked with ``reducer.check``.
 
     Returns ``{"chunks": n, "skipped": k, "played": n - k, "deals": spec.deals}``.
     """
@@ -364,7 +384,7 @@ def run_dataset(
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"{folder} exists and is not a folder")
     fileio.check_writable(folder, "--out")
-    ident = _identity(spec, chunk_matches, summary_only)
+    ident = _identity(spec, chunk_matches, reducer is not None)
     created = not folder.exists()
     try:
         folder.mkdir(exist_ok=True)
@@ -376,7 +396,7 @@ def run_dataset(
         _remove_if_empty(folder, created)
         raise
     try:
-        done = _scan(folder, ident, force)
+        done = _scan(folder, ident, force, reducer)
         fileio.remove_dead_temps(folder)
         res = _play(
             spec,
@@ -384,7 +404,7 @@ def run_dataset(
             ident,
             done,
             chunk_matches,
-            summary_only,
+            reducer,
             backend,
             scheduler,
             workers,
@@ -414,7 +434,7 @@ def _play(
     ident,
     done,
     chunk_matches,
-    summary_only,
+    reducer,
     backend,
     scheduler,
     workers,
@@ -445,15 +465,15 @@ def _play(
                 numba.set_num_threads(min(max(1, workers), numba.config.NUMBA_NUM_THREADS))
             try:
                 for lo, hi in todo:
-                    res = _chunk_task(spec_dict, lo, hi, str(folder), ident)
-                    if summary_only:
+                    res = _chunk_task(spec_dict, lo, hi, str(folder), ident, reducer)
+                    if reducer is not None:
                         _write_summary(folder, lo, hi, res)
                     if bar is not None:
                         bar.update(spec.rows(lo, hi))
             finally:
                 numba.set_num_threads(threads)
         else:
-            dask_args = (summary_only, scheduler, workers, bar, security)
+            dask_args = (reducer, scheduler, workers, bar, security)
             _run_dask(spec, spec_dict, todo, folder, ident, *dask_args)
     finally:
         if bar is not None:
@@ -462,7 +482,7 @@ def _play(
 
 
 def _run_dask(
-    spec, spec_dict, todo, folder, ident, summary_only, scheduler, workers, bar, security=None
+    spec, spec_dict, todo, folder, ident, reducer, scheduler, workers, bar, security=None
 ):
     try:
         from dask.distributed import Client, as_completed
@@ -481,14 +501,21 @@ def _run_dask(
     try:
         futures = {
             client.submit(
-                _dask_chunk_task, spec_dict, lo, hi, str(folder.resolve()), ident, pure=False
+                _dask_chunk_task,
+                spec_dict,
+                lo,
+                hi,
+                str(folder.resolve()),
+                ident,
+                reducer,
+                pure=False,
             ): (lo, hi)
             for lo, hi in todo
         }
         for fut in as_completed(futures):
             lo, hi = futures[fut]
             res = fut.result()
-            if summary_only:
+            if reducer is not None:
                 _write_summary(folder, lo, hi, res)
             if bar is not None:
                 bar.update(spec.rows(lo, hi))

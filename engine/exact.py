@@ -650,7 +650,7 @@ def run_cli(args) -> int:
     UsageError
         On bad input (unknown deck, hand size, wild tile, ...).
     """
-    from .cli import print_json
+    from .fileio import print_json
 
     if getattr(args, "variant", None):
         return _variant_cli(args, print_json)

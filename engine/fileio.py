@@ -44,6 +44,7 @@ from pathlib import Path
 from .errors import UsageError
 
 __all__ = [
+    "print_json",
     "META_KEY",
     "SUM_KEY",
     "atomic_write",
@@ -569,3 +570,9 @@ class OutputLock:
 
     def __exit__(self, *exc) -> None:
         self.release()
+
+
+def print_json(obj) -> None:
+    """Print ``obj`` as JSON (UTF-8, no ASCII escapes)."""
+    json.dump(obj, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")

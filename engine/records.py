@@ -9,13 +9,14 @@ version, full rule options, rules_id, seed, policies, match length, package vers
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from . import abi
 from .fileio import META_KEY
-from .game import _layout as L
 
 __all__ = ["to_frame", "write_parquet", "read_metadata", "META_KEY", "FIXED_COLUMNS"]
 
@@ -50,7 +51,7 @@ def to_frame(
     """Build the record frame from kernel rows ``rec (n, N_COLS) int32``."""
     n = rec.shape[0]
     win_types = pd.Categorical.from_codes(
-        rec[:, L.C_WIN_TYPE].astype(np.int8), categories=list(L.WIN_TYPE_NAMES)
+        rec[:, abi.C_WIN_TYPE].astype(np.int8), categories=list(abi.WIN_TYPE_NAMES)
     )
     cols: dict[str, object] = {
         "run_seed": np.full(n, seed, np.int64),
@@ -58,31 +59,31 @@ def to_frame(
         "deal": deal.astype(np.int16),
         "variant": pd.Categorical([variant.name] * n) if n else pd.Categorical([]),
         "rules_id": pd.Categorical([rules_id] * n) if n else pd.Categorical([]),
-        "dealer": rec[:, L.C_DEALER].astype(np.int8),
-        "dealer_streak": rec[:, L.C_STREAK].astype(np.int16),
-        "winner": rec[:, L.C_WINNER].astype(np.int8),
+        "dealer": rec[:, abi.C_DEALER].astype(np.int8),
+        "dealer_streak": rec[:, abi.C_STREAK].astype(np.int16),
+        "winner": rec[:, abi.C_WINNER].astype(np.int8),
         "win_type": win_types,
-        "discarder": rec[:, L.C_DISCARDER].astype(np.int8),
-        "turns": rec[:, L.C_TURNS].astype(np.int16),
-        "wilds_in_hand": rec[:, L.C_WILDS].astype(np.int8),
+        "discarder": rec[:, abi.C_DISCARDER].astype(np.int8),
+        "turns": rec[:, abi.C_TURNS].astype(np.int16),
+        "wilds_in_hand": rec[:, abi.C_WILDS].astype(np.int8),
     }
-    bits = (rec[:, L.C_PAT_LO].astype(np.int64) & 0x7FFFFFFF) | (
-        (rec[:, L.C_PAT_HI].astype(np.int64) & 0x7FFFFFFF) << 31
+    bits = (rec[:, abi.C_PAT_LO].astype(np.int64) & 0x7FFFFFFF) | (
+        (rec[:, abi.C_PAT_HI].astype(np.int64) & 0x7FFFFFFF) << 31
     )
     for i, name in enumerate(variant.pattern_columns()):
         cols[name] = ((bits >> i) & 1).astype(bool)
-    cols["value"] = rec[:, L.C_VALUE].astype(np.int32)
+    cols["value"] = rec[:, abi.C_VALUE].astype(np.int32)
     for s in range(players):
-        cols[f"delta_{s}"] = rec[:, L.C_DELTA + s].astype(np.int32)
+        cols[f"delta_{s}"] = rec[:, abi.C_DELTA + s].astype(np.int32)
     for i, name in enumerate(variant.extras):
-        cols[name] = rec[:, L.C_EXTRA + i].astype(np.int32)
+        cols[name] = rec[:, abi.C_EXTRA + i].astype(np.int32)
     return pd.DataFrame(cols)
 
 
 def check_replay_args(seed: int, match: int, deal: int, match_length: int) -> None:
     """UsageError unless ``seed``/``match`` >= 0 and ``deal`` lies in the match."""
+    from .abi import MAX_MATCH_LENGTH, MAX_MATCHES, MAX_SEED
     from .errors import UsageError
-    from .run import MAX_MATCH_LENGTH, MAX_MATCHES, MAX_SEED
 
     if seed < 0 or match < 0:
         raise UsageError("--seed and --match must be >= 0")
@@ -133,3 +134,40 @@ def read_metadata(path) -> dict | None:
         return fileio.read_meta(path).meta
     except UsageError:
         return None
+
+
+# ---- conformance helpers both families' checks share ----------------------------------------
+class ConformanceError(AssertionError):
+    """A deal broke a conservation rule."""
+
+
+def recompute_mismatch(variant, resolved: Mapping, frame: pd.DataFrame):
+    """The first deal whose record disagrees with ``variant.recompute``, or None.
+
+    Returns ``(i, message)``: the row and which column holds what against what the flags
+    and the other columns give. A variant without ``recompute`` is an error: every
+    registered variant states how its value follows from its record.
+    """
+    if variant.recompute is None:
+        raise ConformanceError(
+            f"{variant.name}: no Variant.recompute, so its values cannot be checked"
+        )
+    got = variant.recompute(resolved, frame)
+    first = None
+    for col, want in got.items():
+        want = np.asarray(want, np.int64)
+        rec = frame[col].to_numpy().astype(np.int64)
+        bad = np.flatnonzero(want != rec)
+        if len(bad) and (first is None or bad[0] < first[0]):
+            i = int(bad[0])
+            msg = (
+                f"{col} {int(rec[i])} but the flags and record give {int(want[i])} "
+                f"({len(bad)} deals disagree)"
+            )
+            first = (i, msg)
+    return first
+
+
+def conformance_failure(i: int, frame: pd.DataFrame, what: str):
+    row = frame.iloc[i]
+    raise ConformanceError(f"deal {i} (match {row['match']}, deal {row['deal']}): {what}")

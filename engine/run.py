@@ -1,4 +1,4 @@
-"""Simulation runs: ``simulate(...)`` -> :class:`Run`, and the ``mjlab simulate`` command.
+"""Simulation runs: ``simulate(...)`` -> :class:`Run` (``mjlab simulate`` is engine._cli_simulate).
 
 A run plays ``deals`` deals as matches of ``match_length`` consecutive deals (the last
 match may be shorter). Match ``m`` deal ``d`` draws all its randomness from streams
@@ -13,19 +13,18 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numba
 import numpy as np
 import pandas as pd
 
-from . import __version__, records
-from .bots import file_overrides, seat_bots
+from . import __version__, abi, records
+from .abi import MAX_MATCH_LENGTH, MAX_MATCHES, MAX_SEED
+from .bots import resolve_policies, seat_bots
 from .errors import UsageError
-from .game import _layout as L
+from .family import family_of
 from .hand._tables import kernel_tables
 from .variants import get as get_variant
-from .variants import parse_rule_args
 
 __all__ = [
     "simulate",
@@ -35,7 +34,6 @@ __all__ = [
     "play_chunk",
     "chunk_frame",
     "resolve_policies",
-    "run_cli",
     "DEFAULT_MATCH_LENGTH",
     "SEATINGS",
     "MAX_SEED",
@@ -55,14 +53,6 @@ SEATINGS = ("seat", "dealer")
 CHUNK_MATCHES = 1024
 """Matches per kernel call (the progress bar advances per chunk)."""
 
-MAX_SEED = 2**63 - 1
-"""Largest run seed (the records' ``run_seed`` is int64)."""
-
-MAX_MATCHES = 2**31 - 1
-"""Most matches in a run (the records' ``match`` is int32)."""
-
-MAX_MATCH_LENGTH = 2**15 - 1
-"""Most deals in a match (the records' ``deal`` is int16)."""
 
 MAX_WORKERS = 1024
 """Most ``--workers`` accepted."""
@@ -114,28 +104,6 @@ def _check_int(name: str, value, lo: int, hi: int) -> int:
     if not lo <= value <= hi:
         raise UsageError(f"{name} must be {lo}..{hi}, got {value}")
     return int(value)
-
-
-def resolve_policies(
-    variant, policies: str | Sequence[str], players: int | None = None
-) -> tuple[str, ...]:
-    """One policy name per seat from ``"value"``, ``"value,random,..."`` or a sequence.
-
-    ``players`` is the seat count under the resolved rules (default: the variant's).
-    """
-    if isinstance(policies, str):
-        parts = [p.strip() for p in policies.split(",")]
-    else:
-        parts = list(policies)
-    players = variant.players if players is None else players
-    if len(parts) == 1:
-        parts = parts * players
-    if len(parts) != players:
-        raise UsageError(f"--policy needs 1 or {players} names, got {len(parts)}")
-    for p in parts:
-        if p not in variant.policies:
-            raise UsageError(f"unknown policy {p!r}; policies: {', '.join(variant.policies)}")
-    return tuple(parts)
 
 
 @dataclass
@@ -305,34 +273,22 @@ def play_chunk(spec: RunSpec, match_lo: int, match_hi: int) -> np.ndarray:
     Pure function of its arguments: any split of the matches gives the same rows.
     """
     v = get_variant(spec.variant)
-    if v.family == "zipai":
-        from .zipai._loop import play_matches
-    else:
-        from .game._loop import play_matches
-
+    family = family_of(v)
     packed = v.pack(spec.rules)
     if spec.seating == "dealer":
-        packed[_by_dealer_slot(v)] = 1
+        packed[family.by_dealer_slot] = 1
     pol_codes, bots = spec.bots()
     n_matches, n_last = _match_layout(spec.deals, spec.match_length)
     last = n_last if match_hi == n_matches else spec.match_length
     rows = spec.rows(match_lo, match_hi)
-    rec = np.zeros((rows, L.N_COLS), np.int32)
+    rec = np.zeros((rows, abi.N_COLS), np.int32)
     from ._warmup import expect
 
     args = (packed, pol_codes, bots, spec.seed, kernel_tables())
-    with expect("engine.zipai" if v.family == "zipai" else "engine.game"):  # a cold start says so
-        _play_threaded(play_matches.serial, args, match_lo, match_hi - match_lo, spec, last, rec)
+    with expect(family.package):  # a cold start says so
+        _play_threaded(family.play_matches.serial, args, match_lo, match_hi - match_lo, spec,
+                       last, rec)  # fmt: skip
     return rec
-
-
-def _by_dealer_slot(v) -> int:
-    """The packed-rules slot of the run setting ``seating="dealer"`` in ``v``'s family."""
-    if v.family == "zipai":
-        from .zipai._layout import Z_BY_DEALER
-
-        return Z_BY_DEALER
-    return L.R_BY_DEALER
 
 
 def _play_threaded(play, args, match_lo, n, spec, last, rec) -> None:
@@ -446,7 +402,7 @@ def simulate(
         "or engine.dataset.run_dataset), which holds one chunk at a time",
     )
     n_matches = spec.n_matches
-    rec = np.zeros((spec.deals, L.N_COLS), np.int32)
+    rec = np.zeros((spec.deals, abi.N_COLS), np.int32)
     threads = numba.get_num_threads()
     _set_threads(workers)
     bar = None
@@ -484,148 +440,3 @@ def simulate(
         match=idx // spec.match_length,
         deal=idx % spec.match_length,
     )
-
-
-def run_cli(args) -> int:
-    """Handle ``mjlab simulate``: one Parquet file, or a chunked dataset folder ``DIR/``."""
-    from . import fileio
-
-    out = Path(args.out)
-    rules = parse_rule_args(args.rule, args.rules)
-    overrides = None
-    if getattr(args, "bot_params", None):
-        v = get_variant(args.variant)
-        pols = resolve_policies(v, args.policy, v.n_players(v.resolve(rules)))
-        overrides = file_overrides(v, pols, args.bot_params)
-    spec = make_spec(
-        args.variant,
-        args.deals,
-        args.seed,
-        rules,
-        args.policy,
-        DEFAULT_MATCH_LENGTH if args.match_length is None else args.match_length,
-        overrides,
-        getattr(args, "seating", "seat"),
-    )
-    tls = (args.tls_ca_file, args.tls_cert, args.tls_key)
-    if any(tls) and not args.scheduler:
-        raise UsageError("--tls-ca-file, --tls-cert and --tls-key go with --scheduler tls://...")
-    if args.workers is not None:
-        _check_int("--workers", args.workers, 1, MAX_WORKERS)
-    if args.chunk_matches is not None:
-        _check_int("--chunk-matches", args.chunk_matches, 1, MAX_MATCHES)
-    as_folder = str(args.out).endswith(("/", os.sep)) or out.is_dir()
-    if as_folder or args.summary_only or args.backend != "local":
-        from .dataset import DEFAULT_CHUNK_MATCHES, run_dataset
-
-        if not as_folder:
-            raise UsageError(
-                "--summary-only and --backend dask write a chunked dataset: "
-                "give --out DIR/ (with a trailing slash)"
-            )
-        if args.backend == "local" and args.scheduler:
-            raise UsageError("--scheduler goes with --backend dask")
-        cores = os.cpu_count() or 1
-        if args.backend == "dask" and not args.scheduler and (args.workers or 0) > cores:
-            raise UsageError(
-                f"--workers {args.workers}: a local Dask cluster runs at most one worker per "
-                f"core ({cores} here); give --scheduler ADDR for a larger cluster"
-            )
-        security = None
-        if args.scheduler:
-            from ._dask import client_security
-
-            security = client_security(args.scheduler, *tls)
-        res = run_dataset(
-            spec,
-            out,
-            chunk_matches=DEFAULT_CHUNK_MATCHES
-            if args.chunk_matches is None
-            else args.chunk_matches,
-            summary_only=args.summary_only,
-            backend=args.backend,
-            scheduler=args.scheduler,
-            workers=args.workers,
-            progress=not args.quiet,
-            force=args.force,
-            security=security,
-        )
-        if not args.quiet:
-            print(
-                f"{out}: {res['chunks']} chunks ({res['skipped']} already complete, "
-                f"{res['played']} played), {res['deals']:,} deals of {spec.variant}"
-            )
-        return 0
-    if out.suffix != ".parquet":
-        raise UsageError(f"--out must be PATH.parquet or a folder DIR/, got {args.out}")
-    if args.chunk_matches is not None:
-        raise UsageError("--chunk-matches goes with a dataset folder: give --out DIR/")
-    check_memory(
-        spec.deals,
-        "give --out DIR/ for a chunked dataset, which holds one chunk at a time",
-    )
-    parent = out.parent if str(out.parent) else Path(".")
-    if not parent.is_dir():
-        raise UsageError(f"cannot write to {args.out}: folder {parent} is missing or not writable")
-    fileio.check_writable(parent, f"cannot write to {args.out}:")
-    with fileio.OutputLock(out, f"simulate {spec.variant} --deals {spec.deals} --seed {spec.seed}"):
-        if out.exists() and _existing_is_complete(out, spec, args.force):
-            if not args.quiet:
-                print(f"{out}: already holds this run ({spec.deals:,} deals), nothing to do")
-            return 0
-        run = simulate(
-            args.variant,
-            args.deals,
-            seed=args.seed,
-            rules=rules,
-            policies=args.policy,
-            match_length=spec.match_length,
-            workers=args.workers,
-            progress=not args.quiet,
-            bot_params=overrides,
-            seating=spec.seating,
-        )
-        run.to_parquet(out)
-    if not args.quiet:
-        print(f"wrote {run.deals:,} deals of {run.variant} (rules_id {run.rules_id}) to {out}")
-    return 0
-
-
-def _existing_is_complete(out: Path, spec: RunSpec, force: bool) -> bool:
-    """Whether ``out`` already holds this run, verified; UsageError if it holds another.
-
-    A damaged copy of this run is played again (with a message); another run's file or
-    a foreign file is replaced only with ``force``.
-    """
-    import sys
-
-    from . import fileio
-    from .dataset import check_claims, differs, run_identity
-
-    try:
-        pm = fileio.read_meta(out)
-    except UsageError as exc:
-        if not force:
-            raise UsageError(
-                f"{out} exists and is not mjlab output ({str(exc).split(': ', 1)[-1]}); "
-                "use --force to replace it, or another --out"
-            ) from None
-        print(f"mjlab: {out}: --force: replacing a file that is not mjlab output", file=sys.stderr)
-        return False
-    theirs, ident = run_identity(pm.meta), spec.identity()
-    diff = differs(theirs, ident)
-    if diff and fileio.meta_intact(pm):  # else its identity is damaged: played again below
-        if not force:
-            raise UsageError(
-                f"{out} holds another run (it differs in {', '.join(diff)}); "
-                "use --force to replace it, or another --out"
-            )
-        print(f"mjlab: {out}: --force: replacing another run's file", file=sys.stderr)
-        return False
-    try:
-        check_claims(pm)
-        fileio.verify(pm)
-    except UsageError as exc:
-        print(f"mjlab: {exc}; playing it again", file=sys.stderr)
-        return False
-    return True

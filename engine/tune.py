@@ -18,109 +18,23 @@ stored with them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
-from . import __version__
+from . import __version__, abi
+from ._dims import Dim
 from .errors import UsageError
-from .game import _layout as L
+from .family import family_of
 
-__all__ = ["FIELD", "SPACES", "SPACES_ZIPAI", "tune", "duplicate_edge"]
+__all__ = ["FIELD", "tune", "duplicate_edge"]
 
 FIELD = {"strong": "value", "value": "efficiency"}
 """The policy each tuned policy plays against."""
 
 
-@dataclass(frozen=True)
-class Dim:
-    """One tuned parameter: ``name`` (``mult.3`` is element 3 of ``mult``), its box and
-    the step CMA starts with.
-    """
-
-    name: str
-    lo: float
-    hi: float
-    step: float
-
-
-SPACES = {
-    "value": (
-        Dim("flush", 0.0, 24.0, 3.0),
-        Dim("half", 0.0, 16.0, 2.0),
-        Dim("triplets", 0.0, 16.0, 2.0),
-        Dim("pairs", 0.0, 12.0, 2.0),
-        Dim("wild_pair", 0.0, 16.0, 2.0),
-        Dim("chase_min_live", 0.0, 30.0, 4.0),
-        Dim("pass_self", 0.0, 900.0, 60.0),
-    ),
-    "strong": (
-        Dim("alpha", 0.0, 3.0, 0.4),
-        Dim("alpha_kong", 0.0, 3.0, 0.4),
-        Dim("claim_bias", -2.0, 2.0, 0.3),
-        Dim("chow_bias", -2.0, 2.0, 0.3),
-        Dim("kong_bias", -6.0, 6.0, 1.0),
-        Dim("rob", 0.0, 4.0, 0.5),
-        Dim("mult.0", 0.0, 1.5, 0.2),
-        Dim("mult.1", 0.0, 3.0, 0.4),
-        Dim("mult.2", 0.0, 3.0, 0.4),
-        Dim("mult.3", 0.0, 3.0, 0.4),
-        Dim("mult.4", 0.0, 3.0, 0.4),
-        Dim("mult.5", 0.0, 3.0, 0.4),
-        Dim("chase_min_live", 0.0, 30.0, 4.0),
-        Dim("pass_self", 0.0, 900.0, 60.0),
-    ),
-}
-"""The parameters each policy tunes, with their boxes."""
-SPACES_ZIPAI = {
-    "strong": (
-        Dim("alpha", 0.0, 3.0, 0.4),
-        Dim("keep", 0.0, 1.0, 0.15),
-        Dim("peng_bias", -0.3, 0.3, 0.04),
-        Dim("chi_bias", -0.3, 0.3, 0.04),
-        Dim("colour", 0.0, 2.0, 0.3),
-        Dim("survive", 0.7, 1.0, 0.04),
-        Dim("pass_risk", 0.0, 2.0, 0.3),
-    ),
-}
-"""The same for the 字牌 family (engine.zipai._params); its value policy has none."""
-
-
-def _spaces(variant) -> dict:
-    return SPACES_ZIPAI if variant.family == "zipai" else SPACES
-
-
 def _relevant(variant, resolved, policy: str) -> list[Dim]:
-    """The dimensions that can change play under these rules (the rest stay put)."""
-    if variant.family == "zipai":
-        return list(SPACES_ZIPAI.get(policy, ()))
-    packed = variant.pack(resolved)
-    chow = packed[L.R_CHOW] == 1
-    discard_win = packed[L.R_DISCARD_WIN] == 1
-    wilds = packed[L.R_WILD_KINDS] > 0
-    targets = variant.bot_targets or {}
-    # a variant opts in to passing discard wins for a self-draw in its bots' defaults
-    own = variant.bot_params(policy, resolved) if variant.bot_params else {}
-    out = []
-    for d in SPACES[policy]:
-        base = d.name.split(".")[0]
-        if d.name == "chow_bias" and not chow:
-            continue
-        if d.name == "alpha" and not discard_win:
-            continue
-        if d.name == "pass_self" and not (discard_win and "pass_self" in own):
-            continue
-        if base in ("wild_pair", "chase_min_live") and not (wilds and targets.get("wild_pair")):
-            continue
-        if policy == "value" and base in ("flush", "half", "triplets", "pairs"):
-            if not targets.get(base):
-                continue
-        if d.name.startswith("mult."):
-            key = ("plain", "flush", "half", "triplets", "pairs", "wild_pair")[int(d.name[5:])]
-            if key != "plain" and (not targets.get(key) or (key == "wild_pair" and not wilds)):
-                continue
-        out.append(d)
-    return out
+    """The dimensions that can change play under these rules (the family says which)."""
+    return family_of(variant).relevant(variant, resolved, policy)
 
 
 def _params(dims: list[Dim], x: np.ndarray, start: dict) -> dict:
@@ -183,8 +97,8 @@ def duplicate_edge(
         )  # fmt: skip
         seat = np.full(run.rec.shape[0], s, np.int64)
         if seating == "dealer":
-            seat = (run.rec[:, L.C_DEALER].astype(np.int64) + s) % seats
-        x = run.rec[np.arange(run.rec.shape[0]), L.C_DELTA + seat].astype(np.float64)
+            seat = (run.rec[:, abi.C_DEALER].astype(np.int64) + s) % seats
+        x = run.rec[np.arange(run.rec.shape[0]), abi.C_DELTA + seat].astype(np.float64)
         sums = np.bincount(run.match, weights=x)
         per_match = sums if per_match is None else per_match + sums
         n_match = np.bincount(run.match).astype(np.float64)
@@ -313,8 +227,8 @@ def tune(
     return {"params": tuned, "start": start, "tune": {**ident, "history": history}}
 
 
-def _tuned_keys(policy: str, variant=None) -> set[str]:
-    spaces = _spaces(variant) if variant is not None else SPACES
+def _tuned_keys(policy: str, variant) -> set[str]:
+    spaces = family_of(variant).tune_spaces
     return {d.name.split(".")[0] for d in spaces.get(policy, ())}
 
 

@@ -117,7 +117,7 @@ def test_unwritable_out_exits_2(tmp_path, capsys):
 
 
 def test_internal_error_exits_1(monkeypatch, capsys):
-    import engine.variants as v
+    import engine._cli_variants as v
 
     def boom(args):
         raise RuntimeError("kaput")

@@ -14,6 +14,7 @@ import pytest
 
 from engine import _numba
 from engine._numba import kernel, parallel_kernel
+from engine.family import family_of
 from engine.game import _layout as L
 from engine.hand._tables import kernel_tables
 from engine.run import make_spec, play_chunk
@@ -59,10 +60,7 @@ def test_a_parallel_kernels_serial_twin_computes_the_same_in_its_own_cache(tmp_p
 def _parallel_rows(spec, lo, hi):
     """The rows of matches [lo, hi) as play_chunk computed them before: numba's prange."""
     v = get_variant(spec.variant)
-    if v.family == "zipai":
-        from engine.zipai._loop import play_matches
-    else:
-        from engine.game._loop import play_matches
+    play_matches = family_of(v).play_matches
     pols = np.array([L.POLICY_NAMES.index(p) for p in spec.policies], np.int64)
     last = spec.rows(hi - 1, hi)
     rec = np.zeros((spec.rows(lo, hi), L.N_COLS), np.int32)

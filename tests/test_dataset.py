@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis.summary import SummaryReducer
 from engine.dataset import load_chunks, run_dataset
 from engine.errors import UsageError
 from engine.run import make_spec, simulate
@@ -105,7 +106,7 @@ def test_summary_only_chunks_merge_to_the_whole(tmp_path):
     import analysis
 
     spec = make_spec("tuidaohu", 2000, seed=8)
-    run_dataset(spec, tmp_path / "s", chunk_matches=30, summary_only=True, progress=False)
+    run_dataset(spec, tmp_path / "s", chunk_matches=30, reducer=SummaryReducer, progress=False)
     merged = analysis.summarize(tmp_path / "s")
     whole = analysis.Summary.from_records(
         simulate("tuidaohu", 2000, seed=8, progress=False).to_pandas()
@@ -130,10 +131,12 @@ def test_dask_local_cluster_gives_identical_records(tmp_path):
         chunk_matches=30,
         backend="dask",
         workers=2,
-        summary_only=True,
+        reducer=SummaryReducer,
         progress=False,
     )
-    run_dataset(spec, tmp_path / "local_s", chunk_matches=30, summary_only=True, progress=False)
+    run_dataset(
+        spec, tmp_path / "local_s", chunk_matches=30, reducer=SummaryReducer, progress=False
+    )
     import analysis
 
     assert analysis.summarize(tmp_path / "dask_s") == analysis.summarize(tmp_path / "local_s")
@@ -143,7 +146,7 @@ def test_summarize_says_when_a_dataset_is_incomplete(tmp_path, capsys):
     from engine.cli import main
 
     spec = make_spec("tuidaohu", 640, seed=4, policies="random")
-    run_dataset(spec, tmp_path / "s", chunk_matches=10, summary_only=True, progress=False)
+    run_dataset(spec, tmp_path / "s", chunk_matches=10, reducer=SummaryReducer, progress=False)
     assert main(["summarize", str(tmp_path / "s")]) == 0
     assert "incomplete" not in capsys.readouterr().err
     chunks = sorted((tmp_path / "s").glob("chunk-*.parquet"))

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from engine import rng, variants
+from engine.family import MAHJONG, ZIPAI, family_of
 from engine.run import simulate
 from engine.testing import check_variant, recompute_mismatch
 from tests.oracles import hand_bruteforce as bf
@@ -18,6 +19,10 @@ def brute_complete(counts, wilds, sets):
         )
         == 0
     )
+
+
+ORACLES = {MAHJONG: brute_complete, ZIPAI: zbf.evaluate}
+"""Each family's independent check of a winning hand (the brute-force twins)."""
 
 
 def test_registry_matches_module_list():
@@ -39,7 +44,7 @@ def test_conformance_every_policy(name):
     the mahjong or the 字牌 twin), and every deal's value and payments recomputed from
     its pattern flags and record columns (``Variant.recompute``)."""
     v = variants.get(name)
-    complete = brute_complete if v.family == "mahjong" else zbf.evaluate
+    complete = ORACLES[family_of(v)]
     checked = check_variant(name, matches=12, seed=3, complete=complete)
     assert checked == 12 * 8 * len(v.policies)
 

@@ -1,9 +1,11 @@
 """The layer contracts (pyproject ``[tool.importlinter]``) hold: ``lint-imports`` passes.
 
 The floors of the engine (tiles, rng, errors, the numba house options and the cold-start
-notice, the hand kernels, the caches, the file IO) import nothing above them, and no
-family toolkit or variant imports the analysis layer directly. Issue 18 extends these
-contracts to every layer.
+notice, the hand kernels, the caches, the file IO, the kernel ABI) import nothing above
+them; the engine's domain never imports the analysis layer, even indirectly; and the
+whole project is layered (commands > analysis > runs > families > family entry points >
+seats and records > loops > variants > family toolkits > floors), function-level imports
+included. Planted backward imports show the contracts are not vacuous.
 """
 
 import shutil
@@ -29,20 +31,39 @@ def test_the_layer_contracts_hold():
     assert "0 broken" in proc.stdout
 
 
-def test_a_backward_import_breaks_the_contract(tmp_path):
-    """The contract is not vacuous: the same check on a copy of the floors with one
-    upward import added fails, naming the import."""
+def test_no_contract_allows_indirect_imports():
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert "allow_indirect_imports" not in text
+    assert 'type = "layers"' in text
+
+
+def _planted(tmp_path, module: str, line: str):
+    """``lint-imports`` on a copy of the project with ``line`` added to ``module``."""
     pkg = tmp_path / "engine"
     shutil.copytree(ROOT / "engine", pkg, ignore=shutil.ignore_patterns("botdata", "__pycache__"))
     shutil.copytree(ROOT / "analysis", tmp_path / "analysis",
                     ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
-    tiles = pkg / "tiles.py"
-    tiles.write_text(tiles.read_text(encoding="utf-8") + "\nfrom engine import run  # noqa\n")
+    path = tmp_path / (module.replace(".", "/") + ".py")
+    path.write_text(path.read_text(encoding="utf-8") + f"\n{line}  # noqa\n")
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     exe = shutil.which("lint-imports")
     assert exe is not None
     env = {"PYTHONPATH": str(tmp_path), "PATH": str(Path(sys.executable).parent)}
-    proc = subprocess.run([exe], cwd=tmp_path, capture_output=True, text=True, env=env,
+    return subprocess.run([exe], cwd=tmp_path, capture_output=True, text=True, env=env,
                           check=False)  # fmt: skip
-    assert proc.returncode != 0
-    assert "engine.tiles" in proc.stdout and "engine.run" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "named"),
+    [
+        ("engine.tiles", "from engine import run", "engine.run"),
+        ("engine.variants._registry", "from engine import family", "engine.family"),
+        ("engine.game._loop", "from engine import bots", "engine.bots"),
+        ("engine.dataset", "from analysis import summary", "analysis.summary"),
+    ],
+)
+def test_a_backward_import_breaks_the_contract(tmp_path, module, line, named):
+    """The same check on a copy with one upward import added fails, naming it."""
+    proc = _planted(tmp_path, module, line)
+    assert proc.returncode != 0, proc.stdout
+    assert module in proc.stdout and named in proc.stdout

@@ -1,133 +1,145 @@
-"""Shared encodings of the mahjong-family game kernel: rule slots, record columns, codes.
+"""Encodings of the mahjong-family game kernel: rule slots, context slots, melds, events.
 
 A variant packs its resolved rule options into an int64 array ``rules`` (see
 :meth:`engine.variants.Variant.pack`); the kernel reads the engine slots below, and the
-variant's own kernels read the slots from :data:`R_VAR` on. Changing an option changes
-array contents only, so nothing is recompiled.
+variant's own kernels read the slots of the block :data:`R_VAR` (each variant lays its
+block out with ``RULES.sub("var", ...)``). Changing an option changes array contents
+only, so nothing is recompiled. The slots are handed out by :class:`engine._slots.Slots`
+(fixed ``at=`` positions keep the numbers the kernels were written with; a block that
+grows into the next one is refused at import).
+
+The record row, win types and policy codes both families share live in
+:mod:`engine.abi`; they are re-exported here for the mahjong kernels.
 """
 
 from __future__ import annotations
 
+from .._slots import Slots
+from ..abi import (  # noqa: F401 - re-exported for the mahjong-family kernels
+    C_DEALER,
+    C_DELTA,
+    C_DISCARDER,
+    C_EXTRA,
+    C_PAT_HI,
+    C_PAT_LO,
+    C_STREAK,
+    C_TURNS,
+    C_VALUE,
+    C_WILDS,
+    C_WIN_TYPE,
+    C_WINNER,
+    MAX_EXTRA,
+    N_COLS,
+    N_FIXED,
+    P_EFFICIENCY,
+    P_RANDOM,
+    P_STRONG,
+    P_VALUE,
+    POLICY_NAMES,
+    WIN_DISCARD,
+    WIN_INSTANT,
+    WIN_KONG_DRAW,
+    WIN_NONE,
+    WIN_ROB_KONG,
+    WIN_SELF_DRAW,
+    WIN_TYPE_NAMES,
+)
+
 # ---- rule slots (index into the packed int64 rules array) -----------------------------
-R_VARIANT = 0
+N_RULES = 96
+RULES = Slots("mahjong rules", limit=N_RULES)
+R_VARIANT = RULES.block("variant")
 """Variant kernel id (see engine.game._hooks)."""
-R_TILESET = 1
+R_TILESET = RULES.block("tileset")
 """136 or 144 (adds the flowers f1..f8)."""
-R_SETS = 2
+R_SETS = RULES.block("sets")
 """Sets of a complete hand: 4 (13-tile games) or 5 (16-tile games)."""
-R_CHOW = 3
+R_CHOW = RULES.block("chow")
 """1: the discarder's next seat may chow (吃)."""
-R_DISCARD_WIN = 4
+R_DISCARD_WIN = RULES.block("discard_win")
 """1: wins on a discard are allowed (点炮)."""
-R_ROB_KONG = 5
+R_ROB_KONG = RULES.block("rob_kong")
 """1: a 补杠 may be robbed (抢杠)."""
-R_WILD_MODE = 6
+R_WILD_MODE = RULES.block("wild_mode")
 """How wild kinds are chosen: 0 none, 1 the kinds after a flipped indicator, 2 the
 indicator's own kind, 3 fixed kinds (R_WILD_FIXED0/1)."""
-R_WILD_KINDS = 7
+R_WILD_KINDS = RULES.block("wild_kinds")
 """Number of wild kinds (0, 1, 2)."""
-R_WILD_FIXED0 = 8
-R_WILD_FIXED1 = 9
-R_INDICATOR = 10
+R_WILD_FIXED0 = RULES.block("wild_fixed0")
+R_WILD_FIXED1 = RULES.block("wild_fixed1")
+R_INDICATOR = RULES.block("indicator")
 """Where the indicator is flipped: 0 the last tile of the wall, 1 the k-th from the tail
 with k = 2d6 (丽水)."""
-R_INDICATOR_LIVE = 11
+R_INDICATOR_LIVE = RULES.block("indicator_live")
 """1: the indicator stays in the wall and can be drawn (else it is set aside, dead)."""
-R_STANDIN = 12
+R_STANDIN = RULES.block("standin")
 """1: the 4 白板 are ordinary tiles of the (first) wild kind (丽水 白板代财神)."""
-R_WILD_DISCARD = 13
+R_WILD_DISCARD = RULES.block("wild_discard")
 """0: a wild can never be discarded; 1: it may be, the discard is dead (nobody claims or
 wins it); 2: as 1 and the discarder pays R_WILD_DISCARD_FINE to each other player."""
-R_WILD_DISCARD_FINE = 14
-R_WILD_DISCARD_SELFDRAW = 15
+R_WILD_DISCARD_FINE = RULES.block("wild_discard_fine")
+R_WILD_DISCARD_SELFDRAW = RULES.block("wild_discard_selfdraw")
 """1: after discarding a wild the player may only win by self-draw (福州)."""
-R_RESERVE = 16
+R_RESERVE = RULES.block("reserve")
 """Live tiles kept back at the end of the wall (a draw ends the deal when only these are
 left)."""
-R_ROT_WIN = 17
+R_ROT_WIN = RULES.block("rot_win")
 """Deal after a non-dealer win: 0 the winner deals, 1 the dealer's next seat."""
-R_ROT_DRAW = 18
+R_ROT_DRAW = RULES.block("rot_draw")
 """Deal after a drawn deal: 0 the dealer keeps it, 1 the next seat."""
-R_SHAPES = 19
+R_SHAPES = RULES.block("shapes")
 """Winning shapes (engine.hand shape bit mask)."""
-R_PASS_LOCK = 20
+R_PASS_LOCK = RULES.block("pass_lock")
 """1: after passing a discard win a player may not win on a discard until his next draw."""
-R_KONG_DRAW_FROM_TAIL = 21
+R_KONG_DRAW_FROM_TAIL = RULES.block("kong_draw_from_tail")
 """1: kong replacements come from the tail (always 1 in the current variants)."""
-R_PLAYERS = 22
+R_PLAYERS = RULES.block("players")
 """Number of seats (4)."""
-R_HORSES = 23
+R_HORSES = RULES.block("horses")
 """Horses drawn from the tail at the start (set by the variant's setup, 0 otherwise)."""
-R_VAR = 32
+R_VAR = RULES.block("var", 32, at=32)
 """First slot of the variant's own options (32..63)."""
 # Engine slots 64..79: flowers, the dynamic reserve, the last group, opening wins (福州).
-R_HONOR_FLOWERS = 64
+R_HONOR_FLOWERS = RULES.block("honor_flowers")
 """1: the honors 1z..7z are flowers too (福州: only the 108 suited tiles are played)."""
-R_FLOWER_REPLACE = 65
+R_FLOWER_REPLACE = RULES.block("flower_replace")
 """1: flowers are set aside and replaced from the tail: at the deal in rounds (dealer
 first; a seat that drew no new flower skips later rounds), during play at once."""
-R_RESERVE_KONG = 66
+R_RESERVE_KONG = RULES.block("reserve_kong")
 """Tiles added to the reserve per 明杠 (a kong from a discard or a 补杠)."""
-R_RESERVE_ANKONG = 67
+R_RESERVE_ANKONG = RULES.block("reserve_ankong")
 """Tiles added to the reserve per 暗杠."""
-R_RESERVE_QUAD = 68
+R_RESERVE_QUAD = RULES.block("reserve_quad")
 """Tiles added to the reserve when a seat holds four identical flowers (four 东 ...)."""
-R_RESERVE_INDICATOR = 69
+R_RESERVE_INDICATOR = RULES.block("reserve_indicator")
 """1: the set-aside indicator is one of the reserved tiles (it lies on the reserved
 tail), so one live tile fewer is kept back."""
-R_LAST_GROUP = 70
+R_LAST_GROUP = RULES.block("last_group")
 """Size of the last group (福州 4): when a normal draw would leave at most this many live
 tiles beyond the reserve, the seats draw them in turn with no discards, no flower
 replacement and no claims; a drawn tile that completes a hand wins as a self-draw."""
-R_INSTANT_WILDS = 71
+R_INSTANT_WILDS = RULES.block("instant_wilds")
 """Holding this many wild tiles wins at once (福州 三金倒: 3); 0 never."""
-R_OPENING = 72
+R_OPENING = RULES.block("opening")
 """1: opening wins right after the deal and the indicator (福州): 天胡, then 三金倒, then a
 non-dealer taking the indicator as a wild (抢金, nearest to the dealer first), then the
 dealer discarding one tile and taking it."""
-R_DRAW_ADDS_WINS = 73
+R_DRAW_ADDS_WINS = RULES.block("draw_adds_wins")
 """1: a drawn deal kept by the dealer counts as one more dealer win (X_DEALER_WINS)."""
-R_KONG_NEEDS_LIVE = 74
+R_KONG_NEEDS_LIVE = RULES.block("kong_needs_live")
 """1: a kong may be declared only when a replacement tile beyond the (raised) reserve is
 left."""
-R_YOUJIN = 75
+R_YOUJIN = RULES.block("youjin")
 """1: 游金 (闽南): a seat whose discard leaves complete sets and a lone wild is 游ing: it
 wins only by self-draw, discarding a further drawn wild raises the level (双游, 三游), and
 while anyone 游s nobody wins on a discard."""
-R_WIN_PRIORITY = 76
+R_WIN_PRIORITY = RULES.block("win_priority")
 """1: when several seats can win on one discard, the variant's win_priority hook may put
 a farther seat first (福州 金雀); 0: plain head bump (nearest seat wins)."""
-R_BY_DEALER = 95
+R_BY_DEALER = RULES.block("by_dealer", at=N_RULES - 1)
 """Run setting, not a rule (set by engine.run, never by a variant's pack): 1 reads the
 policies and bot rows by place from the dealer (index 0 the dealer, 1 his 下家, ...) in
 every deal, so a policy keeps its role through dealer changes; 0 reads them by seat."""
-N_RULES = 96
-
-# ---- record columns (int32 per deal) ---------------------------------------------------
-C_DEALER = 0
-C_STREAK = 1
-C_WINNER = 2
-C_WIN_TYPE = 3
-C_DISCARDER = 4
-C_TURNS = 5
-C_WILDS = 6
-C_VALUE = 7
-C_DELTA = 8  # 8..11
-C_PAT_LO = 12
-C_PAT_HI = 13
-C_EXTRA = 14
-N_FIXED = 14
-MAX_EXTRA = 24
-N_COLS = N_FIXED + MAX_EXTRA
-
-# ---- win types (the record's win_type) --------------------------------------------------
-WIN_NONE = 0
-WIN_SELF_DRAW = 1
-WIN_DISCARD = 2
-WIN_ROB_KONG = 3
-WIN_KONG_DRAW = 4
-WIN_INSTANT = 5
-WIN_TYPE_NAMES = ("none", "self_draw", "discard", "rob_kong", "kong_draw", "instant")
 
 # ---- meld types -------------------------------------------------------------------------
 M_CHOW = 1
@@ -166,95 +178,93 @@ E_YOUJIN = 14  # seat, 游金 level reached
 EVENT_COLS = 5
 MAX_EVENTS = 600
 
-# ---- policies -----------------------------------------------------------------------------
-P_RANDOM = 0
-P_EFFICIENCY = 1
-P_VALUE = 2
-P_STRONG = 3
-POLICY_NAMES = ("random", "efficiency", "value", "strong")
-
 # ---- per-deal context slots (int64 array shared with the variant hooks) ------------------
-X_WILD0 = 0
+N_MEMO = 64
+"""Slots of the variant's memo block (X_MEMO)."""
+CTX = Slots("mahjong deal context")
+X_WILD0 = CTX.block("wild0")
 """Logical wild kinds of this deal (-1 if none)."""
-X_WILD1 = 1
-X_INDICATOR = 2
+X_WILD1 = CTX.block("wild1")
+X_INDICATOR = CTX.block("indicator")
 """Physical kind of the flipped indicator (-1 if none)."""
-X_DEALER = 3
-X_STREAK = 4
+X_DEALER = CTX.block("dealer")
+X_STREAK = CTX.block("streak")
 """Consecutive deals the dealer has held before this one."""
-X_DEALER_WINS = 5
+X_DEALER_WINS = CTX.block("dealer_wins")
 """Consecutive wins of the dealer before this deal (丽水 底, 福州 连庄)."""
-X_WINNER = 6
-X_WIN_TYPE = 7
-X_DISCARDER = 8
-X_WIN_KIND = 9
+X_WINNER = CTX.block("winner")
+X_WIN_TYPE = CTX.block("win_type")
+X_DISCARDER = CTX.block("discarder")
+X_WIN_KIND = CTX.block("win_kind")
 """Logical kind of the winning tile (-1 for a wild)."""
-X_WIN_PHYS = 10
-X_KONG_FROM = 11
+X_WIN_PHYS = CTX.block("win_phys")
+X_KONG_FROM = CTX.block("kong_from")
 """For a win on a kong replacement: the seat that fed the 明杠 (放杠), else -1."""
-X_TURNS = 12
-X_FIRST_TURN = 13
+X_TURNS = CTX.block("turns")
+X_FIRST_TURN = CTX.block("first_turn")
 """1 while no discard has been claimed and the current turn is a seat's first (天胡/地胡)."""
-X_KONGS = 14
-X_NHORSE = 15
-X_HORSE = 16  # 16..23 physical kinds of the horses
-X_KONG_MONEY = 24  # 24..27 net kong money per seat (settled at the end)
-X_CHOWS = 28  # 28..43 chows made by seat a from seat b's discards: 28 + 4*a + b
-X_PENALTY = 44  # 44..47 net penalty money per seat (误打财神, 被跟 ...)
-X_NEVENT = 48
-X_ROBBED = 49
+X_KONGS = CTX.block("kongs")
+X_NHORSE = CTX.block("nhorse")
+X_HORSE = CTX.block("horse", 8)  # 16..23 physical kinds of the horses
+X_KONG_MONEY = CTX.block("kong_money", 4)  # 24..27 net kong money per seat (settled at the end)
+X_CHOWS = CTX.block("chows", 16)  # 28..43 chows made by seat a from seat b's discards: 28 + 4*a + b
+X_PENALTY = CTX.block("penalty", 4)  # 44..47 net penalty money per seat (误打财神, 被跟 ...)
+X_NEVENT = CTX.block("nevent")
+X_ROBBED = CTX.block("robbed")
 """Seat whose 补杠 was robbed, else -1."""
-X_DRAWS = 50
+X_DRAWS = CTX.block("draws")
 """Draws each seat has made (bit field: draws of seat s in 51 + s)."""
-X_SEAT_DRAWS = 51  # 51..54
-X_DISCARDS_TOTAL = 55
-X_LAST_DISCARDS = 56  # 56..59 the last four discards in order (被跟)
-X_WILD_DISCARDED = 60  # 60..63 seat discarded a wild (福州: self-draw only afterwards)
-X_GEN = 64
+X_SEAT_DRAWS = CTX.block("seat_draws", 4)  # 51..54
+X_DISCARDS_TOTAL = CTX.block("discards_total")
+X_LAST_DISCARDS = CTX.block("last_discards", 4)  # 56..59 the last four discards in order (被跟)
+X_WILD_DISCARDED = CTX.block(
+    "wild_discarded", 4
+)  # 60..63 seat discarded a wild (福州: self-draw only afterwards)
+X_GEN = CTX.block("gen")
 """Number of 被跟 events (four identical discards in a row)."""
-X_HORSE_HITS = 65
-X_LOCK = 66  # 66..69 pass lock per seat
-X_DEAL_TILES = 70
+X_HORSE_HITS = CTX.block("horse_hits")
+X_LOCK = CTX.block("lock", 4)  # 66..69 pass lock per seat
+X_DEAL_TILES = CTX.block("deal_tiles")
 """Tiles of the set (136/144)."""
-X_VALUE = 71
+X_VALUE = CTX.block("value")
 """The winning hand's value, for variants whose patterns hook computes it (诸暨 台)."""
-X_RUN_KIND = 72
+X_RUN_KIND = CTX.block("run_kind")
 """Kind of the current run of identical consecutive discards (被跟), -1 none."""
-X_RUN_LEN = 73
-X_RUN_START = 74
+X_RUN_LEN = CTX.block("run_len")
+X_RUN_START = CTX.block("run_start")
 """Seat that started the run."""
-X_SCRATCH = 80
+X_SCRATCH = CTX.block("scratch", 16, at=80)
 """Slots 80..95 are free for a variant's own per-deal state."""
-X_RESERVE = 96
+X_RESERVE = CTX.block("reserve")
 """Live tiles kept back now: R_RESERVE plus the kong and flower increments, minus the
 indicator under R_RESERVE_INDICATOR."""
-X_FLOWERS = 97
+X_FLOWERS = CTX.block("flowers", 4)
 """97..100: flower tiles held per seat (filled at settlement)."""
-X_FLOWER_QUADS = 101
+X_FLOWER_QUADS = CTX.block("flower_quads", 4)
 """101..104: sets of four identical flowers per seat (four 东 ...)."""
-X_FLOWER_SUITES = 105
+X_FLOWER_SUITES = CTX.block("flower_suites", 4)
 """105..108: complete 春夏秋冬 / 梅兰竹菊 suites per seat."""
-X_ROB_INDICATOR = 109
+X_ROB_INDICATOR = CTX.block("rob_indicator")
 """1: the winner took the indicator as a wild (福州 抢金)."""
-X_OPENING_WIN = 110
+X_OPENING_WIN = CTX.block("opening_win")
 """1: the deal was won at the opening checks (R_OPENING)."""
-X_LAST_GROUP = 111
+X_LAST_GROUP = CTX.block("last_group")
 """1: the deal reached the last group (R_LAST_GROUP)."""
-X_YOUJIN = 112
+X_YOUJIN = CTX.block("youjin", 4)
 """112..115: 游金 level per seat (0 none, 1 单游, 2 双游, 3 三游)."""
-X_WILD_DISCARDS = 116
+X_WILD_DISCARDS = CTX.block("wild_discards")
 """Wild tiles discarded in the deal."""
-X_DEAL_MAX_WILDS = 117
+X_DEAL_MAX_WILDS = CTX.block("deal_max_wilds")
 """The most wild tiles any seat held right after the indicator was turned."""
-X_INDICATOR_POS = 118
+X_INDICATOR_POS = CTX.block("indicator_pos")
 """Wall position of the set-aside indicator, -1 if none."""
-X_MINGKONGS = 119
+X_MINGKONGS = CTX.block("mingkongs")
 """明杠 (from a discard or 补杠) made in the deal."""
-X_ANKONGS = 120
+X_ANKONGS = CTX.block("ankongs")
 """暗杠 made in the deal."""
-X_MEMO = 128
+X_MEMO = CTX.block("memo", N_MEMO, at=128)
 """Slots 128..191 are free for a variant's per-deal memo of hand evaluations (诸暨: the
 complete hands already refused, so a wait refused once is not re-evaluated on every
 discard of its tile)."""
-N_MEMO = 64
-N_CTX = X_MEMO + N_MEMO
+N_CTX = CTX.size
+CTX.limit = N_CTX

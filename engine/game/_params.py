@@ -12,6 +12,12 @@ from __future__ import annotations
 
 from .._slots import Slots
 
+STRONG_VERSION = 2
+"""Version of the strong policy's parameter layout and meaning; a file made for another
+version is refused. 2: ``mult.0`` weighs the plain-only win chance (before, the targets'
+multipliers scaled only their extra value) and the model has a ``stake`` and a feeder loss
+measured against the seat's own bystander payment."""
+
 LAYOUT = Slots("mahjong bot parameters")
 
 # ---- value: bonuses in quarter tiles (4 = one tile of distance) ---------------------------

@@ -1,4 +1,6 @@
-"""The variant registry and the ``mjlab variants`` command.
+"""The variant registry: every variant declared once, by name (``mjlab variants`` lists them).
+
+A new variant is one module here and one name in ``_registry.MODULES``.
 
 >>> from engine import variants
 >>> "tuidaohu" in variants.names()
@@ -10,13 +12,11 @@ from __future__ import annotations
 from importlib import import_module
 
 from ._base import Pattern, RuleOption, Variant, parse_rule_args
-from ._registry import get, names, register
-
-MODULES = ("fuzhou", "lishui", "luodisao", "tuidaohu", "zhuji")
-"""Variant modules imported (and so registered) by this package, in order."""
+from ._registry import MODULES, get, mark_loaded, names, register
 
 for _m in MODULES:
     import_module(f"{__name__}.{_m}")
+mark_loaded()
 
 __all__ = [
     "Variant",
@@ -27,7 +27,6 @@ __all__ = [
     "register",
     "parse_rule_args",
     "MODULES",
-    "run_cli",
     "describe",
 ]
 
@@ -59,108 +58,3 @@ def describe(name: str) -> dict:
         ],
         "extras": list(v.extras),
     }
-
-
-def _score_zipai(v, args) -> dict:
-    """``mjlab score`` for the 字牌 family: HAND and --win in x1..x10 d1..d10 w notation,
-    --melds the table groups (``"peng:d3 pao:x5 chi:x1x2x3"``), --flag flip/tianhu/dihu,
-    --xing-card the 醒 card. Under 天胡 --win is optional: it names the dealer's last dealt
-    card (the 醒 card under 跟醒).
-    """
-    from ..errors import UsageError
-
-    rules = v.resolve(parse_rule_args(args.rule, args.rules))
-    flags = set(args.flag)
-    unknown = flags - {"flip", "tianhu", "dihu"}
-    if unknown:
-        raise UsageError(
-            f"unknown --flag {sorted(unknown)[0]!r} for {v.name}; flags: flip, tianhu, dihu"
-        )
-    if args.wild:
-        raise UsageError(f"{v.name}: 王 are written in HAND as w, not with --wild")
-    try:
-        return v.score_hand(
-            rules,
-            args.hand,
-            win=args.win,
-            table=args.melds,
-            from_seat=args.from_seat,
-            flip="flip" in flags,
-            tianhu="tianhu" in flags,
-            dihu="dihu" in flags,
-            xing_card=getattr(args, "xing_card", None),
-            seat=args.seat,
-            dealer=args.dealer,
-        )
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def run_score_cli(args) -> int:
-    """Handle ``mjlab score``."""
-    from ..cli import print_json
-    from ..errors import UsageError
-    from ._scoring import score_from_args
-
-    v = get(args.variant)
-    if v.family == "zipai":
-        if args.flowers:
-            raise UsageError(f"--flowers: {v.name} has no flowers, got {args.flowers}")
-        if args.streak:
-            raise UsageError(f"--streak: {v.name}'s score takes no dealer streak")
-        result = _score_zipai(v, args)
-    else:
-        result = score_from_args(v, args)
-    assumed = []
-    if not args.self_draw and args.from_seat is None:
-        assumed.append("self_draw")
-        result = {**result, "assumed": assumed}
-    if args.json:
-        print_json(result)
-        return 0
-    if assumed:
-        print("assumed: a self-draw win (give --self-draw, or --from SEAT for a win on a discard)")
-    if not result["complete"]:
-        print(f"{args.hand}: not a complete hand under {v.name}")
-        return 0
-    pats = ", ".join(result["patterns"]) or "(none)"
-    worth = f"patterns {pats}; value {result['value']} {v.value_unit}"
-    if result.get("legal") is False:
-        # a complete hand a variant's minimum refuses (诸暨 3 台) is scored but not paid
-        ordinary = result.get("ordinary")
-        below = f" (ordinary {ordinary} {v.value_unit} is below the minimum)" if ordinary else ""
-        print(
-            f"{args.hand} cannot be declared under {v.name}: {worth}; NOT a legal win{below}, "
-            "no payments"
-        )
-        return 0
-    print(f"{args.hand} wins under {v.name}: {worth}")
-    print("payments: " + "  ".join(f"seat {s}: {d:+d}" for s, d in enumerate(result["deltas"])))
-    for note in result.get("notes", ()):
-        print(f"note: {note}")
-    return 0
-
-
-def run_cli(args) -> int:
-    """Handle ``mjlab variants``."""
-    from ..cli import print_json
-
-    data = [describe(n) for n in names()]
-    if args.json:
-        print_json(data)
-        return 0
-    for d in data:
-        print(
-            f"{d['name']}  {d['long_name']}  (version {d['version']}, RULEBOOK {d['rulebook']},"
-            f" value in {d['value_unit']})"
-        )
-        for o in d["options"]:
-            allowed = "|".join(
-                str(a).lower() if isinstance(a, bool) else str(a) for a in o["allowed"]
-            )
-            default = str(o["default"]).lower() if isinstance(o["default"], bool) else o["default"]
-            print(f"  {o['key']}={default}  [{allowed}]  {o['doc']} ({o['rulebook']})")
-        pats = ", ".join(f"{p['hanzi']} {p['name']}" for p in d["patterns"])
-        print(f"  patterns: {pats}")
-        print()
-    return 0

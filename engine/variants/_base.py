@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import UsageError
 
-__all__ = ["RuleOption", "Pattern", "Variant", "parse_rule_args"]
+__all__ = ["RuleOption", "Pattern", "Variant", "parse_rule_args", "pattern_bits", "big_mask"]
 
 
 @dataclass(frozen=True)
@@ -111,6 +111,31 @@ class Pattern:
     big: bool = False
 
 
+MAX_PATTERNS = 62
+"""Pattern bits a record holds (31 in ``pat_lo``, 31 in ``pat_hi``)."""
+
+
+def pattern_bits(patterns) -> dict[str, int]:
+    """Each pattern's bit number by name: its place in the variant's declaration.
+
+    The kernels' ``P_*`` constants are read from this at import (numba freezes them), so
+    a pattern is declared once and its bit can never drift from its record column.
+    """
+    bits: dict[str, int] = {}
+    for i, p in enumerate(patterns):
+        if p.name in bits:
+            raise ValueError(f"pattern {p.name!r} declared twice")
+        bits[p.name] = i
+    if len(bits) > MAX_PATTERNS:
+        raise ValueError(f"{len(bits)} patterns; a record holds {MAX_PATTERNS}")
+    return bits
+
+
+def big_mask(patterns) -> int:
+    """The bit mask of the patterns declared ``big``."""
+    return sum(1 << i for i, p in enumerate(patterns) if p.big)
+
+
 @dataclass(frozen=True)
 class Variant:
     """A registered variant (see the module docstring)."""
@@ -130,6 +155,10 @@ class Variant:
     bench_deals: int = 200_000
     rulebook_section: str = ""
     kernel_id: int = 0
+    hooks: Any = field(default=None, compare=False)
+    """The variant's kernel module (mahjong family): it owns ``KERNEL_ID`` (the
+    ``kernel_id`` above) and the hook kernels the game loop calls for it through
+    :mod:`engine.game._hooks` (``patterns``, ``settle``, ``win_legal`` ...)."""
     players_of: Callable[[Mapping[str, Any]], int] | None = None
     exact: Callable[..., dict] | None = field(default=None, compare=False)
     score_hand: Callable[..., dict] | None = field(default=None, compare=False)
@@ -141,6 +170,9 @@ class Variant:
     """The ``mjlab score --flag`` names ``score_hand`` understands (others are refused)."""
     flower_tiles: int = 0
     """Flower tiles in the set (``mjlab score --flowers`` is 0..this; 0: no flowers)."""
+    bot_layout: Any = field(default=None, compare=False)
+    """Its family's bot parameter layout module (``N_BOT``, the blocks' keys and
+    ``STRONG_VERSION``): :mod:`engine.game._params` or :mod:`engine.zipai._params`."""
     bot_params: Callable[[str, Mapping[str, Any]], dict] | None = field(default=None, compare=False)
     """The default parameters of a policy under resolved options (engine.bots)."""
     bot_targets: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)

@@ -13,10 +13,12 @@ import numpy as np
 
 from .._numba import kernel
 from ..game._layout import (
+    CTX,
     M_ADDKONG,
     M_ANKONG,
     M_KONG,
     R_VAR,
+    RULES,
     WIN_DISCARD,
     WIN_ROB_KONG,
     X_ANKONGS,
@@ -33,7 +35,6 @@ from ..game._layout import (
     X_OPENING_WIN,
     X_RESERVE,
     X_ROB_INDICATOR,
-    X_SCRATCH,
     X_WILD0,
     X_WILD_DISCARDS,
     X_WIN_TYPE,
@@ -41,36 +42,71 @@ from ..game._layout import (
     X_YOUJIN,
 )
 from ..game._patterns import rest_distance
+from ._base import Pattern, big_mask, pattern_bits
+
+# ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
+PATTERNS = (
+    Pattern("tianhu", "天胡", "The dealer's 17 tiles win at the opening (QQ 30).", big=True),
+    Pattern(
+        "dihu",
+        "地胡",
+        "A non-dealer wins on the dealer's first discard (QQ 30; only with jin=0, as a waiting "
+        "non-dealer wins by 抢金 first).",
+        big=True,
+    ),
+    Pattern("qiangjin", "抢金", "Win by taking the 金 indicator at the opening (QQ 30).", big=True),
+    Pattern("sanjindao", "三金倒", "Holding the three golds (QQ 40).", big=True),
+    Pattern("jinque", "金雀", "Two golds as the pair (QQ 60).", big=True),
+    Pattern("jinlong", "金龙", "Three golds as a set of their own (QQ 120).", big=True),
+    Pattern("wuhua", "平胡无花无杠", "No flower, no gold, no kong (QQ 30).", big=False),
+    Pattern("yizhanghua", "平胡一张花", "Exactly one flower or gold, no kong (QQ 15).", big=False),
+    Pattern("danyou", "单游", "游金 win, level 1 (youjin=minnan: X × 4).", big=True),
+    Pattern("shuangyou", "双游", "游金 win, level 2 (youjin=minnan: X × 8).", big=True),
+    Pattern("sanyou", "三游", "游金 win, level 3 (youjin=minnan: X × 16).", big=True),
+    Pattern("qianggang", "抢杠", "Win by robbing a 补杠 (a discard win; context).", big=False),
+)
+"""The scoring patterns, in bit order: each one's bit, the big mask and the record
+columns are read from here."""
+BIT = pattern_bits(PATTERNS)
+"""Bit number of each pattern by name."""
+BIG_MASK = big_mask(PATTERNS)
+"""The bits of the big hands."""
+
+KERNEL_ID = 4
+"""This variant's id in ``rules[R_VARIANT]``: the game loop's hooks (engine.game._hooks)
+call this module's hook kernels for it."""
+
+# ---- pattern bits (order = engine.variants.fuzhou.PATTERNS) -----------------------------
+P_TIANHU = BIT["tianhu"]
+P_DIHU = BIT["dihu"]
+P_QIANGJIN = BIT["qiangjin"]
+P_SANJINDAO = BIT["sanjindao"]
+P_JINQUE = BIT["jinque"]
+P_JINLONG = BIT["jinlong"]
+P_WUHUA = BIT["wuhua"]
+P_YIZHANGHUA = BIT["yizhanghua"]
+P_DANYOU = BIT["danyou"]
+P_SHUANGYOU = BIT["shuangyou"]
+P_SANYOU = BIT["sanyou"]
+P_QIANGGANG = BIT["qianggang"]
+N_PATTERNS = len(PATTERNS)
 
 # ---- option slots ---------------------------------------------------------------------
-F_FORMULA = R_VAR + 0
+VAR = RULES.sub("var", "fuzhou rules")
+F_FORMULA = VAR.block("formula")
 """0 QQ/同城游 (default), 1 新修订 (xinxiuding), 2 multiplier."""
-F_JIN = R_VAR + 1
+F_JIN = VAR.block("jin")
 """金 kinds: 0, 1 (default) or 2."""
-F_SPECIAL = R_VAR + 8
-"""R_VAR+8 .. R_VAR+19: the value of each pattern bit under the formula (additive 番 for
-QQ and 新修订, a multiplier for ``multiplier``; 0 = not a special)."""
-F_YOU_MULT = R_VAR + 20
-"""R_VAR+20 .. R_VAR+22: 单游, 双游, 三游 multipliers of X (游金 option)."""
+F_SPECIAL = VAR.block("special", N_PATTERNS, at=R_VAR + 8)
+"""From R_VAR+8, one slot per pattern bit: the value of each pattern bit under the formula
+(additive 番 for QQ and 新修订, a multiplier for ``multiplier``; 0 = not a special)."""
+F_YOU_MULT = VAR.block("you_mult", 3)
+"""Right after F_SPECIAL (R_VAR+20 .. R_VAR+22 with 12 patterns): 单游, 双游, 三游
+multipliers of X (游金 option)."""
 
 FORMULA_QQ = 0
 FORMULA_XINXIUDING = 1
 FORMULA_MULTIPLIER = 2
-
-# ---- pattern bits (order = engine.variants.fuzhou.PATTERNS) -----------------------------
-P_TIANHU = 0
-P_DIHU = 1
-P_QIANGJIN = 2
-P_SANJINDAO = 3
-P_JINQUE = 4
-P_JINLONG = 5
-P_WUHUA = 6
-P_YIZHANGHUA = 7
-P_DANYOU = 8
-P_SHUANGYOU = 9
-P_SANYOU = 10
-P_QIANGGANG = 11
-N_PATTERNS = 12
 
 # ---- extra record columns (order = engine.variants.fuzhou.EXTRAS) -----------------------
 E_FLOWERS = 0
@@ -87,11 +123,12 @@ E_DEAL_MAX_GOLDS = 10
 E_SPECIAL = 11
 
 # ---- scratch ctx slots written by patterns() for settle() ---------------------------------
-S_MING = X_SCRATCH + 0
+SCRATCH = CTX.sub("scratch", "fuzhou scratch")
+S_MING = SCRATCH.block("ming")
 """The winner's 明杠 (kong from a discard or 补杠)."""
-S_AN = X_SCRATCH + 1
+S_AN = SCRATCH.block("an")
 """The winner's 暗杠."""
-S_GOLDS = X_SCRATCH + 2
+S_GOLDS = SCRATCH.block("golds")
 """Golds in the winning hand (the robbed indicator included)."""
 
 SANJIN = 3

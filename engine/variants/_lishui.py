@@ -11,11 +11,12 @@ import numpy as np
 
 from .._numba import kernel
 from ..game._layout import (
+    CTX,
     M_ADDKONG,
     M_ANKONG,
     M_CHOW,
     M_KONG,
-    R_VAR,
+    RULES,
     WIN_DISCARD,
     WIN_KONG_DRAW,
     WIN_ROB_KONG,
@@ -32,7 +33,6 @@ from ..game._layout import (
     X_ROBBED,
     X_RUN_LEN,
     X_RUN_START,
-    X_SCRATCH,
     X_VALUE,
     X_WILD0,
     X_WILD1,
@@ -42,38 +42,70 @@ from ..game._layout import (
 )
 from ..game._patterns import suit_mask
 from ..hand._kernels import STANDARD, _buda, _distance, _pairs_formula
+from ._base import Pattern, big_mask, pattern_bits
 from ._zhuji import triplets_fit
 
+# ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
+PATTERNS = (
+    Pattern("qingyise", "清一色", "One suit only. 8 倍 self-drawn, 4 otherwise.", big=True),
+    Pattern("ziyise", "字一色", "Honors only. 8 / 4 倍.", big=True),
+    Pattern(
+        "qiduizi", "七对子", "Seven pairs (four alike are two), concealed. 4 / 2 倍.", big=True
+    ),
+    Pattern("daduizi", "大对子", "No sequence: all triplets + pair. 4 / 2 倍.", big=True),
+    Pattern("buda", "不搭", "十三不搭: 14 unconnected tiles, concealed. 4 / 2 倍.", big=True),
+    Pattern("tianhu", "天胡", "The dealer's first fourteen tiles win. 8 倍.", big=True),
+    Pattern(
+        "dihu", "地胡", "A non-dealer wins on his first draw, no claim before. 4 倍.", big=True
+    ),
+    Pattern("gangkai", "杠上开花", "Win on a kong replacement tile. 4 倍.", big=False),
+    Pattern("caishenhui", "财神会", "Self-drawn win holding three 财神. 4 倍.", big=False),
+    Pattern(
+        "qianggang", "抢杠", "Win on a robbed 补杠; the kong player pays all. 4 倍.", big=False
+    ),
+)
+"""The scoring patterns, in bit order: each one's bit, the big mask and the record
+columns are read from here."""
+BIT = pattern_bits(PATTERNS)
+"""Bit number of each pattern by name."""
+BIG_MASK = big_mask(PATTERNS)
+"""The bits of the big hands."""
+
+KERNEL_ID = 2
+"""This variant's id in ``rules[R_VARIANT]``: the game loop's hooks (engine.game._hooks)
+call this module's hook kernels for it."""
+
 # option slots
-L_CAISHEN = R_VAR + 0
+VAR = RULES.sub("var", "lishui rules")
+L_CAISHEN = VAR.block("caishen")
 """财神 kinds in play (0, 1, 2)."""
-L_BASE_CAP = R_VAR + 1
+L_BASE_CAP = VAR.block("base_cap")
 """Highest 底 (9), or 0 for no cap."""
-L_CAISHENHUI = R_VAR + 2
+L_CAISHENHUI = VAR.block("caishenhui")
 """0: 财神会 = a self-drawn win holding >= 3 财神; 1: any self-draw of a 财神."""
-L_BEIGEN = R_VAR + 3
+L_BEIGEN = VAR.block("beigen")
 """被跟: 0 any four identical discards in a row, 1 only the deal's first four, 2 off."""
-L_KONG_PAY = R_VAR + 4
+L_KONG_PAY = VAR.block("kong_pay")
 """Kong money n: 明杠/补杠 n from each other seat, 暗杠 2n (0 = none, the seed)."""
-L_PASS_LOCK = R_VAR + 5
+L_PASS_LOCK = VAR.block("pass_lock")
 """Pass lock mode (0 lock, 1 value, 2 none); the loop reads R_PASS_LOCK."""
-L_FANQIANG = R_VAR + 6
+L_FANQIANG = VAR.block("fanqiang")
 """犯枪 fine the discarder pays the winner (1)."""
-L_BEIGEN_FINE = R_VAR + 7
+L_BEIGEN_FINE = VAR.block("beigen_fine")
 """被跟 fine paid to each other seat (1)."""
 
 # pattern bits (order = engine.variants.lishui.PATTERNS)
-P_QINGYISE = 0
-P_ZIYISE = 1
-P_QIDUIZI = 2
-P_DADUIZI = 3
-P_BUDA = 4
-P_TIANHU = 5
-P_DIHU = 6
-P_GANGKAI = 7
-P_CAISHENHUI = 8
-P_QIANGGANG = 9
-N_PATTERNS = 10
+P_QINGYISE = BIT["qingyise"]
+P_ZIYISE = BIT["ziyise"]
+P_QIDUIZI = BIT["qiduizi"]
+P_DADUIZI = BIT["daduizi"]
+P_BUDA = BIT["buda"]
+P_TIANHU = BIT["tianhu"]
+P_DIHU = BIT["dihu"]
+P_GANGKAI = BIT["gangkai"]
+P_CAISHENHUI = BIT["caishenhui"]
+P_QIANGGANG = BIT["qianggang"]
+N_PATTERNS = len(PATTERNS)
 
 BEI_ZIMO = np.array([8, 8, 4, 4, 4, 8, 4, 4, 4, 4], np.int64)
 """倍 of each special pattern on a self-drawn win (自摸 column; single values repeated)."""
@@ -90,8 +122,9 @@ E_FANQIANG_MONEY = 11  # 11..14
 E_TONGBAO_MONEY = 15  # 15..18
 E_KONG_MONEY = 19  # 19..22
 
-S_BEIGEN = X_SCRATCH + 0  # 80..83 net 被跟 money per seat
-S_KONG = X_SCRATCH + 4  # 84..87 net kong money per seat
+SCRATCH = CTX.sub("scratch", "lishui scratch")
+S_BEIGEN = SCRATCH.block("beigen", 4)  # 80..83 net 被跟 money per seat
+S_KONG = SCRATCH.block("kong", 4)  # 84..87 net kong money per seat
 
 
 @kernel

@@ -5,7 +5,32 @@ from __future__ import annotations
 from ..errors import UsageError
 from ._base import Variant
 
+MODULES = ("fuzhou", "lishui", "luodisao", "tuidaohu", "zhuji")
+"""The variant modules of this package, imported (and so registered) by the package's
+``__init__`` in this order: a new variant is one more name here."""
+
 _REGISTRY: dict[str, Variant] = {}
+_LOADED: list[bool] = [False]
+
+
+def mark_loaded() -> None:
+    """Called by the package once every module of :data:`MODULES` has registered."""
+    _LOADED[0] = True
+
+
+def loaded() -> list[Variant]:
+    """Every registered variant, in name order, once the whole package is loaded.
+
+    The game loop's hook dispatch (engine.game._hooks) reads the registry when it is
+    imported; an import cycle that reached it while the variants were still loading
+    would leave a variant out of the dispatch silently, so that is an ImportError.
+    """
+    if not _LOADED[0]:
+        raise ImportError(
+            "the variant registry is read before engine.variants finished loading "
+            "(an import cycle from a variant module up to the game loop)"
+        )
+    return [_REGISTRY[n] for n in sorted(_REGISTRY)]
 
 
 def register(variant: Variant) -> Variant:

@@ -12,7 +12,7 @@ from ..game._layout import (
     M_ADDKONG,
     M_ANKONG,
     M_KONG,
-    R_VAR,
+    RULES,
     WIN_DISCARD,
     WIN_INSTANT,
     WIN_KONG_DRAW,
@@ -38,34 +38,66 @@ from ..game._patterns import (
     triplets_only_distance,
 )
 from ..hand._kernels import _orphans, _pairs_formula
+from ._base import Pattern, big_mask, pattern_bits
+
+# ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
+PATTERNS = (
+    Pattern("tianhu", "天胡", "The dealer's first fourteen tiles win. 大胡.", big=True),
+    Pattern("qingyise", "清一色", "One suit, no honors. 大胡.", big=True),
+    Pattern("ziyise", "字一色", "Honors only. 大胡.", big=True),
+    Pattern("qidui", "七对子", "Seven pairs (four alike count as two). 大胡.", big=True),
+    Pattern("sianke", "四暗刻", "All concealed triplets, no 碰 (暗杠 allowed). 大胡.", big=True),
+    Pattern("shibaluohan", "十八罗汉", "Four kongs. 大胡.", big=True),
+    Pattern("dasanyuan", "大三元", "Triplets of 中, 发 and 白. 大胡.", big=True),
+    Pattern("xiaosixi", "小四喜", "Three wind triplets and a wind pair. 大胡.", big=True),
+    Pattern("dasixi", "大四喜", "Four wind triplets. 大胡.", big=True),
+    Pattern("shisanyao", "十三幺", "Thirteen orphans. 大胡.", big=True),
+    Pattern("sigui", "四鬼胡", "Four 鬼 held (option four_ghost_win). 大胡.", big=True),
+    Pattern("hunyise", "混一色", "One suit plus honors (小胡, recorded only).", big=False),
+    Pattern("gangkai", "杠上开花", "Win on a kong replacement tile (context).", big=False),
+    Pattern("qianggang", "抢杠胡", "Win by robbing a 补杠 (context).", big=False),
+    Pattern("wugui", "无鬼", "No 鬼 in the winning hand under no_ghost_double (×2).", big=False),
+)
+"""The scoring patterns, in bit order: each one's bit, the big mask and the record
+columns are read from here."""
+BIT = pattern_bits(PATTERNS)
+"""Bit number of each pattern by name."""
+BIG_MASK = big_mask(PATTERNS)
+"""The bits of the big hands."""
+
+KERNEL_ID = 1
+"""This variant's id in ``rules[R_VARIANT]``: the game loop's hooks (engine.game._hooks)
+call this module's hook kernels for it."""
 
 # option slots
-T_DIANPAO = R_VAR + 0
-T_HUANGGANG = R_VAR + 1
-T_GHOST = R_VAR + 2  # 0 none, 1 baiban, 2 fan, 3 shuang
-T_FOUR_GHOST = R_VAR + 3
-T_NO_GHOST_DOUBLE = R_VAR + 4
-T_HORSE_MODE = R_VAR + 5  # 0 dealer min(4, 1+streak), 1 fixed dealer count, 2 winner:N
-T_HORSE_N = R_VAR + 6
-T_HORSE_MAP = R_VAR + 7  # 0 seed/code, 1 MIL
+VAR = RULES.sub("var", "tuidaohu rules")
+T_DIANPAO = VAR.block("dianpao")
+T_HUANGGANG = VAR.block("huanggang")
+T_GHOST = VAR.block("ghost")  # 0 none, 1 baiban, 2 fan, 3 shuang
+T_FOUR_GHOST = VAR.block("four_ghost")
+T_NO_GHOST_DOUBLE = VAR.block("no_ghost_double")
+T_HORSE_MODE = VAR.block(
+    "horse_mode"
+)  # 0 dealer min(4, 1+streak), 1 fixed dealer count, 2 winner:N
+T_HORSE_N = VAR.block("horse_n")
+T_HORSE_MAP = VAR.block("horse_map")  # 0 seed/code, 1 MIL
 
 # pattern bits (order = engine.variants.tuidaohu.PATTERNS)
-P_TIANHU = 0
-P_QINGYISE = 1
-P_ZIYISE = 2
-P_QIDUI = 3
-P_SIANKE = 4
-P_SHIBALUOHAN = 5
-P_DASANYUAN = 6
-P_XIAOSIXI = 7
-P_DASIXI = 8
-P_SHISANYAO = 9
-P_SIGUI = 10
-P_HUNYISE = 11
-P_GANGKAI = 12
-P_QIANGGANG = 13
-P_WUGUI = 14
-N_BIG = 11
+P_TIANHU = BIT["tianhu"]
+P_QINGYISE = BIT["qingyise"]
+P_ZIYISE = BIT["ziyise"]
+P_QIDUI = BIT["qidui"]
+P_SIANKE = BIT["sianke"]
+P_SHIBALUOHAN = BIT["shibaluohan"]
+P_DASANYUAN = BIT["dasanyuan"]
+P_XIAOSIXI = BIT["xiaosixi"]
+P_DASIXI = BIT["dasixi"]
+P_SHISANYAO = BIT["shisanyao"]
+P_SIGUI = BIT["sigui"]
+P_HUNYISE = BIT["hunyise"]
+P_GANGKAI = BIT["gangkai"]
+P_QIANGGANG = BIT["qianggang"]
+P_WUGUI = BIT["wugui"]
 """Bits 0..10 are 大胡 (big hands); the rest are informational or context."""
 
 # extra record columns (order = engine.variants.tuidaohu.EXTRAS)
@@ -87,6 +119,16 @@ def horses_for_deal(rules, ctx):
         n = 1 + ctx[X_STREAK]
         return n if n < 4 else 4
     return rules[T_HORSE_N]
+
+
+deal_setup = horses_for_deal
+"""The deal_setup hook: horses set aside after dealing."""
+
+
+@kernel(refcount=False)
+def four_wild_win(rules):
+    """Whether holding four wilds wins at once (推倒胡 四鬼胡牌)."""
+    return rules[T_FOUR_GHOST] == 1
 
 
 @kernel
@@ -168,7 +210,7 @@ def _chowless(melds, nmeld):
 @kernel
 def win_amount(rules, ctx, bits):
     """Amount each payer owes the winner (before horses): 1 × 自摸 2 × 大胡 2 × 无鬼 2."""
-    big = (bits & ((1 << N_BIG) - 1)) != 0
+    big = (bits & BIG_MASK) != 0
     amount = 1
     if ctx[X_WIN_TYPE] != WIN_DISCARD:
         amount *= 2

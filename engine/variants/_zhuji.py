@@ -30,10 +30,11 @@ import numpy as np
 
 from .._numba import kernel
 from ..game._layout import (
+    CTX,
     M_CHOW,
     N_MEMO,
     R_SHAPES,
-    R_VAR,
+    RULES,
     WIN_DISCARD,
     WIN_KONG_DRAW,
     WIN_ROB_KONG,
@@ -44,7 +45,6 @@ from ..game._layout import (
     X_KONGS,
     X_MEMO,
     X_ROBBED,
-    X_SCRATCH,
     X_VALUE,
     X_WILD0,
     X_WILD1,
@@ -53,53 +53,86 @@ from ..game._layout import (
 )
 from ..game._patterns import rest_distance
 from ..hand._kernels import _distance, _pairs_formula, _suit_indices
+from ._base import Pattern, big_mask, pattern_bits
+
+# ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
+PATTERNS = (
+    Pattern("zhong", "红中", "Triplet or kong of 中: 1 台.", big=False),
+    Pattern("fa", "发财", "Triplet or kong of 发: 1 台.", big=False),
+    Pattern("bai", "白板", "Triplet or kong of 白: 1 台.", big=False),
+    Pattern("dongfeng", "东风", "Triplet or kong of 东: 2 台 for every seat.", big=False),
+    Pattern("pinghu", "平胡", "All sequences and a pair, no 碰/杠: 1 台.", big=False),
+    Pattern("duiduihu", "对对胡", "All triplets and a pair: 1 台.", big=False),
+    Pattern("qingyise", "清一色", "One suit, no honors: 3 台.", big=True),
+    Pattern("hunyise", "混一色", "One suit and honors: 1 台.", big=False),
+    Pattern("sancaishen", "三财神", "Three or more 财神 held: 2 台.", big=False),
+    Pattern("gangkai", "杠开", "Win on a kong replacement: 1 台.", big=False),
+    Pattern("qianggang", "抢杠", "Win on a robbed 补杠: 1 台.", big=False),
+    Pattern("tianhu", "天胡", "The dealer's first fourteen win: 8-台 hand.", big=True),
+    Pattern("dihu", "地胡", "A non-dealer wins on his first draw: 8-台 hand.", big=True),
+    Pattern("quanzipai", "全字牌", "Honors only: 8-台 hand, no minimum.", big=True),
+    Pattern("wucai", "无财", "No 财神 held: 8-台 hand.", big=True),
+    Pattern("qidui", "七对", "Seven pairs (option seven_pairs).", big=False),
+)
+"""The scoring patterns, in bit order: each one's bit, the big mask and the record
+columns are read from here."""
+BIT = pattern_bits(PATTERNS)
+"""Bit number of each pattern by name."""
+BIG_MASK = big_mask(PATTERNS)
+"""The bits of the big hands."""
+
+KERNEL_ID = 3
+"""This variant's id in ``rules[R_VARIANT]``: the game loop's hooks (engine.game._hooks)
+call this module's hook kernels for it."""
 
 # option slots
-Z_CAISHEN = R_VAR + 0
+VAR = RULES.sub("var", "zhuji rules")
+Z_CAISHEN = VAR.block("caishen")
 """财神 kinds in play (0, 1, 2)."""
-Z_DISCARD_PAY = R_VAR + 1
+Z_DISCARD_PAY = VAR.block("discard_pay")
 """0 the discarder pays 台 alone, 1 all three pay 台, 2 the discarder pays 3 x 台."""
-Z_SPECIAL8 = R_VAR + 2
+Z_SPECIAL8 = VAR.block("special8")
 """0: an 8-台 hand is worth max(8, ordinary 台); 1: 8 + ordinary 台."""
-Z_WUCAI = R_VAR + 3
+Z_WUCAI = VAR.block("wucai")
 """0: 无财 = no 财神 held; 1 (归位): also when every 财神 can stand for its own kind."""
-Z_MIN_TAI = R_VAR + 4
+Z_MIN_TAI = VAR.block("min_tai")
 """Ordinary 台 a win needs (3; 全字牌 exempt)."""
-Z_SEVEN_PAIRS = R_VAR + 5
+Z_SEVEN_PAIRS = VAR.block("seven_pairs")
 """1: seven pairs (七对) is a winning shape."""
-Z_PASS_LOCK = R_VAR + 6
+Z_PASS_LOCK = VAR.block("pass_lock")
 """Pass lock mode (0 lock, 1 value, 2 none); the loop reads R_PASS_LOCK."""
 
 # pattern bits (order = engine.variants.zhuji.PATTERNS)
-P_ZHONG = 0
-P_FA = 1
-P_BAI = 2
-P_DONGFENG = 3
-P_PINGHU = 4
-P_DUIDUIHU = 5
-P_QINGYISE = 6
-P_HUNYISE = 7
-P_SANCAISHEN = 8
-P_GANGKAI = 9
-P_QIANGGANG = 10
-P_TIANHU = 11
-P_DIHU = 12
-P_QUANZIPAI = 13
-P_WUCAI = 14
-P_QIDUI = 15
+P_ZHONG = BIT["zhong"]
+P_FA = BIT["fa"]
+P_BAI = BIT["bai"]
+P_DONGFENG = BIT["dongfeng"]
+P_PINGHU = BIT["pinghu"]
+P_DUIDUIHU = BIT["duiduihu"]
+P_QINGYISE = BIT["qingyise"]
+P_HUNYISE = BIT["hunyise"]
+P_SANCAISHEN = BIT["sancaishen"]
+P_GANGKAI = BIT["gangkai"]
+P_QIANGGANG = BIT["qianggang"]
+P_TIANHU = BIT["tianhu"]
+P_DIHU = BIT["dihu"]
+P_QUANZIPAI = BIT["quanzipai"]
+P_WUCAI = BIT["wucai"]
+P_QIDUI = BIT["qidui"]
 
 # extra record columns (order = engine.variants.zhuji.EXTRAS)
 E_KONGS = 0
 E_TAI_ORDINARY = 1
 E_REFUSED = 2
 
-S_REFUSED = X_SCRATCH + 0
+SCRATCH = CTX.sub("scratch", "zhuji scratch")
+S_REFUSED = SCRATCH.block("refused")
 """ctx slot: complete hands refused this deal for lack of 台."""
-S_ORDINARY = X_SCRATCH + 1
+S_ORDINARY = SCRATCH.block("ordinary")
 """ctx slot: the winner's best ordinary 台 (set by :func:`patterns`)."""
-S_MEMO_NEXT = X_SCRATCH + 2
+S_MEMO_NEXT = SCRATCH.block("memo_next", 4)
 """ctx slots 82..85: the next memo entry each seat overwrites (a ring of MEMO_WAYS)."""
-S_LAST = X_SCRATCH + 6
+S_LAST = SCRATCH.block("last", 5)
 """ctx slots 86..90: the last hand :func:`win_legal` allowed (key words 0-1, then the
 value, pattern bits and ordinary 台 of its evaluation), reused by :func:`patterns`."""
 MEMO_WAYS = 8

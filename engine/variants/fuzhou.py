@@ -107,10 +107,10 @@ from math import comb
 
 import numpy as np
 
-from ..game import _hooks
 from ..game import _layout as L
+from ..game import _params as bot_layout
 from . import _fuzhou as K
-from ._base import Pattern, RuleOption, Variant
+from ._base import RuleOption, Variant
 from ._mahjong import engine_rules, strong_defaults
 from ._registry import register
 from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
@@ -157,26 +157,8 @@ OPTIONS = (
     ),
 )
 
-PATTERNS = (
-    Pattern("tianhu", "天胡", "The dealer's 17 tiles win at the opening (QQ 30).", big=True),
-    Pattern(
-        "dihu",
-        "地胡",
-        "A non-dealer wins on the dealer's first discard (QQ 30; only with jin=0, as a waiting "
-        "non-dealer wins by 抢金 first).",
-        big=True,
-    ),
-    Pattern("qiangjin", "抢金", "Win by taking the 金 indicator at the opening (QQ 30).", big=True),
-    Pattern("sanjindao", "三金倒", "Holding the three golds (QQ 40).", big=True),
-    Pattern("jinque", "金雀", "Two golds as the pair (QQ 60).", big=True),
-    Pattern("jinlong", "金龙", "Three golds as a set of their own (QQ 120).", big=True),
-    Pattern("wuhua", "平胡无花无杠", "No flower, no gold, no kong (QQ 30).", big=False),
-    Pattern("yizhanghua", "平胡一张花", "Exactly one flower or gold, no kong (QQ 15).", big=False),
-    Pattern("danyou", "单游", "游金 win, level 1 (youjin=minnan: X × 4).", big=True),
-    Pattern("shuangyou", "双游", "游金 win, level 2 (youjin=minnan: X × 8).", big=True),
-    Pattern("sanyou", "三游", "游金 win, level 3 (youjin=minnan: X × 16).", big=True),
-    Pattern("qianggang", "抢杠", "Win by robbing a 补杠 (a discard win; context).", big=False),
-)
+PATTERNS = K.PATTERNS
+"""The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
 
 EXTRAS = (
     "flowers",
@@ -265,7 +247,7 @@ def pack(rules) -> np.ndarray:
     """Packed int64 rules for the kernel."""
     jin = int(rules["jin"])
     r = engine_rules(
-        kernel_id=_hooks.V_FUZHOU,
+        kernel_id=K.KERNEL_ID,
         tileset=144,
         sets=5,
         chow=True,
@@ -599,6 +581,7 @@ VARIANT = register(
         long_name="福州麻将 Fuzhou (金, 抢金, 三金倒, 16-tile hands)",
         version=3,
         family="mahjong",
+        bot_layout=bot_layout,
         options=OPTIONS,
         patterns=PATTERNS,
         extras=EXTRAS,
@@ -607,7 +590,8 @@ VARIANT = register(
         doc=__doc__,
         bench_deals=200_000,
         rulebook_section="§3",
-        kernel_id=_hooks.V_FUZHOU,
+        kernel_id=K.KERNEL_ID,
+        hooks=K,
         exact=exact_events,
         score_hand=score_hand,
         recompute=recompute,

@@ -68,10 +68,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..game import _hooks
 from ..game import _layout as L
+from ..game import _params as bot_layout
 from . import _lishui as K
-from ._base import Pattern, RuleOption, Variant
+from ._base import RuleOption, Variant
 from ._mahjong import engine_rules, strong_defaults
 from ._registry import register
 from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
@@ -156,24 +156,8 @@ OPTIONS = (
     ),
 )
 
-PATTERNS = (
-    Pattern("qingyise", "清一色", "One suit only. 8 倍 self-drawn, 4 otherwise.", big=True),
-    Pattern("ziyise", "字一色", "Honors only. 8 / 4 倍.", big=True),
-    Pattern(
-        "qiduizi", "七对子", "Seven pairs (four alike are two), concealed. 4 / 2 倍.", big=True
-    ),
-    Pattern("daduizi", "大对子", "No sequence: all triplets + pair. 4 / 2 倍.", big=True),
-    Pattern("buda", "不搭", "十三不搭: 14 unconnected tiles, concealed. 4 / 2 倍.", big=True),
-    Pattern("tianhu", "天胡", "The dealer's first fourteen tiles win. 8 倍.", big=True),
-    Pattern(
-        "dihu", "地胡", "A non-dealer wins on his first draw, no claim before. 4 倍.", big=True
-    ),
-    Pattern("gangkai", "杠上开花", "Win on a kong replacement tile. 4 倍.", big=False),
-    Pattern("caishenhui", "财神会", "Self-drawn win holding three 财神. 4 倍.", big=False),
-    Pattern(
-        "qianggang", "抢杠", "Win on a robbed 补杠; the kong player pays all. 4 倍.", big=False
-    ),
-)
+PATTERNS = K.PATTERNS
+"""The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
 
 EXTRAS = (
     "kongs",
@@ -229,7 +213,7 @@ def pack(rules) -> np.ndarray:
     """Packed int64 rules for the kernel."""
     n = rules["caishen"]
     r = engine_rules(
-        kernel_id=_hooks.V_LISHUI,
+        kernel_id=K.KERNEL_ID,
         tileset=136,
         chow=True,
         discard_win=True,
@@ -544,6 +528,7 @@ VARIANT = register(
         long_name="丽水麻将 Lishui (财神, 白板代财神)",
         version=2,
         family="mahjong",
+        bot_layout=bot_layout,
         options=OPTIONS,
         patterns=PATTERNS,
         extras=EXTRAS,
@@ -552,7 +537,8 @@ VARIANT = register(
         doc=__doc__,
         bench_deals=200_000,
         rulebook_section="§1",
-        kernel_id=_hooks.V_LISHUI,
+        kernel_id=K.KERNEL_ID,
+        hooks=K,
         exact=exact_tianhu,
         score_hand=score_hand,
         recompute=recompute,

@@ -118,6 +118,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..zipai import _layout as Z
+from ..zipai import _params as bot_layout
 from ..zipai import hand as zhand
 from ._base import Pattern, RuleOption, Variant
 from ._registry import register
@@ -291,7 +292,7 @@ def score_hand(rules, hand: str, **kwargs) -> dict:
     """
     from ..zipai.scoring import score_win
 
-    return score_win(rules, hand, **kwargs)
+    return score_win(VARIANT, rules, hand, **kwargs)
 
 
 WIN_METHODS = (
@@ -382,6 +383,7 @@ VARIANT = register(
         long_name="祁阳落地扫 Qiyang luodisao (字牌)",
         version=1,
         family="zipai",
+        bot_layout=bot_layout,
         policies=("random", "efficiency", "value", "strong"),
         bot_params=bot_params,
         options=OPTIONS,

@@ -46,9 +46,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..game import _hooks
+from ..game import _params as bot_layout
 from . import _tuidaohu as K
-from ._base import Pattern, RuleOption, Variant
+from ._base import RuleOption, Variant
 from ._mahjong import engine_rules, strong_defaults
 from ._registry import register
 from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
@@ -113,23 +113,8 @@ OPTIONS = (
     ),
 )
 
-PATTERNS = (
-    Pattern("tianhu", "天胡", "The dealer's first fourteen tiles win. 大胡.", big=True),
-    Pattern("qingyise", "清一色", "One suit, no honors. 大胡.", big=True),
-    Pattern("ziyise", "字一色", "Honors only. 大胡.", big=True),
-    Pattern("qidui", "七对子", "Seven pairs (four alike count as two). 大胡.", big=True),
-    Pattern("sianke", "四暗刻", "All concealed triplets, no 碰 (暗杠 allowed). 大胡.", big=True),
-    Pattern("shibaluohan", "十八罗汉", "Four kongs. 大胡.", big=True),
-    Pattern("dasanyuan", "大三元", "Triplets of 中, 发 and 白. 大胡.", big=True),
-    Pattern("xiaosixi", "小四喜", "Three wind triplets and a wind pair. 大胡.", big=True),
-    Pattern("dasixi", "大四喜", "Four wind triplets. 大胡.", big=True),
-    Pattern("shisanyao", "十三幺", "Thirteen orphans. 大胡.", big=True),
-    Pattern("sigui", "四鬼胡", "Four 鬼 held (option four_ghost_win). 大胡.", big=True),
-    Pattern("hunyise", "混一色", "One suit plus honors (小胡, recorded only).", big=False),
-    Pattern("gangkai", "杠上开花", "Win on a kong replacement tile (context).", big=False),
-    Pattern("qianggang", "抢杠胡", "Win by robbing a 补杠 (context).", big=False),
-    Pattern("wugui", "无鬼", "No 鬼 in the winning hand under no_ghost_double (×2).", big=False),
-)
+PATTERNS = K.PATTERNS
+"""The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
 
 EXTRAS = (
     "horses",
@@ -172,7 +157,7 @@ def pack(rules) -> np.ndarray:  # noqa: F821 - numpy array
     elif ghost == 3:
         wild = dict(wild_mode=1, wild_kinds=2)
     r = engine_rules(
-        kernel_id=_hooks.V_TUIDAOHU,
+        kernel_id=K.KERNEL_ID,
         chow=False,
         discard_win=rules["dianpao"],
         rob_kong=True,
@@ -313,6 +298,7 @@ VARIANT = register(
         long_name="广东推倒胡 Guangdong push-down (买马)",
         version=2,
         family="mahjong",
+        bot_layout=bot_layout,
         options=OPTIONS,
         patterns=PATTERNS,
         extras=EXTRAS,
@@ -321,7 +307,8 @@ VARIANT = register(
         doc=__doc__,
         bench_deals=200_000,
         rulebook_section="§5",
-        kernel_id=_hooks.V_TUIDAOHU,
+        kernel_id=K.KERNEL_ID,
+        hooks=K,
         score_hand=score_hand,
         score_flags=("tianhu", "gangkai", "qianggang", "fanggang"),
         exact=exact_tianhu,

@@ -71,10 +71,10 @@ import numpy as np
 
 from .. import tiles
 from ..errors import UsageError
-from ..game import _hooks
 from ..game import _layout as L
+from ..game import _params as bot_layout
 from . import _zhuji as K
-from ._base import Pattern, RuleOption, Variant
+from ._base import RuleOption, Variant
 from ._mahjong import engine_rules, strong_defaults
 from ._registry import register
 from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
@@ -192,24 +192,8 @@ OPTIONS = (
     ),
 )
 
-PATTERNS = (
-    Pattern("zhong", "红中", "Triplet or kong of 中: 1 台.", big=False),
-    Pattern("fa", "发财", "Triplet or kong of 发: 1 台.", big=False),
-    Pattern("bai", "白板", "Triplet or kong of 白: 1 台.", big=False),
-    Pattern("dongfeng", "东风", "Triplet or kong of 东: 2 台 for every seat.", big=False),
-    Pattern("pinghu", "平胡", "All sequences and a pair, no 碰/杠: 1 台.", big=False),
-    Pattern("duiduihu", "对对胡", "All triplets and a pair: 1 台.", big=False),
-    Pattern("qingyise", "清一色", "One suit, no honors: 3 台.", big=True),
-    Pattern("hunyise", "混一色", "One suit and honors: 1 台.", big=False),
-    Pattern("sancaishen", "三财神", "Three or more 财神 held: 2 台.", big=False),
-    Pattern("gangkai", "杠开", "Win on a kong replacement: 1 台.", big=False),
-    Pattern("qianggang", "抢杠", "Win on a robbed 补杠: 1 台.", big=False),
-    Pattern("tianhu", "天胡", "The dealer's first fourteen win: 8-台 hand.", big=True),
-    Pattern("dihu", "地胡", "A non-dealer wins on his first draw: 8-台 hand.", big=True),
-    Pattern("quanzipai", "全字牌", "Honors only: 8-台 hand, no minimum.", big=True),
-    Pattern("wucai", "无财", "No 财神 held: 8-台 hand.", big=True),
-    Pattern("qidui", "七对", "Seven pairs (option seven_pairs).", big=False),
-)
+PATTERNS = K.PATTERNS
+"""The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
 
 EXTRAS = ("kongs", "tai_ordinary", "refused")
 """Extra record columns: kongs made; the ordinary 台 (without the 8-台 specials) of the
@@ -266,7 +250,7 @@ def pack(rules) -> np.ndarray:
     """Packed int64 rules for the kernel."""
     shapes = ("standard", "seven_pairs") if rules["seven_pairs"] else ("standard",)
     r = engine_rules(
-        kernel_id=_hooks.V_ZHUJI,
+        kernel_id=K.KERNEL_ID,
         chow=True,
         discard_win=True,
         rob_kong=True,
@@ -560,6 +544,7 @@ VARIANT = register(
         long_name="诸暨麻将 Zhuji (财神, 台, 3 台起胡)",
         version=3,
         family="mahjong",
+        bot_layout=bot_layout,
         options=OPTIONS,
         patterns=PATTERNS,
         extras=EXTRAS,
@@ -568,7 +553,8 @@ VARIANT = register(
         doc=__doc__,
         bench_deals=100_000,
         rulebook_section="§2",
-        kernel_id=_hooks.V_ZHUJI,
+        kernel_id=K.KERNEL_ID,
+        hooks=K,
         exact=exact_tianhu,
         score_hand=score_hand,
         recompute=recompute,

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from .. import rng
 from .._numba import kernel
-from ..game._layout import P_EFFICIENCY, P_RANDOM, P_VALUE
+from ..abi import P_EFFICIENCY, P_RANDOM, P_VALUE
 from ._huxi import N_TEMPLATES, RED, TEMPLATES, WANG
 
 W_FULL = 12

@@ -2,58 +2,16 @@
 
 The variant (:mod:`engine.variants.luodisao`) packs its resolved rule options into an
 int64 array ``rules`` of :data:`Z_N` slots; changing an option changes array contents
-only, so nothing is recompiled. The kernel writes the common record row of
-:mod:`engine.game._layout` (``C_*`` columns, ``N_COLS`` wide) and the extras below from
-``C_EXTRA`` on.
+only, so nothing is recompiled; the slots are handed out by :class:`engine._slots.Slots`.
+The kernel writes the record row both families share (:mod:`engine.abi`: ``C_*``
+columns, ``N_COLS`` wide) and the extras below from ``C_EXTRA`` on.
 
 Card codes everywhere: 0..19 the kinds of :mod:`engine.zipai.cards`, 20 a 王.
 """
 
 from __future__ import annotations
 
-# ---- rule slots ---------------------------------------------------------------------------
-Z_SEATS = 0
-"""Seats at the table (2, 3 or 4); records carry one delta per seat."""
-Z_ZUOXING = 1
-"""1: 坐醒 form, four seats and the seat two after the dealer sits out (RULEBOOK §4.1
-rule 3)."""
-Z_KINGS = 2
-"""王 in the deck (0..4)."""
-Z_MUST_WIN = 3
-"""Who must win (rule 18): 0 a player without 王 must win on a discard, 1 every possible
-win must be taken (有胡必胡), 2 no win is forced."""
-Z_XING = 4
-"""醒 procedure (rule 21): 0 跟醒, 1 翻醒, 2 上醒, 3 下醒."""
-Z_SHUANGXING = 5
-"""1: 双醒, the 醒 count is doubled."""
-Z_FAN_ADD = 6
-"""1: the 番 factors add instead of multiplying (rule 22)."""
-Z_CAP = 7
-"""Most a payer loses on one win (0 no cap, 300, 600; rule 23)."""
-Z_HZ_POOL = 8
-"""黄庄 王 payments (rule 24): 0 pairwise differences, 1 pooled."""
-Z_MIN_HUXI = 9
-"""Fewest 胡息 of a winning hand (rule 17: 6)."""
-Z_TUN_PER_XING = 10
-"""囤 per 醒 (rule 20: 3)."""
-Z_HZ_PER_WANG = 11
-"""黄庄 payment per 王 (rule 24: 5)."""
-Z_DEALER_CARDS = 12
-"""Cards dealt to the dealer (15)."""
-Z_HAND_CARDS = 13
-"""Cards dealt to the other players (14)."""
-Z_VALUES = 16
-"""16..35: the 胡息 table, ``values[code, size]`` row-major (engine.zipai._huxi codes)."""
-Z_F = 40
-"""40..52: the 番 factor of each pattern, in pattern bit order (``P_*``)."""
-Z_HONG_LO = 53
-"""Fewest red cards of 红胡 (7)."""
-Z_HONG_HI = 54
-"""Most red cards of 红胡 (9); more are 全红."""
-Z_BY_DEALER = 63
-"""Run setting (engine.run), as ``R_BY_DEALER`` of engine.game._layout: 1 reads the
-policies and bot rows by place from the dealer in every deal."""
-Z_N = 64
+from .._slots import Slots
 
 # ---- patterns (bit order of the variant's pattern table) ------------------------------------
 P_TIANHU = 0
@@ -72,6 +30,52 @@ P_WANGZHAWANG = 12
 N_PATTERNS = 13
 FAN_DEFAULTS = (2, 2, 2, 2, 3, 4, 4, 4, 8, 8, 16, 16, 32)
 """The seed's factors, in pattern bit order (RULEBOOK §4.6 rule 22, §4.5 rule 19)."""
+
+# ---- rule slots ---------------------------------------------------------------------------
+Z_N = 64
+RULES = Slots("zipai rules", limit=Z_N)
+Z_SEATS = RULES.block("seats")
+"""Seats at the table (2, 3 or 4); records carry one delta per seat."""
+Z_ZUOXING = RULES.block("zuoxing")
+"""1: 坐醒 form, four seats and the seat two after the dealer sits out (RULEBOOK §4.1
+rule 3)."""
+Z_KINGS = RULES.block("kings")
+"""王 in the deck (0..4)."""
+Z_MUST_WIN = RULES.block("must_win")
+"""Who must win (rule 18): 0 a player without 王 must win on a discard, 1 every possible
+win must be taken (有胡必胡), 2 no win is forced."""
+Z_XING = RULES.block("xing")
+"""醒 procedure (rule 21): 0 跟醒, 1 翻醒, 2 上醒, 3 下醒."""
+Z_SHUANGXING = RULES.block("shuangxing")
+"""1: 双醒, the 醒 count is doubled."""
+Z_FAN_ADD = RULES.block("fan_add")
+"""1: the 番 factors add instead of multiplying (rule 22)."""
+Z_CAP = RULES.block("cap")
+"""Most a payer loses on one win (0 no cap, 300, 600; rule 23)."""
+Z_HZ_POOL = RULES.block("hz_pool")
+"""黄庄 王 payments (rule 24): 0 pairwise differences, 1 pooled."""
+Z_MIN_HUXI = RULES.block("min_huxi")
+"""Fewest 胡息 of a winning hand (rule 17: 6)."""
+Z_TUN_PER_XING = RULES.block("tun_per_xing")
+"""囤 per 醒 (rule 20: 3)."""
+Z_HZ_PER_WANG = RULES.block("hz_per_wang")
+"""黄庄 payment per 王 (rule 24: 5)."""
+Z_DEALER_CARDS = RULES.block("dealer_cards")
+"""Cards dealt to the dealer (15)."""
+Z_HAND_CARDS = RULES.block("hand_cards")
+"""Cards dealt to the other players (14)."""
+Z_VALUES = RULES.block("values", 20, at=16)
+"""16..35: the 胡息 table, ``values[code, size]`` row-major (engine.zipai._huxi codes)."""
+Z_F = RULES.block("fan", N_PATTERNS, at=40)
+"""40..52: the 番 factor of each pattern, in pattern bit order (``P_*``); one pattern
+more moves the 红胡 bounds after it."""
+Z_HONG_LO = RULES.block("hong_lo")
+"""Fewest red cards of 红胡 (7)."""
+Z_HONG_HI = RULES.block("hong_hi")
+"""Most red cards of 红胡 (9); more are 全红."""
+Z_BY_DEALER = RULES.block("by_dealer", at=Z_N - 1)
+"""Run setting (engine.run), as ``R_BY_DEALER`` of engine.game._layout: 1 reads the
+policies and bot rows by place from the dealer in every deal."""
 
 # ---- record extras (column C_EXTRA + index) -------------------------------------------------
 EXTRAS = (

@@ -39,7 +39,7 @@ import numpy as np
 
 from .. import rng
 from .._numba import kernel, parallel_kernel
-from ..game._layout import (
+from ..abi import (
     C_DEALER,
     C_DELTA,
     C_DISCARDER,

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from .._slots import Slots
 
+STRONG_VERSION = 1
+"""Version of the strong policy's parameter layout and meaning; a file made for another
+version is refused."""
+
 LAYOUT = Slots("zipai bot parameters")
 
 # ---- strong: scalar parameters (tuned by self-play, ``mjlab tune``) ----------------------

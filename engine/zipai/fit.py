@@ -14,7 +14,7 @@ fitted on simulated positions (:mod:`engine.zipai._observe`) whose outcome is ex
   won (mean points of those wins over ``v_base``, shrunk toward 1); the mean payment of a
   discarder whose discard is won on (包赔) and of each other player on a self-drawn or
   flipped win (``loss``);
-- **danger**: an L2-penalised logistic regression (engine.fit.L2) of "the opponent can win
+- **danger**: an L2-penalised logistic regression (engine._fitting.L2) of "the opponent can win
   on this card now" on the danger features of (opponent, card).
 
 Everything is a pure function of the variant, its rules, the policies, the deal count and
@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..game import _layout as L
+from .. import abi
 from . import _layout as Z
 from . import _observe as O
 from . import _params as P
@@ -59,7 +59,7 @@ def collect(variant, resolved, deals, seed, policies, match_length=16, threads=2
     def play(block):
         lo, hi = block
         n = hi - lo
-        rec = np.zeros((n * match_length, L.N_COLS), np.int32)
+        rec = np.zeros((n * match_length, abi.N_COLS), np.int32)
         obs = np.zeros((n * match_length * ROWS_PER_DEAL + 1, O.OBS_W), np.int64)
         obs[0, 0] = obs[0, 2] = 1  # row 0 is the header
         observe_matches(packed, codes, bots, seed, lo, n, match_length, rec, obs)
@@ -125,10 +125,10 @@ def _factor(idx: np.ndarray, gain: np.ndarray, size: int, vbase: float) -> np.nd
 
 def _values(hand: np.ndarray, rec: np.ndarray, players: int):
     """``(v_base, v_huxi, v_red, loss)`` (module docstring)."""
-    winner = rec[:, L.C_WINNER]
+    winner = rec[:, abi.C_WINNER]
     won = winner >= 0
     rows = np.arange(len(rec))
-    delta = rec[:, L.C_DELTA : L.C_DELTA + players].astype(np.float64)
+    delta = rec[:, abi.C_DELTA : abi.C_DELTA + players].astype(np.float64)
     gain = delta[rows, np.maximum(winner, 0)]
     vbase = float(gain[won].mean()) if won.any() else 1.0
     w = hand[hand[:, O.H_WON] == 1]
@@ -137,9 +137,9 @@ def _values(hand: np.ndarray, rec: np.ndarray, players: int):
     g = w[:, O.H_GAIN].astype(np.float64)
     v_huxi = _factor(hb, g, P.N_HX, vbase)
     v_red = _factor(w[:, O.H_RED], g, P.N_RED, vbase)
-    on_flip = rec[:, L.C_EXTRA + Z.X_ON_FLIP] == 1
-    disc = rec[:, L.C_DISCARDER]
-    fed = won & (rec[:, L.C_WIN_TYPE] == L.WIN_DISCARD) & ~on_flip & (disc >= 0)
+    on_flip = rec[:, abi.C_EXTRA + Z.X_ON_FLIP] == 1
+    disc = rec[:, abi.C_DISCARDER]
+    fed = won & (rec[:, abi.C_WIN_TYPE] == abi.WIN_DISCARD) & ~on_flip & (disc >= 0)
     feed = -delta[rows, np.maximum(disc, 0)][fed]
     other = won & ~fed
     pay = []
@@ -155,7 +155,7 @@ def _danger(danger: np.ndarray) -> np.ndarray:
     """Logistic weights of the O_DANGER rows' label on their features."""
     from scipy import sparse
 
-    from ..fit import _fit_logistic
+    from .._fitting import fit_logistic
 
     n = danger.shape[0]
     nf = danger[:, O.D_NF]
@@ -165,14 +165,14 @@ def _danger(danger: np.ndarray) -> np.ndarray:
     x = sparse.csr_matrix(
         (np.ones(rows.size), (rows, cols[mask])), shape=(n, P.N_FEATURES), dtype=np.float64
     )
-    return _fit_logistic(x, danger[:, O.D_WIN])
+    return fit_logistic(x, danger[:, O.D_WIN])
 
 
 def fit_zipai(v, resolved, deals, seed, policy, threads=2, progress=False) -> dict:
     """Fit the strong models of the 字牌 variant ``v`` (see engine.fit.fit)."""
     from .. import __version__
+    from .._fitting import collect_with_bar
     from ..bots import strong_version
-    from ..fit import collect_with_bar
 
     players = v.n_players(resolved)
     policies = (policy,) * players
@@ -203,11 +203,11 @@ def fit_zipai(v, resolved, deals, seed, policy, threads=2, progress=False) -> di
     }
     if policy == "strong":
         identity["observed_with"] = _observed_with(v)
-    fed = (rec[:, L.C_WIN_TYPE] == L.WIN_DISCARD) & (rec[:, L.C_EXTRA + Z.X_ON_FLIP] == 0)
+    fed = (rec[:, abi.C_WIN_TYPE] == abi.WIN_DISCARD) & (rec[:, abi.C_EXTRA + Z.X_ON_FLIP] == 0)
     summary = {
         "hand_positions": int(hand.shape[0]),
         "danger_positions": int(danger.shape[0]),
-        "win_rate": float((rec[:, L.C_WINNER] >= 0).mean()),
+        "win_rate": float((rec[:, abi.C_WINNER] >= 0).mean()),
         "discard_win_rate": float(fed.mean()),
         "danger_rate": float(danger[:, O.D_WIN].mean()) if danger.size else 0.0,
     }

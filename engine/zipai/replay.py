@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import abi
 from ..errors import UsageError
-from ..game import _layout as L
 from . import _layout as Z
-from . import cards
+from . import _params, cards
 
 __all__ = ["replay", "replay_events", "render"]
 
@@ -42,7 +42,7 @@ def replay_events(
     from .testing import _seat_bots
 
     v = get(variant)
-    if v.family != "zipai":
+    if v.bot_layout is not _params:  # the 字牌 loop needs its own bot layout
         raise UsageError(f"{variant} is not a 字牌 variant")
     check_replay_args(seed, match, deal, match_length)
     resolved = v.resolve(rules)
@@ -52,7 +52,7 @@ def replay_events(
     except ValueError:
         raise UsageError(f"unknown policy in {policies!r}; policies: {v.policies}") from None
     n = deal + 1
-    rec = np.zeros((n, L.N_COLS), np.int32)
+    rec = np.zeros((n, abi.N_COLS), np.int32)
     final = np.zeros((n, Z.N_ZONES, 21), np.int16)
     log = np.zeros((Z.MAX_EVENTS, Z.EVENT_COLS), np.int32)
     no_obs = np.zeros((1, 1), np.int64)
@@ -190,10 +190,10 @@ def render(variant: str, events, row, final, resolved, header: str) -> str:
         elif code == Z.EV_DECLINE:
             out.append(f"     seat {a} could win on {_c(b)} and passes")
         elif code == Z.EV_WIN:
-            how = L.WIN_TYPE_NAMES[b].replace("_", " ")
-            if b == L.WIN_INSTANT:
+            how = abi.WIN_TYPE_NAMES[b].replace("_", " ")
+            if b == abi.WIN_INSTANT:
                 out.append(f"seat {a} wins at once (天胡) with the cards dealt")
-            elif b == L.WIN_SELF_DRAW:
+            elif b == abi.WIN_SELF_DRAW:
                 out.append(f"seat {a} wins (self-draw) on {_c(c)}")
             else:
                 src = "turned up by" if int(row["win_on_flip"]) else "discarded by"

@@ -20,8 +20,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from .. import abi
 from ..errors import UsageError
-from ..game import _layout as L
 from . import _layout as Z
 from . import cards
 
@@ -140,7 +140,7 @@ def play_deck(
         zuoxing=resolved["zuoxing"],
     )
     pols, bots = _seat_bots(v, resolved, policies)
-    rec = np.zeros((1, L.N_COLS), np.int32)
+    rec = np.zeros((1, abi.N_COLS), np.int32)
     final = np.zeros((1, Z.N_ZONES, 21), np.int16)
     log = np.zeros((Z.MAX_EVENTS, Z.EVENT_COLS), np.int32)
     play_match(

@@ -6,7 +6,7 @@ same compiled scorer as the game loop (:mod:`engine.zipai._score`).
 >>> from engine.variants import get
 >>> v = get("luodisao")
 >>> # The seed's example: 10 胡息 and 2 醒 make 16 囤 (won on seat 1's discard of 四).
->>> r = score_win(v.resolve({}), "d1d2d3 x5x5x5 x4x4d4 x6x7x8", win="x4", table="peng:x9",
+>>> r = score_win(v, v.resolve({}), "d1d2d3 x5x5x5 x4x4d4 x6x7x8", win="x4", table="peng:x9",
 ...               from_seat=1, seat=0)
 >>> r["huxi"], r["xing"], r["tun"], r["fan"], r["value"], r["deltas"]
 (10, 2, 16, 1, 16, [32, -32, 0])
@@ -73,6 +73,7 @@ def parse_table_groups(text: str):
 
 
 def score_win(
+    variant,
     rules,
     hand: str,
     *,
@@ -90,6 +91,8 @@ def score_win(
 
     Parameters
     ----------
+    variant : Variant
+        The 字牌 variant whose rules pack the scorer's options.
     rules : mapping
         Resolved rule options (``Variant.resolve``).
     hand : str
@@ -130,7 +133,6 @@ def score_win(
         Bad notation, a winning card not in the hand, more than four of a kind, a 王
         holder winning on another player's card, inconsistent flags.
     """
-    from ..variants import get
     from ._huxi import _workspace
     from ._score import (
         HOW_DISCARD,
@@ -151,7 +153,7 @@ def score_win(
         _xing_kind,
     )
 
-    v = get("luodisao")
+    v = variant
     packed = v.pack(rules)
     seats = v.n_players(rules)
     zx = (dealer + 2) % seats if rules["zuoxing"] else -1
@@ -300,3 +302,42 @@ def score_win(
         zuoxing_money=int(zm),
     )
     return result
+
+
+def score_from_args(v, args) -> dict:
+    """``mjlab score`` for the 字牌 family: HAND and --win in x1..x10 d1..d10 w notation,
+    --melds the table groups (``"peng:d3 pao:x5 chi:x1x2x3"``), --flag flip/tianhu/dihu,
+    --xing-card the 醒 card. Under 天胡 --win is optional: it names the dealer's last dealt
+    card (the 醒 card under 跟醒).
+    """
+    from ..variants import parse_rule_args
+
+    if args.flowers:
+        raise UsageError(f"--flowers: {v.name} has no flowers, got {args.flowers}")
+    if args.streak:
+        raise UsageError(f"--streak: {v.name}'s score takes no dealer streak")
+    rules = v.resolve(parse_rule_args(args.rule, args.rules))
+    flags = set(args.flag)
+    unknown = flags - {"flip", "tianhu", "dihu"}
+    if unknown:
+        raise UsageError(
+            f"unknown --flag {sorted(unknown)[0]!r} for {v.name}; flags: flip, tianhu, dihu"
+        )
+    if args.wild:
+        raise UsageError(f"{v.name}: 王 are written in HAND as w, not with --wild")
+    try:
+        return v.score_hand(
+            rules,
+            args.hand,
+            win=args.win,
+            table=args.melds,
+            from_seat=args.from_seat,
+            flip="flip" in flags,
+            tianhu="tianhu" in flags,
+            dihu="dihu" in flags,
+            xing_card=getattr(args, "xing_card", None),
+            seat=args.seat,
+            dealer=args.dealer,
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None

@@ -1,7 +1,7 @@
 """Conformance checks of the 字牌 family (STYLE §5): every deal, every card, zero-sum.
 
 :func:`check_zipai_variant` plays matches of a 字牌 variant with every policy and checks
-each deal (``engine.testing.check_variant`` dispatches here for ``family == "zipai"``):
+each deal (``engine.testing.check_variant`` reaches it through the variant's family):
 
 - every card accounted for: each kind four times and the 王 ``kings`` times across the
   seats' hands and tables, the dead cards, the stock and the winning card; no zone with
@@ -27,7 +27,8 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from ..game import _layout as L
+from .. import abi
+from ..records import recompute_mismatch
 from . import _layout as Z
 
 __all__ = ["play_with_state", "check_zipai_variant", "ZipaiConformanceError"]
@@ -45,7 +46,7 @@ def _policy_codes(variant, resolved, policies) -> np.ndarray:
         names = list(policies)
     if len(names) == 1:
         names = names * seats
-    return np.array([L.POLICY_NAMES.index(p) for p in names], np.int64)
+    return np.array([abi.POLICY_NAMES.index(p) for p in names], np.int64)
 
 
 def _seat_bots(variant, resolved, policies) -> tuple[np.ndarray, np.ndarray]:
@@ -55,7 +56,7 @@ def _seat_bots(variant, resolved, policies) -> tuple[np.ndarray, np.ndarray]:
     from ..bots import seat_bots
 
     codes = _policy_codes(variant, resolved, policies)
-    _, rows = seat_bots(variant, resolved, [L.POLICY_NAMES[c] for c in codes])
+    _, rows = seat_bots(variant, resolved, [abi.POLICY_NAMES[c] for c in codes])
     return codes, rows
 
 
@@ -82,7 +83,7 @@ def play_with_state(
     packed = v.pack(resolved)
     pols, bots = _seat_bots(v, resolved, policies)
     n = matches * match_length
-    rec = np.zeros((n, L.N_COLS), np.int32)
+    rec = np.zeros((n, abi.N_COLS), np.int32)
     final = np.zeros((n, Z.N_ZONES, 21), np.int16)
     log = np.zeros((1, Z.EVENT_COLS), np.int32)
     errors = 0
@@ -227,7 +228,6 @@ def check_zipai_variant(
         with ``huxi`` and ``wins`` (the brute-force twin in the tests); default: the
         engine's own :func:`engine.zipai.hand.evaluate`.
     """
-    from ..testing import recompute_mismatch
     from ..variants import get as get_variant
 
     v = get_variant(variant)

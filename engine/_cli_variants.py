@@ -1,0 +1,81 @@
+"""``mjlab variants``, ``mjlab score`` and ``mjlab replay``: the command handlers.
+
+They read a variant from the registry and reach its family's entry points
+(:func:`engine.family.family_of`): the variant's description, one hand scored, one
+deal replayed turn by turn.
+"""
+
+from __future__ import annotations
+
+from .family import family_of
+from .fileio import print_json
+from .run import DEFAULT_MATCH_LENGTH
+from .variants import describe, get, names, parse_rule_args
+
+__all__ = ["run_cli", "run_score_cli", "run_replay_cli"]
+
+
+def run_score_cli(args) -> int:
+    """Handle ``mjlab score``."""
+    v = get(args.variant)
+    result = family_of(v).score(v, args)
+    assumed = []
+    if not args.self_draw and args.from_seat is None:
+        assumed.append("self_draw")
+        result = {**result, "assumed": assumed}
+    if args.json:
+        print_json(result)
+        return 0
+    if assumed:
+        print("assumed: a self-draw win (give --self-draw, or --from SEAT for a win on a discard)")
+    if not result["complete"]:
+        print(f"{args.hand}: not a complete hand under {v.name}")
+        return 0
+    pats = ", ".join(result["patterns"]) or "(none)"
+    worth = f"patterns {pats}; value {result['value']} {v.value_unit}"
+    if result.get("legal") is False:
+        # a complete hand a variant's minimum refuses (诸暨 3 台) is scored but not paid
+        ordinary = result.get("ordinary")
+        below = f" (ordinary {ordinary} {v.value_unit} is below the minimum)" if ordinary else ""
+        print(
+            f"{args.hand} cannot be declared under {v.name}: {worth}; NOT a legal win{below}, "
+            "no payments"
+        )
+        return 0
+    print(f"{args.hand} wins under {v.name}: {worth}")
+    print("payments: " + "  ".join(f"seat {s}: {d:+d}" for s, d in enumerate(result["deltas"])))
+    for note in result.get("notes", ()):
+        print(f"note: {note}")
+    return 0
+
+
+def run_cli(args) -> int:
+    """Handle ``mjlab variants``."""
+    data = [describe(n) for n in names()]
+    if args.json:
+        print_json(data)
+        return 0
+    for d in data:
+        print(
+            f"{d['name']}  {d['long_name']}  (version {d['version']}, RULEBOOK {d['rulebook']},"
+            f" value in {d['value_unit']})"
+        )
+        for o in d["options"]:
+            allowed = "|".join(
+                str(a).lower() if isinstance(a, bool) else str(a) for a in o["allowed"]
+            )
+            default = str(o["default"]).lower() if isinstance(o["default"], bool) else o["default"]
+            print(f"  {o['key']}={default}  [{allowed}]  {o['doc']} ({o['rulebook']})")
+        pats = ", ".join(f"{p['hanzi']} {p['name']}" for p in d["patterns"])
+        print(f"  patterns: {pats}")
+        print()
+    return 0
+
+
+def run_replay_cli(args) -> int:
+    """Handle ``mjlab replay``."""
+    rules = parse_rule_args(args.rule, args.rules)
+    length = DEFAULT_MATCH_LENGTH if args.match_length is None else args.match_length
+    replay_text = family_of(get(args.variant)).replay
+    print(replay_text(args.variant, args.seed, args.match, args.deal, rules, args.policy, length))
+    return 0

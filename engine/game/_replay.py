@@ -1,0 +1,162 @@
+"""Replays of the mahjong family: one deal told turn by turn (``mjlab replay``).
+
+:func:`replay` plays one match up to a deal with the event log on and prints that deal
+turn by turn, so a person can check the rules by reading.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import tiles
+from ..errors import UsageError
+from . import _layout as L
+
+__all__ = ["replay", "replay_events"]
+
+
+def replay_events(
+    variant: str,
+    seed: int,
+    match: int,
+    deal: int = 0,
+    rules=None,
+    policies="value",
+    match_length: int = 16,
+):
+    """Play match ``match`` up to ``deal`` and return ``(events, record_row, final, ctx)``.
+
+    events : int32 (n, 5) rows of the replay log (codes E_* in engine.game._layout).
+    """
+    from ..bots import resolve_policies, seat_bots
+    from ..hand._tables import kernel_tables
+    from ..records import check_replay_args, replayed_deal
+    from ..variants import get
+    from ._loop import FINAL_ZONES, play_match
+
+    v = get(variant)
+    if v.hooks is None:  # the mahjong loop needs the variant's hook kernels
+        raise UsageError(f"{variant} is not a mahjong variant")
+    check_replay_args(seed, match, deal, match_length)
+    resolved = v.resolve(rules)
+    packed = v.pack(resolved)
+    pols, bots = seat_bots(v, resolved, resolve_policies(v, policies))
+    n = deal + 1
+    rec = np.zeros((n, L.N_COLS), np.int32)
+    final = np.zeros((n, FINAL_ZONES, L.N_PHYS), np.int16)
+    log = np.zeros((L.MAX_EVENTS, L.EVENT_COLS), np.int32)
+    no_obs = np.zeros((1, 1), np.int64)
+    play_match(packed, pols, bots, seed, match, n, kernel_tables(), rec, final, log, deal, no_obs)
+    return replayed_deal(v, resolved, rec, log, final, seed=seed, match=match, deal=deal)
+
+
+def _t(phys: int) -> str:
+    if phys < 0:
+        return "?"
+    if phys >= 34:
+        return f"f{phys - 33}"
+    return f"{tiles.kind_name(phys)} {tiles.glyph(phys)}"
+
+
+def _flower(phys: int) -> str:
+    if phys >= 34:
+        return f"f{phys - 33} {tiles.FLOWER_NAMES[phys - 34]}"
+    return f"{tiles.kind_name(phys)} {tiles.glyph(phys)}"
+
+
+def _hand_text(counts) -> str:
+    counts = np.asarray(counts[:34])
+    return f"{tiles.format(counts) or '-'}  {tiles.glyphs(counts)}"
+
+
+def replay(
+    variant: str,
+    seed: int,
+    match: int,
+    deal: int = 0,
+    rules=None,
+    policies="value",
+    match_length: int = 16,
+) -> str:
+    """The text of one deal, turn by turn."""
+    from ..variants import get
+
+    events, row, final, resolved = replay_events(
+        variant, seed, match, deal, rules, policies, match_length
+    )
+    v = get(variant)
+    players = v.n_players(resolved)
+    out = [
+        f"mjlab replay {variant}  seed={seed} match={match} deal={deal}  "
+        f"rules_id={row['rules_id']}  policies={policies}",
+        f"dealer: seat {row['dealer']} (held {row['dealer_streak']} deals before this one)",
+    ]
+    hands: dict[int, np.ndarray] = {s: np.zeros(42, np.int64) for s in range(players)}
+    turn = 0
+    dealt = False
+    names = L.MELD_NAMES
+    setup = (L.E_DEAL, L.E_TILE, L.E_WILD, L.E_FLOWER)
+    for code, a, b, c, d in events.tolist():
+        if not dealt and code not in setup:
+            # the hands after 补花 and 开金, before the first move (or an opening win)
+            dealt = True
+            for s in range(players):
+                out.append(f"  seat {s} dealt: {_hand_text(hands[s])}")
+        if code == L.E_WILD:
+            if b >= 0:
+                wild = tiles.kind_name(b) + (f", {tiles.kind_name(c)}" if c >= 0 else "")
+                ind = f" (indicator {_t(a)})" if a >= 0 else ""
+                out.append(f"wild kinds: {wild}{ind}")
+        elif code == L.E_TILE:
+            hands[a][b] += c
+        elif code == L.E_DRAW:
+            turn += 1
+            src = "the tail" if c else "the wall"
+            out.append(f"{turn:>3}. seat {a} draws {_t(b)} from {src}")
+        elif code == L.E_DISCARD:
+            if turn == 0:
+                turn = 1
+                size = 3 * int(v.pack(resolved)[L.R_SETS]) + 2
+                out.append(f"{turn:>3}. seat {a} (dealer) plays from {size} tiles")
+            out.append(f"     seat {a} discards {_t(b)}")
+        elif code == L.E_CLAIM:
+            out.append(f"     seat {a} claims {names[b]} with {_t(c)} from seat {d}")
+        elif code == L.E_KONG:
+            robbed = ": robbed" if d == 1 else ""
+            out.append(f"     seat {a} declares {names[b]} of {_t(c)}{robbed}")
+        elif code == L.E_WIN:
+            how = L.WIN_TYPE_NAMES[b].replace("_", " ")
+            fed = f" fed by seat {d}" if d >= 0 else ""
+            on = f"on {_t(c)}" if c >= 0 else "with the dealt tiles"
+            out.append(f"seat {a} wins ({how}) {on}{fed}")
+        elif code == L.E_DRAWN_GAME:
+            out.append("drawn deal (流局): no live tile left")
+        elif code == L.E_HORSE:
+            out.append(f"horse: {_t(a)}")
+        elif code == L.E_FLOWER:
+            how = "no replacement" if c == 1 else "补花"
+            out.append(f"     seat {a} shows flower {_flower(b)} ({how})")
+        elif code == L.E_YOUJIN:
+            out.append(f"     seat {a} 游金 level {b}")
+        elif code == L.E_PENALTY:
+            out.append(f"penalty: seat {a} pays {b} to each other seat")
+    winner = int(row["winner"])
+    if winner >= 0:
+        hand = final[11]
+        pats = [c[4:] for c in v.pattern_columns() if row[c]]
+        out.append(
+            f"winning hand (concealed, wilds apart): {_hand_text(hand)}  wilds={int(hand[34])}"
+        )
+        out.append(f"patterns: {', '.join(pats) or '(none)'}; value {row['value']} {v.value_unit}")
+    for s in range(players):
+        out.append(
+            f"  seat {s} ends with: {_hand_text(final[s])}  melds: "
+            f"{_hand_text(final[4 + s]) if final[4 + s].any() else '-'}"
+        )
+    out.append(
+        "payments: " + "  ".join(f"seat {s} {int(row[f'delta_{s}']):+d}" for s in range(players))
+    )
+    extras = [f"{e}={int(row[e])}" for e in v.extras if int(row[e]) != 0]
+    if extras:
+        out.append("extras: " + " ".join(extras))
+    return "\n".join(out)

@@ -1,0 +1,149 @@
+"""Conformance checks of the mahjong family (STYLE §5): every deal, every tile, zero-sum.
+
+:func:`check_mahjong_variant` plays matches of a mahjong variant with every policy and
+checks DESIGN's conservation rules on every deal (``engine.testing.check_variant``
+reaches it through the variant's family): every tile accounted for, no fifth copy
+anywhere, deltas summing to 0, winner / win_type / discarder consistent, ``pat_*`` set
+only with a winner, the value paid and the payments recomputed from the pattern flags
+(:func:`engine.records.recompute_mismatch`), and (given a ``complete`` function, e.g.
+the brute-force twin of the tests) the winning hand really complete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from .. import abi
+from ..hand._tables import kernel_tables
+from ..records import conformance_failure, recompute_mismatch, to_frame
+from ..variants import get as get_variant
+from . import _layout as L
+
+__all__ = ["play_with_state", "check_mahjong_variant"]
+
+
+def play_with_state(
+    variant: str,
+    matches: int,
+    seed: int = 0,
+    rules: Mapping | None = None,
+    policies="value",
+    match_length: int = 8,
+):
+    """Play ``matches`` whole matches and return ``(frame, final)``.
+
+    ``final`` is int16 ``(deals, FINAL_ZONES, N_PHYS)``: where every physical tile ended
+    (see engine.game._loop.FINAL_ZONES) and the winner's evaluated hand.
+    """
+    from ..bots import resolve_policies, seat_bots
+    from ._loop import FINAL_ZONES, play_match
+
+    v = get_variant(variant)
+    resolved = v.resolve(rules)
+    packed = v.pack(resolved)
+    pols, bots = seat_bots(v, resolved, resolve_policies(v, policies))
+    tab = kernel_tables()
+    n = matches * match_length
+    rec = np.zeros((n, abi.N_COLS), np.int32)
+    final = np.zeros((n, FINAL_ZONES, L.N_PHYS), np.int16)
+    log = np.zeros((1, L.EVENT_COLS), np.int32)
+    for m in range(matches):
+        lo = m * match_length
+        play_match(
+            packed,
+            pols,
+            bots,
+            seed,
+            m,
+            match_length,
+            tab,
+            rec[lo : lo + match_length],
+            final[lo : lo + match_length],
+            log,
+            -1,
+            np.zeros((1, 1), np.int64),
+        )
+    idx = np.arange(n)
+    frame = to_frame(
+        rec,
+        idx // match_length,
+        idx % match_length,
+        seed=seed,
+        variant=v,
+        rules_id=v.rules_id(resolved),
+        players=v.n_players(resolved),
+    )
+    return frame, final
+
+
+def check_mahjong_variant(
+    variant: str,
+    matches: int = 50,
+    seed: int = 0,
+    rules: Mapping | None = None,
+    policies=None,
+    complete: Callable | None = None,
+) -> int:
+    """Check every deal of ``matches`` matches per policy; returns the deals checked.
+
+    Parameters
+    ----------
+    complete : callable, optional
+        ``complete(counts34, wilds, sets) -> bool``, an independent completeness check of
+        the winning hand (the brute-force twin in the tests).
+    """
+    v = get_variant(variant)
+    resolved = v.resolve(rules)
+    tileset = int(v.pack(resolved)[L.R_TILESET])
+    expected = np.zeros(L.N_PHYS, np.int64)
+    expected[:34] = 4
+    if tileset == 144:
+        expected[34:42] = 1
+    players = v.n_players(resolved)
+    checked = 0
+    for pol in policies or v.policies:
+        frame, final = play_with_state(variant, matches, seed, rules, pol)
+        deltas = frame[[f"delta_{s}" for s in range(players)]].to_numpy()
+        pats = frame[v.pattern_columns()].to_numpy()
+        for i in range(len(frame)):
+            zones = final[i, :11].astype(np.int64)
+            if not np.array_equal(zones.sum(axis=0), expected):
+                bad = np.flatnonzero(zones.sum(axis=0) != expected)
+                conformance_failure(
+                    i,
+                    frame,
+                    f"tiles not accounted for: kinds {bad.tolist()} "
+                    f"{zones.sum(axis=0)[bad].tolist()} vs {expected[bad].tolist()}",
+                )
+            if (zones > 4).any():
+                conformance_failure(i, frame, "a zone holds a fifth copy")
+            if deltas[i].sum() != 0:
+                conformance_failure(i, frame, f"deltas {deltas[i].tolist()} do not sum to 0")
+            winner = int(frame["winner"].iat[i])
+            wt = str(frame["win_type"].iat[i])
+            disc = int(frame["discarder"].iat[i])
+            if (winner < 0) != (wt == "none"):
+                conformance_failure(i, frame, f"winner {winner} with win_type {wt}")
+            if (disc >= 0) != (wt in ("discard", "rob_kong")):
+                conformance_failure(i, frame, f"discarder {disc} with win_type {wt}")
+            if disc >= 0 and disc == winner:
+                conformance_failure(i, frame, "the winner fed his own win")
+            if winner < 0 and pats[i].any():
+                conformance_failure(i, frame, "patterns set without a winner")
+            if winner >= 0 and wt != "instant" and complete is not None:
+                hand = final[i, 11]
+                counts = hand[:34].astype(np.int64)
+                if not complete(counts, int(hand[34]), int(hand[35])):
+                    conformance_failure(
+                        i,
+                        frame,
+                        f"winning hand not complete: {counts.tolist()} "
+                        f"wilds {int(hand[34])} sets {int(hand[35])}",
+                    )
+            checked += 1
+        bad = recompute_mismatch(v, resolved, frame)
+        if bad is not None:
+            conformance_failure(bad[0], frame, bad[1])
+    return checked
