@@ -19,14 +19,13 @@ match share its walls), with ratio estimators for per-deal and per-win figures. 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats as _st
 
+from analysis.stats import ratio_ci
 from engine.errors import UsageError
 
 __all__ = ["LADDER", "Ladder", "ladder", "rung_frames", "rung_row"]
@@ -37,17 +36,8 @@ LADDER = ("random", "efficiency", "value", "strong")
 
 def _ratio(y: np.ndarray, x: np.ndarray, level: float) -> tuple[float, float, float]:
     """Ratio ``sum y / sum x`` over clusters with a linearised standard error: est, lo, hi."""
-    n = y.size
-    sx = x.sum()
-    if sx <= 0:
-        return math.nan, math.nan, math.nan
-    r = float(y.sum() / sx)
-    if n < 2:
-        return r, math.nan, math.nan
-    u = y - r * x
-    se = float(math.sqrt((u * u).sum() / (n * (n - 1))) / x.mean())
-    q = float(_st.t.ppf(0.5 + level / 2, n - 1))
-    return r, r - q * se, r + q * se
+    r = ratio_ci(y, x, level)
+    return r["estimate"], r["lo"], r["hi"]
 
 
 @dataclass
@@ -146,6 +136,7 @@ def rung_row(frames: dict[int, pd.DataFrame], strong: str, weak: str, level: flo
     from analysis.skill import strong_seats
 
     seats = len(frames)
+    n_match = max(int(df["match"].max()) + 1 for df in frames.values())
     acc: dict[str, np.ndarray] = {}
     for s, df in frames.items():
         lay = schema.layout(df)
@@ -172,11 +163,7 @@ def rung_row(frames: dict[int, pd.DataFrame], strong: str, weak: str, level: flo
             "draw": (winner < 0).astype(float),
         }
         for k, x in parts.items():
-            sums = np.bincount(match, weights=x)
-            if k in acc and acc[k].size < sums.size:
-                acc[k] = np.pad(acc[k], (0, sums.size - acc[k].size))
-            elif k in acc and sums.size < acc[k].size:
-                sums = np.pad(sums, (0, acc[k].size - sums.size))
+            sums = np.bincount(match, weights=x, minlength=n_match)
             acc[k] = sums if k not in acc else acc[k] + sums
     n = acc["n"]
     edge, lo, hi = _ratio(acc["delta"], n, level)

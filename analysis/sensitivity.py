@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from analysis.stats import adjust_pvalues, format_pm
+from analysis.stats import adjust_pvalues, format_pm, ratio_influence
 from analysis.sweep import metric_doc, sweep_table
 from engine.errors import UsageError
 
@@ -322,34 +322,34 @@ def skill_runs(
 ) -> dict[int, pd.DataFrame]:
     """The duplicate skill runs of one rule setting: ``{place from the dealer: records}``.
 
-    The stronger policy of ``pair`` in one place, the weaker in the others, one run per
-    place on ``seed`` (``seating="dealer"``: the place is counted from each deal's dealer).
+    One rung of the bot ladder (:func:`analysis.ladder.rung_frames`): the stronger policy
+    of ``pair`` in one place, the weaker in the others, one run per place on ``seed``.
     """
-    from engine.run import simulate
+    from analysis.ladder import rung_frames
     from engine.variants import get
 
     v = get(variant)
-    players = v.n_players(v.resolve(rules))
     strong, weak = pair
-    out = {}
-    for place in range(players):
-        pols = [weak] * players
-        pols[place] = strong
-        out[place] = simulate(
-            variant, deals, seed=seed, rules=rules, policies=pols, workers=workers,
-            progress=False, seating="dealer",
-        ).to_pandas()  # fmt: skip
-        if progress:
-            progress(f"{variant} {label or 'defaults'} skill, place {place}", deals)
-    return out
+
+    class _Tick:  # the ladder's bar protocol, reported through ``progress``
+        place = 0
+
+        def update(self, n: int) -> None:
+            progress(f"{variant} {label or 'defaults'} skill, place {self.place}", n)
+            self.place += 1
+
+    return rung_frames(
+        v, v.resolve(rules), strong, weak, deals, seed, workers=workers,
+        bar=_Tick() if progress else None,
+    )  # fmt: skip
 
 
 def _skill_edge_of(means: pd.DataFrame) -> tuple[float, np.ndarray, float]:
-    """Ratio edge, its linearised per-match influence and its SE."""
-    t, m = means["t"].to_numpy(), means["m"].to_numpy()
-    n = t.size
-    edge = float(t.sum() / m.sum())
-    u = (t - edge * m) / m.mean()
+    """Ratio edge, its linearised per-match influence (over the mean deals) and its SE."""
+    m = means["m"].to_numpy()
+    edge, u = ratio_influence(means["t"].to_numpy(), m)
+    u = u / m.mean()
+    n = u.size
     se = float(math.sqrt((u * u).sum() / (n * (n - 1)))) if n > 1 else math.nan
     return edge, u, se
 

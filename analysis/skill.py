@@ -30,7 +30,7 @@ from scipy import stats as _st
 
 from analysis import schema
 from analysis._util import with_identity
-from analysis.stats import format_pm
+from analysis.stats import format_pm, ratio_ci
 from engine.errors import UsageError
 
 __all__ = ["duplicate_gain", "duplicate_match_means", "skill_edge", "strong_seats"]
@@ -98,14 +98,30 @@ def _frame(records, strong_seat, seating) -> tuple[pd.DataFrame, np.ndarray, np.
 
 
 def _ratio(t: np.ndarray, m: np.ndarray, level: float) -> dict:
-    n = t.size
-    edge = float(t.sum() / m.sum())
-    if n < 2:
-        return {"edge": edge, "se": math.nan, "lo": math.nan, "hi": math.nan}
-    u = t - edge * m
-    se = float(math.sqrt((u * u).sum() / (n * (n - 1))) / m.mean())
-    q = float(_st.t.ppf(0.5 + level / 2, n - 1))
-    return {"edge": edge, "se": se, "lo": edge - q * se, "hi": edge + q * se}
+    r = ratio_ci(t, m, level)
+    return {"edge": r["estimate"], "se": r["se"], "lo": r["lo"], "hi": r["hi"]}
+
+
+def _match_totals(df: pd.DataFrame, seat: np.ndarray, key: np.ndarray):
+    """The strong player's total ``t`` and deals ``m`` of each match of each seating,
+    indexed by ``(seating, run_seed, match)``.
+    """
+    lay = schema.layout(df)
+    if ((seat < 0) | (seat >= lay.players)).any():
+        raise UsageError(f"strong seat outside 0..{lay.players - 1}")
+    x = schema.deltas(df, lay)[np.arange(len(df)), seat].astype(np.float64)
+    frame = pd.DataFrame(
+        {
+            "seating": key,
+            "run_seed": df["run_seed"].to_numpy(),
+            "match": df["match"].to_numpy(),
+            "x": x,
+        }
+    )
+    per = frame.groupby(["seating", "run_seed", "match"], sort=True).agg(
+        t=("x", "sum"), m=("x", "size")
+    )
+    return per
 
 
 def skill_edge(
@@ -170,22 +186,7 @@ def skill_edge(
     """
     df, seat, key = _frame(records, strong_seat, seating)
     variant, rules_id = schema.identity(df)
-    lay = schema.layout(df)
-    d = schema.deltas(df, lay)
-    if ((seat < 0) | (seat >= lay.players)).any():
-        raise UsageError(f"strong seat outside 0..{lay.players - 1}")
-    x = d[np.arange(len(df)), seat].astype(np.float64)
-    frame = pd.DataFrame(
-        {
-            "seating": key,
-            "run_seed": df["run_seed"].to_numpy(),
-            "match": df["match"].to_numpy(),
-            "x": x,
-        }
-    )
-    per = frame.groupby(["seating", "run_seed", "match"], sort=True).agg(
-        t=("x", "sum"), m=("x", "size")
-    )
+    per = _match_totals(df, seat, key)
     keys = np.sort(per.index.get_level_values(0).unique().to_numpy())
     seatings = int(keys.size)
     t, m = per["t"].to_numpy(), per["m"].to_numpy().astype(float)
@@ -216,18 +217,7 @@ def duplicate_match_means(
     indexed by ``(run_seed, match)`` with ``t`` (mean total over the seatings) and ``m``
     (mean deals), only for matches every seating played: the duplicate format's units.
     """
-    df, seat, key = _frame(frames, None, seating)
-    lay = schema.layout(df)
-    d = schema.deltas(df, lay)
-    x = d[np.arange(len(df)), seat].astype(np.float64)
-    per = (
-        pd.DataFrame(
-            {"seating": key, "run_seed": df["run_seed"].to_numpy(), "match": df["match"], "x": x}
-        )
-        .groupby(["seating", "run_seed", "match"], sort=True)
-        .agg(t=("x", "sum"), m=("x", "size"))
-    )
-    per["m"] = per["m"].astype(float)
+    per = _match_totals(*_frame(frames, None, seating))
     g = per.groupby(level=["run_seed", "match"])
     full = (g.size() == len(frames)).to_numpy()
     return g.mean()[full]

@@ -39,7 +39,41 @@ __all__ = [
     "format_p",
     "batch_interval",
     "family_table",
+    "ratio_influence",
+    "ratio_ci",
 ]
+
+
+def ratio_influence(y, x) -> tuple[float, np.ndarray]:
+    """The ratio ``sum y / sum x`` over clusters and each cluster's ``y - r x``.
+
+    Summed over clusters the second is 0; ``sqrt(sum u² / (n (n - 1))) / mean(x)`` is the
+    ratio's linearised standard error (:func:`ratio_ci`).
+    """
+    y = np.asarray(y, dtype=np.float64)
+    x = np.asarray(x, dtype=np.float64)
+    r = float(y.sum() / x.sum())
+    return r, y - r * x
+
+
+def ratio_ci(y, x, level: float = 0.95) -> dict:
+    """A ratio estimator over clusters with a t interval: ``{estimate, se, lo, hi}``.
+
+    ``y`` and ``x`` are per-cluster sums (points and deals of each match); the standard
+    error is linearised (:func:`ratio_influence`) with ``n - 1`` degrees of freedom. NaN
+    where ``sum x <= 0``, and an interval of NaN with fewer than two clusters.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    nan = {"estimate": math.nan, "se": math.nan, "lo": math.nan, "hi": math.nan}
+    n = x.size
+    if x.sum() <= 0:
+        return nan
+    r, u = ratio_influence(y, x)
+    if n < 2:
+        return {**nan, "estimate": r}
+    se = float(math.sqrt((u * u).sum() / (n * (n - 1))) / x.mean())
+    q = float(_st.t.ppf(0.5 + level / 2, n - 1))
+    return {"estimate": r, "se": se, "lo": r - q * se, "hi": r + q * se}
 
 
 def z_value(level: float = 0.95) -> float:

@@ -121,3 +121,26 @@ def test_gini_brute_force(rng):
     y = rng.exponential(1, 200)
     classic = np.abs(y[:, None] - y[None, :]).sum() / (2 * y.size**2 * y.mean())
     assert gini(y) == pytest.approx(classic)
+
+
+def test_ratio_ci_is_the_linearised_cluster_ratio():
+    import math
+
+    import numpy as np
+    from scipy import stats as st
+
+    from analysis.stats import ratio_ci, ratio_influence
+
+    y = np.array([3.0, -1.0, 4.0, 1.0, -5.0])
+    x = np.array([16.0, 16.0, 12.0, 16.0, 8.0])
+    r = y.sum() / x.sum()
+    u = y - r * x
+    se = math.sqrt((u**2).sum() / (5 * 4)) / x.mean()
+    q = st.t.ppf(0.975, 4)
+    got = ratio_ci(y, x)
+    assert got["estimate"] == r and math.isclose(got["se"], se)
+    assert math.isclose(got["hi"] - got["estimate"], q * se)
+    assert math.isclose(ratio_influence(y, x)[1].sum(), 0.0, abs_tol=1e-12)
+    one = ratio_ci(y[:1], x[:1])
+    assert one["estimate"] == y[0] / x[0] and math.isnan(one["se"]) and math.isnan(one["lo"])
+    assert math.isnan(ratio_ci(y, np.zeros(5))["estimate"])

@@ -145,7 +145,7 @@ def build_report(
     vobj = {n: registry.get(n) for n in names}
     timing: dict[str, float] = {}
 
-    def run(name, n, rules=None, policies=None, seating="seat"):
+    def run(name, n, rules=None, policies=None):
         if policies is None:
             policies = report_policy(vobj[name])
         r = simulate(
@@ -157,7 +157,6 @@ def build_report(
             match_length=MATCH_LENGTH,
             workers=workers,
             progress=False,
-            seating=seating,
         )
         return r
 
