@@ -40,6 +40,7 @@ from analysis.payouts import (
     swinginess,
     value_histogram,
 )
+from analysis.rescore import cached_gap, rescore, rescore_gap
 from analysis.risk import match_risk, match_table, seating_match_edges, skill_gain
 from analysis.schema import WIN_TYPES, validate_records
 from analysis.skill import duplicate_gain, skill_edge, strong_seats
@@ -70,6 +71,9 @@ __all__ = [
     "payouts_by_seat",
     "payouts_by_win_type",
     "read_metadata",
+    "rescore",
+    "rescore_gap",
+    "cached_gap",
     "seat_edges",
     "seat_frequencies",
     "seating_match_edges",

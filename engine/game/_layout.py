@@ -46,7 +46,7 @@ from ..abi import (  # noqa: F401 - re-exported for the mahjong-family kernels
 )
 
 # ---- rule slots (index into the packed int64 rules array) -----------------------------
-N_RULES = 96
+N_RULES = 160
 RULES = Slots("mahjong rules", limit=N_RULES)
 R_VARIANT = RULES.block("variant")
 """Variant kernel id (see engine.game._hooks)."""
@@ -136,6 +136,10 @@ while anyone 游s nobody wins on a discard."""
 R_WIN_PRIORITY = RULES.block("win_priority")
 """1: when several seats can win on one discard, the variant's win_priority hook may put
 a farther seat first (福州 金雀); 0: plain head bump (nearest seat wins)."""
+R_PAY = RULES.block("pay", 63, at=96)
+"""The variant's payout table (96..158): per-pattern values and other payout-only
+numbers its ``pack`` writes from its payout options and its settle hook reads, so that
+a payout option changes array contents only (engine.rescore re-scores it)."""
 R_BY_DEALER = RULES.block("by_dealer", at=N_RULES - 1)
 """Run setting, not a rule (set by engine.run, never by a variant's pack): 1 reads the
 policies and bot rows by place from the dealer (index 0 the dealer, 1 his 下家, ...) in

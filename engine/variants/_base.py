@@ -43,6 +43,12 @@ class RuleOption:
         Whether its values deal different cards from the same seed (the deck's size or
         the hands dealt change), so that a sweep over it cannot pair deals: its
         comparisons are unpaired.
+    payout : bool
+        Whether it changes only what a deal pays, never how it is played by a policy
+        blind to values (``efficiency``, ``random``): the deals recorded under one value
+        can then be re-scored under another (:mod:`engine.rescore`), and for those
+        policies the re-scored records equal a fresh simulation's. An option that
+        changes legality, claims, wilds or the wall is not a payout option.
     """
 
     key: str
@@ -51,6 +57,7 @@ class RuleOption:
     doc: str
     rulebook: str = ""
     changes_deal: bool = False
+    payout: bool = False
 
     def parse(self, value: Any) -> Any:
         """Convert a value (string from the command line, or TOML value) and validate it."""

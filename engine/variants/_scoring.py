@@ -239,7 +239,13 @@ class RecordView:
         self.won = self.winner >= 0
         self.discarder = frame["discarder"].to_numpy().astype(np.int64)
         self.dealer = frame["dealer"].to_numpy().astype(np.int64)
-        self.win_type = frame["win_type"].astype(str).to_numpy()
+        wt = frame["win_type"]
+        if hasattr(wt, "cat"):
+            # codes of the record's categories, mapped to the ABI's win-type numbers
+            cats = [L.WIN_TYPE_NAMES.index(str(c)) for c in wt.cat.categories]
+            self.win_code = np.asarray(cats, np.int64)[wt.cat.codes.to_numpy()]
+        else:
+            self.win_code = np.array([L.WIN_TYPE_NAMES.index(str(t)) for t in wt], np.int64)
 
     def pat(self, name: str) -> np.ndarray:
         """The flag ``pat_<name>`` (bool)."""
@@ -249,9 +255,14 @@ class RecordView:
         """A column as int64."""
         return self.frame[name].to_numpy().astype(np.int64)
 
+    @property
+    def win_type(self) -> np.ndarray:
+        """The win types by name."""
+        return np.asarray(L.WIN_TYPE_NAMES, dtype=object)[self.win_code]
+
     def is_type(self, *names: str) -> np.ndarray:
         """Whether the win type is one of ``names``."""
-        return np.isin(self.win_type, names)
+        return np.isin(self.win_code, [L.WIN_TYPE_NAMES.index(n) for n in names])
 
     def others(self, amount) -> np.ndarray:
         """``(n, players)``: every seat but the winner pays ``amount`` (winning deals)."""

@@ -166,6 +166,7 @@ OPTIONS = (
         ("max", "add"),
         "天胡/地胡/全字牌/无财: max = max(8, ordinary 台); add = 8 + ordinary 台.",
         "§2.3 rule 17",
+        payout=True,
     ),
     RuleOption(
         "wucai",
@@ -182,6 +183,7 @@ OPTIONS = (
         "Discard (and robbed-kong) wins: the discarder pays 台 alone; all three pay 台; "
         "or the discarder pays 3 x 台.",
         "§2.4 rule 18",
+        payout=True,
     ),
     RuleOption(
         "baotai",

@@ -1,0 +1,229 @@
+"""Re-scoring recorded deals under other payout options, and the bias of doing so.
+
+:func:`rescore` pays the recorded deals again under changed payout options (pattern
+values, bases and caps, per-role multipliers, kong and horse money, penalties, the
+scoring formula): see :mod:`engine.rescore`. It is exact for value-blind play
+(``efficiency``, ``random``). For ``value`` and ``strong``, whose play reads the values,
+:func:`rescore_gap` measures the first-order bias: it re-scores a default run and
+simulates the changed rules on the same seed (common random numbers), and gives the
+difference of each headline metric with its paired interval. The result is cached, so
+``mjlab rescore`` can print it next to a re-score of the same variant, policies and
+change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from engine import rescore as _rs
+from engine.errors import UsageError
+
+__all__ = ["rescore", "rescore_gap", "cached_gap", "GAP_METRICS"]
+
+GAP_METRICS = ("dealer_edge", "flow", "value_per_win", "draw_rate")
+"""The headline metrics whose re-score bias :func:`rescore_gap` measures."""
+
+
+def _source(records) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """(frame, identity) of a Run, a loaded frame (``attrs["mjlab"]``) or a path."""
+    from engine.run import Run
+
+    if isinstance(records, Run):
+        return records.to_pandas(), records.metadata()
+    if isinstance(records, (str, Path)):
+        from analysis.io import load
+
+        records = load(records)
+    if isinstance(records, pd.DataFrame):
+        meta = records.attrs.get("mjlab")
+        if not meta or "rules" not in meta:
+            raise UsageError(
+                "rescore needs the records' rule options: pass a Run, a path, or a frame "
+                "from analysis.load (its attrs['mjlab'] holds them)"
+            )
+        return records, dict(meta)
+    raise UsageError(f"rescore: records must be a Run, a frame or a path, not {type(records)}")
+
+
+def rescore(records, **changes) -> pd.DataFrame:
+    """The records paid again under changed payout options.
+
+    Parameters
+    ----------
+    records : Run, DataFrame or path
+        Records of one variant and rule set: an ``engine.simulate`` run, a frame from
+        :func:`analysis.load` (which keeps the identity in ``attrs["mjlab"]``), or a
+        record file or dataset folder.
+    **changes
+        Payout options and their new values (``mjlab variants`` marks them ``payout``).
+
+    Returns
+    -------
+    DataFrame
+        The same deals with value, deltas and the variant's scoring columns recomputed
+        and ``rules_id`` naming the new rule set; ``attrs["mjlab"]`` is the identity
+        with the new options and a ``rescored`` entry (source rules_id and changes).
+        Exact for ``efficiency``/``random`` play; see :func:`rescore_gap` otherwise.
+
+    Raises
+    ------
+    UsageError
+        An unknown option or value, or an option that changes play (simulate it).
+
+    Examples
+    --------
+    >>> import engine, analysis
+    >>> run = engine.simulate("zhuji", deals=50, seed=1, policies="efficiency", progress=False)
+    >>> out = analysis.rescore(run, discard_pay="all_three")
+    >>> out.attrs["mjlab"]["rescored"]["changes"]
+    {'discard_pay': 'all_three'}
+    """
+    frame, meta = _source(records)
+    frame, _ = _rs.rescore_frame(frame, meta["variant"], meta["rules"], changes)
+    frame.attrs["mjlab"] = _rs.rescored_identity(meta, changes)
+    return frame
+
+
+def _gap_key(variant, rules, policies, changes, deals, seed, match_length) -> str:
+    blob = json.dumps(
+        {
+            "variant": variant,
+            "rules": dict(sorted(rules.items())),
+            "policies": list(policies),
+            "changes": dict(sorted(changes.items())),
+            "deals": deals,
+            "seed": seed,
+            "match_length": match_length,
+        },
+        sort_keys=True,
+        default=str,
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def _gap_dir() -> Path:
+    from engine._cache import cache_dir
+
+    return Path(cache_dir()) / "rescore-gaps"
+
+
+def rescore_gap(
+    variant: str,
+    changes: Mapping[str, Any],
+    *,
+    policies="value",
+    deals: int = 20_000,
+    seed: int = 0,
+    rules: Mapping | None = None,
+    match_length: int | None = None,
+    workers: int | None = None,
+    progress: bool = False,
+    cache: bool = True,
+) -> pd.DataFrame:
+    """The bias of re-scoring against re-simulating a payout change, with intervals.
+
+    Plays ``deals`` deals under ``rules`` and under ``rules`` with ``changes`` on the
+    same seed, re-scores the first under the changes, and tabulates each of
+    :data:`GAP_METRICS` for both with the difference re-scored minus re-simulated,
+    paired by deal (``analysis.sweep_table``'s ``diff``, ``diff_lo``, ``diff_hi``).
+    For value-blind policies the difference is exactly 0.
+
+    Returns
+    -------
+    DataFrame
+        One row per metric: ``metric, rescored, simulated, gap, gap_lo, gap_hi, n``,
+        with the identity (variant, policies, changes, deals, seed) in ``attrs``.
+        Saved in the cache (``MJLAB_CACHE_DIR/rescore-gaps``) unless ``cache=False``.
+    """
+    from analysis.sweep import sweep_table
+    from engine import simulate
+    from engine.run import DEFAULT_MATCH_LENGTH
+    from engine.variants import get as get_variant
+
+    v = get_variant(variant)
+    changes = _rs.check_changes(v, changes)
+    base = v.resolve(rules)
+    pol = [policies] * v.n_players(base) if isinstance(policies, str) else list(policies)
+    ml = DEFAULT_MATCH_LENGTH if match_length is None else match_length
+    common = dict(
+        deals=deals, seed=seed, policies=pol, match_length=ml, workers=workers, progress=progress
+    )
+    played = simulate(variant, rules=base, **common)
+    fresh = simulate(variant, rules={**base, **changes}, **common).to_pandas()
+    again = rescore(played, **changes)
+    table = sweep_table(
+        {"rescored": again, "simulated": fresh},
+        option="payout",
+        baseline="simulated",
+        metrics=list(GAP_METRICS),
+    )
+    rows = []
+    for m in GAP_METRICS:
+        t = table[table["metric"] == m].set_index("option_value")
+        rows.append(
+            {
+                "metric": m,
+                "rescored": float(t.loc["rescored", "estimate"]),
+                "simulated": float(t.loc["simulated", "estimate"]),
+                "gap": float(t.loc["rescored", "diff"]),
+                "gap_lo": float(t.loc["rescored", "diff_lo"]),
+                "gap_hi": float(t.loc["rescored", "diff_hi"]),
+                "n": int(t.loc["rescored", "n_pairs"]),
+            }
+        )
+    out = pd.DataFrame(rows)
+    ident = {
+        "variant": variant,
+        "rules": base,
+        "policies": pol,
+        "changes": changes,
+        "deals": deals,
+        "seed": seed,
+        "match_length": ml,
+    }
+    out.attrs["mjlab_gap"] = ident
+    if cache:
+        from engine._cache import private_makedirs
+        from engine.fileio import write_bytes
+
+        key = _gap_key(variant, base, pol, changes, deals, seed, ml)
+        folder = private_makedirs(_gap_dir())
+        payload = {"identity": ident, "rows": rows}
+        write_bytes(folder / f"{key}.json", json.dumps(payload, default=str, indent=1).encode())
+    return out
+
+
+def cached_gap(variant: str, rules: Mapping, policies, changes: Mapping) -> pd.DataFrame | None:
+    """The largest cached :func:`rescore_gap` for this variant, rule set, policies and
+    changes (any deals, seed and match length), or None.
+    """
+    folder = _gap_dir()
+    if not folder.is_dir():
+        return None
+    want = {
+        "variant": variant,
+        "rules": json.loads(json.dumps(dict(rules), default=str)),
+        "policies": list(policies),
+        "changes": json.loads(json.dumps(dict(changes), default=str)),
+    }
+    best = None
+    for f in sorted(folder.glob("*.json")):
+        try:
+            data = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        ident = data.get("identity", {})
+        if all(ident.get(k) == val for k, val in want.items()):
+            if best is None or ident.get("deals", 0) > best[0]:
+                best = (ident.get("deals", 0), data)
+    if best is None:
+        return None
+    out = pd.DataFrame(best[1]["rows"])
+    out.attrs["mjlab_gap"] = best[1]["identity"]
+    return out
