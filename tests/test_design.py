@@ -245,3 +245,28 @@ def test_rescore_cli_refuses_its_input_and_bad_names(recorded, capsys):
     assert "is one of the input files" in capsys.readouterr().err
     assert main(["rescore", src, "--rule", "special8=add", "--out", "x.csv"]) == 2
     assert "give a .parquet" in capsys.readouterr().err
+
+
+# ---- the notebook explorer ----------------------------------------------------------------------
+def test_explorer_controls_and_view():
+    import ipywidgets as w
+
+    from analysis.explore import explore_view, explorer, payout_controls
+
+    controls = payout_controls("zhuji")
+    assert set(controls) == set(engine.rescore.payout_keys("zhuji"))
+    assert all(isinstance(c, (w.Dropdown, w.Checkbox, w.IntSlider)) for c in controls.values())
+    run = engine.simulate("zhuji", deals=300, seed=3, policies="efficiency", progress=False)
+    frame = run.to_pandas()
+    frame.attrs["mjlab"] = run.metadata()
+    same = explore_view(frame, {"discard_pay": "discarder"})
+    assert same["changes"] == {} and same["frame"] is frame
+    view = explore_view(frame, {"discard_pay": "all_three"})
+    want = analysis.rescore(run, discard_pay="all_three")
+    pd.testing.assert_frame_equal(view["frame"], want, check_exact=True)
+    roles = analysis.payouts_by_role(want)
+    assert np.allclose(view["roles"]["mean"], roles["mean"])
+    flow = view["headline"].set_index("metric").loc["flow"]
+    assert flow["rescored"] > flow["recorded"]  # all three pay: more money moves
+    box = explorer(run)
+    assert len(box.children[0].children) == len(controls)
