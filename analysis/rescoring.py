@@ -375,3 +375,95 @@ def _inputs(path) -> list[Path]:
         return record_files(path)
     except UsageError:
         return []
+
+
+def option_values(opt) -> list:
+    """The values a what-if sweeps for one payout option: all of them, or for a long
+    integer range its ends, the default's neighbours and twice the default.
+    """
+    allowed = list(opt.allowed)
+    if len(allowed) <= 8:
+        return allowed
+    d = opt.default
+    pick = {allowed[0], allowed[-1], d, *(x for x in (d - 1, d + 1, 2 * d) if x in allowed)}
+    return sorted(pick)
+
+
+def whatif_table(records, *, options=None, level: float = 0.95) -> pd.DataFrame:
+    """The dealer edge under each value of each payout option, re-scored from ``records``.
+
+    Parameters
+    ----------
+    records : Run, DataFrame or path
+        As :func:`rescore`.
+    options : sequence of str, optional
+        Payout options to sweep (default: all of the variant's, with :func:`option_values`).
+
+    Returns
+    -------
+    DataFrame
+        One row per option and value: ``option, value, is_recorded, edge, lo, hi,
+        diff, diff_lo, diff_hi, move`` (the change from the recorded rules, paired deal
+        by deal; matches are the units; ``move`` is the option's largest |diff|).
+        Sorted by ``move`` (largest first), then by the option's value order.
+    """
+    import numpy as np
+
+    from analysis.stats import z_value
+    from engine.variants import get as get_variant
+
+    frame, meta = _source(records)
+    v = get_variant(meta["variant"])
+    rules = v.resolve(meta["rules"])
+    keys = list(options) if options is not None else list(_rs.payout_keys(v))
+    players = v.n_players(rules)
+    codes = frame.groupby(["run_seed", "match"], sort=False, observed=True).ngroup().to_numpy()
+    z = z_value(level)
+
+    def edge_of(f):
+        d = f[[f"delta_{s}" for s in range(players)]].to_numpy().astype(np.float64)
+        dealer = f["dealer"].to_numpy().astype(np.int64)
+        return d[np.arange(len(f)), dealer] * players / (players - 1)
+
+    def mean_se(y):
+        n = y.size
+        tot = np.bincount(codes, weights=y - y.mean())
+        g = tot.size
+        se = float(np.sqrt(g / (g - 1) * float(tot @ tot)) / n) if g > 1 else float("nan")
+        return float(y.mean()), se
+
+    base = edge_of(frame)
+    rows = []
+    for key in keys:
+        opt = v.option_map[key]
+        if not opt.payout:
+            raise UsageError(f"whatif: {key} is not a payout option of {v.name}")
+        for val in option_values(opt):
+            if val == rules[key]:
+                e, d = base, np.zeros_like(base)
+            else:
+                new, _ = _rs.rescore_frame(frame, v, rules, {key: val})
+                e = edge_of(new)
+                d = e - base
+            est, se = mean_se(e)
+            diff, dse = mean_se(d)
+            rows.append(
+                {
+                    "option": key,
+                    "value": val,
+                    "is_recorded": val == rules[key],
+                    "edge": est,
+                    "lo": est - z * se,
+                    "hi": est + z * se,
+                    "diff": diff,
+                    "diff_lo": diff - z * dse,
+                    "diff_hi": diff + z * dse,
+                }
+            )
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return out.assign(move=[])
+    out["move"] = out.groupby("option")["diff"].transform(lambda s: s.abs().max())
+    out["_order"] = range(len(out))
+    out = out.sort_values(["move", "_order"], ascending=[False, True], kind="stable")
+    return out.drop(columns="_order").reset_index(drop=True)
