@@ -104,7 +104,7 @@ def rescore_frame(
             raise UsageError(f"{v.name}: recompute gave {col!r}, which the records lack")
         out[col] = np.asarray(values).astype(out[col].dtype, copy=False)
     rid = v.rules_id(new)
-    out["rules_id"] = pd.Categorical([rid] * len(out)) if len(out) else pd.Categorical([])
+    out["rules_id"] = pd.Categorical.from_codes(np.zeros(len(out), np.int8), [rid])
     return out, new
 
 
