@@ -198,7 +198,8 @@ def test_rescore_cli_writes_a_loadable_file(recorded, tmp_path, capsys):
         analysis.load(folder)
 
 
-def test_rescore_cli_value_play_says_first_order(recorded, tmp_path, capsys):
+def test_rescore_cli_value_play_says_first_order(recorded, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(analysis.rescoring, "_gap_dir", lambda: tmp_path / "gaps")
     out = tmp_path / "v.parquet"
     argv = ["rescore", str(recorded / "val.parquet"), "--rule", "special8=add", "--out", str(out)]
     assert main(argv) == 0
