@@ -148,6 +148,7 @@ from ._layout import (
 from ._observe import observe_danger, observe_hand, observe_outcome
 from ._params import (
     B_CHASE_MIN_LIVE,
+    B_KONG_SLACK,
     B_PASS_SELF,
     S_ALPHA,
     S_CHASE_MIN_LIVE,
@@ -1147,7 +1148,8 @@ def _choose_kong(rules, policies, bots, tab, ctx, ws):
             else:
                 htmp[k] -= 1
                 with_k = _distance(htmp, w_cur, sets_cur, sh, tab)
-            want = with_k <= without
+            slack = bots[cur][B_KONG_SLACK] if pol == P_VALUE else 0.0
+            want = with_k <= without + slack
         if want:
             return k
     return -1
@@ -1438,7 +1440,8 @@ def _pong_choice(rules, policies, bots, tab, ctx, ws, s, k, kong_ok):
             htmp[k] -= 3
             after_k = _distance(htmp, ws_, sets_s - 1, sh, tab)
             htmp[k] += 3
-            if after_k <= _distance(htmp, ws_, sets_s, sh, tab):
+            slack = bots[s][B_KONG_SLACK] if ps == P_VALUE else 0.0
+            if after_k <= _distance(htmp, ws_, sets_s, sh, tab) + slack:
                 do = 2
         if do == 0:
             # 碰 when the hand after it (and its discard) keys lower than now;

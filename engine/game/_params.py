@@ -102,6 +102,11 @@ seat pays X, against the discarder alone); under ``R_PASS_LOCK`` the seat is the
 out of discard wins until its next draw."""
 S_PASS_SELF = LAYOUT.block("strong.pass_self")
 """As ``value.pass_self``, for the strong bot."""
+B_KONG_SLACK = LAYOUT.block("value.kong_slack")
+"""Makes a kong (暗杠, 补杠, or 明杠 from a discard) while the hand's distance after it is at
+most this many tiles more than without it (0: only when it is not farther, as the
+efficiency bot). Worth it where kongs pay money on their own (推倒胡: 暗杠 2 from each,
+补杠 1 from each, 放杠 3 from the feeder; a plain self-draw pays 2 from each)."""
 
 N_BOT = LAYOUT.size
 """Length of one seat's parameter row (grows as blocks are declared above)."""

@@ -21,6 +21,7 @@ SPACES = {
         Dim("wild_pair", 0.0, 16.0, 2.0),
         Dim("chase_min_live", 0.0, 30.0, 4.0),
         Dim("pass_self", 0.0, 900.0, 60.0),
+        Dim("kong_slack", 0.0, 4.0, 0.5),
     ),
     "strong": (
         Dim("alpha", 0.0, 3.0, 0.4),
@@ -59,6 +60,8 @@ def relevant(variant, resolved, policy: str) -> list[Dim]:
         if d.name == "alpha" and not discard_win:
             continue
         if d.name == "pass_self" and not (discard_win and "pass_self" in own):
+            continue
+        if d.name == "kong_slack" and "kong_slack" not in own:  # where kongs pay money
             continue
         if base in ("wild_pair", "chase_min_live") and not (wilds and targets.get("wild_pair")):
             continue

@@ -134,6 +134,13 @@ EXTRAS = (
 VALUE_BOT = dict(flush=3, pairs=3, triplets=2)
 """Value-bot target bonuses in quarter tiles (清一色, 七对子, 碰碰胡)."""
 
+VALUE_BOT_KONG_SLACK = 1.0
+"""The value bot makes a kong that leaves its hand up to one tile farther
+(``value.kong_slack``): kong money (暗杠 6, 补杠 3, 放杠 3 in all) is worth as much as a plain
+self-draw (2 from each). Measured by dealer, 20,000 deals per place, seed 2: value over
+efficiency +0.054 [+0.043, +0.065] points per deal with it, +0.005 [-0.005, +0.015]
+without (slack 4: +0.055)."""
+
 
 BOT_TARGETS = dict(flush=("qingyise",), half=("hunyise",), triplets=("sianke",), pairs=("qidui",))
 """The patterns of each strong-policy target (engine.fit)."""
@@ -143,7 +150,7 @@ def bot_params(policy, rules) -> dict:
     """Default bot parameters of ``policy`` (the value bot's target bonuses)."""
     if policy == "strong":
         return strong_defaults(kong_an=6.0, kong_add=3.0, kong_ming=3.0, feed_kong=3.0, rob=3.0)
-    return dict(VALUE_BOT) if policy == "value" else {}
+    return dict(VALUE_BOT, kong_slack=VALUE_BOT_KONG_SLACK) if policy == "value" else {}
 
 
 def pack(rules) -> np.ndarray:  # noqa: F821 - numpy array
