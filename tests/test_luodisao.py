@@ -38,7 +38,20 @@ def test_every_rulebook_option_exists_with_its_default():
         "fan_combine": "multiply",
         "cap": 0,
         "huangzhuang": "pairwise",
+        "huang_per_wang": 5,
+        "tun_per_xing": 3,
+        "pay_tianhu": 2,
+        "pay_dihu": 2,
+        "pay_zimo": 2,
+        "pay_honghu": 2,
+        "pay_yidianzhu": 3,
+        "pay_quanhong": 4,
+        "pay_heihu": 4,
+        "pay_wangdiao": 4,
     }
+    # payout options change only what a deal pays; the rest change play or the deck
+    play = {"players", "zuoxing", "kings", "must_win", "xing"}
+    assert {k for k, o in opts.items() if not o.payout} == play
     assert opts["players"].allowed == (2, 3, 4)
     assert opts["kings"].allowed == (0, 1, 2, 3, 4)
     assert set(opts["xing"].allowed) == {"gen", "fan", "shang", "xia"}

@@ -165,13 +165,21 @@ OPTIONS = (
         "turned card.",
         "§4.6 rule 21",
     ),
-    RuleOption("shuangxing", False, (False, True), "双醒: the 醒 count doubles.", "§4.6 rule 21"),
+    RuleOption(
+        "shuangxing",
+        False,
+        (False, True),
+        "双醒: the 醒 count doubles.",
+        "§4.6 rule 21",
+        payout=True,
+    ),
     RuleOption(
         "fan_combine",
         "multiply",
         FAN_COMBINE,
         "How 番 factors combine: multiply (the 祁阳 server), or add (the factors above 1).",
         "§4.6 rule 22",
+        payout=True,
     ),
     RuleOption(
         "cap",
@@ -179,6 +187,7 @@ OPTIONS = (
         (0, 300, 600),
         "封顶: most a payer loses on one win (0 = no cap); a discarder's total is capped.",
         "§4.6 rule 23",
+        payout=True,
     ),
     RuleOption(
         "huangzhuang",
@@ -188,8 +197,53 @@ OPTIONS = (
         "to each seat with fewer; pool = each 王 holder pays 5 per 王, split among the "
         "seats with none.",
         "§4.6 rule 24",
+        payout=True,
+    ),
+    RuleOption(
+        "huang_per_wang",
+        5,
+        tuple(range(0, 33)),
+        "黄庄 王 money: 分 per 王 of the huangzhuang payments.",
+        "§4.6 rule 24",
+        payout=True,
+    ),
+    RuleOption(
+        "tun_per_xing",
+        3,
+        tuple(range(0, 11)),
+        "囤 per 醒: 囤 = 胡息 + this × 醒 (also the 坐醒 money's 醒 part).",
+        "§4.6 rule 20",
+        payout=True,
     ),
 )
+
+PAY_PATTERNS = (
+    ("tianhu", "天胡's 番 is max(this, the colour factor), nothing else"),
+    ("dihu", "地胡 (a win on the dealer's first discard) multiplies the 番 by this"),
+    ("zimo", "自摸 (a plain self-draw; a 王 win has its own factor instead) multiplies by this"),
+    ("honghu", "红胡 (7-9 red cards) multiplies by this"),
+    ("yidianzhu", "一点朱 (exactly one red card) multiplies by this"),
+    ("quanhong", "全红 (more than 9 red cards) multiplies by this"),
+    ("heihu", "黑胡 (no red card) multiplies by this"),
+    ("wangdiao", "王钓 (self-draw pairing a lone 王) multiplies by this instead of 自摸"),
+)
+"""The patterns whose 番 factor is a payout option ``pay_<name>`` (with what it does).
+The shapes of two or more 王 (王钓王, 王闯, 王闯王, 王炸, 王炸王) keep the seed's factors:
+no deal of the default deck (``kings=1``) shows them, so no re-score under them could be
+checked against the default sample."""
+
+OPTIONS = OPTIONS + tuple(
+    RuleOption(
+        f"pay_{name}",
+        Z.FAN_DEFAULTS[getattr(Z, f"P_{name.upper()}")],
+        tuple(range(1, 33)),
+        f"番 factor: {what} (under fan_combine=add, a factor above 1 adds).",
+        "§4.5 rule 19" if name.startswith("wang") else "§4.6 rule 22",
+        payout=True,
+    )
+    for name, what in PAY_PATTERNS
+)
+
 
 PATTERNS = (
     Pattern("tianhu", "天胡", "The dealer's dealt cards win; its single largest factor (2).", True),
@@ -223,8 +277,20 @@ def players_of(rules) -> int:
     return int(rules["players"])
 
 
-TUN_PER_XING = 3
-"""囤 per 醒 (RULEBOOK §4.6 rule 20): 囤 = 胡息 + 3 × 醒."""
+TUN_PER_XING = Z.TUN_PER_XING_SEED
+"""囤 per 醒 of the seed (RULEBOOK §4.6 rule 20): 囤 = 胡息 + 3 × 醒; the default of
+``tun_per_xing``."""
+
+
+def factors(rules) -> tuple[int, ...]:
+    """番 factor of each pattern, in pattern bit order: the ``pay_*`` options, the seed's
+    (:data:`~engine.zipai._layout.FAN_DEFAULTS`) for the shapes of two or more 王.
+    """
+    out = list(Z.FAN_DEFAULTS)
+    for name, _ in PAY_PATTERNS:
+        out[getattr(Z, f"P_{name.upper()}")] = rules[f"pay_{name}"]
+    return tuple(out)
+
 
 RED_HONGHU = (7, 9)
 """Red cards of 红胡 (more: 全红; RULEBOOK §4.6 rule 22)."""
@@ -262,12 +328,12 @@ def pack(rules) -> np.ndarray:
     r[Z.Z_CAP] = rules["cap"]
     r[Z.Z_HZ_POOL] = HUANGZHUANG.index(rules["huangzhuang"])
     r[Z.Z_MIN_HUXI] = zhand.MIN_HUXI
-    r[Z.Z_TUN_PER_XING] = TUN_PER_XING
-    r[Z.Z_HZ_PER_WANG] = 5
+    r[Z.Z_TUN_PER_XING] = rules["tun_per_xing"]
+    r[Z.Z_HZ_PER_WANG] = rules["huang_per_wang"]
     r[Z.Z_DEALER_CARDS] = 15
     r[Z.Z_HAND_CARDS] = 14
     r[Z.Z_VALUES : Z.Z_VALUES + 20] = zhand.values_table().reshape(-1)
-    r[Z.Z_F : Z.Z_F + Z.N_PATTERNS] = Z.FAN_DEFAULTS
+    r[Z.Z_F : Z.Z_F + Z.N_PATTERNS] = factors(rules)
     r[Z.Z_HONG_LO], r[Z.Z_HONG_HI] = RED_HONGHU
     return r
 
@@ -310,21 +376,50 @@ COLOURS = ("honghu", "yidianzhu", "quanhong", "heihu")
 """Patterns of the colour factor (at most one)."""
 
 
-def recompute(rules, frame) -> dict:
-    """The record columns that the pattern flags fix (the conformance check).
+def _huang_money(rules, r, seats, active) -> np.ndarray:
+    """``(n, seats)`` 黄庄 王 money (rule 24) from ``wang_held`` (as ``_pay_huangzhuang``)."""
+    held = r.col("wang_held")
+    k = np.stack([(held // 10**s) % 10 for s in range(seats)], axis=1) * active
+    per = rules["huang_per_wang"]
+    n = np.maximum(active.sum(axis=1), 1)
+    if rules["huangzhuang"] == "pairwise":
+        # seat s: per × Σ_b (k_b - k_s) over the other active seats b
+        return per * (k.sum(axis=1)[:, None] - n[:, None] * k) * active
+    total = per * k.sum(axis=1)
+    zero = ((k == 0) & active).sum(axis=1)
+    pays = (zero > 0) & (total > 0)
+    base = np.where(pays, total // np.maximum(zero, 1), 0)
+    rem = np.where(pays, total - base * zero, 0)
+    money = np.zeros_like(k)
+    rows = np.arange(r.n)
+    for i in range(seats):
+        s = (r.dealer + i) % seats
+        ks, on = k[rows, s], active[rows, s] & pays
+        extra = (rem > 0) & (ks == 0) & on
+        money[rows, s] = np.where(on, np.where(ks > 0, -per * ks, base + extra), 0)
+        rem = rem - extra
+    return money
 
-    ``tun`` = ``huxi`` + 3 × ``xing`` (RULEBOOK §4.6 rule 20); the colour flag from the
-    ``red`` count (黑胡 0, 一点朱 1, 红胡 7-9, 全红 more); ``fan`` from the flags (rule 22:
-    win method × colour × 地胡, or their sum under ``fan_combine=add``; 天胡 its single
-    largest factor, max(天胡, colour)); ``value`` = 囤 × 番; ``zuoxing_money`` =
-    (3 × 醒 × 番) // 2 under 坐醒; the deltas of rule 23 (each other playing seat pays
-    ``value``, a discarder pays it for each, at most ``cap``), and on a 黄庄 the 王 money.
+
+def recompute(rules, frame) -> dict:
+    """The record columns that the payout options and the reading fix (the conformance
+    check, and re-scoring: :mod:`engine.rescore`).
+
+    ``xing`` = ``xing_raw`` (× 2 under 双醒); ``tun`` = ``huxi`` + ``tun_per_xing`` × 醒
+    (RULEBOOK §4.6 rule 20); the colour flag from the ``red`` count (黑胡 0, 一点朱 1, 红胡
+    7-9, 全红 more); ``fan`` from the flags and the ``pay_*`` factors (rule 22: win method
+    × colour × 地胡, or their sum under ``fan_combine=add``; 天胡 its single largest
+    factor, max(天胡, colour)); ``value`` = 囤 × 番; ``zuoxing_money`` = (``tun_per_xing``
+    × 醒 × 番) // 2 under 坐醒; the deltas of rule 23 (each other playing seat pays
+    ``value``, a discarder pays it for each, at most ``cap``); on a 黄庄 the 王 money from
+    ``wang_held`` (``huangzhuang``, ``huang_per_wang``). The reading (胡息, red cards,
+    patterns) is the one the seed's table chose, which no payout option moves.
     """
     from ._scoring import RecordView
 
     seats = players_of(rules)
     r = RecordView(frame, seats)
-    factor = dict(zip((p.name for p in PATTERNS), Z.FAN_DEFAULTS, strict=True))
+    factor = dict(zip((p.name for p in PATTERNS), factors(rules), strict=True))
 
     def pick(names):
         f = np.ones(r.n, np.int64)
@@ -339,7 +434,9 @@ def recompute(rules, frame) -> dict:
         fan = method * colour * di
     fan = np.where(r.pat("tianhu"), np.maximum(factor["tianhu"], colour), fan)
     fan = np.where(r.won, fan, 0)
-    tun = np.where(r.won, r.col("huxi") + TUN_PER_XING * r.col("xing"), 0)
+    xing = np.where(r.won, r.col("xing_raw") * (2 if rules["shuangxing"] else 1), 0)
+    per_xing = rules["tun_per_xing"]
+    tun = np.where(r.won, r.col("huxi") + per_xing * xing, 0)
     value = tun * fan
     red = r.col("red")
     shade = {
@@ -350,7 +447,7 @@ def recompute(rules, frame) -> dict:
     }
     shade = {f"pat_{k}": (r.won & v).astype(np.int64) for k, v in shade.items()}
     zx = r.col("zuoxing")
-    zmoney = np.where(r.won & (zx >= 0), (3 * r.col("xing") * fan) // 2, 0)
+    zmoney = np.where(r.won & (zx >= 0), (per_xing * xing * fan) // 2, 0)
     cap = rules["cap"] or np.iinfo(np.int64).max
     active = np.arange(seats)[None, :] != zx[:, None]
     payers = (active & (np.arange(seats)[None, :] != r.winner[:, None])).sum(axis=1)
@@ -360,19 +457,24 @@ def recompute(rules, frame) -> dict:
     paid = np.where(on_discard[:, None], alone, each)
     deltas = r.deltas(paid)
     rows = np.flatnonzero(zmoney)
+    huang = np.where(r.won[:, None], 0, _huang_money(rules, r, seats, active))
     for s in range(seats):
         d = deltas[f"delta_{s}"]
         d[rows] += np.where(zx[rows] == s, zmoney[rows], 0)
         d[rows] -= np.where(r.winner[rows] == s, zmoney[rows], 0)
-        deltas[f"delta_{s}"] = np.where(r.won, d, r.col(f"wang_money_{s}"))
+        deltas[f"delta_{s}"] = np.where(r.won, d, huang[:, s])
+    wang = {f"wang_money_{s}": huang[:, s] if s < seats else np.zeros(r.n, np.int64)
+            for s in range(4)}  # fmt: skip
     capped = np.where(on_discard, value * payers > cap, r.won & (value > cap))
     return {
         **shade,
+        "xing": xing,
         "tun": tun,
         "fan": fan,
         "value": value,
         "zuoxing_money": zmoney,
         "capped": capped.astype(np.int64),
+        **wang,
         **deltas,
     }
 
