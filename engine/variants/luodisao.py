@@ -21,13 +21,13 @@ option below.
 - 王 (rules 14, 15, 19): stands for any card (its colour and 醒 too); a 王 holder wins
   only by self-draw and never discards a 王; 王钓 4, 王钓王 8, 王闯 8, 王闯王 16, 王炸 16,
   王炸王 32 replace 自摸's ×2.
-- Score (rules 20-23): 囤 = 胡息 + 3 × 醒; ``value`` = 囤 × 番 with 番 = win method
-  (自摸 2 or the 王 factor) × colour (黑胡 4, 一点朱 3, 红胡 2, 全红 4) × 地胡 2, 天胡
-  its largest single factor (max(2, colour)); self-draw and another's flipped card:
-  every other player pays ``value``; a discard: the discarder pays it for every other
-  player; ``cap`` per payer.
-- 黄庄 (rule 24): 王 payments, 5 per 王; dealer (rule 25): the winner deals, after 黄庄
-  the dealer's 下家.
+- Score (rules 20-23): 囤 = 胡息 + 3 × 醒 (``tun_per_xing``); ``value`` = 囤 × 番 with
+  番 = win method (自摸 2 or the 王 factor) × colour (黑胡 4, 一点朱 3, 红胡 2, 全红 4) ×
+  地胡 2, 天胡 its largest single factor (max(2, colour)), each factor a ``pay_*``
+  option; self-draw and another's flipped card: every other player pays ``value``; a
+  discard: the discarder pays it for every other player; ``cap`` per payer.
+- 黄庄 (rule 24): 王 payments, 5 per 王 (``huang_per_wang``); dealer (rule 25): the
+  winner deals, after 黄庄 the dealer's 下家.
 
 Record: ``value`` is the final per-payer score 囤 × 番 before a cap (the path to it is
 in the extras ``huxi`` → ``tun`` = huxi + 3 × ``xing`` → × ``fan``); one ``pat_*`` per
@@ -39,8 +39,31 @@ player pays), ``instant`` (天胡), ``none`` (黄庄). Extras: ``huxi``, ``xing`
 payment), ``zuoxing`` (the seat sitting out, -1), ``zuoxing_money``,
 ``wang_money_0..3`` (黄庄 王 payments, also in the deltas), the deal's counts of
 ``qing``, ``xiao``, ``chouxiao``, ``pao``, ``mingpao`` (冲明跑), ``sishou`` (死守 turns),
-``guozhang`` (passed claims), ``stock_left``, and ``xing_card`` (the card the 醒 was
-counted on: 0..19, 20 王, -1).
+``guozhang`` (passed claims), ``stock_left``, ``xing_card`` (the card the 醒 was
+counted on: 0..19, 20 王, -1), and for re-scoring ``wang_held`` (on a 黄庄 the 王 each
+seat held, seat s's count × 10^s; 0 on a win) and ``xing_raw`` (the 醒 before 双醒).
+
+Payout options and re-scoring
+-----------------------------
+``analysis.rescore`` / ``mjlab rescore`` (issue 22) pay recorded deals again under the
+payout options: ``pay_tianhu``, ``pay_dihu``, ``pay_zimo``, ``pay_honghu``,
+``pay_yidianzhu``, ``pay_quanhong``, ``pay_heihu``, ``pay_wangdiao`` (each pattern's 番
+factor, 1..32), ``tun_per_xing`` (囤 per 醒, 0..10), ``shuangxing``, ``fan_combine``,
+``cap``, ``huangzhuang`` and ``huang_per_wang`` (黄庄 分 per 王, 0..32). A re-score
+recomputes ``xing``, ``tun``, ``fan``, ``value``, ``capped``, ``zuoxing_money``,
+``wang_money_*``, the colour flags and the deltas from ``huxi``, ``xing_raw``, ``red``,
+``wang_held`` and the flags; for ``efficiency`` and ``random`` records it equals a fresh
+simulation column for column (``tests/test_rescore.py``). It cannot change the deal as
+played, nor the reading (胡息, red cards, patterns), which no payout option moves (see
+below). The play options (``players``, ``zuoxing``, ``kings``, ``must_win``) change the
+deck or what a player may do; ``xing`` changes which kind is counted, so the 醒 count,
+the 醒 card and, through a 王 standing for the 醒 kind, the reading: the records
+would need every method's count and reading (more than the 24 extras), so it is
+simulated instead. The shapes of two or more 王 keep the seed's factors (王钓王 8, 王闯 8,
+王闯王 16, 王炸 16, 王炸王 32): the default deck's one 王 never makes them, so the
+exactness sweep could not check them. The ``value`` and ``strong`` bots read the
+scorer's values (under the live options), as before; ``efficiency`` and ``random`` read
+none.
 
 Engine simplifications
 ----------------------
@@ -52,7 +75,13 @@ Engine simplifications
   up after the win (wrapping 拾 -> 壹). A 王 as the 醒 card stands for the kind that
   suits the winner best; a winning 王 under 跟醒 must stand for the kind counted.
 - The scorer takes the reading (split, what each 王 stands for, whether the winning
-  card joins a 啸 / 碰 on the table, or a 王 shape) with the highest ``value``; the 王
+  card joins a 啸 / 碰 on the table, or a 王 shape) with the highest value under the
+  seed's table (the default factors multiplied, 3 囤 per 醒, the 醒 before 双醒), and pays
+  it under the rule set's: under the default rules that is the highest ``value``, and no
+  payout option moves the reading. Under another table a winner holding 王 may leave
+  a better reading unclaimed: in 20,000 efficiency deals (seed 5) 0.10-0.42% of wins
+  (pay_heihu=1, pay_honghu=1 or 8, pay_zimo=4, pay_wangdiao=2, pay_yidianzhu=8,
+  shuangxing; none under fan_combine=add), at most 0.4% of the mean value. The 王
   shapes need the drawn card to be free (not the fourth of a 坎 or 啸, which must 倾).
 - Caps: a self-draw or flip win caps each payer; a discard caps the discarder's total
   (seed: 「放炮的玩家最多输300」). 坐醒: the sitting-out seat (two after the dealer) pays
@@ -193,9 +222,9 @@ OPTIONS = (
         "huangzhuang",
         "pairwise",
         HUANGZHUANG,
-        "黄庄 王 payments, 5 per 王: pairwise = the seat with more 王 pays 5 × the difference "
-        "to each seat with fewer; pool = each 王 holder pays 5 per 王, split among the "
-        "seats with none.",
+        "黄庄 王 payments of huang_per_wang (5) per 王: pairwise = the seat with more 王 pays "
+        "that × the difference to each seat with fewer; pool = each 王 holder pays it per "
+        "王, split among the seats with none.",
         "§4.6 rule 24",
         payout=True,
     ),
@@ -237,7 +266,7 @@ OPTIONS = OPTIONS + tuple(
         f"pay_{name}",
         Z.FAN_DEFAULTS[getattr(Z, f"P_{name.upper()}")],
         tuple(range(1, 33)),
-        f"番 factor: {what} (under fan_combine=add, a factor above 1 adds).",
+        f"番 factor: {what}" + ("." if name == "tianhu" else " (added under fan_combine=add)."),
         "§4.5 rule 19" if name.startswith("wang") else "§4.6 rule 22",
         payout=True,
     )
