@@ -49,31 +49,6 @@ def run_score_cli(args) -> int:
     return 0
 
 
-def _allowed_text(allowed) -> str:
-    """Allowed values joined by ``|``; a run of 10 or more consecutive integers as ``lo..hi``."""
-    out: list[str] = []
-    run: list[int] = []
-
-    def flush():
-        if len(run) >= 10:
-            out.append(f"{run[0]}..{run[-1]}")
-        else:
-            out.extend(str(x) for x in run)
-        run.clear()
-
-    for a in allowed:
-        if isinstance(a, int) and not isinstance(a, bool) and run and a == run[-1] + 1:
-            run.append(a)
-            continue
-        flush()
-        if isinstance(a, int) and not isinstance(a, bool):
-            run.append(a)
-        else:
-            out.append(str(a).lower() if isinstance(a, bool) else str(a))
-    flush()
-    return "|".join(out)
-
-
 def run_cli(args) -> int:
     """Handle ``mjlab variants``."""
     data = [describe(n) for n in names()]
