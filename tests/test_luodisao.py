@@ -38,7 +38,20 @@ def test_every_rulebook_option_exists_with_its_default():
         "fan_combine": "multiply",
         "cap": 0,
         "huangzhuang": "pairwise",
+        "huang_per_wang": 5,
+        "tun_per_xing": 3,
+        "pay_tianhu": 2,
+        "pay_dihu": 2,
+        "pay_zimo": 2,
+        "pay_honghu": 2,
+        "pay_yidianzhu": 3,
+        "pay_quanhong": 4,
+        "pay_heihu": 4,
+        "pay_wangdiao": 4,
     }
+    # payout options change only what a deal pays; the rest change play or the deck
+    play = {"players", "zuoxing", "kings", "must_win", "xing"}
+    assert {k for k, o in opts.items() if not o.payout} == play
     assert opts["players"].allowed == (2, 3, 4)
     assert opts["kings"].allowed == (0, 1, 2, 3, 4)
     assert set(opts["xing"].allowed) == {"gen", "fan", "shang", "xia"}
@@ -416,8 +429,10 @@ def test_zuoxing_seat_takes_half_the_xing_part():
 # --- 黄庄 王 payments (rule 24) ------------------------------------------------------------------
 
 
-def _huang(kings, pool=False, dealer=0, seats=3, zx=-1):
-    rules = V.pack(V.resolve({"huangzhuang": "pool" if pool else "pairwise"}))
+def _huang(kings, pool=False, dealer=0, seats=3, zx=-1, per=5):
+    rules = V.pack(
+        V.resolve({"huangzhuang": "pool" if pool else "pairwise", "huang_per_wang": per})
+    )
     active = np.array([1 if s < seats and s != zx else 0 for s in range(4)], np.int64)
     delta = np.zeros(4, np.int64)
     money = np.zeros(4, np.int64)
@@ -460,6 +475,145 @@ def test_huangzhuang_four_seats_and_zuoxing():
     assert _huang((1, 0, 0, 0), seats=4) == [-15, 5, 5, 5]
     # The sitting-out seat neither pays nor receives.
     assert _huang((1, 0, 0, 0), seats=4, zx=2) == [-10, 5, 0, 5]
+
+
+# --- payout options (issue 22): each pays what its rule says --------------------------------
+
+BLACK = "d5d5d5 d4d4d4 x3x4x5 x4x5x6 d8d8d8"
+"""黑胡 on 六: 坎伍 6 + 坎肆 6 + 三四五 0 + 四五六 0 + 坎捌 6 = 18 胡息, 醒 六 1: 21 囤."""
+
+
+@pytest.mark.parametrize(
+    "hand, key, value, want",
+    [
+        # 黑胡 21 囤 × pay_heihu
+        (BLACK, "pay_heihu", 5, 21 * 5),
+        (BLACK, "pay_heihu", 1, 21),
+        # 一点朱: 壹贰叁 6 + 坎肆 6 + 0 + 0 + 坎捌 6 = 18 胡息, 醒 1: 21 囤 × pay_yidianzhu
+        ("d1d2d3 d4d4d4 x3x4x5 x4x5x6 d8d8d8", "pay_yidianzhu", 7, 21 * 7),
+        # 红胡 (7 red): 二七十 3 + 二七十 3 + 壹贰叁 6 + 0 + 坎捌 6 = 18, 醒 1: 21 囤
+        ("x2x7x10 x2x7x10 d1d2d3 x4x5x6 d8d8d8", "pay_honghu", 5, 21 * 5),
+        # 全红 (12 red): 3 + 3 + 贰柒拾 6 + 6 + 0 = 18, 醒 1: 21 囤
+        ("x2x7x10 x2x7x10 d2d7d10 d2d7d10 x4x5x6", "pay_quanhong", 9, 21 * 9),
+    ],
+)
+def test_pay_colour_factors(hand, key, value, want):
+    r = score(hand, win="x6", from_seat=1, rules={key: value})
+    assert r["tun"] == 21 and r["fan"] == value and r["value"] == want
+    # a discard: the discarder pays it for both other players
+    assert r["deltas"] == [2 * want, -2 * want, 0]
+    # the default factor is the seed's
+    assert score(hand, win="x6", from_seat=1)["fan"] == V.option_map[key].default
+
+
+def test_pay_zimo_and_dihu():
+    # The seed hand (16 囤) self-drawn: × pay_zimo 3 = 48 from each other player.
+    r = score(SEED_HAND["hand"], win="x4", table="peng:x9", rules={"pay_zimo": 3})
+    assert r["value"] == 48 and r["deltas"] == [96, -48, -48]
+    # 黑胡 self-drawn under add: 4 + pay_zimo 5 = 9 番.
+    r = score(BLACK, win="x6", rules={"pay_zimo": 5, "fan_combine": "add"})
+    assert r["fan"] == 9 and r["value"] == 21 * 9
+    # 地胡 on the dealer's first discard: 16 囤 × pay_dihu 5 = 80, the dealer pays for two.
+    r = score(**{**SEED_HAND, "from_seat": 0}, seat=1, dealer=0, dihu=True, rules={"pay_dihu": 5})
+    assert r["value"] == 80 and r["deltas"] == [-160, 160, 0]
+
+
+def test_pay_tianhu_is_its_single_factor():
+    # TIANHU_HAND: 24 囤, no colour: 番 = pay_tianhu.
+    r = score(TIANHU_HAND, win=None, tianhu=True, xing_card="d5", rules={"pay_tianhu": 5})
+    assert r["fan"] == 5 and r["value"] == 120 and r["deltas"] == [240, -120, -120]
+    # 黑胡 天胡: max(pay_tianhu, 黑胡 4): 3 -> 4, 6 -> 6.
+    black = "x3x4x5 x4x5x6 d3d4d5 d6d6d6 d8d8d8"
+    for t, fan in ((3, 4), (6, 6)):
+        r = score(black, win=None, tianhu=True, xing_card="d8", rules={"pay_tianhu": t})
+        assert r["fan"] == fan
+
+
+def test_pay_wangdiao_prices_the_seed_reading():
+    # 王钓 (18 胡息, 2 醒: 24 囤) × pay_wangdiao 6 = 144 from each.
+    hand = dict(hand="x1x2x3 d2d7d10 x4x5x6 w x8", win="x8", table="pao:d5")
+    r = score(**hand, rules={"pay_wangdiao": 6})
+    assert r["shape"] == "wangdiao" and r["value"] == 144 and r["deltas"] == [288, -144, -144]
+    # The reading is the seed table's choice (王钓 ×4 over 自摸 ×2), so at pay_wangdiao=1
+    # it stays 王钓 and pays 24 × 1, though the plain 自摸 reading would pay 24 × 2.
+    r = score(**hand, rules={"pay_wangdiao": 1})
+    assert r["shape"] == "wangdiao" and r["patterns"] == ["wangdiao"] and r["value"] == 24
+
+
+def test_tun_per_xing():
+    # The seed hand on a discard: 10 胡息 + 5 × 2 醒 = 20 囤; 0 per 醒: 10.
+    assert brief(score(**SEED_HAND, rules={"tun_per_xing": 5})) == (10, 2, 20, 1, 20)
+    assert brief(score(**SEED_HAND, rules={"tun_per_xing": 0})) == (10, 2, 10, 1, 10)
+    # 坐醒: the 醒 part of one payment is 5 × 2 醒 × 自摸 2 = 20, half to the sitting-out seat;
+    # each payer owes (10 + 10) × 2 = 40.
+    rules = {"players": 4, "zuoxing": True, "tun_per_xing": 5}
+    r = score(SEED_HAND["hand"], win="x4", table="peng:x9", rules=rules)
+    assert r["deltas"] == [80 - 10, -40, 10, -40] and r["zuoxing_money"] == 10
+
+
+@pytest.mark.parametrize(
+    "kings, pool, want",
+    [
+        ((1, 0, 0), False, [-14, 7, 7]),  # pairwise: 7 per 王 to each seat with none
+        ((2, 1, 0), False, [-21, 0, 21]),  # 7 + 14 and 7: 2 vs 1, 2 vs 0, 1 vs 0
+        ((1, 0, 0), True, [-7, 4, 3]),  # pool: 7 split two, the odd point to the 下家
+        ((0, 0, 0), True, [0, 0, 0]),
+    ],
+)
+def test_huang_per_wang(kings, pool, want):
+    assert _huang(kings, pool=pool, per=7) == want
+
+
+def test_recompute_huang_money_matches_the_kernel():
+    """recompute's 黄庄 money from ``wang_held`` equals _pay_huangzhuang's, for every
+    holding, dealer, seat count, 坐醒, method and amount per 王."""
+    import pandas as pd
+
+    from engine.variants._scoring import RecordView
+    from engine.variants.luodisao import _huang_money
+
+    rng = np.random.default_rng(3)
+    for seats, zuoxing in ((2, False), (3, False), (4, False), (4, True)):
+        for pool in (False, True):
+            n = 400
+            k = rng.integers(0, 3, (n, seats))
+            dealer = rng.integers(0, seats, n)
+            zx = (dealer + 2) % seats if zuoxing else np.full(n, -1)
+            k = np.where(np.arange(seats)[None, :] == zx[:, None], 0, k)
+            per = int(rng.integers(0, 33))
+            rules = V.resolve(
+                {
+                    "players": seats,
+                    "zuoxing": zuoxing,
+                    "huangzhuang": "pool" if pool else "pairwise",
+                    "huang_per_wang": per,
+                }
+            )
+            frame = pd.DataFrame(
+                {
+                    "winner": -1,
+                    "discarder": -1,
+                    "dealer": dealer,
+                    "win_type": "none",
+                    "wang_held": (k * 10 ** np.arange(seats)).sum(axis=1),
+                }
+            )
+            r = RecordView(frame, seats)
+            active = np.arange(seats)[None, :] != zx[:, None]
+            got = _huang_money(rules, r, seats, active)
+            for i in range(n):
+                want = _huang(
+                    tuple(k[i]), pool=pool, dealer=int(dealer[i]), seats=seats,
+                    zx=int(zx[i]), per=per,
+                )  # fmt: skip
+                assert got[i].tolist() == want, (seats, zuoxing, pool, per, k[i], dealer[i])
+
+
+def test_score_command_takes_payout_options(capsys):
+    code, r = cli_score(capsys, BLACK, "--win", "x6", "--from", "1", "--rule", "pay_heihu=5",
+                        "--json")  # fmt: skip
+    assert code == 0, r
+    assert (r["fan"], r["value"], r["deltas"]) == (5, 105, [210, -210, 0])
 
 
 # --- input checks --------------------------------------------------------------------------------

@@ -21,13 +21,13 @@ option below.
 - 王 (rules 14, 15, 19): stands for any card (its colour and 醒 too); a 王 holder wins
   only by self-draw and never discards a 王; 王钓 4, 王钓王 8, 王闯 8, 王闯王 16, 王炸 16,
   王炸王 32 replace 自摸's ×2.
-- Score (rules 20-23): 囤 = 胡息 + 3 × 醒; ``value`` = 囤 × 番 with 番 = win method
-  (自摸 2 or the 王 factor) × colour (黑胡 4, 一点朱 3, 红胡 2, 全红 4) × 地胡 2, 天胡
-  its largest single factor (max(2, colour)); self-draw and another's flipped card:
-  every other player pays ``value``; a discard: the discarder pays it for every other
-  player; ``cap`` per payer.
-- 黄庄 (rule 24): 王 payments, 5 per 王; dealer (rule 25): the winner deals, after 黄庄
-  the dealer's 下家.
+- Score (rules 20-23): 囤 = 胡息 + 3 × 醒 (``tun_per_xing``); ``value`` = 囤 × 番 with
+  番 = win method (自摸 2 or the 王 factor) × colour (黑胡 4, 一点朱 3, 红胡 2, 全红 4) ×
+  地胡 2, 天胡 its largest single factor (max(2, colour)), each factor a ``pay_*``
+  option; self-draw and another's flipped card: every other player pays ``value``; a
+  discard: the discarder pays it for every other player; ``cap`` per payer.
+- 黄庄 (rule 24): 王 payments, 5 per 王 (``huang_per_wang``); dealer (rule 25): the
+  winner deals, after 黄庄 the dealer's 下家.
 
 Record: ``value`` is the final per-payer score 囤 × 番 before a cap (the path to it is
 in the extras ``huxi`` → ``tun`` = huxi + 3 × ``xing`` → × ``fan``); one ``pat_*`` per
@@ -39,8 +39,31 @@ player pays), ``instant`` (天胡), ``none`` (黄庄). Extras: ``huxi``, ``xing`
 payment), ``zuoxing`` (the seat sitting out, -1), ``zuoxing_money``,
 ``wang_money_0..3`` (黄庄 王 payments, also in the deltas), the deal's counts of
 ``qing``, ``xiao``, ``chouxiao``, ``pao``, ``mingpao`` (冲明跑), ``sishou`` (死守 turns),
-``guozhang`` (passed claims), ``stock_left``, and ``xing_card`` (the card the 醒 was
-counted on: 0..19, 20 王, -1).
+``guozhang`` (passed claims), ``stock_left``, ``xing_card`` (the card the 醒 was
+counted on: 0..19, 20 王, -1), and for re-scoring ``wang_held`` (on a 黄庄 the 王 each
+seat held, seat s's count × 10^s; 0 on a win) and ``xing_raw`` (the 醒 before 双醒).
+
+Payout options and re-scoring
+-----------------------------
+``analysis.rescore`` / ``mjlab rescore`` (issue 22) pay recorded deals again under the
+payout options: ``pay_tianhu``, ``pay_dihu``, ``pay_zimo``, ``pay_honghu``,
+``pay_yidianzhu``, ``pay_quanhong``, ``pay_heihu``, ``pay_wangdiao`` (each pattern's 番
+factor, 1..32), ``tun_per_xing`` (囤 per 醒, 0..10), ``shuangxing``, ``fan_combine``,
+``cap``, ``huangzhuang`` and ``huang_per_wang`` (黄庄 分 per 王, 0..32). A re-score
+recomputes ``xing``, ``tun``, ``fan``, ``value``, ``capped``, ``zuoxing_money``,
+``wang_money_*``, the colour flags and the deltas from ``huxi``, ``xing_raw``, ``red``,
+``wang_held`` and the flags; for ``efficiency`` and ``random`` records it equals a fresh
+simulation column for column (``tests/test_rescore.py``). It cannot change the deal as
+played, nor the reading (胡息, red cards, patterns), which no payout option moves (see
+below). The play options (``players``, ``zuoxing``, ``kings``, ``must_win``) change the
+deck or what a player may do; ``xing`` changes which kind is counted, so the 醒 count,
+the 醒 card and, through a 王 standing for the 醒 kind, the reading: the records
+would need every method's count and reading (more than the 24 extras), so it is
+simulated instead. The shapes of two or more 王 keep the seed's factors (王钓王 8, 王闯 8,
+王闯王 16, 王炸 16, 王炸王 32): the default deck's one 王 never makes them, so the
+exactness sweep could not check them. The ``value`` and ``strong`` bots read the
+scorer's values (under the live options), as before; ``efficiency`` and ``random`` read
+none.
 
 Engine simplifications
 ----------------------
@@ -52,7 +75,13 @@ Engine simplifications
   up after the win (wrapping 拾 -> 壹). A 王 as the 醒 card stands for the kind that
   suits the winner best; a winning 王 under 跟醒 must stand for the kind counted.
 - The scorer takes the reading (split, what each 王 stands for, whether the winning
-  card joins a 啸 / 碰 on the table, or a 王 shape) with the highest ``value``; the 王
+  card joins a 啸 / 碰 on the table, or a 王 shape) with the highest value under the
+  seed's table (the default factors multiplied, 3 囤 per 醒, the 醒 before 双醒), and pays
+  it under the rule set's: under the default rules that is the highest ``value``, and no
+  payout option moves the reading. Under another table a winner holding 王 may leave
+  a better reading unclaimed: in 20,000 efficiency deals (seed 5) 0.10-0.42% of wins
+  (pay_heihu=1, pay_honghu=1 or 8, pay_zimo=4, pay_wangdiao=2, pay_yidianzhu=8,
+  shuangxing; none under fan_combine=add), at most 0.4% of the mean value. The 王
   shapes need the drawn card to be free (not the fourth of a 坎 or 啸, which must 倾).
 - Caps: a self-draw or flip win caps each payer; a discard caps the discarder's total
   (seed: 「放炮的玩家最多输300」). 坐醒: the sitting-out seat (two after the dealer) pays
@@ -165,13 +194,21 @@ OPTIONS = (
         "turned card.",
         "§4.6 rule 21",
     ),
-    RuleOption("shuangxing", False, (False, True), "双醒: the 醒 count doubles.", "§4.6 rule 21"),
+    RuleOption(
+        "shuangxing",
+        False,
+        (False, True),
+        "双醒: the 醒 count doubles.",
+        "§4.6 rule 21",
+        payout=True,
+    ),
     RuleOption(
         "fan_combine",
         "multiply",
         FAN_COMBINE,
         "How 番 factors combine: multiply (the 祁阳 server), or add (the factors above 1).",
         "§4.6 rule 22",
+        payout=True,
     ),
     RuleOption(
         "cap",
@@ -179,17 +216,63 @@ OPTIONS = (
         (0, 300, 600),
         "封顶: most a payer loses on one win (0 = no cap); a discarder's total is capped.",
         "§4.6 rule 23",
+        payout=True,
     ),
     RuleOption(
         "huangzhuang",
         "pairwise",
         HUANGZHUANG,
-        "黄庄 王 payments, 5 per 王: pairwise = the seat with more 王 pays 5 × the difference "
-        "to each seat with fewer; pool = each 王 holder pays 5 per 王, split among the "
-        "seats with none.",
+        "黄庄 王 payments of huang_per_wang (5) per 王: pairwise = the seat with more 王 pays "
+        "that × the difference to each seat with fewer; pool = each 王 holder pays it per "
+        "王, split among the seats with none.",
         "§4.6 rule 24",
+        payout=True,
+    ),
+    RuleOption(
+        "huang_per_wang",
+        5,
+        tuple(range(0, 33)),
+        "黄庄 王 money: 分 per 王 of the huangzhuang payments.",
+        "§4.6 rule 24",
+        payout=True,
+    ),
+    RuleOption(
+        "tun_per_xing",
+        3,
+        tuple(range(0, 11)),
+        "囤 per 醒: 囤 = 胡息 + this × 醒 (also the 坐醒 money's 醒 part).",
+        "§4.6 rule 20",
+        payout=True,
     ),
 )
+
+PAY_PATTERNS = (
+    ("tianhu", "天胡's 番 is max(this, the colour factor), nothing else"),
+    ("dihu", "地胡 (a win on the dealer's first discard) multiplies the 番 by this"),
+    ("zimo", "自摸 (a plain self-draw; a 王 win has its own factor instead) multiplies by this"),
+    ("honghu", "红胡 (7-9 red cards) multiplies by this"),
+    ("yidianzhu", "一点朱 (exactly one red card) multiplies by this"),
+    ("quanhong", "全红 (more than 9 red cards) multiplies by this"),
+    ("heihu", "黑胡 (no red card) multiplies by this"),
+    ("wangdiao", "王钓 (self-draw pairing a lone 王) multiplies by this instead of 自摸"),
+)
+"""The patterns whose 番 factor is a payout option ``pay_<name>`` (with what it does).
+The shapes of two or more 王 (王钓王, 王闯, 王闯王, 王炸, 王炸王) keep the seed's factors:
+no deal of the default deck (``kings=1``) shows them, so no re-score under them could be
+checked against the default sample."""
+
+OPTIONS = OPTIONS + tuple(
+    RuleOption(
+        f"pay_{name}",
+        Z.FAN_DEFAULTS[getattr(Z, f"P_{name.upper()}")],
+        tuple(range(1, 33)),
+        f"番 factor: {what}" + ("." if name == "tianhu" else " (added under fan_combine=add)."),
+        "§4.5 rule 19" if name.startswith("wang") else "§4.6 rule 22",
+        payout=True,
+    )
+    for name, what in PAY_PATTERNS
+)
+
 
 PATTERNS = (
     Pattern("tianhu", "天胡", "The dealer's dealt cards win; its single largest factor (2).", True),
@@ -223,8 +306,20 @@ def players_of(rules) -> int:
     return int(rules["players"])
 
 
-TUN_PER_XING = 3
-"""囤 per 醒 (RULEBOOK §4.6 rule 20): 囤 = 胡息 + 3 × 醒."""
+TUN_PER_XING = Z.TUN_PER_XING_SEED
+"""囤 per 醒 of the seed (RULEBOOK §4.6 rule 20): 囤 = 胡息 + 3 × 醒; the default of
+``tun_per_xing``."""
+
+
+def factors(rules) -> tuple[int, ...]:
+    """番 factor of each pattern, in pattern bit order: the ``pay_*`` options, the seed's
+    (:data:`~engine.zipai._layout.FAN_DEFAULTS`) for the shapes of two or more 王.
+    """
+    out = list(Z.FAN_DEFAULTS)
+    for name, _ in PAY_PATTERNS:
+        out[getattr(Z, f"P_{name.upper()}")] = rules[f"pay_{name}"]
+    return tuple(out)
+
 
 RED_HONGHU = (7, 9)
 """Red cards of 红胡 (more: 全红; RULEBOOK §4.6 rule 22)."""
@@ -262,12 +357,12 @@ def pack(rules) -> np.ndarray:
     r[Z.Z_CAP] = rules["cap"]
     r[Z.Z_HZ_POOL] = HUANGZHUANG.index(rules["huangzhuang"])
     r[Z.Z_MIN_HUXI] = zhand.MIN_HUXI
-    r[Z.Z_TUN_PER_XING] = TUN_PER_XING
-    r[Z.Z_HZ_PER_WANG] = 5
+    r[Z.Z_TUN_PER_XING] = rules["tun_per_xing"]
+    r[Z.Z_HZ_PER_WANG] = rules["huang_per_wang"]
     r[Z.Z_DEALER_CARDS] = 15
     r[Z.Z_HAND_CARDS] = 14
     r[Z.Z_VALUES : Z.Z_VALUES + 20] = zhand.values_table().reshape(-1)
-    r[Z.Z_F : Z.Z_F + Z.N_PATTERNS] = Z.FAN_DEFAULTS
+    r[Z.Z_F : Z.Z_F + Z.N_PATTERNS] = factors(rules)
     r[Z.Z_HONG_LO], r[Z.Z_HONG_HI] = RED_HONGHU
     return r
 
@@ -310,21 +405,50 @@ COLOURS = ("honghu", "yidianzhu", "quanhong", "heihu")
 """Patterns of the colour factor (at most one)."""
 
 
-def recompute(rules, frame) -> dict:
-    """The record columns that the pattern flags fix (the conformance check).
+def _huang_money(rules, r, seats, active) -> np.ndarray:
+    """``(n, seats)`` 黄庄 王 money (rule 24) from ``wang_held`` (as ``_pay_huangzhuang``)."""
+    held = r.col("wang_held")
+    k = np.stack([(held // 10**s) % 10 for s in range(seats)], axis=1) * active
+    per = rules["huang_per_wang"]
+    n = np.maximum(active.sum(axis=1), 1)
+    if rules["huangzhuang"] == "pairwise":
+        # seat s: per × Σ_b (k_b - k_s) over the other active seats b
+        return per * (k.sum(axis=1)[:, None] - n[:, None] * k) * active
+    total = per * k.sum(axis=1)
+    zero = ((k == 0) & active).sum(axis=1)
+    pays = (zero > 0) & (total > 0)
+    base = np.where(pays, total // np.maximum(zero, 1), 0)
+    rem = np.where(pays, total - base * zero, 0)
+    money = np.zeros_like(k)
+    rows = np.arange(r.n)
+    for i in range(seats):
+        s = (r.dealer + i) % seats
+        ks, on = k[rows, s], active[rows, s] & pays
+        extra = (rem > 0) & (ks == 0) & on
+        money[rows, s] = np.where(on, np.where(ks > 0, -per * ks, base + extra), 0)
+        rem = rem - extra
+    return money
 
-    ``tun`` = ``huxi`` + 3 × ``xing`` (RULEBOOK §4.6 rule 20); the colour flag from the
-    ``red`` count (黑胡 0, 一点朱 1, 红胡 7-9, 全红 more); ``fan`` from the flags (rule 22:
-    win method × colour × 地胡, or their sum under ``fan_combine=add``; 天胡 its single
-    largest factor, max(天胡, colour)); ``value`` = 囤 × 番; ``zuoxing_money`` =
-    (3 × 醒 × 番) // 2 under 坐醒; the deltas of rule 23 (each other playing seat pays
-    ``value``, a discarder pays it for each, at most ``cap``), and on a 黄庄 the 王 money.
+
+def recompute(rules, frame) -> dict:
+    """The record columns that the payout options and the reading fix (the conformance
+    check, and re-scoring: :mod:`engine.rescore`).
+
+    ``xing`` = ``xing_raw`` (× 2 under 双醒); ``tun`` = ``huxi`` + ``tun_per_xing`` × 醒
+    (RULEBOOK §4.6 rule 20); the colour flag from the ``red`` count (黑胡 0, 一点朱 1, 红胡
+    7-9, 全红 more); ``fan`` from the flags and the ``pay_*`` factors (rule 22: win method
+    × colour × 地胡, or their sum under ``fan_combine=add``; 天胡 its single largest
+    factor, max(天胡, colour)); ``value`` = 囤 × 番; ``zuoxing_money`` = (``tun_per_xing``
+    × 醒 × 番) // 2 under 坐醒; the deltas of rule 23 (each other playing seat pays
+    ``value``, a discarder pays it for each, at most ``cap``); on a 黄庄 the 王 money from
+    ``wang_held`` (``huangzhuang``, ``huang_per_wang``). The reading (胡息, red cards,
+    patterns) is the one the seed's table chose, which no payout option moves.
     """
     from ._scoring import RecordView
 
     seats = players_of(rules)
     r = RecordView(frame, seats)
-    factor = dict(zip((p.name for p in PATTERNS), Z.FAN_DEFAULTS, strict=True))
+    factor = dict(zip((p.name for p in PATTERNS), factors(rules), strict=True))
 
     def pick(names):
         f = np.ones(r.n, np.int64)
@@ -339,7 +463,9 @@ def recompute(rules, frame) -> dict:
         fan = method * colour * di
     fan = np.where(r.pat("tianhu"), np.maximum(factor["tianhu"], colour), fan)
     fan = np.where(r.won, fan, 0)
-    tun = np.where(r.won, r.col("huxi") + TUN_PER_XING * r.col("xing"), 0)
+    xing = np.where(r.won, r.col("xing_raw") * (2 if rules["shuangxing"] else 1), 0)
+    per_xing = rules["tun_per_xing"]
+    tun = np.where(r.won, r.col("huxi") + per_xing * xing, 0)
     value = tun * fan
     red = r.col("red")
     shade = {
@@ -350,7 +476,7 @@ def recompute(rules, frame) -> dict:
     }
     shade = {f"pat_{k}": (r.won & v).astype(np.int64) for k, v in shade.items()}
     zx = r.col("zuoxing")
-    zmoney = np.where(r.won & (zx >= 0), (3 * r.col("xing") * fan) // 2, 0)
+    zmoney = np.where(r.won & (zx >= 0), (per_xing * xing * fan) // 2, 0)
     cap = rules["cap"] or np.iinfo(np.int64).max
     active = np.arange(seats)[None, :] != zx[:, None]
     payers = (active & (np.arange(seats)[None, :] != r.winner[:, None])).sum(axis=1)
@@ -360,19 +486,24 @@ def recompute(rules, frame) -> dict:
     paid = np.where(on_discard[:, None], alone, each)
     deltas = r.deltas(paid)
     rows = np.flatnonzero(zmoney)
+    huang = np.where(r.won[:, None], 0, _huang_money(rules, r, seats, active))
     for s in range(seats):
         d = deltas[f"delta_{s}"]
         d[rows] += np.where(zx[rows] == s, zmoney[rows], 0)
         d[rows] -= np.where(r.winner[rows] == s, zmoney[rows], 0)
-        deltas[f"delta_{s}"] = np.where(r.won, d, r.col(f"wang_money_{s}"))
+        deltas[f"delta_{s}"] = np.where(r.won, d, huang[:, s])
+    wang = {f"wang_money_{s}": huang[:, s] if s < seats else np.zeros(r.n, np.int64)
+            for s in range(4)}  # fmt: skip
     capped = np.where(on_discard, value * payers > cap, r.won & (value > cap))
     return {
         **shade,
+        "xing": xing,
         "tun": tun,
         "fan": fan,
         "value": value,
         "zuoxing_money": zmoney,
         "capped": capped.astype(np.int64),
+        **wang,
         **deltas,
     }
 

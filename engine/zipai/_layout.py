@@ -29,7 +29,13 @@ P_WANGZHA = 11
 P_WANGZHAWANG = 12
 N_PATTERNS = 13
 FAN_DEFAULTS = (2, 2, 2, 2, 3, 4, 4, 4, 8, 8, 16, 16, 32)
-"""The seed's factors, in pattern bit order (RULEBOOK §4.6 rule 22, §4.5 rule 19)."""
+"""The seed's factors, in pattern bit order (RULEBOOK §4.6 rule 22, §4.5 rule 19). They are
+the defaults of the ``pay_*`` options and, with :data:`TUN_PER_XING_SEED`, the table that
+chooses a win's reading (:mod:`engine.zipai._score`): the packed factors ``Z_F`` only
+price it."""
+TUN_PER_XING_SEED = 3
+"""囤 per 醒 of the seed (RULEBOOK §4.6 rule 20), used with :data:`FAN_DEFAULTS` to choose
+the reading."""
 
 # ---- rule slots ---------------------------------------------------------------------------
 Z_N = 64
@@ -57,9 +63,9 @@ Z_HZ_POOL = RULES.block("hz_pool")
 Z_MIN_HUXI = RULES.block("min_huxi")
 """Fewest 胡息 of a winning hand (rule 17: 6)."""
 Z_TUN_PER_XING = RULES.block("tun_per_xing")
-"""囤 per 醒 (rule 20: 3)."""
+"""囤 per 醒 (rule 20: 3; option ``tun_per_xing``)."""
 Z_HZ_PER_WANG = RULES.block("hz_per_wang")
-"""黄庄 payment per 王 (rule 24: 5)."""
+"""黄庄 payment per 王 (rule 24: 5; option ``huang_per_wang``)."""
 Z_DEALER_CARDS = RULES.block("dealer_cards")
 """Cards dealt to the dealer (15)."""
 Z_HAND_CARDS = RULES.block("hand_cards")
@@ -101,6 +107,8 @@ EXTRAS = (
     "guozhang",
     "stock_left",
     "xing_card",
+    "wang_held",
+    "xing_raw",
 )
 """Extra record columns of ``luodisao`` (documented in the variant module)."""
 (
@@ -124,6 +132,10 @@ X_SISHOU = 18
 X_GUOZHANG = 19
 X_STOCK_LEFT = 20
 X_XING_CARD = 21
+X_WANG_HELD = 22
+"""黄庄: the 王 each seat held, as decimal digits (seat s's count × 10**s); 0 on a win."""
+X_XING_RAW = 23
+"""The 醒 count before 双醒 doubles it (0 on a 黄庄)."""
 
 # ---- table groups ---------------------------------------------------------------------------
 T_CHI = 1

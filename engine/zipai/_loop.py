@@ -131,10 +131,12 @@ from ._layout import (
     X_SISHOU,
     X_STOCK_LEFT,
     X_TUN,
+    X_WANG_HELD,
     X_WANG_MONEY,
     X_XIAO,
     X_XING,
     X_XING_CARD,
+    X_XING_RAW,
     X_ZUOXING,
     X_ZUOXING_MONEY,
     Z_BY_DEALER,
@@ -164,6 +166,7 @@ from ._score import (
     O_UPGRADE,
     O_VALUE,
     O_XING,
+    O_XRAW,
     _can_win,
     _pay_huangzhuang,
     _pay_win,
@@ -948,6 +951,7 @@ def _record_win(rules, work, rec, final, log, q, card, how, feeder, di):
         rec[C_DELTA + s] = delta[s]
     rec[C_EXTRA + X_HUXI] = out[O_HUXI]
     rec[C_EXTRA + X_XING] = out[O_XING]
+    rec[C_EXTRA + X_XING_RAW] = out[O_XRAW]
     rec[C_EXTRA + X_TUN] = out[O_TUN]
     rec[C_EXTRA + X_FAN] = out[O_FAN]
     rec[C_EXTRA + X_RED] = out[O_RED]
@@ -1454,9 +1458,12 @@ def _settle(rules, work, rec, final, log, obs, dealer, winner):
         for s in range(seats):
             kings_held[s] = hand[s, WANG]
         _pay_huangzhuang(rules, seats, ps[PS_ACTIVE], dealer, kings_held, delta, zmoney[1:5])
+        held = 0
         for s in range(4):
             rec[C_DELTA + s] = delta[s]
             rec[C_EXTRA + X_WANG_MONEY + s] = delta[s]
+            held += kings_held[s] * 10**s
+        rec[C_EXTRA + X_WANG_HELD] = held
     rec[C_TURNS] = ctx[K_TURNS]
     rec[C_EXTRA + X_QING] = ctx[K_QING]
     rec[C_EXTRA + X_XIAO] = ctx[K_XIAO]

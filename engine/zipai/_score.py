@@ -13,9 +13,15 @@ RULEBOOK §4.5-4.6, as implemented here (the variant docstring states the decisi
   added under ``Z_FAN_ADD``: the sum of the factors above 1, at least 1). 天胡 takes only
   its largest single factor, max(2, C), never with 自摸 or a 王 factor.
 - **Best reading**: the winner's cards may split several ways; the scorer takes the
-  split (and, with 王, what each 王 stands for) with the highest ``value``, then the
-  most 胡息. A win on a card that can also join a table group (啸 -> 倾 / 跑, 碰 -> 跑) is
-  scored both ways where both are legal. The 王 shapes (王钓, 王闯, 王炸) are readings of
+  split (and, with 王, what each 王 stands for, and the 醒 kind a 王 醒 card names) with
+  the highest value under the seed's table (:data:`~engine.zipai._layout.FAN_DEFAULTS`
+  multiplied, 3 囤 per 醒 before 双醒), then the most 胡息, and pays that reading under
+  the packed table (``Z_F``, ``Z_FAN_ADD``, ``Z_TUN_PER_XING``, ``Z_SHUANGXING``). Under
+  the default rules that is the reading of highest ``value``; under other payout rules
+  the reading stays the one the seed's table prefers, so a win's recorded 胡息, 醒, red
+  cards and patterns never depend on the payout options (a re-score is exact). A win
+  on a card that can also join a table group (啸 -> 倾 / 跑, 碰 -> 跑) is scored both
+  ways where both are legal. The 王 shapes (王钓, 王闯, 王炸) are readings of
   a self-draw: the concealed cards less 1, 2 or 3 王 form every other 门子 (no pair
   besides a 王钓's), and the 王 with the drawn card form the last one.
 
@@ -41,6 +47,7 @@ from ._huxi import (
     _wang_values_x_into,
 )
 from ._layout import (
+    FAN_DEFAULTS,
     P_DIHU,
     P_HEIHU,
     P_HONGHU,
@@ -57,6 +64,7 @@ from ._layout import (
     T_CHOUXIAO,
     T_PENG,
     T_XIAO,
+    TUN_PER_XING_SEED,
     Z_CAP,
     Z_F,
     Z_FAN_ADD,
@@ -80,11 +88,16 @@ HOW_DISCARD = 2
 HOW_FLIP = 3
 """A card another player turned up from the stock."""
 
-O_VALUE, O_HUXI, O_XING, O_TUN, O_FAN, O_RED, O_BITS, O_SHAPE, O_UPGRADE, O_XK = range(10)
-N_OUT = 10
+(O_VALUE, O_HUXI, O_XING, O_TUN, O_FAN, O_RED, O_BITS, O_SHAPE, O_UPGRADE, O_XK, O_SEED,
+ O_XRAW) = range(12)  # fmt: skip
+N_OUT = 12
 """Fields of ``out``: value (囤 × 番, -1 if no reading wins), 胡息, 醒, 囤, 番, red cards,
 pattern bits, 王 shape (0 plain, 1 王钓, 2 王闯, 3 王炸), whether the winning card joined a
-table group, and the 醒 kind used (-1 none)."""
+table group, the 醒 kind used (-1 none), the reading's value under the seed's table
+(which chose it) and the 醒 count before 双醒."""
+
+SEED_F = np.array(FAN_DEFAULTS, np.int64)
+"""The seed's 番 factors (pattern bit order), the table that chooses a reading."""
 
 
 @kernel
@@ -98,54 +111,62 @@ def _values(rules):
 
 
 @kernel(inline="always")
-def _colour(rules, red):
-    """Colour factor and pattern bit of a red count (bit -1: no colour factor)."""
+def _colour(rules, f, off, red):
+    """Colour factor and pattern bit of a red count (bit -1: no colour factor), with the
+    factors ``f[off + P_*]`` (the packed ``rules`` at ``Z_F``, or :data:`SEED_F` at 0).
+    """
     if red == 0:
-        return rules[Z_F + P_HEIHU], P_HEIHU
+        return f[off + P_HEIHU], P_HEIHU
     if red == 1:
-        return rules[Z_F + P_YIDIANZHU], P_YIDIANZHU
+        return f[off + P_YIDIANZHU], P_YIDIANZHU
     if red > rules[Z_HONG_HI]:
-        return rules[Z_F + P_QUANHONG], P_QUANHONG
+        return f[off + P_QUANHONG], P_QUANHONG
     if red >= rules[Z_HONG_LO]:
-        return rules[Z_F + P_HONGHU], P_HONGHU
+        return f[off + P_HONGHU], P_HONGHU
     return 1, -1
 
 
 @kernel(refcount=False)
-def _fan(rules, m, m_bit, red, tian, di):
-    """番 and pattern bits of a reading: win method ``m`` (bit ``m_bit``), colour of ``red``.
+def _fan(rules, f, off, add, m_bit, red, tian, di):
+    """番 and pattern bits of a reading: win method bit ``m_bit`` (-1: a discard or another
+    player's flip, factor 1), colour of ``red``, factors ``f[off + P_*]``, added (``add``)
+    or multiplied.
 
     天胡 (``tian``) uses its single largest factor; 地胡 (``di``) multiplies (or adds).
     """
-    c, cbit = _colour(rules, red)
+    c, cbit = _colour(rules, f, off, red)
     bits = 0
     if cbit >= 0:
         bits |= 1 << cbit
     if tian:
         bits |= 1 << P_TIANHU
-        t = rules[Z_F + P_TIANHU]
+        t = f[off + P_TIANHU]
         return max(t, c), bits
+    m = 1
     if m_bit >= 0:
         bits |= 1 << m_bit
+        m = f[off + m_bit]
     t = 1
     if di:
-        t = rules[Z_F + P_DIHU]
+        t = f[off + P_DIHU]
         bits |= 1 << P_DIHU
-    if rules[Z_FAN_ADD]:
-        f = 0
+    if add:
+        s = 0
         if m > 1:
-            f += m
+            s += m
         if c > 1:
-            f += c
+            s += c
         if t > 1:
-            f += t
-        return max(f, 1), bits
+            s += t
+        return max(s, 1), bits
     return m * c * t, bits
 
 
 @kernel(refcount=False)
-def _consider(rules, best2, hbase, red_base, xreal, xmin, m, m_bit, tian, di, xk, out):
-    """Score every (red 王, 醒 王) reading of ``best2``; keep the best in ``out``.
+def _consider(rules, best2, hbase, red_base, xreal, xmin, m_bit, tian, di, xk, out):
+    """Score every (red 王, 醒 王) reading of ``best2``; keep in ``out`` the best under the
+    seed's table (:data:`SEED_F` multiplied, 3 囤 per 醒 before 双醒; ties: the most
+    胡息, then the first found), paid under the packed table.
 
     Returns True if ``out`` changed.
     """
@@ -158,17 +179,19 @@ def _consider(rules, best2, hbase, red_base, xreal, xmin, m, m_bit, tian, di, xk
             h = b + hbase
             if h < rules[Z_MIN_HUXI]:
                 continue
-            xing = xreal + x
-            if rules[Z_SHUANGXING]:
-                xing *= 2
-            tun = h + rules[Z_TUN_PER_XING] * xing
+            xraw = xreal + x
             red = red_base + j
-            fan, bits = _fan(rules, m, m_bit, red, tian, di)
-            value = tun * fan
-            if value > out[O_VALUE] or (value == out[O_VALUE] and h > out[O_HUXI]):
-                out[O_VALUE] = value
+            sfan, bits = _fan(rules, SEED_F, 0, 0, m_bit, red, tian, di)
+            seed = (h + TUN_PER_XING_SEED * xraw) * sfan
+            if seed > out[O_SEED] or (seed == out[O_SEED] and h > out[O_HUXI]):
+                xing = 2 * xraw if rules[Z_SHUANGXING] else xraw
+                tun = h + rules[Z_TUN_PER_XING] * xing
+                fan, bits = _fan(rules, rules, Z_F, rules[Z_FAN_ADD], m_bit, red, tian, di)
+                out[O_VALUE] = tun * fan
+                out[O_SEED] = seed
                 out[O_HUXI] = h
                 out[O_XING] = xing
+                out[O_XRAW] = xraw
                 out[O_TUN] = tun
                 out[O_FAN] = fan
                 out[O_RED] = red
@@ -318,10 +341,7 @@ def _score_win_into(
         red_base += RED[cand]
     tian = how == HOW_TIANHU
     cself = 1 if how == HOW_SELF or tian else 0
-    if how == HOW_SELF:
-        m, m_bit = rules[Z_F + P_ZIMO], P_ZIMO
-    else:
-        m, m_bit = 1, -1
+    m_bit = P_ZIMO if how == HOW_SELF else -1
     forced_qing = how == HOW_SELF and (up == T_XIAO or up == T_CHOUXIAO)
     dh = _upgrade_delta(values, up, how, cand)
     shapes = (
@@ -342,12 +362,12 @@ def _score_win_into(
             xreal = counts[xk] + tcnt[xk] + (1 if cand == xk else 0)
         if not forced_qing:
             _evaluate_core(counts, kings, need, cand, cself, 1, xk, values, wvx, best2, ws)
-            if _consider(rules, best2, th, red_base, xreal, xmin, m, m_bit, tian, di, xk, out):
+            if _consider(rules, best2, th, red_base, xreal, xmin, m_bit, tian, di, xk, out):
                 out[O_SHAPE] = 0
                 out[O_UPGRADE] = 0
         if dh >= 0:
             _evaluate_core(counts, kings, need, -1, 1, 1, xk, values, wvx, best2, ws)
-            if _consider(rules, best2, th + dh, red_base, xreal, xmin, m, m_bit, tian, di, xk, out):
+            if _consider(rules, best2, th + dh, red_base, xreal, xmin, m_bit, tian, di, xk, out):
                 out[O_SHAPE] = 0
                 out[O_UPGRADE] = 1
         if not shapes:
@@ -383,8 +403,7 @@ def _score_win_into(
                 bit = P_WANGCHUANGWANG if cand == WANG else P_WANGCHUANG
             else:
                 bit = P_WANGZHAWANG if cand == WANG else P_WANGZHA
-            f = rules[Z_F + bit]
-            if _consider(rules, comb, th, red_base, xreal, xmin, f, bit, tian, di, xk, out):
+            if _consider(rules, comb, th, red_base, xreal, xmin, bit, tian, di, xk, out):
                 out[O_SHAPE] = L
                 out[O_UPGRADE] = 0
 
