@@ -107,7 +107,7 @@ def explore_view(frame: pd.DataFrame, changes: Mapping[str, Any], *, top: int = 
         "headline": effect_table(frame, new),
         "roles": analysis.payouts_by_role(new)[["role", "n", "mean", "lo", "hi"]],
         "patterns": pats.reset_index(drop=True),
-        "exact": all(p in rs.VALUE_BLIND for p in policies),
+        "exact": rs.is_exact(meta["variant"], policies),
     }
 
 

@@ -296,7 +296,7 @@ def run_cli(args) -> int:
     records.write_parquet(new, out_path, ident)
     effects = effect_table(frame, new)
     policies = meta.get("policies") or []
-    blind = all(p in _rs.VALUE_BLIND for p in policies)
+    blind = _rs.is_exact(v, policies)
     gap = None
     if not blind:
         if args.gap:

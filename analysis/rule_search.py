@@ -205,7 +205,7 @@ def design(
     cons = [parse_constraint(target), *(parse_constraint(k) for k in keep)]
     settings = _settings(v, vary, max_settings, seed)
     pol = [policies] * v.n_players(base) if isinstance(policies, str) else list(policies)
-    blind = all(p in rs.VALUE_BLIND for p in pol)
+    blind = rs.is_exact(v, pol)
     payout = set(rs.payout_keys(v))
     want_skill = any(c["metric"] == "skill_edge" for c in cons)
 

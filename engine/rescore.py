@@ -26,10 +26,14 @@ import pandas as pd
 from .errors import UsageError
 from .variants import get as get_variant
 
-__all__ = ["payout_keys", "check_changes", "rescore_frame", "rescored_identity", "VALUE_BLIND"]
+__all__ = ["payout_keys", "check_changes", "rescore_frame", "rescored_identity", "is_exact"]
 
-VALUE_BLIND = ("random", "efficiency")
-"""Policies whose play does not read the payout options: re-scoring their records is exact."""
+
+def is_exact(variant, policies) -> bool:
+    """Whether re-scoring records played by ``policies`` is exact: every one of them is
+    blind to the payout options in this variant (``Variant.value_blind``)."""
+    v = get_variant(variant) if isinstance(variant, str) else variant
+    return all(p in v.value_blind for p in policies)
 
 
 def payout_keys(variant) -> tuple[str, ...]:

@@ -27,37 +27,55 @@ def _values(opt) -> list:
     return [a for a in option_values(opt) if a != opt.default]
 
 
+def _blind(variant) -> list[str]:
+    """The value-blind policies whose re-scores the sweep proves exact (random apart: it
+    reads nothing by construction)."""
+    return [p for p in get(variant).value_blind if p != "random"]
+
+
 def _cases():
     out = []
     for v in names():
-        for opt in get(v).options:
-            if opt.payout:
-                for val in _values(opt):
-                    out.append(pytest.param(v, opt.key, val, id=f"{v}-{opt.key}={val}"))
+        for policy in _blind(v):
+            for opt in get(v).options:
+                if opt.payout:
+                    for val in _values(opt):
+                        tag = f"{v}-{opt.key}={val}" + (
+                            "" if policy == "efficiency" else f"-{policy}"
+                        )
+                        out.append(pytest.param(v, opt.key, val, policy, id=tag))
     return out
 
 
 @functools.cache
-def _run(variant: str, changes: tuple = ()):
+def _run(variant: str, changes: tuple = (), policy: str = "efficiency"):
     return engine.simulate(
-        variant, deals=DEALS, seed=SEED, policies="efficiency", rules=dict(changes), progress=False
+        variant, deals=DEALS, seed=SEED, policies=policy, rules=dict(changes), progress=False
     )
 
 
 @functools.cache
-def _frame(variant: str, changes: tuple = ()) -> pd.DataFrame:
-    return _run(variant, changes).to_pandas()
+def _frame(variant: str, changes: tuple = (), policy: str = "efficiency") -> pd.DataFrame:
+    return _run(variant, changes, policy).to_pandas()
 
 
 def test_every_variant_declares_payout_options():
     for v in names():
         assert rs.payout_keys(v), f"{v} has no payout option"
+        assert "efficiency" in get(v).value_blind, v
 
 
-@pytest.mark.parametrize(("variant", "key", "value"), _cases())
-def test_rescore_equals_simulation(variant, key, value):
-    got = analysis.rescore(_run(variant), **{key: value})
-    want = _frame(variant, ((key, value),))
+def test_is_exact_follows_the_variants_blind_policies():
+    assert rs.is_exact("zhuji", ["efficiency"] * 4)
+    assert not rs.is_exact("zhuji", ["value", "efficiency", "efficiency", "efficiency"])
+    assert rs.is_exact("luodisao", ["value"] * 3)
+    assert not rs.is_exact("luodisao", ["strong"] * 3)
+
+
+@pytest.mark.parametrize(("variant", "key", "value", "policy"), _cases())
+def test_rescore_equals_simulation(variant, key, value, policy):
+    got = analysis.rescore(_run(variant, (), policy), **{key: value})
+    want = _frame(variant, ((key, value),), policy)
     pd.testing.assert_frame_equal(
         got.reset_index(drop=True), want.reset_index(drop=True), check_exact=True
     )

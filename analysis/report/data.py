@@ -467,7 +467,7 @@ def _whatif_section(v, df, meta, budget, run) -> dict | None:
                 "rows": jsonable(rows.drop(columns=["option", "move"])),
             }
         )
-    exact = all(p in rs.VALUE_BLIND for p in meta["policies"])
+    exact = rs.is_exact(v, meta["policies"])
     check = None
     k = min(budget.whatif_check, len(df))
     if k >= MIN_DEALS and options:

@@ -512,6 +512,8 @@ VARIANT = register(
     Variant(
         name="luodisao",
         long_name="祁阳落地扫 Qiyang luodisao (字牌)",
+        # the value bot passes a win on its self-draw chance alone: it reads no payout
+        value_blind=("random", "efficiency", "value"),
         version=1,
         family="zipai",
         bot_layout=bot_layout,
