@@ -38,3 +38,21 @@ def test_kong_slack_is_tuned_only_where_the_variant_opts_in():
         dims = {d.name for d in tune._relevant(v, v.resolve({}), "value")}
         assert ("kong_slack" in dims) == opted, name
     assert _defaults(get("tuidaohu"), "value", get("tuidaohu").resolve({}))["kong_slack"] == 1.0
+
+
+def test_safe_ties_deal_in_less():
+    """``value.safe_ties``: the value bot breaks discard ties toward tiles with fewer
+    unseen copies, and so feeds fewer wins (丽水, the same walls with and without)."""
+
+    def fed(slack):
+        over = {0: {"safe_ties": slack}}
+        df = simulate(
+            "lishui", 20000, seed=17, policies=["value"] + ["efficiency"] * 3, bot_params=over,
+            workers=1, progress=False,
+        ).to_pandas()  # fmt: skip
+        w = df["win_type"].astype(str).to_numpy()
+        return ((df["discarder"].to_numpy() == 0) & (w == "discard")).astype(float)
+
+    d = fed(1.5) - fed(0.0)
+    se = d.std(ddof=1) / np.sqrt(len(d))
+    assert d.mean() < -3 * se < 0

@@ -20,17 +20,22 @@ Three policies, chosen per seat (codes in :mod:`engine.game._layout`):
     target with the lowest score, so it leaves a plain hand only when a valuable one is
     nearly as close. Where the variant's defaults opt in (福州), the loop lets it pass a
     win on a discard to wait for a self-draw (``value.pass_self``: the wait's outs times
-    the live tiles reach the parameter).
+    the live tiles reach the parameter); (推倒胡) make a kong that leaves the hand a
+    little farther (``value.kong_slack``); (丽水) prefer, among discards at the best
+    distance, tiles with fewer unseen copies (``value.safe_ties``, its defence).
 
 All randomness comes from the deal's bot stream (engine.rng BOTS).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import rng
 from .._numba import kernel, lowest_bit
+from ..abi import P_VALUE
 from ..hand._kernels import (
     SEVEN_PAIRS,
     _distance,
@@ -45,7 +50,7 @@ from ._eval import (
     triplets_closed,
     wild_pair_distance,
 )
-from ._params import B_FLUSH, B_HALF, B_PAIRS, B_TRIPLETS, B_WILD_PAIR
+from ._params import B_FLUSH, B_HALF, B_PAIRS, B_SAFE_TIES, B_TRIPLETS, B_WILD_PAIR
 
 __all__ = [
     "SCRATCH",
@@ -111,13 +116,14 @@ def target_score(h, w, sets, shapes, tab, bot, minfo):
 
 
 @kernel(refcount=False, inline="always")
-def _break_tie(h, w, sets, shapes, tab, unseen, bstate, scr, best_sc, need_key):
+def _break_tie(h, w, sets, shapes, tab, unseen, bstate, scr, best_sc, need_key, safe):
     """Best discard kind and its key ``score*1000 - ukeire`` from the scores in
     ``scr[0:34]`` (best ``best_sc``); -1, INF if none held.
 
-    Ties on the score are broken by ukeire, then at random (``bstate``; none when it is
-    empty). A lone best discard needs no ukeire: its key is then computed only when
-    ``need_key`` (a claim comparing hands).
+    Ties on the score are broken by ukeire (with ``safe`` > 0, by the ukeire less
+    ``safe`` times the unseen copies: the value bot's defence), then at random
+    (``bstate``; none when it is empty). A lone best discard needs no ukeire: its key is
+    then computed only when ``need_key`` (a claim comparing hands).
     """
     score = scr[0:34]
     uke = scr[34:68]
@@ -133,6 +139,25 @@ def _break_tie(h, w, sets, shapes, tab, unseen, bstate, scr, best_sc, need_key):
     best_key = INF * 4000
     n_best = 0
     choice = -1
+    if safe > 0.0:
+        # the value bot's defence: an unseen copy fewer is worth ``safe`` ukeire
+        best_c = math.inf
+        while tied != 0:
+            k = lowest_bit(tied)
+            tied &= tied - 1
+            key = best_sc * 1000 - uke[k]
+            c = key + safe * unseen[k]
+            if c < best_c:
+                best_c = c
+                best_key = key
+                n_best = 1
+                choice = k
+            elif c == best_c:
+                n_best += 1
+                if bstate.shape[0] > 0 and rng.below(bstate, n_best) == 0:
+                    choice = k
+                    best_key = key
+        return choice, best_key
     while tied != 0:
         k = lowest_bit(tied)
         tied &= tied - 1
@@ -174,7 +199,8 @@ def choose_discard(policy, h, w, sets, shapes, tab, bot, unseen, bstate, minfo, 
             r -= h[k]
         return -1
     best_sc = discard_scores(policy, h, w, sets, shapes, tab, bot, minfo, scr[0:34])
-    choice, _ = _break_tie(h, w, sets, shapes, tab, unseen, bstate, scr, best_sc, False)
+    safe = bot[B_SAFE_TIES] if policy == P_VALUE else 0.0
+    choice, _ = _break_tie(h, w, sets, shapes, tab, unseen, bstate, scr, best_sc, False, safe)
     return choice
 
 
@@ -185,7 +211,7 @@ def hand_score(h, w, sets, shapes, tab, unseen, scr, best_sc, no_rng):
 
     no_rng : an empty uint64 array (a key needs no random tie-break).
     """
-    _, key = _break_tie(h, w, sets, shapes, tab, unseen, no_rng, scr, best_sc, True)
+    _, key = _break_tie(h, w, sets, shapes, tab, unseen, no_rng, scr, best_sc, True, 0.0)
     return key
 
 

@@ -108,6 +108,13 @@ most this many tiles more than without it (0: only when it is not farther, as th
 efficiency bot). Worth it where kongs pay money on their own (推倒胡: 暗杠 2 from each,
 补杠 1 from each, 放杠 3 from the feeder; a plain self-draw pays 2 from each)."""
 
+B_SAFE_TIES = LAYOUT.block("value.safe_ties")
+"""The value bot's defence: among the discards at the best distance, it ranks each by
+its ukeire less this many ukeire per unseen copy of the tile (the fewer unseen, the more
+already visible: the less use to an opponent's wait or 碰), so a small value breaks ties
+toward the safer tile and a larger one gives up ukeire for safety; 0: the efficiency
+order (ukeire, then random)."""
+
 N_BOT = LAYOUT.size
 """Length of one seat's parameter row (grows as blocks are declared above)."""
 
