@@ -31,7 +31,8 @@ __all__ = ["payout_keys", "check_changes", "rescore_frame", "rescored_identity",
 
 def is_exact(variant, policies) -> bool:
     """Whether re-scoring records played by ``policies`` is exact: every one of them is
-    blind to the payout options in this variant (``Variant.value_blind``)."""
+    blind to the payout options in this variant (``Variant.value_blind``).
+    """
     v = get_variant(variant) if isinstance(variant, str) else variant
     return all(p in v.value_blind for p in policies)
 
