@@ -11,6 +11,21 @@ from each, 暗杠 2 from each, settled at the end (also after a draw unless
 the hit seat's transfers onto the dealer; the winner deals next, the dealer keeps on a
 win, a draw passes the deal to the dealer's 下家.
 
+Payout options (re-scoring)
+---------------------------
+``huangzhuang_huanggang``, ``no_ghost_double``, ``horse_map`` and the ``pay_*`` options
+change only what a deal pays, so recorded deals are paid again under them (``mjlab
+rescore``, engine.rescore): ``pay_base`` (底 1), ``pay_zimo`` (×2 off a discard),
+``pay_<大胡>`` (×2 each; 大胡 never stack, the largest counts), ``pay_wugui`` (×2),
+``pay_qianggang`` and ``pay_gangbao`` (the 3 shares the robbed or feeding seat pays),
+the kong money ``pay_fanggang`` 3, ``pay_bugang`` 1, ``pay_angang`` 2 and ``pay_horse``
+(times each horse copies, 1). The records carry what they read: the pattern flags and
+``wilds_in_hand``, each seat's kongs (``kong_tally_s``), the horse tiles by class
+(``horse_tiles``) and the 杠爆 feeder (``kong_feeder``). No bot reads them (the strong
+bot's kong values are its own tuned parameters). A re-score cannot change ``horses`` (the
+horse count: the horses leave the tail, so the wall played changes), ``ghost``,
+``four_ghost_win`` or ``dianpao``: simulate those.
+
 Engine simplifications
 ----------------------
 - The first dealer of each match is drawn at random (seed: 「仅第一局为系统随机定庄」).
@@ -56,6 +71,102 @@ from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_contex
 GHOSTS = ("none", "baiban", "fan", "shuang")
 HORSES = ("dealer",) + tuple(str(i) for i in range(9)) + tuple(f"winner:{n}" for n in (2, 4, 6, 8))
 
+_BIG = tuple(p.name for p in K.PATTERNS if p.big)
+_HANZI = {p.name: p.hanzi for p in K.PATTERNS}
+
+PAY_TABLE = (
+    ("pay_base", K.T_BASE, 1, range(1, 11), "底分 of a win (分).", "§5.3 rule 10"),
+    (
+        "pay_zimo",
+        K.T_ZIMO,
+        2,
+        range(1, 9),
+        "Factor of a win not on a discard (自摸, 杠上开花, 抢杠胡, 四鬼胡).",
+        "§5.3 rule 10",
+    ),
+    (
+        "pay_wugui",
+        K.T_WUGUI,
+        2,
+        range(1, 9),
+        "Factor of a 无鬼 win under no_ghost_double (鬼 in play).",
+        "§5.1 rule 2",
+    ),
+    (
+        "pay_qianggang",
+        K.T_QIANGGANG,
+        3,
+        range(0, 9),
+        "Shares of the win amount the robbed 补杠 player pays for 抢杠胡 (he alone pays).",
+        "§5.3 rule 11",
+    ),
+    (
+        "pay_gangbao",
+        K.T_GANGBAO,
+        3,
+        range(0, 9),
+        "Shares the feeder of a 放杠 pays for the 杠上开花 after it (杠爆全包; he alone pays).",
+        "§5.3 rule 12",
+    ),
+    (
+        "pay_fanggang",
+        K.T_FANGGANG,
+        3,
+        range(0, 13),
+        "Kong money of a 明杠 on a discard, paid by the discarder (分).",
+        "§5.2 rule 6",
+    ),
+    (
+        "pay_bugang",
+        K.T_BUGANG,
+        1,
+        range(0, 9),
+        "Kong money of a 补杠, paid by each other seat (分).",
+        "§5.2 rule 6",
+    ),
+    (
+        "pay_angang",
+        K.T_ANGANG,
+        2,
+        range(0, 9),
+        "Kong money of a 暗杠, paid by each other seat (分).",
+        "§5.2 rule 6",
+    ),
+    (
+        "pay_horse",
+        K.T_HORSE,
+        1,
+        range(0, 5),
+        "Times each horse copies what it copies (the hit seat's transfers onto the dealer, "
+        "or the winner's amount from each payer again under horses=winner:N).",
+        "§5.4 rules 17-18",
+    ),
+)
+"""The numeric payout options: key, payout-table slot, default, range, doc, RULEBOOK."""
+
+
+def _pay_options() -> tuple[RuleOption, ...]:
+    out = [
+        RuleOption(key, default, tuple(rng), f"{doc} Default {default}.", book, payout=True)
+        for key, _, default, rng, doc, book in PAY_TABLE
+    ]
+    for name in _BIG:
+        out.append(
+            RuleOption(
+                f"pay_{name}",
+                2,
+                tuple(range(1, 17)),
+                f"Multiplier of a {_HANZI[name]} win (大胡, default ×2); 大胡 never stack: "
+                "the largest multiplier of the hand counts.",
+                "§5.3 rules 9-10",
+                payout=True,
+            )
+        )
+    return tuple(out)
+
+
+PAY_OPTIONS = _pay_options()
+
 OPTIONS = (
     RuleOption(
         "dianpao",
@@ -71,6 +182,7 @@ OPTIONS = (
         (False, True),
         "Kong money is void when the deal is drawn (荒庄荒杠).",
         "§5.2 rule 6",
+        payout=True,
     ),
     RuleOption(
         "ghost",
@@ -94,6 +206,7 @@ OPTIONS = (
         (False, True),
         "A win whose hand holds no 鬼 pays double (无鬼加倍), when 鬼 are in play.",
         "§5.1 rule 2",
+        payout=True,
     ),
     RuleOption(
         "horses",
@@ -110,7 +223,9 @@ OPTIONS = (
         "Horse tile to seat: seed = 1 5 9 东 中 dealer, 2 6 南 发 下家, 3 7 西 白 对家, "
         "4 8 北 上家; mil = 中 下家, 发 对家, 白 上家.",
         "§5.4 rule 16",
+        payout=True,
     ),
+    *PAY_OPTIONS,
 )
 
 PATTERNS = K.PATTERNS
@@ -128,7 +243,19 @@ EXTRAS = (
     "horse_money_1",
     "horse_money_2",
     "horse_money_3",
+    "kong_tally_0",
+    "kong_tally_1",
+    "kong_tally_2",
+    "kong_tally_3",
+    "horse_tiles",
+    "kong_feeder",
 )
+"""Extra columns: horses drawn and those naming the winner, kongs of the deal, each
+seat's net kong and horse money; the scoring inputs a re-score reads: each seat's kongs
+(``kong_tally_s``: 补杠 in bits 0..2, 暗杠 in 3..5, and in 6 + 3 (k - 1) the 明杠 made on
+a discard of seat (s + k) % 4), the horse tiles by class (``horse_tiles``: 4 bits per
+class, 1 5 9 东 / 2 6 南 / 3 7 西 / 4 8 北 / 中 / 发 / 白) and the seat that fed the 明杠
+before a 杠上开花 (``kong_feeder``, -1 none)."""
 
 
 VALUE_BOT = dict(flush=3, pairs=3, triplets=2)
@@ -180,6 +307,10 @@ def pack(rules) -> np.ndarray:  # noqa: F821 - numpy array
     else:
         r[K.T_HORSE_MODE], r[K.T_HORSE_N] = 1, int(horses)
     r[K.T_HORSE_MAP] = 0 if rules["horse_map"] == "seed" else 1
+    for key, slot, *_ in PAY_TABLE:
+        r[slot] = rules[key]
+    for i, p in enumerate(K.PATTERNS):
+        r[K.T_BIG + i] = rules[f"pay_{p.name}"] if p.big else 1
     return r
 
 
@@ -256,40 +387,102 @@ def exact_tianhu(rules) -> dict:
     return out
 
 
-def recompute(rules, frame) -> dict:
-    """The record columns that the pattern flags fix (the conformance check).
+def _fields(packed: np.ndarray, bits: int, n: int) -> np.ndarray:
+    """``(rows, n)`` fields of ``bits`` bits each of a packed int column."""
+    shifts = bits * np.arange(n, dtype=np.int64)
+    return (packed[:, None] >> shifts[None, :]) & ((1 << bits) - 1)
 
-    ``value`` = 1 x 2 (not a discard win) x 2 (any 大胡 flag) x 2 (无鬼); the win money:
-    a discard is paid by the discarder, a robbed kong by the kong player (3 shares), a
-    self-draw by each other seat; every delta is that plus its kong and horse money. A
-    杠上开花 is paid like a self-draw, or after a 放杠 by the feeder alone (3 shares,
-    杠爆全包); the record does not name the feeder, so a seat whose win money is the 3
-    shares is taken as him and the other two must then have paid nothing.
+
+def recompute(rules, frame) -> dict:
+    """The record columns that the pattern flags and the scoring inputs fix (the
+    conformance check, and the re-score under payout options).
+
+    ``pat_wugui`` (no 鬼 held, under no_ghost_double with 鬼 in play); ``value`` = 底 ×
+    自摸 factor (not a discard win) × the largest 大胡 multiplier × 无鬼 factor; the win
+    money: a discard is paid by the discarder, a robbed kong by the kong player
+    (``pay_qianggang`` shares), a 杠上开花 after a 放杠 by its feeder (``kong_feeder``,
+    ``pay_gangbao`` shares), else by each other seat; the kong money from the tallies
+    (void on a draw under huangzhuang_huanggang); the horses from ``horse_tiles`` under
+    horse_map: the dealer's copy the hit seats' transfers (win and kong money), the
+    winner's add each payer's win money again, ``pay_horse`` times; every delta is the
+    sum.
     """
     r = RecordView(frame, 4)
-    big = np.logical_or.reduce([r.pat(p.name) for p in PATTERNS if p.big])
-    amount = 1 * np.where(r.is_type("discard"), 1, 2) * np.where(big, 2, 1)
-    amount = amount * np.where(r.pat("wugui"), 2, 1)
+    n = r.n
+    mult = np.ones(n, np.int64)
+    for name in _BIG:
+        mult = np.where(r.pat(name), np.maximum(mult, rules[f"pay_{name}"]), mult)
+    wugui = r.won & (r.col("wilds_in_hand") == 0)
+    wugui &= bool(rules["no_ghost_double"]) and rules["ghost"] != "none"
+    discard = r.is_type("discard")
+    amount = rules["pay_base"] * np.where(discard, 1, rules["pay_zimo"]) * mult
+    amount = amount * np.where(wugui, rules["pay_wugui"], 1)
     value = np.where(r.won, amount, 0)
-    side = np.stack(
-        [r.col(f"kong_money_{s}") + r.col(f"horse_money_{s}") for s in range(4)], axis=1
-    )
-    win_money = np.stack([r.col(f"delta_{s}") for s in range(4)], axis=1) - side
-    seats = np.arange(4)[None, :]
-    full = r.is_type("kong_draw")[:, None] & (seats != r.winner[:, None])
-    full &= win_money == -3 * value[:, None]
-    feeder = np.where(full.any(axis=1), full.argmax(axis=1), -1)
+    # win money: W[i, p] is what seat p pays the winner
+    feeder = r.col("kong_feeder")
+    rob = r.is_type("rob_kong")
     fed = r.is_type("kong_draw") & (feeder >= 0)
-    paid = np.where(
-        r.is_type("discard")[:, None],
+    win = np.where(
+        discard[:, None],
         r.one(r.discarder, value),
-        np.where(r.is_type("rob_kong")[:, None], r.one(r.discarder, 3 * value), r.others(value)),
+        np.where(rob[:, None], r.one(r.discarder, rules["pay_qianggang"] * value), 0),
     )
-    paid = np.where(fed[:, None], r.one(feeder, 3 * value), paid)
-    deltas = r.deltas(paid)
+    win = np.where(fed[:, None], r.one(feeder, rules["pay_gangbao"] * value), win)
+    plain = r.won & ~discard & ~rob & ~fed
+    win = np.where(plain[:, None], r.others(value), win)
+    # pay[i, p, q]: what p pays q (win and kong money)
+    seats = np.arange(4)
+    pay = np.zeros((n, 4, 4), np.int64)
+    rows = np.flatnonzero(r.won)
+    pay[rows, :, r.winner[rows]] = win[rows]
+    tally = np.stack([r.col(f"kong_tally_{s}") for s in range(4)], axis=1)
+    if rules["huangzhuang_huanggang"]:
+        tally = np.where(r.won[:, None], tally, 0)
+    f = _fields(tally.reshape(-1), 3, 5).reshape(n, 4, 5)
+    each = rules["pay_bugang"] * f[:, :, 0] + rules["pay_angang"] * f[:, :, 1]  # (n, seat)
+    kong = np.where((seats[:, None] != seats[None, :])[None], each[:, None, :], 0)
+    for k in (1, 2, 3):
+        for s in range(4):
+            kong[:, (s + k) % 4, s] += rules["pay_fanggang"] * f[:, s, 1 + k]
+    pay += kong
+    # horses: counts by the seat offset they name, under the map
+    cls = _fields(r.col("horse_tiles"), K.HORSE_CLASS_BITS, 7)
+    off = cls[:, :4].copy()
+    if rules["horse_map"] == "seed":
+        off[:, 0] += cls[:, 4]
+        off[:, 1] += cls[:, 5]
+        off[:, 2] += cls[:, 6]
+    else:
+        off[:, 1] += cls[:, 4]
+        off[:, 2] += cls[:, 5]
+        off[:, 3] += cls[:, 6]
+    times = rules["pay_horse"]
+    horse = np.zeros((n, 4, 4), np.int64)
+    if rules["horses"].startswith("winner:"):
+        hits = np.where(r.won, off[:, 0], 0)
+        horse[rows, :, r.winner[rows]] = times * hits[rows, None] * win[rows]
+    else:
+        d = r.dealer
+        n_seat = off[np.arange(n)[:, None], (seats[None, :] - d[:, None]) % 4]
+        hits = np.where(r.won, n_seat[np.arange(n), np.maximum(r.winner, 0)], 0)
+        to_dealer = times * np.einsum("ips,is->ip", pay, n_seat)  # p pays the dealer
+        from_dealer = times * np.einsum("isp,is->ip", pay, n_seat)  # the dealer pays p
+        other = seats[None, :] != d[:, None]
+        ar = np.arange(n)
+        for p in range(4):
+            m = other[:, p]
+            horse[ar[m], p, d[m]] += to_dealer[m, p]
+            horse[ar[m], d[m], p] += from_dealer[m, p]
+    out = {"value": value, "horse_hits": hits, "pat_wugui": wugui}
+    kong_net = kong.sum(axis=1) - kong.sum(axis=2)
+    horse_net = horse.sum(axis=1) - horse.sum(axis=2)
+    total = pay + horse
+    net = total.sum(axis=1) - total.sum(axis=2)
     for s in range(4):
-        deltas[f"delta_{s}"] = deltas[f"delta_{s}"] + side[:, s]
-    return {"value": value, **deltas}
+        out[f"kong_money_{s}"] = kong_net[:, s]
+        out[f"horse_money_{s}"] = horse_net[:, s]
+        out[f"delta_{s}"] = net[:, s]
+    return out
 
 
 VARIANT = register(
