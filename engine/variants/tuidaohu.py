@@ -387,10 +387,36 @@ def exact_tianhu(rules) -> dict:
     return out
 
 
-def _fields(packed: np.ndarray, bits: int, n: int) -> np.ndarray:
-    """``(rows, n)`` fields of ``bits`` bits each of a packed int column."""
-    shifts = bits * np.arange(n, dtype=np.int64)
-    return (packed[:, None] >> shifts[None, :]) & ((1 << bits) - 1)
+def _kong_money(rules, tally, n):
+    """Kong money of the deals with kongs: ``(net[q], horse[p])`` per seat from the tallies
+    and the horses naming each seat ``n[q]``: what the dealer's horses move for a seat p
+    is ``sum_q n[q] (K[q][p] - K[p][q])`` over the kong money K (the dealer's own row is
+    the caller's).
+    """
+    fang = rules["pay_fanggang"]
+    each = [
+        rules["pay_bugang"] * (t & 7) + rules["pay_angang"] * ((t >> K.TALLY_ANGANG) & 7)
+        for t in tally
+    ]
+    ming = [
+        [None] + [(t >> (K.TALLY_FANGGANG + 3 * (k - 1))) & 7 for k in (1, 2, 3)] for t in tally
+    ]
+    every = each[0] + each[1] + each[2] + each[3]
+    net = []
+    for q in range(4):
+        fin = ming[q][1] + ming[q][2] + ming[q][3]
+        fout = ming[(q - 1) % 4][1] + ming[(q - 2) % 4][2] + ming[(q - 3) % 4][3]
+        net.append(4 * each[q] - every + fang * (fin - fout))
+    if n is None:
+        return net, None
+    total = n[0] + n[1] + n[2] + n[3]
+    spread = n[0] * each[0] + n[1] * each[1] + n[2] * each[2] + n[3] * each[3]
+    horse = []
+    for p in range(4):
+        ming_in = sum(n[(p + k) % 4] * ming[p][k] for k in (1, 2, 3))
+        ming_out = sum(n[(p - k) % 4] * ming[(p - k) % 4][k] for k in (1, 2, 3))
+        horse.append(each[p] * total - spread + fang * (ming_in - ming_out))
+    return net, horse
 
 
 def recompute(rules, frame) -> dict:
@@ -408,80 +434,81 @@ def recompute(rules, frame) -> dict:
     sum.
     """
     r = RecordView(frame, 4)
-    n = r.n
-    mult = np.ones(n, np.int64)
+    i32 = np.int32
+
+    def col(name):
+        return frame[name].to_numpy().astype(i32, copy=False)
+
+    mult = np.ones(r.n, i32)
     for name in _BIG:
         mult = np.where(r.pat(name), np.maximum(mult, rules[f"pay_{name}"]), mult)
-    wugui = r.won & (r.col("wilds_in_hand") == 0)
+    wugui = r.won & (col("wilds_in_hand") == 0)
     wugui &= bool(rules["no_ghost_double"]) and rules["ghost"] != "none"
     discard = r.is_type("discard")
-    amount = rules["pay_base"] * np.where(discard, 1, rules["pay_zimo"]) * mult
-    amount = amount * np.where(wugui, rules["pay_wugui"], 1)
-    value = np.where(r.won, amount, 0)
-    # win money: W[i, p] is what seat p pays the winner
-    feeder = r.col("kong_feeder")
+    amount = rules["pay_base"] * np.where(discard, 1, rules["pay_zimo"]).astype(i32) * mult
+    amount = amount * np.where(wugui, rules["pay_wugui"], 1).astype(i32)
+    value = np.where(r.won, amount, 0).astype(i32)
+    # win money: win[p] is what seat p pays the winner
+    winner = r.winner.astype(i32)
+    feeder = col("kong_feeder")
     rob = r.is_type("rob_kong")
     fed = r.is_type("kong_draw") & (feeder >= 0)
-    win = np.where(
-        discard[:, None],
-        r.one(r.discarder, value),
-        np.where(rob[:, None], r.one(r.discarder, rules["pay_qianggang"] * value), 0),
-    )
-    win = np.where(fed[:, None], r.one(feeder, rules["pay_gangbao"] * value), win)
     plain = r.won & ~discard & ~rob & ~fed
-    win = np.where(plain[:, None], r.others(value), win)
-    # pay[i, p, q]: what p pays q (win and kong money)
-    seats = np.arange(4)
-    pay = np.zeros((n, 4, 4), np.int64)
-    rows = np.flatnonzero(r.won)
-    pay[rows, :, r.winner[rows]] = win[rows]
-    tally = np.stack([r.col(f"kong_tally_{s}") for s in range(4)], axis=1)
-    if rules["huangzhuang_huanggang"]:
-        tally = np.where(r.won[:, None], tally, 0)
-    f = _fields(tally.reshape(-1), 3, 5).reshape(n, 4, 5)
-    each = rules["pay_bugang"] * f[:, :, 0] + rules["pay_angang"] * f[:, :, 1]  # (n, seat)
-    kong = np.where((seats[:, None] != seats[None, :])[None], each[:, None, :], 0)
-    for k in (1, 2, 3):
-        for s in range(4):
-            kong[:, (s + k) % 4, s] += rules["pay_fanggang"] * f[:, s, 1 + k]
-    pay += kong
+    payer = np.where(fed, feeder, r.discarder.astype(i32))
+    share = np.where(rob, rules["pay_qianggang"], rules["pay_gangbao"]).astype(i32) * value
+    share = np.where(discard, value, share)
+    is_winner = [winner == q for q in range(4)]
+    win = [
+        np.where(plain, np.where(is_winner[q], 0, value), np.where(payer == q, share, 0))
+        for q in range(4)
+    ]
+    won_total = win[0] + win[1] + win[2] + win[3]
+    win_net = [np.where(is_winner[q], won_total, 0) - win[q] for q in range(4)]
     # horses: counts by the seat offset they name, under the map
-    cls = _fields(r.col("horse_tiles"), K.HORSE_CLASS_BITS, 7)
-    off = cls[:, :4].copy()
-    if rules["horse_map"] == "seed":
-        off[:, 0] += cls[:, 4]
-        off[:, 1] += cls[:, 5]
-        off[:, 2] += cls[:, 6]
-    else:
-        off[:, 1] += cls[:, 4]
-        off[:, 2] += cls[:, 5]
-        off[:, 3] += cls[:, 6]
+    tiles = col("horse_tiles")
+    cls = [(tiles >> (K.HORSE_CLASS_BITS * c)) & 15 for c in range(7)]
+    off = list(cls[:4])
+    for dragon, (seed_off, mil_off) in zip((4, 5, 6), ((0, 1), (1, 2), (2, 3)), strict=True):
+        o = seed_off if rules["horse_map"] == "seed" else mil_off
+        off[o] = off[o] + cls[dragon]
     times = rules["pay_horse"]
-    horse = np.zeros((n, 4, 4), np.int64)
-    if rules["horses"].startswith("winner:"):
-        hits = np.where(r.won, off[:, 0], 0)
-        horse[rows, :, r.winner[rows]] = times * hits[rows, None] * win[rows]
+    dealer_horses = not rules["horses"].startswith("winner:")
+    d = r.dealer
+    if dealer_horses:
+        # n[q]: the dealer's horses naming seat q
+        n = [np.choose((q - d) % 4, off) for q in range(4)]
+        hits = np.where(r.won, np.choose(np.maximum(winner, 0), n), 0).astype(i32)
+        wsum = n[0] * win[0] + n[1] * win[1] + n[2] * win[2] + n[3] * win[3]
+        horse = [np.where(is_winner[p], wsum, -hits * win[p]) for p in range(4)]
     else:
-        d = r.dealer
-        n_seat = off[np.arange(n)[:, None], (seats[None, :] - d[:, None]) % 4]
-        hits = np.where(r.won, n_seat[np.arange(n), np.maximum(r.winner, 0)], 0)
-        to_dealer = times * np.einsum("ips,is->ip", pay, n_seat)  # p pays the dealer
-        from_dealer = times * np.einsum("isp,is->ip", pay, n_seat)  # the dealer pays p
-        other = seats[None, :] != d[:, None]
-        ar = np.arange(n)
+        # the winner's horses: each hit, every payer pays his win money again
+        n = None
+        hits = np.where(r.won, off[0], 0).astype(i32)
+        horse = [hits * win_net[q] for q in range(4)]
+    # kong money, on the deals with kongs (void on a draw under 荒庄荒杠)
+    tally = [col(f"kong_tally_{q}") for q in range(4)]
+    any_kong = (tally[0] | tally[1] | tally[2] | tally[3]) != 0
+    if rules["huangzhuang_huanggang"]:
+        any_kong &= r.won
+    rows = np.flatnonzero(any_kong)
+    kong_net = [np.zeros(r.n, i32) for _ in range(4)]
+    sub_n = None if n is None else [x[rows] for x in n]
+    k_net, k_horse = _kong_money(rules, [t[rows] for t in tally], sub_n)
+    for q in range(4):
+        kong_net[q][rows] = k_net[q]
+        if k_horse is not None:
+            horse[q][rows] += k_horse[q]
+    if dealer_horses:
         for p in range(4):
-            m = other[:, p]
-            horse[ar[m], p, d[m]] += to_dealer[m, p]
-            horse[ar[m], d[m], p] += from_dealer[m, p]
+            horse[p] = np.where(d == p, 0, horse[p])
+        dealer_net = -(horse[0] + horse[1] + horse[2] + horse[3])
+        horse = [np.where(d == p, dealer_net, horse[p]) for p in range(4)]
     out = {"value": value, "horse_hits": hits, "pat_wugui": wugui}
-    kong_net = kong.sum(axis=1) - kong.sum(axis=2)
-    horse_net = horse.sum(axis=1) - horse.sum(axis=2)
-    total = pay + horse
-    net = total.sum(axis=1) - total.sum(axis=2)
-    for s in range(4):
-        out[f"kong_money_{s}"] = kong_net[:, s]
-        out[f"horse_money_{s}"] = horse_net[:, s]
-        out[f"delta_{s}"] = net[:, s]
+    for q in range(4):
+        h = times * horse[q]
+        out[f"kong_money_{q}"] = kong_net[q]
+        out[f"horse_money_{q}"] = h
+        out[f"delta_{q}"] = kong_net[q] + win_net[q] + h
     return out
 
 
