@@ -281,6 +281,15 @@ most golds any seat held at the opening, the special counted (番 or multiplier)
 the dealer's consecutive wins before the deal without the drawn deals he kept (连庄数
 is this, or ``dealer_streak`` under ``draw_adds_lianzhuang``: a re-score reads it)."""
 
+RESCORE_CONTEXT = {
+    **{f"pay_base_{f}": {"scoring": f} for f in ("xinxiuding", "multiplier")},
+    **{f"pay_{n}_{f}": {"scoring": f} for f in ("xinxiuding", "multiplier") for n in SPECIALS[f]},
+    **{f"pay_{n}": {"youjin": "minnan"} for n in _YOU},
+    "pay_dihu_qq": {"jin": 0},
+}
+"""The rules under which each payout option that is idle under the defaults pays (its
+formula, 游金, or 地胡's jin=0): a re-score test of it plays there."""
+
 VALUE_BOT_JINQUE = 0
 """Value-bot bonus for 金雀 in quarter tiles (at most two tiles away). 0: measured in
 duplicate seating by place from the dealer (value over efficiency, 20,000 deals per

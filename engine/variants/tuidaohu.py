@@ -167,6 +167,14 @@ def _pay_options() -> tuple[RuleOption, ...]:
 
 PAY_OPTIONS = _pay_options()
 
+RESCORE_CONTEXT = {
+    "no_ghost_double": {"ghost": "fan"},
+    "pay_wugui": {"ghost": "fan", "no_ghost_double": True},
+    "pay_sigui": {"ghost": "shuang", "four_ghost_win": True},
+}
+"""The rules under which each payout option that is idle under the defaults pays (无鬼 and
+四鬼胡 need 鬼 in play): a re-score test of it plays there."""
+
 OPTIONS = (
     RuleOption(
         "dianpao",
