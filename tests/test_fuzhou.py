@@ -845,8 +845,8 @@ def test_rescore_under_the_rules_where_the_option_pays(key):
     run = _sim(context)
     base = run.to_pandas()
     opt = V.option_map[key]
-    name = key.removeprefix("pay_").rsplit("_", 1)[0] if key.count("_") > 1 else key[4:]
-    present = True if name == "base" else bool(base[f"pat_{name}"].any())
+    name = F.PAYOUT_PATTERN.get(key)
+    present = name is None or bool(base[f"pat_{name}"].any())
     for value in (opt.default + 1, opt.allowed[0] if opt.allowed[0] != opt.default else 2):
         got = analysis.rescore(run, **{key: value})
         want = _sim({**context, key: value}).to_pandas()

@@ -290,6 +290,13 @@ RESCORE_CONTEXT = {
 """The rules under which each payout option that is idle under the defaults pays (its
 formula, 游金, or 地胡's jin=0): a re-score test of it plays there."""
 
+PAYOUT_PATTERN = {
+    **{f"pay_{n}_{f}": n for f, table in SPECIALS.items() for n in table},
+    **{f"pay_{n}": n for n in _YOU},
+}
+"""The pattern each pattern-value option pays for: it can move no payment in a sample
+without that pattern (the re-score tests check that an idle option's pattern is absent)."""
+
 VALUE_BOT_JINQUE = 0
 """Value-bot bonus for 金雀 in quarter tiles (at most two tiles away). 0: measured in
 duplicate seating by place from the dealer (value over efficiency, 20,000 deals per
