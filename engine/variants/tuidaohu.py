@@ -170,10 +170,10 @@ PAY_OPTIONS = _pay_options()
 PAYOUT_PATTERN = {
     **{f"pay_{n}": n for n in _BIG},
     "pay_wugui": "wugui",
-    "no_ghost_double": "wugui",
 }
 """The pattern each pattern-value option pays for: it can move no payment in a sample
-without that pattern (the re-score tests check that an idle option's pattern is absent)."""
+without that pattern (the re-score tests check that an idle option's pattern is absent).
+Not no_ghost_double: it decides whether 无鬼 is flagged at all."""
 
 RESCORE_CONTEXT = {
     "no_ghost_double": {"ghost": "fan"},
