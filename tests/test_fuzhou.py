@@ -880,3 +880,19 @@ def test_play_options_are_not_payout_options():
         b = _sim(rules, 300).to_pandas()
         assert not a["winner"].equals(b["winner"]) or not a["turns"].equals(b["turns"]), rules
         assert not V.option_map[next(iter(rules))].payout
+
+
+@pytest.mark.parametrize("policy", ["value", "strong"])
+def test_value_aware_bots_do_not_read_the_payout_options(policy):
+    """The value and strong bots play on fixed parameters (tuned under the defaults), so
+    their records re-score exactly too: the first-order gap of a payout option is 0."""
+    import pandas as pd
+
+    import analysis
+    from engine.run import simulate
+
+    change = {"scoring": "xinxiuding", "pay_jinque_qq": 90}
+    run = simulate("fuzhou", 600, seed=11, policies=policy, progress=False)
+    want = simulate("fuzhou", 600, seed=11, policies=policy, rules=change, progress=False)
+    got = analysis.rescore(run, **change)
+    pd.testing.assert_frame_equal(got, want.to_pandas(), check_exact=True)

@@ -394,3 +394,19 @@ def test_the_horse_count_changes_the_wall():
     b = _sim({"horses": "6"}, 300).to_pandas()
     assert not V.option_map["horses"].payout
     assert not a["turns"].equals(b["turns"]) and not a["winner"].equals(b["winner"])
+
+
+@pytest.mark.parametrize("policy", ["value", "strong"])
+def test_value_aware_bots_do_not_read_the_payout_options(policy):
+    """The value and strong bots play on fixed parameters (tuned under the defaults), so
+    their records re-score exactly too: the first-order gap of a payout option is 0."""
+    import pandas as pd
+
+    import analysis
+    from engine.run import simulate
+
+    change = {"pay_qidui": 4, "pay_fanggang": 5, "horse_map": "mil"}
+    run = simulate("tuidaohu", 600, seed=11, policies=policy, progress=False)
+    want = simulate("tuidaohu", 600, seed=11, policies=policy, rules=change, progress=False)
+    got = analysis.rescore(run, **change)
+    pd.testing.assert_frame_equal(got, want.to_pandas(), check_exact=True)

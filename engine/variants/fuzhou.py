@@ -45,9 +45,10 @@ value under each formula (``pay_<special>_<formula>``: 番 added to X for qq and
 xinxiuding, × X for multiplier; only the largest counts) and the 游金 multipliers
 (``pay_danyou`` 4, ``pay_shuangyou`` 8, ``pay_sanyou`` 16, under ``youjin=minnan``). The
 records carry what they read: the pattern flags, ``huafan``, ``golds``, ``dealer_streak``
-and ``dealer_wins`` (连庄数 without or with the kept draws). No bot reads them: the value
-and strong bots' parameters are fixed numbers (tuned under the defaults), so only for
-them can a re-score differ from a fresh simulation. A re-score cannot change ``jin``
+and ``dealer_wins`` (连庄数 without or with the kept draws). No bot reads them (the value
+and strong bots' parameters are fixed numbers tuned under the defaults), so a re-score
+of any policy's records equals a fresh simulation; the bots are just not re-tuned to
+the new values. A re-score cannot change ``jin``
 (the golds) or ``youjin`` (游金 changes who may win on what): simulate those. Most of
 the options are idle under the default rules (the other formulas' tables, 地胡 under
 ``jin=1``, 游金 under ``youjin=none``); they pay as soon as their formula or rule is on.

@@ -22,9 +22,10 @@ the kong money ``pay_fanggang`` 3, ``pay_bugang`` 1, ``pay_angang`` 2 and ``pay_
 (times each horse copies, 1). The records carry what they read: the pattern flags and
 ``wilds_in_hand``, each seat's kongs (``kong_tally_s``), the horse tiles by class
 (``horse_tiles``) and the 杠爆 feeder (``kong_feeder``). No bot reads them (the strong
-bot's kong values are its own tuned parameters). A re-score cannot change ``horses`` (the
-horse count: the horses leave the tail, so the wall played changes), ``ghost``,
-``four_ghost_win`` or ``dianpao``: simulate those.
+bot's kong values are its own tuned parameters), so a re-score of any policy's records
+equals a fresh simulation; the bots are just not re-tuned to the new values. A re-score
+cannot change ``horses`` (the horse count: the horses leave the tail, so the wall
+played changes), ``ghost``, ``four_ghost_win`` or ``dianpao``: simulate those.
 
 Engine simplifications
 ----------------------
