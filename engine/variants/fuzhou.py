@@ -233,7 +233,9 @@ OPTIONS = (
         "平胡无花 30, 平胡一张花 15, 三金倒 40, 金雀 60, 金龙 120), discarder pays X, self-draw "
         "each pays X; xinxiuding = (底番 1 + 花番 + 金 + 连庄数) × (2 on self-draw) + 三金倒 10 "
         "/ 抢金 20 / 金雀 30 / 天胡 40, all three pay on every win; multiplier = (1 + 花番 + 金 + "
-        "连庄数) × (2 on self-draw) × 三金倒 3 / 金雀 4 / 抢金 5 / 金龙 6, paid as qq.",
+        "连庄数) × (2 on self-draw) × 三金倒 3 / 金雀 4 / 抢金 5 / 金龙 6, paid as qq. The "
+        "numbers are the defaults of the pay_base_<formula> and pay_<special>_<formula> "
+        "options.",
         "§3.5 rules 21-22",
         payout=True,
     ),
