@@ -593,7 +593,13 @@ def test_score_hand_bad_inputs():
 
 def test_every_rulebook_option_exists():
     opts = V.option_map
-    assert set(opts) == {"jin", "scoring", "youjin", "draw_adds_lianzhuang"}
+    rules = {"jin", "scoring", "youjin", "draw_adds_lianzhuang"}
+    assert {k for k in opts if not k.startswith("pay_")} == rules
+    assert {k for k in opts if k.startswith("pay_")} == set(F.RESCORE_CONTEXT) | {
+        "pay_base_qq",
+        *(f"pay_{n}_qq" for n in F.SPECIALS["qq"] if n != "dihu"),
+    }
+    assert [k for k in opts if opts[k].payout] == [k for k in opts if k not in ("jin", "youjin")]
     assert opts["jin"].allowed == (0, 1, 2) and opts["jin"].default == 1
     assert opts["scoring"].allowed == ("qq", "xinxiuding", "multiplier")
     assert opts["youjin"].allowed == ("none", "minnan")
@@ -726,3 +732,167 @@ def test_replay_golden(regen):
         path.write_text(out)
     assert path.exists(), f"{path.name} is missing: pytest --regen writes it"
     assert out.splitlines() == path.read_text().splitlines()
+
+
+# ---- payout options (issue 22): worked hands, recompute = kernel, re-scoring --------------
+
+
+def test_pay_base_and_specials_of_each_formula():
+    """Each payout option pays what RULEBOOK §3.5 rule 22 says with its value in place."""
+    r = score(flowers=3, rules={"pay_base_qq": 8})  # QQ: (底 8 + 花 3) x 2, each pays
+    assert r["special"] == 0 and r["value"] == (8 + 3) * 2 and r["deltas"] == [-22, 66, -22, -22]
+    r = score(rules={"pay_wuhua_qq": 50})  # 平胡无花无杠 50
+    assert r["special"] == 50 and r["value"] == 5 * 2 + 50
+    r = score(flowers=1, rules={"pay_yizhanghua_qq": 0})  # 平胡一张花 worth nothing
+    assert "yizhanghua" in r["patterns"] and r["value"] == (5 + 1) * 2
+    rules = {"pay_sanjindao_qq": 200}  # 三金倒 raised above 金龙: the largest alone counts
+    r = score(hand="123456789m 123p 55p", golds=3, flags=["sanjindao"], flowers=1, rules=rules)
+    assert r["special"] == 200 and r["value"] == (5 + 1 + 3) * 2 + 200
+    xin = {"scoring": "xinxiuding", "pay_base_xinxiuding": 3}  # a discard: 底 3 + 花 3, all pay
+    r = score(flowers=3, rules=xin, win_type="discard", discarder=2)
+    assert r["value"] == 3 + 3 and r["deltas"] == [-6, 18, -6, -6]
+    r = score(seat=0, flags=["tianhu"], flowers=2, rules={**xin, "pay_tianhu_xinxiuding": 45})
+    assert r["special"] == 45 and r["value"] == (3 + 2) * 2 + 45
+    mul = {"scoring": "multiplier", "pay_base_multiplier": 2, "pay_jinque_multiplier": 7}
+    r = score(golds=2, flowers=2, hand="123456789m 123p 456p", rules=mul)  # 金雀 x7
+    assert r["special"] == 7 and r["value"] == (2 + 2 + 2) * 2 * 7
+    you = {"youjin": "minnan", "pay_shuangyou": 10}
+    r = score(golds=1, flowers=2, hand="123456789m 123p 456p 7s", flags=["shuangyou"], rules=you)
+    assert r["value"] == (5 + 2 + 1) * 2 * 10
+
+
+def test_mjlab_score_reads_a_payout_option(capsys):
+    from engine.cli import main
+
+    code = main(["score", "fuzhou", "123456789m123p456p77s", "--win", "7s", "--flowers", "3",
+                 "--seat", "1", "--rule", "pay_base_qq=8", "--json"])  # fmt: skip
+    import json
+
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["value"] == (8 + 3) * 2 and out["deltas"] == [-22, 66, -22, -22]
+
+
+_SPECIAL_HANDS = {
+    "wuhua": dict(),
+    "yizhanghua": dict(flowers=1),
+    "tianhu": dict(seat=0, flags=["tianhu"], flowers=2),
+    "dihu": dict(win_type="discard", discarder=0, flags=["dihu"], flowers=2),
+    "qiangjin": dict(flags=["qiangjin"], golds=1, flowers=2, hand="123456789m 123p 456p 7s"),
+    "sanjindao": dict(flags=["sanjindao"], golds=3, flowers=2, hand="13579m 2468p 13579s"),
+    "jinque": dict(golds=2, flowers=2, hand="123456789m 123p 456p"),
+    "jinlong": dict(golds=3, flags=["sanjindao"], flowers=1, hand="123456789m 123p 55p"),
+    "danyou": dict(golds=1, flowers=2, hand="123456789m 123p 456p 7s", flags=["danyou"]),
+    "sanyou": dict(golds=1, hand="123456789m 123p 456p 7s", flags=["sanyou"], streak=2),
+}
+
+
+def _frame_of(hands, rules):
+    """A record frame of scored hands (the columns recompute reads), as the kernel pays."""
+    import pandas as pd
+
+    rows = []
+    for kw in hands:
+        r = score(rules=rules, **kw)
+        assert r["complete"]
+        wt = {"discard": "discard", "self_draw": "self_draw"}[kw.get("win_type", "self_draw")]
+        if {"qiangjin", "sanjindao"} & set(kw.get("flags", ())):
+            wt = "instant"
+        golds = kw.get("golds", 0)
+        streak = kw.get("streak", 0)
+        row = {"winner": kw.get("seat", 1), "discarder": kw.get("discarder", -1), "dealer": 0,
+               "win_type": wt, "huafan": r["huafan"], "golds": golds,
+               "dealer_streak": streak, "dealer_wins": streak}  # fmt: skip
+        for p in V.patterns:
+            row[f"pat_{p.name}"] = p.name in r["patterns"]
+        rows.append((row, r))
+    frame = pd.DataFrame([row for row, _ in rows])
+    frame["win_type"] = pd.Categorical(frame["win_type"], categories=list(L.WIN_TYPE_NAMES))
+    return frame, [r for _, r in rows]
+
+
+@pytest.mark.parametrize("formula", F.SCORING)
+def test_recompute_pays_every_special_as_the_kernel(formula):
+    """Specials too rare to meet in a simulated sample (金龙, 地胡 ...): recompute, on the
+    flags and columns of a scored hand, pays what the kernel pays under each option."""
+    for name, default in F.SPECIALS[formula].items():
+        rules = {"scoring": formula, f"pay_{name}_{formula}": default + 3, "youjin": "minnan"}
+        rules |= {"pay_base_" + formula: F.BASES[formula] + 1, "pay_danyou": 5, "pay_sanyou": 9}
+        hands = [_SPECIAL_HANDS[name], _SPECIAL_HANDS["danyou"], _SPECIAL_HANDS["sanyou"]]
+        frame, scored = _frame_of(hands, rules)
+        assert scored[0]["special"] == default + 3 or name == "jinlong" and formula == "qq"
+        got = V.recompute(V.resolve(rules), frame)
+        for i, r in enumerate(scored):
+            assert got["value"][i] == r["value"] and got["special"][i] == r["special"]
+            assert [got[f"delta_{s}"][i] for s in range(4)] == r["deltas"]
+
+
+def _sim(rules, deals=1000):
+    from engine.run import simulate
+
+    return simulate("fuzhou", deals, seed=7, policies="efficiency", rules=rules, progress=False)
+
+
+@pytest.mark.parametrize("key", sorted(F.RESCORE_CONTEXT))
+def test_rescore_under_the_rules_where_the_option_pays(key):
+    """The payout options idle under the defaults (another formula's table, 游金, 地胡 with
+    jin=0), re-scored where they pay: equal to a fresh efficiency simulation, and moving
+    the payments whenever the sample holds what they pay for."""
+    import pandas as pd
+
+    import analysis
+
+    context = F.RESCORE_CONTEXT[key]
+    run = _sim(context)
+    base = run.to_pandas()
+    opt = V.option_map[key]
+    name = F.PAYOUT_PATTERN.get(key)
+    present = name is None or bool(base[f"pat_{name}"].any())
+    for value in (opt.default + 1, opt.allowed[0] if opt.allowed[0] != opt.default else 2):
+        got = analysis.rescore(run, **{key: value})
+        want = _sim({**context, key: value}).to_pandas()
+        pd.testing.assert_frame_equal(got, want, check_exact=True)
+        assert (got["value"] != base["value"]).any() == present, (key, value)
+
+
+def test_draw_adds_lianzhuang_is_re_scored_both_ways():
+    """连庄数 with or without the kept draws: the records keep both counts (lianzhuang and
+    dealer_wins, with dealer_streak), so either rule re-scores into the other exactly."""
+    import pandas as pd
+
+    import analysis
+
+    plain, plus = _sim({}, 1500), _sim({"draw_adds_lianzhuang": True}, 1500)
+    a, b = plain.to_pandas(), plus.to_pandas()
+    assert (b["lianzhuang"] == b["dealer_streak"]).all()
+    assert (a["lianzhuang"] == a["dealer_wins"]).all() and (
+        b["dealer_wins"] == a["lianzhuang"]
+    ).all()
+    assert (b["lianzhuang"] > a["lianzhuang"]).any()
+    got = analysis.rescore(plus, draw_adds_lianzhuang=False)
+    pd.testing.assert_frame_equal(got, a, check_exact=True)
+    pd.testing.assert_frame_equal(analysis.rescore(plain, draw_adds_lianzhuang=True), b)
+
+
+def test_play_options_are_not_payout_options():
+    """jin and youjin change who may win on what: the deals themselves differ."""
+    a = _sim({}, 300).to_pandas()
+    for rules in ({"jin": 2}, {"youjin": "minnan"}):
+        b = _sim(rules, 300).to_pandas()
+        assert not a["winner"].equals(b["winner"]) or not a["turns"].equals(b["turns"]), rules
+        assert not V.option_map[next(iter(rules))].payout
+
+
+@pytest.mark.parametrize("policy", ["value", "strong"])
+def test_value_aware_bots_do_not_read_the_payout_options(policy):
+    """The value and strong bots play on fixed parameters (tuned under the defaults), so
+    their records re-score exactly too: the first-order gap of a payout option is 0."""
+    import pandas as pd
+
+    import analysis
+    from engine.run import simulate
+
+    change = {"scoring": "xinxiuding", "pay_jinque_qq": 90}
+    run = simulate("fuzhou", 600, seed=11, policies=policy, progress=False)
+    want = simulate("fuzhou", 600, seed=11, policies=policy, rules=change, progress=False)
+    got = analysis.rescore(run, **change)
+    pd.testing.assert_frame_equal(got, want.to_pandas(), check_exact=True)

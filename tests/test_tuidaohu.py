@@ -8,6 +8,7 @@ from engine.errors import UsageError
 from engine.game import _layout as L
 from engine.variants import _tuidaohu as K
 from engine.variants import get
+from engine.variants import tuidaohu as TD
 from engine.variants._scoring import parse_melds
 
 V = get("tuidaohu")
@@ -231,8 +232,8 @@ def test_replay_prints_a_robbed_kong():
 
 def test_recompute_checks_who_paid_a_gangkai():
     """杠上开花 is paid by each other seat, or after a 放杠 by the feeder alone (3 shares,
-    杠爆全包); the record does not name the feeder, but the payers' win money must be one
-    of the two shapes: moving a share from one payer to another is caught."""
+    杠爆全包, the feeder in ``kong_feeder``): the payers' win money is one of the two shapes,
+    and moving a share from one payer to another is caught."""
     from engine.run import simulate
     from engine.testing import recompute_mismatch
 
@@ -254,3 +255,158 @@ def test_recompute_checks_who_paid_a_gangkai():
         bad.loc[i, f"delta_{a}"] += 1
         bad.loc[i, f"delta_{b}"] -= 1
         assert recompute_mismatch(V, rules, bad)[0] == i
+
+
+# ---- payout options (issue 22): worked hands, recompute = kernel, re-scoring --------------
+
+
+def test_pay_options_in_worked_hands():
+    """Each payout option pays what RULEBOOK §5.3 says with its value in place."""
+    r = score("123m456p789s11122z", rules={"pay_base": 3, "pay_zimo": 4})  # 3 x 自摸 4
+    assert r["value"] == 12 and r["deltas"] == [36, -12, -12, -12]
+    r = score("11123455678999m", rules={"pay_qingyise": 5})  # 清一色 x5, self-drawn x2
+    assert r["value"] == 10 and r["deltas"] == [30, -10, -10, -10]
+    r = score("11122233344455z", rules={"pay_ziyise": 6, "pay_sianke": 3})  # the largest
+    assert {"ziyise", "sianke"} <= set(r["patterns"]) and r["value"] == 2 * 6
+    rules = {"ghost": "baiban", "no_ghost_double": "true", "pay_wugui": 3}  # 无鬼 x3
+    r = score("123m456p789s11122z", rules=rules)
+    assert "wugui" in r["patterns"] and r["value"] == 2 * 3
+    r = score("123m456p789s11122z", seat=2, win_type=L.WIN_ROB_KONG, discarder=1,
+              rules={"pay_qianggang": 2})  # fmt: skip
+    assert r["value"] == 2 and r["deltas"] == [0, -4, 4, 0]  # the robbed seat pays 2 shares
+    r = score("123m456p789s11122z", seat=3, win_type=L.WIN_DISCARD, discarder=0,
+              flags={"fanggang"}, rules={"pay_gangbao": 1})  # fmt: skip
+    assert r["deltas"] == [-2, 0, 0, 2]  # the feeder pays one share
+
+
+def test_pay_kong_money_and_horse_factor():
+    rules = {"pay_fanggang": 5, "pay_bugang": 2, "pay_angang": 4}
+    r = V.pack(V.resolve(rules))
+    pay = np.zeros((4, 4), np.int64)
+    ctx = np.zeros(L.N_CTX, np.int64)
+    K.on_kong(r, ctx, pay, 1, L.M_KONG, 2, 4)  # 放杠: seat 2 pays 5
+    K.on_kong(r, ctx, pay, 0, L.M_ADDKONG, 0, 4)  # 补杠: 2 from each
+    K.on_kong(r, ctx, pay, 3, L.M_ANKONG, 3, 4)  # 暗杠: 4 from each
+    delta, extra = _settle(pay.copy(), winner=-1, dealer=0, win_type=L.WIN_NONE, rules=rules)
+    assert delta == [6 - 4, 5 - 2 - 4, -5 - 2 - 4, 12 - 2]
+    # the tallies a record keeps: seat 1 made a 明杠 on seat 2's discard (k = 1), seat 0
+    # a 补杠, seat 3 an 暗杠
+    tally = [int(ctx[K.S_TALLY + s]) for s in range(4)]
+    assert tally == [1, 1 << K.TALLY_FANGGANG, 0, 1 << K.TALLY_ANGANG]
+    ctx[L.X_WINNER] = ctx[L.X_KONG_FROM] = -1
+    extra = np.zeros(L.MAX_EXTRA, np.int64)
+    K.settle(r, ctx, pay.copy(), 0, 4, np.zeros(4, np.int64), extra)
+    assert extra[K.E_KONG_TALLY : K.E_KONG_TALLY + 4].tolist() == tally
+    assert extra[K.E_KONG_FEEDER] == -1
+    # the dealer's horse on seat 1 copies seat 1's self-draw twice over (pay_horse=2)
+    pay = np.zeros((4, 4), np.int64)
+    delta, extra = _settle(pay, winner=1, dealer=0, horses=("2m",), rules={"pay_horse": 2})
+    assert delta == [-2 + 2 * 4, 6, -2 - 4, -2 - 4]
+    assert extra[K.E_HORSE_TILES] == 1 << (K.HORSE_CLASS_BITS * 1)  # one horse of class 1
+
+
+_BIG_HANDS = {
+    "tianhu": ("123m456p789s11122z", "", {"tianhu"}),
+    "qingyise": ("11123455678999m", "", ()),
+    "ziyise": ("11122233344455z", "", ()),
+    "qidui": ("1133557799m1122z", "", ()),
+    "sianke": ("111m222p333s44455z", "", ()),
+    "shibaluohan": ("55z", "ankong:1m kong:2p addkong:3s ankong:4s", ()),
+    "dasanyuan": ("123m55p555666777z", "", ()),
+    "xiaosixi": ("123m111222333z44z", "", ()),
+    "dasixi": ("11m111222333444z", "", ()),
+    "shisanyao": ("19m19p19s12345677z", "", ()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BIG_HANDS))
+def test_recompute_pays_every_big_hand_as_the_kernel(name):
+    """大胡 too rare to meet in a simulated sample (十八罗汉, 大四喜 ...): recompute, on
+    the flags of a scored hand (self-drawn by seat 1, dealer 0, with no kong or horse
+    money), pays what the kernel pays under its multiplier."""
+    import pandas as pd
+
+    hand, melds, flags = _BIG_HANDS[name]
+    seat = 0 if name == "tianhu" else 1
+    rules = {f"pay_{name}": 7, "pay_base": 2}
+    r = score(hand, melds=melds, flags=flags, seat=seat, rules=rules)
+    assert name in r["patterns"] and r["value"] == 2 * 2 * 7
+    row = {"winner": seat, "discarder": -1, "dealer": 0, "win_type": "self_draw",
+           "wilds_in_hand": 0, "kong_feeder": -1, "horse_tiles": 0, "horses": 0}  # fmt: skip
+    row |= {f"kong_tally_{s}": 0 for s in range(4)}
+    row |= {f"pat_{p.name}": p.name in r["patterns"] for p in V.patterns}
+    frame = pd.DataFrame([row])
+    frame["win_type"] = pd.Categorical(frame["win_type"], categories=list(L.WIN_TYPE_NAMES))
+    got = V.recompute(V.resolve({**rules, "horses": "0"}), frame)
+    assert got["value"][0] == r["value"]
+    assert [got[f"delta_{s}"][0] for s in range(4)] == r["deltas"]
+
+
+def _sim(rules, deals=1000, policies="efficiency"):
+    from engine.run import simulate
+
+    return simulate("tuidaohu", deals, seed=7, policies=policies, rules=rules, progress=False)
+
+
+@pytest.mark.parametrize("key", sorted(TD.RESCORE_CONTEXT))
+def test_rescore_under_the_rules_where_the_option_pays(key):
+    """The payout options idle without 鬼 (无鬼, 四鬼胡), re-scored where they pay: equal to
+    a fresh efficiency simulation, and moving the payments."""
+    import pandas as pd
+
+    import analysis
+
+    context = TD.RESCORE_CONTEXT[key]
+    run = _sim(context)
+    base = run.to_pandas()
+    opt = V.option_map[key]
+    for value in [a for a in opt.allowed if a != opt.default][:2]:
+        got = analysis.rescore(run, **{key: value})
+        want = _sim({**context, key: value}).to_pandas()
+        pd.testing.assert_frame_equal(got, want, check_exact=True)
+        assert (got["value"] != base["value"]).any(), (key, value)
+
+
+@pytest.mark.parametrize(
+    "rules, change",
+    [
+        ({"huangzhuang_huanggang": True}, {"huangzhuang_huanggang": False}),
+        ({"horse_map": "mil", "pay_fanggang": 6}, {"horse_map": "seed", "pay_fanggang": 3}),
+        ({"horses": "winner:4", "horse_map": "mil"}, {"horse_map": "seed", "pay_horse": 3}),
+    ],
+)
+def test_rescore_does_not_depend_on_the_source_rules(rules, change):
+    """The records carry the inputs (kong tallies, horse tiles), not only their money: a
+    run re-scored back to other options equals a run played under them."""
+    import pandas as pd
+
+    import analysis
+
+    got = analysis.rescore(_sim(rules, 800), **change)
+    want = _sim({**rules, **change}, 800).to_pandas()
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+def test_the_horse_count_changes_the_wall():
+    """``horses`` (the count) is a play option: the horses leave the tail before play, so
+    the deals played differ (``mjlab design --vary horses=...`` must simulate them)."""
+    a = _sim({"horses": "2"}, 300).to_pandas()
+    b = _sim({"horses": "6"}, 300).to_pandas()
+    assert not V.option_map["horses"].payout
+    assert not a["turns"].equals(b["turns"]) and not a["winner"].equals(b["winner"])
+
+
+@pytest.mark.parametrize("policy", ["value", "strong"])
+def test_value_aware_bots_do_not_read_the_payout_options(policy):
+    """The value and strong bots play on fixed parameters (tuned under the defaults), so
+    their records re-score exactly too: the first-order gap of a payout option is 0."""
+    import pandas as pd
+
+    import analysis
+    from engine.run import simulate
+
+    change = {"pay_qidui": 4, "pay_fanggang": 5, "horse_map": "mil"}
+    run = simulate("tuidaohu", 600, seed=11, policies=policy, progress=False)
+    want = simulate("tuidaohu", 600, seed=11, policies=policy, rules=change, progress=False)
+    got = analysis.rescore(run, **change)
+    pd.testing.assert_frame_equal(got, want.to_pandas(), check_exact=True)

@@ -1,10 +1,10 @@
 """福州麻将 (fuzhou) pattern and settlement kernels (numba). Kernels only.
 
 Rule slots (``rules[R_VAR + i]``) are written by :mod:`engine.variants.fuzhou`: the
-formula, the value of every special win under that formula (a table the options
-change) and the 游金 multipliers. The loop fills the winner's flowers, golds and
-context in ``ctx`` (engine.game._layout X_*); :func:`patterns` reads the hand and
-stores the winner's kongs and golds in the scratch slots for :func:`settle`.
+formula, whether a kept draw adds to 连庄数, the formula's 底, the value of every special
+win under that formula and the 游金 multipliers (the last four from payout options).
+The loop fills the winner's flowers, golds and context in ``ctx`` (engine.game._layout
+X_*); :func:`patterns` stores the winner's kongs and golds in scratch for :func:`settle`.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from ..game._layout import (
     X_OPENING_WIN,
     X_RESERVE,
     X_ROB_INDICATOR,
+    X_STREAK,
     X_WILD0,
     X_WILD_DISCARDS,
     X_WIN_TYPE,
@@ -97,6 +98,13 @@ F_FORMULA = VAR.block("formula")
 """0 QQ/同城游 (default), 1 新修订 (xinxiuding), 2 multiplier."""
 F_JIN = VAR.block("jin")
 """金 kinds: 0, 1 (default) or 2."""
+F_DRAW_ADDS = VAR.block("draw_adds")
+"""1: 连庄数 counts the drawn deals the dealer kept (``draw_adds_lianzhuang``): the
+settlement reads X_STREAK instead of X_DEALER_WINS (the dealer keeps the deal on a draw,
+so the two counts agree but for those draws)."""
+F_BASE = VAR.block("base")
+"""The formula's constant: QQ's 5, 新修订's 底番 1, the multiplier formula's 1
+(``pay_base_<formula>``)."""
 F_SPECIAL = VAR.block("special", N_PATTERNS, at=R_VAR + 8)
 """From R_VAR+8, one slot per pattern bit: the value of each pattern bit under the formula
 (additive 番 for QQ and 新修订, a multiplier for ``multiplier``; 0 = not a special)."""
@@ -121,6 +129,7 @@ E_LAST_GROUP = 8
 E_JIN = 9
 E_DEAL_MAX_GOLDS = 10
 E_SPECIAL = 11
+E_DEALER_WINS = 12
 
 # ---- scratch ctx slots written by patterns() for settle() ---------------------------------
 SCRATCH = CTX.sub("scratch", "fuzhou scratch")
@@ -135,7 +144,8 @@ SANJIN = 3
 """Golds that make 三金倒."""
 
 XINXIUDING_BASE = 1
-"""新修订's 底番 (the seed's 「刚开始底番为1番」, RULEBOOK §3.5 rule 22): no win is worth 0."""
+"""新修订's default 底番 (the seed's 「刚开始底番为1番」, RULEBOOK §3.5 rule 22): no win is
+worth 0 (option ``pay_base_xinxiuding``; the kernel reads F_BASE)."""
 
 
 @kernel
@@ -241,27 +251,36 @@ def youjin_multiplier(rules, bits):
 
 
 @kernel
+def lianzhuang(rules, ctx):
+    """连庄数: the dealer's consecutive wins before this deal, and under F_DRAW_ADDS the
+    drawn deals he kept among them too (his streak).
+    """
+    return ctx[X_STREAK] if rules[F_DRAW_ADDS] == 1 else ctx[X_DEALER_WINS]
+
+
+@kernel
 def amount(rules, ctx, bits):
     """Per-payer amount X of the win and the special counted: ``(x, special)``.
 
-    QQ/同城游: X = (5 + 花番 + 金 + 连庄数) × 2 + the largest special.
+    QQ/同城游: X = (底 5 + 花番 + 金 + 连庄数) × 2 + the largest special.
     新修订: (底番 1 + 花番 + 金 + 连庄数) × (2 on a self-draw) + the largest special.
-    multiplier: (1 + 花番 + 金 + 连庄数) × (2 on a self-draw) × the largest multiplier.
+    multiplier: (底 1 + 花番 + 金 + 连庄数) × (2 on a self-draw) × the largest multiplier.
     花番 = flowers (a set of four counts 6) + 明杠 + 2·暗杠; then × the 游金 multiplier.
+    The 底 (F_BASE), the specials and the 游金 multipliers are the payout options'.
     """
     winner = ctx[X_WINNER]
     huafan = flower_points(ctx, winner) + ctx[S_MING] + 2 * ctx[S_AN]
-    base = huafan + ctx[S_GOLDS] + ctx[X_DEALER_WINS]
+    base = huafan + ctx[S_GOLDS] + lianzhuang(rules, ctx)
     wt = ctx[X_WIN_TYPE]
     self_draw = wt != WIN_DISCARD and wt != WIN_ROB_KONG
     special = special_value(rules, bits)
     formula = rules[F_FORMULA]
     if formula == FORMULA_QQ:
-        x = (5 + base) * 2 + special
+        x = (rules[F_BASE] + base) * 2 + special
     elif formula == FORMULA_XINXIUDING:
-        x = (XINXIUDING_BASE + base) * (2 if self_draw else 1) + special
+        x = (rules[F_BASE] + base) * (2 if self_draw else 1) + special
     else:
-        x = (1 + base) * (2 if self_draw else 1) * special
+        x = (rules[F_BASE] + base) * (2 if self_draw else 1) * special
     return x * youjin_multiplier(rules, bits), special
 
 
@@ -276,7 +295,8 @@ def settle(rules, ctx, pay, bits, players, delta, extra):
     winner = ctx[X_WINNER]
     for i in range(extra.shape[0]):
         extra[i] = 0
-    extra[E_LIANZHUANG] = ctx[X_DEALER_WINS]
+    extra[E_LIANZHUANG] = lianzhuang(rules, ctx)
+    extra[E_DEALER_WINS] = ctx[X_DEALER_WINS]
     extra[E_KONGS] = ctx[X_MINGKONGS] + ctx[X_ANKONGS]
     extra[E_RESERVE] = ctx[X_RESERVE]
     extra[E_GOLD_DISCARDS] = ctx[X_WILD_DISCARDS]

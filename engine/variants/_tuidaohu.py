@@ -1,6 +1,10 @@
 """广东推倒胡 (tuidaohu) scoring and settlement kernels (numba). Kernels only.
 
-Rule slots (``rules[R_VAR + i]``) are written by :mod:`engine.variants.tuidaohu`.
+Rule slots (``rules[R_VAR + i]``) and the payout table (``rules[R_PAY + i]``: the base,
+the factors, the 大胡 multipliers, the kong money, the horse factor, from the payout
+options) are written by :mod:`engine.variants.tuidaohu`. :func:`on_kong` tallies each
+seat's kongs in the scratch slots, and :func:`settle` records them with the horse tiles
+and the 杠爆 feeder, so that a record carries every input of the payment.
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ import numpy as np
 
 from .._numba import kernel
 from ..game._layout import (
+    CTX,
     M_ADDKONG,
     M_ANKONG,
     M_KONG,
@@ -82,6 +87,27 @@ T_HORSE_MODE = VAR.block(
 T_HORSE_N = VAR.block("horse_n")
 T_HORSE_MAP = VAR.block("horse_map")  # 0 seed/code, 1 MIL
 
+# payout table (engine.variants.tuidaohu's pay_* options)
+PAY = RULES.sub("pay", "tuidaohu payout")
+T_BASE = PAY.block("base")
+"""底分 of a win (1)."""
+T_ZIMO = PAY.block("zimo")
+"""Factor of a win that is not on a discard (自摸, 杠上开花, 抢杠, 四鬼: 2)."""
+T_WUGUI = PAY.block("wugui")
+"""Factor of a 无鬼 win under no_ghost_double (2)."""
+T_QIANGGANG = PAY.block("qianggang")
+"""Shares of the win amount the robbed kong player pays for 抢杠胡 (3)."""
+T_GANGBAO = PAY.block("gangbao")
+"""Shares the feeder of the 放杠 pays for 杠上开花 after it (杠爆全包, 3)."""
+T_FANGGANG = PAY.block("fanggang")
+"""Kong money of a 明杠 from a discard, from the feeder (3)."""
+T_BUGANG = PAY.block("bugang")
+"""Kong money of a 补杠, from each other seat (1)."""
+T_ANGANG = PAY.block("angang")
+"""Kong money of a 暗杠, from each other seat (2)."""
+T_HORSE = PAY.block("horse")
+"""Times each horse copies what it copies (1)."""
+
 # pattern bits (order = engine.variants.tuidaohu.PATTERNS)
 P_TIANHU = BIT["tianhu"]
 P_QINGYISE = BIT["qingyise"]
@@ -99,6 +125,10 @@ P_GANGKAI = BIT["gangkai"]
 P_QIANGGANG = BIT["qianggang"]
 P_WUGUI = BIT["wugui"]
 """Bits 0..10 are 大胡 (big hands); the rest are informational or context."""
+N_PATTERNS = len(PATTERNS)
+T_BIG = PAY.block("big", N_PATTERNS)
+"""One slot per pattern bit: the multiplier of each 大胡 (2; 大胡 never stack, the largest
+counts), 1 for the other patterns."""
 
 # extra record columns (order = engine.variants.tuidaohu.EXTRAS)
 E_HORSES = 0
@@ -106,6 +136,25 @@ E_HORSE_HITS = 1
 E_KONGS = 2
 E_KONG_MONEY = 3  # 3..6
 E_HORSE_MONEY = 7  # 7..10
+E_KONG_TALLY = 11  # 11..14 each seat's kongs, packed (TALLY_*)
+E_HORSE_TILES = 15
+E_KONG_FEEDER = 16
+
+# ---- the kong tally of a seat (3 bits a field) and the horse tiles (4 bits a class) ----
+TALLY_BUGANG = 0
+"""Bits 0..2: 补杠 the seat made."""
+TALLY_ANGANG = 3
+"""Bits 3..5: 暗杠 the seat made."""
+TALLY_FANGGANG = 6
+"""Bits 6 + 3 (k - 1): 明杠 the seat made from a discard of seat (seat + k) % 4, k = 1..3."""
+HORSE_CLASS_BITS = 4
+"""horse_tiles: 4 bits per class, classes 0..3 the suited and wind horses by the seat offset
+they name (1 5 9 东: 0, 2 6 南: 1, 3 7 西: 2, 4 8 北: 3), 4 中, 5 发, 6 白 (the dragons name
+a seat by horse_map)."""
+
+SCRATCH = CTX.sub("scratch", "tuidaohu scratch")
+S_TALLY = SCRATCH.block("tally", 4)
+"""Each seat's kong tally this deal (the TALLY_* fields), kept by on_kong."""
 
 _DRAGONS = np.array([31, 32, 33], np.int64)
 _WINDS = np.array([27, 28, 29, 30], np.int64)
@@ -209,31 +258,51 @@ def _chowless(melds, nmeld):
 
 @kernel
 def win_amount(rules, ctx, bits):
-    """Amount each payer owes the winner (before horses): 1 × 自摸 2 × 大胡 2 × 无鬼 2."""
-    big = (bits & BIG_MASK) != 0
-    amount = 1
+    """Amount each payer owes the winner (before horses): 底 1 × 自摸 2 × the largest 大胡
+    multiplier (2) × 无鬼 2, the numbers from the payout table.
+    """
+    amount = rules[T_BASE]
     if ctx[X_WIN_TYPE] != WIN_DISCARD:
-        amount *= 2
-    if big:
-        amount *= 2
+        amount *= rules[T_ZIMO]
+    big = 1
+    for i in range(N_PATTERNS):
+        if (BIG_MASK >> i) & 1 and (bits >> i) & 1 and rules[T_BIG + i] > big:
+            big = rules[T_BIG + i]
+    amount *= big
     if (bits >> P_WUGUI) & 1:
-        amount *= 2
+        amount *= rules[T_WUGUI]
     return amount
 
 
 @kernel(refcount=False)
 def on_kong(rules, ctx, pay, seat, mtype, from_seat, players):
-    """Kong money (杠钱): 放杠 3 from the feeder, 补杠 1 and 暗杠 2 from each other seat."""
+    """Kong money (杠钱): 放杠 3 from the feeder, 补杠 1 and 暗杠 2 from each other seat
+    (the payout table's numbers); the kong is tallied for the record.
+    """
     if mtype == M_KONG:
-        pay[from_seat, seat] += 3
+        pay[from_seat, seat] += rules[T_FANGGANG]
+        k = (from_seat - seat) % players
+        ctx[S_TALLY + seat] += 1 << (TALLY_FANGGANG + 3 * (k - 1))
     elif mtype == M_ADDKONG:
+        ctx[S_TALLY + seat] += 1 << TALLY_BUGANG
         for s in range(players):
             if s != seat:
-                pay[s, seat] += 1
+                pay[s, seat] += rules[T_BUGANG]
     elif mtype == M_ANKONG:
+        ctx[S_TALLY + seat] += 1 << TALLY_ANGANG
         for s in range(players):
             if s != seat:
-                pay[s, seat] += 2
+                pay[s, seat] += rules[T_ANGANG]
+
+
+@kernel
+def horse_class(phys):
+    """The horse_tiles class of a horse tile (HORSE_CLASS_BITS)."""
+    if phys < 27:
+        return (phys % 9) % 4
+    if phys <= 30:
+        return phys - 27
+    return 4 + 33 - phys  # 中 4, 发 5, 白 6
 
 
 @kernel
@@ -261,15 +330,16 @@ def settle(rules, ctx, pay, bits, players, delta, extra):
         if wt == WIN_DISCARD:
             pay[ctx[X_DISCARDER], winner] += amount
         elif wt == WIN_ROB_KONG:
-            pay[ctx[X_ROBBED], winner] += 3 * amount
+            pay[ctx[X_ROBBED], winner] += rules[T_QIANGGANG] * amount
         elif wt == WIN_KONG_DRAW and ctx[X_KONG_FROM] >= 0:
-            pay[ctx[X_KONG_FROM], winner] += 3 * amount  # 杠爆全包
+            pay[ctx[X_KONG_FROM], winner] += rules[T_GANGBAO] * amount  # 杠爆全包
         else:
             for s in range(players):
                 if s != winner:
                     pay[s, winner] += amount
     nh = ctx[X_NHORSE]
     hits = 0
+    times = rules[T_HORSE]
     horse = np.zeros((players, players), np.int64)
     if rules[T_HORSE_MODE] == 2:
         # winner's horses: each horse naming the winner adds each payer's amount again
@@ -280,7 +350,7 @@ def settle(rules, ctx, pay, bits, players, delta, extra):
                     hits += 1
                     for s in range(players):
                         if s != winner and pay[s, winner] > 0:
-                            horse[s, winner] += pay[s, winner] - kong_pay[s, winner]
+                            horse[s, winner] += times * (pay[s, winner] - kong_pay[s, winner])
     else:
         for i in range(nh):
             seat = (dealer + horse_offset(rules, ctx[X_HORSE + i])) % players
@@ -288,9 +358,9 @@ def settle(rules, ctx, pay, bits, players, delta, extra):
                 hits += 1
             for p in range(players):
                 if p != dealer and pay[p, seat] != 0:
-                    horse[p, dealer] += pay[p, seat]
+                    horse[p, dealer] += times * pay[p, seat]
                 if p != dealer and pay[seat, p] != 0:
-                    horse[dealer, p] += pay[seat, p]
+                    horse[dealer, p] += times * pay[seat, p]
     for p in range(players):
         for q in range(players):
             delta[q] += pay[p, q] + horse[p, q]
@@ -300,4 +370,13 @@ def settle(rules, ctx, pay, bits, players, delta, extra):
     extra[E_HORSES] = nh
     extra[E_HORSE_HITS] = hits
     extra[E_KONGS] = ctx[X_KONGS]
+    tiles = 0
+    for i in range(nh):
+        tiles += 1 << (HORSE_CLASS_BITS * horse_class(ctx[X_HORSE + i]))
+    extra[E_HORSE_TILES] = tiles
+    for s in range(players):
+        extra[E_KONG_TALLY + s] = ctx[S_TALLY + s]
+    extra[E_KONG_FEEDER] = (
+        ctx[X_KONG_FROM] if winner >= 0 and ctx[X_WIN_TYPE] == WIN_KONG_DRAW else -1
+    )
     return amount

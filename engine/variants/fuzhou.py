@@ -36,6 +36,23 @@ RULEBOOK §3 (seed ``002_f8fbd002ca6459f4.txt``):
   enters X for whoever wins. The dealer keeps the deal on his win or a draw, else the
   dealer's 下家 deals.
 
+Payout options (re-scoring)
+---------------------------
+``scoring``, ``draw_adds_lianzhuang`` and the ``pay_*`` options change only what a deal
+pays, so recorded deals are paid again under them (``mjlab rescore``, engine.rescore):
+``pay_base_<formula>`` (the 底 of X: qq 5, xinxiuding 1, multiplier 1), each special's
+value under each formula (``pay_<special>_<formula>``: 番 added to X for qq and
+xinxiuding, × X for multiplier; only the largest counts) and the 游金 multipliers
+(``pay_danyou`` 4, ``pay_shuangyou`` 8, ``pay_sanyou`` 16, under ``youjin=minnan``). The
+records carry what they read: the pattern flags, ``huafan``, ``golds``, ``dealer_streak``
+and ``dealer_wins`` (连庄数 without or with the kept draws). No bot reads them (the value
+and strong bots' parameters are fixed numbers tuned under the defaults), so a re-score
+of any policy's records equals a fresh simulation; the bots are just not re-tuned to
+the new values. A re-score cannot change ``jin``
+(the golds) or ``youjin`` (游金 changes who may win on what): simulate those. Most of
+the options are idle under the default rules (the other formulas' tables, 地胡 under
+``jin=1``, 游金 under ``youjin=none``); they pay as soon as their formula or rule is on.
+
 Engine simplifications
 ----------------------
 - The first dealer of each match is drawn at random; tiles are dealt one seat at a time
@@ -118,67 +135,6 @@ from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_contex
 SCORING = ("qq", "xinxiuding", "multiplier")
 YOUJIN = ("none", "minnan")
 
-OPTIONS = (
-    RuleOption(
-        "jin",
-        1,
-        (0, 1, 2),
-        "金 (wildcard) kinds: 1 = the indicator's own kind (3 live golds, the indicator "
-        "dead); 2 = also the next kind (3 + 4 golds); 0 = no 金 (no 开金, 抢金, 三金倒, 金雀, "
-        "金龙), for the wildcard sweep.",
-        "§0.2; §3.2 rule 5",
-    ),
-    RuleOption(
-        "scoring",
-        "qq",
-        SCORING,
-        "qq = QQ/同城游: X = (5 + 花番 + 金 + 连庄数) × 2 + the largest special (天胡/地胡/抢金/"
-        "平胡无花 30, 平胡一张花 15, 三金倒 40, 金雀 60, 金龙 120), discarder pays X, self-draw "
-        "each pays X; xinxiuding = (底番 1 + 花番 + 金 + 连庄数) × (2 on self-draw) + 三金倒 10 "
-        "/ 抢金 20 / 金雀 30 / 天胡 40, all three pay on every win; multiplier = (1 + 花番 + 金 + "
-        "连庄数) × (2 on self-draw) × 三金倒 3 / 金雀 4 / 抢金 5 / 金龙 6, paid as qq.",
-        "§3.5 rules 21-22",
-    ),
-    RuleOption(
-        "youjin",
-        "none",
-        YOUJIN,
-        "游金 (闽南, not in 福州 rules): minnan = after a discard leaving complete sets and a "
-        "lone gold the seat 游s, wins only by self-draw, and a drawn gold discarded raises "
-        "单游 ×4 to 双游 ×8 and 三游 ×16 (× X); nobody wins on a discard while anyone 游s.",
-        "§3.4 rule 19",
-    ),
-    RuleOption(
-        "draw_adds_lianzhuang",
-        False,
-        (False, True),
-        "A drawn deal (the dealer keeps the deal) also adds one to 连庄数.",
-        "§3.5 rule 23",
-    ),
-)
-
-PATTERNS = K.PATTERNS
-"""The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
-
-EXTRAS = (
-    "flowers",
-    "huafan",
-    "golds",
-    "lianzhuang",
-    "kongs",
-    "reserve",
-    "youjin",
-    "gold_discards",
-    "last_group",
-    "jin",
-    "deal_max_golds",
-    "special",
-)
-"""Extra columns: the winner's flower tiles and 花番 (flowers, sets of four as 6, kongs),
-golds in the winning hand, 连庄数, kongs of the deal, the final reserve, the winner's 游金
-level, golds discarded, whether the last group was reached, the gold kind (-1 none), the
-most golds any seat held at the opening, and the special counted (番 or multiplier)."""
-
 SPECIALS = {
     "qq": {
         "tianhu": 30,
@@ -198,6 +154,151 @@ multiplier (multiplier); only the largest counts."""
 
 YOUJIN_MULT = (4, 8, 16)
 """单游, 双游, 三游 multipliers of X under ``youjin=minnan``."""
+
+BASES = {"qq": 5, "xinxiuding": K.XINXIUDING_BASE, "multiplier": 1}
+"""Each formula's constant 底 in X (RULEBOOK §3.5 rule 22): QQ's 5, 新修订's 底番 1, the
+multiplier formula's 1."""
+
+_HANZI = {p.name: p.hanzi for p in K.PATTERNS}
+_YOU = ("danyou", "shuangyou", "sanyou")
+_UNIT = {"qq": "番 added to X", "xinxiuding": "番 added to X", "multiplier": "× X"}
+_SPECIAL_RANGE = {
+    "qq": tuple(range(0, 241)),
+    "xinxiuding": tuple(range(0, 121)),
+    "multiplier": tuple(range(1, 17)),
+}
+
+
+def _pay_options() -> tuple[RuleOption, ...]:
+    """The payout options of the scoring table: each formula's 底, each special under each
+    formula, the 游金 multipliers (their defaults are today's values).
+    """
+    out = []
+    for formula, base in BASES.items():
+        out.append(
+            RuleOption(
+                f"pay_base_{formula}",
+                base,
+                tuple(range(0, 21)),
+                f"The constant 底 of X under scoring={formula} (番, default {base}): X = (底 + "
+                "花番 + 金 + 连庄数) × the formula's factor, then its special.",
+                "§3.5 rule 22",
+                payout=True,
+            )
+        )
+    for formula, table in SPECIALS.items():
+        for name, value in table.items():
+            out.append(
+                RuleOption(
+                    f"pay_{name}_{formula}",
+                    value,
+                    _SPECIAL_RANGE[formula],
+                    f"{_HANZI[name]} under scoring={formula}: {_UNIT[formula]} (default "
+                    f"{value}); only the largest special of a hand counts.",
+                    "§3.5 rule 22",
+                    payout=True,
+                )
+            )
+    for name, mult in zip(_YOU, YOUJIN_MULT, strict=True):
+        out.append(
+            RuleOption(
+                f"pay_{name}",
+                mult,
+                tuple(range(1, 65)),
+                f"{_HANZI[name]} multiplier of X under youjin=minnan (default ×{mult}).",
+                "§3.4 rule 19",
+                payout=True,
+            )
+        )
+    return tuple(out)
+
+
+PAY_OPTIONS = _pay_options()
+
+OPTIONS = (
+    RuleOption(
+        "jin",
+        1,
+        (0, 1, 2),
+        "金 (wildcard) kinds: 1 = the indicator's own kind (3 live golds, the indicator "
+        "dead); 2 = also the next kind (3 + 4 golds); 0 = no 金 (no 开金, 抢金, 三金倒, 金雀, "
+        "金龙), for the wildcard sweep.",
+        "§0.2; §3.2 rule 5",
+    ),
+    RuleOption(
+        "scoring",
+        "qq",
+        SCORING,
+        "qq = QQ/同城游: X = (5 + 花番 + 金 + 连庄数) × 2 + the largest special (天胡/地胡/抢金/"
+        "平胡无花 30, 平胡一张花 15, 三金倒 40, 金雀 60, 金龙 120), discarder pays X, self-draw "
+        "each pays X; xinxiuding = (底番 1 + 花番 + 金 + 连庄数) × (2 on self-draw) + 三金倒 10 "
+        "/ 抢金 20 / 金雀 30 / 天胡 40, all three pay on every win; multiplier = (1 + 花番 + 金 + "
+        "连庄数) × (2 on self-draw) × 三金倒 3 / 金雀 4 / 抢金 5 / 金龙 6, paid as qq. The "
+        "numbers are the defaults of the pay_base_<formula> and pay_<special>_<formula> "
+        "options.",
+        "§3.5 rules 21-22",
+        payout=True,
+    ),
+    RuleOption(
+        "youjin",
+        "none",
+        YOUJIN,
+        "游金 (闽南, not in 福州 rules): minnan = after a discard leaving complete sets and a "
+        "lone gold the seat 游s, wins only by self-draw, and a drawn gold discarded raises "
+        "单游 ×4 to 双游 ×8 and 三游 ×16 (× X); nobody wins on a discard while anyone 游s.",
+        "§3.4 rule 19",
+    ),
+    RuleOption(
+        "draw_adds_lianzhuang",
+        False,
+        (False, True),
+        "A drawn deal (the dealer keeps the deal) also adds one to 连庄数.",
+        "§3.5 rule 23",
+        payout=True,
+    ),
+    *PAY_OPTIONS,
+)
+
+PATTERNS = K.PATTERNS
+"""The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
+
+EXTRAS = (
+    "flowers",
+    "huafan",
+    "golds",
+    "lianzhuang",
+    "kongs",
+    "reserve",
+    "youjin",
+    "gold_discards",
+    "last_group",
+    "jin",
+    "deal_max_golds",
+    "special",
+    "dealer_wins",
+)
+"""Extra columns: the winner's flower tiles and 花番 (flowers, sets of four as 6, kongs),
+golds in the winning hand, 连庄数, kongs of the deal, the final reserve, the winner's 游金
+level, golds discarded, whether the last group was reached, the gold kind (-1 none), the
+most golds any seat held at the opening, the special counted (番 or multiplier), and
+the dealer's consecutive wins before the deal without the drawn deals he kept (连庄数
+is this, or ``dealer_streak`` under ``draw_adds_lianzhuang``: a re-score reads it)."""
+
+RESCORE_CONTEXT = {
+    **{f"pay_base_{f}": {"scoring": f} for f in ("xinxiuding", "multiplier")},
+    **{f"pay_{n}_{f}": {"scoring": f} for f in ("xinxiuding", "multiplier") for n in SPECIALS[f]},
+    **{f"pay_{n}": {"youjin": "minnan"} for n in _YOU},
+    "pay_dihu_qq": {"jin": 0},
+}
+"""The rules under which each payout option that is idle under the defaults pays (its
+formula, 游金, or 地胡's jin=0): a re-score test of it plays there."""
+
+PAYOUT_PATTERN = {
+    **{f"pay_{n}_{f}": n for f, table in SPECIALS.items() for n in table},
+    **{f"pay_{n}": n for n in _YOU},
+}
+"""The pattern each pattern-value option pays for: it can move no payment in a sample
+without that pattern (the re-score tests check that an idle option's pattern is absent)."""
 
 VALUE_BOT_JINQUE = 0
 """Value-bot bonus for 金雀 in quarter tiles (at most two tiles away). 0: measured in
@@ -273,19 +374,23 @@ def pack(rules) -> np.ndarray:
     r[L.R_LAST_GROUP] = 4
     r[L.R_INSTANT_WILDS] = K.SANJIN if jin else 0
     r[L.R_OPENING] = 1
-    r[L.R_DRAW_ADDS_WINS] = int(rules["draw_adds_lianzhuang"])
+    # 连庄数 under draw_adds_lianzhuang is read by the settlement from the streak
+    # (K.F_DRAW_ADDS), so the engine's dealer-win count stays the wins alone: the records
+    # keep both (lianzhuang, dealer_wins) and a re-score can go either way.
+    r[L.R_DRAW_ADDS_WINS] = 0
     r[L.R_KONG_NEEDS_LIVE] = 1
     r[L.R_YOUJIN] = int(rules["youjin"] == "minnan")
     r[L.R_WIN_PRIORITY] = 1
     formula = rules["scoring"]
     r[K.F_FORMULA] = SCORING.index(formula)
     r[K.F_JIN] = jin
-    names = [p.name for p in PATTERNS]
-    for name, value in SPECIALS[formula].items():
-        r[K.F_SPECIAL + names.index(name)] = value
+    r[K.F_DRAW_ADDS] = int(rules["draw_adds_lianzhuang"])
+    r[K.F_BASE] = rules[f"pay_base_{formula}"]
+    for name in SPECIALS[formula]:
+        r[K.F_SPECIAL + K.BIT[name]] = rules[f"pay_{name}_{formula}"]
     if rules["youjin"] == "minnan":
-        for i, m in enumerate(YOUJIN_MULT):
-            r[K.F_YOU_MULT + i] = m
+        for i, name in enumerate(_YOU):
+            r[K.F_YOU_MULT + i] = rules[f"pay_{name}"]
     return r
 
 
@@ -433,6 +538,7 @@ def score_hand(
     r = pack(rules)
     ctx = win_context(seat, dealer, win_type, melds, feeder=discarder, flags=flags)
     ctx[L.X_DEALER_WINS] = streak
+    ctx[L.X_STREAK] = streak
     ctx[L.X_WILD0] = 0 if jin else -1
     ctx[L.X_OPENING_WIN] = int(bool({"tianhu", "qiangjin"} & flags) or "sanjindao" in flags)
     ctx[L.X_ROB_INDICATOR] = robbed
@@ -457,38 +563,48 @@ def score_hand(
 
 
 def recompute(rules, frame) -> dict:
-    """The record columns that the pattern flags fix (the conformance check).
+    """The record columns that the pattern flags and scoring inputs fix (the conformance
+    check, and the re-score under payout options).
 
-    ``special`` = the largest special among the flags under the formula (multiplier: 1
-    if none); ``value`` = X of RULEBOOK §3.5 rule 22 from the ``huafan``, ``golds`` and
-    ``lianzhuang`` columns, × the 游金 multiplier of the flags; the deltas: a discard or
-    robbed-kong win paid X by the discarder (新修订: by each other seat), a self-draw X
-    by each other seat.
+    ``lianzhuang`` = ``dealer_wins`` (or ``dealer_streak`` under ``draw_adds_lianzhuang``);
+    ``special`` = the largest special among the flags under the formula's table (the
+    ``pay_<special>_<formula>`` options; multiplier: 1 if none); ``value`` = X of
+    RULEBOOK §3.5 rule 22 from ``pay_base_<formula>`` and the ``huafan``, ``golds`` and
+    ``lianzhuang`` columns, × the 游金 multiplier of the flags (``pay_danyou`` ...); the
+    deltas: a discard or robbed-kong win paid X by the discarder (新修订: by each other
+    seat), a self-draw X by each other seat.
     """
     r = RecordView(frame, 4)
     formula = rules["scoring"]
     special = np.full(r.n, 1 if formula == "multiplier" else 0, np.int64)
-    for name, v in SPECIALS[formula].items():
+    for name in SPECIALS[formula]:
+        v = rules[f"pay_{name}_{formula}"]
         special = np.where(r.pat(name), np.maximum(special, v), special)
-    base = r.col("huafan") + r.col("golds") + r.col("lianzhuang")
+    lian = r.col("dealer_streak" if rules["draw_adds_lianzhuang"] else "dealer_wins")
+    base = rules[f"pay_base_{formula}"] + r.col("huafan") + r.col("golds") + lian
     fed = r.is_type("discard", "rob_kong")
     double = np.where(fed, 1, 2)
     if formula == "qq":
-        x = (5 + base) * 2 + special
+        x = base * 2 + special
     elif formula == "xinxiuding":
-        x = (K.XINXIUDING_BASE + base) * double + special
+        x = base * double + special
     else:
-        x = (1 + base) * double * special
+        x = base * double * special
     mult = np.ones(r.n, np.int64)
     if rules["youjin"] == "minnan":
-        for name, m in zip(("danyou", "shuangyou", "sanyou"), YOUJIN_MULT, strict=True):
-            mult = np.where(r.pat(name), m, mult)
+        for name in _YOU:
+            mult = np.where(r.pat(name), rules[f"pay_{name}"], mult)
     value = np.where(r.won, x * mult, 0)
     if formula == "xinxiuding":
         paid = r.others(value)
     else:
         paid = np.where(fed[:, None], r.one(r.discarder, value), r.others(value))
-    return {"special": np.where(r.won, special, 0), "value": value, **r.deltas(paid)}
+    return {
+        "lianzhuang": lian,
+        "special": np.where(r.won, special, 0),
+        "value": value,
+        **r.deltas(paid),
+    }
 
 
 def _p_hands_complete(jin: int) -> Fraction:

@@ -11,6 +11,22 @@ from each, 暗杠 2 from each, settled at the end (also after a draw unless
 the hit seat's transfers onto the dealer; the winner deals next, the dealer keeps on a
 win, a draw passes the deal to the dealer's 下家.
 
+Payout options (re-scoring)
+---------------------------
+``huangzhuang_huanggang``, ``no_ghost_double``, ``horse_map`` and the ``pay_*`` options
+change only what a deal pays, so recorded deals are paid again under them (``mjlab
+rescore``, engine.rescore): ``pay_base`` (底 1), ``pay_zimo`` (×2 off a discard),
+``pay_<大胡>`` (×2 each; 大胡 never stack, the largest counts), ``pay_wugui`` (×2),
+``pay_qianggang`` and ``pay_gangbao`` (the 3 shares the robbed or feeding seat pays),
+the kong money ``pay_fanggang`` 3, ``pay_bugang`` 1, ``pay_angang`` 2 and ``pay_horse``
+(times each horse copies, 1). The records carry what they read: the pattern flags and
+``wilds_in_hand``, each seat's kongs (``kong_tally_s``), the horse tiles by class
+(``horse_tiles``) and the 杠爆 feeder (``kong_feeder``). No bot reads them (the strong
+bot's kong values are its own tuned parameters), so a re-score of any policy's records
+equals a fresh simulation; the bots are just not re-tuned to the new values. A re-score
+cannot change ``horses`` (the horse count: the horses leave the tail, so the wall
+played changes), ``ghost``, ``four_ghost_win`` or ``dianpao``: simulate those.
+
 Engine simplifications
 ----------------------
 - The first dealer of each match is drawn at random (seed: 「仅第一局为系统随机定庄」).
@@ -56,6 +72,118 @@ from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_contex
 GHOSTS = ("none", "baiban", "fan", "shuang")
 HORSES = ("dealer",) + tuple(str(i) for i in range(9)) + tuple(f"winner:{n}" for n in (2, 4, 6, 8))
 
+_BIG = tuple(p.name for p in K.PATTERNS if p.big)
+_HANZI = {p.name: p.hanzi for p in K.PATTERNS}
+
+PAY_TABLE = (
+    ("pay_base", K.T_BASE, 1, range(1, 11), "底分 of a win (分).", "§5.3 rule 10"),
+    (
+        "pay_zimo",
+        K.T_ZIMO,
+        2,
+        range(1, 9),
+        "Factor of a win not on a discard (自摸, 杠上开花, 抢杠胡, 四鬼胡).",
+        "§5.3 rule 10",
+    ),
+    (
+        "pay_wugui",
+        K.T_WUGUI,
+        2,
+        range(1, 9),
+        "Factor of a 无鬼 win under no_ghost_double (鬼 in play).",
+        "§5.1 rule 2",
+    ),
+    (
+        "pay_qianggang",
+        K.T_QIANGGANG,
+        3,
+        range(0, 9),
+        "Shares of the win amount the robbed 补杠 player pays for 抢杠胡 (he alone pays).",
+        "§5.3 rule 11",
+    ),
+    (
+        "pay_gangbao",
+        K.T_GANGBAO,
+        3,
+        range(0, 9),
+        "Shares the feeder of a 放杠 pays for the 杠上开花 after it (杠爆全包; he alone pays).",
+        "§5.3 rule 12",
+    ),
+    (
+        "pay_fanggang",
+        K.T_FANGGANG,
+        3,
+        range(0, 13),
+        "Kong money of a 明杠 on a discard, paid by the discarder (分).",
+        "§5.2 rule 6",
+    ),
+    (
+        "pay_bugang",
+        K.T_BUGANG,
+        1,
+        range(0, 9),
+        "Kong money of a 补杠, paid by each other seat (分).",
+        "§5.2 rule 6",
+    ),
+    (
+        "pay_angang",
+        K.T_ANGANG,
+        2,
+        range(0, 9),
+        "Kong money of a 暗杠, paid by each other seat (分).",
+        "§5.2 rule 6",
+    ),
+    (
+        "pay_horse",
+        K.T_HORSE,
+        1,
+        range(0, 5),
+        "Times each horse copies what it copies (the hit seat's transfers onto the dealer, "
+        "or the winner's amount from each payer again under horses=winner:N).",
+        "§5.4 rules 17-18",
+    ),
+)
+"""The numeric payout options: key, payout-table slot, default, range, doc, RULEBOOK."""
+
+
+def _pay_options() -> tuple[RuleOption, ...]:
+    out = [
+        RuleOption(key, default, tuple(rng), f"{doc} Default {default}.", book, payout=True)
+        for key, _, default, rng, doc, book in PAY_TABLE
+    ]
+    for name in _BIG:
+        out.append(
+            RuleOption(
+                f"pay_{name}",
+                2,
+                tuple(range(1, 17)),
+                f"Multiplier of a {_HANZI[name]} win (大胡, default ×2); 大胡 never stack: "
+                "the largest multiplier of the hand counts.",
+                "§5.3 rules 9-10",
+                payout=True,
+            )
+        )
+    return tuple(out)
+
+
+PAY_OPTIONS = _pay_options()
+
+PAYOUT_PATTERN = {
+    **{f"pay_{n}": n for n in _BIG},
+    "pay_wugui": "wugui",
+}
+"""The pattern each pattern-value option pays for: it can move no payment in a sample
+without that pattern (the re-score tests check that an idle option's pattern is absent).
+Not no_ghost_double: it decides whether 无鬼 is flagged at all."""
+
+RESCORE_CONTEXT = {
+    "no_ghost_double": {"ghost": "fan"},
+    "pay_wugui": {"ghost": "fan", "no_ghost_double": True},
+    "pay_sigui": {"ghost": "shuang", "four_ghost_win": True},
+}
+"""The rules under which each payout option that is idle under the defaults pays (无鬼 and
+四鬼胡 need 鬼 in play): a re-score test of it plays there."""
+
 OPTIONS = (
     RuleOption(
         "dianpao",
@@ -71,6 +199,7 @@ OPTIONS = (
         (False, True),
         "Kong money is void when the deal is drawn (荒庄荒杠).",
         "§5.2 rule 6",
+        payout=True,
     ),
     RuleOption(
         "ghost",
@@ -94,6 +223,7 @@ OPTIONS = (
         (False, True),
         "A win whose hand holds no 鬼 pays double (无鬼加倍), when 鬼 are in play.",
         "§5.1 rule 2",
+        payout=True,
     ),
     RuleOption(
         "horses",
@@ -110,7 +240,9 @@ OPTIONS = (
         "Horse tile to seat: seed = 1 5 9 东 中 dealer, 2 6 南 发 下家, 3 7 西 白 对家, "
         "4 8 北 上家; mil = 中 下家, 发 对家, 白 上家.",
         "§5.4 rule 16",
+        payout=True,
     ),
+    *PAY_OPTIONS,
 )
 
 PATTERNS = K.PATTERNS
@@ -128,7 +260,19 @@ EXTRAS = (
     "horse_money_1",
     "horse_money_2",
     "horse_money_3",
+    "kong_tally_0",
+    "kong_tally_1",
+    "kong_tally_2",
+    "kong_tally_3",
+    "horse_tiles",
+    "kong_feeder",
 )
+"""Extra columns: horses drawn and those naming the winner, kongs of the deal, each
+seat's net kong and horse money; the scoring inputs a re-score reads: each seat's kongs
+(``kong_tally_s``: 补杠 in bits 0..2, 暗杠 in 3..5, and in 6 + 3 (k - 1) the 明杠 made on
+a discard of seat (s + k) % 4), the horse tiles by class (``horse_tiles``: 4 bits per
+class, 1 5 9 东 / 2 6 南 / 3 7 西 / 4 8 北 / 中 / 发 / 白) and the seat that fed the 明杠
+before a 杠上开花 (``kong_feeder``, -1 none)."""
 
 
 VALUE_BOT = dict(flush=3, pairs=3, triplets=2)
@@ -187,6 +331,10 @@ def pack(rules) -> np.ndarray:  # noqa: F821 - numpy array
     else:
         r[K.T_HORSE_MODE], r[K.T_HORSE_N] = 1, int(horses)
     r[K.T_HORSE_MAP] = 0 if rules["horse_map"] == "seed" else 1
+    for key, slot, *_ in PAY_TABLE:
+        r[slot] = rules[key]
+    for i, p in enumerate(K.PATTERNS):
+        r[K.T_BIG + i] = rules[f"pay_{p.name}"] if p.big else 1
     return r
 
 
@@ -263,40 +411,129 @@ def exact_tianhu(rules) -> dict:
     return out
 
 
-def recompute(rules, frame) -> dict:
-    """The record columns that the pattern flags fix (the conformance check).
+def _kong_money(rules, tally, n):
+    """Kong money of the deals with kongs: ``(net[q], horse[p])`` per seat from the tallies
+    and the horses naming each seat ``n[q]``: what the dealer's horses move for a seat p
+    is ``sum_q n[q] (K[q][p] - K[p][q])`` over the kong money K (the dealer's own row is
+    the caller's).
+    """
+    fang = rules["pay_fanggang"]
+    each = [
+        rules["pay_bugang"] * (t & 7) + rules["pay_angang"] * ((t >> K.TALLY_ANGANG) & 7)
+        for t in tally
+    ]
+    ming = [
+        [None] + [(t >> (K.TALLY_FANGGANG + 3 * (k - 1))) & 7 for k in (1, 2, 3)] for t in tally
+    ]
+    every = each[0] + each[1] + each[2] + each[3]
+    net = []
+    for q in range(4):
+        fin = ming[q][1] + ming[q][2] + ming[q][3]
+        fout = ming[(q - 1) % 4][1] + ming[(q - 2) % 4][2] + ming[(q - 3) % 4][3]
+        net.append(4 * each[q] - every + fang * (fin - fout))
+    if n is None:
+        return net, None
+    total = n[0] + n[1] + n[2] + n[3]
+    spread = n[0] * each[0] + n[1] * each[1] + n[2] * each[2] + n[3] * each[3]
+    horse = []
+    for p in range(4):
+        ming_in = sum(n[(p + k) % 4] * ming[p][k] for k in (1, 2, 3))
+        ming_out = sum(n[(p - k) % 4] * ming[(p - k) % 4][k] for k in (1, 2, 3))
+        horse.append(each[p] * total - spread + fang * (ming_in - ming_out))
+    return net, horse
 
-    ``value`` = 1 x 2 (not a discard win) x 2 (any 大胡 flag) x 2 (无鬼); the win money:
-    a discard is paid by the discarder, a robbed kong by the kong player (3 shares), a
-    self-draw by each other seat; every delta is that plus its kong and horse money. A
-    杠上开花 is paid like a self-draw, or after a 放杠 by the feeder alone (3 shares,
-    杠爆全包); the record does not name the feeder, so a seat whose win money is the 3
-    shares is taken as him and the other two must then have paid nothing.
+
+def recompute(rules, frame) -> dict:
+    """The record columns that the pattern flags and the scoring inputs fix (the
+    conformance check, and the re-score under payout options).
+
+    ``pat_wugui`` (no 鬼 held, under no_ghost_double with 鬼 in play); ``value`` = 底 ×
+    自摸 factor (not a discard win) × the largest 大胡 multiplier × 无鬼 factor; the win
+    money: a discard is paid by the discarder, a robbed kong by the kong player
+    (``pay_qianggang`` shares), a 杠上开花 after a 放杠 by its feeder (``kong_feeder``,
+    ``pay_gangbao`` shares), else by each other seat; the kong money from the tallies
+    (void on a draw under huangzhuang_huanggang); the horses from ``horse_tiles`` under
+    horse_map: the dealer's copy the hit seats' transfers (win and kong money), the
+    winner's add each payer's win money again, ``pay_horse`` times; every delta is the
+    sum.
     """
     r = RecordView(frame, 4)
-    big = np.logical_or.reduce([r.pat(p.name) for p in PATTERNS if p.big])
-    amount = 1 * np.where(r.is_type("discard"), 1, 2) * np.where(big, 2, 1)
-    amount = amount * np.where(r.pat("wugui"), 2, 1)
-    value = np.where(r.won, amount, 0)
-    side = np.stack(
-        [r.col(f"kong_money_{s}") + r.col(f"horse_money_{s}") for s in range(4)], axis=1
-    )
-    win_money = np.stack([r.col(f"delta_{s}") for s in range(4)], axis=1) - side
-    seats = np.arange(4)[None, :]
-    full = r.is_type("kong_draw")[:, None] & (seats != r.winner[:, None])
-    full &= win_money == -3 * value[:, None]
-    feeder = np.where(full.any(axis=1), full.argmax(axis=1), -1)
+    i32 = np.int32
+
+    def col(name):
+        return frame[name].to_numpy().astype(i32, copy=False)
+
+    mult = np.ones(r.n, i32)
+    for name in _BIG:
+        mult = np.where(r.pat(name), np.maximum(mult, rules[f"pay_{name}"]), mult)
+    wugui = r.won & (col("wilds_in_hand") == 0)
+    wugui &= bool(rules["no_ghost_double"]) and rules["ghost"] != "none"
+    discard = r.is_type("discard")
+    amount = rules["pay_base"] * np.where(discard, 1, rules["pay_zimo"]).astype(i32) * mult
+    amount = amount * np.where(wugui, rules["pay_wugui"], 1).astype(i32)
+    value = np.where(r.won, amount, 0).astype(i32)
+    # win money: win[p] is what seat p pays the winner
+    winner = r.winner.astype(i32)
+    feeder = col("kong_feeder")
+    rob = r.is_type("rob_kong")
     fed = r.is_type("kong_draw") & (feeder >= 0)
-    paid = np.where(
-        r.is_type("discard")[:, None],
-        r.one(r.discarder, value),
-        np.where(r.is_type("rob_kong")[:, None], r.one(r.discarder, 3 * value), r.others(value)),
-    )
-    paid = np.where(fed[:, None], r.one(feeder, 3 * value), paid)
-    deltas = r.deltas(paid)
-    for s in range(4):
-        deltas[f"delta_{s}"] = deltas[f"delta_{s}"] + side[:, s]
-    return {"value": value, **deltas}
+    plain = r.won & ~discard & ~rob & ~fed
+    payer = np.where(fed, feeder, r.discarder.astype(i32))
+    share = np.where(rob, rules["pay_qianggang"], rules["pay_gangbao"]).astype(i32) * value
+    share = np.where(discard, value, share)
+    is_winner = [winner == q for q in range(4)]
+    win = [
+        np.where(plain, np.where(is_winner[q], 0, value), np.where(payer == q, share, 0))
+        for q in range(4)
+    ]
+    won_total = win[0] + win[1] + win[2] + win[3]
+    win_net = [np.where(is_winner[q], won_total, 0) - win[q] for q in range(4)]
+    # horses: counts by the seat offset they name, under the map
+    tiles = col("horse_tiles")
+    cls = [(tiles >> (K.HORSE_CLASS_BITS * c)) & 15 for c in range(7)]
+    off = list(cls[:4])
+    for dragon, (seed_off, mil_off) in zip((4, 5, 6), ((0, 1), (1, 2), (2, 3)), strict=True):
+        o = seed_off if rules["horse_map"] == "seed" else mil_off
+        off[o] = off[o] + cls[dragon]
+    times = rules["pay_horse"]
+    dealer_horses = not rules["horses"].startswith("winner:")
+    d = r.dealer
+    if dealer_horses:
+        # n[q]: the dealer's horses naming seat q
+        n = [np.choose((q - d) % 4, off) for q in range(4)]
+        hits = np.where(r.won, np.choose(np.maximum(winner, 0), n), 0).astype(i32)
+        wsum = n[0] * win[0] + n[1] * win[1] + n[2] * win[2] + n[3] * win[3]
+        horse = [np.where(is_winner[p], wsum, -hits * win[p]) for p in range(4)]
+    else:
+        # the winner's horses: each hit, every payer pays his win money again
+        n = None
+        hits = np.where(r.won, off[0], 0).astype(i32)
+        horse = [hits * win_net[q] for q in range(4)]
+    # kong money, on the deals with kongs (void on a draw under 荒庄荒杠)
+    tally = [col(f"kong_tally_{q}") for q in range(4)]
+    any_kong = (tally[0] | tally[1] | tally[2] | tally[3]) != 0
+    if rules["huangzhuang_huanggang"]:
+        any_kong &= r.won
+    rows = np.flatnonzero(any_kong)
+    kong_net = [np.zeros(r.n, i32) for _ in range(4)]
+    sub_n = None if n is None else [x[rows] for x in n]
+    k_net, k_horse = _kong_money(rules, [t[rows] for t in tally], sub_n)
+    for q in range(4):
+        kong_net[q][rows] = k_net[q]
+        if k_horse is not None:
+            horse[q][rows] += k_horse[q]
+    if dealer_horses:
+        for p in range(4):
+            horse[p] = np.where(d == p, 0, horse[p])
+        dealer_net = -(horse[0] + horse[1] + horse[2] + horse[3])
+        horse = [np.where(d == p, dealer_net, horse[p]) for p in range(4)]
+    out = {"value": value, "horse_hits": hits, "pat_wugui": wugui}
+    for q in range(4):
+        h = times * horse[q]
+        out[f"kong_money_{q}"] = kong_net[q]
+        out[f"horse_money_{q}"] = h
+        out[f"delta_{q}"] = kong_net[q] + win_net[q] + h
+    return out
 
 
 VARIANT = register(
