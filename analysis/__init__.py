@@ -40,8 +40,9 @@ from analysis.payouts import (
     swinginess,
     value_histogram,
 )
-from analysis.rescore import cached_gap, rescore, rescore_gap
+from analysis.rescoring import cached_gap, rescore, rescore_gap
 from analysis.risk import match_risk, match_table, seating_match_edges, skill_gain
+from analysis.rule_search import design
 from analysis.schema import WIN_TYPES, validate_records
 from analysis.skill import duplicate_gain, skill_edge, strong_seats
 from analysis.summary import Summary
@@ -72,6 +73,7 @@ __all__ = [
     "payouts_by_win_type",
     "read_metadata",
     "rescore",
+    "design",
     "rescore_gap",
     "cached_gap",
     "seat_edges",

@@ -61,15 +61,22 @@ def run_cli(args) -> int:
             f" value in {d['value_unit']})"
         )
         for o in d["options"]:
-            allowed = "|".join(
-                str(a).lower() if isinstance(a, bool) else str(a) for a in o["allowed"]
-            )
+            allowed = _allowed_text(o["allowed"])
             default = str(o["default"]).lower() if isinstance(o["default"], bool) else o["default"]
-            print(f"  {o['key']}={default}  [{allowed}]  {o['doc']} ({o['rulebook']})")
+            kind = "  (payout: re-scorable)" if o["payout"] else ""
+            print(f"  {o['key']}={default}  [{allowed}]{kind}  {o['doc']} ({o['rulebook']})")
         pats = ", ".join(f"{p['hanzi']} {p['name']}" for p in d["patterns"])
         print(f"  patterns: {pats}")
         print()
     return 0
+
+
+def _allowed_text(allowed) -> str:
+    """``a|b|c``, or ``lo..hi`` for a run of more than 8 consecutive integers."""
+    ints = all(isinstance(a, int) and not isinstance(a, bool) for a in allowed)
+    if ints and len(allowed) > 8 and list(allowed) == list(range(allowed[0], allowed[-1] + 1)):
+        return f"{allowed[0]}..{allowed[-1]}"
+    return "|".join(str(a).lower() if isinstance(a, bool) else str(a) for a in allowed)
 
 
 def run_replay_cli(args) -> int:

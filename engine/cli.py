@@ -40,6 +40,8 @@ _COMMANDS = {
     "fit": ("engine._cli_bots", "run_fit"),
     "tune": ("engine._cli_bots", "run_tune"),
     "ladder": ("analysis.ladder", "run_cli"),
+    "rescore": ("analysis.rescoring", "run_cli"),
+    "design": ("analysis.rule_search", "run_cli"),
     "warmup": ("engine._cli_warmup", "run_cli"),
 }
 
@@ -288,6 +290,41 @@ def _build_parser() -> argparse.ArgumentParser:
     ld.add_argument("--quiet", action="store_true")
     _rule_args(ld)
     _bot_params_arg(ld)
+
+    rs = sub.add_parser("rescore", help="pay recorded deals again under other payout options")
+    rs.add_argument("path", metavar="PATH", help="a record file or dataset folder")
+    _rule_args(rs)
+    rs.add_argument("--out", required=True, metavar="FILE.parquet")
+    rs.add_argument("--force", action="store_true", help="replace --out if it exists")
+    rs.add_argument(
+        "--gap",
+        action="store_true",
+        help="measure the bias against re-simulation (value-aware play) and cache it",
+    )
+    rs.add_argument("--gap-deals", type=int, default=20_000, metavar="N")
+    rs.add_argument("--json", action="store_true")
+    rs.add_argument("--quiet", action="store_true")
+
+    dg = sub.add_parser("design", help="search rule settings for a fairness target")
+    dg.add_argument("variant", metavar="VARIANT")
+    dg.add_argument("--vary", action="append", default=[], metavar="K=V1,V2,...", help="repeatable")
+    dg.add_argument("--target", required=True, metavar="C", help='e.g. "dealer_edge<=0.02"')
+    dg.add_argument(
+        "--keep", action="append", default=[], metavar="C", help='e.g. "flow>=5" (repeatable)'
+    )
+    dg.add_argument("--deals", type=int, default=40_000, help="deals per simulated setting")
+    dg.add_argument("--seed", type=int, default=0)
+    dg.add_argument("--policy", default="value", metavar="P[,P...]")
+    dg.add_argument(
+        "--simulate-all", action="store_true", help="simulate every setting (no re-scoring)"
+    )
+    dg.add_argument("--max-settings", type=int, default=64, metavar="N")
+    dg.add_argument("--skill-deals", type=int, default=4_000, metavar="N")
+    dg.add_argument("--plot", default=None, metavar="FILE.png")
+    dg.add_argument("--workers", type=int, default=None)
+    dg.add_argument("--json", action="store_true")
+    dg.add_argument("--quiet", action="store_true")
+    _rule_args(dg)
     return p
 
 

@@ -104,7 +104,7 @@ def rescore_frame(
             raise UsageError(f"{v.name}: recompute gave {col!r}, which the records lack")
         out[col] = np.asarray(values).astype(out[col].dtype, copy=False)
     rid = v.rules_id(new)
-    out["rules_id"] = pd.Categorical([rid] * len(out)) if len(out) else pd.Categorical([])
+    out["rules_id"] = pd.Categorical.from_codes(np.zeros(len(out), np.int8), [rid])
     return out, new
 
 
@@ -120,7 +120,8 @@ def rescored_identity(meta: Mapping[str, Any], changes: Mapping[str, Any]) -> di
     source = prior["from_rules_id"] if prior else meta["rules_id"]
     base = dict(prior["changes"]) if prior else {}
     base.update(changes)
-    out = {k: val for k, val in meta.items() if k not in ("rows", "summary", "_range", "seeds")}
+    drop = ("rows", "summary", "_range", "seeds", "chunk", "chunk_rows", "chunk_matches")
+    out = {k: val for k, val in meta.items() if k not in drop}
     out["rules"] = new
     out["rules_id"] = v.rules_id(new)
     out["rescored"] = {"from_rules_id": source, "changes": base}

@@ -14,12 +14,13 @@ DEALS = "256"
 """``MJLAB_NB_DEALS`` for the suite: small, so that all notebooks run in about a minute."""
 
 
-def test_the_four_notebooks_exist():
+def test_the_five_notebooks_exist():
     assert [p.stem for p in NOTEBOOKS] == [
         "01-quick-start",
         "02-wildcards-and-horses",
         "03-variant-fairness",
         "04-exact-vs-simulated",
+        "05-design-a-variant",
     ]
 
 
@@ -54,3 +55,19 @@ def test_notebook_runs(path, tmp_path, monkeypatch):
     ]
     assert not [s for s in stderr if "Warning" in s], stderr
     assert list(tmp_path.iterdir()) == [], "a notebook wrote files into its working folder"
+
+
+def test_design_notebook_checks_its_rescore(tmp_path, monkeypatch):
+    """Notebook 05's re-score equals its fresh simulation, and its explorer drew."""
+    monkeypatch.setenv("MJLAB_NB_DEALS", DEALS)
+    monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    path = next(p for p in NOTEBOOKS if p.stem == "05-design-a-variant")
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}},
+        store_widget_state=True,
+    ).execute()  # fmt: skip
+    text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    assert f"re-scored == re-simulated, every column of {int(DEALS):,} deals: True" in text
+    state = str(nb.metadata.get("widgets", ""))
+    assert "re-scoring is exact" in state, "the explorer's output widget stayed empty"

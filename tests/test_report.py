@@ -96,6 +96,7 @@ def test_files_and_identity(made):
             "skill": N // 2,
             "sensitivity": N // 2,
             "sensitivity_skill": max(report.MIN_DEALS, N // 4),
+            "whatif_check": max(report.MIN_DEALS, N // 4),
         }
     assert ctx["generated"]["package_version"] == engine.__version__
 
@@ -301,6 +302,41 @@ def family_size(ctx) -> int:
     return n
 
 
+def test_whatif_section_equals_the_rescored_records(made):
+    """The what-if tables are whatif_table of the main run's records, the top options by
+    their largest move, and the check is a re-simulation of the largest change."""
+    from analysis.rescoring import whatif_table
+    from engine import rescore as rs
+
+    out, ctx = made
+    md = (out / "balance-report.md").read_text(encoding="utf-8")
+    for n in ctx["settings"]["variants"]:
+        sec = ctx["variants"][n]
+        wi = sec["whatif"]
+        v = variants.get(n)
+        if not rs.payout_keys(v):
+            assert wi is None
+            continue
+        assert wi["all_options"] == list(rs.payout_keys(v))
+        df = rerun(n, sec["budget"]["main"])
+        df.attrs["mjlab"] = {"variant": n, "rules": v.resolve({}),
+                             "policies": [report.report_policy(v)] * sec["players"]}  # fmt: skip
+        table = whatif_table(df)
+        top = list(dict.fromkeys(table["option"]))[: len(wi["options"])]
+        assert [o["option"] for o in wi["options"]] == top
+        for o in wi["options"]:
+            want = table[table["option"] == o["option"]].drop(columns=["option", "move"])
+            assert o["rows"] == jsonable(want)
+            assert f"**{o['option']}**" in md
+        ck = wi["check"]
+        if ck is not None:
+            sim = rerun(n, ck["deals"], rules={ck["option"]: ck["value"]})
+            t = analysis.dealer_edge(sim).iloc[0]
+            assert ck["simulated"] == pytest.approx(float(t["edge"]), abs=1e-9)
+            assert ck["gap_lo"] <= ck["gap"] <= ck["gap_hi"]
+        assert "What if it paid differently?" in md
+
+
 def test_one_holm_family_over_the_whole_report(made):
     from analysis.stats import adjust_pvalues
 
@@ -503,12 +539,13 @@ def test_writes_are_atomic(made, tmp_path, monkeypatch):
 
 def test_budgets_and_sweep_plans(monkeypatch):
     for b in [*report.DEFAULT_BUDGETS.values(), report.FALLBACK_BUDGET]:
-        for deals in (b.main, b.sweep, b.skill, b.sensitivity, b.sensitivity_skill):
+        for deals in (b.main, b.sweep, b.skill, b.sensitivity, b.sensitivity_skill, b.whatif_check):
             assert deals >= report.MIN_DEALS and deals % report.MATCH_LENGTH == 0
+        assert b.whatif_check <= b.main  # its pair is the main run's first deals
         assert b.main >= b.sweep and b.main >= b.sensitivity  # both reuse the main run
         assert b.skill >= b.sensitivity_skill  # the table's defaults reuse the skill runs
-    assert report.budget_for("tuidaohu", 1000) == report.Budget(1000, 500, 500, 500, 250)
-    assert report.budget_for("tuidaohu", 40) == report.Budget(40, 32, 32, 32, 32)
+    assert report.budget_for("tuidaohu", 1000) == report.Budget(1000, 500, 500, 500, 250, 250)
+    assert report.budget_for("tuidaohu", 40) == report.Budget(40, 32, 32, 32, 32, 32)
     assert report.budget_for("nosuch") == report.FALLBACK_BUDGET
 
     specs = (

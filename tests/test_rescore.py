@@ -21,14 +21,10 @@ SEED = 7
 
 
 def _values(opt) -> list:
-    """The non-default values swept: all of them, or for long integer ranges the ends and
-    the neighbours of the default."""
-    rest = [a for a in opt.allowed if a != opt.default]
-    if len(rest) <= 8:
-        return rest
-    d = opt.default
-    pick = {rest[0], rest[-1], *(x for x in (d - 1, d + 1, 2 * d) if x in rest)}
-    return sorted(pick)
+    """The non-default values swept (those a what-if sweeps, the default apart)."""
+    from analysis.rescoring import option_values
+
+    return [a for a in option_values(opt) if a != opt.default]
 
 
 def _cases():
@@ -123,3 +119,23 @@ def test_rescore_twice_names_the_first_source():
     assert meta["rescored"]["changes"] == {"discard_pay": "all_three", "special8": "add"}
     direct = analysis.rescore(run, discard_pay="all_three", special8="add")
     pd.testing.assert_frame_equal(twice, direct, check_exact=True)
+
+
+def test_whatif_table_by_hand():
+    """The what-if table's edges recomputed from re-scored frames by hand."""
+    from analysis.rescoring import whatif_table
+
+    run = _run("zhuji")
+    t = whatif_table(run)
+    assert set(t["option"]) == set(rs.payout_keys("zhuji"))
+    rec = t[t["is_recorded"]]
+    assert (rec["diff"] == 0).all() and rec["edge"].nunique() == 1
+    for r in t.to_dict("records"):
+        f = analysis.rescore(run, **{r["option"]: r["value"]}) if not r["is_recorded"] else (
+            run.to_pandas())  # fmt: skip
+        d = f[[f"delta_{s}" for s in range(4)]].to_numpy()
+        edge = d[np.arange(len(f)), f["dealer"].to_numpy()].mean() * 4 / 3
+        assert r["edge"] == pytest.approx(edge, abs=1e-12)
+        assert r["lo"] < r["edge"] < r["hi"]
+    moves = t.groupby("option", sort=False)["move"].first().to_numpy()
+    assert (np.diff(moves) <= 0).all()

@@ -31,7 +31,7 @@ Examples
 --------
 >>> from analysis import report
 >>> report.budget_for("tuidaohu", 64)
-Budget(main=64, sweep=32, skill=32, sensitivity=32, sensitivity_skill=32)
+Budget(main=64, sweep=32, skill=32, sensitivity=32, sensitivity_skill=32, whatif_check=32)
 """
 
 from __future__ import annotations

@@ -75,6 +75,10 @@ class Budget:
         Each place of the sensitivity table's skill runs (value over efficiency, one run
         per place from the dealer for every option value; the defaults reuse the skill
         section's value-over-efficiency runs). 0 leaves the skill edge out of the table.
+    whatif_check : int
+        The what-if section's one re-simulation: the payout change that moves the
+        dealer edge most, played on this many deals (the main run's first deals,
+        re-scored, are its pair). 0 leaves the check out.
     """
 
     main: int
@@ -82,23 +86,49 @@ class Budget:
     skill: int
     sensitivity: int = 0
     sensitivity_skill: int = 0
+    whatif_check: int = 0
 
 
 DEFAULT_BUDGETS: dict[str, Budget] = {
     "fuzhou": Budget(
-        main=96_000, sweep=48_000, skill=19_200, sensitivity=24_000, sensitivity_skill=4_000
+        main=96_000,
+        sweep=48_000,
+        skill=19_200,
+        sensitivity=24_000,
+        sensitivity_skill=4_000,
+        whatif_check=16_000,
     ),
     "lishui": Budget(
-        main=80_000, sweep=32_000, skill=12_800, sensitivity=24_000, sensitivity_skill=4_000
+        main=80_000,
+        sweep=32_000,
+        skill=12_800,
+        sensitivity=24_000,
+        sensitivity_skill=4_000,
+        whatif_check=16_000,
     ),
     "luodisao": Budget(
-        main=80_000, sweep=32_000, skill=16_000, sensitivity=24_000, sensitivity_skill=4_000
+        main=80_000,
+        sweep=32_000,
+        skill=16_000,
+        sensitivity=24_000,
+        sensitivity_skill=4_000,
+        whatif_check=16_000,
     ),
     "tuidaohu": Budget(
-        main=48_000, sweep=12_800, skill=9_600, sensitivity=24_000, sensitivity_skill=4_000
+        main=48_000,
+        sweep=12_800,
+        skill=9_600,
+        sensitivity=24_000,
+        sensitivity_skill=4_000,
+        whatif_check=16_000,
     ),
     "zhuji": Budget(
-        main=48_000, sweep=19_200, skill=6_400, sensitivity=24_000, sensitivity_skill=3_200
+        main=48_000,
+        sweep=19_200,
+        skill=6_400,
+        sensitivity=24_000,
+        sensitivity_skill=3_200,
+        whatif_check=16_000,
     ),
 }
 """Embedded defaults of ``mjlab report`` (no ``--deals``), set from the CPU time each stage
@@ -120,8 +150,9 @@ third of value's speed: at 5x, the main runs alone would take about 5 minutes of
 
 
 FALLBACK_BUDGET = Budget(
-    main=24_000, sweep=8_000, skill=4_800, sensitivity=8_000, sensitivity_skill=2_400
-)
+    main=24_000, sweep=8_000, skill=4_800, sensitivity=8_000, sensitivity_skill=2_400,
+    whatif_check=8_000,
+)  # fmt: skip
 """Defaults of a registered variant that :data:`DEFAULT_BUDGETS` does not list."""
 
 
@@ -145,7 +176,10 @@ def budget_for(variant: str, deals: int | None = None) -> Budget:
         return DEFAULT_BUDGETS.get(variant, FALLBACK_BUDGET)
     half = min(deals, max(MIN_DEALS, deals // 2))
     quarter = min(deals, max(MIN_DEALS, deals // 4))
-    return Budget(main=deals, sweep=half, skill=half, sensitivity=half, sensitivity_skill=quarter)
+    return Budget(
+        main=deals, sweep=half, skill=half, sensitivity=half, sensitivity_skill=quarter,
+        whatif_check=quarter,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -297,6 +297,15 @@ def build_report(
     timing["sensitivity"] = time.perf_counter() - t0
     timing["sensitivity_cpu"] = _cpu_seconds() - c0
 
+    # 4b. what if: the payout options that move the dealer edge most, re-scored from the
+    # main runs' deals, with one re-simulation as a check
+    t0, c0 = time.perf_counter(), _cpu_seconds()
+    whatif = {}
+    for n in names:
+        whatif[n] = _whatif_section(vobj[n], main[n], runs_meta[n], budgets[n], run)
+    timing["whatif"] = time.perf_counter() - t0
+    timing["whatif_cpu"] = _cpu_seconds() - c0
+
     # 4. analysis of the main runs and the cross-variant panel
     t0, c0 = time.perf_counter(), _cpu_seconds()
     bar = _Bar(progress, len(names), "5/5 analysis", unit="variant")
@@ -308,6 +317,7 @@ def build_report(
                 vobj[n], main[n], runs_meta[n], budgets[n], sweeps[n], skill[n]
             )
             sections[n]["sensitivity"] = sens[n]
+            sections[n]["whatif"] = whatif[n]
             sections[n]["bots"] = _bot_sensitivity(
                 vobj[n], bots[n], main[n], main_value[n], sections[n]["sweeps"], sens[n]
             )
@@ -421,6 +431,86 @@ def _bot_sensitivity(v, policy, strong, value, sweeps, sens) -> dict | None:
         "table": jsonable(table),
         "metric_docs": [{"metric": m, "doc": metric_doc(m)} for m in BOT_METRICS],
         "sweep_effects": effects,
+    }
+
+
+WHATIF_TOP = 3
+"""Payout options the what-if section shows per variant (those that move the edge most)."""
+
+
+def _whatif_section(v, df, meta, budget, run) -> dict | None:
+    """The what-if section: the dealer edge under each value of the payout options that
+    move it most, re-scored from the main run (analysis.rescoring.whatif_table), and the
+    largest of those changes re-simulated on ``budget.whatif_check`` deals as a check.
+    """
+    from analysis.rescoring import whatif_table
+    from engine import rescore as rs
+
+    keys = rs.payout_keys(v)
+    if not keys:
+        return None
+    frame = df.copy(deep=False)
+    frame.attrs["mjlab"] = {"variant": v.name, "rules": meta["rules"],
+                            "policies": list(meta["policies"])}  # fmt: skip
+    table = whatif_table(frame, level=LEVEL)
+    top = list(dict.fromkeys(table["option"]))[:WHATIF_TOP]
+    options = []
+    for key in top:
+        o = v.option_map[key]
+        rows = table[table["option"] == key]
+        options.append(
+            {
+                "option": key,
+                "doc": o.doc,
+                "rulebook": o.rulebook,
+                "move": float(rows["move"].iloc[0]),
+                "rows": jsonable(rows.drop(columns=["option", "move"])),
+            }
+        )
+    exact = all(p in rs.VALUE_BLIND for p in meta["policies"])
+    check = None
+    k = min(budget.whatif_check, len(df))
+    if k >= MIN_DEALS and options:
+        best = table[(table["option"] == top[0]) & ~table["is_recorded"]]
+        best = best.loc[best["diff"].abs().idxmax()]
+        key, val = top[0], best["value"]
+        sim = run(v.name, k, rules={**meta["rules"], key: val}).to_pandas()
+        part = frame.iloc[:k].reset_index(drop=True)
+        part.attrs["mjlab"] = frame.attrs["mjlab"]
+        again, _ = rs.rescore_frame(part, v, meta["rules"], {key: val})
+        t = sweep_table(
+            {"rescored": again, "simulated": sim},
+            option=key,
+            baseline="simulated",
+            metrics=["dealer_edge"],
+            level=LEVEL,
+        ).set_index("option_value")
+        r, s_ = t.loc["rescored"], t.loc["simulated"]
+        check = {
+            "option": key,
+            "value": val,
+            "deals": k,
+            "rescored": float(r["estimate"]),
+            "rescored_lo": float(r["lo"]),
+            "rescored_hi": float(r["hi"]),
+            "simulated": float(s_["estimate"]),
+            "simulated_lo": float(s_["lo"]),
+            "simulated_hi": float(s_["hi"]),
+            "gap": float(r["diff"]),
+            "gap_lo": float(r["diff_lo"]),
+            "gap_hi": float(r["diff_hi"]),
+        }
+        check["resolved"] = not (check["gap_lo"] <= 0 <= check["gap_hi"])
+        cols = ["value", *(f"delta_{s}" for s in range(v.n_players(meta["rules"])))]
+        check["identical"] = bool(again[cols].equals(sim[cols]))
+    return {
+        "options": options,
+        "n_options": len(keys),
+        "all_options": list(keys),
+        "deals": len(df),
+        "policies": sorted(set(meta["policies"])),
+        "exact": exact,
+        "check": check,
     }
 
 

@@ -50,6 +50,8 @@ def describe(name: str) -> dict:
                 "allowed": list(o.allowed),
                 "doc": o.doc,
                 "rulebook": o.rulebook,
+                "payout": o.payout,
+                "changes_deal": o.changes_deal,
             }
             for o in v.options
         ],

@@ -1,0 +1,469 @@
+"""Re-scoring recorded deals under other payout options, and the bias of doing so.
+
+:func:`rescore` pays the recorded deals again under changed payout options (pattern
+values, bases and caps, per-role multipliers, kong and horse money, penalties, the
+scoring formula): see :mod:`engine.rescore`. It is exact for value-blind play
+(``efficiency``, ``random``). For ``value`` and ``strong``, whose play reads the values,
+:func:`rescore_gap` measures the first-order bias: it re-scores a default run and
+simulates the changed rules on the same seed (common random numbers), and gives the
+difference of each headline metric with its paired interval. The result is cached, so
+``mjlab rescore`` can print it next to a re-score of the same variant, policies and
+change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from engine import rescore as _rs
+from engine.errors import UsageError
+
+__all__ = ["rescore", "rescore_gap", "cached_gap", "GAP_METRICS"]
+
+GAP_METRICS = ("dealer_edge", "flow", "value_per_win", "draw_rate")
+"""The headline metrics whose re-score bias :func:`rescore_gap` measures."""
+
+
+def _source(records) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """(frame, identity) of a Run, a loaded frame (``attrs["mjlab"]``) or a path."""
+    from engine.run import Run
+
+    if isinstance(records, Run):
+        return records.to_pandas(), records.metadata()
+    if isinstance(records, (str, Path)):
+        from analysis.io import load
+
+        records = load(records)
+    if isinstance(records, pd.DataFrame):
+        meta = records.attrs.get("mjlab")
+        if not meta or "rules" not in meta:
+            raise UsageError(
+                "rescore needs the records' rule options: pass a Run, a path, or a frame "
+                "from analysis.load (its attrs['mjlab'] holds them)"
+            )
+        return records, dict(meta)
+    raise UsageError(f"rescore: records must be a Run, a frame or a path, not {type(records)}")
+
+
+def rescore(records, **changes) -> pd.DataFrame:
+    """The records paid again under changed payout options.
+
+    Parameters
+    ----------
+    records : Run, DataFrame or path
+        Records of one variant and rule set: an ``engine.simulate`` run, a frame from
+        :func:`analysis.load` (which keeps the identity in ``attrs["mjlab"]``), or a
+        record file or dataset folder.
+    **changes
+        Payout options and their new values (``mjlab variants`` marks them ``payout``).
+
+    Returns
+    -------
+    DataFrame
+        The same deals with value, deltas and the variant's scoring columns recomputed
+        and ``rules_id`` naming the new rule set; ``attrs["mjlab"]`` is the identity
+        with the new options and a ``rescored`` entry (source rules_id and changes).
+        Exact for ``efficiency``/``random`` play; see :func:`rescore_gap` otherwise.
+
+    Raises
+    ------
+    UsageError
+        An unknown option or value, or an option that changes play (simulate it).
+
+    Examples
+    --------
+    >>> import engine, analysis
+    >>> run = engine.simulate("zhuji", deals=50, seed=1, policies="efficiency", progress=False)
+    >>> out = analysis.rescore(run, discard_pay="all_three")
+    >>> out.attrs["mjlab"]["rescored"]["changes"]
+    {'discard_pay': 'all_three'}
+    """
+    frame, meta = _source(records)
+    frame, _ = _rs.rescore_frame(frame, meta["variant"], meta["rules"], changes)
+    frame.attrs["mjlab"] = _rs.rescored_identity(meta, changes)
+    return frame
+
+
+def _gap_key(variant, rules, policies, changes, deals, seed, match_length) -> str:
+    blob = json.dumps(
+        {
+            "variant": variant,
+            "rules": dict(sorted(rules.items())),
+            "policies": list(policies),
+            "changes": dict(sorted(changes.items())),
+            "deals": deals,
+            "seed": seed,
+            "match_length": match_length,
+        },
+        sort_keys=True,
+        default=str,
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def _gap_dir() -> Path:
+    from engine._cache import cache_dir
+
+    return Path(cache_dir()) / "rescore-gaps"
+
+
+def rescore_gap(
+    variant: str,
+    changes: Mapping[str, Any],
+    *,
+    policies="value",
+    deals: int = 20_000,
+    seed: int = 0,
+    rules: Mapping | None = None,
+    match_length: int | None = None,
+    workers: int | None = None,
+    progress: bool = False,
+    cache: bool = True,
+) -> pd.DataFrame:
+    """The bias of re-scoring against re-simulating a payout change, with intervals.
+
+    Plays ``deals`` deals under ``rules`` and under ``rules`` with ``changes`` on the
+    same seed, re-scores the first under the changes, and tabulates each of
+    :data:`GAP_METRICS` for both with the difference re-scored minus re-simulated,
+    paired by deal (``analysis.sweep_table``'s ``diff``, ``diff_lo``, ``diff_hi``).
+    For value-blind policies the difference is exactly 0.
+
+    Returns
+    -------
+    DataFrame
+        One row per metric: ``metric, rescored, simulated, gap, gap_lo, gap_hi, n``,
+        with the identity (variant, policies, changes, deals, seed) in ``attrs``.
+        Saved in the cache (``MJLAB_CACHE_DIR/rescore-gaps``) unless ``cache=False``.
+    """
+    from analysis.sweep import sweep_table
+    from engine import simulate
+    from engine.run import DEFAULT_MATCH_LENGTH
+    from engine.variants import get as get_variant
+
+    v = get_variant(variant)
+    changes = _rs.check_changes(v, changes)
+    base = v.resolve(rules)
+    pol = [policies] * v.n_players(base) if isinstance(policies, str) else list(policies)
+    ml = DEFAULT_MATCH_LENGTH if match_length is None else match_length
+    common = dict(
+        deals=deals, seed=seed, policies=pol, match_length=ml, workers=workers, progress=progress
+    )
+    played = simulate(variant, rules=base, **common)
+    fresh = simulate(variant, rules={**base, **changes}, **common).to_pandas()
+    again = rescore(played, **changes)
+    table = sweep_table(
+        {"rescored": again, "simulated": fresh},
+        option="payout",
+        baseline="simulated",
+        metrics=list(GAP_METRICS),
+    )
+    rows = []
+    for m in GAP_METRICS:
+        t = table[table["metric"] == m].set_index("option_value")
+        rows.append(
+            {
+                "metric": m,
+                "rescored": float(t.loc["rescored", "estimate"]),
+                "simulated": float(t.loc["simulated", "estimate"]),
+                "gap": float(t.loc["rescored", "diff"]),
+                "gap_lo": float(t.loc["rescored", "diff_lo"]),
+                "gap_hi": float(t.loc["rescored", "diff_hi"]),
+                "n": int(t.loc["rescored", "n_pairs"]),
+            }
+        )
+    out = pd.DataFrame(rows)
+    ident = {
+        "variant": variant,
+        "rules": base,
+        "policies": pol,
+        "changes": changes,
+        "deals": deals,
+        "seed": seed,
+        "match_length": ml,
+    }
+    out.attrs["mjlab_gap"] = ident
+    if cache:
+        from engine._cache import private_makedirs
+        from engine.fileio import write_bytes
+
+        key = _gap_key(variant, base, pol, changes, deals, seed, ml)
+        folder = private_makedirs(_gap_dir())
+        payload = {"identity": ident, "rows": rows}
+        write_bytes(folder / f"{key}.json", json.dumps(payload, default=str, indent=1).encode())
+    return out
+
+
+def cached_gap(variant: str, rules: Mapping, policies, changes: Mapping) -> pd.DataFrame | None:
+    """The largest cached :func:`rescore_gap` for this variant, rule set, policies and
+    changes (any deals, seed and match length), or None.
+    """
+    folder = _gap_dir()
+    if not folder.is_dir():
+        return None
+    want = {
+        "variant": variant,
+        "rules": json.loads(json.dumps(dict(rules), default=str)),
+        "policies": list(policies),
+        "changes": json.loads(json.dumps(dict(changes), default=str)),
+    }
+    best = None
+    for f in sorted(folder.glob("*.json")):
+        try:
+            data = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        ident = data.get("identity", {})
+        if all(ident.get(k) == val for k, val in want.items()):
+            if best is None or ident.get("deals", 0) > best[0]:
+                best = (ident.get("deals", 0), data)
+    if best is None:
+        return None
+    out = pd.DataFrame(best[1]["rows"])
+    out.attrs["mjlab_gap"] = best[1]["identity"]
+    return out
+
+
+def effect_table(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
+    """Each headline metric recorded and re-scored, and the change, paired by deal."""
+    from analysis.sweep import sweep_table
+
+    t = sweep_table(
+        {"recorded": before, "rescored": after},
+        option="payout",
+        baseline="recorded",
+        metrics=list(GAP_METRICS),
+    )
+    rec = t[t["option_value"] == "recorded"].set_index("metric")
+    new = t[t["option_value"] == "rescored"].set_index("metric")
+    out = pd.DataFrame(
+        {
+            "metric": list(GAP_METRICS),
+            "recorded": [float(rec.loc[m, "estimate"]) for m in GAP_METRICS],
+            "recorded_lo": [float(rec.loc[m, "lo"]) for m in GAP_METRICS],
+            "recorded_hi": [float(rec.loc[m, "hi"]) for m in GAP_METRICS],
+            "rescored": [float(new.loc[m, "estimate"]) for m in GAP_METRICS],
+            "rescored_lo": [float(new.loc[m, "lo"]) for m in GAP_METRICS],
+            "rescored_hi": [float(new.loc[m, "hi"]) for m in GAP_METRICS],
+            "change": [float(new.loc[m, "diff"]) for m in GAP_METRICS],
+            "change_lo": [float(new.loc[m, "diff_lo"]) for m in GAP_METRICS],
+            "change_hi": [float(new.loc[m, "diff_hi"]) for m in GAP_METRICS],
+        }
+    )
+    return out
+
+
+def _fmt(x: float) -> str:
+    return "nan" if x != x else f"{x:.4g}"
+
+
+def run_cli(args) -> int:
+    """Handle ``mjlab rescore PATH --rule K=V ... --out FILE [--gap] [--json]``."""
+    import sys
+    import time
+
+    from analysis._util import jsonable
+    from analysis.io import load
+    from engine import fileio, records
+    from engine.variants import parse_rule_args
+
+    changes = parse_rule_args(args.rule, args.rules)
+    out_path = Path(args.out)
+    if out_path.suffix != ".parquet":
+        raise UsageError(f"--out {out_path}: give a .parquet file name")
+    if out_path.exists() and not args.force:
+        raise UsageError(f"--out {out_path}: exists (give --force to replace it)")
+    if out_path.resolve() in {p.resolve() for p in _inputs(args.path)}:
+        raise UsageError(f"--out {out_path}: is one of the input files")
+    fileio.check_writable(out_path.parent if str(out_path.parent) else ".", "--out")
+    frame = load(args.path)
+    meta = dict(frame.attrs["mjlab"])
+    from engine.variants import get as get_variant
+
+    v = get_variant(meta["variant"])
+    changes = _rs.check_changes(v, changes)
+    t0 = time.process_time()
+    new, _ = _rs.rescore_frame(frame, v, meta["rules"], changes)
+    cpu = time.process_time() - t0
+    ident = _rs.rescored_identity(meta, changes)
+    if "deals" in ident and ident["deals"] != len(new):
+        del ident["deals"]  # an incomplete dataset: the file holds what was recorded
+    records.write_parquet(new, out_path, ident)
+    effects = effect_table(frame, new)
+    policies = meta.get("policies") or []
+    blind = all(p in _rs.VALUE_BLIND for p in policies)
+    gap = None
+    if not blind:
+        if args.gap:
+            gap = rescore_gap(
+                v.name,
+                changes,
+                policies=policies,
+                deals=args.gap_deals,
+                seed=int(meta.get("seed") or 0),
+                rules=meta["rules"],
+                match_length=meta.get("match_length"),
+                progress=not args.quiet,
+            )
+        else:
+            gap = cached_gap(v.name, v.resolve(meta["rules"]), policies, changes)
+    if args.json:
+        print(
+            json.dumps(
+                jsonable(
+                    {
+                        "out": str(out_path),
+                        "deals": len(new),
+                        "rescore_cpu_seconds": cpu,
+                        "identity": ident,
+                        "effects": effects,
+                        "exact": blind,
+                        "gap": gap,
+                    }
+                ),
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
+        return 0
+    rate = len(new) / cpu if cpu > 0 else float("inf")
+    shown = ", ".join(f"{k}={_rs._show(val)}" for k, val in changes.items())
+    print(
+        f"re-scored {len(new):,} {v.name} deals under {shown} in {cpu:.2f} CPU-s "
+        f"({rate:,.0f} deals per CPU-second) -> {out_path} (rules_id {ident['rules_id']})"
+    )
+    print(f"{'metric':<15} {'recorded [95%]':>30} {'re-scored [95%]':>30} {'change [95%]':>30}")
+    for r in effects.itertuples():
+        print(
+            f"{r.metric:<15} {_ci(r.recorded, r.recorded_lo, r.recorded_hi):>30} "
+            f"{_ci(r.rescored, r.rescored_lo, r.rescored_hi):>30} "
+            f"{_ci(r.change, r.change_lo, r.change_hi):>30}"
+        )
+    if blind:
+        print(f"exact: {'/'.join(sorted(set(policies)))} play does not read the payouts")
+    elif gap is not None:
+        ident_g = gap.attrs.get("mjlab_gap", {})
+        print(
+            f"first-order: {'/'.join(sorted(set(policies)))} play reads the values; re-scoring "
+            f"minus re-simulating ({ident_g.get('deals', '?'):,} deals, seed "
+            f"{ident_g.get('seed', '?')}):"
+        )
+        for r in gap.itertuples():
+            print(f"  {r.metric:<15} {_ci(r.gap, r.gap_lo, r.gap_hi)}")
+    else:
+        print(
+            f"first-order: {'/'.join(sorted(set(policies)))} play reads the values, so "
+            "value-aware play may shift these; add --gap to measure the bias by simulation",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _ci(est: float, lo: float, hi: float) -> str:
+    return f"{_fmt(est)} [{_fmt(lo)}, {_fmt(hi)}]"
+
+
+def _inputs(path) -> list[Path]:
+    from analysis.io import record_files
+
+    try:
+        return record_files(path)
+    except UsageError:
+        return []
+
+
+def option_values(opt) -> list:
+    """The values a what-if sweeps for one payout option: all of them, or for a long
+    integer range its ends, the default's neighbours and twice the default.
+    """
+    allowed = list(opt.allowed)
+    if len(allowed) <= 8:
+        return allowed
+    d = opt.default
+    pick = {allowed[0], allowed[-1], d, *(x for x in (d - 1, d + 1, 2 * d) if x in allowed)}
+    return sorted(pick)
+
+
+def whatif_table(records, *, options=None, level: float = 0.95) -> pd.DataFrame:
+    """The dealer edge under each value of each payout option, re-scored from ``records``.
+
+    Parameters
+    ----------
+    records : Run, DataFrame or path
+        As :func:`rescore`.
+    options : sequence of str, optional
+        Payout options to sweep (default: all of the variant's, with :func:`option_values`).
+
+    Returns
+    -------
+    DataFrame
+        One row per option and value: ``option, value, is_recorded, edge, lo, hi,
+        diff, diff_lo, diff_hi, move`` (the change from the recorded rules, paired deal
+        by deal; matches are the units; ``move`` is the option's largest |diff|).
+        Sorted by ``move`` (largest first), then by the option's value order.
+    """
+    import numpy as np
+
+    from analysis.stats import z_value
+    from engine.variants import get as get_variant
+
+    frame, meta = _source(records)
+    v = get_variant(meta["variant"])
+    rules = v.resolve(meta["rules"])
+    keys = list(options) if options is not None else list(_rs.payout_keys(v))
+    players = v.n_players(rules)
+    codes = frame.groupby(["run_seed", "match"], sort=False, observed=True).ngroup().to_numpy()
+    z = z_value(level)
+
+    def edge_of(f):
+        d = f[[f"delta_{s}" for s in range(players)]].to_numpy().astype(np.float64)
+        dealer = f["dealer"].to_numpy().astype(np.int64)
+        return d[np.arange(len(f)), dealer] * players / (players - 1)
+
+    def mean_se(y):
+        n = y.size
+        tot = np.bincount(codes, weights=y - y.mean())
+        g = tot.size
+        se = float(np.sqrt(g / (g - 1) * float(tot @ tot)) / n) if g > 1 else float("nan")
+        return float(y.mean()), se
+
+    base = edge_of(frame)
+    rows = []
+    for key in keys:
+        opt = v.option_map[key]
+        if not opt.payout:
+            raise UsageError(f"whatif: {key} is not a payout option of {v.name}")
+        for val in option_values(opt):
+            if val == rules[key]:
+                e, d = base, np.zeros_like(base)
+            else:
+                new, _ = _rs.rescore_frame(frame, v, rules, {key: val})
+                e = edge_of(new)
+                d = e - base
+            est, se = mean_se(e)
+            diff, dse = mean_se(d)
+            rows.append(
+                {
+                    "option": key,
+                    "value": val,
+                    "is_recorded": val == rules[key],
+                    "edge": est,
+                    "lo": est - z * se,
+                    "hi": est + z * se,
+                    "diff": diff,
+                    "diff_lo": diff - z * dse,
+                    "diff_hi": diff + z * dse,
+                }
+            )
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return out.assign(move=[])
+    out["move"] = out.groupby("option")["diff"].transform(lambda s: s.abs().max())
+    out["_order"] = range(len(out))
+    out = out.sort_values(["move", "_order"], ascending=[False, True], kind="stable")
+    return out.drop(columns="_order").reset_index(drop=True)

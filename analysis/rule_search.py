@@ -1,0 +1,477 @@
+"""Rule search: which settings of a variant meet a fairness target (``mjlab design``).
+
+:func:`design` plays the settings of a small rule space, given as option values to vary,
+on common random numbers (one seed for all), and measures each setting's headline
+metrics with intervals: the dealer edge, the money flow, the draw rate, the value per
+win, and on request the skill edge (value over efficiency, duplicate seating by dealer;
+it needs its own runs). Settings that differ only in payout options are *re-scored*
+from one simulation of their play options (:mod:`engine.rescore`), so only the distinct
+play settings are simulated; that is exact for value-blind policies and first-order for
+value-aware ones (``simulate_all=True`` plays every setting instead).
+
+Each constraint (``"dealer_edge<=0.02"``, ``"|dealer_edge|<=0.02"``, ``"flow>=5"``) gets
+a verdict from the interval, never from the point estimate alone: ``meets`` when the
+whole interval satisfies it, ``fails`` when none of it does, ``undecided`` otherwise. A
+setting *passes* when it meets the target and every ``keep`` constraint. The Pareto set
+is taken over |dealer edge| (smaller is fairer), flow (more money moving) and, when
+measured, the skill edge (more reward for skill).
+
+A space larger than ``max_settings`` is sampled by a Latin hypercube over the options'
+value indices (``scipy.stats.qmc``, seeded), so every value of every option is played
+about equally often.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from engine.errors import UsageError
+
+__all__ = ["design", "parse_constraint", "DESIGN_METRICS", "pareto_mask", "design_plot"]
+
+DESIGN_METRICS = ("dealer_edge", "flow", "draw_rate", "value_per_win", "skill_edge")
+"""Metrics a target or keep constraint may name (``skill_edge`` costs its own runs)."""
+
+_CONSTRAINT = re.compile(
+    r"^\s*(?P<abs>\|)?\s*(?P<metric>[a-z_]+)\s*(?P=abs)?\s*(?P<op><=|>=|<|>)\s*"
+    r"(?P<value>[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?)\s*$"
+)
+
+
+def parse_constraint(text: str) -> dict[str, Any]:
+    """``"dealer_edge<=0.02"`` or ``"|dealer_edge|<=0.02"`` -> ``{metric, abs, op, value}``."""
+    m = _CONSTRAINT.match(text or "")
+    if not m:
+        raise UsageError(
+            f"constraint {text!r}: write METRIC<=X, METRIC>=X (or < >), or |METRIC|<=X; "
+            f"metrics: {', '.join(DESIGN_METRICS)}"
+        )
+    metric = m.group("metric")
+    if metric not in DESIGN_METRICS:
+        raise UsageError(
+            f"constraint {text!r}: unknown metric {metric!r}; metrics: {', '.join(DESIGN_METRICS)}"
+        )
+    return {
+        "text": text.strip(),
+        "metric": metric,
+        "abs": bool(m.group("abs")),
+        "op": m.group("op"),
+        "value": float(m.group("value")),
+    }
+
+
+def _verdict(c: Mapping, est: float, lo: float, hi: float) -> str:
+    """Meets / fails / undecided from the interval [lo, hi] of the metric."""
+    if not all(math.isfinite(x) for x in (est, lo, hi)):
+        return "undecided"
+    if c["abs"]:
+        lo, hi = (0.0 if lo <= 0 <= hi else min(abs(lo), abs(hi))), max(abs(lo), abs(hi))
+    x = c["value"]
+    if c["op"] in ("<=", "<"):
+        ok = hi <= x if c["op"] == "<=" else hi < x
+        bad = lo > x if c["op"] == "<=" else lo >= x
+    else:
+        ok = lo >= x if c["op"] == ">=" else lo > x
+        bad = hi < x if c["op"] == ">=" else hi <= x
+    return "meets" if ok else "fails" if bad else "undecided"
+
+
+def pareto_mask(points: np.ndarray) -> np.ndarray:
+    """Rows of ``points`` (to be maximised in every column) that no other row dominates."""
+    n = len(points)
+    keep = np.ones(n, bool)
+    for i in range(n):
+        if not np.all(np.isfinite(points[i])):
+            keep[i] = False
+            continue
+        ge = np.all(points >= points[i], axis=1)
+        gt = np.any(points > points[i], axis=1)
+        if np.any(ge & gt):
+            keep[i] = False
+    return keep
+
+
+def _settings(v, vary: Mapping[str, Sequence], max_settings: int, seed: int) -> list[dict]:
+    options = v.option_map
+    parsed: dict[str, list] = {}
+    for key, values in vary.items():
+        if key not in options:
+            raise UsageError(
+                f"unknown rule option {key!r} for {v.name}; options: {', '.join(sorted(options))}"
+            )
+        vals = []
+        for raw in values:
+            val = options[key].parse(raw)
+            if val not in vals:
+                vals.append(val)
+        if not vals:
+            raise UsageError(f"--vary {key}: give at least one value")
+        parsed[key] = vals
+    if not parsed:
+        raise UsageError(f"design {v.name}: give at least one --vary KEY=V1,V2,...")
+    keys = list(parsed)
+    sizes = [len(parsed[k]) for k in keys]
+    total = math.prod(sizes)
+    if total <= max_settings:
+        combos = list(itertools.product(*(parsed[k] for k in keys)))
+    else:
+        from scipy.stats import qmc
+
+        sample = qmc.LatinHypercube(d=len(keys), seed=seed).random(max_settings)
+        idx = np.minimum((sample * np.array(sizes)).astype(int), np.array(sizes) - 1)
+        seen, combos = set(), []
+        for row in idx:
+            t = tuple(parsed[k][i] for k, i in zip(keys, row, strict=True))
+            if t not in seen:
+                seen.add(t)
+                combos.append(t)
+    return [dict(zip(keys, c, strict=True)) for c in combos]
+
+
+def _label(setting: Mapping) -> str:
+    return ",".join(
+        f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in setting.items()
+    )
+
+
+def design(
+    variant: str,
+    vary: Mapping[str, Sequence],
+    *,
+    target: str,
+    keep: Sequence[str] = (),
+    deals: int = 40_000,
+    seed: int = 0,
+    rules: Mapping | None = None,
+    policies="value",
+    simulate_all: bool = False,
+    max_settings: int = 64,
+    skill_deals: int = 4_000,
+    workers: int | None = None,
+    progress: bool = True,
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Search rule settings of ``variant`` for a target; one row per setting.
+
+    Parameters
+    ----------
+    variant : str
+    vary : mapping
+        ``option -> values`` to combine (the grid, or a Latin-hypercube sample of it).
+    target : str
+        The constraint to meet (:func:`parse_constraint`), e.g. ``"dealer_edge<=0.02"``.
+    keep : sequence of str
+        Further constraints every passing setting must also meet (``"flow>=5"``).
+    deals, seed : int
+        Deals per simulated setting, and the one seed (common random numbers).
+    rules : mapping, optional
+        Options held fixed.
+    policies : str or sequence
+        The players' policies for the main runs.
+    simulate_all : bool
+        Simulate every setting, even those a re-score could answer.
+    max_settings : int
+        Most settings played; a larger space is sampled.
+    skill_deals : int
+        Deals per seating for ``skill_edge`` (only when a constraint names it).
+
+    Returns
+    -------
+    DataFrame
+        One row per setting: the varied options, ``method`` (``simulated`` /
+        ``rescored`` / ``rescored (first-order)``), for each metric its estimate and
+        interval (``<m>``, ``<m>_lo``, ``<m>_hi``), one verdict column per constraint,
+        ``passes`` (bool) and ``pareto`` (bool). ``attrs["design"]`` holds the inputs.
+    """
+    from analysis.sweep import sweep_table
+    from engine import rescore as rs
+    from engine import simulate
+    from engine.variants import get as get_variant
+
+    if deals < 1:
+        raise UsageError("--deals must be >= 1")
+    if max_settings < 1:
+        raise UsageError("--max-settings must be >= 1")
+    v = get_variant(variant)
+    base = v.resolve(rules)
+    cons = [parse_constraint(target), *(parse_constraint(k) for k in keep)]
+    settings = _settings(v, vary, max_settings, seed)
+    pol = [policies] * v.n_players(base) if isinstance(policies, str) else list(policies)
+    blind = all(p in rs.VALUE_BLIND for p in pol)
+    payout = set(rs.payout_keys(v))
+    want_skill = any(c["metric"] == "skill_edge" for c in cons)
+
+    def play_key(s):
+        return tuple(sorted((k, val) for k, val in s.items() if simulate_all or k not in payout))
+
+    groups: dict[tuple, list[int]] = {}
+    for i, s in enumerate(settings):
+        groups.setdefault(play_key(s), []).append(i)
+    from tqdm.auto import tqdm
+
+    bar = tqdm(
+        total=len(groups) + (len(settings) if want_skill else 0),
+        desc=f"design {variant}",
+        unit="run",
+        disable=not progress,
+    )
+    frames: dict[str, pd.DataFrame] = {}
+    method: dict[str, str] = {}
+    for key, members in groups.items():
+        played = dict(key)
+        run = simulate(
+            variant,
+            deals=deals,
+            seed=seed,
+            rules={**base, **played},
+            policies=pol,
+            workers=workers,
+            progress=False,
+        )
+        frame = run.to_pandas()
+        for i in members:
+            s = settings[i]
+            changes = {k: val for k, val in s.items() if k not in played and base[k] != val}
+            label = _label(s)
+            if changes:
+                frames[label], _ = rs.rescore_frame(frame, v, {**base, **played}, changes)
+                method[label] = "rescored" if blind else "rescored (first-order)"
+            else:
+                frames[label] = frame
+                method[label] = "simulated"
+        bar.update(1)
+    deck = any(v.option_map[k].changes_deal for k in vary)
+    labels = [_label(s) for s in settings]
+    metrics = [m for m in DESIGN_METRICS if m != "skill_edge"]
+    table = sweep_table(
+        {lab: frames[lab] for lab in labels},
+        option="setting",
+        baseline=labels[0],
+        metrics=metrics,
+        paired=not deck,
+        level=level,
+    )
+    est = table.set_index(["option_value", "metric"])
+    rows = []
+    for s, lab in zip(settings, labels, strict=True):
+        row: dict[str, Any] = {**s, "setting": lab, "method": method[lab]}
+        for m in metrics:
+            r = est.loc[(lab, m)]
+            row[m], row[f"{m}_lo"], row[f"{m}_hi"] = (
+                float(r["estimate"]),
+                float(r["lo"]),
+                float(r["hi"]),
+            )
+        rows.append(row)
+    if want_skill:
+        from analysis.ladder import rung_frames, rung_row
+
+        for s, row in zip(settings, rows, strict=True):
+            fr = rung_frames(
+                v, v.resolve({**base, **s}), "value", "efficiency", skill_deals, seed,
+                workers=workers,
+            )  # fmt: skip
+            rr = rung_row(fr, "value", "efficiency", level=level)
+            row["skill_edge"], row["skill_edge_lo"], row["skill_edge_hi"] = (
+                float(rr["edge"]),
+                float(rr["edge_lo"]),
+                float(rr["edge_hi"]),
+            )
+            bar.update(1)
+    bar.close()
+    out = pd.DataFrame(rows)
+    verdicts = []
+    for c in cons:
+        col = f"verdict:{c['text']}"
+        out[col] = [
+            _verdict(c, r[c["metric"]], r[f"{c['metric']}_lo"], r[f"{c['metric']}_hi"])
+            for r in rows
+        ]
+        verdicts.append(col)
+    out["passes"] = (out[verdicts] == "meets").all(axis=1)
+    pts = [-out["dealer_edge"].abs().to_numpy(), out["flow"].to_numpy()]
+    if want_skill:
+        pts.append(out["skill_edge"].to_numpy())
+    out["pareto"] = pareto_mask(np.column_stack(pts))
+    out.attrs["design"] = {
+        "variant": variant,
+        "vary": {k: [str(x) for x in vals] for k, vals in vary.items()},
+        "target": target,
+        "keep": list(keep),
+        "deals": deals,
+        "seed": seed,
+        "rules": base,
+        "policies": pol,
+        "simulated_runs": len(groups),
+        "settings": len(settings),
+        "space": math.prod(len(set(map(str, vals))) for vals in vary.values()),
+        "level": level,
+    }
+    return out
+
+
+def design_plot(table: pd.DataFrame, path) -> None:
+    """The trade-off plot: |dealer edge| against flow with intervals, passing settings
+    filled, the Pareto set joined, the skill edge as colour when measured.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from analysis.plots import style
+
+    with style():
+        fig, ax = plt.subplots(figsize=(7.5, 5))
+        x = table["dealer_edge"].to_numpy()
+        y = table["flow"].to_numpy()
+        ax.errorbar(
+            x,
+            y,
+            xerr=[x - table["dealer_edge_lo"], table["dealer_edge_hi"] - x],
+            yerr=[y - table["flow_lo"], table["flow_hi"] - y],
+            fmt="none",
+            ecolor="0.6",
+            lw=0.8,
+            zorder=1,
+        )
+        colour = table["skill_edge"].to_numpy() if "skill_edge" in table else None
+        passes = table["passes"].to_numpy()
+        for mask, face, name in ((passes, None, "passes"), (~passes, "none", "does not pass")):
+            if not mask.any():
+                continue
+            kw = dict(c=colour[mask], cmap="viridis") if colour is not None else {}
+            sc = ax.scatter(
+                x[mask],
+                y[mask],
+                s=46,
+                marker="o",
+                edgecolors="C0" if colour is None else "k",
+                facecolors=face if face is not None and colour is None else None,
+                label=name,
+                zorder=3,
+                **kw,
+            )
+            if colour is not None and face is None:
+                fig.colorbar(sc, ax=ax, label="skill edge (value over efficiency)")
+        par = table[table["pareto"]].sort_values("flow")
+        ax.plot(par["dealer_edge"], par["flow"], "k--", lw=0.8, label="Pareto set", zorder=2)
+        for r in table.itertuples():
+            if r.passes or r.pareto:
+                ax.annotate(
+                    r.setting,
+                    (r.dealer_edge, r.flow),
+                    fontsize=6,
+                    xytext=(3, 3),
+                    textcoords="offset points",
+                )
+        meta = table.attrs.get("design", {})
+        ax.axvline(0, color="0.8", lw=0.6)
+        ax.set_xlabel("dealer edge (points per deal, 95% interval)")
+        ax.set_ylabel("flow (points changing hands per deal)")
+        ax.set_title(f"{meta.get('variant', '')}: target {meta.get('target', '')}")
+        ax.legend(fontsize=7, loc="best")
+        fig.tight_layout()
+        from engine import fileio
+
+        fileio.atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=130))
+        plt.close(fig)
+
+
+def _values(raw: str) -> tuple[str, list[str]]:
+    key, sep, vals = raw.partition("=")
+    if not sep or not key.strip() or not vals.strip():
+        raise UsageError(f"--vary {raw!r}: write KEY=V1,V2,...")
+    return key.strip(), [x.strip() for x in vals.split(",") if x.strip()]
+
+
+def format_design(table: pd.DataFrame) -> str:
+    """The table as text: passing settings first, each metric with its interval."""
+    meta = table.attrs.get("design", {})
+    verdicts = [c for c in table.columns if c.startswith("verdict:")]
+    metrics = [m for m in DESIGN_METRICS if m in table.columns]
+    lines = [
+        f"design {meta.get('variant')}: {meta.get('settings')} settings of a space of "
+        f"{meta.get('space')}, {meta.get('simulated_runs')} simulated on seed "
+        f"{meta.get('seed')} ({meta.get('deals'):,} deals each), the rest re-scored; "
+        f"policies {','.join(sorted(set(meta.get('policies', []))))}",
+        f"target {meta.get('target')}"
+        + (f"; keep {', '.join(meta.get('keep'))}" if meta.get("keep") else "")
+        + "; a verdict reads the 95% interval (meets: all of it; fails: none of it)",
+    ]
+    order = table.sort_values(["passes", "dealer_edge"], ascending=[False, True], key=None)
+    for title, part in (
+        ("passing", order[order["passes"]]),
+        ("not passing", order[~order["passes"]]),
+    ):
+        lines.append(f"\n{title} ({len(part)}):")
+        for r in part.to_dict("records"):
+            cells = [f"{m} {r[m]:.4g} [{r[m + '_lo']:.4g}, {r[m + '_hi']:.4g}]" for m in metrics]
+            marks = " ".join(f"{c[8:]}: {r[c]}" for c in verdicts)
+            star = " (Pareto)" if r["pareto"] else ""
+            lines.append(f"  {r['setting']}{star} [{r['method']}]")
+            lines.append(f"      {'; '.join(cells)}")
+            lines.append(f"      {marks}")
+    return "\n".join(lines)
+
+
+def run_cli(args) -> int:
+    """Handle ``mjlab design VARIANT --vary K=V1,V2 ... --target C [--keep C] ...``."""
+    from analysis._util import jsonable
+    from engine import fileio
+    from engine.variants import get as get_variant
+    from engine.variants import parse_rule_args
+
+    get_variant(args.variant)
+    vary = dict(_values(raw) for raw in args.vary)
+    if len(vary) != len(args.vary):
+        raise UsageError("--vary: an option is given twice")
+    fixed = parse_rule_args(args.rule, args.rules)
+    both = set(fixed) & set(vary)
+    if both:
+        raise UsageError(f"--rule and --vary both set {', '.join(sorted(both))}")
+    if args.plot:
+        if not args.plot.endswith(".png"):
+            raise UsageError(f"--plot {args.plot}: give a .png file name")
+        from pathlib import Path
+
+        parent = Path(args.plot).parent
+        fileio.check_writable(parent if str(parent) else ".", "--plot")
+    table = design(
+        args.variant,
+        vary,
+        target=args.target,
+        keep=args.keep,
+        deals=args.deals,
+        seed=args.seed,
+        rules=fixed,
+        policies=args.policy.split(",") if "," in args.policy else args.policy,
+        simulate_all=args.simulate_all,
+        max_settings=args.max_settings,
+        skill_deals=args.skill_deals,
+        workers=args.workers,
+        progress=not args.quiet,
+    )
+    if args.plot:
+        design_plot(table, args.plot)
+    if args.json:
+        print(
+            json.dumps(
+                jsonable({"design": table.attrs["design"], "settings": table}),
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
+        return 0
+    print(format_design(table))
+    if args.plot:
+        print(f"\nplot: {args.plot}")
+    return 0
