@@ -581,3 +581,30 @@ def test_conformance_under_changed_payouts():
         "kong_pay": 1,
     }
     assert check_variant("lishui", matches=4, seed=9, rules=rules, complete=brute_complete) > 0
+
+
+def test_rescore_from_other_payout_rules_equals_simulation():
+    """The re-score inputs do not depend on the payout options: records played under
+    other ones (被跟 off, kong money, other 倍 and 底, fines 0) re-score to the defaults
+    exactly as a fresh simulation pays them."""
+    import analysis
+    from engine.run import simulate
+
+    other = {
+        "beigen": "none",
+        "kong_pay": 2,
+        "pay_qiduizi": 0,
+        "pay_zimo_x": 1,
+        "pay_plain": 3,
+        "base_cap": "none",
+        "pay_base_step": 5,
+        "caishenhui": "drawn",
+        "pay_beigen": 0,
+        "pay_fanqiang": 0,
+    }
+    kw = dict(deals=1500, seed=4, policies="efficiency", progress=False)
+    played = simulate("lishui", rules=other, **kw)
+    back = {k: V.option_map[k].default for k in other}
+    got = analysis.rescore(played, **back).reset_index(drop=True)
+    want = simulate("lishui", **kw).to_pandas().reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)

@@ -735,3 +735,26 @@ def test_recompute_refuses_records_without_the_inputs():
 def test_conformance_under_changed_payouts():
     rules = {"pay_special8": 5, "tai_cap": 6, "wucai": "guiwei", "special8": "add"}
     assert check_variant("zhuji", matches=4, seed=9, rules=rules) > 0
+
+
+def test_rescore_from_other_payout_rules_equals_simulation():
+    """Records played under other payout options (8-台 hands worth 0, a 3-台 cap, 无财
+    归位, special8=add, all three pay) re-score to the defaults as a fresh simulation."""
+    import pandas as pd
+
+    import analysis
+    from engine.run import simulate
+
+    other = {
+        "pay_special8": 0,
+        "tai_cap": 3,
+        "wucai": "guiwei",
+        "special8": "add",
+        "discard_pay": "all_three",
+    }
+    kw = dict(deals=1500, seed=4, policies="efficiency", progress=False)
+    played = simulate("zhuji", rules=other, **kw)
+    back = {k: V.option_map[k].default for k in other}
+    got = analysis.rescore(played, **back).reset_index(drop=True)
+    want = simulate("zhuji", **kw).to_pandas().reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
