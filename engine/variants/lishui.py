@@ -420,43 +420,50 @@ def recompute(rules, frame) -> dict:
             "simulate them again with this version"
         )
     r = RecordView(frame, 4)
+    i32 = np.int32
+
+    def col(name):  # a column as int32 (no copy for the extras)
+        return frame[name].to_numpy().astype(i32, copy=False)
+
     zimo = r.is_type("self_draw", "kong_draw")
-    si = r.col("score_in")
+    si = col("score_in")
     ztab, ftab = bei_tables(rules)
     bit = K.BIT
 
     def worth(name):  # the pattern's 倍 in the column of each deal
         i = bit[name]
-        return ftab[i] + (ztab[i] - ftab[i]) * zimo
+        return np.where(zimo, i32(ztab[i]), i32(ftab[i]))
 
     csh_in = K.IN_CSH_DRAWN if rules["caishenhui"] == "drawn" else K.IN_CSH_THREE
     csh = (si & csh_in) != 0
-    common = worth("caishenhui") * csh
+    common = np.where(csh, worth("caishenhui"), i32(0))
     for name in ("tianhu", "dihu", "gangkai", "qianggang"):
-        common += worth(name) * r.pat(name)
+        flag = frame[f"pat_{name}"].to_numpy()
+        if flag.any():
+            common += np.where(flag, worth(name), i32(0))
     tag_q = (si & K.IN_QINGYISE) != 0
     tag_z = (si & K.IN_ZIYISE) != 0
-    tags = worth("qingyise") * tag_q + worth("ziyise") * tag_z
+    tags = np.where(tag_q, worth("qingyise"), i32(0)) + np.where(tag_z, worth("ziyise"), i32(0))
     dd = (si & K.IN_DADUIZI) != 0
     x = rules["pay_zimo_x"]
-    plain = rules["pay_plain"] * (1 + (x - 1) * zimo)
+    plain = np.where(zimo, i32(x * rules["pay_plain"]), i32(rules["pay_plain"]))
 
     def bei(total):
         return np.where(total == 0, plain, total)
 
     readings = (
-        ((si & K.IN_STANDARD) != 0, bei(common + tags + worth("daduizi") * dd)),
+        ((si & K.IN_STANDARD) != 0, bei(common + tags + np.where(dd, worth("daduizi"), i32(0)))),
         ((si & K.IN_QIDUIZI) != 0, bei(common + tags + worth("qiduizi"))),
         ((si & K.IN_BUDA) != 0, bei(common + worth("buda"))),
     )
-    best = np.full(r.n, -1, np.int64)
-    chosen = np.full(r.n, -1, np.int64)
+    best = np.full(r.n, -1, i32)
+    chosen = np.full(r.n, -1, np.int8)
     for i, (ok, v) in enumerate(readings):
         take = ok & (v > best)
         best = np.where(take, v, best)
-        chosen = np.where(take, i, chosen)
+        chosen = np.where(take, np.int8(i), chosen)
     won = r.won
-    value = np.where(won, np.maximum(best, 0), 0)
+    value = np.where(won, np.maximum(best, i32(0)), i32(0))
     suited = won & (chosen <= 1) & (chosen >= 0)
     pats = {
         "pat_qingyise": suited & tag_q,
@@ -466,29 +473,31 @@ def recompute(rules, frame) -> dict:
         "pat_buda": won & (chosen == 2),
         "pat_caishenhui": won & csh,
     }
-    base = base_of(rules, r.col("dealer_streak"))
-    winner, dealer, discarder = r.winner, r.dealer, r.discarder
+    base = base_of(rules, frame["dealer_streak"].to_numpy()).astype(i32)
+    winner = frame["winner"].to_numpy()
+    dealer = frame["dealer"].to_numpy()
+    discarder = frame["discarder"].to_numpy()
     dealer_won = winner == dealer
     rob = r.is_type("rob_kong")
     # each loser's share (0 for the winner and on a drawn deal)
+    dealer_pays = value * base
     share = [
-        np.where(won & (winner != s), value * np.where(dealer_won | (dealer == s), base, 1), 0)
+        np.where(won & (winner != s), np.where(dealer_won | (dealer == s), dealer_pays, value), 0)
         for s in range(4)
     ]
     total = share[0] + share[1] + share[2] + share[3]
-    tb = [r.col(f"tongbao_money_{s}") for s in range(4)]
+    tb = [col(f"tongbao_money_{s}") for s in range(4)]
     low = np.minimum(np.minimum(tb[0], tb[1]), np.minimum(tb[2], tb[3]))
-    liable = np.full(r.n, -1, np.int64)
-    for s in (3, 2, 1, 0):  # the first seat charged, as argmin
-        liable = np.where(tb[s] == low, s, liable)
-    liable = np.where((low < 0) & won & ~rob, liable, -1)
-    shifted = np.zeros(r.n, np.int64)
-    shift = []
-    for s in range(4):
-        x_s = np.where((liable >= 0) & (liable != s), share[s], 0)
-        shift.append(x_s)
-        shifted += x_s
-    fine = rules["pay_fanqiang"] * (r.is_type("discard") & won)
+    liable = np.full(r.n, -1, np.int8)
+    charged = (low < 0) & won & ~rob
+    if charged.any():
+        for s in (3, 2, 1, 0):  # the first seat charged, as argmin
+            liable = np.where(tb[s] == low, np.int8(s), liable)
+    liable = np.where(charged, liable, np.int8(-1))
+    has_liable = liable >= 0
+    shift = [np.where(has_liable & (liable != s), share[s], 0) for s in range(4)]
+    shifted = shift[0] + shift[1] + shift[2] + shift[3]
+    fine = np.where(r.is_type("discard") & won, i32(rules["pay_fanqiang"]), i32(0))
     units = [(si >> (K.IN_KONG_SHIFT + 4 * s)) & 15 for s in range(4)]
     all_units = units[0] + units[1] + units[2] + units[3]
     mode = rules["beigen"]
@@ -499,14 +508,13 @@ def recompute(rules, frame) -> dict:
         tongbao = shift[s] - np.where(liable == s, shifted, 0)
         fanqiang = np.where(winner == s, fine, 0) - np.where(discarder == s, fine, 0)
         kong = rules["kong_pay"] * (4 * units[s] - all_units)
-        if mode == "always":
-            beigen = r.col(f"beigen_money_{s}")
-        elif mode == "first_round":
-            beigen = np.where(first, np.where(dealer == s, -3, 1), 0)
-        else:
-            beigen = 0
         delta = np.where(winner == s, total, 0) - paid + tongbao + fanqiang + kong
-        delta = delta + rules["pay_beigen"] * beigen + r.col(f"wuda_money_{s}")
+        delta += col(f"wuda_money_{s}")
+        if mode == "always":
+            delta += rules["pay_beigen"] * col(f"beigen_money_{s}")
+        elif mode == "first_round":
+            each = np.where(dealer == s, i32(-3), i32(1))  # the dealer discards first
+            delta += np.where(first, i32(rules["pay_beigen"]) * each, i32(0))
         out[f"delta_{s}"] = delta
         out[f"fanqiang_money_{s}"] = fanqiang
         out[f"tongbao_money_{s}"] = tongbao

@@ -452,11 +452,13 @@ SPECIAL8 = ("tianhu", "dihu", "quanzipai", "wucai")
 """The 8-台 hands (RULEBOOK §2.3 rule 17)."""
 
 
-def _bits(r, names) -> np.ndarray:
-    """The pattern flags of the records as bits (bit order)."""
-    out = np.zeros(r.n, np.int64)
+def _bits(frame, names) -> np.ndarray:
+    """The pattern flags of the records as int32 bits (bit order)."""
+    out = np.zeros(len(frame), np.int32)
     for name in names:
-        out |= r.pat(name).astype(np.int64) << K.BIT[name]
+        flag = frame[f"pat_{name}"].to_numpy()
+        if flag.any():
+            out |= flag.astype(np.int32) << K.BIT[name]
     return out
 
 
@@ -478,68 +480,83 @@ def recompute(rules, frame) -> dict:
             "simulate them again with this version"
         )
     r = RecordView(frame, 4)
+    i32 = np.int32
     names = [p.name for p in PATTERNS]
-    si = r.col("score_in")
+    si = frame["score_in"].to_numpy().astype(i32, copy=False)
     guiwei = (si & K.IN_GUIWEI) != 0
-    wucai = (r.col("wilds_in_hand") == 0) | ((rules["wucai"] == "guiwei") & guiwei)
+    held = frame["wilds_in_hand"].to_numpy()
+    wucai = (held == 0) | ((rules["wucai"] == "guiwei") & guiwei)
     wucai &= r.won & (rules["caishen"] > 0)
-    wbit = np.int64(1) << K.BIT["wucai"]
-    paid_bits = np.where(wucai, _bits(r, names) | wbit, _bits(r, names) & ~wbit)
-    alt_ord = r.col("alt_tai")
+    wbit = i32(1 << K.BIT["wucai"])
+    recorded = _bits(frame, names)
+    paid_bits = np.where(wucai, recorded | wbit, recorded & ~wbit)
+    alt_ord = frame["alt_tai"].to_numpy().astype(i32, copy=False)
     has_alt = alt_ord >= 0
-    alt_bits = np.where(wucai, (si & K.IN_ALT_BITS) | wbit, (si & K.IN_ALT_BITS) & ~wbit)
-    alt_bits = np.where(has_alt, alt_bits, 0)
+    any_alt = bool(has_alt.any())
+    alt_bits = np.where(has_alt, np.where(wucai, si | wbit, si & ~wbit) & K.IN_ALT_BITS, 0)
     alt_first = (si & K.IN_ALT_FIRST) != 0
-    ordinary = np.zeros(r.n, np.int64)
+    ordinary = np.zeros(r.n, i32)
     for name, t in TAI.items():
-        ordinary += t * r.pat(name)
-
+        if (recorded & (1 << K.BIT[name])).any():
+            ordinary += i32(t) * ((recorded >> K.BIT[name]) & 1)
     values = special_values(rules)
+    add = rules["special8"] == "add"
 
     def worth(bits, ord_):
-        eight = np.full(r.n, -1, np.int64)
+        eight = np.full(r.n, -1, i32)
         for name in SPECIAL8:
             has = ((bits >> K.BIT[name]) & 1) == 1
-            eight = np.where(has, np.maximum(eight, values[name]), eight)
-        boosted = eight + ord_ if rules["special8"] == "add" else np.maximum(eight, ord_)
+            if has.any():
+                eight = np.where(has, np.maximum(eight, i32(values[name])), eight)
+        boosted = eight + ord_ if add else np.maximum(eight, ord_)
         return np.where(eight >= 0, boosted, ord_)
 
     v_paid = worth(paid_bits, ordinary)
-    v_alt = worth(alt_bits, alt_ord)
-    swap = has_alt & (
-        (v_alt > v_paid)
-        | ((v_alt == v_paid) & (alt_ord > ordinary))
-        | ((v_alt == v_paid) & (alt_ord == ordinary) & alt_first)
-    )
-    bits = np.where(swap, alt_bits, paid_bits)
-    tai = np.where(swap, alt_ord, ordinary)
-    value = np.where(swap, v_alt, v_paid)
+    if any_alt:
+        v_alt = worth(alt_bits, alt_ord)
+        swap = has_alt & (
+            (v_alt > v_paid)
+            | ((v_alt == v_paid) & (alt_ord > ordinary))
+            | ((v_alt == v_paid) & (alt_ord == ordinary) & alt_first)
+        )
+        bits = np.where(swap, alt_bits, paid_bits)
+        tai = np.where(swap, alt_ord, ordinary)
+        value = np.where(swap, v_alt, v_paid)
+    else:
+        swap = np.zeros(r.n, bool)
+        bits, tai, value = paid_bits, ordinary, v_paid
     if rules["tai_cap"] > 0:
-        value = np.minimum(value, rules["tai_cap"])
-    value = np.where(r.won, value, 0)
+        value = np.minimum(value, i32(rules["tai_cap"]))
+    value = np.where(r.won, value, i32(0))
     fed = r.is_type("discard", "rob_kong")
     mode = rules["discard_pay"]
-    if mode == "all_three":
-        paid = r.others(value)
-    else:
-        times = 3 if mode == "discarder_x3" else 1
-        paid = np.where(fed[:, None], r.one(r.discarder, times * value), r.others(value))
+    times = i32(3 if mode == "discarder_x3" else 1)
+    winner = frame["winner"].to_numpy()
+    discarder = frame["discarder"].to_numpy()
+    paid = []
+    for s in range(4):
+        each = np.where(r.won & (winner != s), value, i32(0))
+        if mode != "all_three":
+            each = np.where(fed, np.where(discarder == s, times * value, i32(0)), each)
+        paid.append(each)
+    total = paid[0] + paid[1] + paid[2] + paid[3]
     other_bits = np.where(swap, paid_bits, alt_bits)
     # after a swap the recorded reading is the alternative; it was found first exactly
     # when the new paid one was not
     first_after = np.where(swap, ~alt_first, alt_first) & has_alt
     score_in = (
         np.where(has_alt, other_bits, 0)
-        | np.where(first_after, K.IN_ALT_FIRST, 0)
-        | np.where(guiwei, K.IN_GUIWEI, 0)
+        | np.where(first_after, i32(K.IN_ALT_FIRST), i32(0))
+        | np.where(guiwei, i32(K.IN_GUIWEI), i32(0))
     )
     out = {
-        "tai_ordinary": np.where(r.won, tai, 0),
+        "tai_ordinary": np.where(r.won, tai, i32(0)),
         "value": value,
-        "alt_tai": np.where(has_alt, np.where(swap, ordinary, alt_ord), -1),
+        "alt_tai": np.where(has_alt, np.where(swap, ordinary, alt_ord), i32(-1)),
         "score_in": score_in,
-        **r.deltas(paid),
     }
+    for s in range(4):
+        out[f"delta_{s}"] = np.where(winner == s, total, i32(0)) - paid[s]
     for name in names:
         out[f"pat_{name}"] = r.won & (((bits >> K.BIT[name]) & 1) == 1)
     return out
