@@ -179,7 +179,8 @@ OPTIONS = (
         "special8",
         "max",
         ("max", "add"),
-        "天胡/地胡/全字牌/无财: max = max(8, ordinary 台); add = 8 + ordinary 台.",
+        "天胡/地胡/全字牌/无财: max = max(8, ordinary 台); add = 8 + ordinary 台 (the 8 is "
+        "pay_special8).",
         "§2.3 rule 17",
         payout=True,
     ),
