@@ -608,3 +608,69 @@ def test_rescore_from_other_payout_rules_equals_simulation():
     got = analysis.rescore(played, **back).reset_index(drop=True)
     want = simulate("lishui", **kw).to_pandas().reset_index(drop=True)
     pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+AMBIGUOUS = (
+    # (hand, 财神 kinds, seat, win type): hands with more than one reading
+    ("112233m445566p77z", (), 1, SELF),  # plain or 七对子
+    ("112233m445566p7z9p", ("9p",), 0, SELF),  # plain or 七对子, a 财神 pair
+    ("112233m445566p7z9p", ("9p",), 2, DISCARD),
+    ("1122m3344p5566s7z9p", ("9p",), 1, SELF),  # 七对子 or not
+    ("147m258p369s1234z9p", ("9p",), 3, SELF),  # 不搭 with a 财神
+    ("11223344z5566z9p9p", ("9p",), 1, SELF),  # 字一色 七对子
+    ("1112223334445m9p", ("9p",), 1, DISCARD),  # 清一色 大对子
+    ("123m3456p78s11z999p", ("9p",), 0, SELF),  # 财神会 (three held)
+    ("123m3456p789s11z99p", ("9p",), 0, SELF),  # a drawn 财神 (caishenhui=drawn)
+)
+SETTINGS = (
+    {},
+    {"pay_qiduizi": 0},
+    {"pay_plain": 3, "pay_zimo_x": 1},
+    {"pay_buda": 9, "pay_qiduizi": 1},
+    {"pay_qingyise": 0, "pay_zimo_x": 4},
+    {"caishenhui": "drawn", "pay_caishenhui": 7},
+)
+
+
+def _kernel_row(rules, hand_text, wild, seat, win_type, dealer=0):
+    """One win through the kernels as in play (patterns, then settle): its record row."""
+    from engine.hand._tables import kernel_tables
+    from engine.variants._scoring import melds8, settle_hand, win_context
+
+    counts = tiles.parse(hand_text).astype(np.int64)
+    kinds = [tiles.kind(w) for w in wild]
+    w = int(counts[kinds].sum())
+    counts[kinds] = 0
+    r = V.pack(V.resolve(rules))
+    feeder = (seat + 1) % 4 if win_type == DISCARD else None
+    ctx = win_context(seat, dealer, win_type, np.zeros((0, 3), np.int64), feeder=feeder)
+    ctx[L.X_WILD0] = kinds[0] if kinds else -1
+    ctx[L.X_WILD1] = -1
+    ctx[L.X_WIN_PHYS] = kinds[0] if kinds else int(np.flatnonzero(counts)[0])  # a 财神 drawn
+    bits = int(K.patterns(r, ctx, counts, w, 4, melds8(np.zeros((0, 3))), 0, kernel_tables()))
+    value, deltas, extra = settle_hand(K.settle, r, ctx, bits)
+    names = {SELF: "self_draw", DISCARD: "discard"}
+    row = dict(
+        winner=seat, discarder=-1 if feeder is None else feeder, dealer=dealer, dealer_streak=0,
+        win_type=names[win_type], wilds_in_hand=w, value=value,
+        **{f"delta_{s}": deltas[s] for s in range(4)},
+    )  # fmt: skip
+    for i, p in enumerate(lishui.PATTERNS):
+        row[f"pat_{p.name}"] = bool((bits >> i) & 1)
+    for i, name in enumerate(V.extras):
+        row[name] = int(extra[i])
+    return row
+
+
+@pytest.mark.parametrize("source", range(len(SETTINGS)))
+def test_recompute_chooses_as_the_kernel_from_any_source(source):
+    """Hands with several readings, recorded under one payout setting and re-scored under
+    each other: recompute gives what the kernels pay under that setting, column by column."""
+    rows = [_kernel_row(SETTINGS[source], *h) for h in AMBIGUOUS]
+    frame = _frame(rows)
+    for target in SETTINGS:
+        got = V.recompute(V.resolve(target), frame)
+        for j, h in enumerate(AMBIGUOUS):
+            want = _kernel_row(target, *h)
+            for col, values in got.items():
+                assert int(np.asarray(values)[j]) == int(want[col]), (h, target, col)
