@@ -227,9 +227,10 @@ def test_beigen_fine_and_options():
 
     assert run("always", 9) == ([1, 1, 0, 1], 1)
     assert run("always", 9, run_len=3) == ([0, 0, 0, 0], 0)
-    assert run("first_round", 9) == ([0, 0, 0, 0], 0)
+    # every run is counted (the re-score input), whatever is paid
+    assert run("first_round", 9) == ([0, 0, 0, 0], 1)
     assert run("first_round", 4) == ([1, 1, 0, 1], 1)
-    assert run("none", 4) == ([0, 0, 0, 0], 0)
+    assert run("none", 4) == ([0, 0, 0, 0], 1)
 
 
 def test_kong_money_option():
@@ -381,3 +382,295 @@ def test_golden_replay(regen):
         path.write_text(out + "\n")
     assert path.exists(), f"{path.name} is missing: pytest --regen writes it"
     assert out.splitlines() == path.read_text().splitlines()
+
+
+# ---- the payout options (issue 22): each one's worked example, paid as the rule says ----
+
+SHAPE_HANDS = {
+    "qingyise": "11123455678999m",
+    "qiduizi": "1133557799m1122z",
+    "buda": "147m258p369s12345z",
+}
+
+
+def _others(v, base=3, dealer=0, seat=1, discarder=None, fanqiang=1):
+    """Deltas by hand: a non-dealer's win of v 倍 (dealer pays 底 x v, the others v; the
+    discarder adds the 犯枪 fine)."""
+    d = [0, 0, 0, 0]
+    for s in range(4):
+        if s != seat:
+            d[s] = -(base if s == dealer else 1) * v
+    if discarder is not None:
+        d[discarder] -= fanqiang
+    d[seat] = -sum(d)
+    return d
+
+
+@pytest.mark.parametrize("name", sorted(SHAPE_HANDS))
+def test_pay_shape_pattern_options(name):
+    """pay_<pattern>: its 非自摸 倍; self-drawn, pay_zimo_x (2) times that."""
+    hand_text = SHAPE_HANDS[name]
+    rules = {f"pay_{name}": 13}
+    r = score(hand_text, seat=1, dealer=0, win_type=DISCARD, discarder=3, rules=rules)
+    assert r["patterns"] == [name] and r["value"] == 13
+    assert r["deltas"] == _others(13, discarder=3)
+    r = score(hand_text, seat=1, dealer=0, rules=rules)
+    assert r["patterns"] == [name] and r["value"] == 26 and r["deltas"] == _others(26)
+    r = score(hand_text, seat=1, dealer=0, rules={**rules, "pay_zimo_x": 3})
+    assert r["value"] == 39
+
+
+def test_pay_zimo_x_and_plain_options():
+    """pay_plain: the plain discard win's 倍; pay_zimo_x multiplies the 自摸 column (the
+    plain win and the shape patterns), not the single-valued patterns."""
+    r = score(PLAIN, seat=1, dealer=0, rules={"pay_zimo_x": 3})
+    assert r["value"] == 3 and r["deltas"] == _others(3)
+    r = score("11122233344455z", seat=1, dealer=0, rules={"pay_zimo_x": 1})
+    assert r["patterns"] == ["ziyise", "daduizi"] and r["value"] == 4 + 2
+    r = score(PLAIN, flags={"tianhu"}, rules={"pay_zimo_x": 4})
+    assert r["value"] == 8  # 天胡 has one value
+    r = score(PLAIN, seat=1, dealer=0, win_type=DISCARD, discarder=2, rules={"pay_plain": 3})
+    assert r["value"] == 3 and r["deltas"] == _others(3, discarder=2)
+    r = score(PLAIN, seat=1, dealer=0, rules={"pay_plain": 3})
+    assert r["value"] == 6
+
+
+def test_pay_pattern_zero_falls_back_to_plain_and_the_best_reading_changes():
+    """At 0 倍 a pattern is worth nothing: the plain 倍 counts, and the best reading is
+    chosen under the new values (a seven-pairs hand that is also plain)."""
+    r = score("1133557799m1122z", rules={"pay_qiduizi": 0})
+    assert r["patterns"] == ["qiduizi"] and r["value"] == 2  # no other reading: plain 2
+    r = score("112233m445566p77z", rules={"pay_qiduizi": 0})
+    assert r["value"] == 2
+    r = score("112233m445566p77z", rules={"pay_zimo_x": 1, "pay_plain": 3})
+    assert r["patterns"] == [] and r["value"] == 3  # plain 3 beats 七对子 at 1 x 2
+    r = score("112233m445566p77z", rules={"pay_zimo_x": 1, "pay_plain": 2})
+    assert r["patterns"] == [] and r["value"] == 2  # a tie keeps the first (standard) reading
+    r = score("112233m445566p77z", rules={"pay_qiduizi": 3, "pay_zimo_x": 1})
+    assert r["patterns"] == ["qiduizi"] and r["value"] == 3
+
+
+def test_pay_context_pattern_options():
+    """pay_gangkai / qianggang / caishenhui: one value each, added to the others."""
+    r = score(
+        "123m456p11z234m", melds="kong:7s", seat=2, win_type=KONG_DRAW, rules={"pay_gangkai": 9}
+    )
+    assert r["patterns"] == ["gangkai"] and r["value"] == 9
+    assert r["deltas"] == _others(9, seat=2)
+    r = score(PLAIN, seat=1, dealer=0, win_type=ROB, discarder=2, rules={"pay_qianggang": 6})
+    assert r["value"] == 6 and r["deltas"] == [0, 3 * 6 + 6 + 6, -(3 * 6 + 6 + 6), 0]
+    r = score("123m3456p78s11z999p", wild=("9p",), rules={"pay_caishenhui": 5})
+    assert r["patterns"] == ["caishenhui"] and r["value"] == 5
+    assert r["deltas"] == [45, -15, -15, -15]  # the dealer wins: 底 3 x 5 from each
+
+
+@pytest.mark.parametrize(
+    "rules, streak, base",
+    [
+        ({"pay_base": 4}, 0, 4),
+        ({"pay_base": 4}, 1, 6),
+        ({"pay_base_step": 1}, 2, 5),
+        ({"pay_base_step": 0}, 3, 3),
+        ({"pay_base": 1, "pay_base_step": 4}, 1, 5),
+        ({"base_cap": "7"}, 3, 7),
+        ({"base_cap": "3"}, 2, 3),
+        ({"base_cap": "13", "pay_base_step": 3}, 5, 13),
+    ],
+)
+def test_pay_base_options(rules, streak, base):
+    """底 = pay_base + pay_base_step x streak, at most base_cap; the dealer's self-drawn
+    plain win takes 底 x 2 from each."""
+    r = score(PLAIN, streak=streak, rules=rules)
+    assert r["base"] == base and r["deltas"] == [3 * 2 * base, *[-2 * base] * 3]
+
+
+def test_pay_fanqiang_option():
+    r = score(PLAIN, seat=1, dealer=0, win_type=DISCARD, discarder=2, rules={"pay_fanqiang": 4})
+    assert r["deltas"] == _others(1, discarder=2, fanqiang=4)
+    r = score(PLAIN, seat=1, dealer=0, win_type=DISCARD, discarder=2, rules={"pay_fanqiang": 0})
+    assert r["deltas"] == [-3, 5, -1, -1]
+
+
+def test_pay_beigen_option():
+    """pay_beigen: the fine of each 被跟 (four identical discards in a row)."""
+    r = V.pack(V.resolve({"pay_beigen": 3}))
+    ctx = np.zeros(L.N_CTX, np.int64)
+    ctx[L.X_RUN_LEN], ctx[L.X_RUN_START], ctx[L.X_DISCARDS_TOTAL] = 4, 2, 9
+    pay = np.zeros((4, 4), np.int64)
+    K.on_discard(r, ctx, pay, 1, 5, 4)
+    assert pay[2].tolist() == [3, 3, 0, 3]
+    rules = {"pay_beigen": 3}
+    _, delta, extra = _settle(winner=-1, win_type=L.WIN_NONE, pay=pay, rules=rules, ctx=ctx)
+    assert delta == [3, 3, -9, 3]
+    # the record keeps the units (one point each), the input of a re-score
+    assert extra[K.E_BEIGEN_MONEY : K.E_BEIGEN_MONEY + 4].tolist() == [1, 1, -3, 1]
+
+
+def _frame(rows):
+    """A record frame of hand-made deals (the columns lishui.recompute reads)."""
+    df = pd.DataFrame(rows)
+    df["win_type"] = pd.Categorical(df["win_type"], categories=list(L.WIN_TYPE_NAMES))
+    for name in V.pattern_columns():
+        if name not in df:
+            df[name] = False
+    for col in V.extras:
+        if col not in df:
+            df[col] = 0
+    return df
+
+
+def test_recompute_pays_kong_and_beigen_money_from_the_inputs():
+    """Kong money from the recorded kong units, 被跟 under each mode from its units and the
+    first-round bit: worked by hand on a drawn deal."""
+    units = (1 << K.IN_KONG_SHIFT) | (2 << (K.IN_KONG_SHIFT + 4 * 3))  # 明杠 seat 0, 暗杠 3
+    row = dict(
+        winner=-1, discarder=-1, dealer=1, dealer_streak=0, win_type="none", wilds_in_hand=0,
+        score_in=units | K.IN_BEIGEN_FIRST,
+        beigen=2, beigen_money_0=2, beigen_money_1=-6, beigen_money_2=2, beigen_money_3=2,
+    )  # fmt: skip
+    f = _frame([row])
+
+    def deltas(**rules):
+        got = V.recompute(V.resolve(rules), f)
+        return [int(got[f"delta_{s}"][0]) for s in range(4)]
+
+    # kong money: 0 takes n from each, 3 takes 2n from each (units 1 and 2)
+    kong = [3 - 2, -1 - 2, -1 - 2, 6 - 1]
+    assert deltas() == [2, -6, 2, 2]
+    assert deltas(kong_pay=2) == [b + 2 * k for b, k in zip([2, -6, 2, 2], kong, strict=True)]
+    assert deltas(pay_beigen=2) == [4, -12, 4, 4]
+    assert deltas(beigen="first_round") == [1, -3, 1, 1]  # the dealer (seat 1) paid first
+    assert deltas(beigen="none") == [0, 0, 0, 0]
+    got = V.recompute(V.resolve({"kong_pay": 1}), f)
+    assert [int(got[f"kong_money_{s}"][0]) for s in range(4)] == kong
+
+
+def test_recompute_chooses_the_reading_again():
+    """A win recorded as 七对子 that is also plain: under pay_plain=3, pay_zimo_x=1 the
+    plain reading (3 倍) beats 七对子 (2), the 七对子 flag drops."""
+    row = dict(
+        winner=1, discarder=-1, dealer=0, dealer_streak=0, win_type="self_draw",
+        wilds_in_hand=0, pat_qiduizi=True, score_in=K.IN_STANDARD | K.IN_QIDUIZI,
+    )  # fmt: skip
+    f = _frame([row])
+    got = V.recompute(V.resolve({}), f)
+    assert int(got["value"][0]) == 4 and bool(got["pat_qiduizi"][0])
+    got = V.recompute(V.resolve({"pay_plain": 3, "pay_zimo_x": 1}), f)
+    assert int(got["value"][0]) == 3 and not bool(got["pat_qiduizi"][0])
+    assert [int(got[f"delta_{s}"][0]) for s in range(4)] == _others(3)
+
+
+def test_recompute_refuses_records_without_the_inputs():
+    f = _frame([dict(winner=-1, discarder=-1, dealer=0, dealer_streak=0, win_type="none")])
+    with pytest.raises(UsageError, match="lack the score_in column"):
+        V.recompute(V.resolve({}), f.drop(columns=["score_in"]))
+
+
+def test_conformance_under_changed_payouts():
+    """The kernels pay the changed table and recompute agrees on every deal."""
+    rules = {
+        "pay_qiduizi": 1,
+        "pay_buda": 9,
+        "pay_plain": 2,
+        "pay_zimo_x": 1,
+        "pay_base": 2,
+        "pay_base_step": 3,
+        "base_cap": "11",
+        "pay_fanqiang": 2,
+        "pay_beigen": 2,
+        "kong_pay": 1,
+    }
+    assert check_variant("lishui", matches=4, seed=9, rules=rules, complete=brute_complete) > 0
+
+
+def test_rescore_from_other_payout_rules_equals_simulation():
+    """The re-score inputs do not depend on the payout options: records played under
+    other ones (被跟 off, kong money, other 倍 and 底, fines 0) re-score to the defaults
+    exactly as a fresh simulation pays them."""
+    import analysis
+    from engine.run import simulate
+
+    other = {
+        "beigen": "none",
+        "kong_pay": 2,
+        "pay_qiduizi": 0,
+        "pay_zimo_x": 1,
+        "pay_plain": 3,
+        "base_cap": "none",
+        "pay_base_step": 5,
+        "caishenhui": "drawn",
+        "pay_beigen": 0,
+        "pay_fanqiang": 0,
+    }
+    kw = dict(deals=1500, seed=4, policies="efficiency", progress=False)
+    played = simulate("lishui", rules=other, **kw)
+    back = {k: V.option_map[k].default for k in other}
+    got = analysis.rescore(played, **back).reset_index(drop=True)
+    want = simulate("lishui", **kw).to_pandas().reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+AMBIGUOUS = (
+    # (hand, 财神 kinds, seat, win type): hands with more than one reading
+    ("112233m445566p77z", (), 1, SELF),  # plain or 七对子
+    ("112233m445566p7z9p", ("9p",), 0, SELF),  # plain or 七对子, a 财神 pair
+    ("112233m445566p7z9p", ("9p",), 2, DISCARD),
+    ("1122m3344p5566s7z9p", ("9p",), 1, SELF),  # 七对子 or not
+    ("147m258p369s1234z9p", ("9p",), 3, SELF),  # 不搭 with a 财神
+    ("11223344z5566z9p9p", ("9p",), 1, SELF),  # 字一色 七对子
+    ("1112223334445m9p", ("9p",), 1, DISCARD),  # 清一色 大对子
+    ("123m3456p78s11z999p", ("9p",), 0, SELF),  # 财神会 (three held)
+    ("123m3456p789s11z99p", ("9p",), 0, SELF),  # a drawn 财神 (caishenhui=drawn)
+)
+SETTINGS = (
+    {},
+    {"pay_qiduizi": 0},
+    {"pay_plain": 3, "pay_zimo_x": 1},
+    {"pay_buda": 9, "pay_qiduizi": 1},
+    {"pay_qingyise": 0, "pay_zimo_x": 4},
+    {"caishenhui": "drawn", "pay_caishenhui": 7},
+)
+
+
+def _kernel_row(rules, hand_text, wild, seat, win_type, dealer=0):
+    """One win through the kernels as in play (patterns, then settle): its record row."""
+    from engine.hand._tables import kernel_tables
+    from engine.variants._scoring import melds8, settle_hand, win_context
+
+    counts = tiles.parse(hand_text).astype(np.int64)
+    kinds = [tiles.kind(w) for w in wild]
+    w = int(counts[kinds].sum())
+    counts[kinds] = 0
+    r = V.pack(V.resolve(rules))
+    feeder = (seat + 1) % 4 if win_type == DISCARD else None
+    ctx = win_context(seat, dealer, win_type, np.zeros((0, 3), np.int64), feeder=feeder)
+    ctx[L.X_WILD0] = kinds[0] if kinds else -1
+    ctx[L.X_WILD1] = -1
+    ctx[L.X_WIN_PHYS] = kinds[0] if kinds else int(np.flatnonzero(counts)[0])  # a 财神 drawn
+    bits = int(K.patterns(r, ctx, counts, w, 4, melds8(np.zeros((0, 3))), 0, kernel_tables()))
+    value, deltas, extra = settle_hand(K.settle, r, ctx, bits)
+    names = {SELF: "self_draw", DISCARD: "discard"}
+    row = dict(
+        winner=seat, discarder=-1 if feeder is None else feeder, dealer=dealer, dealer_streak=0,
+        win_type=names[win_type], wilds_in_hand=w, value=value,
+        **{f"delta_{s}": deltas[s] for s in range(4)},
+    )  # fmt: skip
+    for i, p in enumerate(lishui.PATTERNS):
+        row[f"pat_{p.name}"] = bool((bits >> i) & 1)
+    for i, name in enumerate(V.extras):
+        row[name] = int(extra[i])
+    return row
+
+
+@pytest.mark.parametrize("source", range(len(SETTINGS)))
+def test_recompute_chooses_as_the_kernel_from_any_source(source):
+    """Hands with several readings, recorded under one payout setting and re-scored under
+    each other: recompute gives what the kernels pay under that setting, column by column."""
+    rows = [_kernel_row(SETTINGS[source], *h) for h in AMBIGUOUS]
+    frame = _frame(rows)
+    for target in SETTINGS:
+        got = V.recompute(V.resolve(target), frame)
+        for j, h in enumerate(AMBIGUOUS):
+            want = _kernel_row(target, *h)
+            for col, values in got.items():
+                assert int(np.asarray(values)[j]) == int(want[col]), (h, target, col)

@@ -635,3 +635,126 @@ def test_a_deals_memo_of_refused_hands_gives_the_full_evaluations_answer():
             bits = K.patterns(r, ctx, counts, w, sets, m8, len(melds), tab)
             assert bits == out[K.O_BITS] and ctx[L.X_VALUE] == max(0, out[K.O_VALUE])
     assert 0 < refused < 800
+
+
+# ---- the payout options (issue 22): each one's worked example, paid as the rule says ----
+
+
+def test_pay_special8_option():
+    """pay_special8: the 台 of an 8-台 hand, max(value, ordinary) or value + ordinary."""
+    r = score("222z333z444z555z11z", rules={"caishen": 0, "pay_special8": 11})
+    assert "quanzipai" in r["patterns"] and r["value"] == 11
+    assert r["deltas"] == [33, -11, -11, -11]
+    r = score("222z333z444z555z11z", rules={"caishen": 0, "pay_special8": 11, "special8": "add"})
+    assert r["value"] == 11 + 2
+    r = score("111z777z123m456p11s", flags={"tianhu"}, rules={"caishen": 0, "pay_special8": 2})
+    assert r["legal"] and r["value"] == 3  # max(2, ordinary 3)
+    r = score("111z777z123456m99m", rules={**CAI, "pay_special8": 5})
+    assert "wucai" in r["patterns"] and r["value"] == 5  # max(5, ordinary 4)
+
+
+def test_tai_cap_option():
+    """tai_cap: a win pays at most this many 台; the flags and ordinary 台 stay."""
+    rules = {**CAI, "special8": "add"}
+    r = score("111z777z111444m99m", rules={**rules, "tai_cap": 6})
+    assert r["ordinary"] == 5 and "wucai" in r["patterns"]
+    assert r["value"] == 6 and r["deltas"] == [18, -6, -6, -6]
+    r = score("111z777z111444m99m", rules={**rules, "tai_cap": 20})
+    assert r["value"] == 13
+    r = score("111z777z123m456p11s", seat=1, win_type=DISCARD, discarder=2, rules={"tai_cap": 2})
+    assert r["value"] == 2 and r["deltas"] == [0, 2, -2, 0]
+
+
+ALT_HAND = "111z777z666z55z8p9p9p"
+"""Honors and three 财神: read as 全字牌 (东中发白 triplets, a pair of 财神: 5 + 对对胡 1 +
+三财神 2 = 8 ordinary 台) or, the pair of 财神 taken as a suit's, 混一色 (9 台)."""
+
+
+def _kernel_record(rules, hand_text=ALT_HAND, seat=0, dealer=0):
+    """One self-drawn win through the kernels as in play: the record row's columns."""
+    counts = tiles.parse(hand_text).astype(np.int64)
+    kinds = [tiles.kind(w) for w in W2]
+    w = int(counts[kinds].sum())
+    counts[kinds] = 0
+    res = V.resolve(rules)
+    r = V.pack(res)
+    from engine.variants._scoring import melds8, settle_hand, win_context
+
+    ctx = win_context(seat, dealer, SELF, np.zeros((0, 3), np.int64))
+    ctx[L.X_WILD0], ctx[L.X_WILD1] = kinds
+    bits = int(K.patterns(r, ctx, counts, w, 4, melds8(np.zeros((0, 3))), 0, kernel_tables()))
+    value, deltas, extra = settle_hand(K.settle, r, ctx, bits)
+    row = dict(
+        winner=seat, discarder=-1, dealer=dealer, win_type="self_draw", wilds_in_hand=w,
+        value=value, **{f"delta_{s}": deltas[s] for s in range(4)},
+    )  # fmt: skip
+    for i, p in enumerate(zhuji.PATTERNS):
+        row[f"pat_{p.name}"] = bool((bits >> i) & 1)
+    for i, name in enumerate(V.extras):
+        row[name] = int(extra[i])
+    return row
+
+
+def _one_row(row):
+    import pandas as pd
+
+    df = pd.DataFrame([row])
+    df["win_type"] = pd.Categorical(df["win_type"], categories=list(L.WIN_TYPE_NAMES))
+    return df
+
+
+def test_the_alternative_reading_is_recorded_and_chosen_again():
+    """The 8-台 value can change which reading is paid (全字牌 or 混一色); the record keeps
+    the other one, so recompute chooses as the kernel does under the new value."""
+    base = _kernel_record(CAI)
+    assert base["pat_hunyise"] and not base["pat_quanzipai"] and base["value"] == 9
+    assert base["tai_ordinary"] == 9 and base["alt_tai"] == 8
+    assert (base["score_in"] >> K.BIT["quanzipai"]) & 1
+    high = {**CAI, "pay_special8": 10}
+    fresh = _kernel_record(high)
+    assert fresh["pat_quanzipai"] and fresh["value"] == 10 and fresh["alt_tai"] == 9
+    got = V.recompute(V.resolve(high), _one_row(base))
+    for col, want in fresh.items():
+        if col in got:
+            assert int(np.asarray(got[col])[0]) == int(want), col
+    # and back: the re-scored record re-scores to the first
+    again = {**base, **{k: np.asarray(v)[0] for k, v in got.items()}}
+    back = V.recompute(V.resolve(CAI), _one_row(again))
+    for col, want in base.items():
+        if col in back:
+            assert int(np.asarray(back[col])[0]) == int(want), col
+
+
+def test_recompute_refuses_records_without_the_inputs():
+    row = _kernel_record(CAI)
+    del row["alt_tai"], row["score_in"]
+    with pytest.raises(UsageError, match="lack alt_tai, score_in"):
+        V.recompute(V.resolve(CAI), _one_row(row))
+
+
+def test_conformance_under_changed_payouts():
+    rules = {"pay_special8": 5, "tai_cap": 6, "wucai": "guiwei", "special8": "add"}
+    assert check_variant("zhuji", matches=4, seed=9, rules=rules) > 0
+
+
+def test_rescore_from_other_payout_rules_equals_simulation():
+    """Records played under other payout options (8-台 hands worth 0, a 3-台 cap, 无财
+    归位, special8=add, all three pay) re-score to the defaults as a fresh simulation."""
+    import pandas as pd
+
+    import analysis
+    from engine.run import simulate
+
+    other = {
+        "pay_special8": 0,
+        "tai_cap": 3,
+        "wucai": "guiwei",
+        "special8": "add",
+        "discard_pay": "all_three",
+    }
+    kw = dict(deals=1500, seed=4, policies="efficiency", progress=False)
+    played = simulate("zhuji", rules=other, **kw)
+    back = {k: V.option_map[k].default for k in other}
+    got = analysis.rescore(played, **back).reset_index(drop=True)
+    want = simulate("zhuji", **kw).to_pandas().reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)

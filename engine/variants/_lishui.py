@@ -94,6 +94,22 @@ L_FANQIANG = VAR.block("fanqiang")
 L_BEIGEN_FINE = VAR.block("beigen_fine")
 """被跟 fine paid to each other seat (1)."""
 
+# payout table (rules[R_PAY + i]): written by engine.variants.lishui.pack from the
+# pay_* options; read by bei() and base() only (the bots do not read them)
+PAY = RULES.sub("pay", "lishui payouts")
+L_BEI_ZIMO = PAY.block("bei_zimo", 10)
+"""倍 of each pattern on a self-drawn win (自摸 column), in bit order."""
+L_BEI_FEI = PAY.block("bei_fei", 10)
+"""倍 of each pattern on a discard or robbed-kong win (非自摸 column), in bit order."""
+L_PLAIN_ZIMO = PAY.block("plain_zimo")
+"""倍 of a self-drawn win with no special pattern (2)."""
+L_PLAIN_FEI = PAY.block("plain_fei")
+"""倍 of a discard win with no special pattern (1)."""
+L_BASE0 = PAY.block("base0")
+"""底 with no dealer streak (3)."""
+L_BASE_STEP = PAY.block("base_step")
+"""底 added per consecutive dealer win (2)."""
+
 # pattern bits (order = engine.variants.lishui.PATTERNS)
 P_QINGYISE = BIT["qingyise"]
 P_ZIYISE = BIT["ziyise"]
@@ -108,9 +124,10 @@ P_QIANGGANG = BIT["qianggang"]
 N_PATTERNS = len(PATTERNS)
 
 BEI_ZIMO = np.array([8, 8, 4, 4, 4, 8, 4, 4, 4, 4], np.int64)
-"""倍 of each special pattern on a self-drawn win (自摸 column; single values repeated)."""
+"""The seed's 倍 of each special pattern on a self-drawn win (自摸 column; single values
+repeated): the defaults of the pay_* options (the kernels read the packed table)."""
 BEI_FEI_ZIMO = np.array([4, 4, 2, 2, 2, 8, 4, 4, 4, 4], np.int64)
-"""倍 of each special pattern on a discard or robbed-kong win (非自摸 column)."""
+"""The seed's 倍 on a discard or robbed-kong win (非自摸 column), the options' defaults."""
 
 # extra record columns (order = engine.variants.lishui.EXTRAS)
 E_KONGS = 0
@@ -121,21 +138,47 @@ E_WUDA_MONEY = 7  # 7..10
 E_FANQIANG_MONEY = 11  # 11..14
 E_TONGBAO_MONEY = 15  # 15..18
 E_KONG_MONEY = 19  # 19..22
+E_SCORE_IN = 23
+
+# bit fields of the score_in column (the inputs of a re-score, engine.rescore)
+IN_STANDARD = 1 << 0
+"""The winning hand completes in the standard shape."""
+IN_DADUIZI = 1 << 1
+"""... and its standard reading is 大对子 (all triplets, no exposed chow)."""
+IN_QIDUIZI = 1 << 2
+"""The winning hand completes as 七对子."""
+IN_BUDA = 1 << 3
+"""The winning hand completes as 不搭."""
+IN_QINGYISE = 1 << 4
+"""Its real tiles and melds are of one suit (清一色 for the standard and 七对子 readings)."""
+IN_ZIYISE = 1 << 5
+"""Its real tiles and melds are honors only (字一色, likewise)."""
+IN_CSH_THREE = 1 << 6
+"""财神会 under caishenhui=three: a self-draw holding three or more 财神."""
+IN_CSH_DRAWN = 1 << 7
+"""财神会 under caishenhui=drawn: a self-draw completed by drawing a 财神."""
+IN_BEIGEN_FIRST = 1 << 8
+"""A 被跟 in the deal's first four discards (its payer is the dealer, who discards first)."""
+IN_KONG_SHIFT = 12
+"""Bits 12 + 4s ..: seat s's kong units (明杠 and 补杠 1, 暗杠 2), 0..8."""
 
 SCRATCH = CTX.sub("scratch", "lishui scratch")
 S_BEIGEN = SCRATCH.block("beigen", 4)  # 80..83 net 被跟 money per seat
 S_KONG = SCRATCH.block("kong", 4)  # 84..87 net kong money per seat
+S_IN = SCRATCH.block("score_in")  # 88: the score_in bits gathered during the deal
 
 
 @kernel
-def bei(bits, zimo):
-    """倍数 of a win: the sum of its special patterns' values, else 1 (discard) / 2."""
+def bei(rules, bits, zimo):
+    """倍数 of a win: the sum of its special patterns' values (the 自摸 or 非自摸 column of
+    the payout table), else the plain 倍 (1 on a discard, 2 self-drawn by default).
+    """
     total = 0
     for i in range(N_PATTERNS):
         if (bits >> i) & 1:
-            total += BEI_ZIMO[i] if zimo else BEI_FEI_ZIMO[i]
+            total += rules[L_BEI_ZIMO + i] if zimo else rules[L_BEI_FEI + i]
     if total == 0:
-        total = 2 if zimo else 1
+        total = rules[L_PLAIN_ZIMO] if zimo else rules[L_PLAIN_FEI]
     return total
 
 
@@ -152,6 +195,7 @@ def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
     wt = ctx[X_WIN_TYPE]
     zimo = wt == WIN_SELF_DRAW or wt == WIN_KONG_DRAW
     ctx_bits = np.int64(0)
+    found = 0
     if ctx[X_FIRST_TURN] == 1 and wt == WIN_SELF_DRAW and nmeld == 0:
         if ctx[X_WINNER] == ctx[X_DEALER]:
             ctx_bits |= 1 << P_TIANHU
@@ -162,19 +206,21 @@ def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
     if wt == WIN_ROB_KONG:
         ctx_bits |= 1 << P_QIANGGANG
     if zimo and ctx[X_WILD0] >= 0:
-        if rules[L_CAISHENHUI] == 0:
-            if w >= 3:
-                ctx_bits |= 1 << P_CAISHENHUI
-        else:
-            ph = ctx[X_WIN_PHYS]
-            if ph >= 0 and (ph == ctx[X_WILD0] or ph == ctx[X_WILD1]):
-                ctx_bits |= 1 << P_CAISHENHUI
+        if w >= 3:
+            found |= IN_CSH_THREE
+        ph = ctx[X_WIN_PHYS]
+        if ph >= 0 and (ph == ctx[X_WILD0] or ph == ctx[X_WILD1]):
+            found |= IN_CSH_DRAWN
+        if found & (IN_CSH_DRAWN if rules[L_CAISHENHUI] == 1 else IN_CSH_THREE):
+            ctx_bits |= 1 << P_CAISHENHUI
     mask = suit_mask(h, melds, nmeld)
     tags = np.int64(0)
     if mask == 1 or mask == 2 or mask == 4:
         tags |= 1 << P_QINGYISE
+        found |= IN_QINGYISE
     if mask == 8:
         tags |= 1 << P_ZIYISE
+        found |= IN_ZIYISE
     best = -1
     best_bits = np.int64(0)
     if _distance(h, w, sets, STANDARD, tab) == 0:
@@ -183,9 +229,11 @@ def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
         for i in range(nmeld):
             if melds[i, 0] == M_CHOW:
                 chowless = False
+        found |= IN_STANDARD
         if chowless and triplets_fit(h, 0, 34, sets, 1):
             b |= 1 << P_DADUIZI
-        v = bei(b, zimo)
+            found |= IN_DADUIZI
+        v = bei(rules, b, zimo)
         if v > best:
             best = v
             best_bits = b
@@ -196,25 +244,30 @@ def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
             pairs += h[k] // 2
             singles += h[k] % 2
         if _pairs_formula(pairs, singles) <= w:
+            found |= IN_QIDUIZI
             b = ctx_bits | tags | (1 << P_QIDUIZI)
-            v = bei(b, zimo)
+            v = bei(rules, b, zimo)
             if v > best:
                 best = v
                 best_bits = b
         if _buda(h, tab[4]) <= w:
+            found |= IN_BUDA
             b = ctx_bits | (1 << P_BUDA)
-            v = bei(b, zimo)
+            v = bei(rules, b, zimo)
             if v > best:
                 best = v
                 best_bits = b
     ctx[X_VALUE] = best if best > 0 else 0
+    ctx[S_IN] = (ctx[S_IN] & ~np.int64(255)) | found
     return best_bits
 
 
 @kernel
 def base(rules, ctx):
-    """底: 3 + 2 x the dealer's consecutive wins before this deal, capped (RULEBOOK §1.6)."""
-    b = 3 + 2 * ctx[X_DEALER_WINS]
+    """底: 3 + 2 x the dealer's consecutive wins before this deal, capped (RULEBOOK §1.6);
+    the 3 and the 2 are the payout table's (pay_base, pay_base_step).
+    """
+    b = rules[L_BASE0] + rules[L_BASE_STEP] * ctx[X_DEALER_WINS]
     cap = rules[L_BASE_CAP]
     if cap > 0 and b > cap:
         b = cap
@@ -223,25 +276,38 @@ def base(rules, ctx):
 
 @kernel(refcount=False)
 def on_discard(rules, ctx, pay, seat, phys, players):
-    """被跟: the fourth identical discard in a row (no claim between) fines the first."""
-    mode = rules[L_BEIGEN]
-    if mode == 2 or ctx[X_RUN_LEN] != players:
-        return
-    if mode == 1 and ctx[X_DISCARDS_TOTAL] != players:
+    """被跟: the fourth identical discard in a row (no claim between) fines the first.
+
+    Every such run is counted (X_GEN) and its fines of one point (S_BEIGEN, the
+    beigen_money columns) whatever the mode, so that a re-score can apply another; the
+    mode and the fine decide what is paid.
+    """
+    if ctx[X_RUN_LEN] != players:
         return
     a = ctx[X_RUN_START]
+    first = ctx[X_DISCARDS_TOTAL] == players
+    for s in range(players):
+        if s != a:
+            ctx[S_BEIGEN + a] -= 1
+            ctx[S_BEIGEN + s] += 1
+    ctx[X_GEN] += 1
+    if first:
+        ctx[S_IN] |= IN_BEIGEN_FIRST
+    mode = rules[L_BEIGEN]
+    if mode == 2 or (mode == 1 and not first):
+        return
     fine = rules[L_BEIGEN_FINE]
     for s in range(players):
         if s != a:
             pay[a, s] += fine
-            ctx[S_BEIGEN + a] -= fine
-            ctx[S_BEIGEN + s] += fine
-    ctx[X_GEN] += 1
 
 
 @kernel(refcount=False)
 def on_kong(rules, ctx, pay, seat, mtype, from_seat, players):
     """Kong money under ``kong_pay=n`` (none by default, RULEBOOK §1.3 rule 13)."""
+    if mtype == M_KONG or mtype == M_ADDKONG or mtype == M_ANKONG:
+        units = 2 if mtype == M_ANKONG else 1
+        ctx[S_IN] += np.int64(units) << (IN_KONG_SHIFT + 4 * seat)
     n = rules[L_KONG_PAY]
     if n == 0:
         return
@@ -294,7 +360,7 @@ def settle(rules, ctx, pay, bits, players, delta, extra):
     if winner >= 0:
         wt = ctx[X_WIN_TYPE]
         zimo = wt == WIN_SELF_DRAW or wt == WIN_KONG_DRAW
-        value = bei(bits, zimo)
+        value = bei(rules, bits, zimo)
         share = np.zeros(4, np.int64)
         total = 0
         for s in range(players):
@@ -329,4 +395,5 @@ def settle(rules, ctx, pay, bits, players, delta, extra):
     extra[E_KONGS] = ctx[X_KONGS]
     extra[E_BASE] = b
     extra[E_BEIGEN] = ctx[X_GEN]
+    extra[E_SCORE_IN] = ctx[S_IN] if winner >= 0 else ctx[S_IN] & ~np.int64(255)
     return value

@@ -102,6 +102,20 @@ Z_SEVEN_PAIRS = VAR.block("seven_pairs")
 Z_PASS_LOCK = VAR.block("pass_lock")
 """Pass lock mode (0 lock, 1 value, 2 none); the loop reads R_PASS_LOCK."""
 
+# payout table (rules[R_PAY + i]), written by engine.variants.zhuji.pack from the pay
+# options; the legality of a win never reads it (the bots do not either)
+PAY = RULES.sub("pay", "zhuji payouts")
+Z_PAY_TIANHU = PAY.block("tianhu")
+"""台 of a 天胡 hand (8): with several 8-台 hands the largest counts."""
+Z_PAY_DIHU = PAY.block("dihu")
+"""台 of a 地胡 hand (8)."""
+Z_PAY_QUANZIPAI = PAY.block("quanzipai")
+"""台 of a 全字牌 hand (8)."""
+Z_PAY_WUCAI = PAY.block("wucai")
+"""台 of a 无财 hand (8)."""
+Z_TAI_CAP = PAY.block("tai_cap")
+"""Most 台 a win pays (applied after the reading is chosen), 0 = no cap."""
+
 # pattern bits (order = engine.variants.zhuji.PATTERNS)
 P_ZHONG = BIT["zhong"]
 P_FA = BIT["fa"]
@@ -124,6 +138,16 @@ P_QIDUI = BIT["qidui"]
 E_KONGS = 0
 E_TAI_ORDINARY = 1
 E_REFUSED = 2
+E_ALT_TAI = 3
+E_SCORE_IN = 4
+
+# bit fields of the score_in column (the inputs of a re-score, engine.rescore)
+IN_ALT_BITS = (1 << 16) - 1
+"""Bits 0..15: the pattern bits of the alternative reading (see ``alt_tai``)."""
+IN_ALT_FIRST = 1 << 16
+"""The alternative reading was found before the one paid (it wins ties)."""
+IN_GUIWEI = 1 << 17
+"""The winner holds 财神 and every one can stand for its own kind (无财 under guiwei)."""
 
 SCRATCH = CTX.sub("scratch", "zhuji scratch")
 S_REFUSED = SCRATCH.block("refused")
@@ -132,9 +156,13 @@ S_ORDINARY = SCRATCH.block("ordinary")
 """ctx slot: the winner's best ordinary 台 (set by :func:`patterns`)."""
 S_MEMO_NEXT = SCRATCH.block("memo_next", 4)
 """ctx slots 82..85: the next memo entry each seat overwrites (a ring of MEMO_WAYS)."""
-S_LAST = SCRATCH.block("last", 5)
-"""ctx slots 86..90: the last hand :func:`win_legal` allowed (key words 0-1, then the
-value, pattern bits and ordinary 台 of its evaluation), reused by :func:`patterns`."""
+S_LAST = SCRATCH.block("last", 8)
+"""ctx slots 86..93: the last hand :func:`win_legal` allowed (key words 0-1, then the
+value, pattern bits and ordinary 台 of its evaluation, and the alternative reading's
+ordinary 台, bits and order), reused by :func:`patterns`."""
+S_ALT = SCRATCH.block("alt", 2)
+"""ctx slots 94..95: the winner's alternative reading: ordinary 台 (-1 none) and the
+score_in bits (set by :func:`patterns`)."""
 MEMO_WAYS = 8
 """Refused hands remembered per seat (ctx slots X_MEMO + seat * 2 * MEMO_WAYS ...)."""
 assert 4 * 2 * MEMO_WAYS <= N_MEMO
@@ -155,7 +183,18 @@ O_QUAN = 4
 O_ANY_VALUE = 5
 O_ANY_BITS = 6
 O_ANY_ORDINARY = 7
-N_OUT = 8
+O_Q_ORD = 8
+O_Q_BITS = 9
+O_Q_AT = 10
+O_N_ORD = 11
+O_N_BITS = 12
+O_N_AT = 13
+O_COUNT = 14
+N_OUT = 15
+"""evaluate's out slots: the reading paid, the best of all, and the best declarable
+全字牌 (Q) and other (N) readings with the order they were found in (O_COUNT counts the
+readings): the reading paid is the better of those two, so the other one is all a
+re-score needs to choose again under another 8-台 value or 无财 rule."""
 
 
 @kernel
@@ -326,21 +365,42 @@ def _popcount3(m):
     return (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1)
 
 
+@kernel(inline="always")
+def _eight(rules, eight, quan):
+    """The 8-台 value of a reading: the hand's, or with 全字牌 the larger of it and 全字牌's."""
+    if quan:
+        return max(eight, rules[Z_PAY_QUANZIPAI])
+    return eight
+
+
 @kernel
-def _consider(rules, out, ordinary, bits, quan, special):
+def _consider(rules, out, ordinary, bits, quan, eight):
     """Fold one reading into ``out``: the best declarable reading (legal: ordinary 台 at
     the minimum, or 全字牌) in the O_VALUE slots, the best of all in the O_ANY slots;
-    best = most value, then most ordinary 台 (the first found on a tie).
+    best = most value, then most ordinary 台 (the first found on a tie). ``eight`` is the
+    台 of the reading's 8-台 hands (the largest of them), -1 when it has none.
     """
     if quan:
         out[O_QUAN] = 1
     legal = quan or ordinary >= rules[Z_MIN_TAI]
+    at = out[O_COUNT]
+    out[O_COUNT] = at + 1
+    if legal:
+        if quan:
+            if ordinary > out[O_Q_ORD]:
+                out[O_Q_ORD] = ordinary
+                out[O_Q_BITS] = bits
+                out[O_Q_AT] = at
+        elif ordinary > out[O_N_ORD]:
+            out[O_N_ORD] = ordinary
+            out[O_N_BITS] = bits
+            out[O_N_AT] = at
     v = ordinary
-    if special:
+    if eight >= 0:
         if rules[Z_SPECIAL8] == 1:
-            v = 8 + ordinary
-        elif ordinary < 8:
-            v = 8
+            v = eight + ordinary
+        elif ordinary < eight:
+            v = eight
     if v > out[O_ANY_VALUE] or (v == out[O_ANY_VALUE] and ordinary > out[O_ANY_ORDINARY]):
         out[O_ANY_VALUE] = v
         out[O_ANY_BITS] = bits
@@ -355,7 +415,7 @@ def _consider(rules, out, ordinary, bits, quan, special):
 
 
 @kernel
-def _seven_pairs(rules, out, h, w, n_h, suits_real, ctx_bits, ctx_tai, special):
+def _seven_pairs(rules, out, h, w, n_h, suits_real, ctx_bits, ctx_tai, eight):
     """Fold the seven-pairs readings (七对, option) into ``out``."""
     pairs = 0
     singles = 0
@@ -385,7 +445,7 @@ def _seven_pairs(rules, out, h, w, n_h, suits_real, ctx_bits, ctx_tai, special):
                     bits |= 1 << P_QINGYISE
             if quan:
                 bits |= 1 << P_QUANZIPAI
-            _consider(rules, out, ordinary, bits, quan, special or quan)
+            _consider(rules, out, ordinary, bits, quan, _eight(rules, eight, quan))
 
 
 @kernel
@@ -409,6 +469,13 @@ def evaluate(rules, ctx, h, w, sets, melds, nmeld, tab, out):
     out[O_ANY_VALUE] = -1
     out[O_ANY_BITS] = 0
     out[O_ANY_ORDINARY] = -1
+    out[O_Q_ORD] = -1
+    out[O_Q_BITS] = 0
+    out[O_Q_AT] = 0
+    out[O_N_ORD] = -1
+    out[O_N_BITS] = 0
+    out[O_N_AT] = 0
+    out[O_COUNT] = 0
     meld_tai = 0
     meld_bits = np.int64(0)
     has_chow = False
@@ -450,20 +517,21 @@ def evaluate(rules, ctx, h, w, sets, melds, nmeld, tab, out):
     if w >= 3:
         ctx_tai += 2
         ctx_bits |= 1 << P_SANCAISHEN
-    special = False
+    eight = -1  # the 台 of the hand's 8-台 hands (the largest), -1 none
     if ctx[X_FIRST_TURN] == 1 and wt == WIN_SELF_DRAW and nmeld == 0:
-        special = True
         if ctx[X_WINNER] == ctx[X_DEALER]:
             ctx_bits |= 1 << P_TIANHU
+            eight = max(eight, rules[Z_PAY_TIANHU])
         else:
             ctx_bits |= 1 << P_DIHU
+            eight = max(eight, rules[Z_PAY_DIHU])
     if ctx[X_WILD0] >= 0:
         wucai = w == 0
         if not wucai and rules[Z_WUCAI] == 1:
             wucai = _guiwei(rules, ctx, h, w, sets, tab)
         if wucai:
-            special = True
             ctx_bits |= 1 << P_WUCAI
+            eight = max(eight, rules[Z_PAY_WUCAI])
     # honors apart, suits apart
     hval = np.empty((5, 2), np.int64)
     hmask = np.empty((5, 2), np.int64)
@@ -524,9 +592,9 @@ def evaluate(rules, ctx, h, w, sets, melds, nmeld, tab, out):
                         bits |= 1 << P_QINGYISE
                 if quan:
                     bits |= 1 << P_QUANZIPAI
-                _consider(rules, out, ordinary, bits, quan, special or quan)
+                _consider(rules, out, ordinary, bits, quan, _eight(rules, eight, quan))
     if rules[Z_SEVEN_PAIRS] == 1 and sets == 4:
-        _seven_pairs(rules, out, h, w, n_h, suits_real, ctx_bits, ctx_tai, special)
+        _seven_pairs(rules, out, h, w, n_h, suits_real, ctx_bits, ctx_tai, eight)
     if out[O_LEGAL] == 0:
         out[O_VALUE] = out[O_ANY_VALUE]
         out[O_BITS] = out[O_ANY_BITS]
@@ -642,6 +710,7 @@ def win_legal(rules, ctx, h, w, sets, melds, nmeld, tab):
         ctx[S_LAST + 2] = out[O_VALUE]
         ctx[S_LAST + 3] = out[O_BITS]
         ctx[S_LAST + 4] = out[O_ORDINARY]
+        _alternative(out, ctx, S_LAST + 5)
         return True
     if memo:
         i = ctx[S_MEMO_NEXT + seat]
@@ -653,8 +722,29 @@ def win_legal(rules, ctx, h, w, sets, melds, nmeld, tab):
 
 
 @kernel
+def _alternative(out, ctx, at):
+    """ctx[at .. at+2]: the best declarable reading of the other kind (全字牌 or not)
+    than the one paid: its ordinary 台 (-1 none), pattern bits and whether it was found
+    first (the inputs a re-score chooses the reading again from).
+    """
+    paid_quan = (out[O_BITS] >> P_QUANZIPAI) & 1 == 1
+    if paid_quan:
+        ctx[at] = out[O_N_ORD]
+        ctx[at + 1] = out[O_N_BITS]
+        ctx[at + 2] = 1 if out[O_N_ORD] >= 0 and out[O_N_AT] < out[O_Q_AT] else 0
+    else:
+        ctx[at] = out[O_Q_ORD]
+        ctx[at + 1] = out[O_Q_BITS]
+        ctx[at + 2] = 1 if out[O_Q_ORD] >= 0 and out[O_Q_AT] < out[O_N_AT] else 0
+    if ctx[at] < 0:
+        ctx[at + 1] = 0
+
+
+@kernel
 def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
-    """Pattern bits of the best reading; its 台 goes to ctx[X_VALUE]."""
+    """Pattern bits of the best reading; its 台 goes to ctx[X_VALUE], its alternative
+    and the 归位 test to the S_ALT slots (the score_in inputs).
+    """
     a, b = _eval_key(ctx, h, w, nmeld)
     if ctx[S_LAST] == a and ctx[S_LAST + 1] == b:
         value = ctx[S_LAST + 2]
@@ -666,8 +756,14 @@ def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
         value = out[O_VALUE]
         bits = out[O_BITS]
         ordinary = out[O_ORDINARY]
+        _alternative(out, ctx, S_LAST + 5)
     ctx[X_VALUE] = value if value > 0 else 0
     ctx[S_ORDINARY] = ordinary
+    ctx[S_ALT] = ctx[S_LAST + 5]
+    score_in = ctx[S_LAST + 6] | (IN_ALT_FIRST if ctx[S_LAST + 7] == 1 else 0)
+    if w > 0 and ctx[X_WILD0] >= 0 and _guiwei(rules, ctx, h, w, sets, tab):
+        score_in |= IN_GUIWEI
+    ctx[S_ALT + 1] = score_in
     return bits
 
 
@@ -675,14 +771,19 @@ def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
 def settle(rules, ctx, pay, bits, players, delta, extra):
     """Payments (RULEBOOK §2.4 rule 18): 1 台 = 1 point.
 
-    Self-draw: each other seat pays 台. Discard win: the discarder pays 台 alone
+    The 台 paid is the reading's, at most tai_cap (when set). Self-draw: each other seat
+    pays 台. Discard win: the discarder pays 台 alone
     (``discard_pay=all_three``: each of the three pays 台; ``discarder_x3``: the
     discarder pays 3 x 台). A robbed 补杠 is paid by the kong player as a discarder.
     """
     winner = ctx[X_WINNER]
     value = 0
+    extra[E_ALT_TAI] = -1
     if winner >= 0:
         value = ctx[X_VALUE]
+        cap = rules[Z_TAI_CAP]
+        if cap > 0 and value > cap:
+            value = cap
         wt = ctx[X_WIN_TYPE]
         feeder = -1
         if wt == WIN_DISCARD:
@@ -699,6 +800,8 @@ def settle(rules, ctx, pay, bits, players, delta, extra):
         else:
             pay[feeder, winner] += value
         extra[E_TAI_ORDINARY] = ctx[S_ORDINARY]
+        extra[E_ALT_TAI] = ctx[S_ALT]
+        extra[E_SCORE_IN] = ctx[S_ALT + 1]
     for p in range(players):
         for q in range(players):
             delta[q] += pay[p, q]

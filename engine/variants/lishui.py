@@ -41,6 +41,23 @@ Engine simplifications
 - The efficiency and value bots never discard a 财神 (under ``caishen_discard=penalty``
   only the random bot does, and pays the fine).
 
+Payout options and re-scoring
+-----------------------------
+Re-scorable (``payout``, engine.rescore): the 倍 of 清一色, 七对子, 不搭 (``pay_<pattern>``,
+the 非自摸 value; 自摸 = ``pay_zimo_x`` x it), of 杠上开花, 财神会 and 抢杠 (one value
+each), the plain 倍 (``pay_plain``) and the 自摸 multiplier (``pay_zimo_x``, also for
+字一色 and 大对子), the 底 (``pay_base``, ``pay_base_step``, ``base_cap``), the 犯枪 and
+被跟 fines (``pay_fanqiang``, ``pay_beigen``), the 被跟 rule (``beigen``), kong money
+(``kong_pay``) and the 财神会 rule (``caishenhui``). 字一色, 大对子, 天胡 and 地胡 keep the
+seed's 倍 (the kernels read them from the same packed table; they have no option because
+the 2,000 efficiency deals of the exactness sweep never hold them). A re-score chooses
+the reading paid again (standard, 七对子 or 不搭, from the ``score_in`` inputs), so pattern
+flags may change; it cannot change who won, from whom, the wall, the claims or the 误打财神
+fines: the 财神 options, ``caishen_discard``, ``reserve``, ``pass_lock`` and ``tiles`` are
+play options (simulate them). The bots do not read the payout table: ``value`` plays
+its fixed target bonuses and ``strong`` its fitted tables, so their records re-score to
+a first-order answer only (analysis.rescore_gap).
+
 The strong policy
 -----------------
 ``strong`` plays each discard for expected points. For every tile it could throw it
@@ -75,6 +92,99 @@ from ._base import RuleOption, Variant
 from ._mahjong import engine_rules, strong_defaults
 from ._registry import register
 from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
+
+BEI_RANGE = tuple(range(0, 33))
+"""Allowed 倍 of a pattern (0 = worth nothing: a hand with no other pattern is plain)."""
+
+
+SHAPE_PATTERNS = ("qingyise", "ziyise", "qiduizi", "daduizi", "buda")
+"""The patterns with 自摸 / 非自摸 columns: in the seed's table the 自摸 value is twice the
+非自摸 one for each of them and for the plain win, so the table is a 非自摸 倍 per pattern
+and one 自摸 multiplier (``pay_zimo_x``)."""
+
+PAY_PATTERNS = ("qingyise", "qiduizi", "buda", "gangkai", "caishenhui", "qianggang")
+"""The patterns whose 倍 is an option. 字一色, 大对子, 天胡 and 地胡 keep the seed's 倍 (the
+kernels read them from the same table): none of them occurs in the 2,000 efficiency
+deals that prove every payout option re-scores exactly (tests/test_rescore.py)."""
+
+
+def _pay_options() -> tuple[RuleOption, ...]:
+    """The payout table as options: the 倍 of the patterns in PAY_PATTERNS, the plain 倍,
+    the 自摸 multiplier, the 底 and the fines.
+    """
+    out = []
+    for i, p in enumerate(K.PATTERNS):
+        if p.name not in PAY_PATTERNS:
+            continue
+        if p.name in SHAPE_PATTERNS:
+            doc = (
+                f"倍 of {p.hanzi} on a discard or robbed-kong win (非自摸); self-drawn "
+                "(自摸, with 杠上开花) it is pay_zimo_x times this. A win's 倍 is the sum of "
+                "its patterns'."
+            )
+            default = int(K.BEI_FEI_ZIMO[i])
+        else:
+            doc = f"倍 of {p.hanzi}, added to the win's other patterns' (one value)."
+            default = int(K.BEI_ZIMO[i])
+        out.append(
+            RuleOption(f"pay_{p.name}", default, BEI_RANGE, doc, "§1.5 rule 21", payout=True)
+        )
+    out += [
+        RuleOption(
+            "pay_plain",
+            1,
+            tuple(range(1, 9)),
+            "倍 of a discard win with no special pattern (self-drawn: pay_zimo_x times this).",
+            "§1.5 rule 20",
+            payout=True,
+        ),
+        RuleOption(
+            "pay_zimo_x",
+            2,
+            (1, 2, 3, 4),
+            "自摸 column = this x the 非自摸 倍, for the plain win and the five shape patterns "
+            "(清一色, 字一色, 七对子, 大对子, 不搭); the seed's table doubles.",
+            "§1.5 rules 20-21",
+            payout=True,
+        ),
+        RuleOption(
+            "pay_base",
+            3,
+            tuple(range(1, 17)),
+            "底 (points per 倍 between the dealer and another seat) with no dealer streak.",
+            "§1.6 rule 24",
+            payout=True,
+        ),
+        RuleOption(
+            "pay_base_step",
+            2,
+            tuple(range(0, 9)),
+            "底 added per consecutive dealer win (up to base_cap).",
+            "§1.6 rule 24",
+            payout=True,
+        ),
+        RuleOption(
+            "pay_fanqiang",
+            1,
+            tuple(range(0, 9)),
+            "犯枪: points the discarder pays the winner on top of his share.",
+            "§1.6 rule 27",
+            payout=True,
+        ),
+        RuleOption(
+            "pay_beigen",
+            1,
+            tuple(range(0, 9)),
+            "被跟 fine: points the first of four identical discards pays each other seat.",
+            "§1.6 rule 30",
+            payout=True,
+        ),
+    ]
+    return tuple(out)
+
+
+PAY_OPTIONS = _pay_options()
+"""The payout-table options (pay_*), all re-scorable."""
 
 OPTIONS = (
     RuleOption(
@@ -115,6 +225,7 @@ OPTIONS = (
         "Kong money for sensitivity runs: n = 明杠 and 补杠 n from each other seat, 暗杠 2n "
         "from each; 0 = none (the seed).",
         "§1.3 rule 13",
+        payout=True,
     ),
     RuleOption(
         "reserve",
@@ -138,13 +249,16 @@ OPTIONS = (
         "财神会 (+4): three = a self-drawn win whose concealed hand holds 3 or more 财神; "
         "drawn = any self-draw completed by drawing a 财神.",
         "§1.5 rule 23",
+        payout=True,
     ),
     RuleOption(
         "base_cap",
         "9",
-        ("9", "none"),
-        "底 = 3 + 2 x the dealer's consecutive wins, capped at 9, or uncapped.",
+        ("3", "5", "7", "9", "11", "13", "none"),
+        "底 = 3 + 2 x the dealer's consecutive wins, capped at 9 (the seed; other caps for "
+        "sweeps), or uncapped.",
         "§1.6 rule 24",
+        payout=True,
     ),
     RuleOption(
         "beigen",
@@ -153,8 +267,9 @@ OPTIONS = (
         "被跟 fine (first discarder pays 1 to each): any four identical discards in a row; "
         "first_round = only the deal's first four discards; none = off.",
         "§1.6 rule 30",
+        payout=True,
     ),
-)
+) + PAY_OPTIONS
 
 PATTERNS = K.PATTERNS
 """The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
@@ -183,9 +298,16 @@ EXTRAS = (
     "kong_money_1",
     "kong_money_2",
     "kong_money_3",
+    "score_in",
 )
-"""Extra record columns: kongs made, the deal's 底, 被跟 events, and each penalty's net
-money per seat (被跟, 误打财神, 犯枪, 统包 shift, kong money); all are inside ``delta_*``."""
+"""Extra record columns: kongs made, the deal's 底, 被跟 events (every run of four
+identical discards, whatever ``beigen``), 被跟 units per seat (the net fines of those
+runs at one point each, as under ``beigen=always``: what is paid is ``pay_beigen`` x
+these, or only the first round's, or none), and each other penalty's net money per seat
+(误打财神, 犯枪, 统包 shift, kong money), all inside ``delta_*``; ``score_in``, the
+inputs of a re-score as bits (engine.variants._lishui ``IN_*``: the readings the winning
+hand completes in and its suit tags, both 财神会 conditions, a first-round 被跟, each
+seat's kong units)."""
 
 SHAPES = ("standard", "seven_pairs", "buda")
 
@@ -243,45 +365,172 @@ def pack(rules) -> np.ndarray:
         pass_lock=rules["pass_lock"] != "none",
     )
     r[K.L_CAISHEN] = n
-    r[K.L_BASE_CAP] = 9 if rules["base_cap"] == "9" else 0
+    r[K.L_BASE_CAP] = 0 if rules["base_cap"] == "none" else int(rules["base_cap"])
     r[K.L_CAISHENHUI] = 0 if rules["caishenhui"] == "three" else 1
     r[K.L_BEIGEN] = ("always", "first_round", "none").index(rules["beigen"])
     r[K.L_KONG_PAY] = rules["kong_pay"]
     r[K.L_PASS_LOCK] = ("lock", "value", "none").index(rules["pass_lock"])
-    r[K.L_FANQIANG] = 1
-    r[K.L_BEIGEN_FINE] = 1
+    r[K.L_FANQIANG] = rules["pay_fanqiang"]
+    r[K.L_BEIGEN_FINE] = rules["pay_beigen"]
+    zimo, fei = bei_tables(rules)
+    r[K.L_BEI_ZIMO : K.L_BEI_ZIMO + K.N_PATTERNS] = zimo
+    r[K.L_BEI_FEI : K.L_BEI_FEI + K.N_PATTERNS] = fei
+    r[K.L_PLAIN_ZIMO] = rules["pay_zimo_x"] * rules["pay_plain"]
+    r[K.L_PLAIN_FEI] = rules["pay_plain"]
+    r[K.L_BASE0] = rules["pay_base"]
+    r[K.L_BASE_STEP] = rules["pay_base_step"]
     return r
 
 
+def bei_tables(rules) -> tuple[np.ndarray, np.ndarray]:
+    """The 倍 of each pattern (bit order) on a self-drawn and on another win."""
+    zimo = K.BEI_ZIMO.copy()
+    fei = K.BEI_FEI_ZIMO.copy()
+    x = rules["pay_zimo_x"]
+    for i, p in enumerate(K.PATTERNS):
+        if p.name in SHAPE_PATTERNS:
+            fei[i] = rules.get(f"pay_{p.name}", fei[i])
+            zimo[i] = x * fei[i]
+        elif p.name in PAY_PATTERNS:
+            zimo[i] = fei[i] = rules[f"pay_{p.name}"]
+    return zimo, fei
+
+
+def base_of(rules, streak):
+    """底 for dealer streaks ``streak`` (array): pay_base + pay_base_step x streak, capped."""
+    b = rules["pay_base"] + rules["pay_base_step"] * np.asarray(streak, np.int64)
+    cap = rules["base_cap"]
+    return b if cap == "none" else np.minimum(b, int(cap))
+
+
 PENALTY_COLUMNS = ("beigen_money", "wuda_money", "fanqiang_money", "tongbao_money", "kong_money")
-"""Extra columns of money besides the win's shares; every delta is the shares plus them."""
+"""Extra columns of money besides the win's shares; every delta is the shares plus them
+(被跟's as its units when ``beigen=always`` and ``pay_beigen=1``, the seed's rules)."""
 
 
 def recompute(rules, frame) -> dict:
-    """The record columns that the pattern flags fix (the conformance check).
+    """The record columns that the payout options and the scoring inputs fix: the
+    conformance check, and the re-score of recorded deals (engine.rescore).
 
-    ``value`` = the sum of the flags' 倍 (自摸 column on a self-draw or 杠上开花, else 非自摸),
-    1 / 2 when none; each loser's share 底 x 倍 when the winner or he is the dealer, else
-    倍; the robbed kong player pays all shares; every delta is its win money plus the
-    penalty columns (被跟, 误打财神, 犯枪, the 统包 shift, kong money).
+    The reading paid is chosen again from the readings ``score_in`` says the hand
+    completes in (standard, with 大对子 when it fits; 七对子; 不搭), each worth the sum of
+    its patterns' 倍 in the 自摸 column (self-draw, 杠上开花) or the 非自摸 one, or the plain
+    倍 when none: the most 倍, ties to the first of standard, 七对子, 不搭, as in play.
+    Each loser's share is 底 x 倍 when the winner or he is the dealer, else 倍 (底 =
+    pay_base + pay_base_step x the dealer's streak, capped by base_cap); the robbed kong
+    player pays all shares; under 统包 the liable seat (the one the records' shift charges)
+    pays them; 犯枪 adds pay_fanqiang from the discarder; 被跟 pays pay_beigen x the
+    recorded units (all runs, the first round's, or none); kong money is kong_pay x each
+    seat's net kong units; 误打财神 money is as recorded.
     """
+    if "score_in" not in frame.columns:
+        from ..errors import UsageError
+
+        raise UsageError(
+            "lishui: these records lack the score_in column (the inputs of a re-score); "
+            "simulate them again with this version"
+        )
     r = RecordView(frame, 4)
+    i32 = np.int32
+
+    def col(name):  # a column as int32 (no copy for the extras)
+        return frame[name].to_numpy().astype(i32, copy=False)
+
     zimo = r.is_type("self_draw", "kong_draw")
-    bei = np.zeros(r.n, np.int64)
-    for i, p in enumerate(PATTERNS):
-        bei += np.where(zimo, K.BEI_ZIMO[i], K.BEI_FEI_ZIMO[i]) * r.pat(p.name)
-    bei = np.where(bei == 0, np.where(zimo, 2, 1), bei)
-    value = np.where(r.won, bei, 0)
-    seats = np.arange(4)[None, :]
-    dealer_side = (seats == r.dealer[:, None]) | (r.winner == r.dealer)[:, None]
-    share = r.others(value) * np.where(dealer_side, r.col("base")[:, None], 1)
-    robbed = r.one(r.discarder, share.sum(axis=1))
-    paid = np.where(r.is_type("rob_kong")[:, None], robbed, share)
-    deltas = r.deltas(paid)
-    for name in PENALTY_COLUMNS:
-        for s in range(4):
-            deltas[f"delta_{s}"] = deltas[f"delta_{s}"] + r.col(f"{name}_{s}")
-    return {"value": value, **deltas}
+    si = col("score_in")
+    ztab, ftab = bei_tables(rules)
+    bit = K.BIT
+
+    def worth(name):  # the pattern's 倍 in the column of each deal
+        i = bit[name]
+        return np.where(zimo, i32(ztab[i]), i32(ftab[i]))
+
+    csh_in = K.IN_CSH_DRAWN if rules["caishenhui"] == "drawn" else K.IN_CSH_THREE
+    csh = (si & csh_in) != 0
+    common = np.where(csh, worth("caishenhui"), i32(0))
+    for name in ("tianhu", "dihu", "gangkai", "qianggang"):
+        flag = frame[f"pat_{name}"].to_numpy()
+        if flag.any():
+            common += np.where(flag, worth(name), i32(0))
+    tag_q = (si & K.IN_QINGYISE) != 0
+    tag_z = (si & K.IN_ZIYISE) != 0
+    tags = np.where(tag_q, worth("qingyise"), i32(0)) + np.where(tag_z, worth("ziyise"), i32(0))
+    dd = (si & K.IN_DADUIZI) != 0
+    x = rules["pay_zimo_x"]
+    plain = np.where(zimo, i32(x * rules["pay_plain"]), i32(rules["pay_plain"]))
+
+    def bei(total):
+        return np.where(total == 0, plain, total)
+
+    readings = (
+        ((si & K.IN_STANDARD) != 0, bei(common + tags + np.where(dd, worth("daduizi"), i32(0)))),
+        ((si & K.IN_QIDUIZI) != 0, bei(common + tags + worth("qiduizi"))),
+        ((si & K.IN_BUDA) != 0, bei(common + worth("buda"))),
+    )
+    best = np.full(r.n, -1, i32)
+    chosen = np.full(r.n, -1, np.int8)
+    for i, (ok, v) in enumerate(readings):
+        take = ok & (v > best)
+        best = np.where(take, v, best)
+        chosen = np.where(take, np.int8(i), chosen)
+    won = r.won
+    value = np.where(won, np.maximum(best, i32(0)), i32(0))
+    suited = won & (chosen <= 1) & (chosen >= 0)
+    pats = {
+        "pat_qingyise": suited & tag_q,
+        "pat_ziyise": suited & tag_z,
+        "pat_qiduizi": won & (chosen == 1),
+        "pat_daduizi": won & (chosen == 0) & dd,
+        "pat_buda": won & (chosen == 2),
+        "pat_caishenhui": won & csh,
+    }
+    base = base_of(rules, frame["dealer_streak"].to_numpy()).astype(i32)
+    winner = frame["winner"].to_numpy()
+    dealer = frame["dealer"].to_numpy()
+    discarder = frame["discarder"].to_numpy()
+    dealer_won = winner == dealer
+    rob = r.is_type("rob_kong")
+    # each loser's share (0 for the winner and on a drawn deal)
+    dealer_pays = value * base
+    share = [
+        np.where(won & (winner != s), np.where(dealer_won | (dealer == s), dealer_pays, value), 0)
+        for s in range(4)
+    ]
+    total = share[0] + share[1] + share[2] + share[3]
+    tb = [col(f"tongbao_money_{s}") for s in range(4)]
+    low = np.minimum(np.minimum(tb[0], tb[1]), np.minimum(tb[2], tb[3]))
+    liable = np.full(r.n, -1, np.int8)
+    charged = (low < 0) & won & ~rob
+    if charged.any():
+        for s in (3, 2, 1, 0):  # the first seat charged, as argmin
+            liable = np.where(tb[s] == low, np.int8(s), liable)
+    liable = np.where(charged, liable, np.int8(-1))
+    has_liable = liable >= 0
+    shift = [np.where(has_liable & (liable != s), share[s], 0) for s in range(4)]
+    shifted = shift[0] + shift[1] + shift[2] + shift[3]
+    fine = np.where(r.is_type("discard") & won, i32(rules["pay_fanqiang"]), i32(0))
+    units = [(si >> (K.IN_KONG_SHIFT + 4 * s)) & 15 for s in range(4)]
+    all_units = units[0] + units[1] + units[2] + units[3]
+    mode = rules["beigen"]
+    first = (si & K.IN_BEIGEN_FIRST) != 0
+    out = {"value": value, **pats, "base": base}
+    for s in range(4):
+        paid = np.where(rob, np.where(discarder == s, total, 0), share[s])
+        tongbao = shift[s] - np.where(liable == s, shifted, 0)
+        fanqiang = np.where(winner == s, fine, 0) - np.where(discarder == s, fine, 0)
+        kong = rules["kong_pay"] * (4 * units[s] - all_units)
+        delta = np.where(winner == s, total, 0) - paid + tongbao + fanqiang + kong
+        delta += col(f"wuda_money_{s}")
+        if mode == "always":
+            delta += rules["pay_beigen"] * col(f"beigen_money_{s}")
+        elif mode == "first_round":
+            each = np.where(dealer == s, i32(-3), i32(1))  # the dealer discards first
+            delta += np.where(first, i32(rules["pay_beigen"]) * each, i32(0))
+        out[f"delta_{s}"] = delta
+        out[f"fanqiang_money_{s}"] = fanqiang
+        out[f"tongbao_money_{s}"] = tongbao
+        out[f"kong_money_{s}"] = kong
+    return out
 
 
 def _standin(counts, melds, wild_kinds):

@@ -38,6 +38,21 @@ Engine simplifications
   ``value`` bot aims at 台 through the shared targets (清一色 strongly, 混一色 and 对对胡)
   and keeps every 财神: it never throws a 财神 away to reach 无财.
 
+Payout options and re-scoring
+-----------------------------
+Re-scorable (``payout``, engine.rescore): how discard wins are paid (``discard_pay``),
+the 8-台 hands' value and how it combines (``pay_special8``, ``special8``), the 无财 rule
+(``wucai``: it makes an 8-台 hand, never a legal one) and a cap on the 台 paid
+(``tai_cap``, applied after the reading is chosen). The 台 of the patterns themselves are
+play options in effect (they are not options): they feed the 3-台 minimum, which decides
+which complete hands may be declared. An 8-台 value or the 无财 rule can change which
+reading is paid only between a 全字牌 reading and a 混一色 one of the same hand; the
+records keep the other one (``alt_tai``, ``score_in``), so a re-score chooses as play
+would. A re-score cannot change who won or from whom: ``min_tai``, ``seven_pairs``, the
+财神 options, ``reserve`` and ``pass_lock`` are play options (simulate them). The bots
+do not read the payout table (``value`` plays fixed target bonuses, ``strong`` its
+fitted tables).
+
 The strong policy
 -----------------
 ``strong`` plays each discard for expected points. For every tile it could throw it
@@ -164,7 +179,8 @@ OPTIONS = (
         "special8",
         "max",
         ("max", "add"),
-        "天胡/地胡/全字牌/无财: max = max(8, ordinary 台); add = 8 + ordinary 台.",
+        "天胡/地胡/全字牌/无财: max = max(8, ordinary 台); add = 8 + ordinary 台 (the 8 is "
+        "pay_special8).",
         "§2.3 rule 17",
         payout=True,
     ),
@@ -173,8 +189,9 @@ OPTIONS = (
         "strict",
         ("strict", "guiwei"),
         "无财: strict = no 财神 held; guiwei = also when every 财神 held can stand for its "
-        "own kind (归位).",
+        "own kind (归位). It makes a hand an 8-台 hand, never legal: a payout option.",
         "§2.3 rule 17",
+        payout=True,
     ),
     RuleOption(
         "discard_pay",
@@ -192,16 +209,39 @@ OPTIONS = (
         "包台: reserved until its meaning is known (RULEBOOK §2.4 rule 19); only false.",
         "§2.4 rule 19",
     ),
+    RuleOption(
+        "pay_special8",
+        8,
+        tuple(range(0, 33)),
+        "台 of an 8-台 hand (天胡, 地胡, 全字牌, 无财): max(this, ordinary 台), or this + "
+        "ordinary 台 under special8=add. The 3-台 minimum reads only ordinary 台, so it "
+        "changes no win's legality.",
+        "§2.3 rule 17",
+        payout=True,
+    ),
+    RuleOption(
+        "tai_cap",
+        0,
+        tuple(range(0, 33)),
+        "Most 台 a win pays (封顶), applied to the reading chosen (after the 3-台 "
+        "minimum); 0 = no cap (the seed).",
+        "§2.4 rule 18",
+        payout=True,
+    ),
 )
 
 PATTERNS = K.PATTERNS
 """The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
 
-EXTRAS = ("kongs", "tai_ordinary", "refused")
+EXTRAS = ("kongs", "tai_ordinary", "refused", "alt_tai", "score_in")
 """Extra record columns: kongs made; the ordinary 台 (without the 8-台 specials) of the
 reading paid, the one whose pattern flags the record carries (the best declarable reading:
 most value, then most ordinary 台); complete hands refused during the deal for want of
-台."""
+台; and the inputs of a re-score: ``alt_tai``, the ordinary 台 of the best declarable
+reading of the other kind (全字牌 if the one paid is not, else not; -1 when there is
+none: the only readings whose order an 8-台 value or the 无财 rule can change), and
+``score_in``, its pattern bits (0-15), whether it was found first (bit 16) and whether
+the winner's 财神 can all stand for their own kinds (bit 17, 无财 under wucai=guiwei)."""
 
 BONUS = dict(flush=20, half=8, triplets=8)
 """Value-bot target bonuses in quarter tiles: 清一色 (3 台, legal on its own) weighs five
@@ -271,7 +311,21 @@ def pack(rules) -> np.ndarray:
     r[K.Z_MIN_TAI] = rules["min_tai"]
     r[K.Z_SEVEN_PAIRS] = int(rules["seven_pairs"])
     r[K.Z_PASS_LOCK] = ("lock", "value", "none").index(rules["pass_lock"])
+    eight = special_values(rules)
+    r[K.Z_PAY_TIANHU] = eight["tianhu"]
+    r[K.Z_PAY_DIHU] = eight["dihu"]
+    r[K.Z_PAY_QUANZIPAI] = eight["quanzipai"]
+    r[K.Z_PAY_WUCAI] = eight["wucai"]
+    r[K.Z_TAI_CAP] = rules["tai_cap"]
     return r
+
+
+def special_values(rules) -> dict[str, int]:
+    """The 台 of each 8-台 hand. The kernels keep one slot each; one option sets them all
+    (天胡 and 全字牌 never occur in the 2,000 efficiency deals that prove every payout
+    option re-scores exactly, tests/test_rescore.py, so they have no option of their own).
+    """
+    return {name: rules["pay_special8"] for name in ("tianhu", "dihu", "quanzipai", "wucai")}
 
 
 def score_hand(
@@ -317,9 +371,10 @@ def score_hand(
     -------
     dict
         ``complete``; ``legal`` (ordinary 台 reach the minimum, or 全字牌); ``patterns``,
-        ``value`` (台, with the 8-台 specials) and ``ordinary`` (台 without them) of the
-        reading paid (the best declarable one; the best one when none is); ``deltas``
-        per seat (all zero when the hand is not legal: it cannot be declared).
+        ``value`` (台 paid, with the 8-台 specials, at most tai_cap) and ``ordinary``
+        (台 without them) of the reading paid (the best declarable one; the best one
+        when none is); ``deltas`` per seat (all zero when the hand is not legal: it cannot
+        be declared).
     """
     from ..hand import is_complete
     from ..hand._tables import kernel_tables
@@ -369,6 +424,8 @@ def score_hand(
     out["legal"] = bool(res[K.O_LEGAL])
     out["patterns"] = pattern_names(PATTERNS, bits)
     out["value"] = int(res[K.O_VALUE])
+    if rules["tai_cap"] > 0:
+        out["value"] = min(out["value"], rules["tai_cap"])
     out["ordinary"] = int(res[K.O_ORDINARY])
     if out["legal"]:
         ctx[L.X_VALUE] = res[K.O_VALUE]
@@ -396,27 +453,114 @@ SPECIAL8 = ("tianhu", "dihu", "quanzipai", "wucai")
 """The 8-台 hands (RULEBOOK §2.3 rule 17)."""
 
 
-def recompute(rules, frame) -> dict:
-    """The record columns that the pattern flags fix (the conformance check).
+def _bits(frame, names) -> np.ndarray:
+    """The pattern flags of the records as int32 bits (bit order)."""
+    out = np.zeros(len(frame), np.int32)
+    for name in names:
+        flag = frame[f"pat_{name}"].to_numpy()
+        if flag.any():
+            out |= flag.astype(np.int32) << K.BIT[name]
+    return out
 
-    ``tai_ordinary`` = the sum of the flags' 台; ``value`` = that, or with an 8-台 flag
-    max(8, 台) (``special8=add``: 8 + 台); the deltas of RULEBOOK §2.4 rule 18.
+
+def recompute(rules, frame) -> dict:
+    """The record columns the payout options and the scoring inputs fix: the conformance
+    check, and the re-score of recorded deals (engine.rescore).
+
+    ``tai_ordinary`` = the sum of the flags' 台. A reading with an 8-台 hand (天胡, 地胡,
+    无财 under ``wucai``, 全字牌) is worth max(S, 台), or S + 台 under ``special8=add``,
+    where S is the largest of their values (pay_special8); the reading paid is the better (most
+    value, then most ordinary 台, then the first found) of the recorded one and the
+    alternative of the other kind (``alt_tai``, ``score_in``), and its flags are the
+    record's; the value paid is at most ``tai_cap``; the deltas are RULEBOOK §2.4 rule 18.
     """
+    missing = [c for c in ("alt_tai", "score_in") if c not in frame.columns]
+    if missing:
+        raise UsageError(
+            f"zhuji: these records lack {', '.join(missing)} (the inputs of a re-score); "
+            "simulate them again with this version"
+        )
     r = RecordView(frame, 4)
-    tai = np.zeros(r.n, np.int64)
+    i32 = np.int32
+    names = [p.name for p in PATTERNS]
+    si = frame["score_in"].to_numpy().astype(i32, copy=False)
+    guiwei = (si & K.IN_GUIWEI) != 0
+    held = frame["wilds_in_hand"].to_numpy()
+    wucai = (held == 0) | ((rules["wucai"] == "guiwei") & guiwei)
+    wucai &= r.won & (rules["caishen"] > 0)
+    wbit = i32(1 << K.BIT["wucai"])
+    recorded = _bits(frame, names)
+    paid_bits = np.where(wucai, recorded | wbit, recorded & ~wbit)
+    alt_ord = frame["alt_tai"].to_numpy().astype(i32, copy=False)
+    has_alt = alt_ord >= 0
+    any_alt = bool(has_alt.any())
+    alt_bits = np.where(has_alt, np.where(wucai, si | wbit, si & ~wbit) & K.IN_ALT_BITS, 0)
+    alt_first = (si & K.IN_ALT_FIRST) != 0
+    ordinary = np.zeros(r.n, i32)
     for name, t in TAI.items():
-        tai += t * r.pat(name)
-    special = np.logical_or.reduce([r.pat(n) for n in SPECIAL8])
-    eight = 8 + tai if rules["special8"] == "add" else np.maximum(8, tai)
-    value = np.where(r.won, np.where(special, eight, tai), 0)
+        if (recorded & (1 << K.BIT[name])).any():
+            ordinary += i32(t) * ((recorded >> K.BIT[name]) & 1)
+    values = special_values(rules)
+    add = rules["special8"] == "add"
+
+    def worth(bits, ord_):
+        eight = np.full(r.n, -1, i32)
+        for name in SPECIAL8:
+            has = ((bits >> K.BIT[name]) & 1) == 1
+            if has.any():
+                eight = np.where(has, np.maximum(eight, i32(values[name])), eight)
+        boosted = eight + ord_ if add else np.maximum(eight, ord_)
+        return np.where(eight >= 0, boosted, ord_)
+
+    v_paid = worth(paid_bits, ordinary)
+    if any_alt:
+        v_alt = worth(alt_bits, alt_ord)
+        swap = has_alt & (
+            (v_alt > v_paid)
+            | ((v_alt == v_paid) & (alt_ord > ordinary))
+            | ((v_alt == v_paid) & (alt_ord == ordinary) & alt_first)
+        )
+        bits = np.where(swap, alt_bits, paid_bits)
+        tai = np.where(swap, alt_ord, ordinary)
+        value = np.where(swap, v_alt, v_paid)
+    else:
+        swap = np.zeros(r.n, bool)
+        bits, tai, value = paid_bits, ordinary, v_paid
+    if rules["tai_cap"] > 0:
+        value = np.minimum(value, i32(rules["tai_cap"]))
+    value = np.where(r.won, value, i32(0))
     fed = r.is_type("discard", "rob_kong")
     mode = rules["discard_pay"]
-    if mode == "all_three":
-        paid = r.others(value)
-    else:
-        times = 3 if mode == "discarder_x3" else 1
-        paid = np.where(fed[:, None], r.one(r.discarder, times * value), r.others(value))
-    return {"tai_ordinary": np.where(r.won, tai, 0), "value": value, **r.deltas(paid)}
+    times = i32(3 if mode == "discarder_x3" else 1)
+    winner = frame["winner"].to_numpy()
+    discarder = frame["discarder"].to_numpy()
+    paid = []
+    for s in range(4):
+        each = np.where(r.won & (winner != s), value, i32(0))
+        if mode != "all_three":
+            each = np.where(fed, np.where(discarder == s, times * value, i32(0)), each)
+        paid.append(each)
+    total = paid[0] + paid[1] + paid[2] + paid[3]
+    other_bits = np.where(swap, paid_bits, alt_bits)
+    # after a swap the recorded reading is the alternative; it was found first exactly
+    # when the new paid one was not
+    first_after = np.where(swap, ~alt_first, alt_first) & has_alt
+    score_in = (
+        np.where(has_alt, other_bits, 0)
+        | np.where(first_after, i32(K.IN_ALT_FIRST), i32(0))
+        | np.where(guiwei, i32(K.IN_GUIWEI), i32(0))
+    )
+    out = {
+        "tai_ordinary": np.where(r.won, tai, i32(0)),
+        "value": value,
+        "alt_tai": np.where(has_alt, np.where(swap, ordinary, alt_ord), i32(-1)),
+        "score_in": score_in,
+    }
+    for s in range(4):
+        out[f"delta_{s}"] = np.where(winner == s, total, i32(0)) - paid[s]
+    for name in names:
+        out[f"pat_{name}"] = r.won & (((bits >> K.BIT[name]) & 1) == 1)
+    return out
 
 
 def _aggregate(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
