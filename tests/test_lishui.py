@@ -390,6 +390,7 @@ SHAPE_HANDS = {
     "qingyise": "11123455678999m",
     "qiduizi": "1133557799m1122z",
     "buda": "147m258p369s12345z",
+    "daduizi": "111222m333p444s55z",
 }
 
 
@@ -448,6 +449,19 @@ def test_pay_pattern_zero_falls_back_to_plain_and_the_best_reading_changes():
     assert r["patterns"] == [] and r["value"] == 2  # a tie keeps the first (standard) reading
     r = score("112233m445566p77z", rules={"pay_qiduizi": 3, "pay_zimo_x": 1})
     assert r["patterns"] == ["qiduizi"] and r["value"] == 3
+
+
+def test_pay_rare_pattern_options():
+    """pay_ziyise (a shape pattern, added to 大对子 here), pay_tianhu and pay_dihu (one
+    value each)."""
+    r = score("11122233344455z", seat=1, dealer=0, win_type=DISCARD, discarder=3,
+              rules={"pay_ziyise": 13})  # fmt: skip
+    assert r["patterns"] == ["ziyise", "daduizi"] and r["value"] == 13 + 2
+    assert r["deltas"] == _others(15, discarder=3)
+    r = score(PLAIN, flags={"tianhu"}, rules={"pay_tianhu": 11})
+    assert r["value"] == 11 and r["deltas"] == [99, -33, -33, -33]  # 底 3 x 11 from each
+    r = score(PLAIN, seat=1, dealer=0, flags={"dihu"}, rules={"pay_dihu": 7})
+    assert r["value"] == 7 and r["deltas"] == _others(7)
 
 
 def test_pay_context_pattern_options():

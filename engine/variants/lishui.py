@@ -102,10 +102,16 @@ SHAPE_PATTERNS = ("qingyise", "ziyise", "qiduizi", "daduizi", "buda")
 非自摸 one for each of them and for the plain win, so the table is a 非自摸 倍 per pattern
 and one 自摸 multiplier (``pay_zimo_x``)."""
 
-PAY_PATTERNS = ("qingyise", "qiduizi", "buda", "gangkai", "caishenhui", "qianggang")
-"""The patterns whose 倍 is an option. 字一色, 大对子, 天胡 and 地胡 keep the seed's 倍 (the
-kernels read them from the same table): none of them occurs in the 2,000 efficiency
-deals that prove every payout option re-scores exactly (tests/test_rescore.py)."""
+PAY_PATTERNS = (
+    "qingyise", "ziyise", "qiduizi", "daduizi", "buda", "tianhu", "dihu", "gangkai",
+    "caishenhui", "qianggang",
+)  # fmt: skip
+"""The patterns whose 倍 is an option (every pattern of the variant)."""
+
+PAYOUT_PATTERN = {f"pay_{p}": p for p in PAY_PATTERNS}
+"""The pattern each pattern-value option pays for: tests/test_rescore.py may find the
+option idle only in a sample without that pattern (字一色, 大对子, 天胡 and 地胡 are rare
+under efficiency play; tests/test_lishui.py pays them on worked hands)."""
 
 
 def _pay_options() -> tuple[RuleOption, ...]:
