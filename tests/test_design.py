@@ -80,13 +80,14 @@ def test_rescored_design_equals_simulated_design():
     assert fast["pareto"].any()
 
 
-def test_value_play_is_first_order_and_play_options_simulate():
+def test_strong_play_is_first_order_and_play_options_simulate():
     t = analysis.design(
         "zhuji",
         {"min_tai": [2, 3], "discard_pay": ["discarder", "all_three"]},
         target="dealer_edge<=1",
         deals=300,
         seed=1,
+        policies="strong",
         progress=False,
     )
     assert t.attrs["design"]["simulated_runs"] == 2
@@ -163,7 +164,7 @@ def recorded(tmp_path_factory):
     d = tmp_path_factory.mktemp("rs")
     run = engine.simulate("zhuji", deals=400, seed=2, policies="efficiency", progress=False)
     run.to_parquet(d / "eff.parquet")
-    val = engine.simulate("zhuji", deals=400, seed=2, policies="value", progress=False)
+    val = engine.simulate("zhuji", deals=400, seed=2, policies="strong", progress=False)
     val.to_parquet(d / "val.parquet")
     return d
 
@@ -209,7 +210,7 @@ def test_rescore_cli_value_play_says_first_order(recorded, tmp_path, capsys, mon
     text = capsys.readouterr().out
     assert "re-scoring minus re-simulating (300 deals" in text
     gap = analysis.cached_gap(
-        "zhuji", engine.variants.get("zhuji").resolve({}), ["value"] * 4, {"special8": "add"}
+        "zhuji", engine.variants.get("zhuji").resolve({}), ["strong"] * 4, {"special8": "add"}
     )
     assert gap is not None and set(gap["metric"]) == set(analysis.rescoring.GAP_METRICS)
     assert (gap["gap_lo"] <= gap["gap"]).all() and (gap["gap"] <= gap["gap_hi"]).all()

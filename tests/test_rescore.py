@@ -80,7 +80,8 @@ def test_every_variant_declares_payout_options():
 
 def test_is_exact_follows_the_variants_blind_policies():
     assert rs.is_exact("zhuji", ["efficiency"] * 4)
-    assert not rs.is_exact("zhuji", ["value", "efficiency", "efficiency", "efficiency"])
+    assert rs.is_exact("zhuji", ["value", "efficiency", "efficiency", "efficiency"])
+    assert not rs.is_exact("zhuji", ["strong", "efficiency", "efficiency", "efficiency"])
     assert rs.is_exact("luodisao", ["value"] * 3)
     assert not rs.is_exact("luodisao", ["strong"] * 3)
 
