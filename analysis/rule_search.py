@@ -148,7 +148,7 @@ def design(
     *,
     target: str,
     keep: Sequence[str] = (),
-    deals: int = 40_000,
+    deals: int = 100_000,
     seed: int = 0,
     rules: Mapping | None = None,
     policies="value",

@@ -312,7 +312,7 @@ def _build_parser() -> argparse.ArgumentParser:
     dg.add_argument(
         "--keep", action="append", default=[], metavar="C", help='e.g. "flow>=5" (repeatable)'
     )
-    dg.add_argument("--deals", type=int, default=40_000, help="deals per simulated setting")
+    dg.add_argument("--deals", type=int, default=100_000, help="deals per simulated setting")
     dg.add_argument("--seed", type=int, default=0)
     dg.add_argument("--policy", default="value", metavar="P[,P...]")
     dg.add_argument(
