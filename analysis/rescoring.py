@@ -410,29 +410,20 @@ def whatif_table(records, *, options=None, level: float = 0.95) -> pd.DataFrame:
     import numpy as np
 
     from analysis.stats import z_value
+    from analysis.sweep import _dealer_edge, _match_codes, _se
     from engine.variants import get as get_variant
 
     frame, meta = _source(records)
     v = get_variant(meta["variant"])
     rules = v.resolve(meta["rules"])
     keys = list(options) if options is not None else list(_rs.payout_keys(v))
-    players = v.n_players(rules)
-    codes = frame.groupby(["run_seed", "match"], sort=False, observed=True).ngroup().to_numpy()
+    codes = _match_codes(frame)
     z = z_value(level)
 
-    def edge_of(f):
-        d = f[[f"delta_{s}" for s in range(players)]].to_numpy().astype(np.float64)
-        dealer = f["dealer"].to_numpy().astype(np.int64)
-        return d[np.arange(len(f)), dealer] * players / (players - 1)
+    def mean_se(y):  # the mean and its match-clustered SE, as the sweep tables'
+        return float(y.mean()), _se(y, codes)
 
-    def mean_se(y):
-        n = y.size
-        tot = np.bincount(codes, weights=y - y.mean())
-        g = tot.size
-        se = float(np.sqrt(g / (g - 1) * float(tot @ tot)) / n) if g > 1 else float("nan")
-        return float(y.mean()), se
-
-    base = edge_of(frame)
+    base = _dealer_edge(frame)
     rows = []
     for key in keys:
         opt = v.option_map[key]
@@ -443,7 +434,7 @@ def whatif_table(records, *, options=None, level: float = 0.95) -> pd.DataFrame:
                 e, d = base, np.zeros_like(base)
             else:
                 new, _ = _rs.rescore_frame(frame, v, rules, {key: val})
-                e = edge_of(new)
+                e = _dealer_edge(new)
                 d = e - base
             est, se = mean_se(e)
             diff, dse = mean_se(d)
