@@ -28,7 +28,7 @@ class _Parser(argparse.ArgumentParser):
 # command name -> (module, function); each function takes the parsed args, returns exit code
 _COMMANDS = {
     "hand": ("engine._cli_hand", "run_hand"),
-    "exact": ("engine.exact", "run_cli"),
+    "exact": ("engine._cli_exact", "run_cli"),
     "bench": ("engine.bench", "run_cli"),
     "variants": ("engine._cli_variants", "run_cli"),
     "simulate": ("engine._cli_simulate", "run_cli"),

@@ -25,12 +25,12 @@ from .game import fit as game_fit
 from .game import testing as game_testing
 from .game import tuning as game_tuning
 from .variants import _scoring as game_scoring
+from .variants import _zipai as zipai_scoring
 from .zipai import _layout as zipai_layout
 from .zipai import _loop as zipai_loop
 from .zipai import _params as zipai_params
 from .zipai import fit as zipai_fit
 from .zipai import replay as zipai_replay
-from .zipai import scoring as zipai_scoring
 from .zipai import testing as zipai_testing
 from .zipai import tuning as zipai_tuning
 

@@ -11,9 +11,9 @@ from engine import hand, tiles
 from engine.errors import UsageError
 from engine.game import _layout as L
 from engine.testing import check_variant
-from engine.variants import _lishui as K
 from engine.variants import get, lishui
 from engine.variants._scoring import parse_melds
+from engine.variants.lishui import _kernels as K
 from tests.oracles import hand_bruteforce as bf
 
 V = get("lishui")

@@ -1,7 +1,7 @@
 """祁阳落地扫: golden scoring of every group, factor, 醒 procedure, 王 win and payment rule.
 
 RULEBOOK §4 (seed 003). Each expected value is derived by hand in the comment beside
-it; the scorer under test is the game loop's own (engine.zipai._score).
+it; the scorer under test is the game loop's own (engine.variants.luodisao._kernels).
 """
 
 import numpy as np
@@ -9,8 +9,8 @@ import pytest
 
 from engine.errors import UsageError
 from engine.variants import get
+from engine.variants.luodisao._kernels import _pay_huangzhuang
 from engine.zipai import _layout as Z
-from engine.zipai._score import _pay_huangzhuang
 
 V = get("luodisao")
 

@@ -613,8 +613,8 @@ def test_chi_options_meld_every_copy_xiahuo():
 
 
 def test_distance_measure():
+    from engine.variants.luodisao._kernels import _values
     from engine.zipai import _bots, cards
-    from engine.zipai._score import _values
 
     values = _values(V.pack(V.resolve({})))
     kv = np.zeros(20, np.int64)

@@ -10,7 +10,7 @@ the variant version and renews them, with the reason in its commit.
 The re-scoring extras ``wang_held`` and ``xing_raw`` (issue 22) came later: the pins hash
 the record with their two columns zeroed (:func:`_pinned_bytes`), so that they still
 prove every other column unchanged. The last pin (双醒 and added 番) was renewed then: a
-win's reading is chosen under the seed's table since (engine.zipai._score), and under
+win's reading is chosen under the seed's table since (engine.variants.luodisao._kernels), and under
 双醒 the seed's table counts the 醒 undoubled.
 """
 

@@ -1,24 +1,24 @@
 """A pattern is one declaration: its bit, the big-hand mask and its record column follow.
 
-Each mahjong variant declares its patterns once, beside their detectors in its kernel
-module (``engine/variants/_<v>.py``); the kernels' ``P_*`` bits, ``N_PATTERNS`` and
+Each variant declares its patterns once, beside their detectors in its kernel
+module (``engine/variants/<v>/_kernels.py``); the kernels' ``P_*`` bits, ``N_PATTERNS`` and
 ``BIG_MASK`` are read from that declaration at import (numba freezes them), and the
 variant's record columns ``pat_<name>`` come from the same tuple.
 """
+
+from importlib import import_module
 
 import pytest
 
 from engine import variants
 from engine.variants._base import MAX_PATTERNS, Pattern, big_mask, pattern_bits
-from engine.zipai import _layout as Z
-
-MAHJONG = ("fuzhou", "lishui", "tuidaohu", "zhuji")
 
 
-@pytest.mark.parametrize("name", MAHJONG)
+@pytest.mark.parametrize("name", variants.names())
 def test_the_bits_are_the_declaration(name):
     v = variants.get(name)
-    K = v.hooks
+    K = import_module(f"engine.variants.{name}._kernels")
+    assert v.hooks is None or v.hooks is K
     assert v.patterns is K.PATTERNS
     names = [p.name for p in v.patterns]
     for i, n in enumerate(names):
@@ -29,14 +29,6 @@ def test_the_bits_are_the_declaration(name):
         assert len(names) == K.N_PATTERNS
     assert sum(1 << i for i, p in enumerate(v.patterns) if p.big) == K.BIG_MASK
     assert v.pattern_columns() == [f"pat_{n}" for n in names]
-
-
-def test_the_zipai_bits_follow_the_luodisao_declaration():
-    """落地扫's bits live in the 字牌 toolkit (its only variant): checked against it."""
-    names = [p.name for p in variants.get("luodisao").patterns]
-    assert len(names) == Z.N_PATTERNS
-    for i, n in enumerate(names):
-        assert getattr(Z, f"P_{n.upper()}") == i
 
 
 def test_a_pattern_declared_twice_or_too_many_is_refused():

@@ -13,7 +13,9 @@ from engine import abi
 from engine._slots import LAYOUTS, Slots
 from engine.game import _layout as L
 from engine.game import _params as GP
-from engine.variants import _fuzhou, get
+from engine.variants import get
+from engine.variants.fuzhou import _kernels as _fuzhou
+from engine.variants.luodisao import _kernels as _luodisao
 from engine.zipai import _layout as Z
 from engine.zipai import _params as ZP
 
@@ -67,8 +69,8 @@ def test_the_record_row_is_the_fixed_columns_then_the_extras():
 def test_the_per_pattern_blocks_follow_the_declared_patterns():
     """The 落地扫 番 factors and the 福州 special values hold one slot per declared
     pattern, and the block after each starts right after its last slot."""
-    assert Z.RULES.blocks["fan"][1] == Z.N_PATTERNS == len(get("luodisao").patterns)
-    assert Z.Z_HONG_LO == Z.Z_F + Z.N_PATTERNS
+    assert _luodisao.VAR.blocks["fan"][1] == _luodisao.N_PATTERNS == len(get("luodisao").patterns)
+    assert _luodisao.Z_HONG_LO == _luodisao.Z_F + _luodisao.N_PATTERNS
     assert _fuzhou.VAR.blocks["special"][1] == _fuzhou.N_PATTERNS == len(get("fuzhou").patterns)
     assert _fuzhou.F_YOU_MULT == _fuzhou.F_SPECIAL + _fuzhou.N_PATTERNS
 

@@ -6,10 +6,10 @@ import pytest
 from engine import tiles
 from engine.errors import UsageError
 from engine.game import _layout as L
-from engine.variants import _tuidaohu as K
 from engine.variants import get
 from engine.variants import tuidaohu as TD
 from engine.variants._scoring import parse_melds
+from engine.variants.tuidaohu import _kernels as K
 
 V = get("tuidaohu")
 

@@ -11,9 +11,9 @@ from engine.errors import UsageError
 from engine.game import _layout as L
 from engine.hand._tables import kernel_tables
 from engine.testing import check_variant
-from engine.variants import _zhuji as K
 from engine.variants import get, zhuji
 from engine.variants._scoring import parse_melds
+from engine.variants.zhuji import _kernels as K
 from tests.oracles import hand_bruteforce as hb
 from tests.oracles import zhuji_tai_bruteforce as bf
 

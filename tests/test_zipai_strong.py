@@ -15,13 +15,13 @@ from engine.bots import BOTDATA, load_params, seat_bots
 from engine.errors import UsageError
 from engine.game import _layout as L
 from engine.testing import check_variant
+from engine.variants.luodisao._kernels import _values
 from engine.zipai import _loop as Z
 from engine.zipai import _observe as O
 from engine.zipai import _params as P
 from engine.zipai import fit as zfit
 from engine.zipai._bots import W_HUXI, distance, keep_values
 from engine.zipai._huxi import RED
-from engine.zipai._score import _values
 from engine.zipai._strong import (
     MAX_FI,
     N_OSUM,

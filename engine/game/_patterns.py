@@ -157,3 +157,28 @@ def triplets_only_distance(h, sets):
             if v < out:
                 out = v
     return out
+
+
+@kernel(refcount=False)
+def triplets_fit(h, lo, hi, sets, pairs):
+    """Whether kinds ``lo..hi-1`` of ``h`` fit exactly ``sets`` triplets and ``pairs``
+    (0 or 1) pairs, 财神 filling (a kind may host a triplet and the pair, or two
+    triplets: 3t + 2q >= count). Extra groups are made of 财神 alone.
+    """
+    a = 0
+    b = 0
+    d = 0
+    for k in range(lo, hi):
+        c = h[k]
+        if c == 0:
+            continue
+        if c <= 2:
+            a += 1
+        elif c == 3:
+            b += 1
+        else:
+            d += 1
+    need = a + b + 2 * d
+    if pairs == 1 and a + d > 0:
+        need -= 1
+    return need <= sets

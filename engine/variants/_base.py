@@ -110,12 +110,18 @@ class Pattern:
         What it is and what it is worth.
     big : bool
         Counted among the variant's big hands (cross-variant "share of big hands").
+    value : int
+        What the pattern is worth in the variant's own unit where that is one number
+        (落地扫: its 番 factor; the default of its ``pay_<name>`` option), which the
+        kernels' value tables are built from at import; 0 where the worth is set by the
+        variant's payout options instead.
     """
 
     name: str
     hanzi: str
     doc: str
     big: bool = False
+    value: int = 0
 
 
 MAX_PATTERNS = 62

@@ -3,13 +3,14 @@
 - :mod:`engine.zipai.cards`: the 20 card kinds and 王, red cards, notation.
 - :mod:`engine.zipai.hand`: splitting a player's cards into 5 门子 with the most 胡息
   (API around the kernels of ``_huxi``).
-- :mod:`engine.zipai.scoring`: one win scored from notation (``mjlab score``).
+- :mod:`engine.zipai.scoring`: table groups from notation (``mjlab score --melds``).
 - :mod:`engine.zipai.exact`: the exact probability of 天胡 (``mjlab exact``).
 - :mod:`engine.zipai.replay`: one deal turn by turn (``mjlab replay``).
 - :mod:`engine.zipai.scenario`: stacked decks for tests and examples.
 - :mod:`engine.zipai.testing`: the family's conformance checks.
-- Kernels: ``_huxi`` (胡息 search), ``_score`` (醒, 囤, 番, payments), ``_bots``
-  (policies), ``_loop`` (the game loop), encodings in ``_layout``.
+- Kernels: ``_huxi`` (胡息 search), ``_bots`` (policies), ``_loop`` (the game loop),
+  encodings in ``_layout``. The variant's own scoring (醒, 囤, 番, payments) and patterns
+  are in its folder, :mod:`engine.variants.luodisao`.
 """
 
 from __future__ import annotations

@@ -13,30 +13,6 @@ from __future__ import annotations
 
 from .._slots import Slots
 
-# ---- patterns (bit order of the variant's pattern table) ------------------------------------
-P_TIANHU = 0
-P_DIHU = 1
-P_ZIMO = 2
-P_HONGHU = 3
-P_YIDIANZHU = 4
-P_QUANHONG = 5
-P_HEIHU = 6
-P_WANGDIAO = 7
-P_WANGDIAOWANG = 8
-P_WANGCHUANG = 9
-P_WANGCHUANGWANG = 10
-P_WANGZHA = 11
-P_WANGZHAWANG = 12
-N_PATTERNS = 13
-FAN_DEFAULTS = (2, 2, 2, 2, 3, 4, 4, 4, 8, 8, 16, 16, 32)
-"""The seed's factors, in pattern bit order (RULEBOOK §4.6 rule 22, §4.5 rule 19). They are
-the defaults of the ``pay_*`` options and, with :data:`TUN_PER_XING_SEED`, the table that
-chooses a win's reading (:mod:`engine.zipai._score`): the packed factors ``Z_F`` only
-price it."""
-TUN_PER_XING_SEED = 3
-"""囤 per 醒 of the seed (RULEBOOK §4.6 rule 20), used with :data:`FAN_DEFAULTS` to choose
-the reading."""
-
 # ---- rule slots ---------------------------------------------------------------------------
 Z_N = 64
 RULES = Slots("zipai rules", limit=Z_N)
@@ -72,13 +48,9 @@ Z_HAND_CARDS = RULES.block("hand_cards")
 """Cards dealt to the other players (14)."""
 Z_VALUES = RULES.block("values", 20, at=16)
 """16..35: the 胡息 table, ``values[code, size]`` row-major (engine.zipai._huxi codes)."""
-Z_F = RULES.block("fan", N_PATTERNS, at=40)
-"""40..52: the 番 factor of each pattern, in pattern bit order (``P_*``); one pattern
-more moves the 红胡 bounds after it."""
-Z_HONG_LO = RULES.block("hong_lo")
-"""Fewest red cards of 红胡 (7)."""
-Z_HONG_HI = RULES.block("hong_hi")
-"""Most red cards of 红胡 (9); more are 全红."""
+Z_VAR = RULES.block("var", 23, at=40)
+"""40..62: the variant's own slots (its 番 table and colour bounds:
+:mod:`engine.variants.luodisao._kernels` lays them out with ``RULES.sub("var")``)."""
 Z_BY_DEALER = RULES.block("by_dealer", at=Z_N - 1)
 """Run setting (engine.run), as ``R_BY_DEALER`` of engine.game._layout: 1 reads the
 policies and bot rows by place from the dealer in every deal."""

@@ -60,6 +60,32 @@ from ..abi import (
     WIN_NONE,
     WIN_SELF_DRAW,
 )
+from ..variants.luodisao._kernels import (
+    HOW_DISCARD,
+    HOW_FLIP,
+    HOW_SELF,
+    HOW_TIANHU,
+    N_OUT,
+    O_BITS,
+    O_FAN,
+    O_HUXI,
+    O_RED,
+    O_SHAPE,
+    O_TUN,
+    O_UPGRADE,
+    O_VALUE,
+    O_XING,
+    O_XRAW,
+    _can_win,
+    _pay_huangzhuang,
+    _pay_win,
+    _score_win,
+    _score_win_into,
+    _upgrade_delta,
+    _values,
+    _xing_kind,
+    score_scratch,
+)
 from ._bots import choose_chi, choose_discard, distance, want_claim, want_win
 from ._huxi import (
     KAN,
@@ -151,32 +177,6 @@ from ._layout import (
 )
 from ._observe import OBS_W, observe_danger, observe_hand, observe_outcome
 from ._params import M_LOSS, M_VBASE, S_CHI_BIAS, S_PASS_RISK, S_PENG_BIAS, S_SURVIVE
-from ._score import (
-    HOW_DISCARD,
-    HOW_FLIP,
-    HOW_SELF,
-    HOW_TIANHU,
-    N_OUT,
-    O_BITS,
-    O_FAN,
-    O_HUXI,
-    O_RED,
-    O_SHAPE,
-    O_TUN,
-    O_UPGRADE,
-    O_VALUE,
-    O_XING,
-    O_XRAW,
-    _can_win,
-    _pay_huangzhuang,
-    _pay_win,
-    _score_win,
-    _score_win_into,
-    _upgrade_delta,
-    _values,
-    _xing_kind,
-    score_scratch,
-)
 from ._strong import (
     N_OSUM,
     OS_DEALER,

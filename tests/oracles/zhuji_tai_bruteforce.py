@@ -1,4 +1,4 @@
-"""Brute-force twin of the 诸暨 台 scorer (engine.variants._zhuji.evaluate).
+"""Brute-force twin of the 诸暨 台 scorer (engine.variants.zhuji._kernels.evaluate).
 
 It lists every decomposition of a winning hand's concealed tiles into sets and a pair,
 with the 财神 filling groups (any kind, fifth copies included: RULEBOOK §0.1), scores

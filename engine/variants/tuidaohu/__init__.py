@@ -62,12 +62,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..game import _params as bot_layout
-from . import _tuidaohu as K
-from ._base import RuleOption, Variant
-from ._mahjong import engine_rules, strong_defaults
-from ._registry import register
-from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
+from ...game import _params as bot_layout
+from .._base import RuleOption, Variant
+from .._mahjong import engine_rules, strong_defaults
+from .._registry import register
+from .._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
+from . import _kernels as K
 
 GHOSTS = ("none", "baiban", "fan", "shuang")
 HORSES = ("dealer",) + tuple(str(i) for i in range(9)) + tuple(f"winner:{n}" for n in (2, 4, 6, 8))
@@ -359,10 +359,10 @@ def score_hand(
     Flags: ``tianhu`` (the dealer's first fourteen), ``gangkai`` / ``qianggang`` (set the
     win type), ``fanggang`` (the kong before 杠上开花 was fed by the ``--from`` seat).
     """
-    from ..errors import UsageError
-    from ..game import _layout as L
-    from ..hand import is_complete
-    from ..hand._tables import kernel_tables
+    from ...errors import UsageError
+    from ...game import _layout as L
+    from ...hand import is_complete
+    from ...hand._tables import kernel_tables
 
     kong_from = -1
     if "fanggang" in flags:
@@ -401,7 +401,7 @@ def exact_tianhu(rules) -> dict:
     wild kinds keep 4 copies), baiban makes the 4 白板 wild. 四鬼胡 at the deal
     (four_ghost_win) is not counted.
     """
-    from .. import exact
+    from ... import exact
 
     wild = {"none": (), "baiban": "5z", "fan": "flip", "shuang": "flip2"}[rules["ghost"]]
     p = exact.p_complete(136, 14, wild=wild)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import kernel
-from ..game._layout import (
+from ..._numba import kernel
+from ...game._layout import (
     CTX,
     M_ADDKONG,
     M_ANKONG,
@@ -35,15 +35,15 @@ from ..game._layout import (
     X_WIN_TYPE,
     X_WINNER,
 )
-from ..game._patterns import (
+from ...game._patterns import (
     count_kongs,
     count_open_triplets,
     forced_groups,
     suit_mask,
     triplets_only_distance,
 )
-from ..hand._kernels import _orphans, _pairs_formula
-from ._base import Pattern, big_mask, pattern_bits
+from ...hand._kernels import _orphans, _pairs_formula
+from .._base import Pattern, big_mask, pattern_bits
 
 # ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
 PATTERNS = (

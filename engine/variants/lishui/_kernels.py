@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import kernel
-from ..game._layout import (
+from ..._numba import kernel
+from ...game._layout import (
     CTX,
     M_ADDKONG,
     M_ANKONG,
@@ -40,10 +40,9 @@ from ..game._layout import (
     X_WIN_TYPE,
     X_WINNER,
 )
-from ..game._patterns import suit_mask
-from ..hand._kernels import STANDARD, _buda, _distance, _pairs_formula
-from ._base import Pattern, big_mask, pattern_bits
-from ._zhuji import triplets_fit
+from ...game._patterns import suit_mask, triplets_fit
+from ...hand._kernels import STANDARD, _buda, _distance, _pairs_formula
+from .._base import Pattern, big_mask, pattern_bits
 
 # ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
 PATTERNS = (

@@ -145,12 +145,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import UsageError
-from ..zipai import _layout as Z
-from ..zipai import _params as bot_layout
-from ..zipai import hand as zhand
-from ._base import Pattern, RuleOption, Variant
-from ._registry import register
+from ...errors import UsageError
+from ...zipai import _layout as Z
+from ...zipai import _params as bot_layout
+from ...zipai import hand as zhand
+from ...zipai.exact import exact_tianhu
+from .._base import RuleOption, Variant
+from .._registry import register
+from . import _kernels as K
+from ._scorer import score_win
 
 MUST_WIN = ("discard", "any", "none")
 XING = ("gen", "fan", "shang", "xia")
@@ -264,7 +267,7 @@ checked against the default sample."""
 OPTIONS = OPTIONS + tuple(
     RuleOption(
         f"pay_{name}",
-        Z.FAN_DEFAULTS[getattr(Z, f"P_{name.upper()}")],
+        K.PATTERNS[K.BIT[name]].value,
         tuple(range(1, 33)),
         f"番 factor: {what}" + ("." if name == "tianhu" else " (added under fan_combine=add)."),
         "§4.5 rule 19" if name.startswith("wang") else "§4.6 rule 22",
@@ -274,21 +277,8 @@ OPTIONS = OPTIONS + tuple(
 )
 
 
-PATTERNS = (
-    Pattern("tianhu", "天胡", "The dealer's dealt cards win; its single largest factor (2).", True),
-    Pattern("dihu", "地胡", "A non-dealer wins on the dealer's first discard (×2).", True),
-    Pattern("zimo", "自摸", "Won on a card the winner turned up (×2; not with 王 wins)."),
-    Pattern("honghu", "红胡", "7-9 red cards among all the winner's cards (×2)."),
-    Pattern("yidianzhu", "一点朱", "Exactly one red card (×3)."),
-    Pattern("quanhong", "全红", "More than 9 red cards (×4).", True),
-    Pattern("heihu", "黑胡", "No red card (×4).", True),
-    Pattern("wangdiao", "王钓", "Self-draw pairing a lone 王, all else formed (×4)."),
-    Pattern("wangdiaowang", "王钓王", "王钓 completed by a 王 (×8).", True),
-    Pattern("wangchuang", "王闯", "Self-draw joining two 王 as the last 门子 (×8).", True),
-    Pattern("wangchuangwang", "王闯王", "王闯 completed by a 王 (×16).", True),
-    Pattern("wangzha", "王炸", "Self-draw joining three 王 as four alike (×16).", True),
-    Pattern("wangzhawang", "王炸王", "王炸 completed by the fourth 王 (×32).", True),
-)
+PATTERNS = K.PATTERNS
+"""The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
 
 EXTRAS = Z.EXTRAS
 
@@ -306,18 +296,18 @@ def players_of(rules) -> int:
     return int(rules["players"])
 
 
-TUN_PER_XING = Z.TUN_PER_XING_SEED
+TUN_PER_XING = K.TUN_PER_XING_SEED
 """囤 per 醒 of the seed (RULEBOOK §4.6 rule 20): 囤 = 胡息 + 3 × 醒; the default of
 ``tun_per_xing``."""
 
 
 def factors(rules) -> tuple[int, ...]:
     """番 factor of each pattern, in pattern bit order: the ``pay_*`` options, the seed's
-    (:data:`~engine.zipai._layout.FAN_DEFAULTS`) for the shapes of two or more 王.
+    (each pattern's declared ``value``) for the shapes of two or more 王.
     """
-    out = list(Z.FAN_DEFAULTS)
+    out = list(K.FAN_DEFAULTS)
     for name, _ in PAY_PATTERNS:
-        out[getattr(Z, f"P_{name.upper()}")] = rules[f"pay_{name}"]
+        out[K.BIT[name]] = rules[f"pay_{name}"]
     return tuple(out)
 
 
@@ -362,20 +352,18 @@ def pack(rules) -> np.ndarray:
     r[Z.Z_DEALER_CARDS] = 15
     r[Z.Z_HAND_CARDS] = 14
     r[Z.Z_VALUES : Z.Z_VALUES + 20] = zhand.values_table().reshape(-1)
-    r[Z.Z_F : Z.Z_F + Z.N_PATTERNS] = factors(rules)
-    r[Z.Z_HONG_LO], r[Z.Z_HONG_HI] = RED_HONGHU
+    r[K.Z_F : K.Z_F + K.N_PATTERNS] = factors(rules)
+    r[K.Z_HONG_LO], r[K.Z_HONG_HI] = RED_HONGHU
     return r
 
 
 def exact(rules) -> dict:
     """天胡 exact deal events: P(天胡) (:func:`engine.zipai.exact.exact_tianhu`)."""
-    from ..zipai.exact import exact_tianhu
-
     return exact_tianhu(rules)
 
 
 def score_hand(rules, hand: str, **kwargs) -> dict:
-    """胡牌计分 score one win (``mjlab score luodisao``): :func:`~engine.zipai.scoring.score_win`.
+    """胡牌计分 score one win (``mjlab score luodisao``): :func:`._scorer.score_win`.
 
     ``score_hand(rules, hand, *, win, table="", from_seat=None, flip=False,
     tianhu=False, dihu=False, xing_card=None, seat=0, dealer=0) -> dict`` with ``rules``
@@ -385,8 +373,6 @@ def score_hand(rules, hand: str, **kwargs) -> dict:
     scorers) and ``huxi``, ``xing``, ``tun``, ``fan``, ``red``, ``shape``, ``capped``,
     ``zuoxing_money``, ``notes``.
     """
-    from ..zipai.scoring import score_win
-
     return score_win(VARIANT, rules, hand, **kwargs)
 
 
@@ -444,7 +430,7 @@ def recompute(rules, frame) -> dict:
     ``wang_held`` (``huangzhuang``, ``huang_per_wang``). The reading (胡息, red cards,
     patterns) is the one the seed's table chose, which no payout option moves.
     """
-    from ._scoring import RecordView
+    from .._scoring import RecordView
 
     seats = players_of(rules)
     r = RecordView(frame, seats)

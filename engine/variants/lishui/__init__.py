@@ -85,13 +85,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..game import _layout as L
-from ..game import _params as bot_layout
-from . import _lishui as K
-from ._base import RuleOption, Variant
-from ._mahjong import engine_rules, strong_defaults
-from ._registry import register
-from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
+from ...game import _layout as L
+from ...game import _params as bot_layout
+from .._base import RuleOption, Variant
+from .._mahjong import engine_rules, strong_defaults
+from .._registry import register
+from .._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
+from . import _kernels as K
 
 BEI_RANGE = tuple(range(0, 33))
 """Allowed 倍 of a pattern (0 = worth nothing: a hand with no other pattern is plain)."""
@@ -311,7 +311,7 @@ identical discards, whatever ``beigen``), 被跟 units per seat (the net fines o
 runs at one point each, as under ``beigen=always``: what is paid is ``pay_beigen`` x
 these, or only the first round's, or none), and each other penalty's net money per seat
 (误打财神, 犯枪, 统包 shift, kong money), all inside ``delta_*``; ``score_in``, the
-inputs of a re-score as bits (engine.variants._lishui ``IN_*``: the readings the winning
+inputs of a re-score as bits (engine.variants.lishui._kernels ``IN_*``: the readings the winning
 hand completes in and its suit tags, both 财神会 conditions, a first-round 被跟, each
 seat's kong units)."""
 
@@ -430,7 +430,7 @@ def recompute(rules, frame) -> dict:
     seat's net kong units; 误打财神 money is as recorded.
     """
     if "score_in" not in frame.columns:
-        from ..errors import UsageError
+        from ...errors import UsageError
 
         raise UsageError(
             "lishui: these records lack the score_in column (the inputs of a re-score); "
@@ -603,9 +603,9 @@ def score_hand(
         ``complete``, ``patterns`` (names), ``value`` (倍), ``base`` (底) and
         ``deltas`` (points per seat, zero-sum).
     """
-    from ..errors import UsageError
-    from ..hand import is_complete
-    from ..hand._tables import kernel_tables
+    from ...errors import UsageError
+    from ...hand import is_complete
+    from ...hand._tables import kernel_tables
 
     unknown = set(flags) - {"tianhu", "dihu", "gangkai", "qianggang", "tongbao", "tongbao_xiajia"}
     if unknown:
@@ -660,7 +660,7 @@ def _buda_counts(copies, n_wild: int) -> list[int]:
     """
     from math import comb
 
-    from ..hand._tables import kernel_tables
+    from ...hand._tables import kernel_tables
 
     buda_t = kernel_tables()[4]
     groups = []  # per suit: {(size, fits bit mask over t = 0..3): weight}
@@ -720,7 +720,7 @@ def tianhu_decks(rules) -> list[tuple]:
     """
     from fractions import Fraction
 
-    from .. import tiles as _tiles
+    from ... import tiles as _tiles
 
     n = rules["caishen"]
     full = np.full(34, 4, np.int64)
@@ -762,7 +762,7 @@ def exact_tianhu(rules) -> dict:
     from fractions import Fraction
     from math import comb
 
-    from ..exact import hand_counts
+    from ...exact import hand_counts
 
     rules = VARIANT.resolve(rules)
     p_std = Fraction(0)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import kernel
-from ..game._layout import (
+from ..._numba import kernel
+from ...game._layout import (
     CTX,
     M_ADDKONG,
     M_ANKONG,
@@ -42,8 +42,8 @@ from ..game._layout import (
     X_WINNER,
     X_YOUJIN,
 )
-from ..game._patterns import rest_distance
-from ._base import Pattern, big_mask, pattern_bits
+from ...game._patterns import rest_distance
+from .._base import Pattern, big_mask, pattern_bits
 
 # ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
 PATTERNS = (

@@ -124,13 +124,13 @@ from math import comb
 
 import numpy as np
 
-from ..game import _layout as L
-from ..game import _params as bot_layout
-from . import _fuzhou as K
-from ._base import RuleOption, Variant
-from ._mahjong import engine_rules, strong_defaults
-from ._registry import register
-from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
+from ...game import _layout as L
+from ...game import _params as bot_layout
+from .._base import RuleOption, Variant
+from .._mahjong import engine_rules, strong_defaults
+from .._registry import register
+from .._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
+from . import _kernels as K
 
 SCORING = ("qq", "xinxiuding", "multiplier")
 YOUJIN = ("none", "minnan")
@@ -400,8 +400,8 @@ def _flower_counts(flowers) -> tuple[int, int, int]:
     ``flowers`` is an int (that many single flowers, no sets), notation such as
     ``"1111z f1f2f3f4 5z"`` (honors and f1..f8), or an array of physical counts (42,).
     """
-    from .. import tiles
-    from ..errors import UsageError
+    from ... import tiles
+    from ...errors import UsageError
 
     if flowers is None:
         return 0, 0, 0
@@ -488,9 +488,9 @@ def score_hand(
     -----
     The positional order ``(..., streak, flowers, flags)`` is accepted as well.
     """
-    from ..errors import UsageError
-    from ..hand import is_complete
-    from ..hand._tables import kernel_tables
+    from ...errors import UsageError
+    from ...hand import is_complete
+    from ...hand._tables import kernel_tables
 
     if not isinstance(flags, set | frozenset | list | tuple) and isinstance(
         flowers, set | frozenset | list | tuple
@@ -609,7 +609,7 @@ def recompute(rules, frame) -> dict:
 
 def _p_hands_complete(jin: int) -> Fraction:
     """P(a uniformly random 17 of the 108 suited tiles is complete), golds by ``jin``."""
-    from .. import exact, tiles
+    from ... import exact, tiles
 
     if jin == 0:
         return exact.p_complete(tiles=108, hand=17, shapes=("standard",))["standard"]

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import kernel
-from ..game._layout import (
+from ..._numba import kernel
+from ...game._layout import (
     CTX,
     M_CHOW,
     N_MEMO,
@@ -51,9 +51,9 @@ from ..game._layout import (
     X_WIN_TYPE,
     X_WINNER,
 )
-from ..game._patterns import rest_distance
-from ..hand._kernels import _distance, _pairs_formula, _suit_indices
-from ._base import Pattern, big_mask, pattern_bits
+from ...game._patterns import rest_distance, triplets_fit
+from ...hand._kernels import _distance, _pairs_formula, _suit_indices
+from .._base import Pattern, big_mask, pattern_bits
 
 # ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
 PATTERNS = (
@@ -237,31 +237,6 @@ def honor_table(h, sets, val, hmask, taken):
         val[:, :] = nv
         hmask[:, :] = nm
     return
-
-
-@kernel(refcount=False)
-def triplets_fit(h, lo, hi, sets, pairs):
-    """Whether kinds ``lo..hi-1`` of ``h`` fit exactly ``sets`` triplets and ``pairs``
-    (0 or 1) pairs, 财神 filling (a kind may host a triplet and the pair, or two
-    triplets: 3t + 2q >= count). Extra groups are made of 财神 alone.
-    """
-    a = 0
-    b = 0
-    d = 0
-    for k in range(lo, hi):
-        c = h[k]
-        if c == 0:
-            continue
-        if c <= 2:
-            a += 1
-        elif c == 3:
-            b += 1
-        else:
-            d += 1
-    need = a + b + 2 * d
-    if pairs == 1 and a + d > 0:
-        need -= 1
-    return need <= sets
 
 
 @kernel

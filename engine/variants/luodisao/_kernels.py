@@ -1,4 +1,9 @@
-"""Compiled scoring of the 字牌 family: wins, 醒, 囤, 番, payments (numba kernels).
+"""祁阳落地扫 (luodisao) scoring kernels: wins, 醒, 囤, 番, payments (numba). Kernels only.
+
+The patterns are declared here, beside their detectors (:data:`PATTERNS`): each one's
+bit, the seed's 番 table (:data:`FAN_DEFAULTS`, from each pattern's ``value``) and the
+variant's slots of the packed rules (``Z_F``, ``Z_HONG_*``, inside the block the 字牌
+layout leaves to the variant) are derived from that declaration at import.
 
 RULEBOOK §4.5-4.6, as implemented here (the variant docstring states the decisions):
 
@@ -14,7 +19,7 @@ RULEBOOK §4.5-4.6, as implemented here (the variant docstring states the decisi
   its largest single factor, max(2, C), never with 自摸 or a 王 factor.
 - **Best reading**: the winner's cards may split several ways; the scorer takes the
   split (and, with 王, what each 王 stands for, and the 醒 kind a 王 醒 card names) with
-  the highest value under the seed's table (:data:`~engine.zipai._layout.FAN_DEFAULTS`
+  the highest value under the seed's table (:data:`FAN_DEFAULTS`
   multiplied, 3 囤 per 醒 before 双醒), then the most 胡息, and pays that reading under
   the packed table (``Z_F``, ``Z_FAN_ADD``, ``Z_TUN_PER_XING``, ``Z_SHUANGXING``). Under
   the default rules that is the reading of highest ``value``; under other payout rules
@@ -34,8 +39,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import kernel
-from ._huxi import (
+from ..._numba import kernel
+from ...zipai import _layout as Z
+from ...zipai._huxi import (
     MAX_KINGS,
     PAO,
     PENG,
@@ -46,30 +52,12 @@ from ._huxi import (
     _evaluate_core,
     _wang_values_x_into,
 )
-from ._layout import (
-    FAN_DEFAULTS,
-    P_DIHU,
-    P_HEIHU,
-    P_HONGHU,
-    P_QUANHONG,
-    P_TIANHU,
-    P_WANGCHUANG,
-    P_WANGCHUANGWANG,
-    P_WANGDIAO,
-    P_WANGDIAOWANG,
-    P_WANGZHA,
-    P_WANGZHAWANG,
-    P_YIDIANZHU,
-    P_ZIMO,
+from ...zipai._layout import (
     T_CHOUXIAO,
     T_PENG,
     T_XIAO,
-    TUN_PER_XING_SEED,
     Z_CAP,
-    Z_F,
     Z_FAN_ADD,
-    Z_HONG_HI,
-    Z_HONG_LO,
     Z_HZ_PER_WANG,
     Z_HZ_POOL,
     Z_MIN_HUXI,
@@ -78,6 +66,62 @@ from ._layout import (
     Z_VALUES,
     Z_XING,
 )
+from .._base import Pattern, big_mask, pattern_bits
+
+# ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
+PATTERNS = (
+    Pattern("tianhu", "天胡", "The dealer's dealt cards win; its single largest factor (2).", True,
+            value=2),
+    Pattern("dihu", "地胡", "A non-dealer wins on the dealer's first discard (×2).", True, value=2),
+    Pattern("zimo", "自摸", "Won on a card the winner turned up (×2; not with 王 wins).", value=2),
+    Pattern("honghu", "红胡", "7-9 red cards among all the winner's cards (×2).", value=2),
+    Pattern("yidianzhu", "一点朱", "Exactly one red card (×3).", value=3),
+    Pattern("quanhong", "全红", "More than 9 red cards (×4).", True, value=4),
+    Pattern("heihu", "黑胡", "No red card (×4).", True, value=4),
+    Pattern("wangdiao", "王钓", "Self-draw pairing a lone 王, all else formed (×4).", value=4),
+    Pattern("wangdiaowang", "王钓王", "王钓 completed by a 王 (×8).", True, value=8),
+    Pattern("wangchuang", "王闯", "Self-draw joining two 王 as the last 门子 (×8).", True, value=8),
+    Pattern("wangchuangwang", "王闯王", "王闯 completed by a 王 (×16).", True, value=16),
+    Pattern("wangzha", "王炸", "Self-draw joining three 王 as four alike (×16).", True, value=16),
+    Pattern("wangzhawang", "王炸王", "王炸 completed by the fourth 王 (×32).", True, value=32),
+)  # fmt: skip
+"""The scoring patterns, in bit order; ``value`` is the seed's 番 factor (RULEBOOK §4.6
+rule 22, §4.5 rule 19)."""
+BIT = pattern_bits(PATTERNS)
+"""Bit number of each pattern by name."""
+BIG_MASK = big_mask(PATTERNS)
+"""The bits of the big hands."""
+N_PATTERNS = len(PATTERNS)
+P_TIANHU = BIT["tianhu"]
+P_DIHU = BIT["dihu"]
+P_ZIMO = BIT["zimo"]
+P_HONGHU = BIT["honghu"]
+P_YIDIANZHU = BIT["yidianzhu"]
+P_QUANHONG = BIT["quanhong"]
+P_HEIHU = BIT["heihu"]
+P_WANGDIAO = BIT["wangdiao"]
+P_WANGDIAOWANG = BIT["wangdiaowang"]
+P_WANGCHUANG = BIT["wangchuang"]
+P_WANGCHUANGWANG = BIT["wangchuangwang"]
+P_WANGZHA = BIT["wangzha"]
+P_WANGZHAWANG = BIT["wangzhawang"]
+FAN_DEFAULTS = tuple(p.value for p in PATTERNS)
+"""The seed's factors, in pattern bit order. They are the defaults of the ``pay_*``
+options and, with :data:`TUN_PER_XING_SEED`, the table that chooses a win's reading: the
+packed factors ``Z_F`` only price it."""
+TUN_PER_XING_SEED = 3
+"""囤 per 醒 of the seed (RULEBOOK §4.6 rule 20), used with :data:`FAN_DEFAULTS` to choose
+the reading."""
+
+# ---- this variant's rule slots (inside the 字牌 layout's variant block) ---------------
+VAR = Z.RULES.sub("var", "luodisao rules")
+Z_F = VAR.block("fan", N_PATTERNS)
+"""The 番 factor of each pattern, in pattern bit order (``P_*``); one pattern more moves
+the 红胡 bounds after it, and a pattern past the block is refused at import."""
+Z_HONG_LO = VAR.block("hong_lo")
+"""Fewest red cards of 红胡 (7)."""
+Z_HONG_HI = VAR.block("hong_hi")
+"""Most red cards of 红胡 (9); more are 全红."""
 
 HOW_TIANHU = 0
 """The dealer's dealt cards win (天胡)."""

@@ -84,15 +84,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import tiles
-from ..errors import UsageError
-from ..game import _layout as L
-from ..game import _params as bot_layout
-from . import _zhuji as K
-from ._base import RuleOption, Variant
-from ._mahjong import engine_rules, strong_defaults
-from ._registry import register
-from ._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
+from ... import tiles
+from ...errors import UsageError
+from ...game import _layout as L
+from ...game import _params as bot_layout
+from .._base import RuleOption, Variant
+from .._mahjong import engine_rules, strong_defaults
+from .._registry import register
+from .._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
+from . import _kernels as K
 
 
 @dataclass(frozen=True)
@@ -376,8 +376,8 @@ def score_hand(
         when none is); ``deltas`` per seat (all zero when the hand is not legal: it cannot
         be declared).
     """
-    from ..hand import is_complete
-    from ..hand._tables import kernel_tables
+    from ...hand import is_complete
+    from ...hand._tables import kernel_tables
 
     unknown = set(flags) - {"tianhu", "dihu", "gangkai", "qianggang"}
     if unknown:
@@ -577,7 +577,7 @@ def _aggregate(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.nd
 
 @functools.cache
 def _suit_groups(copies: tuple) -> tuple[np.ndarray, np.ndarray]:
-    from ..hand._tables import kernel_tables
+    from ...hand._tables import kernel_tables
 
     keys = np.empty(5**9, np.int64)
     weights = np.empty(5**9, np.int64)
@@ -649,7 +649,7 @@ def exact_tianhu(rules) -> dict:
     Returns ``{"tianhu", "tianhu_complete", "note"}`` (probabilities as Fractions). The
     ordinary 台 at 天胡 come from honor triplets, 平胡 / 对对胡, 清一色 / 混一色 and
     三财神 (no context 台). Each suit's count vectors are grouped by what the 台 rules
-    see (see engine.variants._zhuji, exact section), joined across suits, and the last
+    see (see engine.variants.zhuji._kernels, exact section), joined across suits, and the last
     join with the honors and the 财神 count weighs the completions exactly.
     """
     from fractions import Fraction
