@@ -5,7 +5,6 @@ of every variant; play options are refused; the identity names the re-score."""
 from __future__ import annotations
 
 import functools
-import importlib
 
 import numpy as np
 import pandas as pd
@@ -28,15 +27,10 @@ def _values(opt) -> list:
     return [a for a in option_values(opt) if a != opt.default]
 
 
-def _module(variant: str):
-    """The variant's declaration module (its ``RESCORE_CONTEXT`` and ``PAYOUT_PATTERN``)."""
-    return importlib.import_module(get(variant).pack.__module__)
-
-
 def _context(variant: str, key: str) -> tuple:
     """The rules under which a payout option pays, when it is idle under the defaults
-    (another formula's values, 游金, 鬼 ...): the variant's ``RESCORE_CONTEXT``."""
-    ctx = getattr(_module(variant), "RESCORE_CONTEXT", {}).get(key, {})
+    (another formula's values, 游金, 鬼 ...): the declaration's ``rescore_context``."""
+    ctx = get(variant).rescore_context.get(key, {})
     return tuple(sorted(ctx.items()))
 
 
@@ -106,7 +100,7 @@ def test_rescore_changes_something(variant):
     sweep proves nothing), unless the pattern it pays for is absent from the sample (a
     big hand the efficiency bot never makes in 2,000 deals: the variant's tests check it
     on a scored hand)."""
-    pattern_of = getattr(_module(variant), "PAYOUT_PATTERN", {})
+    pattern_of = get(variant).payout_pattern
     idle = []
     for opt in get(variant).options:
         if not opt.payout:

@@ -194,6 +194,33 @@ class Variant:
     bot_targets: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
     """The patterns that make each hand target of the strong policy (``flush``, ``half``,
     ``triplets``, ``pairs``, ``wild_pair``), for fitting what each is worth."""
+    payout_pattern: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """The pattern each pattern-value payout option pays for (``pay_qingyise`` ->
+    ``qingyise``): such an option can move no payment in a sample without its pattern,
+    so the re-score tests let it stay idle only where that pattern is absent."""
+    rescore_context: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, compare=False)
+    """The rules under which each payout option that is idle under the defaults pays
+    (another formula's values, 游金, 鬼 in play ...): a re-score test of it plays there."""
+    listed: bool = True
+    """Whether ``mjlab variants``, the report and the docs list it. A variant declared
+    ``listed=False`` (the tests' tiny one) is registered and runs by name like any other
+    (``mjlab simulate NAME``), and the registry-wide tests cover it."""
+
+    def __post_init__(self):
+        options = self.option_map
+        names = {p.name for p in self.patterns}
+        for key, pattern in self.payout_pattern.items():
+            if key not in options or not options[key].payout:
+                raise ValueError(f"variant {self.name}: payout_pattern names {key!r}, "
+                                 "not a payout option")  # fmt: skip
+            if pattern not in names:
+                raise ValueError(f"variant {self.name}: payout_pattern {key!r} pays for "
+                                 f"{pattern!r}, not a declared pattern")  # fmt: skip
+        for key, rules in self.rescore_context.items():
+            if key not in options or not options[key].payout:
+                raise ValueError(f"variant {self.name}: rescore_context names {key!r}, "
+                                 "not a payout option")  # fmt: skip
+            self.resolve(rules)  # its rules are valid options (UsageError if not)
 
     @property
     def option_map(self) -> dict[str, RuleOption]:

@@ -727,5 +727,7 @@ VARIANT = register(
         flower_tiles=36,
         bot_params=bot_params,
         bot_targets=BOT_TARGETS,
+        payout_pattern=PAYOUT_PATTERN,
+        rescore_context=RESCORE_CONTEXT,
     )
 )

@@ -813,5 +813,6 @@ VARIANT = register(
         score_flags=("tianhu", "dihu", "gangkai", "qianggang", "tongbao", "tongbao_xiajia"),
         bot_params=bot_params,
         bot_targets=BOT_TARGETS,
+        payout_pattern=PAYOUT_PATTERN,
     )
 )

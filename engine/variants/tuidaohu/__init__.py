@@ -357,7 +357,9 @@ def score_hand(
     Parameters follow engine.variants._scoring.score_from_args: ``counts`` logical
     concealed tiles with the winning tile, ``wilds`` 鬼 held, ``melds`` (n, 3) rows.
     Flags: ``tianhu`` (the dealer's first fourteen), ``gangkai`` / ``qianggang`` (set the
-    win type), ``fanggang`` (the kong before 杠上开花 was fed by the ``--from`` seat).
+    win type), ``fanggang`` (the kong before 杠上开花 was fed by the ``--from`` seat),
+    ``sigui`` (四鬼胡: the four 鬼 held win at once under four_ghost_win, whatever the other
+    tiles; a self-draw, as the game loop declares it on the draw that brings the fourth).
     """
     from ...errors import UsageError
     from ...game import _layout as L
@@ -370,12 +372,25 @@ def score_hand(
             raise UsageError("--flag fanggang goes with --flag gangkai --from SEAT (the feeder)")
         kong_from, win_type = discarder, L.WIN_KONG_DRAW
         discarder = None
+    if "sigui" in flags:
+        if discarder is not None or win_type != L.WIN_SELF_DRAW:
+            raise UsageError("--flag sigui is a self-draw: it takes no --from and no other flag")
+        if not rules["four_ghost_win"] or rules["ghost"] == "none":
+            raise UsageError(
+                "--flag sigui needs 鬼 in play and --rule four_ghost_win=true "
+                "(e.g. --rule ghost=shuang --rule four_ghost_win=true)"
+            )
+        if wilds != 4:
+            raise UsageError(f"--flag sigui needs four 鬼 in HAND (named by --wild), got {wilds}")
+        win_type = L.WIN_INSTANT
     if win_type == L.WIN_DISCARD and not rules["dianpao"]:
         raise UsageError("tuidaohu wins by self-draw only; a discard win needs --rule dianpao=true")
     r = pack(rules)
     sets = 4 - len(melds)
     shapes = ("standard", "seven_pairs", "thirteen_orphans")
-    complete = bool(is_complete(counts.astype(np.uint8), wilds, sets, shapes))
+    complete = win_type == L.WIN_INSTANT or bool(
+        is_complete(counts.astype(np.uint8), wilds, sets, shapes)
+    )
     out = {"complete": complete, "patterns": [], "value": 0, "deltas": [0, 0, 0, 0]}
     if not complete:
         return out
@@ -556,10 +571,12 @@ VARIANT = register(
         kernel_id=K.KERNEL_ID,
         hooks=K,
         score_hand=score_hand,
-        score_flags=("tianhu", "gangkai", "qianggang", "fanggang"),
+        score_flags=("tianhu", "gangkai", "qianggang", "fanggang", "sigui"),
         exact=exact_tianhu,
         recompute=recompute,
         bot_params=bot_params,
         bot_targets=BOT_TARGETS,
+        payout_pattern=PAYOUT_PATTERN,
+        rescore_context=RESCORE_CONTEXT,
     )
 )
