@@ -10,7 +10,7 @@ from __future__ import annotations
 from .family import family_of
 from .fileio import print_json
 from .run import DEFAULT_MATCH_LENGTH
-from .variants import describe, get, names, parse_rule_args
+from .variants import describe, get, listed, parse_rule_args
 
 __all__ = ["run_cli", "run_score_cli", "run_replay_cli"]
 
@@ -51,7 +51,7 @@ def run_score_cli(args) -> int:
 
 def run_cli(args) -> int:
     """Handle ``mjlab variants``."""
-    data = [describe(n) for n in names()]
+    data = [describe(n) for n in listed()]
     if args.json:
         print_json(data)
         return 0

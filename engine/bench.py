@@ -151,7 +151,7 @@ def bench_simulate(quick: bool = False, variants=None) -> dict:
     from .run import simulate
 
     out: dict = {}
-    for name in variants or registry.names():
+    for name in variants or registry.listed():
         var = registry.get(name)
         deals = var.bench_deals // (20 if quick else 1)
         out[name] = {}

@@ -22,7 +22,8 @@ def test_variants_json(capsys):
     code, out, _ = run(capsys, "variants", "--json")
     assert code == 0
     data = {d["name"]: d for d in json.loads(out)}
-    assert set(data) == set(variants.names())
+    assert set(data) == set(variants.listed())
+    assert "tiny" in variants.names() and "tiny" not in data  # declared listed=False
     keys = {o["key"] for o in data["tuidaohu"]["options"]}
     assert {"dianpao", "ghost", "horses", "horse_map", "huangzhuang_huanggang"} <= keys
 

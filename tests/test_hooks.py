@@ -32,7 +32,7 @@ def _mahjong():
 
 def test_every_mahjong_variant_is_dispatched_by_its_own_id():
     vs = _mahjong()
-    assert {v.name for v in vs} == {"fuzhou", "lishui", "tuidaohu", "zhuji"}
+    assert {v.name for v in vs} == {"fuzhou", "lishui", "tiny", "tuidaohu", "zhuji"}
     assert sorted(H.KERNELS) == sorted(v.kernel_id for v in vs)
     for v in vs:
         assert H.KERNELS[v.kernel_id] is v.hooks

@@ -111,6 +111,11 @@ WORKED = {
         "sanyou": f"{F_YOU} --flag sanyou",
         "qianggang": "123456789m123p456p77s --win 7s --seat 1 --from 2 --flag qianggang",
     },
+    "tiny": {
+        "pengpeng": "111m222p333s444z55z --win 5z --from 1",
+        "qingyise": "123456789m12399m --win 9m --from 1",
+        "zimo": "123m456p789s111z55z --win 5z --self-draw",
+    },
     "luodisao": {
         "tianhu": "'x1x2x3 d2d7d10 x4x4d4 d5d5d5 x8x9x10' --flag tianhu --win d5",
         "dihu": "'d1d2d3 x5x5x5 x4x4d4 x6x7x8' --win x4 --melds peng:x9 --from 0 --seat 1 "

@@ -297,7 +297,7 @@ def _resolve_variants(variants) -> list[str]:
     from engine import variants as registry
 
     if variants is None:
-        names = registry.names()
+        names = registry.listed()
     else:
         if isinstance(variants, str):
             variants = variants.split(",")

@@ -1,6 +1,7 @@
 """The variant registry: every variant declared once, by name (``mjlab variants`` lists them).
 
-A new variant is one module here and one name in ``_registry.MODULES``.
+A variant is one folder here, ``engine/variants/<name>/`` (its declaration in
+``__init__.py``, its kernels in ``_kernels.py``), and one name in ``_registry.MODULES``.
 
 >>> from engine import variants
 >>> "tuidaohu" in variants.names()
@@ -12,7 +13,7 @@ from __future__ import annotations
 from importlib import import_module
 
 from ._base import Pattern, RuleOption, Variant, parse_rule_args
-from ._registry import MODULES, get, mark_loaded, names, register
+from ._registry import MODULES, get, listed, mark_loaded, names, register
 
 for _m in MODULES:
     import_module(f"{__name__}.{_m}")
@@ -24,6 +25,7 @@ __all__ = [
     "Pattern",
     "get",
     "names",
+    "listed",
     "register",
     "parse_rule_args",
     "MODULES",
@@ -39,6 +41,7 @@ def describe(name: str) -> dict:
         "long_name": v.long_name,
         "version": v.version,
         "family": v.family,
+        "listed": v.listed,
         "players": v.players,
         "value_unit": v.value_unit,
         "rulebook": v.rulebook_section,

@@ -203,7 +203,7 @@ class Variant:
     (another formula's values, 游金, 鬼 in play ...): a re-score test of it plays there."""
     listed: bool = True
     """Whether ``mjlab variants``, the report and the docs list it. A variant declared
-    ``listed=False`` (the tests' tiny one) is registered and runs by name like any other
+    ``listed=False`` (a variant for the tests) is registered and runs by name like any other
     (``mjlab simulate NAME``), and the registry-wide tests cover it."""
 
     def __post_init__(self):

@@ -5,9 +5,10 @@ from __future__ import annotations
 from ..errors import UsageError
 from ._base import Variant
 
-MODULES = ("fuzhou", "lishui", "luodisao", "tuidaohu", "zhuji")
-"""The variant modules of this package, imported (and so registered) by the package's
-``__init__`` in this order: a new variant is one more name here."""
+MODULES = ("fuzhou", "lishui", "luodisao", "tiny", "tuidaohu", "zhuji")
+"""The variant folders of this package, imported (and so registered) by the package's
+``__init__`` in this order: a new variant is one folder ``engine/variants/<name>/`` and one
+more name here."""
 
 _REGISTRY: dict[str, Variant] = {}
 _LOADED: list[bool] = [False]
@@ -51,5 +52,12 @@ def get(name: str) -> Variant:
 
 
 def names() -> list[str]:
-    """Registered variant names, sorted."""
+    """Registered variant names, sorted (unlisted ones included: they run by name)."""
     return sorted(_REGISTRY)
+
+
+def listed() -> list[str]:
+    """The names ``mjlab variants``, the report and the benchmarks show: every registered
+    variant but those declared ``listed=False`` (test variants), sorted.
+    """
+    return [n for n in sorted(_REGISTRY) if _REGISTRY[n].listed]
