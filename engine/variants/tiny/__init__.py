@@ -2,7 +2,7 @@
 
 A 136-tile game of four players with no wild tiles and no chows: a hand wins when it is
 four sets (pongs or kongs, or runs held in hand) and a pair, on the winner's own draw or,
-by default, on a discard. It pays 1 point times the factor of each pattern it holds
+by default, on a discard. It pays ``pay_base`` (1) points times the factor of each pattern it holds
 (碰碰胡 ×2, 清一色 ×4, 自摸 ×2): a discard win is paid by the discarder alone, a self-draw
 by every other seat. The dealer passes on a draw and keeps the deal on a win.
 
@@ -31,6 +31,13 @@ OPTIONS = (
         (False, True),
         "Allow winning on a discard (the discarder alone pays); false: self-draw only.",
     ),
+    RuleOption(
+        "pay_base",
+        1,
+        tuple(range(1, 9)),
+        "Points of a win before the pattern factors multiply it.",
+        payout=True,
+    ),
 )
 
 PATTERNS = K.PATTERNS
@@ -39,7 +46,7 @@ PATTERNS = K.PATTERNS
 
 def pack(rules) -> np.ndarray:
     """Packed int64 rules for the kernel."""
-    return engine_rules(
+    r = engine_rules(
         kernel_id=K.KERNEL_ID,
         chow=False,
         discard_win=rules["dianpao"],
@@ -48,6 +55,8 @@ def pack(rules) -> np.ndarray:
         rot_win_next=False,
         rot_draw_next=True,
     )
+    r[K.T_BASE] = rules["pay_base"]
+    return r
 
 
 def bot_params(policy, rules) -> dict:
@@ -89,7 +98,7 @@ def score_hand(rules, counts, wilds, melds, win_kind, win_type, seat, dealer, st
 def recompute(rules, frame) -> dict:
     """The value and the payments from the pattern flags (the conformance check)."""
     r = RecordView(frame, 4)
-    value = np.ones(r.n, np.int64)
+    value = np.full(r.n, rules["pay_base"], np.int64)
     for p in PATTERNS:
         value = np.where(r.pat(p.name), value * p.value, value)
     value = np.where(r.won, value, 0)

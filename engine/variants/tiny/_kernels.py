@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._numba import kernel
-from ...game._layout import WIN_DISCARD, X_DISCARDER, X_WIN_TYPE, X_WINNER
+from ...game._layout import RULES, WIN_DISCARD, X_DISCARDER, X_WIN_TYPE, X_WINNER
 from ...game._patterns import suit_mask, triplets_only_distance
 from .._base import Pattern, big_mask, pattern_bits
 
@@ -36,6 +36,10 @@ KERNEL_ID = 5
 """This variant's id in ``rules[R_VARIANT]``: the game loop's hooks (engine.game._hooks)
 call this module's hook kernels for it."""
 
+VAR = RULES.sub("var", "tiny rules")
+T_BASE = VAR.block("base")
+"""Points of a win before the pattern factors (option ``pay_base``)."""
+
 
 @kernel
 def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
@@ -53,13 +57,13 @@ def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
 
 @kernel
 def settle(rules, ctx, pay, bits, players, delta, extra):
-    """Payments into ``delta``: the value (1 × each pattern's factor) from the discarder
+    """Payments into ``delta``: the value (``pay_base`` × each pattern's factor) from the discarder
     of a discard win, else from every other seat.
     """
     winner = ctx[X_WINNER]
     if winner < 0:
         return 0
-    amount = 1
+    amount = rules[T_BASE]
     for i in range(N_PATTERNS):
         if (bits >> i) & 1:
             amount *= VALUES[i]
