@@ -148,15 +148,9 @@ def replay_footer(v, row, seats: int, skip: tuple[str, ...] = ()) -> list[str]:
     return out
 
 
-def play_with_state(
-    drv: LoopDriver,
-    variant: str,
-    matches: int,
-    seed: int = 0,
-    rules: Mapping | None = None,
-    policies="value",
-    match_length: int = 8,
-):
+def play_with_state(drv: LoopDriver, variant: str, matches: int, seed: int = 0,
+                    rules: Mapping | None = None, policies="value",
+                    match_length: int = 8):  # fmt: skip
     """Play ``matches`` whole matches; ``(frame, final, errors)``: the records, every
     deal's final state (int16 ``(deals, *drv.final_shape)``) and the kernel's error count.
     """

@@ -45,16 +45,11 @@ def _observe(packed, pols, bots, seed, match_lo, n_matches, match_length, rec, o
 
 
 DRIVER = _drivers.LoopDriver(
-    family="mahjong",
-    plays=lambda v: v.hooks is not None,  # the mahjong loop needs the variant's hook kernels
-    seat=_seat,
-    final_shape=(FINAL_ZONES, L.N_PHYS),
-    max_events=L.MAX_EVENTS,
-    event_cols=L.EVENT_COLS,
-    play=_play,
-    observe=_observe,
-)
-"""The mahjong loop as the shared drivers (engine._drivers) call it."""
+    "mahjong", lambda v: v.hooks is not None, _seat, (FINAL_ZONES, L.N_PHYS), L.MAX_EVENTS,
+    L.EVENT_COLS, _play, _observe,
+)  # fmt: skip
+"""The mahjong loop as the shared drivers (engine._drivers) call it: it plays the variants
+with hook kernels (the loop reaches their scoring through them)."""
 
 
 play_with_state = partial(_drivers.play_with_state, DRIVER)

@@ -82,16 +82,11 @@ def _observe(packed, pols, bots, seed, match_lo, n_matches, match_length, rec, o
 
 
 DRIVER = _drivers.LoopDriver(
-    family="字牌",
-    plays=lambda v: v.bot_layout is _params,  # the 字牌 loop needs its own bot layout
-    seat=_seat,
-    final_shape=(Z.N_ZONES, 21),
-    max_events=Z.MAX_EVENTS,
-    event_cols=Z.EVENT_COLS,
-    play=_play,
-    observe=_observe,
-)
-"""The 字牌 loop as the shared drivers (engine._drivers) call it."""
+    "字牌", lambda v: v.bot_layout is _params, _seat, (Z.N_ZONES, 21), Z.MAX_EVENTS,
+    Z.EVENT_COLS, _play, _observe,
+)  # fmt: skip
+"""The 字牌 loop as the shared drivers (engine._drivers) call it: it plays the variants
+with the 字牌 bot layout."""
 
 
 play_with_state = partial(_drivers.play_with_state, DRIVER)
