@@ -32,6 +32,7 @@ from analysis import schema
 from analysis._util import with_identity
 from analysis.stats import format_pm, ratio_ci
 from engine.errors import UsageError
+from engine.run import place_seats
 
 __all__ = ["duplicate_gain", "duplicate_match_means", "skill_edge", "strong_seats"]
 
@@ -64,13 +65,8 @@ def strong_seats(records: pd.DataFrame, place: int, seating: str = "seat") -> np
     played with ``seating="dealer"``, where policies are read by place from each deal's
     dealer): the seat ``(dealer + place) % players`` of each row.
     """
-    if seating not in ("seat", "dealer"):
-        raise UsageError(f"unknown seating {seating!r}; seatings: seat, dealer")
-    n = len(records)
-    if seating == "seat":
-        return np.full(n, int(place), np.int64)
-    lay = schema.layout(records)
-    return (records["dealer"].to_numpy().astype(np.int64) + int(place)) % lay.players
+    players = schema.layout(records).players if seating == "dealer" else 0
+    return place_seats(records["dealer"].to_numpy(), place, players, seating)
 
 
 def _frame(records, strong_seat, seating) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:

@@ -46,3 +46,21 @@ def collect_with_bar(play, v, resolved, deals, seed, policies, threads, progress
     finally:
         if bar is not None:
             bar.close()
+
+
+def feature_logistic(rows, label, nf_col: int, f_col: int, max_f: int, n_features: int):
+    """:func:`fit_logistic` of ``label`` on the active features of observation rows:
+    row ``i`` has ``rows[i, nf_col]`` feature indices from column ``f_col`` on (at most
+    ``max_f``), each of value 1, out of ``n_features``.
+    """
+    from scipy import sparse
+
+    n = rows.shape[0]
+    nf = rows[:, nf_col]
+    cols = rows[:, f_col : f_col + max_f]
+    mask = np.arange(max_f)[None, :] < nf[:, None]
+    at = np.repeat(np.arange(n), max_f).reshape(n, max_f)[mask]
+    x = sparse.csr_matrix(
+        (np.ones(at.size), (at, cols[mask])), shape=(n, n_features), dtype=np.float64
+    )
+    return fit_logistic(x, label)

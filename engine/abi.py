@@ -1,4 +1,5 @@
-"""The kernel ABI shared by both families: the record row, win types and policy codes.
+"""The kernel ABI shared by both families: the record row, win types, policy codes and
+the seating by dealer.
 
 Both game loops (:mod:`engine.game._loop`, :mod:`engine.zipai._loop`) write one int32
 row per deal with the columns below, and the runs, records and checks read them; the
@@ -12,6 +13,7 @@ so the fixed columns and the variant's extra columns cannot overlap.
 
 from __future__ import annotations
 
+from ._numba import kernel
 from ._slots import Slots
 
 __all__ = [
@@ -47,6 +49,8 @@ __all__ = [
     "MAX_SEED",
     "MAX_MATCHES",
     "MAX_MATCH_LENGTH",
+    "seat_of_place",
+    "seat_by_dealer",
 ]
 
 # ---- record columns (int32 per deal) ---------------------------------------------------
@@ -101,3 +105,33 @@ P_EFFICIENCY = 1
 P_VALUE = 2
 P_STRONG = 3
 POLICY_NAMES = ("random", "efficiency", "value", "strong")
+
+
+# ---- seating by dealer (the run setting seating="dealer") ------------------------------
+@kernel(inline="always")
+def seat_of_place(dealer, place, players):
+    """The seat of place ``place`` counted from the dealer: ``(dealer + place) % players``.
+
+    The one definition of the rotation: both loops seat by it, and the runs layer reads
+    it (``seat_of_place.py_func``, on plain ints or whole numpy columns) to find the seat
+    a policy held in each row of a by-dealer run.
+
+    >>> seat_of_place.py_func(3, 2, 4)
+    1
+    """
+    return (dealer + place) % players
+
+
+@kernel
+def seat_by_dealer(policies, bots, dealer, players, pols, brows):
+    """Seat the policies and bot parameter rows given by place from the dealer: place
+    ``j`` sits at seat :func:`seat_of_place` ``(dealer, j, players)``; ``pols`` and
+    ``brows`` receive them by seat. The policies (and their rows) are read cyclically, so
+    one policy may stand for every place.
+    """
+    n = policies.shape[0]
+    for j in range(players):
+        s = seat_of_place(dealer, j, players)
+        pols[s] = policies[j % n]
+        for k in range(bots.shape[1]):
+            brows[s, k] = bots[j % n, k]

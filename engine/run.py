@@ -42,6 +42,7 @@ __all__ = [
     "MAX_WORKERS",
     "match_rows",
     "check_memory",
+    "place_seats",
 ]
 
 DEFAULT_MATCH_LENGTH = 16
@@ -61,6 +62,22 @@ BYTES_PER_DEAL = 640
 """Peak memory per deal of a run held in memory: kernel rows (4 x N_COLS bytes), the
 record frame and its Arrow table while it is written (about 430 measured for tuidaohu;
 variants with more pattern and extra columns need more)."""
+
+
+def place_seats(dealer, place: int, players: int, seating: str = "seat") -> np.ndarray:
+    """The seat that place ``place`` of a run's policies held in each row (int64).
+
+    ``seating="seat"``: ``place`` is that seat in every row. ``seating="dealer"`` (the
+    policies read by place from each deal's dealer): the seat
+    :func:`engine.abi.seat_of_place` ``(dealer, place, players)`` of each row, the same
+    rotation the loops seat by. ``dealer`` is the rows' dealer column.
+    """
+    if seating not in SEATINGS:
+        raise UsageError(f"unknown seating {seating!r}; seatings: {', '.join(SEATINGS)}")
+    dealer = np.asarray(dealer).astype(np.int64)
+    if seating == "seat":
+        return np.full(dealer.shape[0], int(place), np.int64)
+    return abi.seat_of_place.py_func(dealer, int(place), int(players))
 
 
 def _available_memory() -> int | None:

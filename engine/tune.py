@@ -79,7 +79,7 @@ def duplicate_edge(
     from each deal's dealer (engine.run.simulate), so on every wall the candidate holds
     each role's cards once however the dealer moves: a far less noisy objective.
     """
-    from .run import simulate
+    from .run import place_seats, simulate
     from .variants import get
 
     v = get(variant)
@@ -95,9 +95,7 @@ def duplicate_edge(
             progress=False, match_length=match_length,
             bot_params={s: params} if params else None, seating=seating,
         )  # fmt: skip
-        seat = np.full(run.rec.shape[0], s, np.int64)
-        if seating == "dealer":
-            seat = (run.rec[:, abi.C_DEALER].astype(np.int64) + s) % seats
+        seat = place_seats(run.rec[:, abi.C_DEALER], s, seats, seating)
         x = run.rec[np.arange(run.rec.shape[0]), abi.C_DELTA + seat].astype(np.float64)
         sums = np.bincount(run.match, weights=x)
         per_match = sums if per_match is None else per_match + sums

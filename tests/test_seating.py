@@ -103,3 +103,32 @@ def test_tune_objective_by_dealer_is_the_duplicate_skill_edge():
     assert res["tune"]["seating"] == "dealer"
     with pytest.raises(UsageError, match="unknown seating"):
         tune.tune("tuidaohu", "value", deals=32, generations=1, seating="chair", progress=False)
+
+
+def test_one_rotation_seats_the_kernels_and_the_rows():
+    """``engine.abi.seat_by_dealer`` (both loops) and ``engine.run.place_seats`` (the
+    tuner, analysis.strong_seats) put place ``j`` at seat ``(dealer + j) % players``,
+    reading the policies cyclically; a by-seat run keeps the place as the seat."""
+    import numpy as np
+
+    from engine.abi import seat_by_dealer
+    from engine.run import place_seats
+
+    pols = np.array([3, 1, 2], np.int64)
+    bots = np.arange(6, dtype=np.float64).reshape(3, 2)
+    for players in (3, 4):
+        for dealer in range(players):
+            got = np.full(4, -1, np.int64)
+            rows = np.full((4, 2), -1.0)
+            seat_by_dealer(pols, bots, dealer, players, got, rows)
+            for j in range(players):
+                s = (dealer + j) % players
+                assert got[s] == pols[j % 3]
+                assert (rows[s] == bots[j % 3]).all()
+                dealers = np.array([dealer, (dealer + 1) % players])
+                want = (dealers + j) % players
+                assert (place_seats(dealers, j, players, "dealer") == want).all()
+                assert (place_seats(dealers, j, players, "seat") == j).all()
+            assert (got[players:] == -1).all()
+    with pytest.raises(UsageError, match="unknown seating 'table'"):
+        place_seats(np.zeros(2), 0, 4, "table")

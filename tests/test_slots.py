@@ -12,11 +12,14 @@ import engine.variants  # noqa: F401  (imports every variant's kernel module, so
 from engine import abi
 from engine._slots import LAYOUTS, Slots
 from engine.game import _layout as L
+from engine.game import _loop as GL
 from engine.game import _params as GP
+from engine.game import _strong as GS
 from engine.variants import get
 from engine.variants.fuzhou import _kernels as _fuzhou
 from engine.variants.luodisao import _kernels as _luodisao
 from engine.zipai import _layout as Z
+from engine.zipai import _loop as ZL
 from engine.zipai import _params as ZP
 
 
@@ -38,6 +41,11 @@ def test_every_kernel_array_has_a_layout():
         "lishui rules",
         "zhuji rules",
         "tuidaohu rules",
+        "mahjong loop scratch",
+        "mahjong loop random streams",
+        "strong policy scratch",
+        "strong policy float scratch",
+        "zipai strong policy scratch",
     ):
         assert want in names, f"no layout {want!r}: {sorted(names)}"
     assert {abi.ROW, L.RULES, L.CTX, Z.RULES, GP.LAYOUT, ZP.LAYOUT} <= set(LAYOUTS)
@@ -90,3 +98,20 @@ def test_a_block_placed_inside_an_earlier_one_is_refused():
     inner.block("a", 14)
     with pytest.raises(ValueError, match="passes the limit 54"):
         inner.block("b")
+
+
+def test_the_loop_work_arrays_are_as_long_as_their_layouts():
+    """The mahjong loop's scratch, random streams and the strong policy's float scratch
+    are allocated at their layouts' sizes, and the strong blocks inside them at theirs, so
+    no phase slices past its array into a neighbour."""
+    ws = GL.workspace.py_func(136)
+    scratch, states, fsc = ws[14], ws[15], ws[16]
+    assert scratch.shape == (GL.SCR.size,) and scratch.dtype.kind == "i"
+    assert states.shape == (GL.STATES.size,) and states.dtype.kind == "u"
+    assert fsc.shape == (GS.N_FSC,) and fsc.dtype.kind == "f"
+    assert GL.SCR.blocks["strong"][1] == GS.SSCR == GS.SS.size
+    assert GL.SCR.blocks["score"][1] == GL.SCRATCH
+    assert GL.SCR.limit == GL.SCR.size and GS.SS.limit == GS.SSCR
+    # the 字牌 strong scratch's score block holds every field a score writes
+    assert ZL.SS.blocks["score"][1] == ZL.N_OUT
+    assert ZL.SS.blocks["feeds"][1] == ZL.MAX_FI and ZL.SSCR == ZL.SS.size

@@ -10,6 +10,14 @@
 
 from __future__ import annotations
 
-from ._replay import replay, replay_events
-
 __all__ = ["replay", "replay_events"]
+
+
+def __getattr__(name):
+    # imported on first use: the replays reach the loop, whose hooks read the variant
+    # registry, and the variants import this package's toolkit while they load
+    if name in __all__:
+        from . import _replay
+
+        return getattr(_replay, name)
+    raise AttributeError(f"module 'engine.game' has no attribute {name!r}")

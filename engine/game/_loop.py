@@ -19,6 +19,8 @@ import numpy as np
 
 from .. import rng
 from .._numba import kernel, lowest_bit, parallel_kernel
+from .._slots import Slots
+from ..abi import seat_by_dealer
 from ..hand._kernels import _distance
 from ..tiles import N_KINDS
 from . import _hooks
@@ -163,7 +165,11 @@ from ._params import (
 )
 from ._patterns import rest_distance
 from ._strong import (
+    FS_DANGER,
+    MAX_FI,
+    N_FSC,
     N_OSUM,
+    SS_KONG_FI,
     SSCR,
     best_discard,
     danger_bases,
@@ -211,6 +217,66 @@ discards breaks); the last physical tile drawn or won; the draws; the winner (-1
 discarder (-1) and winning logical kind (-1); this turn's 游金 forced wild discard (1) and
 金雀 chase discard (-1 none); the discard's logical kind (-1 a wild) and physical tile."""
 N_G = 16
+
+SCR = Slots("mahjong loop scratch")
+"""The int64 scratch of :func:`workspace`, block by block: the seat's unseen counts, its
+meld info and a hand copy (the bots' inputs); the wall pointers ``(head, tail, live)``;
+``far`` per seat (see :func:`_deal_wall`); the 补花 rounds' per-seat need; the claim
+options of :func:`_claim_chow`; the bots' score scratch; the strong policy's scratch and
+its view of the table (``view`` in :func:`_strong_best`)."""
+SC_UNSEEN = SCR.block("unseen", N_KINDS)
+SC_MINFO = SCR.block("minfo", 3)
+SC_HTMP = SCR.block("htmp", N_KINDS)
+SC_PTR = SCR.block("ptr", 3)
+SC_FAR = SCR.block("far", 4)
+SC_NEED = SCR.block("flower_need", 4)
+SC_COPT = SCR.block("chow_options", 6)
+SC_SCORE = SCR.block("score", SCRATCH)
+SC_STRONG = SCR.block("strong", SSCR)
+SC_VIEW = SCR.block("strong_view", 16)
+N_SCR = SCR.size
+"""Length of the loop scratch."""
+SCR.limit = N_SCR
+
+STATES = Slots("mahjong loop random streams")
+"""The uint64 ``states`` of :func:`workspace`: the wall's stream and the bots' stream."""
+ST_WALL = STATES.block("wall", 4)
+ST_BOTS = STATES.block("bots", 4)
+N_STATES = STATES.size
+STATES.limit = N_STATES
+
+
+@kernel(inline="always")
+def _ptr(scratch):
+    """The wall pointers ``(head, tail, live)`` in the loop scratch."""
+    return scratch[SC_PTR : SC_PTR + 3]
+
+
+@kernel(inline="always")
+def _far(scratch):
+    """``far[s]``: seat ``s``'s concealed hand is known to be two or more from complete."""
+    return scratch[SC_FAR : SC_FAR + 4]
+
+
+@kernel(inline="always")
+def _kong_slack(bots, seat, pol):
+    """How many tiles further from complete a kong may leave the hand of ``seat``: the
+    value bot's ``B_KONG_SLACK`` (its parameter row), none for the other policies.
+    """
+    return bots[seat][B_KONG_SLACK] if pol == P_VALUE else 0.0
+
+
+@kernel(inline="always")
+def _bot_scratch(scratch):
+    """The bots' blocks of the loop scratch: ``(unseen, minfo, htmp, score, sscr, sview)``."""
+    return (
+        scratch[SC_UNSEEN : SC_UNSEEN + N_KINDS],
+        scratch[SC_MINFO : SC_MINFO + 3],
+        scratch[SC_HTMP : SC_HTMP + N_KINDS],
+        scratch[SC_SCORE : SC_SCORE + SCRATCH],
+        scratch[SC_STRONG : SC_STRONG + SSCR],
+        scratch[SC_VIEW : SC_VIEW + 16],
+    )
 
 
 @kernel(inline="always")
@@ -599,11 +665,12 @@ def _strong_kong(k, is_an, htmp, w, sets, sh, tab, bot, unseen, minfo, osums, vi
         ev += bot[S_KONG_ADD]
         htmp[k] += 1
         if view[8] == 1:
-            danger_bases(bot, osums, view[0], view[1], view[2], sscr[490:506], fsc[34:42])
+            fi = sscr[SS_KONG_FI : SS_KONG_FI + MAX_FI]
+            zb = fsc[FS_DANGER : FS_DANGER + 8]
+            danger_bases(bot, osums, view[0], view[1], view[2], fi, zb)
             _, loss, _ = discard_danger(
-                bot, osums, view[0], k, unseen[k], view[1], fsc[34:42], True, False, view[4],
-                sscr[490:506],
-            )  # fmt: skip
+                bot, osums, view[0], k, unseen[k], view[1], zb, True, False, view[4], fi
+            )
             ev -= bot[S_ALPHA] * bot[S_ROB] * loss
     return ev + bot[S_KONG_BIAS] >= ev_without
 
@@ -823,13 +890,13 @@ def _deal_wall(rules, ctx, ws, seed, match, deal, preset):
     ctx[X_WILD1] = -1
     ctx[X_INDICATOR] = -1
     ctx[X_VALUE] = 0
-    wst = states[0:4]
+    wst = states[ST_WALL : ST_WALL + 4]
     rng.seed_state(wst, seed, match, deal, rng.WALL)
-    rng.seed_state(states[4:8], seed, match, deal, rng.BOTS)
+    rng.seed_state(states[ST_BOTS : ST_BOTS + 4], seed, match, deal, rng.BOTS)
     # far[s] = 1: seat s's concealed hand is known to be two or more tiles from complete
     # (set when an efficiency bot discards, whose scores are 4 x distance; cleared when
     # the hand changes otherwise): its next draw cannot complete it, so no check is made
-    far = scratch[84:88]
+    far = _far(scratch)
     for s in range(4):
         far[s] = 0
     n = rules[R_TILESET]
@@ -848,7 +915,7 @@ def _deal_wall(rules, ctx, ws, seed, match, deal, preset):
             wall[i] = preset[i]
     for i in range(n):
         dead[i] = False
-    ptr = scratch[80:83]
+    ptr = _ptr(scratch)
     ptr[0] = 0
     ptr[1] = n - 1
     ptr[2] = n
@@ -893,8 +960,8 @@ def _deal_wilds(rules, ctx, ws, log):
     """
     (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
      scratch, states, fsc, osums, gs) = ws  # fmt: skip
-    wst = states[0:4]
-    ptr = scratch[80:83]
+    wst = states[ST_WALL : ST_WALL + 4]
+    ptr = _ptr(scratch)
     mode = rules[R_WILD_MODE]
     nw = rules[R_WILD_KINDS]
     late = _late_wilds(rules)
@@ -947,7 +1014,7 @@ def _deal_hands(rules, ctx, ws, log):
     """
     (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
      scratch, states, fsc, osums, gs) = ws  # fmt: skip
-    ptr = scratch[80:83]
+    ptr = _ptr(scratch)
     players = rules[R_PLAYERS]
     dealer = ctx[X_DEALER]
     size = 3 * rules[R_SETS] + 1
@@ -960,7 +1027,7 @@ def _deal_hands(rules, ctx, ws, log):
     if rules[R_FLOWER_REPLACE] == 1:
         _deal_flowers(
             rules, ctx, wall, dead, ptr, role, dealer, players, hand, wslot, flw,
-            scratch[140:144], log,
+            scratch[SC_NEED : SC_NEED + 4], log,
         )  # fmt: skip
     if _late_wilds(rules):
         mode = rules[R_WILD_MODE]
@@ -1045,8 +1112,8 @@ def _self_draw(rules, policies, bots, tab, ctx, ws):
     sets_cur = rules[R_SETS] - nmeld[cur]
     pol = policies[cur]
     instant = rules[R_INSTANT_WILDS]
-    ptr = scratch[80:83]
-    far = scratch[84:88]
+    ptr = _ptr(scratch)
+    far = _far(scratch)
     last_phys = gs[G_LAST_PHYS]
     first = gs[G_NO_CLAIMS] == 1 and ctx[X_SEAT_DRAWS + cur] <= (0 if cur == ctx[X_DEALER] else 1)
     ctx[X_FIRST_TURN] = 1 if first else 0
@@ -1092,15 +1159,9 @@ def _choose_kong(rules, policies, bots, tab, ctx, ws):
     w_cur = wslot[cur, 0] + wslot[cur, 1]
     sets_cur = rules[R_SETS] - nmeld[cur]
     pol = policies[cur]
-    bs = states[4:8]
-    unseen = scratch[0:34]
-    minfo = scratch[34:37]
-    htmp = scratch[40:74]
-    ptr = scratch[80:83]
-    score = scratch[160 : 160 + SCRATCH]
-    s0 = 160 + SCRATCH
-    sscr = scratch[s0 : s0 + SSCR]
-    sview = scratch[s0 + SSCR : s0 + SSCR + 16]
+    bs = states[ST_BOTS : ST_BOTS + 4]
+    unseen, minfo, htmp, score, sscr, sview = _bot_scratch(scratch)
+    ptr = _ptr(scratch)
     _unseen(hand, cur, visible, unseen)
     meld_info(melds, nmeld, cur, minfo)
     kong_scan = gs[G_FORCE_WILD] == 0 and ctx[X_YOUJIN + cur] == 0 and gs[G_CHASE] < 0
@@ -1148,8 +1209,7 @@ def _choose_kong(rules, policies, bots, tab, ctx, ws):
             else:
                 htmp[k] -= 1
                 with_k = _distance(htmp, w_cur, sets_cur, sh, tab)
-            slack = bots[cur][B_KONG_SLACK] if pol == P_VALUE else 0.0
-            want = with_k <= without + slack
+            want = with_k <= without + _kong_slack(bots, cur, pol)
         if want:
             return k
     return -1
@@ -1165,8 +1225,8 @@ def _make_kong(rules, policies, bots, tab, ctx, ws, log, kk):
      scratch, states, fsc, osums, gs) = ws  # fmt: skip
     cur = gs[G_CUR]
     players = rules[R_PLAYERS]
-    ptr = scratch[80:83]
-    far = scratch[84:88]
+    ptr = _ptr(scratch)
+    far = _far(scratch)
     ktype = M_ANKONG if hand[cur, kk] == 4 else M_ADDKONG
     if ktype == M_ADDKONG and rules[R_ROB_KONG] == 1 and not _youjin_active(ctx, players):
         robber = _discard_winner(
@@ -1217,7 +1277,7 @@ def _kong_draw(rules, ctx, ws, log, seat):
     """
     (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
      scratch, states, fsc, osums, gs) = ws  # fmt: skip
-    ptr = scratch[80:83]
+    ptr = _ptr(scratch)
     t = _pop(wall, dead, ptr, True)
     ctx[X_SEAT_DRAWS + seat] += 1
     gs[G_TURNS] += 1
@@ -1237,7 +1297,7 @@ def _draw_flowers(rules, ctx, ws, log, seat, t, from_tail):
     _ev(log, ctx, E_DRAW, seat, t, from_tail, 0)
     if rules[R_FLOWER_REPLACE] == 1 and role[t] == ROLE_FLOWER:
         t = _replace_flowers(
-            rules, ctx, wall, dead, scratch[80:83], role, seat, t, hand, wslot, flw, log
+            rules, ctx, wall, dead, _ptr(scratch), role, seat, t, hand, wslot, flw, log
         )
         if t < 0:
             return False
@@ -1259,16 +1319,10 @@ def _choose_discard(rules, policies, bots, tab, ctx, ws, obs):
     pol = policies[cur]
     youjin = rules[R_YOUJIN] == 1
     force_wild = gs[G_FORCE_WILD] == 1
-    bs = states[4:8]
-    unseen = scratch[0:34]
-    minfo = scratch[34:37]
-    htmp = scratch[40:74]
-    ptr = scratch[80:83]
-    far = scratch[84:88]
-    score = scratch[160 : 160 + SCRATCH]
-    s0 = 160 + SCRATCH
-    sscr = scratch[s0 : s0 + SSCR]
-    sview = scratch[s0 + SSCR : s0 + SSCR + 16]
+    bs = states[ST_BOTS : ST_BOTS + 4]
+    unseen, minfo, htmp, score, sscr, sview = _bot_scratch(scratch)
+    ptr = _ptr(scratch)
+    far = _far(scratch)
     if gs[G_PHASE] != AFTER_DRAW:
         # (after a draw they were computed for the kong scan, and nothing changed since)
         _unseen(hand, cur, visible, unseen)
@@ -1382,7 +1436,7 @@ def _claim_win(rules, policies, bots, tab, ctx, ws):
     cur = gs[G_CUR]
     k = gs[G_K]
     players = rules[R_PLAYERS]
-    ptr = scratch[80:83]
+    ptr = _ptr(scratch)
     ctx[X_FIRST_TURN] = 1 if (gs[G_NO_CLAIMS] == 1 and ctx[X_DISCARDS_TOTAL] == 1) else 0
     if rules[R_DISCARD_WIN] == 1 and not _youjin_active(ctx, players):
         winner = _discard_winner(
@@ -1410,15 +1464,9 @@ def _pong_choice(rules, policies, bots, tab, ctx, ws, s, k, kong_ok):
     sets_s = rules[R_SETS] - nmeld[s]
     ps = policies[s]
     sh = rules[R_SHAPES]
-    bs = states[4:8]
-    unseen = scratch[0:34]
-    minfo = scratch[34:37]
-    htmp = scratch[40:74]
-    ptr = scratch[80:83]
-    score = scratch[160 : 160 + SCRATCH]
-    s0 = 160 + SCRATCH
-    sscr = scratch[s0 : s0 + SSCR]
-    sview = scratch[s0 + SSCR : s0 + SSCR + 16]
+    bs = states[ST_BOTS : ST_BOTS + 4]
+    unseen, minfo, htmp, score, sscr, sview = _bot_scratch(scratch)
+    ptr = _ptr(scratch)
     _unseen(hand, s, visible, unseen)
     meld_info(melds, nmeld, s, minfo)
     for q in range(N_KINDS):
@@ -1440,8 +1488,7 @@ def _pong_choice(rules, policies, bots, tab, ctx, ws, s, k, kong_ok):
             htmp[k] -= 3
             after_k = _distance(htmp, ws_, sets_s - 1, sh, tab)
             htmp[k] += 3
-            slack = bots[s][B_KONG_SLACK] if ps == P_VALUE else 0.0
-            if after_k <= _distance(htmp, ws_, sets_s, sh, tab) + slack:
+            if after_k <= _distance(htmp, ws_, sets_s, sh, tab) + _kong_slack(bots, s, ps):
                 do = 2
         if do == 0:
             # 碰 when the hand after it (and its discard) keys lower than now;
@@ -1476,8 +1523,8 @@ def _claim_pong(rules, policies, bots, tab, ctx, ws, log):
     cur = gs[G_CUR]
     k = gs[G_K]
     players = rules[R_PLAYERS]
-    ptr = scratch[80:83]
-    far = scratch[84:88]
+    ptr = _ptr(scratch)
+    far = _far(scratch)
     for j in range(1, players):
         s = (cur + j) % players
         if hand[s, k] < 2 or ctx[X_YOUJIN + s] > 0:
@@ -1533,16 +1580,10 @@ def _claim_chow(rules, policies, bots, tab, ctx, ws, log):
     ws_ = wslot[s, 0] + wslot[s, 1]
     sets_s = rules[R_SETS] - nmeld[s]
     ps = policies[s]
-    bs = states[4:8]
-    unseen = scratch[0:34]
-    minfo = scratch[34:37]
-    htmp = scratch[40:74]
-    ptr = scratch[80:83]
-    far = scratch[84:88]
-    score = scratch[160 : 160 + SCRATCH]
-    s0 = 160 + SCRATCH
-    sscr = scratch[s0 : s0 + SSCR]
-    sview = scratch[s0 + SSCR : s0 + SSCR + 16]
+    bs = states[ST_BOTS : ST_BOTS + 4]
+    unseen, minfo, htmp, score, sscr, sview = _bot_scratch(scratch)
+    ptr = _ptr(scratch)
+    far = _far(scratch)
     _unseen(hand, s, visible, unseen)
     meld_info(melds, nmeld, s, minfo)
     for q in range(N_KINDS):
@@ -1568,7 +1609,7 @@ def _claim_chow(rules, policies, bots, tab, ctx, ws, log):
     else:
         best_opt = _choose_chow(
             ps, htmp, ws_, sets_s, rules[R_SHAPES], bots[s], tab, unseen, minfo, score,
-            scratch[150:156], hand, s, k, nmeld[s], bs[:0],
+            scratch[SC_COPT : SC_COPT + 6], hand, s, k, nmeld[s], bs[:0],
         )  # fmt: skip
     if best_opt < 0:
         return GO
@@ -1612,7 +1653,7 @@ def _draw(rules, tab, ctx, ws, log):
     """
     (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
      scratch, states, fsc, osums, gs) = ws  # fmt: skip
-    ptr = scratch[80:83]
+    ptr = _ptr(scratch)
     if ptr[2] <= ctx[X_RESERVE]:
         return END
     if rules[R_LAST_GROUP] > 0 and ptr[2] - ctx[X_RESERVE] <= rules[R_LAST_GROUP]:
@@ -1638,7 +1679,7 @@ def _last_group(rules, tab, ctx, ws, log):
     """
     (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
      scratch, states, fsc, osums, gs) = ws  # fmt: skip
-    ptr = scratch[80:83]
+    ptr = _ptr(scratch)
     players = rules[R_PLAYERS]
     instant = rules[R_INSTANT_WILDS]
     ctx[X_LAST_GROUP] = 1
@@ -1727,7 +1768,7 @@ def _settle(rules, ctx, ws, tab, rec, final, log, obs):
         rec[C_EXTRA + i] = extra[i]
     if final.shape[0] == FINAL_ZONES:
         _final_state(
-            ctx, wall, dead, scratch[80:83], hand, wslot, flw, melds, nmeld, disc, ndisc, role,
+            ctx, wall, dead, _ptr(scratch), hand, wslot, flw, melds, nmeld, disc, ndisc, role,
             players, final,
         )  # fmt: skip
         if winner >= 0:
@@ -1900,24 +1941,12 @@ def workspace(n_tiles):
         np.zeros((4, 4), np.int64),
         np.zeros(4, np.int64),
         np.zeros(MAX_EXTRA, np.int64),
-        np.zeros(160 + SCRATCH + SSCR + 16, np.int64),
-        np.zeros(8, np.uint64),
-        np.zeros(64, np.float64),
+        np.zeros(N_SCR, np.int64),
+        np.zeros(N_STATES, np.uint64),
+        np.zeros(N_FSC, np.float64),
         np.zeros((4, N_OSUM), np.int64),
         np.zeros(N_G, np.int64),
     )
-
-
-@kernel
-def _seat_by_dealer(policies, bots, dealer, players, pols, brows):
-    """Seat the policies and bot rows given by place from the dealer (``R_BY_DEALER``):
-    place ``j`` sits at seat ``(dealer + j) % players``.
-    """
-    for j in range(players):
-        s = (dealer + j) % players
-        pols[s] = policies[j]
-        for k in range(bots.shape[1]):
-            brows[s, k] = bots[j, k]
 
 
 @kernel
@@ -1951,7 +1980,7 @@ def play_match(
         fin = final_out[d] if final_out.shape[0] == n_deals else no_final
         lg = log if d == log_deal else no_log
         if by_dealer:
-            _seat_by_dealer(policies, bots, dealer, players, pols, brows)
+            seat_by_dealer(policies, bots, dealer, players, pols, brows)
         play_deal(
             rules, pols, brows, seed, match, d, tab, ctx, ws, rec_out[d], fin, lg, no_preset,
             obs,

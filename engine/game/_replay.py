@@ -9,45 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import tiles
-from ..errors import UsageError
+from .._drivers import replay_entry_points, replay_footer
 from . import _layout as L
+from .testing import DRIVER
 
-__all__ = ["replay", "replay_events"]
-
-
-def replay_events(
-    variant: str,
-    seed: int,
-    match: int,
-    deal: int = 0,
-    rules=None,
-    policies="value",
-    match_length: int = 16,
-):
-    """Play match ``match`` up to ``deal`` and return ``(events, record_row, final, ctx)``.
-
-    events : int32 (n, 5) rows of the replay log (codes E_* in engine.game._layout).
-    """
-    from ..bots import resolve_policies, seat_bots
-    from ..hand._tables import kernel_tables
-    from ..records import check_replay_args, replayed_deal
-    from ..variants import get
-    from ._loop import FINAL_ZONES, play_match
-
-    v = get(variant)
-    if v.hooks is None:  # the mahjong loop needs the variant's hook kernels
-        raise UsageError(f"{variant} is not a mahjong variant")
-    check_replay_args(seed, match, deal, match_length)
-    resolved = v.resolve(rules)
-    packed = v.pack(resolved)
-    pols, bots = seat_bots(v, resolved, resolve_policies(v, policies))
-    n = deal + 1
-    rec = np.zeros((n, L.N_COLS), np.int32)
-    final = np.zeros((n, FINAL_ZONES, L.N_PHYS), np.int16)
-    log = np.zeros((L.MAX_EVENTS, L.EVENT_COLS), np.int32)
-    no_obs = np.zeros((1, 1), np.int64)
-    play_match(packed, pols, bots, seed, match, n, kernel_tables(), rec, final, log, deal, no_obs)
-    return replayed_deal(v, resolved, rec, log, final, seed=seed, match=match, deal=deal)
+__all__ = ["replay", "replay_events", "render"]
 
 
 def _t(phys: int) -> str:
@@ -69,26 +35,14 @@ def _hand_text(counts) -> str:
     return f"{tiles.format(counts) or '-'}  {tiles.glyphs(counts)}"
 
 
-def replay(
-    variant: str,
-    seed: int,
-    match: int,
-    deal: int = 0,
-    rules=None,
-    policies="value",
-    match_length: int = 16,
-) -> str:
-    """The text of one deal, turn by turn."""
+def render(variant: str, events, row, final, resolved, header: str) -> str:
+    """The text of one logged deal (``events`` from the kernel log, its record ``row``)."""
     from ..variants import get
 
-    events, row, final, resolved = replay_events(
-        variant, seed, match, deal, rules, policies, match_length
-    )
     v = get(variant)
     players = v.n_players(resolved)
     out = [
-        f"mjlab replay {variant}  seed={seed} match={match} deal={deal}  "
-        f"rules_id={row['rules_id']}  policies={policies}",
+        header,
         f"dealer: seat {row['dealer']} (held {row['dealer_streak']} deals before this one)",
     ]
     hands: dict[int, np.ndarray] = {s: np.zeros(42, np.int64) for s in range(players)}
@@ -153,10 +107,8 @@ def replay(
             f"  seat {s} ends with: {_hand_text(final[s])}  melds: "
             f"{_hand_text(final[4 + s]) if final[4 + s].any() else '-'}"
         )
-    out.append(
-        "payments: " + "  ".join(f"seat {s} {int(row[f'delta_{s}']):+d}" for s in range(players))
-    )
-    extras = [f"{e}={int(row[e])}" for e in v.extras if int(row[e]) != 0]
-    if extras:
-        out.append("extras: " + " ".join(extras))
+    out += replay_footer(v, row, players)
     return "\n".join(out)
+
+
+replay_events, replay = replay_entry_points(DRIVER, render)

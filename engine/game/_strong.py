@@ -39,6 +39,7 @@ import numpy as np
 
 from .. import rng
 from .._numba import kernel, lowest_bit
+from .._slots import Slots
 from ..hand._kernels import (
     SEVEN_PAIRS,
     _distance,
@@ -79,8 +80,30 @@ N_OSUM = 8
 discarded a wild, seat, in play (:func:`opp_summary`)."""
 MAX_FI = 16
 """Most active danger features of one (opponent, tile)."""
-SSCR = 512
+
+SS = Slots("strong policy scratch")
+"""The int64 scratch ``sscr`` of the strong policy, block by block: the targets' distances
+(:func:`waiting_value`), the ukeire per discard and their work (:func:`discard_ukeire`),
+the danger features of a discard, the target distances after each discard
+(:func:`best_discard`) and the danger features of a kong (the loop's kong choice)."""
+SS_TARGETS = SS.block("targets", N_TARGET)
+SS_UKE = SS.block("ukeire", 34)
+SS_WORK = SS.block("ukeire_work", 160)
+SS_FI = SS.block("feeds", MAX_FI)
+SS_DALL = SS.block("target_dists", 34 * N_TARGET)
+SS_KONG_FI = SS.block("kong_feeds", MAX_FI)
+SSCR = SS.size
 """Length of the int64 scratch of the strong policy."""
+SS.limit = SSCR
+
+FS = Slots("strong policy float scratch")
+"""The float64 scratch ``fsc`` of the strong policy: each discard's expected points and
+the danger logits' tile-free parts (:func:`danger_bases`: 4 win, 4 kong)."""
+FS_VALUE = FS.block("values", 34)
+FS_DANGER = FS.block("danger_bases", 8)
+N_FSC = FS.size
+"""Length of the float64 scratch of the strong policy."""
+FS.limit = N_FSC
 
 
 @kernel(inline="always")
@@ -378,10 +401,11 @@ def best_discard(
     and ``fsc`` float64 (64,) scratch; ``bstate`` the bot stream (empty: the first of
     tied discards, for evaluations that need no choice).
     """
-    uke = sscr[8:42]
-    work = sscr[48:208]
-    fi = sscr[208 : 208 + MAX_FI]
-    dall = sscr[280 : 280 + 34 * N_TARGET]  # the target distances after each discard
+    uke = sscr[SS_UKE : SS_UKE + 34]
+    work = sscr[SS_WORK : SS_WORK + 160]
+    fi = sscr[SS_FI : SS_FI + MAX_FI]
+    dall = sscr[SS_DALL : SS_DALL + 34 * N_TARGET]  # the target distances after each discard
+    zb = fsc[FS_DANGER : FS_DANGER + 8]
     held = np.int64(0)
     for k in range(34):
         held |= np.int64(h[k] > 0) << k
@@ -409,7 +433,7 @@ def best_discard(
             near |= np.int64(1) << k
     discard_ukeire(h, w, sets, shapes, tab, unseen, near, uke, work)
     if danger_on:
-        danger_bases(bot, osums, n_opp, nw, lb, fi, fsc[34:42])
+        danger_bases(bot, osums, n_opp, nw, lb, fi, zb)
     # pass 2: expected points of each discard
     best = -math.inf
     choice = -1
@@ -426,10 +450,10 @@ def best_discard(
         v -= 1e-9 * dd[T_PLAIN] - 1e-12 * max(u, 0)
         if danger_on:
             dwin, loss, kong = discard_danger(
-                bot, osums, n_opp, k, unseen[k], nw, fsc[34:42], can_win, can_kong, dealer, fi
+                bot, osums, n_opp, k, unseen[k], nw, zb, can_win, can_kong, dealer, fi
             )
             v = v * (1.0 - dwin) - alpha * loss - alpha_k * kong
-        fsc[k] = v
+        fsc[FS_VALUE + k] = v
         if v > best:
             best = v
             choice = k
@@ -444,9 +468,9 @@ def best_discard(
 @kernel(refcount=False)
 def waiting_value(h, w, sets, shapes, tab, bot, unseen, minfo, wildgame, tb, dealer, sscr):
     """Expected points of a ``3*sets+1``-tile hand as it stands (plain ukeire included)."""
-    dd = sscr[0:N_TARGET]
-    uke = sscr[8:42]
-    work = sscr[48:208]
+    dd = sscr[SS_TARGETS : SS_TARGETS + N_TARGET]
+    uke = sscr[SS_UKE : SS_UKE + 34]
+    work = sscr[SS_WORK : SS_WORK + 160]
     target_dists(h, w, sets, shapes, tab, minfo, wildgame, dd)
     x = 0
     while h[x] >= 4:

@@ -22,12 +22,10 @@ package (``engine/botdata/<variant>/strong.json``) with the command that made th
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 
-from .. import __version__, abi
-from .._fitting import collect_with_bar, fit_logistic
+from .. import _drivers, abi
+from .._fitting import collect_with_bar, feature_logistic
 from . import _observe as O
 from . import _params as P
 from ._strong import MAX_FI
@@ -57,45 +55,22 @@ def collect(
     block_matches: int = 64,
     on_block=None,
 ):
-    """Play ``deals`` deals (whole matches) with observation on.
+    """Play ``deals`` deals (whole matches) with observation on
+    (:func:`engine._drivers.collect`).
 
     Returns ``(hand rows, danger rows, records int32 (deals, N_COLS))``. ``on_block``
     is called with the deals of each finished block (progress).
     """
-    from ..bots import seat_bots
-    from ..hand._tables import kernel_tables
-    from ._loop import observe_matches
+    from .testing import DRIVER
 
-    n_matches = -(-deals // match_length)
-    packed = variant.pack(resolved)
-    codes, bots = seat_bots(variant, resolved, policies)
-    tab = kernel_tables()
-    blocks = [(lo, min(n_matches, lo + block_matches)) for lo in range(0, n_matches, block_matches)]
+    def split(rows):
+        return rows[rows[:, 0] == O.O_HAND].copy(), rows[rows[:, 0] == O.O_DANGER].copy()
 
-    def play(block):
-        lo, hi = block
-        n = hi - lo
-        rec = np.zeros((n * match_length, abi.N_COLS), np.int32)
-        obs = np.zeros((n * match_length * ROWS_PER_DEAL + 1, O.OBS_W), np.int64)
-        obs[0, 0] = obs[0, 2] = 1  # row 0 is the header
-        observe_matches(packed, codes, bots, seed, lo, n, match_length, tab, rec, obs)
-        if obs[0, 3] > 0:
-            raise RuntimeError(f"observation buffer full ({obs[0, 3]} rows dropped)")
-        rows = obs[1 : obs[0, 0]]
-        if on_block is not None:
-            on_block(n * match_length)
-        return (
-            rows[rows[:, 0] == O.O_HAND].copy(),
-            rows[rows[:, 0] == O.O_DANGER].copy(),
-            rec,
-        )
-
-    with ThreadPoolExecutor(max_workers=max(1, threads)) as ex:
-        parts = list(ex.map(play, blocks))
-    hand = np.concatenate([p[0] for p in parts])
-    danger = np.concatenate([p[1] for p in parts])
-    rec = np.concatenate([p[2] for p in parts])
-    return hand, danger, rec
+    return _drivers.collect(
+        DRIVER, variant, resolved, deals, seed, policies, match_length=match_length,
+        threads=threads, block_matches=block_matches, on_block=on_block,
+        rows_per_deal=ROWS_PER_DEAL, obs_width=O.OBS_W, split=split,
+    )  # fmt: skip
 
 
 def _race(d, u, draws, unseen, ubar, h, m1, mf):
@@ -303,17 +278,7 @@ def _values(rec: np.ndarray, target_bits: np.ndarray, players: int):
 
 def _logistic(danger: np.ndarray, label: np.ndarray) -> np.ndarray:
     """L2-penalised logistic regression on the danger rows' active features (weights)."""
-    from scipy import sparse
-
-    n = danger.shape[0]
-    nf = danger[:, O.D_NF]
-    cols = danger[:, O.D_F : O.D_F + MAX_FI]
-    mask = np.arange(MAX_FI)[None, :] < nf[:, None]
-    rows = np.repeat(np.arange(n), MAX_FI).reshape(n, MAX_FI)[mask]
-    x = sparse.csr_matrix(
-        (np.ones(rows.size), (rows, cols[mask])), shape=(n, P.N_FEATURES), dtype=np.float64
-    )
-    return fit_logistic(x, label)
+    return feature_logistic(danger, label, O.D_NF, O.D_F, MAX_FI, P.N_FEATURES)
 
 
 def fit_mahjong(v, resolved, deals, seed, policy, threads=2, progress=False) -> dict:
@@ -323,8 +288,6 @@ def fit_mahjong(v, resolved, deals, seed, policy, threads=2, progress=False) -> 
     ``strong.*`` model blocks of engine.game._params) plus ``"identity"`` and
     ``"summary"`` (positions seen, base rates).
     """
-    from ..bots import strong_version
-
     players = v.n_players(resolved)
     policies = (policy,) * players
     names = [p.name for p in v.patterns]
@@ -348,17 +311,7 @@ def fit_mahjong(v, resolved, deals, seed, policy, threads=2, progress=False) -> 
         "danger": w_win.round(5).tolist(),
         "kong_danger": w_kong.round(5).tolist(),
     }
-    identity = {
-        "variant": v.name,
-        "variant_version": v.version,
-        "strong_version": strong_version(v),
-        "package_version": __version__,
-        "rules": resolved,
-        "policy": policy,
-        "deals": int(rec.shape[0]),
-        "seed": int(seed),
-        "command": f"mjlab fit {v.name} --deals {deals} --seed {seed} --policy {policy}",
-    }
+    identity = _drivers.fit_identity(v, resolved, policy, rec, deals, seed)
     summary = {
         "hand_positions": int(hand.shape[0]),
         "danger_positions": int(danger.shape[0]),

@@ -12,70 +12,50 @@ the brute-force twin of the tests) the winning hand really complete.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import partial
 
 import numpy as np
 
-from .. import abi
+from .. import _drivers
 from ..hand._tables import kernel_tables
-from ..records import conformance_failure, recompute_mismatch, to_frame
+from ..records import conformance_failure
 from ..variants import get as get_variant
 from . import _layout as L
+from ._loop import FINAL_ZONES, observe_matches, play_match
 
-__all__ = ["play_with_state", "check_mahjong_variant"]
+__all__ = ["DRIVER", "play_with_state", "check_mahjong_variant"]
 
 
-def play_with_state(
-    variant: str,
-    matches: int,
-    seed: int = 0,
-    rules: Mapping | None = None,
-    policies="value",
-    match_length: int = 8,
-):
-    """Play ``matches`` whole matches and return ``(frame, final)``.
-
-    ``final`` is int16 ``(deals, FINAL_ZONES, N_PHYS)``: where every physical tile ended
-    (see engine.game._loop.FINAL_ZONES) and the winner's evaluated hand.
-    """
+def _seat(v, resolved, policies):
     from ..bots import resolve_policies, seat_bots
-    from ._loop import FINAL_ZONES, play_match
 
-    v = get_variant(variant)
-    resolved = v.resolve(rules)
-    packed = v.pack(resolved)
-    pols, bots = seat_bots(v, resolved, resolve_policies(v, policies))
-    tab = kernel_tables()
-    n = matches * match_length
-    rec = np.zeros((n, abi.N_COLS), np.int32)
-    final = np.zeros((n, FINAL_ZONES, L.N_PHYS), np.int16)
-    log = np.zeros((1, L.EVENT_COLS), np.int32)
-    for m in range(matches):
-        lo = m * match_length
-        play_match(
-            packed,
-            pols,
-            bots,
-            seed,
-            m,
-            match_length,
-            tab,
-            rec[lo : lo + match_length],
-            final[lo : lo + match_length],
-            log,
-            -1,
-            np.zeros((1, 1), np.int64),
-        )
-    idx = np.arange(n)
-    frame = to_frame(
-        rec,
-        idx // match_length,
-        idx % match_length,
-        seed=seed,
-        variant=v,
-        rules_id=v.rules_id(resolved),
-        players=v.n_players(resolved),
-    )
-    return frame, final
+    return seat_bots(v, resolved, resolve_policies(v, policies))
+
+
+def _play(packed, pols, bots, seed, match, n, rec, final, log, log_deal):
+    no_obs = np.zeros((1, 1), np.int64)
+    play_match(packed, pols, bots, seed, match, n, kernel_tables(), rec, final, log, log_deal,
+               no_obs)  # fmt: skip
+    return 0
+
+
+def _observe(packed, pols, bots, seed, match_lo, n_matches, match_length, rec, obs):
+    observe_matches(packed, pols, bots, seed, match_lo, n_matches, match_length, kernel_tables(),
+                    rec, obs)  # fmt: skip
+
+
+DRIVER = _drivers.LoopDriver(
+    "mahjong", lambda v: v.hooks is not None, _seat, (FINAL_ZONES, L.N_PHYS), L.MAX_EVENTS,
+    L.EVENT_COLS, _play, _observe,
+)  # fmt: skip
+"""The mahjong loop as the shared drivers (engine._drivers) call it: it plays the variants
+with hook kernels (the loop reaches their scoring through them)."""
+
+
+play_with_state = partial(_drivers.play_with_state, DRIVER)
+"""``play_with_state(variant, matches, seed=0, rules=None, policies="value",
+match_length=8) -> (frame, final, errors)``: whole matches with every deal's final state
+(engine._drivers.play_with_state)."""
 
 
 def check_mahjong_variant(
@@ -102,11 +82,11 @@ def check_mahjong_variant(
     if tileset == 144:
         expected[34:42] = 1
     players = v.n_players(resolved)
-    checked = 0
-    for pol in policies or v.policies:
-        frame, final = play_with_state(variant, matches, seed, rules, pol)
+    pattern_columns = v.pattern_columns()
+
+    def check(frame, final):
         deltas = frame[[f"delta_{s}" for s in range(players)]].to_numpy()
-        pats = frame[v.pattern_columns()].to_numpy()
+        pats = frame[pattern_columns].to_numpy()
         for i in range(len(frame)):
             zones = final[i, :11].astype(np.int64)
             if not np.array_equal(zones.sum(axis=0), expected):
@@ -142,8 +122,8 @@ def check_mahjong_variant(
                         f"winning hand not complete: {counts.tolist()} "
                         f"wilds {int(hand[34])} sets {int(hand[35])}",
                     )
-            checked += 1
-        bad = recompute_mismatch(v, resolved, frame)
-        if bad is not None:
-            conformance_failure(bad[0], frame, bad[1])
-    return checked
+
+    return _drivers.check_policies(
+        v, resolved, policies, lambda pol: play_with_state(variant, matches, seed, rules, pol)[:2],
+        check, conformance_failure,
+    )  # fmt: skip

@@ -39,6 +39,7 @@ import numpy as np
 
 from .. import rng
 from .._numba import kernel, parallel_kernel
+from .._slots import Slots
 from ..abi import (
     C_DEALER,
     C_DELTA,
@@ -59,6 +60,7 @@ from ..abi import (
     WIN_INSTANT,
     WIN_NONE,
     WIN_SELF_DRAW,
+    seat_by_dealer,
 )
 from ..variants.luodisao._kernels import (
     HOW_DISCARD,
@@ -178,6 +180,7 @@ from ._layout import (
 from ._observe import OBS_W, observe_danger, observe_hand, observe_outcome
 from ._params import M_LOSS, M_VBASE, S_CHI_BIAS, S_PASS_RISK, S_PENG_BIAS, S_SURVIVE
 from ._strong import (
+    MAX_FI,
     N_OSUM,
     OS_DEALER,
     OS_DMASK,
@@ -246,9 +249,18 @@ HUANG = -3
 MAX_CARDS = 84
 MAX_OPTS = 48
 MAX_STEPS = 2000
-SSCR = 80
-"""Length of the strong policy's int64 scratch (slices: keep values 0:20, danger
-features 24:40, a claim's hand 40:61, a score 64:74)."""
+SS = Slots("zipai strong policy scratch")
+"""The strong policy's int64 scratch ``sscr``, block by block: the second keep-value
+table of :func:`engine.zipai._strong.best_discard`, the danger features of one
+(opponent, card), the hand after a claim (:func:`_strong_peng`, :func:`_strong_chi`) and
+a score (``out`` of :func:`_strong_win`, ``N_OUT`` fields)."""
+SS_KV2 = SS.block("keep_values", 20)
+SS_FI = SS.block("feeds", MAX_FI)
+SS_H3 = SS.block("claim_hand", 21)
+SS_OUT = SS.block("score", N_OUT)
+SSCR = SS.size
+"""Length of the strong policy's int64 scratch."""
+SS.limit = SSCR
 SURVIVE = 0.9
 """Value bot: the chance that a round of the other players ends without their win."""
 
@@ -523,7 +535,7 @@ def _decide_win(
             c,
             how,
             scratch,
-            sscr[64:74],
+            sscr[SS_OUT : SS_OUT + N_OUT],
         )
     p = _p_self(rules, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, scratch)
     return want_win(pol, False, p)
@@ -578,7 +590,7 @@ def _strong_discard(rules, bot, values, hand, ps, pk, tab, pile, ctx, p, bstate,
     k, _ = best_discard(
         bot, hand[p], 5 - ps[PS_NTAB, p], _huxi_now(hand, ps, values, p), rules[Z_MIN_HUXI],
         _red_total(hand, ps, p), unseen, values, ctx[K_NCARDS] - ctx[K_PTR], osums, n_opp, wu,
-        True, bstate, kv, sscr[0:20], sscr[24:40],
+        True, bstate, kv, sscr[SS_KV2 : SS_KV2 + 20], sscr[SS_FI : SS_FI + MAX_FI],
     )  # fmt: skip
     return k
 
@@ -602,7 +614,7 @@ def _strong_claim_value(rules, bot, values, hand, ps, pk, tab, pile, ctx, q, h3,
     keep = hold_ev(bot, hand[q], need, hx, mh, red, unseen, values, live, kv)
     _, take = best_discard(
         bot, h3, need - dtab, hx + dhx, mh, red + dred, unseen, values, live, osums, n_opp,
-        wu, True, bstate_none(), kv, sscr[0:20], sscr[24:40],
+        wu, True, bstate_none(), kv, sscr[SS_KV2 : SS_KV2 + 20], sscr[SS_FI : SS_FI + MAX_FI],
     )  # fmt: skip
     return keep, take
 
@@ -617,7 +629,7 @@ def bstate_none():
 def _strong_peng(rules, bot, values, hand, ps, pk, tab, pile, ctx, q, c, kv, osums, sscr,
                  scratch):  # fmt: skip
     """Whether the strong seat ``q`` makes an optional 碰 of ``c``."""
-    h3 = sscr[40:61]
+    h3 = sscr[SS_H3 : SS_H3 + 21]
     for k in range(21):
         h3[k] = hand[q, k]
     h3[c] -= 2
@@ -632,7 +644,7 @@ def _strong_peng(rules, bot, values, hand, ps, pk, tab, pile, ctx, q, c, kv, osu
 def _strong_chi(rules, bot, values, hand, ps, pk, tab, pile, ctx, q, c, opts, ng, nopt, kv,
                 osums, sscr, scratch):  # fmt: skip
     """The strong seat's 吃 of ``c``: the option index, or -1 to pass."""
-    h3 = sscr[40:61]
+    h3 = sscr[SS_H3 : SS_H3 + 21]
     best = -np.inf
     besti = -1
     keep = 0.0
@@ -711,7 +723,7 @@ def _observe_discard(rules, pol, values, wvx0, ws, best2, hand, ps, pk, tab, pil
     danger rows before it (one deal discard in two), then its O_HAND row (the card is
     out of the hand when this is called).
     """
-    fi = sscr[24:40]
+    fi = sscr[SS_FI : SS_FI + MAX_FI]
     live = ctx[K_NCARDS] - ctx[K_PTR]
     if ctx[K_NDISC] % 2 == 0:
         hand[p, k] += 1
@@ -1524,13 +1536,8 @@ def play_match(
     brows = bots.copy() if by_dealer else bots
     for d in range(n_deals):
         zx = (dealer + 2) % seats if rules[Z_ZUOXING] == 1 else -1
-        if by_dealer:  # place j from the dealer sits at seat (dealer + j) % seats
-            n_pol = policies.shape[0]
-            for j in range(seats):
-                s = (dealer + j) % seats
-                pols[s] = policies[j % n_pol]
-                for k in range(bots.shape[1]):
-                    brows[s, k] = bots[j % n_pol, k]
+        if by_dealer:
+            seat_by_dealer(policies, bots, dealer, seats, pols, brows)
         want_final = (
             final_out.shape[0] == n_deals
             and final_out.shape[1] >= fin_buf.shape[0]

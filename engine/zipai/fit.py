@@ -23,11 +23,9 @@ the seed, so :func:`fit_zipai` reproduces committed models exactly.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 
-from .. import abi
+from .. import _drivers, abi
 from . import _layout as Z
 from . import _observe as O
 from . import _params as P
@@ -43,41 +41,24 @@ ROWS_PER_DEAL = 400
 
 def collect(variant, resolved, deals, seed, policies, match_length=16, threads=2,
             block_matches=32, on_block=None):  # fmt: skip
-    """Play ``deals`` deals (whole matches) with observation on.
+    """Play ``deals`` deals (whole matches) with observation on
+    (:func:`engine._drivers.collect`).
 
     Returns ``(hand rows, danger rows, records int32 (deals, N_COLS))``; the danger rows
     keep the label, the feature count and the features (int64).
     """
-    from ..bots import seat_bots
-    from ._loop import observe_matches
+    from .testing import DRIVER
 
-    n_matches = -(-deals // match_length)
-    packed = variant.pack(resolved)
-    codes, bots = seat_bots(variant, resolved, policies)
-    blocks = [(lo, min(n_matches, lo + block_matches)) for lo in range(0, n_matches, block_matches)]
-
-    def play(block):
-        lo, hi = block
-        n = hi - lo
-        rec = np.zeros((n * match_length, abi.N_COLS), np.int32)
-        obs = np.zeros((n * match_length * ROWS_PER_DEAL + 1, O.OBS_W), np.int64)
-        obs[0, 0] = obs[0, 2] = 1  # row 0 is the header
-        observe_matches(packed, codes, bots, seed, lo, n, match_length, rec, obs)
-        if obs[0, 3] > 0:
-            raise RuntimeError(f"observation buffer full ({obs[0, 3]} rows dropped)")
-        rows = obs[1 : obs[0, 0]]
-        if on_block is not None:
-            on_block(n * match_length)
+    def split(rows):
         hand = rows[rows[:, 0] == O.O_HAND][:, : O.H_HOW + 1].copy()
         danger = rows[rows[:, 0] == O.O_DANGER][:, : O.D_F + MAX_FI].copy()
-        return hand, danger, rec
+        return hand, danger
 
-    with ThreadPoolExecutor(max_workers=max(1, threads)) as ex:
-        parts = list(ex.map(play, blocks))
-    hand = np.concatenate([p[0] for p in parts])
-    danger = np.concatenate([p[1] for p in parts])
-    rec = np.concatenate([p[2] for p in parts])
-    return hand, danger, rec
+    return _drivers.collect(
+        DRIVER, variant, resolved, deals, seed, policies, match_length=match_length,
+        threads=threads, block_matches=block_matches, on_block=on_block,
+        rows_per_deal=ROWS_PER_DEAL, obs_width=O.OBS_W, split=split,
+    )  # fmt: skip
 
 
 def _win_table(hand: np.ndarray, min_huxi: int) -> np.ndarray:
@@ -153,26 +134,14 @@ def _values(hand: np.ndarray, rec: np.ndarray, players: int):
 
 def _danger(danger: np.ndarray) -> np.ndarray:
     """Logistic weights of the O_DANGER rows' label on their features."""
-    from scipy import sparse
+    from .._fitting import feature_logistic
 
-    from .._fitting import fit_logistic
-
-    n = danger.shape[0]
-    nf = danger[:, O.D_NF]
-    cols = danger[:, O.D_F : O.D_F + MAX_FI]
-    mask = np.arange(MAX_FI)[None, :] < nf[:, None]
-    rows = np.repeat(np.arange(n), MAX_FI).reshape(n, MAX_FI)[mask]
-    x = sparse.csr_matrix(
-        (np.ones(rows.size), (rows, cols[mask])), shape=(n, P.N_FEATURES), dtype=np.float64
-    )
-    return fit_logistic(x, danger[:, O.D_WIN])
+    return feature_logistic(danger, danger[:, O.D_WIN], O.D_NF, O.D_F, MAX_FI, P.N_FEATURES)
 
 
 def fit_zipai(v, resolved, deals, seed, policy, threads=2, progress=False) -> dict:
     """Fit the strong models of the 字牌 variant ``v`` (see engine.fit.fit)."""
-    from .. import __version__
     from .._fitting import collect_with_bar
-    from ..bots import strong_version
 
     players = v.n_players(resolved)
     policies = (policy,) * players
@@ -190,17 +159,7 @@ def fit_zipai(v, resolved, deals, seed, policy, threads=2, progress=False) -> di
         "loss": [round(x, 4) for x in loss],
         "danger": w.round(5).tolist(),
     }
-    identity = {
-        "variant": v.name,
-        "variant_version": v.version,
-        "strong_version": strong_version(v),
-        "package_version": __version__,
-        "rules": resolved,
-        "policy": policy,
-        "deals": int(rec.shape[0]),
-        "seed": int(seed),
-        "command": f"mjlab fit {v.name} --deals {deals} --seed {seed} --policy {policy}",
-    }
+    identity = _drivers.fit_identity(v, resolved, policy, rec, deals, seed)
     if policy == "strong":
         identity["observed_with"] = _observed_with(v)
     fed = (rec[:, abi.C_WIN_TYPE] == abi.WIN_DISCARD) & (rec[:, abi.C_EXTRA + Z.X_ON_FLIP] == 0)

@@ -12,54 +12,15 @@ from __future__ import annotations
 import numpy as np
 
 from .. import abi
-from ..errors import UsageError
+from .._drivers import replay_entry_points, replay_footer
 from . import _layout as Z
-from . import _params, cards
+from . import cards
+from .testing import DRIVER
 
 __all__ = ["replay", "replay_events", "render"]
 
 _HOW_QING = ("four dealt alike", "his 坎 and his own flip", "his 啸 and his own flip")
 _HOW_PAO = ("onto his 坎", "onto his 啸", "onto his 碰")
-
-
-def replay_events(
-    variant: str,
-    seed: int,
-    match: int,
-    deal: int = 0,
-    rules=None,
-    policies="value",
-    match_length: int = 16,
-):
-    """回放 events: play match ``match`` up to ``deal``; ``(events, row, final, rules)``.
-
-    ``events``: int32 (n, 5) rows of the event log (codes ``EV_*`` of
-    :mod:`engine.zipai._layout`); ``final``: int16 (N_ZONES, 21) where the cards ended.
-    """
-    from ..records import check_replay_args, replayed_deal
-    from ..variants import get
-    from ._loop import play_match
-    from .testing import _seat_bots
-
-    v = get(variant)
-    if v.bot_layout is not _params:  # the 字牌 loop needs its own bot layout
-        raise UsageError(f"{variant} is not a 字牌 variant")
-    check_replay_args(seed, match, deal, match_length)
-    resolved = v.resolve(rules)
-    packed = v.pack(resolved)
-    try:
-        pols, bots = _seat_bots(v, resolved, policies)
-    except ValueError:
-        raise UsageError(f"unknown policy in {policies!r}; policies: {v.policies}") from None
-    n = deal + 1
-    rec = np.zeros((n, abi.N_COLS), np.int32)
-    final = np.zeros((n, Z.N_ZONES, 21), np.int16)
-    log = np.zeros((Z.MAX_EVENTS, Z.EVENT_COLS), np.int32)
-    no_obs = np.zeros((1, 1), np.int64)
-    play_match(
-        packed, pols, seed, match, n, rec, final, log, deal, np.zeros(0, np.int64), -1, bots, no_obs
-    )
-    return replayed_deal(v, resolved, rec, log, final, seed=seed, match=match, deal=deal)
 
 
 def _c(k: int) -> str:
@@ -84,26 +45,6 @@ def _group(kinds) -> str:
         + " "
         + "".join(cards.card_hanzi(k) for k in kinds)
     )
-
-
-def replay(
-    variant: str,
-    seed: int,
-    match: int,
-    deal: int = 0,
-    rules=None,
-    policies="value",
-    match_length: int = 16,
-) -> str:
-    """回放 replay: the text of one deal of a 字牌 variant, turn by turn."""
-    events, row, final, resolved = replay_events(
-        variant, seed, match, deal, rules, policies, match_length
-    )
-    header = (
-        f"mjlab replay {variant}  seed={seed} match={match} deal={deal}  "
-        f"rules_id={row['rules_id']}  policies={policies}"
-    )
-    return render(variant, events, row, final, resolved, header)
 
 
 def render(variant: str, events, row, final, resolved, header: str) -> str:
@@ -220,10 +161,8 @@ def render(variant: str, events, row, final, resolved, header: str) -> str:
         conc = _hand(final[Z.FZ_HAND + s])
         table = "; ".join(groups[s]) or "-"
         out.append(f"  seat {s} ends with: {conc}  table: {table}")
-    out.append(
-        "payments: " + "  ".join(f"seat {s} {int(row[f'delta_{s}']):+d}" for s in range(seats))
-    )
-    extras = [f"{e}={int(row[e])}" for e in v.extras if e != "zuoxing" and int(row[e]) != 0]
-    if extras:
-        out.append("extras: " + " ".join(extras))
+    out += replay_footer(v, row, seats, skip=("zuoxing",))
     return "\n".join(out)
+
+
+replay_events, replay = replay_entry_points(DRIVER, render)

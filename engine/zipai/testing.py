@@ -23,13 +23,16 @@ each deal (``engine.testing.check_variant`` reaches it through the variant's fam
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
-from .. import abi
-from ..records import recompute_mismatch
+from .. import _drivers, abi
+from ..errors import UsageError
 from . import _layout as Z
+from . import _params
+from ._loop import observe_matches, play_match
 
 __all__ = ["play_with_state", "check_zipai_variant", "ZipaiConformanceError"]
 
@@ -60,61 +63,36 @@ def _seat_bots(variant, resolved, policies) -> tuple[np.ndarray, np.ndarray]:
     return codes, rows
 
 
-def play_with_state(
-    variant: str,
-    matches: int,
-    seed: int = 0,
-    rules: Mapping | None = None,
-    policies="value",
-    match_length: int = 8,
-):
-    """对局 play ``matches`` whole matches; returns ``(frame, final, errors)``.
+def _seat(v, resolved, policies):
+    try:
+        return _seat_bots(v, resolved, policies)
+    except ValueError:
+        raise UsageError(f"unknown policy in {policies!r}; policies: {v.policies}") from None
 
-    ``final`` is int16 ``(deals, N_ZONES, 21)``: where every card ended and the winning
-    evaluation's inputs (zones ``FZ_*`` of :mod:`engine.zipai._layout`); ``errors`` the
-    kernel's internal error count (0).
-    """
-    from ..records import to_frame
-    from ..variants import get as get_variant
-    from ._loop import play_match
 
-    v = get_variant(variant)
-    resolved = v.resolve(rules)
-    packed = v.pack(resolved)
-    pols, bots = _seat_bots(v, resolved, policies)
-    n = matches * match_length
-    rec = np.zeros((n, abi.N_COLS), np.int32)
-    final = np.zeros((n, Z.N_ZONES, 21), np.int16)
-    log = np.zeros((1, Z.EVENT_COLS), np.int32)
-    errors = 0
-    for m in range(matches):
-        lo = m * match_length
-        errors += play_match(
-            packed,
-            pols,
-            seed,
-            m,
-            match_length,
-            rec[lo : lo + match_length],
-            final[lo : lo + match_length],
-            log,
-            -1,
-            np.zeros(0, np.int64),
-            -1,
-            bots,
-            np.zeros((1, 1), np.int64),
-        )
-    idx = np.arange(n)
-    frame = to_frame(
-        rec,
-        idx // match_length,
-        idx % match_length,
-        seed=seed,
-        variant=v,
-        rules_id=v.rules_id(resolved),
-        players=v.n_players(resolved),
-    )
-    return frame, final, int(errors)
+def _play(packed, pols, bots, seed, match, n, rec, final, log, log_deal):
+    no_deck = np.zeros(0, np.int64)
+    no_obs = np.zeros((1, 1), np.int64)
+    return play_match(packed, pols, seed, match, n, rec, final, log, log_deal, no_deck, -1, bots,
+                      no_obs)  # fmt: skip
+
+
+def _observe(packed, pols, bots, seed, match_lo, n_matches, match_length, rec, obs):
+    observe_matches(packed, pols, bots, seed, match_lo, n_matches, match_length, rec, obs)
+
+
+DRIVER = _drivers.LoopDriver(
+    "字牌", lambda v: v.bot_layout is _params, _seat, (Z.N_ZONES, 21), Z.MAX_EVENTS,
+    Z.EVENT_COLS, _play, _observe,
+)  # fmt: skip
+"""The 字牌 loop as the shared drivers (engine._drivers) call it: it plays the variants
+with the 字牌 bot layout."""
+
+
+play_with_state = partial(_drivers.play_with_state, DRIVER)
+"""``play_with_state(variant, matches, seed=0, rules=None, policies="value",
+match_length=8) -> (frame, final, errors)``: whole matches with every deal's final state
+(engine._drivers.play_with_state)."""
 
 
 def _fail(i: int, frame: pd.DataFrame, what: str):
@@ -233,18 +211,16 @@ def check_zipai_variant(
     v = get_variant(variant)
     resolved = v.resolve(rules)
     complete = complete or _default_complete
-    checked = 0
-    if isinstance(policies, str):
-        policies = [policies]
-    for pol in policies or v.policies:
+
+    def play(pol):
         frame, final, errors = play_with_state(variant, matches, seed, resolved, pol)
         if errors:
             msg = f"{variant} with {pol}: the kernel reported {errors} errors"
             raise ZipaiConformanceError(msg)
+        return frame, final
+
+    def check(frame, final):
         for i in range(len(frame)):
             check_deal(i, frame, final, v, resolved, complete)
-            checked += 1
-        bad = recompute_mismatch(v, resolved, frame)
-        if bad is not None:
-            _fail(bad[0], frame, bad[1])
-    return checked
+
+    return _drivers.check_policies(v, resolved, policies, play, check, _fail)
