@@ -1,5 +1,8 @@
 """The ``mjlab`` command line.
 
+This module is the parser and a dispatch table (:data:`_COMMANDS`, command name ->
+handler function); every handler lives in :mod:`engine.commands`.
+
 Every command exits 0 on success; 2 on bad input (a one-line message on stderr naming
 what is wrong, no traceback, nothing written), including an output that another run is
 writing or that holds another run; 1 on an environment fault (full disk, permission
@@ -13,8 +16,21 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from importlib import import_module
 
+from engine.commands import (
+    bench,
+    bots,
+    design,
+    exact,
+    hand,
+    ladder,
+    report,
+    rescore,
+    simulate,
+    summarize,
+    variants,
+    warmup,
+)
 from engine.errors import CacheError, UsageError
 
 __all__ = ["main", "UsageError"]
@@ -25,24 +41,24 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
-# command name -> (module, function); each function takes the parsed args, returns exit code
+# command name -> handler: each takes the parsed args and returns the exit code
 _COMMANDS = {
-    "hand": ("engine._cli_hand", "run_hand"),
-    "exact": ("engine.exact", "run_cli"),
-    "bench": ("engine.bench", "run_cli"),
-    "variants": ("engine._cli_variants", "run_cli"),
-    "simulate": ("engine._cli_simulate", "run_cli"),
-    "summarize": ("analysis.cli", "run_summarize"),
-    "sweep": ("analysis.cli", "run_sweep"),
-    "report": ("analysis.report", "run_cli"),
-    "score": ("engine._cli_variants", "run_score_cli"),
-    "replay": ("engine._cli_variants", "run_replay_cli"),
-    "fit": ("engine._cli_bots", "run_fit"),
-    "tune": ("engine._cli_bots", "run_tune"),
-    "ladder": ("analysis.ladder", "run_cli"),
-    "rescore": ("analysis.rescoring", "run_cli"),
-    "design": ("analysis.rule_search", "run_cli"),
-    "warmup": ("engine._cli_warmup", "run_cli"),
+    "hand": hand.run_hand,
+    "exact": exact.run_exact,
+    "bench": bench.run_bench,
+    "variants": variants.run_variants,
+    "simulate": simulate.run_simulate,
+    "summarize": summarize.run_summarize,
+    "sweep": summarize.run_sweep,
+    "report": report.run_report,
+    "score": variants.run_score,
+    "replay": variants.run_replay,
+    "fit": bots.run_fit,
+    "tune": bots.run_tune,
+    "ladder": ladder.run_ladder,
+    "rescore": rescore.run_rescore,
+    "design": design.run_design,
+    "warmup": warmup.run_warmup,
 }
 
 
@@ -361,11 +377,7 @@ def main(argv=None) -> int:
         if not args.command:
             parser.print_help()
             return 2
-        module, func = _COMMANDS[args.command]
-        if not _available(module):
-            raise UsageError(f"command {args.command!r} is not available in this version")
-        handler = getattr(import_module(module), func)
-        return int(handler(args) or 0)
+        return int(_COMMANDS[args.command](args) or 0)
     except UsageError as exc:
         _debug_traceback()
         print(_one_line(f"mjlab: {exc}".replace("mjlab: mjlab", "mjlab")), file=sys.stderr)
@@ -406,15 +418,6 @@ def _debug_traceback() -> None:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split("\n"))
-
-
-def _available(module: str) -> bool:
-    from importlib.util import find_spec
-
-    try:
-        return find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
 
 
 if __name__ == "__main__":

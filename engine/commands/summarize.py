@@ -7,9 +7,6 @@ import re
 import sys
 from pathlib import Path
 
-import pandas as pd
-
-from analysis._util import jsonable
 from engine.errors import UsageError
 
 __all__ = ["run_summarize", "run_sweep", "big_patterns", "format_summary", "safe_name"]
@@ -62,7 +59,7 @@ def _extra_label(name: str) -> str:
     return _EXTRA_WORDS.get(name, f"{name} per deal")
 
 
-def format_summary(tables: dict[str, pd.DataFrame], summary) -> str:
+def format_summary(tables: dict, summary) -> str:
     """The text of ``mjlab summarize`` (every rate and mean with its 95% interval)."""
     from analysis.fairness import dealer_edge
 
@@ -130,6 +127,7 @@ def format_summary(tables: dict[str, pd.DataFrame], summary) -> str:
 def run_summarize(args) -> int:
     """Handle ``mjlab summarize PATH [--json] [--plot DIR]``."""
     import analysis
+    from analysis._util import jsonable
     from analysis.io import planned_deals
     from engine import fileio
 
@@ -267,6 +265,7 @@ def run_sweep(args) -> int:
     another sweep is refused unless ``--force``. The folder is locked while the sweep
     writes it.
     """
+    from analysis._util import jsonable
     from analysis.sweep import metric_doc, sweep_table
     from engine import fileio, variants
     from engine.run import MAX_WORKERS, check_memory, make_spec

@@ -7,16 +7,15 @@ deal replayed turn by turn.
 
 from __future__ import annotations
 
-from .family import family_of
-from .fileio import print_json
-from .run import DEFAULT_MATCH_LENGTH
-from .variants import describe, get, names, parse_rule_args
-
-__all__ = ["run_cli", "run_score_cli", "run_replay_cli"]
+__all__ = ["run_variants", "run_score", "run_replay"]
 
 
-def run_score_cli(args) -> int:
+def run_score(args) -> int:
     """Handle ``mjlab score``."""
+    from engine.family import family_of
+    from engine.fileio import print_json
+    from engine.variants import get
+
     v = get(args.variant)
     result = family_of(v).score(v, args)
     assumed = []
@@ -49,8 +48,11 @@ def run_score_cli(args) -> int:
     return 0
 
 
-def run_cli(args) -> int:
+def run_variants(args) -> int:
     """Handle ``mjlab variants``."""
+    from engine.fileio import print_json
+    from engine.variants import describe, names
+
     data = [describe(n) for n in names()]
     if args.json:
         print_json(data)
@@ -79,8 +81,12 @@ def _allowed_text(allowed) -> str:
     return "|".join(str(a).lower() if isinstance(a, bool) else str(a) for a in allowed)
 
 
-def run_replay_cli(args) -> int:
+def run_replay(args) -> int:
     """Handle ``mjlab replay``."""
+    from engine.family import family_of
+    from engine.run import DEFAULT_MATCH_LENGTH
+    from engine.variants import get, parse_rule_args
+
     rules = parse_rule_args(args.rule, args.rules)
     length = DEFAULT_MATCH_LENGTH if args.match_length is None else args.match_length
     replay_text = family_of(get(args.variant)).replay
