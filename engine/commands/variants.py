@@ -7,6 +7,8 @@ deal replayed turn by turn.
 
 from __future__ import annotations
 
+from engine.errors import UsageError
+
 __all__ = ["run_variants", "run_score", "run_replay"]
 
 
@@ -14,10 +16,26 @@ def run_score(args) -> int:
     """Handle ``mjlab score``."""
     from engine.family import family_of
     from engine.fileio import print_json
-    from engine.variants import get
+    from engine.variants import get, parse_rule_args
 
     v = get(args.variant)
-    result = family_of(v).score(v, args)
+    if v.score_hand is None:
+        raise UsageError(f"`mjlab score` is not available for {v.name} yet")
+    result = family_of(v).score(
+        v,
+        args.hand,
+        win=args.win,
+        rules=parse_rule_args(args.rule, args.rules),
+        from_seat=args.from_seat,
+        melds=args.melds,
+        seat=args.seat,
+        dealer=args.dealer,
+        streak=args.streak,
+        wild=args.wild,
+        flowers=args.flowers,
+        xing_card=args.xing_card,
+        flags=args.flag,
+    )
     assumed = []
     if not args.self_draw and args.from_seat is None:
         assumed.append("self_draw")
