@@ -26,6 +26,7 @@ from engine.commands import (
     ladder,
     report,
     rescore,
+    rules,
     simulate,
     summarize,
     variants,
@@ -47,6 +48,7 @@ _COMMANDS = {
     "exact": exact.run_exact,
     "bench": bench.run_bench,
     "variants": variants.run_variants,
+    "rules": rules.run_rules,
     "simulate": simulate.run_simulate,
     "summarize": summarize.run_summarize,
     "sweep": summarize.run_sweep,
@@ -134,6 +136,21 @@ def _build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("variants", help="list the variants and their rule options")
     v.add_argument("--json", action="store_true")
+
+    ru = sub.add_parser("rules", help="the rules reference: options, patterns and prose")
+    ru.add_argument(
+        "variants", nargs="*", metavar="VARIANT", help="default with --out: every variant"
+    )
+    ru.add_argument(
+        "--out", default=None, metavar="DIR", help="write the pages and an index to DIR"
+    )
+    ru.add_argument(
+        "--format",
+        choices=("html", "md"),
+        default=None,
+        help="page format (default: md when printed, html with --out)",
+    )
+    ru.add_argument("--quiet", action="store_true", help="no summary line")
 
     sim = sub.add_parser("simulate", help="play deals of a variant and write their records")
     sim.add_argument("variant", metavar="VARIANT")

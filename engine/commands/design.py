@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from engine.errors import UsageError
 
 __all__ = ["run_design"]
@@ -11,6 +9,8 @@ __all__ = ["run_design"]
 
 def run_design(args) -> int:
     """Handle ``mjlab design VARIANT --vary K=V1,V2 ... --target C [--keep C] ...``."""
+    import json
+
     from analysis._util import jsonable
     from analysis.rule_search import _values, design, design_plot, format_design
     from engine import fileio

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from engine.errors import UsageError
@@ -18,6 +17,7 @@ def _fmt(x: float) -> str:
 
 def run_rescore(args) -> int:
     """Handle ``mjlab rescore PATH --rule K=V ... --out FILE [--gap] [--json]``."""
+    import json
     import sys
     import time
 

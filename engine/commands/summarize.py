@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
@@ -31,6 +30,8 @@ def _mean(row) -> str:
 
 def _rules_text(summary) -> str:
     """The rule values of a summary's run, from its file metadata (``k=v k=v ...``)."""
+    import json
+
     raw = summary.meta.get("rules")
     try:
         rules = json.loads(raw) if isinstance(raw, str) else raw
@@ -126,6 +127,8 @@ def format_summary(tables: dict, summary) -> str:
 
 def run_summarize(args) -> int:
     """Handle ``mjlab summarize PATH [--json] [--plot DIR]``."""
+    import json
+
     import analysis
     from analysis._util import jsonable
     from analysis.io import planned_deals
@@ -265,6 +268,8 @@ def run_sweep(args) -> int:
     another sweep is refused unless ``--force``. The folder is locked while the sweep
     writes it.
     """
+    import json
+
     from analysis._util import jsonable
     from analysis.sweep import metric_doc, sweep_table
     from engine import fileio, variants
