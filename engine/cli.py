@@ -17,21 +17,7 @@ import argparse
 import os
 import sys
 
-from engine.commands import (
-    bench,
-    bots,
-    design,
-    exact,
-    hand,
-    ladder,
-    report,
-    rescore,
-    rules,
-    simulate,
-    summarize,
-    variants,
-    warmup,
-)
+from engine import commands
 from engine.errors import CacheError, UsageError
 
 __all__ = ["main", "UsageError"]
@@ -44,23 +30,23 @@ class _Parser(argparse.ArgumentParser):
 
 # command name -> handler: each takes the parsed args and returns the exit code
 _COMMANDS = {
-    "hand": hand.run_hand,
-    "exact": exact.run_exact,
-    "bench": bench.run_bench,
-    "variants": variants.run_variants,
-    "rules": rules.run_rules,
-    "simulate": simulate.run_simulate,
-    "summarize": summarize.run_summarize,
-    "sweep": summarize.run_sweep,
-    "report": report.run_report,
-    "score": variants.run_score,
-    "replay": variants.run_replay,
-    "fit": bots.run_fit,
-    "tune": bots.run_tune,
-    "ladder": ladder.run_ladder,
-    "rescore": rescore.run_rescore,
-    "design": design.run_design,
-    "warmup": warmup.run_warmup,
+    "hand": commands.run_hand,
+    "exact": commands.run_exact,
+    "bench": commands.run_bench,
+    "variants": commands.run_variants,
+    "rules": commands.run_rules,
+    "simulate": commands.run_simulate,
+    "summarize": commands.run_summarize,
+    "sweep": commands.run_sweep,
+    "report": commands.run_report,
+    "score": commands.run_score,
+    "replay": commands.run_replay,
+    "fit": commands.run_fit,
+    "tune": commands.run_tune,
+    "ladder": commands.run_ladder,
+    "rescore": commands.run_rescore,
+    "design": commands.run_design,
+    "warmup": commands.run_warmup,
 }
 
 
