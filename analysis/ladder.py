@@ -245,29 +245,3 @@ def ladder(
         if bar is not None:
             bar.close()
     return Ladder(v.name, resolved, deals, seed, level, pd.DataFrame(rows))
-
-
-def run_cli(args) -> int:
-    """Handle ``mjlab ladder VARIANT [--deals N] [--seed S] [--json]``."""
-    import json
-    import sys
-
-    from engine.bots import load_params
-    from engine.variants import get, parse_rule_args
-
-    rules = parse_rule_args(args.rule, args.rules)
-    pols = args.policies.split(",") if args.policies else None
-    params = None
-    if args.bot_params:
-        data = load_params(args.bot_params, get(args.variant))
-        params = {data["bot"]["policy"]: {**(data.get("model") or {}), **data["params"]}}
-    lad = ladder(
-        args.variant, deals=args.deals, seed=args.seed, rules=rules, policies=pols,
-        workers=args.workers, progress=not args.quiet, params=params,
-    )  # fmt: skip
-    if args.json:
-        json.dump(lad.to_dict(), sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
-    else:
-        print(lad.text())
-    return 0

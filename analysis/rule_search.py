@@ -24,7 +24,6 @@ about equally often.
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -421,57 +420,3 @@ def format_design(table: pd.DataFrame) -> str:
             lines.append(f"      {'; '.join(cells)}")
             lines.append(f"      {marks}")
     return "\n".join(lines)
-
-
-def run_cli(args) -> int:
-    """Handle ``mjlab design VARIANT --vary K=V1,V2 ... --target C [--keep C] ...``."""
-    from analysis._util import jsonable
-    from engine import fileio
-    from engine.variants import get as get_variant
-    from engine.variants import parse_rule_args
-
-    get_variant(args.variant)
-    vary = dict(_values(raw) for raw in args.vary)
-    if len(vary) != len(args.vary):
-        raise UsageError("--vary: an option is given twice")
-    fixed = parse_rule_args(args.rule, args.rules)
-    both = set(fixed) & set(vary)
-    if both:
-        raise UsageError(f"--rule and --vary both set {', '.join(sorted(both))}")
-    if args.plot:
-        if not args.plot.endswith(".png"):
-            raise UsageError(f"--plot {args.plot}: give a .png file name")
-        from pathlib import Path
-
-        parent = Path(args.plot).parent
-        fileio.check_writable(parent if str(parent) else ".", "--plot")
-    table = design(
-        args.variant,
-        vary,
-        target=args.target,
-        keep=args.keep,
-        deals=args.deals,
-        seed=args.seed,
-        rules=fixed,
-        policies=args.policy.split(",") if "," in args.policy else args.policy,
-        simulate_all=args.simulate_all,
-        max_settings=args.max_settings,
-        skill_deals=args.skill_deals,
-        workers=args.workers,
-        progress=not args.quiet,
-    )
-    if args.plot:
-        design_plot(table, args.plot)
-    if args.json:
-        print(
-            json.dumps(
-                jsonable({"design": table.attrs["design"], "settings": table}),
-                ensure_ascii=False,
-                indent=2,
-            )
-        )
-        return 0
-    print(format_design(table))
-    if args.plot:
-        print(f"\nplot: {args.plot}")
-    return 0

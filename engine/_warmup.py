@@ -1,4 +1,4 @@
-"""A cold start that talks (``mjlab warmup`` is :mod:`engine._cli_warmup`).
+"""A cold start that talks (``mjlab warmup`` is :mod:`engine.commands.warmup`).
 
 The kernels are compiled on first use and cached on disk (engine._numba), so the first
 command after an install or an engine upgrade spends up to a minute or two compiling.
@@ -10,7 +10,7 @@ for that part of the engine. The bar closes when the outermost compile returns; 
 start prints nothing.
 
 This module is a floor of the engine (engine._numba calls it on a cache miss): it
-imports nothing above it; ``mjlab warmup`` lives in :mod:`engine._cli_warmup`.
+imports nothing above it; ``mjlab warmup`` lives in :mod:`engine.commands.warmup`.
 """
 
 from __future__ import annotations

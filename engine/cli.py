@@ -1,5 +1,8 @@
 """The ``mjlab`` command line.
 
+This module is the parser and a dispatch table (:data:`_COMMANDS`, command name ->
+handler function); every handler lives in :mod:`engine.commands`.
+
 Every command exits 0 on success; 2 on bad input (a one-line message on stderr naming
 what is wrong, no traceback, nothing written), including an output that another run is
 writing or that holds another run; 1 on an environment fault (full disk, permission
@@ -13,8 +16,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from importlib import import_module
 
+from engine import commands
 from engine.errors import CacheError, UsageError
 
 __all__ = ["main", "UsageError"]
@@ -25,24 +28,25 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
-# command name -> (module, function); each function takes the parsed args, returns exit code
+# command name -> handler: each takes the parsed args and returns the exit code
 _COMMANDS = {
-    "hand": ("engine._cli_hand", "run_hand"),
-    "exact": ("engine._cli_exact", "run_cli"),
-    "bench": ("engine.bench", "run_cli"),
-    "variants": ("engine._cli_variants", "run_cli"),
-    "simulate": ("engine._cli_simulate", "run_cli"),
-    "summarize": ("analysis.cli", "run_summarize"),
-    "sweep": ("analysis.cli", "run_sweep"),
-    "report": ("analysis.report", "run_cli"),
-    "score": ("engine._cli_variants", "run_score_cli"),
-    "replay": ("engine._cli_variants", "run_replay_cli"),
-    "fit": ("engine._cli_bots", "run_fit"),
-    "tune": ("engine._cli_bots", "run_tune"),
-    "ladder": ("analysis.ladder", "run_cli"),
-    "rescore": ("analysis.rescoring", "run_cli"),
-    "design": ("analysis.rule_search", "run_cli"),
-    "warmup": ("engine._cli_warmup", "run_cli"),
+    "hand": commands.run_hand,
+    "exact": commands.run_exact,
+    "bench": commands.run_bench,
+    "variants": commands.run_variants,
+    "rules": commands.run_rules,
+    "simulate": commands.run_simulate,
+    "summarize": commands.run_summarize,
+    "sweep": commands.run_sweep,
+    "report": commands.run_report,
+    "score": commands.run_score,
+    "replay": commands.run_replay,
+    "fit": commands.run_fit,
+    "tune": commands.run_tune,
+    "ladder": commands.run_ladder,
+    "rescore": commands.run_rescore,
+    "design": commands.run_design,
+    "warmup": commands.run_warmup,
 }
 
 
@@ -118,6 +122,21 @@ def _build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("variants", help="list the variants and their rule options")
     v.add_argument("--json", action="store_true")
+
+    ru = sub.add_parser("rules", help="the rules reference: options, patterns and prose")
+    ru.add_argument(
+        "variants", nargs="*", metavar="VARIANT", help="default with --out: every variant"
+    )
+    ru.add_argument(
+        "--out", default=None, metavar="DIR", help="write the pages and an index to DIR"
+    )
+    ru.add_argument(
+        "--format",
+        choices=("html", "md"),
+        default=None,
+        help="page format (default: md when printed, html with --out)",
+    )
+    ru.add_argument("--quiet", action="store_true", help="no summary line")
 
     sim = sub.add_parser("simulate", help="play deals of a variant and write their records")
     sim.add_argument("variant", metavar="VARIANT")
@@ -361,11 +380,7 @@ def main(argv=None) -> int:
         if not args.command:
             parser.print_help()
             return 2
-        module, func = _COMMANDS[args.command]
-        if not _available(module):
-            raise UsageError(f"command {args.command!r} is not available in this version")
-        handler = getattr(import_module(module), func)
-        return int(handler(args) or 0)
+        return int(_COMMANDS[args.command](args) or 0)
     except UsageError as exc:
         _debug_traceback()
         print(_one_line(f"mjlab: {exc}".replace("mjlab: mjlab", "mjlab")), file=sys.stderr)
@@ -406,15 +421,6 @@ def _debug_traceback() -> None:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split("\n"))
-
-
-def _available(module: str) -> bool:
-    from importlib.util import find_spec
-
-    try:
-        return find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
 
 
 if __name__ == "__main__":

@@ -62,7 +62,6 @@ import numpy as np
 
 from . import tiles as _tiles
 from ._exact_kernels import _join_halves
-from .errors import UsageError
 
 __all__ = [
     "DECKS",
@@ -73,7 +72,6 @@ __all__ = [
     "hand_counts",
     "p_complete",
     "shanten_distribution",
-    "run_cli",
 ]
 
 DECKS = (136, 108)
@@ -568,106 +566,3 @@ def shanten_distribution(
                     s = max(d - w, 0) - 1
                     acc[s] = acc.get(s, Fraction(0)) + prob * Fraction(x, total)
     return dict(sorted(acc.items()))
-
-
-# --- command line -------------------------------------------------------------------------
-
-
-def _fraction_json(p: Fraction) -> dict:
-    return {"p": float(p), "fraction": f"{p.numerator}/{p.denominator}"}
-
-
-def _one_in(p: Fraction) -> str:
-    return f"1 in {float(1 / p):,.0f}" if p else "never"
-
-
-def _cli_wild(args) -> tuple[str | list[str], int | list[int], str]:
-    """The ``wild`` and ``wild_copies`` the API takes, and a text for the title."""
-    wild = (args.wild or "").strip()
-    if wild.lower() in FLIP_MODES:
-        if args.wild_copies != 4:
-            raise UsageError(f"exact: --wild-copies does not apply to --wild {wild}")
-        return wild.lower(), 4, f"{wild.lower()} (random indicator)"
-    if not wild:
-        if args.wild_copies != 4:
-            raise UsageError("exact: --wild-copies 3 needs --wild TILE")
-        return [], [], "none"
-    try:
-        names = [_tiles.kind_name(k) for k in _tiles.kinds(wild)]
-    except ValueError as exc:
-        raise UsageError(f"exact: --wild {wild}: {exc}") from None
-    # One indicator is set aside: with --wild-copies 3 it is of the first named kind.
-    copies = [args.wild_copies] + [4] * (len(names) - 1)
-    return names, copies, ", ".join(f"{n} ({q} live)" for n, q in zip(names, copies, strict=True))
-
-
-def run_cli(args) -> int:
-    """``mjlab exact``: print exact deal probabilities; returns the exit code.
-
-    Without ``--shanten``: P(the dealt hand is complete) per shape and for any shape.
-    With ``--shanten``: the distribution of the dealt hand's shanten per shape and for
-    the best shape. ``--json`` maps each shape name and ``any`` to ``{"p": float,
-    "fraction": "num/den"}`` (under ``"shanten"`` and then the shanten value with
-    ``--shanten``), beside the context keys ``tiles``, ``hand``, ``sets``, ``wild`` (a
-    list of kinds, or the flip mode), ``wild_copies`` and ``dealt_from``.
-
-    Raises
-    ------
-    UsageError
-        On bad input (unknown deck, hand size, wild tile, ...).
-    """
-    from .fileio import print_json
-
-    if getattr(args, "variant", None):
-        raise UsageError("exact VARIANT is the command layer's (engine._cli_exact.run_cli)")
-    if getattr(args, "rule", None):
-        raise UsageError("exact: --rule needs a VARIANT")
-    n_tiles = 136 if args.tiles is None else args.tiles
-    wild, copies, wild_text = _cli_wild(args)
-    flip = isinstance(wild, str)
-    default_hand = (
-        (13 if n_tiles == 136 else 16) if args.shanten else (14 if n_tiles == 136 else 17)
-    )
-    n_hand = default_hand if args.hand is None else args.hand
-    result = {
-        "tiles": n_tiles,
-        "hand": n_hand,
-        "sets": n_hand // 3,
-        "wild": wild,
-        "wild_copies": None if flip else copies,
-        "dealt_from": n_tiles - (1 if flip else sum(4 - q for q in copies)),
-    }
-    try:
-        if args.shanten:
-            shapes = default_shapes(n_tiles, n_hand) if _sets(n_hand) == 4 else ("standard",)
-            groups = {name: (name,) for name in shapes}
-            groups["any"] = shapes
-            dists = {
-                name: shanten_distribution(n_tiles, n_hand, wild, copies, group)
-                for name, group in groups.items()
-            }
-            result["shanten"] = {
-                name: {str(k): _fraction_json(v) for k, v in d.items()} for name, d in dists.items()
-            }
-        else:
-            probs = p_complete(n_tiles, n_hand, wild, copies)
-            result.update({name: _fraction_json(p) for name, p in probs.items()})
-    except ValueError as exc:
-        raise UsageError(f"exact: {exc}") from None
-    if args.json:
-        print_json(result)
-        return 0
-    title = f"{n_tiles} tiles, {n_hand}-tile hand, wild: {wild_text}"
-    if args.shanten:
-        print(f"Shanten of the dealt hand (exact probabilities), {title}")
-        names = list(dists)
-        print("shanten  " + "  ".join(f"{n:>16}" for n in names))
-        for value in sorted(set().union(*dists.values())):
-            cells = [dists[n].get(value) for n in names]
-            text = [f"{float(c):>16.10f}" if c else f"{'-':>16}" for c in cells]
-            print(f"{value:>7}  " + "  ".join(text))
-    else:
-        print(f"P(dealt hand is complete) (exact), {title}")
-        for name, p in probs.items():
-            print(f"{name:<17} {float(p):.10g}  ({_one_in(p)})  = {p.numerator}/{p.denominator}")
-    return 0

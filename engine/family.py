@@ -63,7 +63,8 @@ class Family:
         independent check of a winning hand (mahjong ``complete(counts34, wilds, sets)``;
         字牌 ``complete(counts, kings, *, table, candidate, self_drawn)``).
     score : callable
-        ``score(variant, args) -> dict``: ``mjlab score`` from the parsed arguments.
+        ``score(variant, hand, *, win, rules, from_seat, melds, seat, dealer, ...) -> dict``:
+        one winning hand in notation checked and scored (``mjlab score``).
     tune_spaces : mapping
         The tuned dimensions of each policy (``mjlab tune``).
     relevant : callable
@@ -101,7 +102,7 @@ MAHJONG = Family(
     strong_version=game_params.STRONG_VERSION,
     replay=game_replay.replay,
     check=game_testing.check_mahjong_variant,
-    score=game_scoring.score_from_args,
+    score=game_scoring.score_request,
     tune_spaces=game_tuning.SPACES,
     relevant=game_tuning.relevant,
     fit=game_fit.fit_mahjong,
@@ -117,7 +118,7 @@ ZIPAI = Family(
     strong_version=zipai_params.STRONG_VERSION,
     replay=zipai_replay.replay,
     check=zipai_testing.check_zipai_variant,
-    score=zipai_scoring.score_from_args,
+    score=zipai_scoring.score_request,
     tune_spaces=zipai_tuning.SPACES,
     relevant=zipai_tuning.relevant,
     fit=zipai_fit.fit_zipai,

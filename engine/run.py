@@ -1,4 +1,4 @@
-"""Simulation runs: ``simulate(...)`` -> :class:`Run` (``mjlab simulate`` is engine._cli_simulate).
+"""Simulation runs: ``simulate(...)`` -> :class:`Run` (``mjlab simulate``: engine.commands).
 
 A run plays ``deals`` deals as matches of ``match_length`` consecutive deals (the last
 match may be shorter). Match ``m`` deal ``d`` draws all its randomness from streams

@@ -118,12 +118,12 @@ def test_unwritable_out_exits_2(tmp_path, capsys):
 
 
 def test_internal_error_exits_1(monkeypatch, capsys):
-    import engine._cli_variants as v
+    import engine.cli as cli
 
     def boom(args):
         raise RuntimeError("kaput")
 
-    monkeypatch.setattr(v, "run_cli", boom)
+    monkeypatch.setitem(cli._COMMANDS, "variants", boom)
     code, _, err = run(capsys, "variants")
     assert code == 1 and "internal error" in err
 

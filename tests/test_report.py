@@ -66,7 +66,9 @@ def trimmed(ctx: dict) -> dict:
 def test_files_and_identity(made):
     out, ctx = made
     names = chosen_variants()
-    assert sorted(p.name for p in out.iterdir()) == sorted([*report.FILES, report.FIGURES_DIR])
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [*report.FILES, report.FIGURES_DIR, report.RULES_DIR]
+    )
     figs = sorted(p.name for p in (out / report.FIGURES_DIR).iterdir())
     want = ["panel.png"] + [
         f"{n}-{kind}.png"
@@ -422,6 +424,38 @@ def test_html_and_markdown_show_the_context(made):
     for section in ("## Summary", "## Cross-variant comparison", "## Methods", "## Caveats"):
         assert section in md
     assert ctx["generated"]["package_version"] in html
+
+
+def test_every_rule_link_resolves_to_an_anchor_of_the_shipped_reference(made):
+    """Each rule citation links a page of ``rules/`` beside the report (written from the
+    package, engine.rulesdoc) and an anchor that page defines; nothing outside the folder.
+    """
+    import re
+
+    from engine import rulesdoc
+
+    out, ctx = made
+    html = (out / "balance-report.html").read_text(encoding="utf-8")
+    md = (out / "balance-report.md").read_text(encoding="utf-8")
+    links = {
+        "html": re.findall(r'href="([^"#]+)#([^"]+)"', html),
+        "md": re.findall(r"\]\((rules/[^)#]+)#([^)]+)\)", md),
+    }
+    for fmt, found in links.items():
+        pages = {p for p, _ in found}
+        assert pages == {f"rules/{n}.{fmt}" for n in ctx["settings"]["variants"]}, fmt
+        for page, anchor in found:
+            assert ".." not in page and not page.startswith("/")
+            assert anchor in rulesdoc.anchors((out / page).read_text(encoding="utf-8")), (
+                page,
+                anchor,
+            )
+        for n in ctx["settings"]["variants"]:  # every option row links its own entry
+            for o in ctx["variants"][n]["rules"]:
+                assert (f"rules/{n}.{fmt}", rulesdoc.option_anchor(o["key"])) in found
+    assert "shared/rules" not in html + md
+    assert ctx["rulebook"]["reference"] == "rules/index.html"
+    assert (out / ctx["rulebook"]["reference"]).is_file()
 
 
 def test_json_is_strict_and_complete(made):

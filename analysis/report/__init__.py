@@ -24,8 +24,8 @@ seating of the skill comparisons (duplicate format).
 The package keeps its settings (:mod:`analysis.report._config`: budgets, headline sweeps,
 bots), its numbers (:mod:`analysis.report.data`: the runs and the context), its words
 (:mod:`analysis.report.text`: rankings, methods, caveats) and its rendering
-(:mod:`analysis.report.render`: figures, templates, files) apart; this module is the
-command and the public names.
+(:mod:`analysis.report.render`: figures, templates, files) apart; this module holds
+the public names (the command, ``mjlab report``, is :mod:`engine.commands.report`).
 
 Examples
 --------
@@ -35,8 +35,6 @@ Budget(main=64, sweep=32, skill=32, sensitivity=32, sensitivity_skill=32, whatif
 """
 
 from __future__ import annotations
-
-import time
 
 from analysis.report._config import (
     ALPHA,
@@ -52,14 +50,13 @@ from analysis.report._config import (
     MIN_DEALS,
     POLICY_DOCS,
     REPORT_POLICY,
+    RULES_DIR,
     SENSES,
     SKILL_PAIRS,
     SWEEP_METRICS,
     Budget,
     SweepSpec,
-    _check_deals,
     _plan_sweeps,
-    _resolve_variants,
     budget_for,
     check_out_dir,
     report_policy,
@@ -73,7 +70,6 @@ from analysis.report.render import (
     render,
 )
 from analysis.report.text import _rank
-from engine.errors import UsageError
 
 __all__ = [
     "Budget",
@@ -87,11 +83,11 @@ __all__ = [
     "MIN_DEALS",
     "LEVEL",
     "FILES",
+    "RULES_DIR",
     "budget_for",
     "build_report",
     "render",
     "check_out_dir",
-    "run_cli",
 ]
 
 # names the tests and notebooks reach through the package (settings and internals)
@@ -99,53 +95,3 @@ _REEXPORTED = (
     ALPHA, BOT_METRICS, FIGURE_CACHE, FIGURES_DIR, MATCH_LENGTH, POLICY_DOCS, REPORT_POLICY,
     SENSES, _FIGURE_MAGIC, _FigureCache, _n_figures, _plan_sweeps, _rank, report_policy,
 )  # fmt: skip
-
-
-def run_cli(args) -> int:
-    """Handle ``mjlab report [--variants a,b] [--deals N] [--seed S] [--out DIR]``.
-
-    Every input is checked before anything is simulated or written: an unknown
-    variant, too few deals or an unwritable folder exit 2 with one line.
-    """
-    names = _resolve_variants(args.variants)
-    _check_deals(args.deals)
-    from engine.run import MAX_SEED, MAX_WORKERS, check_memory
-
-    if not 0 <= args.seed <= MAX_SEED:
-        raise UsageError(f"--seed must be 0..{MAX_SEED}, got {args.seed}")
-    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
-        raise UsageError(f"--workers must be 1..{MAX_WORKERS}, got {args.workers}")
-    if args.deals is not None:
-        check_memory(
-            args.deals, "give fewer --deals (the report holds each run in memory)", copies=2
-        )
-    out = check_out_dir(args.out)
-    from engine import fileio
-
-    t0 = time.perf_counter()
-    created = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
-    try:
-        with fileio.OutputLock(out, f"report --seed {args.seed}"):
-            ctx = build_report(
-                variants=None if args.variants is None else names,
-                deals=args.deals,
-                seed=args.seed,
-                workers=args.workers,
-                progress=not args.quiet,
-            )
-            paths = render(ctx, out, progress=not args.quiet)
-    except BaseException:
-        if created:
-            try:
-                out.rmdir()
-            except OSError:
-                pass
-        raise
-    if not args.quiet:
-        took = time.perf_counter() - t0
-        print(
-            f"wrote {paths['html']}, {paths['md']} ({len(paths['figures'])} figures in "
-            f"{out / FIGURES_DIR}) and {paths['json']} in {took:.0f} s"
-        )
-    return 0

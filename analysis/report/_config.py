@@ -16,8 +16,9 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 """The repository (or installed tree) root: where the git SHA is read from."""
 
 
-RULEBOOK_PATH = "../shared/rules/RULEBOOK.md"
-"""The RULEBOOK, relative to :data:`REPO_ROOT` (the README's ``Rules:`` line)."""
+RULES_DIR = "rules"
+"""The folder, beside the report's files, that holds the rules reference it links to
+(:mod:`engine.rulesdoc`, shipped with the package; one page per variant and format)."""
 
 
 DEFAULT_SEED = 2026

@@ -55,7 +55,6 @@ from analysis.report._config import (
 )
 from analysis.report.text import (
     _adjust_report,
-    _anchor,
     _caveats,
     _methods,
     _rank,
@@ -77,6 +76,7 @@ from analysis.skill import duplicate_gain, skill_edge
 from analysis.summary import Summary
 from analysis.sweep import metric_doc, sweep_table
 from engine.errors import UsageError
+from engine.rulesdoc import option_anchor
 
 
 # ----------------------------------------------------------------------------- build
@@ -618,7 +618,7 @@ def _variant_section(v, df, meta, budget, sweeps, skill) -> dict:
                 "allowed": list(o.allowed),
                 "doc": o.doc,
                 "rulebook": o.rulebook,
-                "anchor": _anchor(o.rulebook),
+                "anchor": option_anchor(o.key),
             }
         )
     return {
@@ -629,7 +629,6 @@ def _variant_section(v, df, meta, budget, sweeps, skill) -> dict:
         "players": s.players,
         "value_unit": v.value_unit,
         "rulebook_section": v.rulebook_section,
-        "rulebook_anchor": _anchor(v.rulebook_section),
         "rules_id": meta["rules_id"],
         "policies": list(meta["policies"]),
         "deals": s.n_deals,

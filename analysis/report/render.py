@@ -29,7 +29,7 @@ from analysis.report._config import (
     _Bar,
     check_out_dir,
 )
-from analysis.report.text import _rulebook_file
+from analysis.report.rules import rule_link, write_rules
 from analysis.stats import format_pm
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
@@ -719,10 +719,6 @@ def render(
         bar.close()
     cache.prune()
     views = _views(ctx)
-    rb = _rulebook_file()
-    rb_href = os.path.relpath(rb, out.resolve()) if ctx["rulebook"].get("found") else None
-    if rb_href is not None:
-        rb_href = rb_href.replace(os.sep, "/")
     html_env = _environment("html")
     md_env = _environment("md")
     fig_by_id = {f["id"]: f for f in figs}
@@ -738,12 +734,12 @@ def render(
         for f in figs
     }
     css = (TEMPLATES / "report.css").read_text(encoding="utf-8")
-    common = {"ctx": ctx, "views": views, "rulebook_href": rb_href}
-    html = html_env.get_template("report.html.j2").render(**common, figs=html_figs, css=css)
+    common = {"ctx": ctx, "views": views}
+    html = html_env.get_template("report.html.j2").render(
+        **common, figs=html_figs, css=css, rule_href=rule_link("html")
+    )
     md = md_env.get_template("report.md.j2").render(
-        **common,
-        figs=md_figs,
-        rulebook_link=_MdRaw(rb_href) if rb_href else None,
+        **common, figs=md_figs, rule_href=rule_link("md")
     )
     data = json.dumps(ctx, ensure_ascii=False, indent=1, allow_nan=False)
 
@@ -759,6 +755,7 @@ def render(
     for old in fig_dir.glob("*.png"):
         if old.name not in keep:
             old.unlink()
+    write_rules(out, ctx["settings"]["variants"])  # the pages the rule citations link to
     paths = {
         "html": out / FILES[0],
         "md": out / FILES[1],

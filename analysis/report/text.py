@@ -1,13 +1,11 @@
 """The words of the balance report: rankings and their sentences, methods, caveats and the
-rulebook's sections.
+rules reference's open questions (:mod:`engine.rulesdoc`).
 """
 
 from __future__ import annotations
 
-import functools
 import math
 import re
-from pathlib import Path
 
 import numpy as np
 
@@ -18,8 +16,7 @@ from analysis.report._config import (
     ALPHA,
     LEVEL,
     POLICY_DOCS,
-    REPO_ROOT,
-    RULEBOOK_PATH,
+    RULES_DIR,
     SENSES,
     SKILL_PAIRS,
 )
@@ -467,47 +464,14 @@ def _simplifications(doc: str) -> list[str]:
     return items
 
 
-def _rulebook_file() -> Path:
-    return (REPO_ROOT / RULEBOOK_PATH).resolve()
-
-
 def _rulebook_info() -> dict:
-    path = _rulebook_file()
-    info = {"path": RULEBOOK_PATH, "found": path.is_file(), "open_questions": []}
-    if not info["found"]:
-        return info
-    text = path.read_text(encoding="utf-8")
-    m = re.search(r"^## 6\..*?\n(.*?)(?=^## |\Z)", text, re.S | re.M)
-    if m:
-        items, cur = [], []
-        for line in m.group(1).splitlines():
-            if re.match(r"^\d+\.\s", line):
-                if cur:
-                    items.append(" ".join(cur))
-                cur = [line.strip()]
-            elif line.strip() and cur:
-                cur.append(line.strip())
-        if cur:
-            items.append(" ".join(cur))
-        info["open_questions"] = items
-    return info
+    """The rules reference the report links to, and where the sources disagree.
 
+    Both ship with the package (:mod:`engine.rulesdoc`): nothing is read from outside it.
+    """
+    from engine import rulesdoc
 
-@functools.lru_cache(maxsize=1)
-def _rulebook_slugs() -> dict[str, str]:
-    """Section number (``"1.2"``, ``"5"``) -> GitHub anchor of its RULEBOOK heading."""
-    slugs: dict[str, str] = {}
-    path = _rulebook_file()
-    if path.is_file():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            h = re.match(r"^#{2,4}\s+((\d+(?:\.\d+)?)\.?\s.*)$", line)
-            if h:
-                text = re.sub(r"[^\w\- ]", "", h.group(1).strip().lower())
-                slugs.setdefault(h.group(2), text.replace(" ", "-"))
-    return slugs
-
-
-def _anchor(cite: str) -> str | None:
-    """GitHub anchor of the RULEBOOK heading that ``cite`` (``"§1.2 rule 5"``) names."""
-    m = re.search(r"§\s*(\d+(?:\.\d+)?)", cite or "")
-    return _rulebook_slugs().get(m.group(1)) if m else None
+    return {
+        "reference": f"{RULES_DIR}/{rulesdoc.page_name(rulesdoc.INDEX, 'html')}",
+        "open_questions": rulesdoc.open_questions(),
+    }

@@ -16,7 +16,7 @@ from ..game import _layout as L
 
 __all__ = [
     "parse_melds",
-    "score_from_args",
+    "score_request",
     "MELD_WORDS",
     "win_context",
     "melds8",
@@ -91,71 +91,91 @@ def meld_tile_counts(melds: np.ndarray) -> np.ndarray:
     return out
 
 
-def score_from_args(variant, args) -> dict:
-    """Validate the ``mjlab score`` arguments and call the variant's scorer."""
-    from ._base import parse_rule_args
+def score_request(
+    variant,
+    hand: str,
+    *,
+    win: str | None = None,
+    rules=None,
+    from_seat: int | None = None,
+    melds: str = "",
+    seat: int = 0,
+    dealer: int = 0,
+    streak: int = 0,
+    wild=(),
+    flowers: int = 0,
+    xing_card: str | None = None,
+    flags=(),
+) -> dict:
+    """Check one winning hand given in notation and score it with the variant's scorer.
 
+    ``hand`` holds the concealed tiles including the winning tile ``win``; ``rules``
+    maps option keys to values (validated here); ``from_seat`` is the discarder (None:
+    a self-draw); ``melds`` the exposed melds (``"pong:5z kong:1p"``); ``wild`` the wild
+    kinds; ``flags`` the context patterns (``tianhu``, ``gangkai`` ...). UsageError
+    (worded for ``mjlab score``) names what is wrong.
+    """
     if variant.score_hand is None:
         raise UsageError(f"`mjlab score` is not available for {variant.name} yet")
-    rules = variant.resolve(parse_rule_args(args.rule, args.rules))
-    if args.win is None:
+    rules = variant.resolve(rules)
+    if win is None:
         raise UsageError(f"{variant.name}: name the winning tile with --win TILE")
-    if getattr(args, "xing_card", None) is not None:
+    if xing_card is not None:
         raise UsageError(f"--xing-card is for the 字牌 family, not {variant.name}")
     try:
-        counts = tiles.parse(args.hand).astype(np.int64)
-        win = tiles.kind(args.win)
-        wild_kinds = sorted({tiles.kind(w) for w in args.wild})
+        counts = tiles.parse(hand).astype(np.int64)
+        win_kind = tiles.kind(win)
+        wild_kinds = sorted({tiles.kind(w) for w in wild})
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if counts[win] == 0:
+    if counts[win_kind] == 0:
         raise UsageError(
-            f"the winning tile {args.win} must be among the HAND tiles "
+            f"the winning tile {win} must be among the HAND tiles "
             "(HAND = concealed tiles including the winning tile)"
         )
     players = variant.n_players(rules)
-    for name, seat in (("--seat", args.seat), ("--dealer", args.dealer)):
-        if not 0 <= seat < players:
-            raise UsageError(f"{name} must be 0..{players - 1}, got {seat}")
-    if not 0 <= args.streak <= MAX_STREAK:
-        raise UsageError(f"--streak must be 0..{MAX_STREAK}, got {args.streak}")
-    check_flags(variant, args.flag)
-    if not 0 <= args.flowers <= variant.flower_tiles:
+    for name, place in (("--seat", seat), ("--dealer", dealer)):
+        if not 0 <= place < players:
+            raise UsageError(f"{name} must be 0..{players - 1}, got {place}")
+    if not 0 <= streak <= MAX_STREAK:
+        raise UsageError(f"--streak must be 0..{MAX_STREAK}, got {streak}")
+    check_flags(variant, flags)
+    if not 0 <= flowers <= variant.flower_tiles:
         if variant.flower_tiles == 0:
-            raise UsageError(f"--flowers: {variant.name} has no flowers, got {args.flowers}")
-        raise UsageError(f"--flowers must be 0..{variant.flower_tiles}, got {args.flowers}")
-    if args.from_seat is not None:
-        if not 0 <= args.from_seat < players or args.from_seat == args.seat:
-            raise UsageError(f"--from must be another seat 0..{players - 1}, got {args.from_seat}")
-    melds = parse_melds(args.melds)
+            raise UsageError(f"--flowers: {variant.name} has no flowers, got {flowers}")
+        raise UsageError(f"--flowers must be 0..{variant.flower_tiles}, got {flowers}")
+    if from_seat is not None:
+        if not 0 <= from_seat < players or from_seat == seat:
+            raise UsageError(f"--from must be another seat 0..{players - 1}, got {from_seat}")
+    melds = parse_melds(melds)
     used = meld_tile_counts(melds)
     if ((counts + used) > 4).any():
         bad = tiles.kind_name(int(np.flatnonzero(counts + used > 4)[0]))
         raise UsageError(f"more than four {bad} between HAND and --melds")
     wilds = int(sum(counts[k] for k in wild_kinds))
-    win_is_wild = win in wild_kinds
+    win_is_wild = win_kind in wild_kinds
     plain = counts.copy()
     plain[wild_kinds] = 0
-    flags = set(args.flag)
-    if args.from_seat is None:
-        win_type = L.WIN_KONG_DRAW if "gangkai" in flags else L.WIN_SELF_DRAW
+    flagset = set(flags)
+    if from_seat is None:
+        win_type = L.WIN_KONG_DRAW if "gangkai" in flagset else L.WIN_SELF_DRAW
     else:
-        win_type = L.WIN_ROB_KONG if "qianggang" in flags else L.WIN_DISCARD
+        win_type = L.WIN_ROB_KONG if "qianggang" in flagset else L.WIN_DISCARD
     try:
         return variant.score_hand(
             rules,
             plain,
             wilds,
             melds,
-            -1 if win_is_wild else win,
+            -1 if win_is_wild else win_kind,
             win_type,
-            args.seat,
-            args.dealer,
-            args.streak,
-            flags,
-            discarder=args.from_seat,
+            seat,
+            dealer,
+            streak,
+            flagset,
+            discarder=from_seat,
             wild_kinds=wild_kinds,
-            flowers=args.flowers,
+            flowers=flowers,
         )
     except UsageError:
         raise

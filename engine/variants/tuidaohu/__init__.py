@@ -354,7 +354,7 @@ def score_hand(
 ):
     """Score one winning hand (the ``mjlab score`` calculator); horses not included.
 
-    Parameters follow engine.variants._scoring.score_from_args: ``counts`` logical
+    Parameters follow engine.variants._scoring.score_request: ``counts`` logical
     concealed tiles with the winning tile, ``wilds`` 鬼 held, ``melds`` (n, 3) rows.
     Flags: ``tianhu`` (the dealer's first fourteen), ``gangkai`` / ``qianggang`` (set the
     win type), ``fanggang`` (the kong before 杠上开花 was fed by the ``--from`` seat),

@@ -5,7 +5,8 @@ It parses the arguments into a :class:`engine.run.RunSpec` and writes one Parque
 With ``--summary-only`` the dataset's chunks hold the analysis layer's mergeable
 summary: this handler gives the dataset that reducer
 (:class:`analysis.summary.SummaryReducer`), so the engine itself never imports the
-analysis layer.
+analysis layer. The engine and analysis are imported inside the handler, so that
+``mjlab --help`` stays quick.
 """
 
 from __future__ import annotations
@@ -13,31 +14,30 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from analysis.summary import SummaryReducer
+from engine.errors import UsageError
 
-from . import fileio
-from .bots import file_overrides
-from .dataset import DEFAULT_CHUNK_MATCHES, check_claims, differs, run_dataset, run_identity
-from .errors import UsageError
-from .run import (
-    DEFAULT_MATCH_LENGTH,
-    MAX_MATCHES,
-    MAX_WORKERS,
-    RunSpec,
-    _check_int,
-    check_memory,
-    make_spec,
-    resolve_policies,
-    simulate,
-)
-from .variants import get as get_variant
-from .variants import parse_rule_args
-
-__all__ = ["SummaryReducer", "run_cli"]
+__all__ = ["run_simulate"]
 
 
-def run_cli(args) -> int:
+def run_simulate(args) -> int:
     """Handle ``mjlab simulate``: one Parquet file, or a chunked dataset folder ``DIR/``."""
+    from analysis.summary import SummaryReducer
+    from engine import fileio
+    from engine.bots import file_overrides
+    from engine.dataset import DEFAULT_CHUNK_MATCHES, run_dataset
+    from engine.run import (
+        DEFAULT_MATCH_LENGTH,
+        MAX_MATCHES,
+        MAX_WORKERS,
+        _check_int,
+        check_memory,
+        make_spec,
+        resolve_policies,
+        simulate,
+    )
+    from engine.variants import get as get_variant
+    from engine.variants import parse_rule_args
+
     out = Path(args.out)
     rules = parse_rule_args(args.rule, args.rules)
     overrides = None
@@ -79,7 +79,7 @@ def run_cli(args) -> int:
             )
         security = None
         if args.scheduler:
-            from ._dask import client_security
+            from engine._dask import client_security
 
             security = client_security(args.scheduler, *tls)
         res = run_dataset(
@@ -137,13 +137,16 @@ def run_cli(args) -> int:
     return 0
 
 
-def _existing_is_complete(out: Path, spec: RunSpec, force: bool) -> bool:
+def _existing_is_complete(out: Path, spec, force: bool) -> bool:
     """Whether ``out`` already holds this run, verified; UsageError if it holds another.
 
     A damaged copy of this run is played again (with a message); another run's file or
     a foreign file is replaced only with ``force``.
     """
     import sys
+
+    from engine import fileio
+    from engine.dataset import check_claims, differs, run_identity
 
     try:
         pm = fileio.read_meta(out)

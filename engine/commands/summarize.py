@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
 
-import pandas as pd
-
-from analysis._util import jsonable
 from engine.errors import UsageError
 
 __all__ = ["run_summarize", "run_sweep", "big_patterns", "format_summary", "safe_name"]
@@ -34,6 +30,8 @@ def _mean(row) -> str:
 
 def _rules_text(summary) -> str:
     """The rule values of a summary's run, from its file metadata (``k=v k=v ...``)."""
+    import json
+
     raw = summary.meta.get("rules")
     try:
         rules = json.loads(raw) if isinstance(raw, str) else raw
@@ -62,7 +60,7 @@ def _extra_label(name: str) -> str:
     return _EXTRA_WORDS.get(name, f"{name} per deal")
 
 
-def format_summary(tables: dict[str, pd.DataFrame], summary) -> str:
+def format_summary(tables: dict, summary) -> str:
     """The text of ``mjlab summarize`` (every rate and mean with its 95% interval)."""
     from analysis.fairness import dealer_edge
 
@@ -129,7 +127,10 @@ def format_summary(tables: dict[str, pd.DataFrame], summary) -> str:
 
 def run_summarize(args) -> int:
     """Handle ``mjlab summarize PATH [--json] [--plot DIR]``."""
+    import json
+
     import analysis
+    from analysis._util import jsonable
     from analysis.io import planned_deals
     from engine import fileio
 
@@ -267,6 +268,9 @@ def run_sweep(args) -> int:
     another sweep is refused unless ``--force``. The folder is locked while the sweep
     writes it.
     """
+    import json
+
+    from analysis._util import jsonable
     from analysis.sweep import metric_doc, sweep_table
     from engine import fileio, variants
     from engine.run import MAX_WORKERS, check_memory, make_spec

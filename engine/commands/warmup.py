@@ -9,9 +9,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ._warmup import expect
-
-__all__ = ["warmup", "run_cli"]
+__all__ = ["warmup", "run_warmup"]
 
 
 def warmup(variants=None, *, hand: bool = True, out=sys.stderr) -> dict[str, float]:
@@ -20,10 +18,11 @@ def warmup(variants=None, *, hand: bool = True, out=sys.stderr) -> dict[str, flo
     ``variants``: names (default: every registered variant). Each variant plays one deal,
     which compiles its family's game kernels (shared by the variants of a family).
     """
-    from . import variants as registry
-    from .family import family_of
-    from .hand._tables import tables
-    from .run import simulate
+    from engine import variants as registry
+    from engine._warmup import expect
+    from engine.family import family_of
+    from engine.hand._tables import tables
+    from engine.run import simulate
 
     names = list(variants) if variants else list(registry.names())
     for name in names:
@@ -49,7 +48,7 @@ def _hand_api() -> None:
     """What ``mjlab hand`` and the single-hand API compile: a waiting and a full hand,
     with and without wilds.
     """
-    from ._cli_hand import analyse
+    from engine.commands.hand import analyse
 
     analyse("123m456p789s1122z", [], None, None)
     analyse("123m456p789s11223z", [], None, None)
@@ -57,11 +56,11 @@ def _hand_api() -> None:
     analyse("123m456p789s11225z", ["5z"], None, None)
 
 
-def run_cli(args) -> int:
+def run_warmup(args) -> int:
     """Handle ``mjlab warmup [VARIANT...]``."""
     steps = warmup(args.variants or None)
     if not args.quiet:
-        from ._numba import compiled_dir
+        from engine._numba import compiled_dir
 
         total = sum(steps.values())
         parts = ", ".join(f"{k} {v:.1f} s" for k, v in steps.items())

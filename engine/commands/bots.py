@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import sys
 
-from .errors import UsageError
-from .variants import parse_rule_args
+from engine.errors import UsageError
 
 __all__ = ["run_fit", "run_tune"]
 
 
 def run_fit(args) -> int:
     """``mjlab fit VARIANT [--deals N] [--seed S] [--policy P] [--dry-run]``."""
-    from . import fit
+    from engine import fit
+    from engine.variants import parse_rule_args
 
     rules = parse_rule_args(args.rule, args.rules)
     if rules:
@@ -33,7 +33,8 @@ def run_fit(args) -> int:
 
 def run_tune(args) -> int:
     """``mjlab tune VARIANT --policy strong|value [--deals N] [--seed S] ...``."""
-    from . import tune
+    from engine import tune
+    from engine.variants import parse_rule_args
 
     rules = parse_rule_args(args.rule, args.rules)
     if rules:

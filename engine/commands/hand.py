@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from . import hand, tiles
-from .errors import UsageError
-from .fileio import print_json
+from engine.errors import UsageError
 
 __all__ = ["run_hand", "analyse"]
 
 
 def analyse(text: str, wild_names=(), sets=None, shapes=None) -> dict:
     """Everything ``mjlab hand`` prints, as a dict (ValueError on bad input)."""
+    import numpy as np
+
+    from engine import hand, tiles
+
     counts = tiles.parse(text)
     wild_kinds = sorted({tiles.kind(w) for w in wild_names})
     wilds = int(sum(int(counts[k]) for k in wild_kinds))
@@ -82,7 +82,8 @@ def _drawable(mask, counts, wild_kinds):
 
 def run_hand(args) -> int:
     """Handle ``mjlab hand``."""
-    from ._warmup import expect
+    from engine._warmup import expect
+    from engine.fileio import print_json
 
     try:
         with expect("engine.hand"):  # the tables and kernels, announced as one on a cold start

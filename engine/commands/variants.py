@@ -7,18 +7,35 @@ deal replayed turn by turn.
 
 from __future__ import annotations
 
-from .family import family_of
-from .fileio import print_json
-from .run import DEFAULT_MATCH_LENGTH
-from .variants import describe, get, listed, parse_rule_args
+from engine.errors import UsageError
 
-__all__ = ["run_cli", "run_score_cli", "run_replay_cli"]
+__all__ = ["run_variants", "run_score", "run_replay"]
 
 
-def run_score_cli(args) -> int:
+def run_score(args) -> int:
     """Handle ``mjlab score``."""
+    from engine.family import family_of
+    from engine.fileio import print_json
+    from engine.variants import get, parse_rule_args
+
     v = get(args.variant)
-    result = family_of(v).score(v, args)
+    if v.score_hand is None:
+        raise UsageError(f"`mjlab score` is not available for {v.name} yet")
+    result = family_of(v).score(
+        v,
+        args.hand,
+        win=args.win,
+        rules=parse_rule_args(args.rule, args.rules),
+        from_seat=args.from_seat,
+        melds=args.melds,
+        seat=args.seat,
+        dealer=args.dealer,
+        streak=args.streak,
+        wild=args.wild,
+        flowers=args.flowers,
+        xing_card=args.xing_card,
+        flags=args.flag,
+    )
     assumed = []
     if not args.self_draw and args.from_seat is None:
         assumed.append("self_draw")
@@ -49,8 +66,11 @@ def run_score_cli(args) -> int:
     return 0
 
 
-def run_cli(args) -> int:
+def run_variants(args) -> int:
     """Handle ``mjlab variants``."""
+    from engine.fileio import print_json
+    from engine.variants import describe, listed
+
     data = [describe(n) for n in listed()]
     if args.json:
         print_json(data)
@@ -79,8 +99,12 @@ def _allowed_text(allowed) -> str:
     return "|".join(str(a).lower() if isinstance(a, bool) else str(a) for a in allowed)
 
 
-def run_replay_cli(args) -> int:
+def run_replay(args) -> int:
     """Handle ``mjlab replay``."""
+    from engine.family import family_of
+    from engine.run import DEFAULT_MATCH_LENGTH
+    from engine.variants import get, parse_rule_args
+
     rules = parse_rule_args(args.rule, args.rules)
     length = DEFAULT_MATCH_LENGTH if args.match_length is None else args.match_length
     replay_text = family_of(get(args.variant)).replay

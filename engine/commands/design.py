@@ -1,0 +1,64 @@
+"""``mjlab design``: search rule settings for a fairness target (:mod:`analysis.rule_search`)."""
+
+from __future__ import annotations
+
+from engine.errors import UsageError
+
+__all__ = ["run_design"]
+
+
+def run_design(args) -> int:
+    """Handle ``mjlab design VARIANT --vary K=V1,V2 ... --target C [--keep C] ...``."""
+    import json
+
+    from analysis._util import jsonable
+    from analysis.rule_search import _values, design, design_plot, format_design
+    from engine import fileio
+    from engine.variants import get as get_variant
+    from engine.variants import parse_rule_args
+
+    get_variant(args.variant)
+    vary = dict(_values(raw) for raw in args.vary)
+    if len(vary) != len(args.vary):
+        raise UsageError("--vary: an option is given twice")
+    fixed = parse_rule_args(args.rule, args.rules)
+    both = set(fixed) & set(vary)
+    if both:
+        raise UsageError(f"--rule and --vary both set {', '.join(sorted(both))}")
+    if args.plot:
+        if not args.plot.endswith(".png"):
+            raise UsageError(f"--plot {args.plot}: give a .png file name")
+        from pathlib import Path
+
+        parent = Path(args.plot).parent
+        fileio.check_writable(parent if str(parent) else ".", "--plot")
+    table = design(
+        args.variant,
+        vary,
+        target=args.target,
+        keep=args.keep,
+        deals=args.deals,
+        seed=args.seed,
+        rules=fixed,
+        policies=args.policy.split(",") if "," in args.policy else args.policy,
+        simulate_all=args.simulate_all,
+        max_settings=args.max_settings,
+        skill_deals=args.skill_deals,
+        workers=args.workers,
+        progress=not args.quiet,
+    )
+    if args.plot:
+        design_plot(table, args.plot)
+    if args.json:
+        print(
+            json.dumps(
+                jsonable({"design": table.attrs["design"], "settings": table}),
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
+        return 0
+    print(format_design(table))
+    if args.plot:
+        print(f"\nplot: {args.plot}")
+    return 0
