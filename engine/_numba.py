@@ -437,3 +437,11 @@ def lowest_bit(typingctx, x):
         return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
 
     return x(x), codegen
+
+
+if numba.config.DISABLE_JIT:  # pure Python (the coverage pass): the same value, by arithmetic
+
+    def lowest_bit(x):  # noqa: F811 - the interpreted twin of the intrinsic above
+        """Index of the lowest set bit of a nonzero integer ``x`` (interpreted)."""
+        x = int(x)
+        return type(x)((x & -x).bit_length() - 1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
@@ -42,3 +43,15 @@ def _no_compile_notice():
 
     _warmup._ANNOUNCED.update(what for what, _, _ in (*_warmup.PARTS.values(), _warmup._DEFAULT))
     yield
+
+
+INTERPRETED = bool(numba.config.DISABLE_JIT)
+"""True in .ci/run's coverage pass (``NUMBA_DISABLE_JIT=1 pytest -m twin``): the kernels run
+as plain Python, so the tests marked ``twin`` check the kernel code itself against its
+brute-force twin, on fewer cases."""
+
+
+@pytest.fixture
+def twin_n():
+    """``twin_n(n)``: ``n`` cases compiled, a tenth of them (at least 100) interpreted."""
+    return lambda n: n if not INTERPRETED else max(100, n // 10)

@@ -26,6 +26,8 @@ from engine.game._params import B_FLUSH, B_HALF, B_PAIRS, B_TRIPLETS, B_WILD_PAI
 from engine.hand._kernels import SUMMARY, _distance, discard_ukeire, hand_summary, ukeire_core
 from engine.hand._tables import kernel_tables
 
+pytestmark = pytest.mark.twin  # also run interpreted (.ci/run's NUMBA_DISABLE_JIT pass)
+
 SHAPE_MASKS = (1, 3, 7, 9, 15)
 
 
@@ -83,8 +85,8 @@ def _near_complete(rng, sets):
 
 @pytest.mark.parametrize("shapes", SHAPE_MASKS)
 @pytest.mark.parametrize("sets", [4, 5, 2])
-def test_discard_ukeire_equals_ukeire_core(shapes, sets):
-    n = 3000
+def test_discard_ukeire_equals_ukeire_core(shapes, sets, twin_n):
+    n = max(twin_n(3000), 1000)  # enough for hands with no improving draw to be in
     rng = np.random.default_rng(sets * 100 + shapes)
     hands, wilds = _random_hands(rng, n, 3 * sets + 2, sets, shapes)
     # a third are near completion (where pruning and the early exits matter most)
@@ -121,8 +123,8 @@ def _compare_scores(policy, hands, wilds, sets, shapes, tab, bot, minfo, fast, s
 @pytest.mark.parametrize("shapes", SHAPE_MASKS)
 @pytest.mark.parametrize("sets", [4, 5, 3])
 @pytest.mark.parametrize("policy", [1, 2])
-def test_discard_scores_equal_each_remaining_hand_scored_alone(policy, shapes, sets):
-    n = 1500
+def test_discard_scores_equal_each_remaining_hand_scored_alone(policy, shapes, sets, twin_n):
+    n = twin_n(1500)
     rng = np.random.default_rng(sets * 100 + shapes + 7 * policy)
     hands, wilds = _random_hands(rng, n, 3 * sets + 2, sets, shapes)
     hands[: n // 3] = [_near_complete(rng, sets) for _ in range(n // 3)]
@@ -174,8 +176,8 @@ def _compare_waiting(hands, wilds, sets, shapes, unseen, tab, fast, slow):
 
 @pytest.mark.parametrize("shapes", SHAPE_MASKS)
 @pytest.mark.parametrize("sets", [4, 5, 2])
-def test_waiting_ukeire_equals_ukeire_core(shapes, sets):
-    n = 3000
+def test_waiting_ukeire_equals_ukeire_core(shapes, sets, twin_n):
+    n = twin_n(3000)
     rng = np.random.default_rng(sets * 1000 + shapes)
     hands, wilds = _random_hands(rng, n, 3 * sets + 1, sets, shapes)
     # a third one tile away from complete hands (waits and near-waits)

@@ -11,6 +11,8 @@ from oracles import zipai_bruteforce as bf
 
 from engine.zipai import cards, hand
 
+pytestmark = pytest.mark.twin  # also run interpreted (.ci/run's NUMBA_DISABLE_JIT pass)
+
 ONE = hand.Table(4, 0, 0)
 """Four groups on the table (no 胡息): the concealed cards form exactly one 门子."""
 
