@@ -8,6 +8,7 @@ kernel cannot agree by accident.
 from __future__ import annotations
 
 import hashlib
+import re
 
 import numpy as np
 import pytest
@@ -288,6 +289,7 @@ def test_one_hand_calls_skip_the_batch_set_up(monkeypatch):
         raise AssertionError("the batch path was taken")
 
     monkeypatch.setattr(hand, "_prepare", no_batch)
+    monkeypatch.setattr(hand, "_shanten_rows", no_batch)
     assert hand.shanten(h13) == want[0] == 0
     first = hand.waits(h13)
     np.testing.assert_array_equal(first, want[1])
@@ -305,6 +307,128 @@ def test_one_hand_calls_skip_the_batch_set_up(monkeypatch):
     ):
         with pytest.raises(AssertionError, match="batch path"):
             call()
+
+
+# --- the batched path: checks and distance in one pass ----------------------------------
+
+
+def _batch_rows(seed, n):
+    """``n`` random rows ``(counts uint8 (n, 34), wilds, sets)`` of every kind the batch
+    path meets: sets 0..5, 3*sets+1 or +2 tiles, 0..4 wilds, tiles dealt from the whole
+    set, from one suit or from the honors (many four alike: the fifth-copy cap), and a
+    tenth of them bad (a count above 4, a size off by one, wilds -1, sets 6).
+    """
+    rng = np.random.default_rng(seed)
+    sets = rng.integers(0, 6, n)
+    sets[rng.random(n) < 0.5] = 4
+    size = 1 + rng.integers(0, 2, n)
+    wilds = np.minimum(rng.choice(5, n, p=(0.5, 0.2, 0.15, 0.1, 0.05)), 3 * sets + size)
+    real = 3 * sets + size - wilds
+    pool = rng.integers(0, 3, n)  # 0: every tile, 1: one suit (36 tiles), 2: honors (28)
+    real = np.where(pool == 2, np.minimum(real, 28), real)
+    wilds = 3 * sets + size - real
+    keys = rng.random((n, 136))
+    keys[pool == 1, 36:] = 2.0
+    keys[pool == 2, :108] = 2.0
+    picks = np.argsort(keys, axis=1)
+    take = np.arange(136)[None, :] < real[:, None]
+    rows = np.repeat(np.arange(n), 136)[take.ravel()]
+    counts = np.zeros((n, 34), np.uint8)
+    np.add.at(counts, (rows, (picks // 4).ravel()[take.ravel()]), 1)
+    bad = rng.random(n) < 0.1
+    how = rng.integers(0, 4, n)
+    for r in np.flatnonzero(bad):
+        if how[r] == 0:
+            counts[r, rng.integers(0, 34)] = rng.integers(5, 256)
+        elif how[r] == 1:
+            wilds[r] += 1 if rng.random() < 0.5 or wilds[r] == 0 else -1
+        elif how[r] == 2:
+            wilds[r] = -1
+        else:
+            sets[r] = 6
+    return counts, wilds.astype(np.int64), sets.astype(np.int64)
+
+
+def test_checked_batch_kernel_equals_the_check_then_distance_path():
+    """The batched shanten kernel (checks and distance in one pass over the counts) gives
+    what the check pass and :func:`_distance` give, row by row: the same shanten for
+    every good hand and :data:`BAD` exactly on the rows the check pass rejects, for every
+    shape mask, size mask, per-row and scalar wilds and sets, serial and parallel.
+    """
+    from engine.hand import _kernels as k
+    from engine.hand._tables import kernel_tables
+
+    tab = kernel_tables()
+    counts, wilds, sets = _batch_rows(2026, 40_000)
+    seen_bad = 0
+    for mask in range(1, 16):
+        for size_mask in (1, 2, 3):
+            bad = np.empty(len(counts), np.int64)
+            k._check_serial(counts, wilds, sets, size_mask, bad)
+            ok = bad == 0  # the reference reads the tables unchecked: good rows only
+            ref = np.empty(int(ok.sum()), np.int8)
+            k._shanten_serial(np.ascontiguousarray(counts[ok]), wilds[ok], sets[ok], mask, tab, ref)
+            want = np.full(len(counts), k.BAD, np.int8)
+            want[ok] = ref
+            for kern in (k._shanten_checked, k._shanten_checked.serial):
+                got = np.full(len(counts), 77, np.int8)
+                n_bad = kern(counts, wilds, 1, sets, 1, size_mask, mask, tab, got)
+                assert n_bad == np.count_nonzero(bad)
+                np.testing.assert_array_equal(got, want)
+            seen_bad += n_bad
+    assert seen_bad > 0
+    # scalar wilds and sets (read with step 0) on hands that hold the right number
+    for w, s_ in ((0, 4), (1, 4), (2, 4), (0, 5), (3, 1)):
+        sel = (wilds == w) & (sets == s_)
+        assert sel.sum() > 50
+        sub = np.ascontiguousarray(counts[sel])
+        ws = np.full(len(sub), w, np.int64)
+        ss = np.full(len(sub), s_, np.int64)
+        bad = np.empty(len(sub), np.int64)
+        k._check_serial(sub, ws, ss, 3, bad)
+        ok = bad == 0
+        ref = np.empty(int(ok.sum()), np.int8)
+        k._shanten_serial(np.ascontiguousarray(sub[ok]), ws[ok], ss[ok], 7, tab, ref)
+        want = np.full(len(sub), k.BAD, np.int8)
+        want[ok] = ref
+        got = np.empty(len(sub), np.int8)
+        one = np.array([w], np.int64), np.array([s_], np.int64)
+        assert k._shanten_checked(sub, one[0], 0, one[1], 0, 3, 7, tab, got) == (bad != 0).sum()
+        np.testing.assert_array_equal(got, want)
+
+
+def test_batched_shanten_agrees_with_the_bruteforce_on_random_wild_hands():
+    """The public batched path against the brute-force twin: wilds, sets and shapes."""
+    counts, wilds, sets = _batch_rows(7, 3000)
+    good = (
+        (counts.max(axis=1) <= 4)
+        & (wilds >= 0)
+        & (sets <= 5)
+        & np.isin(counts.sum(axis=1) + wilds - 3 * sets, (1, 2))
+    )
+    counts, wilds, sets = counts[good], wilds[good], sets[good]
+    assert (wilds > 0).sum() > 500 and len(counts) > 2000
+    for shapes in (("standard",), ALL):
+        got = hand.shanten(counts, wilds, sets, shapes)
+        want = hand_bruteforce.shanten(counts, wilds, sets, shapes)
+        np.testing.assert_array_equal(got, want)
+        done = np.flatnonzero(counts.sum(axis=1) + wilds == 3 * sets + 2)
+        np.testing.assert_array_equal(
+            hand.is_complete(counts[done], wilds[done], sets[done], shapes), want[done] == -1
+        )
+
+
+def test_batched_bad_rows_raise_the_checked_paths_errors():
+    counts, wilds, sets = _batch_rows(11, 2000)
+    for r in range(0, 2000, 97):
+        one = (counts[r : r + 1], wilds[r : r + 1], sets[r : r + 1])
+        try:
+            hand._prepare(*one, (1, 2), hand.shape_mask(hand.DEFAULT_SHAPES))
+        except ValueError as exc:
+            with pytest.raises(ValueError, match=re.escape(str(exc))):
+                hand.shanten(*one)
+        else:
+            assert hand.shanten(*one).shape == (1,)
 
 
 # --- input validation -------------------------------------------------------------------

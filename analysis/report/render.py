@@ -197,6 +197,36 @@ class _FigureCache:
             pass
 
 
+FIGURE_DPI = 96
+"""Pixels per inch of the report's PNG figures."""
+
+
+def _png(fig) -> bytes:
+    """The PNG of a report figure, laid out once and drawn once.
+
+    ``fig.savefig(bbox_inches="tight")`` on a figure with a layout engine draws it twice
+    (once with drawing disabled, to run the layout and find the tight box, then for the
+    pixels) and measures every text a third time for the box. Here the layout runs on
+    its own, the tight box (padded by ``savefig.pad_inches``, as savefig pads it) is
+    measured on the laid-out figure, and savefig, with no layout engine left and that
+    box given, draws once: the same layout, the same box, the same pixels, for about
+    half the matplotlib work. Call it inside :func:`analysis.plots.style`.
+    """
+    import matplotlib
+
+    fig.set_dpi(FIGURE_DPI)
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        engine.execute(fig)
+        fig._layout_engine = None  # laid out: savefig must not run it (or a dry draw) again
+    renderer = fig._get_renderer()
+    pad = matplotlib.rcParams["savefig.pad_inches"]
+    box = fig.get_tightbbox(renderer).padded(pad)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=FIGURE_DPI, bbox_inches=box)
+    return buf.getvalue()
+
+
 def _figures(ctx: dict, bar: _Bar | None = None, cache: _FigureCache | None = None) -> list[dict]:
     """Every figure of the report as ``{"id", "caption", "png"}`` (bytes), from the context.
 
@@ -214,10 +244,7 @@ def _figures(ctx: dict, bar: _Bar | None = None, cache: _FigureCache | None = No
         png = cache.get(key)
         if png is None:
             with plots.style():
-                fig = draw()
-                buf = io.BytesIO()
-                fig.savefig(buf, format="png", dpi=96)
-            png = buf.getvalue()
+                png = _png(draw())
             cache.put(key, png)
         out.append({"id": fid, "caption": caption, "png": png})
         if bar is not None:

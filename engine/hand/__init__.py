@@ -88,8 +88,8 @@ def shape_mask(shapes: str | Iterable[str]) -> int:
     return mask
 
 
-def _prepare(counts, wilds, sets, sizes, shapes_mask=_kernels.STANDARD):
-    """Validate and flatten: returns (counts2d uint8, wilds1d, sets1d, lead shape)."""
+def _flatten(counts):
+    """Check the shape and dtype of ``counts``: returns (counts2d uint8, lead shape)."""
     counts = np.asarray(counts)
     if counts.ndim == 0 or counts.shape[-1] != 34:
         raise ValueError(f"counts must have shape (..., 34), got {counts.shape}")
@@ -99,17 +99,31 @@ def _prepare(counts, wilds, sets, sizes, shapes_mask=_kernels.STANDARD):
     if counts.dtype != np.uint8:
         if counts.size and (counts.min() < 0 or counts.max() > 4):
             raise ValueError("counts must be 0..4 per kind")
-    flat = np.ascontiguousarray(counts.reshape(-1, 34), dtype=np.uint8)
+    return np.ascontiguousarray(counts.reshape(-1, 34), dtype=np.uint8), lead
+
+
+def _per_row(value, lead) -> np.ndarray:
+    """``wilds`` or ``sets`` as one int64 per hand (ValueError if it does not broadcast)."""
     try:
-        w = np.ascontiguousarray(np.broadcast_to(np.asarray(wilds, np.int64), lead).reshape(-1))
-        s = np.ascontiguousarray(np.broadcast_to(np.asarray(sets, np.int64), lead).reshape(-1))
+        return np.ascontiguousarray(np.broadcast_to(np.asarray(value, np.int64), lead).reshape(-1))
     except ValueError as exc:
         raise ValueError(f"wilds/sets do not broadcast to the hands' shape {lead}") from exc
+
+
+def _check_special(shapes_mask, s) -> None:
     if not (shapes_mask & _kernels.STANDARD) and s.size and (s != 4).any():
         raise ValueError(
             "seven_pairs, thirteen_orphans and buda exist only for sets=4 (13/14-tile "
             "concealed hands); include 'standard' to evaluate other hands"
         )
+
+
+def _prepare(counts, wilds, sets, sizes, shapes_mask=_kernels.STANDARD):
+    """Validate and flatten: returns (counts2d uint8, wilds1d, sets1d, lead shape)."""
+    flat, lead = _flatten(counts)
+    w = _per_row(wilds, lead)
+    s = _per_row(sets, lead)
+    _check_special(shapes_mask, s)
     bad = np.empty(flat.shape[0], np.int64)
     size_mask = sum(1 << (e - 1) for e in sizes)
     _batch(_kernels._check_batch, _kernels._check_serial, flat.shape[0])(flat, w, s, size_mask, bad)
@@ -126,6 +140,38 @@ def _prepare(counts, wilds, sets, sizes, shapes_mask=_kernels.STANDARD):
             f"hand {r} holds {n} tiles (wilds included); with sets={int(s[r])} it must hold {want}"
         )
     return flat, w, s, lead
+
+
+def _scalar_or_rows(value, lead) -> tuple[np.ndarray, int]:
+    """``(array, step)``: a scalar as a one-element array read with step 0, otherwise
+    :func:`_per_row` with step 1.
+    """
+    if np.ndim(value) == 0:
+        return np.asarray(value, np.int64).reshape(1), 0
+    return _per_row(value, lead), 1
+
+
+def _shanten_rows(counts, wilds, sets, sizes, mask):
+    """Shanten of every hand, the checks of :func:`_prepare` done in the kernel's own
+    pass over the counts: ``(int8 (n,), lead shape)``.
+
+    The batched path of :func:`shanten` and :func:`is_complete`. A hand that fails a
+    check sends the call through :func:`_prepare`, which raises the error naming it (the
+    same error as ever).
+    """
+    flat, lead = _flatten(counts)
+    w, w_step = _scalar_or_rows(wilds, lead)
+    s, s_step = _scalar_or_rows(sets, lead)
+    _check_special(mask, s)
+    size_mask = sum(1 << (e - 1) for e in sizes)
+    out = np.empty(flat.shape[0], np.int8)
+    kern = _kernels._shanten_checked
+    if flat.shape[0] < SERIAL_BELOW:
+        kern = kern.serial
+    if kern(flat, w, w_step, s, s_step, size_mask, mask, kernel_tables(), out):
+        _prepare(counts, wilds, sets, sizes, mask)
+        raise AssertionError("a hand failed the kernel's checks but not _prepare's")
+    return out, lead
 
 
 SERIAL_BELOW = 512
@@ -233,11 +279,7 @@ def shanten(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES):
             r = entry(counts, wilds, sets, mask, tab)
             if r != _kernels.BAD:
                 return _SHANTEN[r + 1]
-    flat, w, s, lead = _prepare(counts, wilds, sets, (1, 2), shape_mask(shapes))
-    out = np.empty(flat.shape[0], np.int8)
-    _batch(_kernels._shanten_batch, _kernels._shanten_serial, flat.shape[0])(
-        flat, w, s, shape_mask(shapes), kernel_tables(), out
-    )
+    out, lead = _shanten_rows(counts, wilds, sets, (1, 2), shape_mask(shapes))
     return out.reshape(lead) if lead else out[0]
 
 
@@ -258,11 +300,7 @@ def is_complete(counts, wilds=0, sets=4, shapes=DEFAULT_SHAPES):
             r = entry(counts, wilds, sets, mask, tab)
             if r != _kernels.BAD:
                 return _BOOL[r]
-    flat, w, s, lead = _prepare(counts, wilds, sets, (2,), shape_mask(shapes))
-    out = np.empty(flat.shape[0], np.int8)
-    _batch(_kernels._shanten_batch, _kernels._shanten_serial, flat.shape[0])(
-        flat, w, s, shape_mask(shapes), kernel_tables(), out
-    )
+    out, lead = _shanten_rows(counts, wilds, sets, (2,), shape_mask(shapes))
     return (out == -1).reshape(lead) if lead else out[0] == -1
 
 

@@ -34,6 +34,9 @@ SEVEN_PAIRS = 2
 THIRTEEN_ORPHANS = 4
 BUDA = 8
 INF = 99
+BAD = -128
+"""What the one-hand and checked batch kernels return for a hand that fails the checks of
+:func:`_check_row` (the caller then takes the checked path, which names the fault)."""
 
 CHUNK = 256
 """Rows per parallel work item (scratch is allocated once per item)."""
@@ -319,6 +322,137 @@ def _shanten_batch(counts, wilds, sets, shapes, tab, out):
         hi = min(n, (ch + 1) * CHUNK)
         for r in range(ch * CHUNK, hi):
             out[r] = _distance(counts[r], wilds[r], sets[r], shapes, tab) - 1
+
+
+def _packed(orphan: bool) -> np.ndarray:
+    """Per count ``x`` (0..255), the numbers :func:`_scan` sums, packed in one int64:
+    ``x`` (bits 0..7), ``x >> 1`` (8..15), for an orphan kind ``x > 0`` (16..23) and
+    ``x >= 2`` (24..31); a count above 4 gives only bit 56 (no other field, so no carry
+    can reach it). A hand of 34 kinds keeps each field below 256.
+    """
+    out = np.zeros(256, np.int64)
+    for x in range(5):
+        out[x] = x | (x >> 1) << 8 | (int(orphan and x > 0) << 16) | (int(orphan and x >= 2) << 24)
+    out[5:] = 1 << 56
+    return out
+
+
+_PACK = _packed(False)
+_PACK_ORPHAN = _packed(True)
+
+
+@kernel(inline="always")
+def _scan(c):
+    """One pass over a hand's counts: ``(i0, i1, i2, i3, tiles, bad, pairs, odd counts,
+    distinct orphans, orphan kinds held twice or more)``, ``bad`` the number of counts
+    above 4.
+
+    The suit indices of :func:`_suit_indices`, the checks of :func:`_check_row` and the
+    numbers of :func:`_shape_counts`, reading each count once: the per-count numbers are
+    one lookup in :data:`_PACK` (or :data:`_PACK_ORPHAN`) and one add.
+    """
+    i0 = np.int64(0)
+    i1 = np.int64(0)
+    i2 = np.int64(0)
+    i3 = np.int64(0)
+    acc = np.int64(0)
+    p = np.int64(1)
+    for i in range(9):
+        x0 = c[i]
+        x1 = c[9 + i]
+        x2 = c[18 + i]
+        i0 += np.int64(x0) * p
+        i1 += np.int64(x1) * p
+        i2 += np.int64(x2) * p
+        p *= 5
+        if i == 0 or i == 8:
+            acc += _PACK_ORPHAN[x0] + _PACK_ORPHAN[x1] + _PACK_ORPHAN[x2]
+        else:
+            acc += _PACK[x0] + _PACK[x1] + _PACK[x2]
+    p = np.int64(1)
+    for i in range(7):
+        x = c[27 + i]
+        i3 += np.int64(x) * p
+        p *= 5
+        acc += _PACK_ORPHAN[x]
+    total = acc & 255
+    pairs = (acc >> 8) & 255
+    return (
+        i0,
+        i1,
+        i2,
+        i3,
+        total,
+        acc >> 56,
+        pairs,
+        total - 2 * pairs,
+        (acc >> 16) & 255,
+        (acc >> 24) & 255,
+    )
+
+
+@kernel(inline="always")
+def _checked_shanten(c, w, s, size_mask, shapes, tab):
+    """Shanten of one hand with the checks of :func:`_check_row` in the same pass, or
+    :data:`BAD` if it fails them: the value of :func:`_distance` ``- 1`` otherwise.
+    """
+    i0, i1, i2, i3, total, bad, pairs, singles, distinct, opair = _scan(c)
+    if bad or w < 0 or s < 0 or s > 5:
+        return BAD
+    n = total + w
+    if not (((size_mask & 1) and n == 3 * s + 1) or ((size_mask & 2) and n == 3 * s + 2)):
+        return BAD
+    best = INF
+    if shapes & STANDARD:
+        best = _standard_idx(i0, i1, i2, i3, s, level(w), tab)
+    if s == 4 and shapes > STANDARD:
+        if shapes & SEVEN_PAIRS:
+            v = _pairs_formula(pairs, singles)
+            if v < best:
+                best = v
+        if shapes & THIRTEEN_ORPHANS:
+            v = 14 - distinct - (1 if opair > 0 else 0)
+            if v < best:
+                best = v
+        if shapes & BUDA:
+            v = _buda(c, tab[4])
+            if v < best:
+                best = v
+    best -= w
+    return (best if best > 0 else 0) - 1
+
+
+@parallel_kernel
+def _shanten_checked(counts, wilds, w_step, sets, s_step, size_mask, shapes, tab, out):
+    """Shanten of each row of ``counts (n, 34)`` checked in the same pass; returns the
+    number of rows that fail the checks of :func:`_check_row` (their ``out`` is
+    :data:`BAD`).
+
+    The batched path of :func:`engine.hand.shanten`: one pass over the counts instead of
+    a checking pass and then :func:`_distance`, with the same result for every hand
+    (``tests/test_hand.py`` compares it with :func:`_shanten_serial`). ``wilds`` and
+    ``sets`` are read at ``r * w_step`` and ``r * s_step``: a step of 0 gives every row
+    the one value (no per-row arrays for scalar arguments).
+    """
+    n = counts.shape[0]
+    n_chunks = (n + CHUNK - 1) // CHUNK
+    n_bad = 0
+    for ch in numba.prange(n_chunks):
+        hi = min(n, (ch + 1) * CHUNK)
+        bad = 0
+        for r in range(ch * CHUNK, hi):
+            v = _checked_shanten(
+                counts[r],
+                np.int64(wilds[r * w_step]),
+                np.int64(sets[r * s_step]),
+                size_mask,
+                shapes,
+                tab,
+            )
+            out[r] = v
+            bad += np.int64(v == BAD)
+        n_bad += bad
+    return n_bad
 
 
 @kernel
@@ -898,10 +1032,6 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, tied, out, work):
 
 
 # --- one hand from Python: checked in the kernel, no batch set-up -------------------------
-
-BAD = -128
-"""What the one-hand kernels return for a hand that fails the checks of
-:func:`_check_row` (the caller then takes the checked path, which names the fault)."""
 
 
 @kernel(inline="always")
