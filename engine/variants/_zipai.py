@@ -59,4 +59,3 @@ def score_request(
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-
