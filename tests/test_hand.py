@@ -17,6 +17,8 @@ from oracles import hand_bruteforce
 from engine import hand, tiles
 from engine.hand._tables import HONOR_LEVELS, SUIT_LEVELS, suit_rows
 
+pytestmark = pytest.mark.twin  # also run interpreted (.ci/run's NUMBA_DISABLE_JIT pass)
+
 ALL = ("standard", "seven_pairs", "thirteen_orphans", "buda")
 
 
@@ -349,7 +351,7 @@ def _batch_rows(seed, n):
     return counts, wilds.astype(np.int64), sets.astype(np.int64)
 
 
-def test_checked_batch_kernel_equals_the_check_then_distance_path():
+def test_checked_batch_kernel_equals_the_check_then_distance_path(twin_n):
     """The batched shanten kernel (checks and distance in one pass over the counts) gives
     what the check pass and :func:`_distance` give, row by row: the same shanten for
     every good hand and :data:`BAD` exactly on the rows the check pass rejects, for every
@@ -359,7 +361,7 @@ def test_checked_batch_kernel_equals_the_check_then_distance_path():
     from engine.hand._tables import kernel_tables
 
     tab = kernel_tables()
-    counts, wilds, sets = _batch_rows(2026, 40_000)
+    counts, wilds, sets = _batch_rows(2026, twin_n(40_000))
     seen_bad = 0
     for mask in range(1, 16):
         for size_mask in (1, 2, 3):

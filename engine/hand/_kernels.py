@@ -69,12 +69,12 @@ def _suit_indices(c):
     i2 = 0
     i3 = 0
     p = 1
-    for i in range(9):
-        i0 += c[i] * p
-        i1 += c[9 + i] * p
-        i2 += c[18 + i] * p
+    for i in range(9):  # np.int64(): a uint8 count times p must not wrap when interpreted
+        i0 += np.int64(c[i]) * p
+        i1 += np.int64(c[9 + i]) * p
+        i2 += np.int64(c[18 + i]) * p
         if i < 7:
-            i3 += c[27 + i] * p
+            i3 += np.int64(c[27 + i]) * p
         p *= 5
     return i0, i1, i2, i3
 
@@ -235,7 +235,7 @@ def _shape_counts(c):
     distinct = 0
     opair = 0
     for k in range(34):
-        x = c[k]
+        x = np.int64(c[k])  # not uint8 arithmetic when interpreted
         o = (_ORPHAN_BITS >> k) & 1
         pairs += x >> 1
         singles += x & 1
@@ -751,7 +751,7 @@ def _check_row(counts, wilds, sets, size_mask, bad, r):
     total = 0
     code = 0
     for k in range(34):
-        x = counts[r, k]
+        x = np.int64(counts[r, k])  # not uint8 arithmetic when interpreted
         if x > 4:
             code = 1
         total += x
@@ -1042,7 +1042,7 @@ def _one_bad(counts, wilds, sets, size_mask, shapes):
     """
     total = 0
     for k in range(34):
-        x = counts[k]
+        x = np.int64(counts[k])  # not uint8 arithmetic when interpreted
         if x > 4:
             return True
         total += x
