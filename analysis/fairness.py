@@ -57,7 +57,7 @@ from analysis.stats import (
     format_pm,
     wald_clustered,
 )
-from analysis.summary import as_summary
+from analysis.summary import as_summary, register_tables
 
 __all__ = ["fairness_tests", "seat_edges", "dealer_edge", "word_verdicts", "MARGIN_SD", "SANITY"]
 
@@ -450,3 +450,6 @@ def _verdict(r: dict, players: int, family_name: str | None = None) -> str:
         f"no evidence that seat roles differ: the largest gap is {who}, "
         f"{verb} {est} points per deal; {pstr}"
     )
+
+
+register_tables(fairness=fairness_tests)

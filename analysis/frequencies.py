@@ -16,7 +16,7 @@ import pandas as pd
 from analysis._util import ROLE_NAMES, with_identity
 from analysis.schema import WIN_TYPES
 from analysis.stats import wilson
-from analysis.summary import as_summary
+from analysis.summary import as_summary, register_tables
 from engine.errors import UsageError
 
 __all__ = [
@@ -183,3 +183,16 @@ def big_hand_frequency(records, big: Sequence[str], *, level: float = 0.95) -> p
         for per, n in (("deal", s.n_deals), ("win", s.n_wins))
     ]
     return with_identity(s.variant, s.rules_id, rows, ["pattern", *_COLS])
+
+
+def _roles(records) -> pd.DataFrame:
+    return seat_frequencies(records, by="distance")
+
+
+register_tables(
+    patterns=pattern_frequencies,
+    win_types=win_type_frequencies,
+    seats=seat_frequencies,
+    roles=_roles,
+    wilds=wilds_frequencies,
+)

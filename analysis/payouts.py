@@ -26,7 +26,7 @@ from analysis import schema
 from analysis._util import ROLE_NAMES, with_identity
 from analysis.schema import WIN_TYPES
 from analysis.stats import batch_interval, mean_ci_from_sums, wilson, z_value
-from analysis.summary import Summary, as_summary
+from analysis.summary import Summary, as_summary, register_tables
 from engine.errors import UsageError
 
 __all__ = [
@@ -575,3 +575,12 @@ def swinginess(
         "flow_hi": m["hi"],
     }
     return with_identity(variant, rules_id, [row], list(row))
+
+
+register_tables(
+    payouts_seat=payouts_by_seat,
+    payouts_role=payouts_by_role,
+    payouts_win_type=payouts_by_win_type,
+    extras=extra_means,
+    value_hist=value_histogram,
+)

@@ -737,21 +737,10 @@ class Summary:
             Keys ``patterns, win_types, seats, roles, payouts_seat, payouts_role,
             payouts_win_type, extras, wilds, value_hist, fairness``.
         """
-        from analysis import fairness, frequencies, payouts
-
-        return {
-            "patterns": frequencies.pattern_frequencies(self),
-            "win_types": frequencies.win_type_frequencies(self),
-            "seats": frequencies.seat_frequencies(self),
-            "roles": frequencies.seat_frequencies(self, by="distance"),
-            "payouts_seat": payouts.payouts_by_seat(self),
-            "payouts_role": payouts.payouts_by_role(self),
-            "payouts_win_type": payouts.payouts_by_win_type(self),
-            "extras": payouts.extra_means(self),
-            "wilds": frequencies.wilds_frequencies(self),
-            "value_hist": payouts.value_histogram(self),
-            "fairness": fairness.fairness_tests(self),
-        }
+        missing = [k for k in TABLE_ORDER if k not in TABLES]
+        if missing:  # analysis/__init__ imports every module that registers one
+            raise ImportError(f"summary tables not registered: {', '.join(missing)}")
+        return {k: TABLES[k](self) for k in TABLE_ORDER}
 
     def __repr__(self) -> str:
         return (
@@ -770,6 +759,35 @@ class Summary:
             + t["patterns"].to_html(index=False)
             + "</div>"
         )
+
+
+TABLE_ORDER = (
+    "patterns",
+    "win_types",
+    "seats",
+    "roles",
+    "payouts_seat",
+    "payouts_role",
+    "payouts_win_type",
+    "extras",
+    "wilds",
+    "value_hist",
+    "fairness",
+)
+"""The tables of :meth:`Summary.tables`, in order."""
+
+TABLES: dict = {}
+"""Name -> function of a :class:`Summary` giving that table. The modules that compute them
+(analysis.frequencies, analysis.payouts, analysis.fairness) import this one and register
+their functions here (:func:`register_tables`), so that the imports run one way."""
+
+
+def register_tables(**builders) -> None:
+    """Register table builders by name (each a function of a :class:`Summary`)."""
+    unknown = sorted(set(builders) - set(TABLE_ORDER))
+    if unknown:
+        raise ValueError(f"not a summary table: {', '.join(unknown)}")
+    TABLES.update(builders)
 
 
 _MAX_PLAYERS = 8
