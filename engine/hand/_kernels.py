@@ -276,27 +276,35 @@ def _rest_classes(c0, c1, c2, c3, comb):
     )
 
 
-@kernel(refcount=False)
-def _special_distance(c, sets, shapes, buda_t):
-    """Best distance over the special shapes only (no wilds); INF if none applies."""
-    best = INF
-    if sets != 4:
-        return best
-    if shapes & (SEVEN_PAIRS | THIRTEEN_ORPHANS):
-        pairs, singles, distinct, opair = _shape_counts(c)
-        if shapes & SEVEN_PAIRS:
-            v = _pairs_formula(pairs, singles)
-            if v < best:
-                best = v
-        if shapes & THIRTEEN_ORPHANS:
-            v = 14 - distinct - (1 if opair > 0 else 0)
-            if v < best:
-                best = v
+@kernel(inline="always")
+def _special_best(best, pairs, singles, distinct, opair, c, shapes, buda_t):
+    """``best`` lowered to the special shapes' distances that ``shapes`` allows: seven pairs
+    and thirteen orphans from the counts' numbers (:func:`_shape_counts`), 不搭 from ``c``.
+    """
+    if shapes & SEVEN_PAIRS:
+        v = _pairs_formula(pairs, singles)
+        if v < best:
+            best = v
+    if shapes & THIRTEEN_ORPHANS:
+        v = 14 - distinct - (1 if opair > 0 else 0)
+        if v < best:
+            best = v
     if shapes & BUDA:
         v = _buda(c, buda_t)
         if v < best:
             best = v
     return best
+
+
+@kernel(refcount=False)
+def _special_distance(c, sets, shapes, buda_t):
+    """Best distance over the special shapes only (no wilds); INF if none applies."""
+    if sets != 4:
+        return INF
+    pairs = singles = distinct = opair = 0
+    if shapes & (SEVEN_PAIRS | THIRTEEN_ORPHANS):
+        pairs, singles, distinct, opair = _shape_counts(c)
+    return _special_best(INF, pairs, singles, distinct, opair, c, shapes, buda_t)
 
 
 @kernel(refcount=False)
@@ -406,18 +414,7 @@ def _checked_shanten(c, w, s, size_mask, shapes, tab):
     if shapes & STANDARD:
         best = _standard_idx(i0, i1, i2, i3, s, level(w), tab)
     if s == 4 and shapes > STANDARD:
-        if shapes & SEVEN_PAIRS:
-            v = _pairs_formula(pairs, singles)
-            if v < best:
-                best = v
-        if shapes & THIRTEEN_ORPHANS:
-            v = 14 - distinct - (1 if opair > 0 else 0)
-            if v < best:
-                best = v
-        if shapes & BUDA:
-            v = _buda(c, tab[4])
-            if v < best:
-                best = v
+        best = _special_best(best, pairs, singles, distinct, opair, c, shapes, tab[4])
     best -= w
     return (best if best > 0 else 0) - 1
 
