@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,26 +28,34 @@ pytestmark = pytest.mark.twin
 
 POLICIES = ("random", "efficiency", "value", "strong")
 
-_PLAY = """
-import hashlib, json, sys, warnings
-import numpy as np
-from engine import run
-out = {}
-for v, p in json.loads(sys.argv[1]):
-    with warnings.catch_warnings(), np.errstate(over="ignore"):
-        warnings.simplefilter("ignore", RuntimeWarning)  # interpreted wrap-around arithmetic
-        frame = run.simulate(v, deals=2, seed=5, policies=p, progress=False, workers=1)
-    out[v + "/" + p] = hashlib.sha256(frame.to_pandas().to_csv(index=False).encode()).hexdigest()
-print(json.dumps(out))
-"""
+
+def _play_hashes(cases) -> dict:
+    """sha256 of the records of 2 deals of each ``(variant, policy)`` in ``cases``."""
+    from engine import run
+
+    out = {}
+    for v, p in cases:
+        with warnings.catch_warnings(), np.errstate(over="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)  # interpreted wrap-around arithmetic
+            frame = run.simulate(v, deals=2, seed=5, policies=p, progress=False, workers=1)
+        text = frame.to_pandas().to_csv(index=False).encode()
+        out[f"{v}/{p}"] = hashlib.sha256(text).hexdigest()
+    return out
+
+
+_CHILD = (
+    "import json, sys; sys.path.insert(0, sys.argv[1]); from test_interpreted import "
+    "_play_hashes; print(json.dumps(_play_hashes(json.loads(sys.argv[2]))))"
+)
 
 
 def _compiled_hashes(cases) -> dict:
-    """The records' hashes from the compiled kernels (a child process without the flag)."""
+    """:func:`_play_hashes` from the compiled kernels (a child process without the flag)."""
     env = dict(os.environ)
     env.pop("NUMBA_DISABLE_JIT", None)
+    here = str(Path(__file__).resolve().parent)
     done = subprocess.run(
-        [sys.executable, "-c", _PLAY, json.dumps(cases)],
+        [sys.executable, "-c", _CHILD, here, json.dumps(cases)],
         env=env,
         capture_output=True,
         text=True,
@@ -58,18 +67,12 @@ def _compiled_hashes(cases) -> dict:
 
 @pytest.mark.skipif(not INTERPRETED, reason="runs in the NUMBA_DISABLE_JIT=1 pass of .ci/run")
 def test_interpreted_loops_give_the_compiled_records():
-    from engine import run
-
-    cases = [(v, p) for v in variants.names() for p in POLICIES]
-    mine = {}
-    for v, p in cases:  # in this process, so that coverage sees the loop code run
-        with warnings.catch_warnings(), np.errstate(over="ignore"):
-            warnings.simplefilter("ignore", RuntimeWarning)
-            frame = run.simulate(v, deals=2, seed=5, policies=p, progress=False, workers=1)
-        text = frame.to_pandas().to_csv(index=False).encode()
-        mine[v + "/" + p] = hashlib.sha256(text).hexdigest()
+    cases = [(v, p) for v in variants.names() for p in variants.get(v).policies]
+    mine = _play_hashes(cases)  # in this process, so that coverage sees the loop code run
     compiled = _compiled_hashes(cases)
+    assert sorted(compiled) == sorted(mine)
     differ = sorted(k for k in mine if mine[k] != compiled[k])
     assert not differ, f"interpreted records differ from compiled ones in {differ}"
     for p in POLICIES:  # each variant played deals of its own
-        assert len({mine[v + "/" + p] for v in variants.names()}) == len(variants.names())
+        those = [mine[f"{v}/{q}"] for v, q in cases if q == p]
+        assert len(set(those)) == len(those) > 1
