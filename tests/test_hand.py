@@ -351,7 +351,7 @@ def _batch_rows(seed, n):
     return counts, wilds.astype(np.int64), sets.astype(np.int64)
 
 
-def test_checked_batch_kernel_equals_the_check_then_distance_path(twin_n):
+def test_checked_batch_kernel_equals_the_check_then_distance_path():
     """The batched shanten kernel (checks and distance in one pass over the counts) gives
     what the check pass and :func:`_distance` give, row by row: the same shanten for
     every good hand and :data:`BAD` exactly on the rows the check pass rejects, for every
@@ -361,7 +361,7 @@ def test_checked_batch_kernel_equals_the_check_then_distance_path(twin_n):
     from engine.hand._tables import kernel_tables
 
     tab = kernel_tables()
-    counts, wilds, sets = _batch_rows(2026, twin_n(40_000))
+    counts, wilds, sets = _batch_rows(2026, 40_000)
     seen_bad = 0
     for mask in range(1, 16):
         for size_mask in (1, 2, 3):

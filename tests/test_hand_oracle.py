@@ -27,8 +27,6 @@ from strategies import MELDS, ORPHANS, complete_hands, hands, waiting_hands
 
 from engine import hand, tiles
 
-pytestmark = pytest.mark.twin  # also run interpreted (.ci/run's NUMBA_DISABLE_JIT pass)
-
 SHAPES = ("standard", "seven_pairs", "thirteen_orphans", "buda")
 ALL = SHAPES
 DEFAULT = hand.DEFAULT_SHAPES
@@ -365,13 +363,13 @@ def test_ukeire_is_consistent_with_shanten_on_a_large_batch():
     assert len(rows) > 300
 
 
-def test_ukeire_is_consistent_with_shanten_on_hands_holding_four_alike(twin_n):
+def test_ukeire_is_consistent_with_shanten_on_hands_holding_four_alike():
     """The same on 20,000 hands holding all four copies of a kind or two, with 0..3
     wilds: where the kinds a hand holds are full, a draw far from every held tile can
     lower the distance, so the kernels may not skip such draws there."""
     rng = np.random.default_rng(23)
     rows = []
-    for i in range(twin_n(20_000)):
+    for i in range(20_000):
         sets = 4 if i % 4 else 5
         wilds = int(rng.choice(4, p=(0.55, 0.25, 0.15, 0.05)))
         rows.append((_quad_hand(rng, 3 * sets + 2 - wilds), wilds, sets))
