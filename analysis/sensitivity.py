@@ -40,6 +40,7 @@ __all__ = [
     "recommendations",
     "draw_sensitivity",
     "skill_runs",
+    "swept_values",
     "skill_rows",
     "SKILL_METRIC",
     "SKILL_PAIR",
@@ -86,7 +87,8 @@ def _show(v) -> str:
 
 
 def option_plan(variant) -> tuple[list[dict], list[dict]]:
-    """Every non-default value of every rule option that can be played alone.
+    """Every non-default value of every rule option that can be played alone (a wide
+    payout range at a few values, :func:`swept_values`).
 
     Parameters
     ----------
@@ -106,6 +108,8 @@ def option_plan(variant) -> tuple[list[dict], list[dict]]:
     v = registry.get(variant) if isinstance(variant, str) else variant
     plan, skipped = [], []
     for opt in v.options:
+        swept = swept_values(opt)
+        between = []
         for raw in opt.allowed:
             try:
                 val = opt.parse(raw)
@@ -117,6 +121,9 @@ def option_plan(variant) -> tuple[list[dict], list[dict]]:
                 continue
             if val == opt.default:
                 continue
+            if val not in swept:
+                between.append(val)
+                continue
             try:
                 v.pack(v.resolve({opt.key: val}))
             except (UsageError, ValueError, KeyError) as exc:
@@ -124,7 +131,65 @@ def option_plan(variant) -> tuple[list[dict], list[dict]]:
                 skipped.append({"option": opt.key, "value": _show(raw), "reason": msg})
                 continue
             plan.append({"option": opt.key, "value": val, "paired": not opt.changes_deal})
+        if between:
+            skipped.append(
+                {
+                    "option": opt.key,
+                    "value": _ranges(between),
+                    "reason": f"inside a range of {len(opt.allowed)} values, swept at its "
+                    "ends and at twice the default (a payout amount moves the metrics "
+                    "about in proportion)",
+                    "values": len(between),
+                }
+            )
     return plan, skipped
+
+
+WIDE = 8
+"""An option with more allowed values than this is swept at a few of them
+(:func:`swept_values`)."""
+
+
+def swept_values(opt) -> list:
+    """The values of one option the sensitivity table plays (the default included).
+
+    Every allowed value of an option with at most :data:`WIDE` of them; for a wider
+    integer range (the payout amounts) its two ends, the default and twice the default
+    where allowed, so that a variant's plan grows with its options, not with their ranges.
+    """
+    allowed = list(opt.allowed)
+    if len(allowed) <= WIDE or not all(isinstance(a, int) for a in allowed):
+        return [opt.parse(a) if isinstance(a, str) else a for a in allowed
+                if not isinstance(a, str) or _parses(opt, a)]  # fmt: skip
+    d = opt.default
+    return sorted({allowed[0], allowed[-1], d, *([2 * d] if 2 * d in allowed else [])})
+
+
+def _parses(opt, raw) -> bool:
+    try:
+        opt.parse(raw)
+    except UsageError:
+        return False
+    return True
+
+
+def _ranges(values) -> str:
+    """``[1, 2, 3, 5]`` -> ``"1-3, 5"`` (sorted integers, runs joined)."""
+    out, run = [], []
+    for x in sorted(values):
+        if run and x == run[-1] + 1:
+            run.append(x)
+            continue
+        if run:
+            out.append(_span(run))
+        run = [x]
+    if run:
+        out.append(_span(run))
+    return ", ".join(out)
+
+
+def _span(run) -> str:
+    return str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}"
 
 
 def sensitivity_table(

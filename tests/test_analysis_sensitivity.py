@@ -121,13 +121,43 @@ def test_option_plan_covers_every_value():
             assert p["value"] != opt.default and p["value"] in opt.allowed
             assert p["paired"] == (not opt.changes_deal)
         n_values = sum(len(o.allowed) - 1 for o in v.options)
-        assert len(plan) + len(skipped) == n_values
+        assert len(plan) + sum(s.get("values", 1) for s in skipped) == n_values
         for s in skipped:
             assert s["reason"]
+        for o in v.options:  # a wide range: its ends and twice the default, no more
+            mine = {p["value"] for p in plan if p["option"] == o.key}
+            if len(o.allowed) > sens.WIDE and all(isinstance(a, int) for a in o.allowed):
+                lo, hi, d = o.allowed[0], o.allowed[-1], o.default
+                assert mine == ({lo, hi} | ({2 * d} if 2 * d in o.allowed else set())) - {d}
     if "luodisao" in variants.names():
         _, skipped = sens.option_plan("luodisao")
         z = [s for s in skipped if s["option"] == "zuoxing"]
         assert z and "players" in z[0]["reason"]
+
+
+def test_the_plan_grows_with_the_options_not_their_ranges():
+    # the report plays budget.sensitivity deals (and a skill run per place) for every
+    # planned value: a payout option ranging 0..240 must not cost 240 runs
+    from analysis.report import budget_for
+
+    total = 0
+    for name in variants.listed():
+        v = variants.get(name)
+        plan, _ = sens.option_plan(name)
+        assert len(plan) <= 5 * len(v.options), (name, len(plan), len(v.options))
+        b = budget_for(name)
+        total += len(plan) * (b.sensitivity + b.sensitivity_skill * v.n_players(v.resolve(None)))
+    assert total <= 16_000_000, f"the report's sensitivity stage would play {total:,} deals"
+
+
+def test_swept_values_thin_only_wide_integer_ranges():
+    from engine.variants import get
+
+    opt = get("fuzhou").option_map["pay_qiangjin_qq"]
+    assert sens.swept_values(opt) == [0, opt.default, 2 * opt.default, opt.allowed[-1]]
+    short = next(o for o in get("zhuji").options if len(o.allowed) <= sens.WIDE)
+    assert len(sens.swept_values(short)) == len(short.allowed)
+    assert sens._ranges([1, 2, 3, 5, 7, 8]) == "1-3, 5, 7-8"
 
 
 def test_sensitivity_reuses_runs_without_changing_a_number():
