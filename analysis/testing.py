@@ -11,6 +11,7 @@ like the engine's per-deal streams. Nothing here is a model of a real variant.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -108,96 +109,205 @@ def synthetic_records(
     >>> len(df), int(df.filter(like="delta_").sum(axis=1).abs().max())
     (32, 0)
     """
-    p, m, k = players, match_length, matches
     pats = dict(DEFAULT_PATTERNS if patterns is None else patterns)
-    names = sorted(pats)
-    w = np.ones(p) if seat_weights is None else np.asarray(seat_weights, dtype=float)
-    if w.shape != (p,):
+    game = _ToyGame(
+        players=players,
+        weights=_seat_weights(players, seat_weights, strong_seat, skill),
+        draw_rate=draw_rate,
+        dealer_weight=dealer_weight,
+        dealer_keeps_on_draw=dealer_keeps_on_draw,
+        dealer_multiplier=dealer_multiplier,
+        names=sorted(pats),
+        probs=np.array([pats[n][0] for n in sorted(pats)]),
+        bonus=np.array([pats[n][1] for n in sorted(pats)], dtype=np.int64),
+        value_mean=value_mean,
+        value_bonus=value_bonus,
+    )
+    draws = _Uniforms.draw(seed, matches, match_length, len(game.names))
+    if first_dealer not in ("seat0", "rotate"):
+        raise ValueError("first_dealer must be 'seat0' or 'rotate'")
+    table = _play_matches(game, draws, first_dealer)
+    cols = _columns(game, draws, table, seed=seed, variant=variant, rules_id=rules_id)
+    if extras:
+        won = table.winner >= 0
+        cols["kongs"] = np.where(won, (draws.kong * 3).astype(np.int64), 0).astype(np.int8).ravel()
+    if strong_seat is not None:
+        cols["strong_seat"] = np.full(matches * match_length, strong_seat, dtype=np.int8)
+    return pd.DataFrame(cols)
+
+
+def _seat_weights(players, seat_weights, strong_seat, skill) -> np.ndarray:
+    """Each seat's relative win weight, the strong seat's multiplied by ``1 + skill``."""
+    w = np.ones(players) if seat_weights is None else np.asarray(seat_weights, dtype=float)
+    if w.shape != (players,):
         raise ValueError("seat_weights needs one weight per seat")
     if strong_seat is not None:
         w = w.copy()
         w[strong_seat] *= 1 + skill
-    rng = np.random.default_rng(seed)
-    u = rng.random((6, k, m))  # draw, winner, type, discarder, value, turns
-    u_pat = rng.random((len(names), k, m))
-    u_kong = rng.random((k, m))
+    return w
 
-    out = {
-        name: np.empty((k, m), dtype=dt)
-        for name, dt in (
-            ("dealer", np.int8),
-            ("dealer_streak", np.int16),
-            ("winner", np.int8),
-            ("win_type", np.int8),
-            ("discarder", np.int8),
-            ("value", np.int32),
+
+@dataclass(frozen=True)
+class _ToyGame:
+    """The parameters of the toy game, resolved: what one deal's outcome depends on
+    besides its uniforms, the dealer and the streak.
+    """
+
+    players: int
+    weights: np.ndarray  # (P,) relative win weight of each seat
+    draw_rate: float
+    dealer_weight: float
+    dealer_keeps_on_draw: bool
+    dealer_multiplier: int
+    names: list[str]  # pattern names, sorted
+    probs: np.ndarray  # (n_patterns,) probability per win
+    bonus: np.ndarray  # (n_patterns,) int64 value added
+    value_mean: float
+    value_bonus: int
+
+
+@dataclass(frozen=True)
+class _Uniforms:
+    """Every random number of a frame, drawn before any parameter is applied (so the
+    same seed gives the same walls under other parameters).
+    """
+
+    deal: np.ndarray  # (6, K, M): draw, winner, type, discarder, value, turns
+    pattern: np.ndarray  # (n_patterns, K, M)
+    kong: np.ndarray  # (K, M)
+
+    @classmethod
+    def draw(cls, seed: int, matches: int, match_length: int, n_patterns: int) -> _Uniforms:
+        """The uniforms of ``matches × match_length`` deals, in a fixed order."""
+        rng = np.random.default_rng(seed)
+        deal = rng.random((6, matches, match_length))
+        pattern = rng.random((n_patterns, matches, match_length))
+        kong = rng.random((matches, match_length))
+        return cls(deal, pattern, kong)
+
+
+@dataclass
+class _Table:
+    """The per-deal outcomes, ``(K, M)`` arrays (``delta`` is ``(K, M, P)``), filled
+    deal by deal.
+    """
+
+    dealer: np.ndarray
+    dealer_streak: np.ndarray
+    winner: np.ndarray
+    win_type: np.ndarray
+    discarder: np.ndarray
+    value: np.ndarray
+    delta: np.ndarray
+    patterns: np.ndarray  # (n_patterns, K, M) bool
+
+    @classmethod
+    def empty(cls, k: int, m: int, p: int, n_patterns: int) -> _Table:
+        """Unfilled outcome arrays in the schema's compact dtypes."""
+        return cls(
+            dealer=np.empty((k, m), dtype=np.int8),
+            dealer_streak=np.empty((k, m), dtype=np.int16),
+            winner=np.empty((k, m), dtype=np.int8),
+            win_type=np.empty((k, m), dtype=np.int8),
+            discarder=np.empty((k, m), dtype=np.int8),
+            value=np.empty((k, m), dtype=np.int32),
+            delta=np.zeros((k, m, p), dtype=np.int32),
+            patterns=np.zeros((n_patterns, k, m), dtype=bool),
         )
-    }
-    delta = np.zeros((k, m, p), dtype=np.int32)
-    pat_out = np.zeros((len(names), k, m), dtype=bool)
-    type_cut = np.cumsum([_TYPE_P[t] for t in ("self_draw", "rob_kong", "kong_draw", "instant")])
-    # win type by where u falls among type_cut: self_draw, rob_kong, kong_draw, instant, discard
-    order = np.array(
-        [WIN_TYPES.index(t) for t in ("self_draw", "rob_kong", "kong_draw", "instant", "discard")]
-    )
-    probs = np.array([pats[n][0] for n in names])
-    bonus = np.array([pats[n][1] for n in names], dtype=np.int64)
-    rows = np.arange(k)
-    if first_dealer not in ("seat0", "rotate"):
-        raise ValueError("first_dealer must be 'seat0' or 'rotate'")
+
+
+_TYPE_CUT = np.cumsum([_TYPE_P[t] for t in ("self_draw", "rob_kong", "kong_draw", "instant")])
+"""Cumulative win type probabilities: a uniform below the first cut is a self-draw, ..."""
+
+_TYPE_ORDER = np.array(
+    [WIN_TYPES.index(t) for t in ("self_draw", "rob_kong", "kong_draw", "instant", "discard")]
+)
+"""The win type code of each interval between the :data:`_TYPE_CUT` cuts (the last one,
+above every cut, is a discard)."""
+
+
+def _play_matches(game: _ToyGame, u: _Uniforms, first_dealer: str) -> _Table:
+    """Play every match's deals in order (the dealer and streak carry from deal to deal)."""
+    _, k, m = u.deal.shape
+    p = game.players
+    table = _Table.empty(k, m, p, len(game.names))
     dealer = np.zeros(k, dtype=np.int64) if first_dealer == "seat0" else np.arange(k) % p
     streak = np.zeros(k, dtype=np.int64)
     for j in range(m):
-        out["dealer"][:, j] = dealer
-        out["dealer_streak"][:, j] = streak
-        weights = np.broadcast_to(w, (k, p)).copy()
-        weights[rows, dealer] *= dealer_weight
-        cum = np.cumsum(weights, axis=1)
-        pick = (u[1, :, j, None] * cum[:, -1:] > cum).sum(axis=1)
-        drawn = u[0, :, j] < draw_rate
-        winner = np.where(drawn, -1, pick)
-        t_idx = np.searchsorted(type_cut, u[2, :, j], side="right")
-        wtype = np.where(drawn, WIN_TYPES.index("none"), order[t_idx])
-        fed = np.isin(wtype, [WIN_TYPES.index("discard"), WIN_TYPES.index("rob_kong")])
-        offset = 1 + (u[3, :, j] * (p - 1)).astype(np.int64)
-        discarder = np.where(fed, (pick + offset) % p, -1)
-        flags = (u_pat[:, :, j] < probs[:, None]) & ~drawn[None, :]
-        value = (
-            1
-            + np.floor(-np.log(1 - u[4, :, j]) * (value_mean - 1)).astype(np.int64)
-            + value_bonus
-            + (flags * bonus[:, None]).sum(axis=0)
-        )
-        value = np.where(drawn, 0, value)
-        base = 1 + np.minimum(streak, 3)
-        amount = value * base
-        pay = np.zeros((k, p), dtype=np.int64)
-        # every loser pays `amount` (x2 when the dealer is on either side) on a self-drawn
-        # style win; the discarder alone pays for all on a fed win
-        for s in range(p):
-            mult = np.where((s == dealer) | (winner == dealer), dealer_multiplier, 1)
-            share = np.where(winner == s, 0, amount * mult)
-            share = np.where(drawn, 0, share)
-            pay[:, s] = share
-        total = pay.sum(axis=1)
-        fed_pay = np.zeros_like(pay)
-        fed_pay[rows, np.maximum(discarder, 0)] = total
-        pay = np.where(fed[:, None], fed_pay, pay)
-        d = -pay
-        d[rows, np.maximum(winner, 0)] += np.where(drawn, 0, total)
-        delta[:, j, :] = d
-        out["winner"][:, j] = winner
-        out["win_type"][:, j] = wtype
-        out["discarder"][:, j] = discarder
-        out["value"][:, j] = value
-        pat_out[:, :, j] = flags
-        keeps = (winner == dealer) | (drawn & dealer_keeps_on_draw)
+        table.dealer[:, j] = dealer
+        table.dealer_streak[:, j] = streak
+        winner, drawn = _deal_outcome(game, u, j, dealer, streak, table)
+        keeps = (winner == dealer) | (drawn & game.dealer_keeps_on_draw)
         streak = np.where(keeps, streak + 1, 0)
         dealer = np.where(keeps, dealer, (dealer + 1) % p)
+    return table
 
-    won = out["winner"] >= 0
-    turns = np.where(won, 8 + (u[5] * 60).astype(np.int64), 70).astype(np.int16)
-    wilds = np.where(won, (u[5] * 7).astype(np.int64) % 3, 0).astype(np.int8)
+
+def _deal_outcome(game: _ToyGame, u: _Uniforms, j: int, dealer, streak, table: _Table):
+    """Deal ``j`` of every match: winner, win type, discarder, patterns, value and the
+    payments, written into column ``j`` of ``table``; returns ``(winner, drawn)``.
+    """
+    k = dealer.shape[0]
+    p = game.players
+    uj = u.deal[:, :, j]
+    weights = np.broadcast_to(game.weights, (k, p)).copy()
+    weights[np.arange(k), dealer] *= game.dealer_weight
+    cum = np.cumsum(weights, axis=1)
+    pick = (uj[1, :, None] * cum[:, -1:] > cum).sum(axis=1)
+    drawn = uj[0] < game.draw_rate
+    winner = np.where(drawn, -1, pick)
+    t_idx = np.searchsorted(_TYPE_CUT, uj[2], side="right")
+    wtype = np.where(drawn, WIN_TYPES.index("none"), _TYPE_ORDER[t_idx])
+    fed = np.isin(wtype, [WIN_TYPES.index("discard"), WIN_TYPES.index("rob_kong")])
+    offset = 1 + (uj[3] * (p - 1)).astype(np.int64)
+    discarder = np.where(fed, (pick + offset) % p, -1)
+    flags = (u.pattern[:, :, j] < game.probs[:, None]) & ~drawn[None, :]
+    value = (
+        1
+        + np.floor(-np.log(1 - uj[4]) * (game.value_mean - 1)).astype(np.int64)
+        + game.value_bonus
+        + (flags * game.bonus[:, None]).sum(axis=0)
+    )
+    value = np.where(drawn, 0, value)
+    amount = value * (1 + np.minimum(streak, 3))
+    table.delta[:, j, :] = _payments(game, amount, dealer, winner, discarder, drawn, fed)
+    table.winner[:, j] = winner
+    table.win_type[:, j] = wtype
+    table.discarder[:, j] = discarder
+    table.value[:, j] = value
+    table.patterns[:, :, j] = flags
+    return winner, drawn
+
+
+def _payments(game: _ToyGame, amount, dealer, winner, discarder, drawn, fed) -> np.ndarray:
+    """One deal's zero-sum deltas ``(K, P)``: every loser pays ``amount`` (times the
+    dealer multiplier when the dealer is on either side) on a self-drawn style win; the
+    discarder alone pays for all on a fed win.
+    """
+    k = amount.shape[0]
+    p = game.players
+    rows = np.arange(k)
+    pay = np.zeros((k, p), dtype=np.int64)
+    for s in range(p):
+        mult = np.where((s == dealer) | (winner == dealer), game.dealer_multiplier, 1)
+        share = np.where(winner == s, 0, amount * mult)
+        share = np.where(drawn, 0, share)
+        pay[:, s] = share
+    total = pay.sum(axis=1)
+    fed_pay = np.zeros_like(pay)
+    fed_pay[rows, np.maximum(discarder, 0)] = total
+    pay = np.where(fed[:, None], fed_pay, pay)
+    d = -pay
+    d[rows, np.maximum(winner, 0)] += np.where(drawn, 0, total)
+    return d
+
+
+def _columns(game: _ToyGame, u: _Uniforms, t: _Table, *, seed, variant, rules_id) -> dict:
+    """The DESIGN schema's columns, in order, from the played table (no extras)."""
+    k, m = t.winner.shape
+    won = t.winner >= 0
+    turns = np.where(won, 8 + (u.deal[5] * 60).astype(np.int64), 70).astype(np.int16)
+    wilds = np.where(won, (u.deal[5] * 7).astype(np.int64) % 3, 0).astype(np.int8)
     n = k * m
     cols: dict[str, object] = {
         "run_seed": np.full(n, seed, dtype=np.int64),
@@ -205,21 +315,17 @@ def synthetic_records(
         "deal": np.tile(np.arange(m, dtype=np.int16), k),
         "variant": pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), [variant]),
         "rules_id": pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), [rules_id]),
-        "dealer": out["dealer"].ravel(),
-        "dealer_streak": out["dealer_streak"].ravel(),
-        "winner": out["winner"].ravel(),
-        "win_type": pd.Categorical.from_codes(out["win_type"].ravel(), list(WIN_TYPES)),
-        "discarder": out["discarder"].ravel(),
+        "dealer": t.dealer.ravel(),
+        "dealer_streak": t.dealer_streak.ravel(),
+        "winner": t.winner.ravel(),
+        "win_type": pd.Categorical.from_codes(t.win_type.ravel(), list(WIN_TYPES)),
+        "discarder": t.discarder.ravel(),
         "turns": turns.ravel(),
         "wilds_in_hand": wilds.ravel(),
     }
-    for i, name in enumerate(names):
-        cols[f"pat_{name}"] = pat_out[i].ravel()
-    cols["value"] = out["value"].ravel()
-    for s in range(p):
-        cols[f"delta_{s}"] = delta[:, :, s].ravel()
-    if extras:
-        cols["kongs"] = np.where(won, (u_kong * 3).astype(np.int64), 0).astype(np.int8).ravel()
-    if strong_seat is not None:
-        cols["strong_seat"] = np.full(n, strong_seat, dtype=np.int8)
-    return pd.DataFrame(cols)
+    for i, name in enumerate(game.names):
+        cols[f"pat_{name}"] = t.patterns[i].ravel()
+    cols["value"] = t.value.ravel()
+    for s in range(game.players):
+        cols[f"delta_{s}"] = t.delta[:, :, s].ravel()
+    return cols
