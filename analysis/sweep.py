@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -266,93 +267,151 @@ def sweep_table(
         baseline = default
     if baseline not in frames:
         raise UsageError(f"baseline {baseline!r} is not one of the swept values")
-    base = frames[baseline]
-    variant, _ = schema.identity(base)
-    std = sweep_metrics(base, big=big)
-    if metrics is None:
-        chosen = std
-    elif isinstance(metrics, Mapping):
-        chosen = dict(metrics)
-    else:
-        unknown = [m for m in metrics if m not in std]
-        if unknown:
-            raise UsageError(f"unknown metric(s) {', '.join(unknown)}; see sweep_metrics")
-        chosen = {m: std[m] for m in metrics}
+    ref = _Baseline.of(frames[baseline], metrics, big)
     z = z_value(level)
-    base_idx = pd.MultiIndex.from_frame(base[list(IDENTITY)])
-    if not base_idx.is_unique:
-        raise UsageError("the baseline's records repeat a deal identity")
-    base_raw = {name: f(base) for name, f in chosen.items()}
-    base_codes = _match_codes(base)
-    base_lin = {name: _linear(*yz) for name, yz in base_raw.items()}
-    base_se = {name: _se(lin[1], base_codes) for name, lin in base_lin.items()}
     rows = []
     for key, f in frames.items():
-        v, rid = schema.identity(f)
-        if v != variant:
-            raise UsageError(f"sweep mixes variants {variant!r} and {v!r}")
-        idx = pd.MultiIndex.from_frame(f[list(IDENTITY)])
-        common = base_idx.intersection(idx)
-        if len(common) == 0:
-            raise UsageError(f"value {key!r} shares no deal with the baseline: not the same seeds")
-        pos_b = base_idx.get_indexer(common)
-        pos_f = idx.get_indexer(common)
-        codes = _match_codes(f)
-        pair_codes = np.unique(base_codes[pos_b], return_inverse=True)[1]
-        is_base = key == baseline
-        for name, fn in chosen.items():
-            y, zz = fn(f)
-            est, u = _linear(y, zz)
-            se = _se(u, codes)
-            use = 0.0 if is_base else math.sqrt(se**2 + base_se[name] ** 2)
-            if is_base:
-                diff, dse = 0.0, 0.0
-            elif paired:
-                yb, zb = base_raw[name]
-                # paired: re-linearise both on the common deals so the means match the pairs
-                e1, u1 = _linear(y[pos_f], None if zz is None else zz[pos_f])
-                e0, u0 = _linear(yb[pos_b], None if zb is None else zb[pos_b])
-                diff, dse = e1 - e0, _se(u1 - u0, pair_codes)
-            else:
-                diff, dse = est - base_lin[name][0], use
-            lo, hi = est - z * se, est + z * se
-            if is_rate(name):
-                lo, hi = max(lo, 0.0), min(hi, 1.0)
-            pv = (
-                float(2 * _st.norm.sf(abs(diff) / dse))
-                if not is_base and dse > 0 and math.isfinite(dse)
-                else math.nan
-            )
-            rows.append(
-                {
-                    "variant": v,
-                    "rules_id": rid,
-                    "option": option,
-                    "option_value": key,
-                    "is_baseline": is_base,
-                    "paired": bool(paired),
-                    "metric": name,
-                    "n": int(y.size),
-                    "estimate": est,
-                    "se": se,
-                    "lo": lo,
-                    "hi": hi,
-                    "n_pairs": int(len(common)) if paired else 0,
-                    "diff": diff,
-                    "diff_se": dse,
-                    "diff_lo": diff - z * dse,
-                    "diff_hi": diff + z * dse,
-                    "unpaired_se": use,
-                    "unpaired_lo": diff - z * use,
-                    "unpaired_hi": diff + z * use,
-                    "se_ratio": use / dse if paired and dse > 0 else math.nan,
-                    "p": pv,
-                }
-            )
+        rows.extend(_value_rows(ref, key, f, key == baseline, option, paired, z))
     out = pd.DataFrame.from_records(rows, columns=_COLS[:-2])
     out["p_adj"] = adjust_pvalues(out["p"].to_numpy(dtype=float), adjust)
     out["adjust"] = adjust
     return out[_COLS]
+
+
+def _chosen_metrics(base: pd.DataFrame, metrics, big) -> dict[str, Metric]:
+    """The metrics a sweep table computes: ``name -> f(frame) -> (y, z or None)``."""
+    std = sweep_metrics(base, big=big)
+    if metrics is None:
+        return std
+    if isinstance(metrics, Mapping):
+        return dict(metrics)
+    unknown = [m for m in metrics if m not in std]
+    if unknown:
+        raise UsageError(f"unknown metric(s) {', '.join(unknown)}; see sweep_metrics")
+    return {m: std[m] for m in metrics}
+
+
+@dataclass(frozen=True)
+class _Baseline:
+    """The baseline's records and what every other value is compared with: its deal
+    identities, each metric's per-deal ``(y, z)``, estimate and influence values, and
+    SE with matches as the units.
+    """
+
+    variant: str
+    metrics: dict[str, Metric]
+    idx: pd.MultiIndex  # (run_seed, match, deal) of each row, unique
+    codes: np.ndarray  # match code of each row
+    raw: dict[str, tuple]  # metric -> (y, z or None)
+    lin: dict[str, tuple]  # metric -> (estimate, influence values)
+    se: dict[str, float]
+
+    @classmethod
+    def of(cls, base: pd.DataFrame, metrics, big) -> _Baseline:
+        """Measure ``base`` on the chosen metrics (:func:`_chosen_metrics`); a repeated
+        deal identity is a usage error.
+        """
+        variant, _ = schema.identity(base)
+        metrics = _chosen_metrics(base, metrics, big)
+        idx = pd.MultiIndex.from_frame(base[list(IDENTITY)])
+        if not idx.is_unique:
+            raise UsageError("the baseline's records repeat a deal identity")
+        raw = {name: f(base) for name, f in metrics.items()}
+        codes = _match_codes(base)
+        lin = {name: _linear(*yz) for name, yz in raw.items()}
+        se = {name: _se(u, codes) for name, (_, u) in lin.items()}
+        return cls(variant, metrics, idx, codes, raw, lin, se)
+
+
+@dataclass(frozen=True)
+class _Pairing:
+    """Where one value's deals meet the baseline's: positions of the common deal
+    identities in each frame, and the matches of the pairs as clusters.
+    """
+
+    n: int  # common deals
+    pos_base: np.ndarray
+    pos_value: np.ndarray
+    pair_codes: np.ndarray
+
+
+def _pairing(ref: _Baseline, key, f: pd.DataFrame) -> _Pairing:
+    """The common deals of ``f`` (the frame of value ``key``) and the baseline."""
+    idx = pd.MultiIndex.from_frame(f[list(IDENTITY)])
+    common = ref.idx.intersection(idx)
+    if len(common) == 0:
+        raise UsageError(f"value {key!r} shares no deal with the baseline: not the same seeds")
+    pos_b = ref.idx.get_indexer(common)
+    pos_f = idx.get_indexer(common)
+    pair_codes = np.unique(ref.codes[pos_b], return_inverse=True)[1]
+    return _Pairing(len(common), pos_b, pos_f, pair_codes)
+
+
+def _value_rows(ref: _Baseline, key, f: pd.DataFrame, is_base, option, paired, z) -> list:
+    """The table's rows of one swept value (one per metric), p unadjusted."""
+    v, rid = schema.identity(f)
+    if v != ref.variant:
+        raise UsageError(f"sweep mixes variants {ref.variant!r} and {v!r}")
+    pairs = _pairing(ref, key, f)
+    codes = _match_codes(f)
+    rows = []
+    for name, fn in ref.metrics.items():
+        y, zz = fn(f)
+        est, u = _linear(y, zz)
+        se = _se(u, codes)
+        use = 0.0 if is_base else math.sqrt(se**2 + ref.se[name] ** 2)
+        if is_base:
+            diff, dse = 0.0, 0.0
+        elif paired:
+            diff, dse = _paired_diff(ref, name, pairs, y, zz)
+        else:
+            diff, dse = est - ref.lin[name][0], use
+        lo, hi = est - z * se, est + z * se
+        if is_rate(name):
+            lo, hi = max(lo, 0.0), min(hi, 1.0)
+        pv = (
+            float(2 * _st.norm.sf(abs(diff) / dse))
+            if not is_base and dse > 0 and math.isfinite(dse)
+            else math.nan
+        )
+        rows.append(
+            {
+                "variant": v,
+                "rules_id": rid,
+                "option": option,
+                "option_value": key,
+                "is_baseline": is_base,
+                "paired": bool(paired),
+                "metric": name,
+                "n": int(y.size),
+                "estimate": est,
+                "se": se,
+                "lo": lo,
+                "hi": hi,
+                "n_pairs": pairs.n if paired else 0,
+                "diff": diff,
+                "diff_se": dse,
+                "diff_lo": diff - z * dse,
+                "diff_hi": diff + z * dse,
+                "unpaired_se": use,
+                "unpaired_lo": diff - z * use,
+                "unpaired_hi": diff + z * use,
+                "se_ratio": use / dse if paired and dse > 0 else math.nan,
+                "p": pv,
+            }
+        )
+    return rows
+
+
+def _paired_diff(ref: _Baseline, name: str, pairs: _Pairing, y, zz) -> tuple[float, float]:
+    """The difference from the baseline and its SE, paired deal by deal: both sides
+    re-linearised on the common deals, so that the means match the pairs.
+    """
+    yb, zb = ref.raw[name]
+    pf, pb = pairs.pos_value, pairs.pos_base
+    e1, u1 = _linear(y[pf], None if zz is None else zz[pf])
+    e0, u0 = _linear(yb[pb], None if zb is None else zb[pb])
+    return e1 - e0, _se(u1 - u0, pairs.pair_codes)
 
 
 def sweep(
