@@ -244,14 +244,41 @@ def fairness_tests(
     s = as_summary(records)
     if seats_symmetric is None:
         seats_symmetric = _symmetric_by_construction(s.variant)
-    p = s.players
-    rows = []
+    dealer_row, equiv_row = _dealer_rows(s, level, margin_sd)
+    rows = [
+        _seat_win_row(s, level),
+        _delta_row(s, "seat_deltas", "seat", level),
+        dealer_row,
+        equiv_row,
+        _delta_row(s, "role_deltas", "distance", level),
+    ]
+    for r in rows:
+        r.setdefault("margin", math.nan)
+        r.setdefault("margin_sd", math.nan)
+        r["kind"] = _kind(r["test"], seats_symmetric)
+    table = family_table(rows, alpha=alpha, adjust=adjust)
+    table = word_verdicts(table, s.players)
+    rows = table.to_dict("records")
+    return with_identity(s.variant, s.rules_id, rows, _TEST_COLS)
 
-    # 1. win shares by seat
+
+def _kind(test: str, seats_symmetric: bool) -> str:
+    """``sanity`` (null true by construction), ``equivalence`` (TOST) or ``finding``."""
+    if test in SANITY and seats_symmetric:
+        return "sanity"
+    if test == "dealer_equivalence":
+        return "equivalence"
+    return "finding"
+
+
+def _seat_win_row(s, level: float) -> dict:
+    """Test 1: the winners' seats against equal shares (Rao-Scott corrected chi-square);
+    the effect is the share of the seat furthest from ``1/P``.
+    """
+    p = s.players
     wins = np.asarray(s.wins_by_seat, dtype=float)
-    nw = s.n_wins
     g, shares, vshare = s.cluster_cov("wins")
-    if nw > 0 and g > 1:
+    if s.n_wins > 0 and g > 1:
         t = chi2_uniform_rao_scott(wins, vshare)
         i = int(np.argmax(np.abs(shares - 1 / p)))
         half = float(_st.t.ppf(0.5 + level / 2, g - 1)) * math.sqrt(max(vshare[i, i], 0.0))
@@ -259,95 +286,83 @@ def fairness_tests(
     else:
         t = {"statistic": math.nan, "df": p - 1, "p": math.nan}
         i, shares, lo, hi = 0, np.full(p, math.nan), math.nan, math.nan
-    rows.append(
-        {
-            "test": "seat_win_rates",
-            "method": "chi-square of winners' seats vs equal shares, Rao-Scott corrected",
-            "statistic": t["statistic"],
-            "df1": t["df"],
-            "df2": math.nan,
-            "p": t["p"],
-            "subject": f"seat {i}",
-            "effect": shares[i],
-            "effect_lo": lo,
-            "effect_hi": hi,
-            "unit": "share of won deals",
-        }
-    )
+    return {
+        "test": "seat_win_rates",
+        "method": "chi-square of winners' seats vs equal shares, Rao-Scott corrected",
+        "statistic": t["statistic"],
+        "df1": t["df"],
+        "df2": math.nan,
+        "p": t["p"],
+        "subject": f"seat {i}",
+        "effect": shares[i],
+        "effect_lo": lo,
+        "effect_hi": hi,
+        "unit": "share of won deals",
+    }
 
-    # 2./4. mean deltas by seat and by distance: cluster-robust T² on P-1 coordinates
-    for test, by in (("seat_deltas", "seat"), ("role_deltas", "distance")):
-        g, mean, cov = s.cluster_cov(by)
-        h = wald_clustered(mean[:-1], cov[:-1, :-1], g)
-        e = seat_edges(s, by=by, level=level)
-        j = int(np.argmax(np.abs(e["edge"].to_numpy())))
-        subject = f"seat {j}" if by == "seat" else ROLE_NAMES[p][j]
-        rows.append(
-            {
-                "test": test,
-                "method": f"cluster-robust T² that every {by}'s mean delta is 0 (sum is 0)",
-                "statistic": h["statistic"],
-                "df1": h["df1"],
-                "df2": h["df2"],
-                "p": h["p"],
-                "subject": subject,
-                "effect": float(e["edge"].iloc[j]),
-                "effect_lo": float(e["lo"].iloc[j]),
-                "effect_hi": float(e["hi"].iloc[j]),
-                "unit": "points per deal over the others",
-            }
-        )
-        if test == "seat_deltas":
-            # 3. dealer edge, placed third
-            de = dealer_edge(s, level=level).iloc[0]
-            dealer_row = {
-                "test": "dealer_edge",
-                "method": "t test of the dealer's edge over an average non-dealer",
-                "statistic": float(de["t"]),
-                "df1": math.nan,
-                "df2": math.nan,
-                "p": float(de["p"]),
-                "subject": "dealer",
-                "effect": float(de["edge"]),
-                "effect_lo": float(de["lo"]),
-                "effect_hi": float(de["hi"]),
-                "unit": "points per deal over the others",
-            }
-            sd = float(de["sd"])
-            margin = margin_sd * sd
-            equiv_row = {
-                "test": "dealer_equivalence",
-                "method": (
-                    f"two one-sided t tests (TOST) that the dealer's edge lies within "
-                    f"±{margin_sd:g} SD of a seat's result per deal"
-                ),
-                "statistic": float(de["edge"]) / float(de["se"]) if de["se"] > 0 else math.nan,
-                "df1": math.nan,
-                "df2": math.nan,
-                "p": _tost(float(de["edge"]), float(de["se"]), margin, int(de["matches"]) - 1),
-                "subject": "dealer",
-                "effect": float(de["edge"]),
-                "effect_lo": float(de["lo"]),
-                "effect_hi": float(de["hi"]),
-                "unit": "points per deal over the others",
-                "margin": margin,
-                "margin_sd": margin_sd,
-            }
-    rows.insert(2, dealer_row)
-    rows.insert(3, equiv_row)
-    for r in rows:
-        r.setdefault("margin", math.nan)
-        r.setdefault("margin_sd", math.nan)
-        if r["test"] in SANITY and seats_symmetric:
-            r["kind"] = "sanity"
-        elif r["test"] == "dealer_equivalence":
-            r["kind"] = "equivalence"
-        else:
-            r["kind"] = "finding"
-    table = family_table(rows, alpha=alpha, adjust=adjust)
-    table = word_verdicts(table, p)
-    rows = table.to_dict("records")
-    return with_identity(s.variant, s.rules_id, rows, _TEST_COLS)
+
+def _delta_row(s, test: str, by: str, level: float) -> dict:
+    """Tests 2 and 5: every seat's (``by="seat"``) or role's (``by="distance"``) mean
+    delta is 0, a cluster-robust T² on P-1 coordinates (the deltas sum to 0); the effect
+    is the edge of the seat or role furthest from 0.
+    """
+    g, mean, cov = s.cluster_cov(by)
+    h = wald_clustered(mean[:-1], cov[:-1, :-1], g)
+    e = seat_edges(s, by=by, level=level)
+    j = int(np.argmax(np.abs(e["edge"].to_numpy())))
+    return {
+        "test": test,
+        "method": f"cluster-robust T² that every {by}'s mean delta is 0 (sum is 0)",
+        "statistic": h["statistic"],
+        "df1": h["df1"],
+        "df2": h["df2"],
+        "p": h["p"],
+        "subject": f"seat {j}" if by == "seat" else ROLE_NAMES[s.players][j],
+        "effect": float(e["edge"].iloc[j]),
+        "effect_lo": float(e["lo"].iloc[j]),
+        "effect_hi": float(e["hi"].iloc[j]),
+        "unit": "points per deal over the others",
+    }
+
+
+def _dealer_rows(s, level: float, margin_sd: float) -> tuple[dict, dict]:
+    """Tests 3 and 4: the dealer's edge (t test) and its equivalence within ``±margin_sd``
+    SDs of a seat's result per deal (TOST).
+    """
+    de = dealer_edge(s, level=level).iloc[0]
+    dealer_row = {
+        "test": "dealer_edge",
+        "method": "t test of the dealer's edge over an average non-dealer",
+        "statistic": float(de["t"]),
+        "df1": math.nan,
+        "df2": math.nan,
+        "p": float(de["p"]),
+        "subject": "dealer",
+        "effect": float(de["edge"]),
+        "effect_lo": float(de["lo"]),
+        "effect_hi": float(de["hi"]),
+        "unit": "points per deal over the others",
+    }
+    margin = margin_sd * float(de["sd"])
+    equiv_row = {
+        "test": "dealer_equivalence",
+        "method": (
+            f"two one-sided t tests (TOST) that the dealer's edge lies within "
+            f"±{margin_sd:g} SD of a seat's result per deal"
+        ),
+        "statistic": float(de["edge"]) / float(de["se"]) if de["se"] > 0 else math.nan,
+        "df1": math.nan,
+        "df2": math.nan,
+        "p": _tost(float(de["edge"]), float(de["se"]), margin, int(de["matches"]) - 1),
+        "subject": "dealer",
+        "effect": float(de["edge"]),
+        "effect_lo": float(de["lo"]),
+        "effect_hi": float(de["hi"]),
+        "unit": "points per deal over the others",
+        "margin": margin,
+        "margin_sd": margin_sd,
+    }
+    return dealer_row, equiv_row
 
 
 def word_verdicts(table: pd.DataFrame, players: int, family_name: str | None = None):
