@@ -39,7 +39,15 @@ from analysis.schema import IDENTITY, WIN_TYPES
 from analysis.stats import z_value
 from engine.errors import UsageError
 
-__all__ = ["sweep", "sweep_table", "sweep_metrics", "metric_doc", "METRIC_DOCS", "is_rate"]
+__all__ = [
+    "sweep",
+    "sweep_table",
+    "two_frame_table",
+    "sweep_metrics",
+    "metric_doc",
+    "METRIC_DOCS",
+    "is_rate",
+]
 
 Metric = Callable[[pd.DataFrame], tuple[np.ndarray, np.ndarray | None]]
 
@@ -412,6 +420,50 @@ def _paired_diff(ref: _Baseline, name: str, pairs: _Pairing, y, zz) -> tuple[flo
     e1, u1 = _linear(y[pf], None if zz is None else zz[pf])
     e0, u0 = _linear(yb[pb], None if zb is None else zb[pb])
     return e1 - e0, _se(u1 - u0, pairs.pair_codes)
+
+
+def two_frame_table(
+    frames: Mapping[str, pd.DataFrame],
+    *,
+    baseline: str,
+    metrics: Sequence[str],
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Two record frames of the same deals side by side, one row per metric: each
+    frame's estimate and interval, and the other frame's difference from ``baseline``
+    paired deal by deal (:func:`sweep_table` of the two, reshaped).
+
+    Parameters
+    ----------
+    frames : mapping
+        Exactly two ``name -> record frame`` (the names become column names).
+    baseline : str
+        The name the difference is taken from.
+    metrics : sequence of str
+        Names from :func:`sweep_metrics`, in the order of the rows.
+    level : float
+        Confidence level.
+
+    Returns
+    -------
+    DataFrame
+        ``metric, <a>, <a>_lo, <a>_hi, <b>, <b>_lo, <b>_hi, diff, diff_lo, diff_hi,
+        n_pairs`` with ``a, b`` the names in the order of ``frames``; ``diff`` is the
+        non-baseline frame's minus the baseline's.
+    """
+    if len(frames) != 2:
+        raise UsageError(f"two_frame_table compares two frames, got {len(frames)}")
+    other = next(k for k in frames if k != baseline)
+    t = sweep_table(frames, option="frames", baseline=baseline, metrics=list(metrics), level=level)
+    by = {name: t[t["option_value"] == name].set_index("metric") for name in frames}
+    cols: dict[str, list] = {"metric": list(metrics)}
+    for name in frames:
+        for col, src in ((name, "estimate"), (f"{name}_lo", "lo"), (f"{name}_hi", "hi")):
+            cols[col] = [float(by[name].loc[m, src]) for m in metrics]
+    for col in ("diff", "diff_lo", "diff_hi"):
+        cols[col] = [float(by[other].loc[m, col]) for m in metrics]
+    cols["n_pairs"] = [int(by[other].loc[m, "n_pairs"]) for m in metrics]
+    return pd.DataFrame(cols)
 
 
 def sweep(

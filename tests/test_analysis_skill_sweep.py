@@ -10,7 +10,7 @@ import pytest
 from scipy import stats as st
 
 import analysis
-from analysis.sweep import is_rate, metric_doc
+from analysis.sweep import is_rate, metric_doc, two_frame_table
 from analysis.testing import synthetic_records
 from engine.errors import UsageError
 
@@ -113,6 +113,36 @@ def test_ratio_metric_pairs_on_common_deals():
     assert r.n_pairs == len(frames[1])
     assert r["diff"] == pytest.approx(1.0)  # every win is worth one more, same walls
     assert r.diff_se < 1e-9 < r.unpaired_se
+
+
+def test_two_frame_table_is_the_sweep_table_side_by_side():
+    before = synthetic_records(120, seed=6, value_bonus=0)
+    after = synthetic_records(120, seed=6, value_bonus=2, rules_id="b2").iloc[7:]
+    metrics = ["value_per_win", "flow", "dealer_edge"]
+    got = two_frame_table(
+        {"after": after, "before": before}, baseline="before", metrics=metrics, level=0.9
+    )
+    assert list(got.columns) == [
+        "metric", "after", "after_lo", "after_hi", "before", "before_lo", "before_hi",
+        "diff", "diff_lo", "diff_hi", "n_pairs",
+    ]  # fmt: skip
+    assert got["metric"].tolist() == metrics
+    t = analysis.sweep_table(
+        {"after": after, "before": before}, option="x", baseline="before", metrics=metrics,
+        level=0.9,
+    )  # fmt: skip
+    for name in ("after", "before"):
+        side = t[t.option_value == name].set_index("metric").loc[metrics]
+        assert got[name].tolist() == side["estimate"].tolist()
+        assert got[f"{name}_lo"].tolist() == side["lo"].tolist()
+        assert got[f"{name}_hi"].tolist() == side["hi"].tolist()
+    other = t[t.option_value == "after"].set_index("metric").loc[metrics]
+    for col in ("diff", "diff_lo", "diff_hi", "n_pairs"):
+        assert got[col].tolist() == other[col].tolist()
+    assert (got["n_pairs"] == len(after)).all()
+    assert got.set_index("metric").loc["value_per_win", "diff"] == pytest.approx(2.0)
+    with pytest.raises(UsageError, match="two frames"):
+        two_frame_table({"a": before, "b": after, "c": before}, baseline="a", metrics=["flow"])
 
 
 def test_sweep_errors():
