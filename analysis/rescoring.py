@@ -141,7 +141,7 @@ def rescore_gap(
         with the identity (variant, policies, changes, deals, seed) in ``attrs``.
         Saved in the cache (``MJLAB_CACHE_DIR/rescore-gaps``) unless ``cache=False``.
     """
-    from analysis.sweep import sweep_table
+    from analysis.sweep import two_frame_table
     from engine import simulate
     from engine.run import DEFAULT_MATCH_LENGTH
     from engine.variants import get as get_variant
@@ -157,26 +157,21 @@ def rescore_gap(
     played = simulate(variant, rules=base, **common)
     fresh = simulate(variant, rules={**base, **changes}, **common).to_pandas()
     again = rescore(played, **changes)
-    table = sweep_table(
-        {"rescored": again, "simulated": fresh},
-        option="payout",
-        baseline="simulated",
-        metrics=list(GAP_METRICS),
+    table = two_frame_table(
+        {"rescored": again, "simulated": fresh}, baseline="simulated", metrics=GAP_METRICS
     )
-    rows = []
-    for m in GAP_METRICS:
-        t = table[table["metric"] == m].set_index("option_value")
-        rows.append(
-            {
-                "metric": m,
-                "rescored": float(t.loc["rescored", "estimate"]),
-                "simulated": float(t.loc["simulated", "estimate"]),
-                "gap": float(t.loc["rescored", "diff"]),
-                "gap_lo": float(t.loc["rescored", "diff_lo"]),
-                "gap_hi": float(t.loc["rescored", "diff_hi"]),
-                "n": int(t.loc["rescored", "n_pairs"]),
-            }
-        )
+    rows = [
+        {
+            "metric": r["metric"],
+            "rescored": r["rescored"],
+            "simulated": r["simulated"],
+            "gap": r["diff"],
+            "gap_lo": r["diff_lo"],
+            "gap_hi": r["diff_hi"],
+            "n": int(r["n_pairs"]),
+        }
+        for r in table.to_dict("records")
+    ]
     out = pd.DataFrame(rows)
     ident = {
         "variant": variant,
@@ -231,31 +226,14 @@ def cached_gap(variant: str, rules: Mapping, policies, changes: Mapping) -> pd.D
 
 def effect_table(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
     """Each headline metric recorded and re-scored, and the change, paired by deal."""
-    from analysis.sweep import sweep_table
+    from analysis.sweep import two_frame_table
 
-    t = sweep_table(
-        {"recorded": before, "rescored": after},
-        option="payout",
-        baseline="recorded",
-        metrics=list(GAP_METRICS),
+    t = two_frame_table(
+        {"recorded": before, "rescored": after}, baseline="recorded", metrics=GAP_METRICS
     )
-    rec = t[t["option_value"] == "recorded"].set_index("metric")
-    new = t[t["option_value"] == "rescored"].set_index("metric")
-    out = pd.DataFrame(
-        {
-            "metric": list(GAP_METRICS),
-            "recorded": [float(rec.loc[m, "estimate"]) for m in GAP_METRICS],
-            "recorded_lo": [float(rec.loc[m, "lo"]) for m in GAP_METRICS],
-            "recorded_hi": [float(rec.loc[m, "hi"]) for m in GAP_METRICS],
-            "rescored": [float(new.loc[m, "estimate"]) for m in GAP_METRICS],
-            "rescored_lo": [float(new.loc[m, "lo"]) for m in GAP_METRICS],
-            "rescored_hi": [float(new.loc[m, "hi"]) for m in GAP_METRICS],
-            "change": [float(new.loc[m, "diff"]) for m in GAP_METRICS],
-            "change_lo": [float(new.loc[m, "diff_lo"]) for m in GAP_METRICS],
-            "change_hi": [float(new.loc[m, "diff_hi"]) for m in GAP_METRICS],
-        }
+    return t.drop(columns="n_pairs").rename(
+        columns={"diff": "change", "diff_lo": "change_lo", "diff_hi": "change_hi"}
     )
-    return out
 
 
 def option_values(opt) -> list:
