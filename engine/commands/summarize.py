@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from engine.errors import UsageError
 
@@ -268,10 +270,49 @@ def run_sweep(args) -> int:
     another sweep is refused unless ``--force``. The folder is locked while the sweep
     writes it.
     """
-    import json
-
-    from analysis._util import jsonable
     from analysis.sweep import metric_doc, sweep_table
+
+    plan = _plan_sweep(args)
+    frames = _play_sweep(plan, args)
+    table = sweep_table(
+        frames,
+        option=plan.key,
+        baseline=plan.baseline,
+        big=big_patterns(plan.variant.name),
+        paired=plan.paired,
+    )
+    metrics = list(dict.fromkeys(table["metric"]))
+    docs = {m: metric_doc(m) for m in metrics}
+    if args.plot:
+        _sweep_plots(table, Path(args.plot), plan.variant.name, plan.key, docs)
+    if args.json:
+        print(_sweep_json(plan, args, table, docs))
+    else:
+        print(_sweep_text(plan, args, table, docs, metrics))
+    return 0
+
+
+@dataclass(frozen=True)
+class _SweepPlan:
+    """A checked sweep: the option, its values (as given and parsed, the baseline
+    included), one run spec and one file name per value, and the sweep's identity.
+    """
+
+    variant: Any  # the registered Variant
+    option: Any  # its RuleOption being swept
+    key: str
+    values: list[str]  # as given on the command line
+    parsed: list  # the option's values, parsed
+    baseline: Any
+    specs: list  # engine.run specs, one per value
+    names: list[str]  # record file names, one per value
+    out: Path
+    sweep_id: dict
+    paired: bool
+
+
+def _plan_sweep(args) -> _SweepPlan:
+    """Check every input and every value's rules before anything is played or written."""
     from engine import fileio, variants
     from engine.run import MAX_WORKERS, check_memory, make_spec
     from engine.variants import parse_rule_args
@@ -280,21 +321,7 @@ def run_sweep(args) -> int:
     key, values, fixed = _sweep_values(args.rule)
     base = parse_rule_args([], args.rules)
     base.update(fixed)
-    option = v.option_map.get(key)
-    if option is None:
-        raise UsageError(
-            f"unknown rule option {key!r} for {v.name}; options: {', '.join(sorted(v.option_map))}"
-        )
-    parsed = [option.parse(x) for x in values]
-    dup = next((x for i, x in enumerate(parsed) if x in parsed[:i]), None)
-    if dup is not None:
-        raise UsageError(f"--rule {key}: the value {dup} is given twice")
-    if key in base:
-        raise UsageError(f"--rule {key}: swept and fixed at once")
-    baseline = option.default if args.baseline is None else option.parse(args.baseline)
-    if baseline not in parsed:  # the baseline is always played
-        parsed.insert(0, baseline)
-        values.insert(0, str(args.baseline if args.baseline is not None else baseline))
+    option, parsed, baseline = _swept_values(v, key, values, base, args.baseline)
     if args.deals < 2:
         raise UsageError("--deals must be at least 2 for paired intervals")
     if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
@@ -317,98 +344,144 @@ def run_sweep(args) -> int:
     fileio.check_writable(out, "--out")
     if args.plot:
         fileio.check_writable(args.plot, "--plot")
-    fixed_rules = {k: x for k, x in specs[0].rules.items() if k != key}
     sweep_id = {
         "variant": v.name,
         "option": key,
         "values": [str(x) for x in parsed],
-        "rules": fixed_rules,
+        "rules": {k: x for k, x in specs[0].rules.items() if k != key},
         "deals": args.deals,
         "seed": args.seed,
         "policies": list(specs[0].policies),
     }
-    paired = not option.changes_deal
+    return _SweepPlan(
+        v, option, key, values, parsed, baseline, specs, names, out, sweep_id,
+        paired=not option.changes_deal,
+    )  # fmt: skip
+
+
+def _swept_values(v, key: str, values: list[str], base: dict, raw_baseline):
+    """The swept option, its parsed values and the baseline; ``values`` (as given) gets
+    the baseline inserted first when the list leaves it out (it is always played).
+    """
+    option = v.option_map.get(key)
+    if option is None:
+        raise UsageError(
+            f"unknown rule option {key!r} for {v.name}; options: {', '.join(sorted(v.option_map))}"
+        )
+    parsed = [option.parse(x) for x in values]
+    dup = next((x for i, x in enumerate(parsed) if x in parsed[:i]), None)
+    if dup is not None:
+        raise UsageError(f"--rule {key}: the value {dup} is given twice")
+    if key in base:
+        raise UsageError(f"--rule {key}: swept and fixed at once")
+    baseline = option.default if raw_baseline is None else option.parse(raw_baseline)
+    if baseline not in parsed:
+        parsed.insert(0, baseline)
+        values.insert(0, str(raw_baseline if raw_baseline is not None else baseline))
+    return option, parsed, baseline
+
+
+def _play_sweep(plan: _SweepPlan, args) -> dict:
+    """Every value's records (reused from the folder where complete and verified), the
+    folder locked while it is written and removed again if this call made it and fails.
+    """
+    from engine import fileio
+
+    out = plan.out
     created = not out.exists()
     out.mkdir(exist_ok=True)
+    label = f"sweep {plan.variant.name} {plan.key}={','.join(plan.values)}"
     try:
-        lock = fileio.OutputLock(out, f"sweep {v.name} {key}={','.join(values)}").acquire()
+        lock = fileio.OutputLock(out, label).acquire()
     except BaseException:
         _rmdir_if_empty(out, created)
         raise
     try:
-        reuse = _sweep_folder(out, sweep_id, dict(zip(names, specs, strict=True)), args.force)
+        expected = dict(zip(plan.names, plan.specs, strict=True))
+        reuse = _sweep_folder(out, plan.sweep_id, expected, args.force)
         frames = _sweep_frames(
-            out, names, specs, parsed, reuse, sweep_id, args.workers, not args.quiet
-        )
+            out, plan.names, plan.specs, plan.parsed, reuse, plan.sweep_id, args.workers,
+            not args.quiet,
+        )  # fmt: skip
     except BaseException:
         lock.release()
         _rmdir_if_empty(out, created)
         raise
     lock.release()
-    table = sweep_table(
-        frames, option=key, baseline=baseline, big=big_patterns(v.name), paired=paired
-    )
-    metrics = list(dict.fromkeys(table["metric"]))
-    docs = {m: metric_doc(m) for m in metrics}
-    if args.plot:
-        _sweep_plots(table, Path(args.plot), v.name, key, docs)
+    return frames
+
+
+def _sweep_json(plan: _SweepPlan, args, table, docs: dict) -> str:
+    """``--json``: the sweep's settings, the metric definitions and the whole table."""
+    import json
+
+    from analysis._util import jsonable
+
     n_tests = int(table["p"].notna().sum())
-    if args.json:
-        print(
-            json.dumps(
-                jsonable(
-                    {
-                        "variant": v.name,
-                        "option": key,
-                        "baseline": baseline,
-                        "option_default": option.default,
-                        "values": parsed,
-                        "paired": paired,
-                        "deals": args.deals,
-                        "seed": args.seed,
-                        "adjust": f"holm over the {n_tests} differences of this sweep",
-                        "metrics": docs,
-                        "table": table,
-                    }
-                ),
-                ensure_ascii=False,
-                indent=2,
-            )
-        )
-        return 0
-    base_word = "the option's default" if baseline == option.default else "--baseline"
+    return json.dumps(
+        jsonable(
+            {
+                "variant": plan.variant.name,
+                "option": plan.key,
+                "baseline": plan.baseline,
+                "option_default": plan.option.default,
+                "values": plan.parsed,
+                "paired": plan.paired,
+                "deals": args.deals,
+                "seed": args.seed,
+                "adjust": f"holm over the {n_tests} differences of this sweep",
+                "metrics": docs,
+                "table": table,
+            }
+        ),
+        ensure_ascii=False,
+        indent=2,
+    )
+
+
+def _sweep_text(plan: _SweepPlan, args, table, docs: dict, metrics: list) -> str:
+    """The printed sweep: a header in words, then each of :data:`SHOWN_METRICS` per value."""
+    key, baseline = plan.key, plan.baseline
+    n_tests = int(table["p"].notna().sum())
+    base_word = "the option's default" if baseline == plan.option.default else "--baseline"
     pairing = (
         "the same walls for every value, so differences are paired deal by deal"
-        if paired
+        if plan.paired
         else f"{key} changes the cards dealt, so the values deal different cards from the "
         "same seed and differences are unpaired (two independent samples)"
     )
-    print(
-        f"{v.name}: {key} in {[str(x) for x in parsed]} ({args.deals:,} deals each, seed "
-        f"{args.seed}); baseline {key}={baseline} ({base_word}); {pairing}. Intervals 95%; "
-        f"p_adj is Holm-adjusted over the {n_tests} differences of this sweep."
-    )
+    lines = [
+        f"{plan.variant.name}: {key} in {[str(x) for x in plan.parsed]} ({args.deals:,} deals "
+        f"each, seed {args.seed}); baseline {key}={baseline} ({base_word}); {pairing}. "
+        f"Intervals 95%; p_adj is Holm-adjusted over the {n_tests} differences of this sweep."
+    ]
     show = table[table["metric"].isin(SHOWN_METRICS)]
     for metric, g in show.groupby("metric", sort=False):
-        print(f"\n{metric}: {docs[metric]}")
-        for _, r in g.iterrows():
-            label = f"{key}={r['option_value']!s}"
-            if r["is_baseline"]:
-                tail = "  (baseline)"
-            else:
-                kind = "paired" if r["paired"] else "unpaired"
-                tail = (
-                    f"  diff {r['diff']:+.4f} [{r['diff_lo']:+.4f}, {r['diff_hi']:+.4f}] {kind}"
-                    f", adjusted p {_p(r['p_adj'])}"
-                )
-                if r["paired"]:
-                    tail += f" (unpaired ±{(r['unpaired_hi'] - r['unpaired_lo']) / 2:.4f})"
-            print(f"  {label:<18} {r['estimate']:.4f} [{r['lo']:.4f}, {r['hi']:.4f}]{tail}")
-    print(
+        lines.append(f"\n{metric}: {docs[metric]}")
+        lines.extend(_sweep_row_text(key, r) for _, r in g.iterrows())
+    lines.append(
         f"\n(every metric of the sweep, {len(metrics)} in all, is in --json"
         + (f" and plotted in {args.plot})" if args.plot else ")")
     )
-    return 0
+    return "\n".join(lines)
+
+
+def _sweep_row_text(key: str, r) -> str:
+    """One value's line of a metric: estimate, interval, and the difference from the
+    baseline with its adjusted p (and the unpaired half-width when paired).
+    """
+    label = f"{key}={r['option_value']!s}"
+    if r["is_baseline"]:
+        tail = "  (baseline)"
+    else:
+        kind = "paired" if r["paired"] else "unpaired"
+        tail = (
+            f"  diff {r['diff']:+.4f} [{r['diff_lo']:+.4f}, {r['diff_hi']:+.4f}] {kind}"
+            f", adjusted p {_p(r['p_adj'])}"
+        )
+        if r["paired"]:
+            tail += f" (unpaired ±{(r['unpaired_hi'] - r['unpaired_lo']) / 2:.4f})"
+    return f"  {label:<18} {r['estimate']:.4f} [{r['lo']:.4f}, {r['hi']:.4f}]{tail}"
 
 
 def _p(p) -> str:
