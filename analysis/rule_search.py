@@ -27,6 +27,7 @@ import itertools
 import math
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -190,9 +191,9 @@ def design(
         interval (``<m>``, ``<m>_lo``, ``<m>_hi``), one verdict column per constraint,
         ``passes`` (bool) and ``pareto`` (bool). ``attrs["design"]`` holds the inputs.
     """
-    from analysis.sweep import sweep_table
+    from tqdm.auto import tqdm
+
     from engine import rescore as rs
-    from engine import simulate
     from engine.variants import get as get_variant
 
     if deals < 1:
@@ -205,101 +206,25 @@ def design(
     settings = _settings(v, vary, max_settings, seed)
     pol = [policies] * v.n_players(base) if isinstance(policies, str) else list(policies)
     blind = rs.is_exact(v, pol)
-    payout = set(rs.payout_keys(v))
+    payout = set() if simulate_all else set(rs.payout_keys(v))
+    groups = _play_groups(settings, payout)
     want_skill = any(c["metric"] == "skill_edge" for c in cons)
-
-    def play_key(s):
-        return tuple(sorted((k, val) for k, val in s.items() if simulate_all or k not in payout))
-
-    groups: dict[tuple, list[int]] = {}
-    for i, s in enumerate(settings):
-        groups.setdefault(play_key(s), []).append(i)
-    from tqdm.auto import tqdm
-
     bar = tqdm(
         total=len(groups) + (len(settings) if want_skill else 0),
         desc=f"design {variant}",
         unit="run",
         disable=not progress,
     )
-    frames: dict[str, pd.DataFrame] = {}
-    method: dict[str, str] = {}
-    for key, members in groups.items():
-        played = dict(key)
-        run = simulate(
-            variant,
-            deals=deals,
-            seed=seed,
-            rules={**base, **played},
-            policies=pol,
-            workers=workers,
-            progress=False,
-        )
-        frame = run.to_pandas()
-        for i in members:
-            s = settings[i]
-            changes = {k: val for k, val in s.items() if k not in played and base[k] != val}
-            label = _label(s)
-            if changes:
-                frames[label], _ = rs.rescore_frame(frame, v, {**base, **played}, changes)
-                method[label] = "rescored" if blind else "rescored (first-order)"
-            else:
-                frames[label] = frame
-                method[label] = "simulated"
-        bar.update(1)
+    runs = _DesignRuns(variant, v, base, pol, blind, deals, seed, workers, level)
+    frames, method = runs.play(settings, groups, bar)
     deck = any(v.option_map[k].changes_deal for k in vary)
-    labels = [_label(s) for s in settings]
-    metrics = [m for m in DESIGN_METRICS if m != "skill_edge"]
-    table = sweep_table(
-        {lab: frames[lab] for lab in labels},
-        option="setting",
-        baseline=labels[0],
-        metrics=metrics,
-        paired=not deck,
-        level=level,
-    )
-    est = table.set_index(["option_value", "metric"])
-    rows = []
-    for s, lab in zip(settings, labels, strict=True):
-        row: dict[str, Any] = {**s, "setting": lab, "method": method[lab]}
-        for m in metrics:
-            r = est.loc[(lab, m)]
-            row[m], row[f"{m}_lo"], row[f"{m}_hi"] = (
-                float(r["estimate"]),
-                float(r["lo"]),
-                float(r["hi"]),
-            )
-        rows.append(row)
+    rows = _metric_rows(settings, frames, method, paired=not deck, level=level)
     if want_skill:
-        from analysis.ladder import rung_frames, rung_row
-
         for s, row in zip(settings, rows, strict=True):
-            fr = rung_frames(
-                v, v.resolve({**base, **s}), "value", "efficiency", skill_deals, seed,
-                workers=workers,
-            )  # fmt: skip
-            rr = rung_row(fr, "value", "efficiency", level=level)
-            row["skill_edge"], row["skill_edge_lo"], row["skill_edge_hi"] = (
-                float(rr["edge"]),
-                float(rr["edge_lo"]),
-                float(rr["edge_hi"]),
-            )
+            row.update(runs.skill_edge(s, skill_deals))
             bar.update(1)
     bar.close()
-    out = pd.DataFrame(rows)
-    verdicts = []
-    for c in cons:
-        col = f"verdict:{c['text']}"
-        out[col] = [
-            _verdict(c, r[c["metric"]], r[f"{c['metric']}_lo"], r[f"{c['metric']}_hi"])
-            for r in rows
-        ]
-        verdicts.append(col)
-    out["passes"] = (out[verdicts] == "meets").all(axis=1)
-    pts = [-out["dealer_edge"].abs().to_numpy(), out["flow"].to_numpy()]
-    if want_skill:
-        pts.append(out["skill_edge"].to_numpy())
-    out["pareto"] = pareto_mask(np.column_stack(pts))
+    out = _judge(pd.DataFrame(rows), rows, cons, want_skill)
     out.attrs["design"] = {
         "variant": variant,
         "vary": {k: [str(x) for x in vals] for k, vals in vary.items()},
@@ -314,6 +239,139 @@ def design(
         "space": math.prod(len(set(map(str, vals))) for vals in vary.values()),
         "level": level,
     }
+    return out
+
+
+def _play_groups(settings: list[dict], payout: set) -> dict[tuple, list[int]]:
+    """The settings grouped by what must be simulated: their options other than those
+    in ``payout`` (which a re-score answers) -> the indices of the settings.
+    """
+    groups: dict[tuple, list[int]] = {}
+    for i, s in enumerate(settings):
+        key = tuple(sorted((k, val) for k, val in s.items() if k not in payout))
+        groups.setdefault(key, []).append(i)
+    return groups
+
+
+@dataclass(frozen=True)
+class _DesignRuns:
+    """What every run of a design shares: the variant, the fixed rules, the policies,
+    the deals and the one seed (common random numbers).
+    """
+
+    variant: str  # as the caller named it
+    v: Any  # the registered Variant
+    base: dict  # the resolved fixed rules
+    policies: list
+    blind: bool  # whether a re-score is exact for these policies
+    deals: int
+    seed: int
+    workers: int | None
+    level: float
+
+    def play(self, settings, groups, bar) -> tuple[dict, dict]:
+        """One simulation per group; each setting's records (re-scored from its group's
+        run where its payout options differ) and how they were obtained, by label.
+        """
+        from engine import rescore as rs
+        from engine import simulate
+
+        frames: dict[str, pd.DataFrame] = {}
+        method: dict[str, str] = {}
+        for key, members in groups.items():
+            simulated = dict(key)
+            played = {**self.base, **simulated}
+            run = simulate(
+                self.variant,
+                deals=self.deals,
+                seed=self.seed,
+                rules=played,
+                policies=self.policies,
+                workers=self.workers,
+                progress=False,
+            )
+            frame = run.to_pandas()
+            for i in members:
+                s = settings[i]
+                changes = {
+                    k: val for k, val in s.items() if k not in simulated and self.base[k] != val
+                }
+                label = _label(s)
+                if changes:
+                    frames[label], _ = rs.rescore_frame(frame, self.v, played, changes)
+                    method[label] = "rescored" if self.blind else "rescored (first-order)"
+                else:
+                    frames[label] = frame
+                    method[label] = "simulated"
+            bar.update(1)
+        return frames, method
+
+    def skill_edge(self, setting: Mapping, skill_deals: int) -> dict[str, float]:
+        """The skill edge of value over efficiency under ``setting`` (duplicate seating
+        by dealer, one rung of the ladder), with its interval.
+        """
+        from analysis.ladder import rung_frames, rung_row
+
+        fr = rung_frames(
+            self.v, self.v.resolve({**self.base, **setting}), "value", "efficiency",
+            skill_deals, self.seed, workers=self.workers,
+        )  # fmt: skip
+        rr = rung_row(fr, "value", "efficiency", level=self.level)
+        return {
+            "skill_edge": float(rr["edge"]),
+            "skill_edge_lo": float(rr["edge_lo"]),
+            "skill_edge_hi": float(rr["edge_hi"]),
+        }
+
+
+def _metric_rows(settings, frames, method, *, paired: bool, level: float) -> list[dict]:
+    """One row per setting: its options, label, method, and every metric but the skill
+    edge with its interval (one sweep table over the settings, the first as baseline).
+    """
+    from analysis.sweep import sweep_table
+
+    labels = [_label(s) for s in settings]
+    metrics = [m for m in DESIGN_METRICS if m != "skill_edge"]
+    table = sweep_table(
+        {lab: frames[lab] for lab in labels},
+        option="setting",
+        baseline=labels[0],
+        metrics=metrics,
+        paired=paired,
+        level=level,
+    )
+    est = table.set_index(["option_value", "metric"])
+    rows = []
+    for s, lab in zip(settings, labels, strict=True):
+        row: dict[str, Any] = {**s, "setting": lab, "method": method[lab]}
+        for m in metrics:
+            r = est.loc[(lab, m)]
+            row[m], row[f"{m}_lo"], row[f"{m}_hi"] = (
+                float(r["estimate"]),
+                float(r["lo"]),
+                float(r["hi"]),
+            )
+        rows.append(row)
+    return rows
+
+
+def _judge(out: pd.DataFrame, rows: list[dict], cons: list[dict], skill: bool) -> pd.DataFrame:
+    """Add a verdict column per constraint, ``passes`` (meets them all) and ``pareto``
+    (over -|dealer edge|, flow and, when measured, the skill edge).
+    """
+    verdicts = []
+    for c in cons:
+        col = f"verdict:{c['text']}"
+        out[col] = [
+            _verdict(c, r[c["metric"]], r[f"{c['metric']}_lo"], r[f"{c['metric']}_hi"])
+            for r in rows
+        ]
+        verdicts.append(col)
+    out["passes"] = (out[verdicts] == "meets").all(axis=1)
+    pts = [-out["dealer_edge"].abs().to_numpy(), out["flow"].to_numpy()]
+    if skill:
+        pts.append(out["skill_edge"].to_numpy())
+    out["pareto"] = pareto_mask(np.column_stack(pts))
     return out
 
 
