@@ -9,7 +9,8 @@ import platform
 import subprocess
 import time
 from collections.abc import Sequence
-from dataclasses import asdict
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 
 import numpy as np
@@ -74,7 +75,7 @@ from analysis.risk import (
 )
 from analysis.skill import duplicate_gain, skill_edge
 from analysis.summary import Summary
-from analysis.sweep import metric_doc, sweep_table
+from analysis.sweep import metric_doc, sweep_table, two_frame_table
 from engine.errors import UsageError
 from engine.rulesdoc import option_anchor
 
@@ -117,11 +118,79 @@ def build_report(
         Unknown variant, ``deals`` below :data:`MIN_DEALS`, negative seed, ``workers <
         1``.
     """
-    from engine import __version__
-    from engine import variants as registry
-    from engine.run import simulate
-
     t_start, c_start = time.perf_counter(), _cpu_seconds()
+    plan = _plan_report(variants, deals, seed, workers)
+    names = plan.names
+    timing: dict[str, float] = {}
+    with _timed(timing, "main"):
+        mains = _play_main(plan, progress)
+    with _timed(timing, "sweeps"):
+        sweeps, played = _play_sweeps(plan, mains, progress)
+    with _timed(timing, "skill"):
+        skill, skill_frames = _play_skill(plan, mains, progress)
+    with _timed(timing, "sensitivity"):
+        # the table plays value bots (cheaper); the headline sweeps' runs are reused only
+        # where they played value too
+        reuse = {n: (played[n] if plan.bots[n] == "value" else {}) for n in names}
+        sens = _run_sensitivity(
+            names, plan.budgets, mains.value, reuse, plan.seed, plan.workers, progress, skill_frames
+        )
+    with _timed(timing, "whatif"):
+        # the payout options that move the dealer edge most, re-scored from the main
+        # runs' deals, with one re-simulation as a check
+        whatif = {}
+        for n in names:
+            v, budget = plan.vobj[n], plan.budgets[n]
+            whatif[n] = _whatif_section(v, mains.strong[n], mains.meta[n], budget, plan.run)
+    with _timed(timing, "analysis"):
+        sections, panel = _analyse(plan, mains, sweeps, skill, sens, whatif, progress)
+    panel_rows = jsonable(panel)
+    summary = _summary(plan, panel_rows, sections)
+    timing["total"] = time.perf_counter() - t_start
+    timing["total_cpu"] = _cpu_seconds() - c_start
+    return jsonable(_context(plan, summary, panel_rows, sections, timing))
+
+
+@dataclass(frozen=True)
+class _ReportPlan:
+    """What every stage of a report shares: the variants, their budgets and bots, the
+    headline sweeps planned, the sections skipped, the seed and the threads.
+    """
+
+    names: list[str]
+    vobj: dict  # name -> registered Variant
+    budgets: dict  # name -> its budget (analysis.report._config.budget_for)
+    bots: dict[str, str]  # name -> the report's policy for it
+    sweeps: list[dict]  # the headline sweeps (_plan_sweeps)
+    skipped: list[dict]
+    deals: int | None  # --deals as given
+    seed: int
+    workers: int | None
+
+    def run(self, name, n, rules=None, policies=None):
+        """One run of the report: ``n`` deals of ``name`` on the report's seed, its
+        matches and threads, the report's policy unless told otherwise.
+        """
+        from engine.run import simulate
+
+        if policies is None:
+            policies = report_policy(self.vobj[name])
+        return simulate(
+            name,
+            n,
+            seed=self.seed,
+            rules=rules,
+            policies=policies,
+            match_length=MATCH_LENGTH,
+            workers=self.workers,
+            progress=False,
+        )
+
+
+def _plan_report(variants, deals, seed, workers) -> _ReportPlan:
+    """Check the arguments (a usage error for each bad one) and plan the report."""
+    from engine import variants as registry
+
     all_variants = variants is None
     names = _resolve_variants(variants)
     _check_deals(deals)
@@ -129,7 +198,6 @@ def build_report(
         raise UsageError(f"--seed must be an integer >= 0, got {seed!r}")
     if workers is not None and workers < 1:
         raise UsageError(f"--workers must be >= 1, got {workers}")
-    seed = int(seed)
     budgets = {n: budget_for(n, deals) for n in names}
     plans, skipped = _plan_sweeps(names, all_variants)
     if all_variants:
@@ -143,207 +211,229 @@ def build_report(
                 },
             )
     vobj = {n: registry.get(n) for n in names}
-    timing: dict[str, float] = {}
-
-    def run(name, n, rules=None, policies=None):
-        if policies is None:
-            policies = report_policy(vobj[name])
-        r = simulate(
-            name,
-            n,
-            seed=seed,
-            rules=rules,
-            policies=policies,
-            match_length=MATCH_LENGTH,
-            workers=workers,
-            progress=False,
-        )
-        return r
-
-    # 1. main runs
-    t0, c0 = time.perf_counter(), _cpu_seconds()
     bots = {n: report_policy(vobj[n]) for n in names}
+    return _ReportPlan(names, vobj, budgets, bots, plans, skipped, deals, int(seed), workers)
+
+
+@contextmanager
+def _timed(timing: dict[str, float], stage: str):
+    """Record a stage's wall time as ``timing[stage]`` and its CPU time as
+    ``timing[stage + "_cpu"]``.
+    """
+    t0, c0 = time.perf_counter(), _cpu_seconds()
+    yield
+    timing[stage] = time.perf_counter() - t0
+    timing[f"{stage}_cpu"] = _cpu_seconds() - c0
+
+
+@dataclass(frozen=True)
+class _MainRuns:
+    """Each variant's main run under the report's bots, the same deals under value bots
+    (the same frame where the report plays value), and the run's rules and policies.
+    """
+
+    strong: dict[str, pd.DataFrame]
+    value: dict[str, pd.DataFrame]
+    meta: dict[str, dict]  # name -> {rules, rules_id, policies}
+
+
+def _play_main(plan: _ReportPlan, progress: bool) -> _MainRuns:
+    """Stage 1: the main runs, each played again by value bots on the same deals."""
+    budgets, bots = plan.budgets, plan.bots
     total = sum(b.main * (2 if bots[n] != "value" else 1) for n, b in budgets.items())
     bar = _Bar(progress, total, "1/5 main runs")
     main: dict[str, pd.DataFrame] = {}
-    main_value: dict[str, pd.DataFrame] = {}  # the same deals with value bots
+    main_value: dict[str, pd.DataFrame] = {}
     runs_meta: dict[str, dict] = {}
     try:
-        for n in names:
+        for n in plan.names:
             bar.set_postfix_str(f"{n} {bots[n]}")
-            r = run(n, budgets[n].main)
+            r = plan.run(n, budgets[n].main)
             main[n] = r.to_pandas()
             runs_meta[n] = {"rules": r.rules, "rules_id": r.rules_id, "policies": r.policies}
             bar.update(budgets[n].main)
             if bots[n] != "value":
                 bar.set_postfix_str(f"{n} value")
-                main_value[n] = run(n, budgets[n].main, policies="value").to_pandas()
+                main_value[n] = plan.run(n, budgets[n].main, policies="value").to_pandas()
                 bar.update(budgets[n].main)
             else:
                 main_value[n] = main[n]
     finally:
         bar.close()
-    timing["main"] = time.perf_counter() - t0
-    timing["main_cpu"] = _cpu_seconds() - c0
+    return _MainRuns(main, main_value, runs_meta)
 
-    # 2. sweeps (common random numbers: the same seed under every value)
-    t0, c0 = time.perf_counter(), _cpu_seconds()
-    total = sum(budgets[p["variant"]].sweep * (len(p["values"]) - 1) for p in plans)
+
+def _play_sweeps(plan: _ReportPlan, mains: _MainRuns, progress: bool):
+    """Stage 2: the headline sweeps on common random numbers (the same seed under every
+    value; the default value's records are the main run's first deals). Returns each
+    variant's sweep entries and the records played, ``(option, value) -> frame``.
+    """
+    total = sum(plan.budgets[p["variant"]].sweep * (len(p["values"]) - 1) for p in plan.sweeps)
     bar = _Bar(progress, total, "2/5 sweeps")
-    sweeps: dict[str, list[dict]] = {n: [] for n in names}
-    played: dict[str, dict] = {n: {} for n in names}  # (option, value) -> records, for reuse
+    sweeps: dict[str, list[dict]] = {n: [] for n in plan.names}
+    played: dict[str, dict] = {n: {} for n in plan.names}  # for reuse by the sensitivity
     try:
-        for p in plans:
+        for p in plan.sweeps:
             name, key = p["variant"], p["option"]
-            v = vobj[name]
-            b = budgets[name]
-            default = v.option_map[key].default
-            frames = {}
-            rules_ids = {}
+            default = plan.vobj[name].option_map[key].default
+            sweep_deals = plan.budgets[name].sweep
+            frames, rules_ids = {}, {}
             for val in p["values"]:
                 bar.set_postfix_str(f"{name} {key}={val}")
                 if val == default:
-                    frames[val] = main[name].iloc[: b.sweep].reset_index(drop=True)
-                    rules_ids[val] = runs_meta[name]["rules_id"]
+                    frames[val] = mains.strong[name].iloc[:sweep_deals].reset_index(drop=True)
+                    rules_ids[val] = mains.meta[name]["rules_id"]
                     continue
-                r = run(name, b.sweep, rules={key: val})
+                r = plan.run(name, sweep_deals, rules={key: val})
                 frames[val] = r.to_pandas()
                 played[name][(key, val)] = frames[val]
                 rules_ids[val] = r.rules_id
-                bar.update(b.sweep)
-            big = [pp.name for pp in v.patterns if pp.big]
-            metrics = [m for m in SWEEP_METRICS if m != "big_hand_per_win" or big]
-            paired = not v.option_map[key].changes_deal
-            table = sweep_table(
-                frames,
-                option=key,
-                baseline=default,
-                metrics=metrics,
-                big=big or None,
-                level=LEVEL,
-                paired=paired,
-            )
-            sweeps[name].append(
-                {
-                    "option": key,
-                    "title": p["title"],
-                    "values": p["values"],
-                    "baseline": default,
-                    "paired": paired,
-                    "metric_docs": [{"metric": m, "doc": metric_doc(m)} for m in metrics],
-                    "deals": b.sweep,
-                    "rules_ids": [{"value": k, "rules_id": i} for k, i in rules_ids.items()],
-                    "doc": v.option_map[key].doc,
-                    "rulebook": v.option_map[key].rulebook,
-                    "table": jsonable(table),
-                }
-            )
+                bar.update(sweep_deals)
+            sweeps[name].append(_sweep_entry(plan.vobj[name], p, frames, rules_ids, sweep_deals))
     finally:
         bar.close()
-    timing["sweeps"] = time.perf_counter() - t0
-    timing["sweeps_cpu"] = _cpu_seconds() - c0
+    return sweeps, played
 
-    # 3. skill vs luck, duplicate seating: the strong policy in each place from the dealer
-    t0, c0 = time.perf_counter(), _cpu_seconds()
+
+def _sweep_entry(v, p: dict, frames: dict, rules_ids: dict, deals: int) -> dict:
+    """One headline sweep's entry: its option and values, the metrics' definitions and
+    the sweep table (paired unless the option changes the cards dealt).
+    """
+    key = p["option"]
+    option = v.option_map[key]
+    big = [pp.name for pp in v.patterns if pp.big]
+    metrics = [m for m in SWEEP_METRICS if m != "big_hand_per_win" or big]
+    paired = not option.changes_deal
+    table = sweep_table(
+        frames,
+        option=key,
+        baseline=option.default,
+        metrics=metrics,
+        big=big or None,
+        level=LEVEL,
+        paired=paired,
+    )
+    return {
+        "option": key,
+        "title": p["title"],
+        "values": p["values"],
+        "baseline": option.default,
+        "paired": paired,
+        "metric_docs": [{"metric": m, "doc": metric_doc(m)} for m in metrics],
+        "deals": deals,
+        "rules_ids": [{"value": k, "rules_id": i} for k, i in rules_ids.items()],
+        "doc": option.doc,
+        "rulebook": option.rulebook,
+        "table": jsonable(table),
+    }
+
+
+def _play_skill(plan: _ReportPlan, mains: _MainRuns, progress: bool):
+    """Stage 3: skill vs luck by duplicate seating, the strong policy in each place from
+    the dealer, per skill pair. Returns each variant's skill entries and, for the
+    sensitivity table's skill column, the frames of :data:`sens_mod.SKILL_PAIR`.
+    """
     total = 0
-    for n in names:
-        seats = vobj[n].n_players(runs_meta[n]["rules"])
-        total += budgets[n].skill * seats * len(_skill_pairs(vobj[n]))
+    for n in plan.names:
+        seats = plan.vobj[n].n_players(mains.meta[n]["rules"])
+        total += plan.budgets[n].skill * seats * len(_skill_pairs(plan.vobj[n]))
     bar = _Bar(progress, total, "3/5 skill vs luck")
-    skill: dict[str, list[dict]] = {n: [] for n in names}
-    skill_frames: dict[str, dict] = {}  # value over efficiency: the sensitivity defaults
+    skill: dict[str, list[dict]] = {n: [] for n in plan.names}
+    skill_frames: dict[str, dict] = {}
     try:
-        for n in names:
-            v = vobj[n]
-            seats = v.n_players(runs_meta[n]["rules"])
+        for n in plan.names:
+            v = plan.vobj[n]
+            rules = mains.meta[n]["rules"]
             for strong, weak in _skill_pairs(v):
                 bar.set_postfix_str(f"{n} {strong} vs {weak}")
                 # one rung of the ladder (analysis.ladder): one run per place from the dealer
                 frames = rung_frames(
-                    v, runs_meta[n]["rules"], strong, weak, budgets[n].skill, seed,
-                    workers=workers, match_length=MATCH_LENGTH, bar=bar,
+                    v, rules, strong, weak, plan.budgets[n].skill, plan.seed,
+                    workers=plan.workers, match_length=MATCH_LENGTH, bar=bar,
                 )  # fmt: skip
                 if (strong, weak) == sens_mod.SKILL_PAIR:
                     skill_frames[n] = frames
-                table = skill_edge(frames, seating="dealer", level=LEVEL)
-                table = table.set_index("format", drop=False)
-                edges = _skill_match_edges(n, strong, weak, frames)
-                gain = duplicate_gain(table)
+                entry = _skill_entry(n, strong, weak, frames)
                 skill[n].append(
                     {
                         "strong": strong,
                         "weak": weak,
-                        "seatings": seats,
-                        "deals_per_seating": budgets[n].skill,
-                        "duplicate_gain": gain,
-                        "rung": jsonable(pd.DataFrame([rung_row(frames, strong, weak, LEVEL)]))[0],
-                        "table": jsonable(table.reset_index(drop=True)),
-                        "gain": _skill_gain_entry(edges),
+                        "seatings": v.n_players(rules),
+                        "deals_per_seating": plan.budgets[n].skill,
+                        **entry,
                     }
                 )
     finally:
         bar.close()
-    timing["skill"] = time.perf_counter() - t0
-    timing["skill_cpu"] = _cpu_seconds() - c0
+    return skill, skill_frames
 
-    # 4. sensitivity: every non-default value of every rule option against the defaults
-    t0, c0 = time.perf_counter(), _cpu_seconds()
-    # the table plays value bots (cheaper); the headline sweeps' runs are reused only
-    # where they played value too
-    reuse = {n: (played[n] if bots[n] == "value" else {}) for n in names}
-    sens = _run_sensitivity(
-        names, budgets, main_value, reuse, seed, workers, progress, skill_frames
-    )
-    timing["sensitivity"] = time.perf_counter() - t0
-    timing["sensitivity_cpu"] = _cpu_seconds() - c0
 
-    # 4b. what if: the payout options that move the dealer edge most, re-scored from the
-    # main runs' deals, with one re-simulation as a check
-    t0, c0 = time.perf_counter(), _cpu_seconds()
-    whatif = {}
-    for n in names:
-        whatif[n] = _whatif_section(vobj[n], main[n], runs_meta[n], budgets[n], run)
-    timing["whatif"] = time.perf_counter() - t0
-    timing["whatif_cpu"] = _cpu_seconds() - c0
+def _skill_entry(name: str, strong: str, weak: str, frames: dict) -> dict:
+    """One skill pair's numbers: the duplicate gain, the ladder rung, the skill edge
+    table by dealer seating and the gain per match.
+    """
+    table = skill_edge(frames, seating="dealer", level=LEVEL)
+    table = table.set_index("format", drop=False)
+    edges = _skill_match_edges(name, strong, weak, frames)
+    return {
+        "duplicate_gain": duplicate_gain(table),
+        "rung": jsonable(pd.DataFrame([rung_row(frames, strong, weak, LEVEL)]))[0],
+        "table": jsonable(table.reset_index(drop=True)),
+        "gain": _skill_gain_entry(edges),
+    }
 
-    # 4. analysis of the main runs and the cross-variant panel
-    t0, c0 = time.perf_counter(), _cpu_seconds()
+
+def _analyse(plan: _ReportPlan, mains: _MainRuns, sweeps, skill, sens, whatif, progress):
+    """Stage 5: each variant's section from its main run (with its sweeps, skill,
+    sensitivity, what-if and bot sensitivity), and the cross-variant panel.
+    """
+    names = plan.names
     bar = _Bar(progress, len(names), "5/5 analysis", unit="variant")
     sections = {}
     try:
         for n in names:
             bar.set_postfix_str(n)
+            v = plan.vobj[n]
             sections[n] = _variant_section(
-                vobj[n], main[n], runs_meta[n], budgets[n], sweeps[n], skill[n]
+                v, mains.strong[n], mains.meta[n], plan.budgets[n], sweeps[n], skill[n]
             )
             sections[n]["sensitivity"] = sens[n]
             sections[n]["whatif"] = whatif[n]
             sections[n]["bots"] = _bot_sensitivity(
-                vobj[n], bots[n], main[n], main_value[n], sections[n]["sweeps"], sens[n]
+                v, plan.bots[n], mains.strong[n], mains.value[n], sections[n]["sweeps"], sens[n]
             )
             bar.update(1)
         panel = compare_variants(
-            {n: main[n] for n in names},
-            big={n: [p.name for p in vobj[n].patterns if p.big] for n in names},
+            {n: mains.strong[n] for n in names},
+            big={n: [p.name for p in plan.vobj[n].patterns if p.big] for n in names},
             skill={n: pd.DataFrame(skill[n][0]["table"]) for n in names if skill[n]},
             level=LEVEL,
         )
     finally:
         bar.close()
-    timing["analysis"] = time.perf_counter() - t0
-    timing["analysis_cpu"] = _cpu_seconds() - c0
-    panel_rows = jsonable(panel)
-    long_names = {n: vobj[n].long_name for n in names}
-    edges = {n: sections[n]["dealer_edge"] for n in names}
+    return sections, panel
+
+
+def _summary(plan: _ReportPlan, panel_rows: list, sections: dict) -> dict:
+    """The headline in words: the ranking (Holm-adjusted with every p-value of the
+    report, which rewords the sections' verdicts too) and the recommendations.
+    """
+    long_names = {n: plan.vobj[n].long_name for n in plan.names}
+    edges = {n: sections[n]["dealer_edge"] for n in plan.names}
     senses = _rank(panel_rows, long_names, edges)
     family = _adjust_report(sections, senses)
     summary = _word_summary(senses, long_names, family)
     summary["recommendations"] = _sensitivity_words(sections, family)
-    timing["total"] = time.perf_counter() - t_start
-    timing["total_cpu"] = _cpu_seconds() - c_start
+    return summary
 
+
+def _context(plan: _ReportPlan, summary, panel_rows, sections, timing) -> dict:
+    """The report's context: what generated it, its settings, and every section."""
+    from engine import __version__
+
+    names = plan.names
     rulebook = _rulebook_info()
-    ctx = {
+    return {
         "title": "mjlab balance report",
         "generated": {
             "utc": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -359,29 +449,28 @@ def build_report(
         },
         "settings": {
             "variants": names,
-            "seed": seed,
-            "deals_option": deals,
-            "budgets": {n: asdict(budgets[n]) for n in names},
+            "seed": plan.seed,
+            "deals_option": plan.deals,
+            "budgets": {n: asdict(plan.budgets[n]) for n in names},
             "default_budgets": {n: asdict(b) for n, b in DEFAULT_BUDGETS.items()},
             "fallback_budget": asdict(FALLBACK_BUDGET),
             "match_length": MATCH_LENGTH,
             "min_deals": MIN_DEALS,
-            "workers": workers,
+            "workers": plan.workers,
             "level": LEVEL,
             "policy": REPORT_POLICY,
-            "policies": bots,
+            "policies": plan.bots,
             "skill_pairs": [list(p) for p in SKILL_PAIRS],
         },
         "summary": summary,
         "panel": panel_rows,
         "panel_metrics": [{"metric": k, "unit": u} for k, u in METRICS.items()],
         "variants": sections,
-        "skipped": skipped,
+        "skipped": plan.skipped,
         "methods": _methods(),
         "caveats": _caveats(rulebook),
         "rulebook": rulebook,
     }
-    return jsonable(ctx)
 
 
 def _bot_sensitivity(v, policy, strong, value, sweeps, sens) -> dict | None:
@@ -478,27 +567,25 @@ def _whatif_section(v, df, meta, budget, run) -> dict | None:
         part = frame.iloc[:k].reset_index(drop=True)
         part.attrs["mjlab"] = frame.attrs["mjlab"]
         again, _ = rs.rescore_frame(part, v, meta["rules"], {key: val})
-        t = sweep_table(
+        t = two_frame_table(
             {"rescored": again, "simulated": sim},
-            option=key,
             baseline="simulated",
             metrics=["dealer_edge"],
             level=LEVEL,
-        ).set_index("option_value")
-        r, s_ = t.loc["rescored"], t.loc["simulated"]
+        ).iloc[0]
         check = {
             "option": key,
             "value": val,
             "deals": k,
-            "rescored": float(r["estimate"]),
-            "rescored_lo": float(r["lo"]),
-            "rescored_hi": float(r["hi"]),
-            "simulated": float(s_["estimate"]),
-            "simulated_lo": float(s_["lo"]),
-            "simulated_hi": float(s_["hi"]),
-            "gap": float(r["diff"]),
-            "gap_lo": float(r["diff_lo"]),
-            "gap_hi": float(r["diff_hi"]),
+            "rescored": float(t["rescored"]),
+            "rescored_lo": float(t["rescored_lo"]),
+            "rescored_hi": float(t["rescored_hi"]),
+            "simulated": float(t["simulated"]),
+            "simulated_lo": float(t["simulated_lo"]),
+            "simulated_hi": float(t["simulated_hi"]),
+            "gap": float(t["diff"]),
+            "gap_lo": float(t["diff_lo"]),
+            "gap_hi": float(t["diff_hi"]),
         }
         check["resolved"] = not (check["gap_lo"] <= 0 <= check["gap_hi"])
         cols = ["value", *(f"delta_{s}" for s in range(v.n_players(meta["rules"])))]
