@@ -137,7 +137,7 @@ def option_plan(variant) -> tuple[list[dict], list[dict]]:
                     "option": opt.key,
                     "value": _ranges(between),
                     "reason": f"inside a range of {len(opt.allowed)} values, swept at its "
-                    "ends and at twice the default (a payout amount moves the metrics "
+                    "low end and at twice the default (or its high end) (a payout amount moves the metrics "
                     "about in proportion)",
                     "values": len(between),
                 }
@@ -154,15 +154,16 @@ def swept_values(opt) -> list:
     """The values of one option the sensitivity table plays (the default included).
 
     Every allowed value of an option with at most :data:`WIDE` of them; for a wider
-    integer range (the payout amounts) its two ends, the default and twice the default
-    where allowed, so that a variant's plan grows with its options, not with their ranges.
+    integer range (the payout amounts) its low end, the default and twice the default
+    (its high end where twice is not allowed), so that a variant's plan grows with its options, not with their ranges.
     """
     allowed = list(opt.allowed)
     if len(allowed) <= WIDE or not all(isinstance(a, int) for a in allowed):
         return [opt.parse(a) if isinstance(a, str) else a for a in allowed
                 if not isinstance(a, str) or _parses(opt, a)]  # fmt: skip
     d = opt.default
-    return sorted({allowed[0], allowed[-1], d, *([2 * d] if 2 * d in allowed else [])})
+    far = 2 * d if 2 * d in allowed and 2 * d != d else allowed[-1]
+    return sorted({allowed[0], d, far})
 
 
 def _parses(opt, raw) -> bool:
