@@ -14,6 +14,7 @@ returns the Axes; extra keyword arguments go to the main matplotlib call.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Hashable, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -223,8 +224,30 @@ def draw_variant_panel(frame: pd.DataFrame, *, metric: str, ax=None, **style_kw)
         ax.set_yticks(y, g["label"].astype(str).tolist())
         ax.invert_yaxis()
         ax.set_title(metric)
-        ax.set_xlabel(METRICS.get(metric, ""))
+        ax.set_xlabel(_fit_label(METRICS.get(metric, ""), ax))
     return ax
+
+
+def _fit_label(text: str, ax) -> str:
+    """``text`` broken into lines about as wide as the column of ``ax``.
+
+    A label wider than its Axes runs into its neighbour's label and out of the figure,
+    which no layout engine fixes (it centres the label under the Axes). The width is
+    the Axes' share of the figure's width less a sixth for the tick labels at its left,
+    at half an em a character (DejaVu Sans averages 0.51).
+    """
+    import matplotlib
+    from matplotlib.font_manager import FontProperties
+
+    size = FontProperties(size=matplotlib.rcParams["axes.labelsize"]).get_size_in_points()
+    spec = ax.get_subplotspec()
+    if spec is None:
+        share = ax.get_position().width
+    else:
+        cols = spec.colspan
+        share = (cols.stop - cols.start) / spec.get_gridspec().ncols * 5 / 6
+    width = share * ax.get_figure().get_figwidth() * 72
+    return textwrap.fill(text, max(20, int(width / (0.5 * size))))
 
 
 def save_figure(fig, path, **kwargs) -> Path:

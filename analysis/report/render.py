@@ -202,28 +202,29 @@ FIGURE_DPI = 96
 
 
 def _png(fig) -> bytes:
-    """The PNG of a report figure, laid out once and drawn once.
+    """The PNG of a report figure at its own size, laid out once and drawn once.
 
-    ``fig.savefig(bbox_inches="tight")`` on a figure with a layout engine draws it twice
-    (once with drawing disabled, to run the layout and find the tight box, then for the
-    pixels) and measures every text a third time for the box. Here the layout runs on
-    its own, the tight box (padded by ``savefig.pad_inches``, as savefig pads it) is
-    measured on the laid-out figure, and savefig, with no layout engine left and that
-    box given, draws once: the same layout, the same box, the same pixels, for about
-    half the matplotlib work. Call it inside :func:`analysis.plots.style`.
+    The figure gets an Agg canvas of its own first, so the constrained layout and the
+    draw use one renderer and the draw reuses every text measurement the layout made
+    (matplotlib keeps them per renderer; a figure saved to PNG from its default canvas
+    is measured on one renderer and drawn on another). The layout pads the figure's
+    edge itself, so there is no tight-box crop: ``bbox_inches="tight"`` measures every
+    artist once more and draws on a renderer of the cropped size, which measures every
+    text again. Call it inside :func:`analysis.plots.style`.
     """
     import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     fig.set_dpi(FIGURE_DPI)
+    if not isinstance(fig.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(fig)
     engine = fig.get_layout_engine()
     if engine is not None:
         engine.execute(fig)
         fig._layout_engine = None  # laid out: savefig must not run it (or a dry draw) again
-    renderer = fig._get_renderer()
-    pad = matplotlib.rcParams["savefig.pad_inches"]
-    box = fig.get_tightbbox(renderer).padded(pad)
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=FIGURE_DPI, bbox_inches=box)
+    with matplotlib.rc_context({"savefig.bbox": "standard"}):  # the style asks for tight
+        fig.savefig(buf, format="png", dpi=FIGURE_DPI)
     return buf.getvalue()
 
 
