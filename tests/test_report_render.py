@@ -132,3 +132,30 @@ def test_every_report_figure_fits_its_canvas(monkeypatch):
     for f, (box, canvas) in zip(figs, seen.values(), strict=True):
         assert box.x0 >= canvas.x0 - 0.5 and box.y0 >= canvas.y0 - 0.5, f["id"]
         assert box.x1 <= canvas.x1 + 0.5 and box.y1 <= canvas.y1 + 0.5, f["id"]
+
+
+def test_figures_are_drawn_with_the_heap_frozen(monkeypatch):
+    """The figures are drawn with the objects alive before out of the collector's walks,
+    which get them back afterwards; a caller's own freeze is kept."""
+    import gc
+
+    real = render._png
+    counts = []
+
+    def watched(fig):
+        counts.append(gc.get_freeze_count())
+        return real(fig)
+
+    monkeypatch.setattr(render, "_png", watched)
+    ctx = _context()
+    assert gc.get_freeze_count() == 0
+    render._figures(ctx)
+    assert len(counts) == 4 and min(counts) > 1000 and gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        render._figures(ctx)
+        # (objects that die leave the frozen count; an unfreeze would empty it)
+        assert gc.get_freeze_count() > 0.9 * frozen and min(counts[4:]) > 0.9 * frozen
+    finally:
+        gc.unfreeze()

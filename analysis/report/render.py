@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import gc
 import hashlib
 import io
 import json
@@ -14,6 +15,7 @@ import os
 import platform
 import re
 import stat
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -228,11 +230,39 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
+@contextmanager
+def _heap_frozen():
+    """Keep the objects alive on entry out of the garbage collector's walks in the block.
+
+    Drawing a figure makes tens of thousands of short-lived objects, enough to start a
+    full collection every few figures, and a full collection walks every object alive
+    (the context, pandas, scipy: some 200,000 objects and 0.15 s of CPU each time).
+    :func:`gc.freeze` moves them to a permanent generation the collector skips, and
+    :func:`gc.unfreeze` hands them back to the oldest generation afterwards; garbage
+    made in the block is collected as usual. A caller's own freeze is left alone.
+    """
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def _figures(ctx: dict, bar: _Bar | None = None, cache: _FigureCache | None = None) -> list[dict]:
     """Every figure of the report as ``{"id", "caption", "png"}`` (bytes), from the context.
 
-    Each figure is drawn from its data only when ``cache`` does not already hold it.
+    Each figure is drawn from its data only when ``cache`` does not already hold it, with
+    the heap frozen (:func:`_heap_frozen`).
     """
+    with _heap_frozen():
+        return _draw_figures(ctx, bar, cache)
+
+
+def _draw_figures(ctx: dict, bar: _Bar | None, cache: _FigureCache | None) -> list[dict]:
+    """:func:`_figures` without the frozen heap."""
     from matplotlib.figure import Figure
 
     from analysis import plots
