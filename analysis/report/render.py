@@ -212,21 +212,24 @@ def _png(fig) -> bytes:
     is measured on one renderer and drawn on another). The layout pads the figure's
     edge itself, so there is no tight-box crop: ``bbox_inches="tight"`` measures every
     artist once more and draws on a renderer of the cropped size, which measures every
-    text again. Call it inside :func:`analysis.plots.style`.
+    text again. The pixels are those of ``savefig`` (the figure is opaque), stored as
+    RGB at zlib level 1: half the encoding time of savefig's RGBA at level 6 for about
+    the same bytes. Call it inside :func:`analysis.plots.style`.
     """
-    import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image
 
     fig.set_dpi(FIGURE_DPI)
-    if not isinstance(fig.canvas, FigureCanvasAgg):
-        FigureCanvasAgg(fig)
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
     engine = fig.get_layout_engine()
     if engine is not None:
         engine.execute(fig)
-        fig._layout_engine = None  # laid out: savefig must not run it (or a dry draw) again
+        fig._layout_engine = None  # laid out: the draw must not run it again
+    canvas.draw()
+    size = canvas.get_width_height(physical=True)
+    image = Image.frombuffer("RGBA", size, canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
     buf = io.BytesIO()
-    with matplotlib.rc_context({"savefig.bbox": "standard"}):  # the style asks for tight
-        fig.savefig(buf, format="png", dpi=FIGURE_DPI)
+    image.convert("RGB").save(buf, format="png", compress_level=1)
     return buf.getvalue()
 
 
