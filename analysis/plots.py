@@ -14,6 +14,9 @@ returns the Axes; extra keyword arguments go to the main matplotlib call.
 
 from __future__ import annotations
 
+import functools
+import math
+import textwrap
 from collections.abc import Hashable, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -108,6 +111,7 @@ def draw_delta_distribution(frame: pd.DataFrame, *, ax=None, **style_kw):
             ax.step(x, y, where="post", label=f"seat {seat}", **style_kw)
         ax.set_xscale("symlog", linthresh=8)
         ax.set_yscale("log")
+        _plain_log_labels(ax)
         seen = finite[finite["count"] > 0] if "count" in finite else finite
         if len(seen):  # the axis spans the bins that hold deals, not every fixed bin
             ax.set_xlim(float(seen["lo"].min()), float(seen["hi"].max()))
@@ -117,6 +121,67 @@ def draw_delta_distribution(frame: pd.DataFrame, *, ax=None, **style_kw):
         if len(frame):
             ax.set_title(f"{frame['variant'].iloc[0]}: deltas by seat")
     return ax
+
+
+_SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _plain_log_labels(ax) -> None:
+    """Give the log and symlog axes of ``ax`` plain-text tick labels (``_PowerFormatter``)."""
+    from matplotlib.ticker import LogFormatterSciNotation
+
+    power = _power_formatter()
+    for axis in (ax.xaxis, ax.yaxis):
+        for get, put in (
+            (axis.get_major_formatter, axis.set_major_formatter),
+            (axis.get_minor_formatter, axis.set_minor_formatter),
+        ):
+            old = get()
+            if type(old) is LogFormatterSciNotation:
+                new = power(old._base, labelOnlyBase=old.labelOnlyBase, linthresh=old._linthresh)
+                new.minor_thresholds = old.minor_thresholds
+                put(new)
+
+
+@functools.cache
+def _power_formatter():
+    """The class ``_PowerFormatter`` (built on first use: matplotlib is imported lazily)."""
+    from matplotlib.ticker import LogFormatter
+
+    class _PowerFormatter(LogFormatter):
+        """Log-axis tick labels as plain text with Unicode superscripts: ``10⁻³``,
+        ``−10²``, ``2×10⁻³``, the labels ``LogFormatterSciNotation`` writes as mathtext.
+
+        Mathtext costs a pyparsing parse per label (and, the first time, building the
+        parser): a good part of drawing a log axis. DejaVu Sans has these glyphs.
+        """
+
+        def __call__(self, x, pos=None):
+            import matplotlib
+
+            if x == 0:  # symlog
+                return "0"
+            minus = "\u2212" if matplotlib.rcParams["axes.unicode_minus"] else "-"
+            sign = minus if x < 0 else ""
+            x, b = abs(x), self._base
+            fx = math.log(x) / math.log(b)
+            decade = math.isclose(fx, round(fx))
+            exponent = round(fx) if decade else math.floor(fx)
+            coeff = b ** (fx - exponent)
+            if self.labelOnlyBase and not decade:
+                return ""
+            if self._sublabels is not None and round(coeff) not in self._sublabels:
+                return ""
+            if abs(fx) < matplotlib.rcParams["axes.formatter.min_exponent"]:
+                return f"{sign}{x:g}".replace("-", minus)
+            power = f"{b:g}" + str(exponent).translate(_SUPERSCRIPTS)
+            if decade:
+                return sign + power
+            if math.isclose(coeff, round(coeff)):
+                coeff = round(coeff)
+            return f"{sign}{coeff:g}×{power}"
+
+    return _PowerFormatter
 
 
 # ---------------------------------------------------------------- sweeps
@@ -223,8 +288,30 @@ def draw_variant_panel(frame: pd.DataFrame, *, metric: str, ax=None, **style_kw)
         ax.set_yticks(y, g["label"].astype(str).tolist())
         ax.invert_yaxis()
         ax.set_title(metric)
-        ax.set_xlabel(METRICS.get(metric, ""))
+        ax.set_xlabel(_fit_label(METRICS.get(metric, ""), ax))
     return ax
+
+
+def _fit_label(text: str, ax) -> str:
+    """``text`` broken into lines about as wide as the column of ``ax``.
+
+    A label wider than its Axes runs into its neighbour's label and out of the figure,
+    which no layout engine fixes (it centres the label under the Axes). The width is
+    the Axes' share of the figure's width less a sixth for the tick labels at its left,
+    at half an em a character (DejaVu Sans averages 0.51).
+    """
+    import matplotlib
+    from matplotlib.font_manager import FontProperties
+
+    size = FontProperties(size=matplotlib.rcParams["axes.labelsize"]).get_size_in_points()
+    spec = ax.get_subplotspec()
+    if spec is None:
+        share = ax.get_position().width
+    else:
+        cols = spec.colspan
+        share = (cols.stop - cols.start) / spec.get_gridspec().ncols * 5 / 6
+    width = share * ax.get_figure().get_figwidth() * 72
+    return textwrap.fill(text, max(20, int(width / (0.5 * size))))
 
 
 def save_figure(fig, path, **kwargs) -> Path:

@@ -2,6 +2,7 @@
 
 import doctest
 import importlib
+import re
 
 import matplotlib
 import pytest
@@ -99,3 +100,56 @@ def test_doctests(module):
     name = "analysis" if module == "__init__" else f"analysis.{module}"
     res = doctest.testmod(importlib.import_module(name))
     assert res.failed == 0
+
+
+_SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _as_plain(label: str) -> str:
+    """A LogFormatterSciNotation mathtext label as the plain text it shows."""
+    inner = label.removeprefix("$\\mathdefault{").removesuffix("}$")
+    inner = re.sub(r"\^\{(-?\d+)\}", lambda m: m.group(1).translate(_SUP), inner)
+    return inner.replace("\\times", "×").replace("-", "\u2212")
+
+
+def _tick_labels(ax) -> list[str]:
+    ax.figure.canvas.draw()
+    return [
+        t.get_text()
+        for axis in (ax.xaxis, ax.yaxis)
+        for t in axis.get_ticklabels() + axis.get_ticklabels(minor=True)
+    ]
+
+
+@pytest.mark.parametrize(
+    "xlim, ylim",
+    [((-5000, 5000), (1e-6, 1)), ((-20, 3), (0.02, 0.5)), ((1, 40), (0.003, 0.007))],
+)
+def test_log_tick_labels_are_the_mathtext_ones_in_plain_text(xlim, ylim):
+    """The delta figure's log and symlog labels read as matplotlib's mathtext ones,
+    minor labels of a short log range included."""
+    with plots.style():
+        fig, ax = plt.subplots()
+        ax.set_xscale("symlog", linthresh=8)
+        ax.set_yscale("log")
+        ax.set(xlim=xlim, ylim=ylim)
+        want = [_as_plain(t) for t in _tick_labels(ax)]
+        plots._plain_log_labels(ax)
+        got = _tick_labels(ax)
+    assert got == want
+    assert all("$" not in t for t in got)
+    assert any("×" in t for t in got) == (ylim[0] > 1e-6)  # minor labels on a short range
+    if ylim[0] == 1e-6:
+        assert {"10⁻⁶", "\u221210³", "0", "10³"} <= set(got)
+
+
+def test_delta_figure_draws_without_mathtext(monkeypatch):
+    from matplotlib import mathtext
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("mathtext parsed")
+
+    monkeypatch.setattr(mathtext.MathTextParser, "parse", refuse)
+    ax = plots.draw_delta_distribution(plots.compute_delta_distribution(synthetic_records(100)))
+    labels = _tick_labels(ax)
+    assert "10⁻¹" in labels and "0" in labels and "\u221210¹" in labels

@@ -639,16 +639,16 @@ def test_figure_cache_gives_the_drawn_bytes_and_draws_only_what_changed(
     cached = sorted((tmp_path / "cache" / report.FIGURE_CACHE).iterdir())
     assert len(cached) == n_figures
 
-    from matplotlib.figure import Figure
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    saved = []
-    real = Figure.savefig
+    saved = []  # figures drawn
+    real = FigureCanvasAgg.draw
 
     def counting(self, *args, **kwargs):
-        saved.append(self)
+        saved.append(self.figure)
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(Figure, "savefig", counting)
+    monkeypatch.setattr(FigureCanvasAgg, "draw", counting)
     report.render(ctx, tmp_path / "again")
     assert saved == [] and _figure_bytes(tmp_path / "again") == drawn
     for name in report.FILES:
@@ -686,6 +686,40 @@ def test_figure_cache_ignores_a_damaged_or_foreign_file(made, tmp_path, monkeypa
     report.render(ctx, tmp_path / "again")
     assert _figure_bytes(tmp_path / "again") == drawn
     assert damaged.read_bytes() != bytes(raw) and not foreign.stat().st_mode & 0o022
+
+
+def test_templates_are_compiled_once_and_reused(made, tmp_path, monkeypatch):
+    """A render loads the templates Jinja2 compiled for the one before (from the cache
+    folder) and writes the same files; a compiled template others may write is not
+    loaded (it is compiled again, and its file rewritten)."""
+    import importlib
+
+    import jinja2
+
+    folder = tmp_path / "cache" / importlib.import_module("analysis.report.render").TEMPLATE_CACHE
+    monkeypatch.setenv("MJLAB_CACHE_DIR", str(tmp_path / "cache"))
+    ctx = trimmed(made[1])
+    compiled = []
+    real = jinja2.Environment.compile
+
+    def counting(self, source, name=None, *args, **kwargs):
+        compiled.append(name)
+        return real(self, source, name, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.Environment, "compile", counting)
+    report.render(ctx, tmp_path / "first")
+    assert sorted(compiled) == ["report.html.j2", "report.md.j2"]
+    files = sorted(folder.iterdir())
+    assert len(files) == 2 and all(not f.stat().st_mode & 0o077 for f in files)
+    report.render(ctx, tmp_path / "again")
+    assert len(compiled) == 2
+    for name in report.FILES:
+        assert (tmp_path / "again" / name).read_bytes() == (tmp_path / "first" / name).read_bytes()
+    files[0].chmod(0o666)
+    report.render(ctx, tmp_path / "third")
+    assert len(compiled) == 3 and not files[0].stat().st_mode & 0o022
+    report.render(ctx, tmp_path / "off", figure_cache=False)
+    assert len(compiled) == 5
 
 
 def test_figure_cache_keeps_the_most_recent(tmp_path, monkeypatch):

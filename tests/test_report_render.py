@@ -1,4 +1,5 @@
-"""analysis.report.render._png: one layout and one draw give savefig's tight PNG."""
+"""analysis.report.render: a figure's PNG is its whole canvas, laid out once and drawn
+once, and every report figure fits inside its canvas (nothing is cropped to fit)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import io
 
 import matplotlib
 import numpy as np
+import pandas as pd
 import pytest
 
 matplotlib.use("Agg")
@@ -43,16 +45,23 @@ def _pixels(png: bytes) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA"))
 
 
+def _savefig(fig) -> bytes:
+    """What savefig gives for the whole figure (no tight crop), drawing it the usual way."""
+    buf = io.BytesIO()
+    with matplotlib.rc_context({"savefig.bbox": "standard"}):
+        fig.savefig(buf, format="png", dpi=render.FIGURE_DPI)
+    return buf.getvalue()
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_png_equals_savefig_tight(seed):
+def test_png_equals_savefig_of_the_whole_figure(seed):
     with plots.style():
-        buf = io.BytesIO()
-        _figure(seed).savefig(buf, format="png", dpi=render.FIGURE_DPI)
-        want = _pixels(buf.getvalue())
+        want = _pixels(_savefig(_figure(seed)))
         fig = _figure(seed)
         got = _pixels(render._png(fig))
     assert fig.get_layout_engine() is None  # laid out once, then left alone
-    assert got.shape == want.shape
+    w, h = fig.get_size_inches() * render.FIGURE_DPI
+    assert got.shape == want.shape == (int(h), int(w), 4)  # matplotlib truncates
     np.testing.assert_array_equal(got, want)
 
 
@@ -60,8 +69,93 @@ def test_png_of_a_figure_without_layout_engine():
     with plots.style():
         fig = Figure(figsize=(4, 3))
         fig.subplots().plot([0, 1], [1, 0])
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=render.FIGURE_DPI)
+        want = _savefig(fig)
         fig2 = Figure(figsize=(4, 3))
         fig2.subplots().plot([0, 1], [1, 0])
-        np.testing.assert_array_equal(_pixels(render._png(fig2)), _pixels(buf.getvalue()))
+        np.testing.assert_array_equal(_pixels(render._png(fig2)), _pixels(want))
+
+
+def _context() -> dict:
+    """A report context of synthetic records: the panel (every metric, its longest axis
+    label included), and one variant's patterns, deltas and a sweep."""
+    from analysis._util import jsonable
+    from analysis.frequencies import pattern_frequencies
+    from analysis.testing import synthetic_records
+
+    recs = {v: synthetic_records(60, seed=i, variant=v) for i, v in enumerate(["zhuji", "b"])}
+    frames = {k: synthetic_records(40, seed=3, value_bonus=k, rules_id=f"b{k}") for k in (0, 1, 2)}
+    sweep = plots.compute_sweep(
+        frames, option="bonus", baseline=0, metrics=["draw_rate", "turns", "value_per_win"]
+    )
+    variant = {
+        "patterns": pattern_frequencies(recs["zhuji"]),
+        "delta_histogram": plots.compute_delta_distribution(recs["zhuji"]),
+        "sweeps": [{"option": "bonus", "baseline": 0, "table": sweep}],
+    }
+    frames = {"panel": plots.compute_variant_panel(recs), "variants": {"zhuji": variant}}
+
+    def rows(x):
+        if isinstance(x, pd.DataFrame):
+            return x.to_dict("records")
+        if isinstance(x, dict):
+            return {k: rows(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [rows(v) for v in x]
+        return x
+
+    return jsonable(rows(frames))
+
+
+def test_every_report_figure_fits_its_canvas(monkeypatch):
+    """The PNG is not cropped to its content, so the content must not reach past the
+    canvas: no label may run off an edge (the panel's longest label did, by 1.4 inches,
+    before it was wrapped)."""
+    real = render._png
+    seen = {}
+
+    def checked(fig):
+        png = real(fig)
+        box = fig.get_tightbbox(fig.canvas.get_renderer()).transformed(fig.dpi_scale_trans)
+        seen[len(seen)] = (box, fig.bbox)
+        return png
+
+    monkeypatch.setattr(render, "_png", checked)
+    ctx = _context()
+    assert "dealer_edge_sd" in {r["metric"] for r in ctx["panel"]}
+    figs = render._figures(ctx)
+    assert [f["id"] for f in figs] == [
+        "panel",
+        "zhuji-patterns",
+        "zhuji-deltas",
+        "zhuji-sweep-bonus",
+    ]
+    for f, (box, canvas) in zip(figs, seen.values(), strict=True):
+        assert box.x0 >= canvas.x0 - 0.5 and box.y0 >= canvas.y0 - 0.5, f["id"]
+        assert box.x1 <= canvas.x1 + 0.5 and box.y1 <= canvas.y1 + 0.5, f["id"]
+
+
+def test_figures_are_drawn_with_the_heap_frozen(monkeypatch):
+    """The figures are drawn with the objects alive before out of the collector's walks,
+    which get them back afterwards; a caller's own freeze is kept."""
+    import gc
+
+    real = render._png
+    counts = []
+
+    def watched(fig):
+        counts.append(gc.get_freeze_count())
+        return real(fig)
+
+    monkeypatch.setattr(render, "_png", watched)
+    ctx = _context()
+    assert gc.get_freeze_count() == 0
+    render._figures(ctx)
+    assert len(counts) == 4 and min(counts) > 1000 and gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        render._figures(ctx)
+        # (objects that die leave the frozen count; an unfreeze would empty it)
+        assert gc.get_freeze_count() > 0.9 * frozen and min(counts[4:]) > 0.9 * frozen
+    finally:
+        gc.unfreeze()
