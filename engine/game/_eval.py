@@ -130,6 +130,123 @@ def _cat_add(n3, n2, n1, c, delta):
     return n3, n2, n1
 
 
+@kernel(inline="always")
+def _value_bonuses(policy, bot, minfo):
+    """``(bf, bh, bt, bw, bp)``: the value bonuses (清一色, 混一色, 对对胡, 金雀, 七对)
+    that apply to this hand, 0 for the efficiency policy and for targets the exposed
+    melds rule out (all-triplets after a chow, seven pairs after any meld).
+    """
+    value = policy == 2
+    bf = np.int64(bot[B_FLUSH]) if value else 0
+    bh = np.int64(bot[B_HALF]) if value else 0
+    bt = np.int64(bot[B_TRIPLETS]) if value and minfo[1] == 1 else 0
+    bw = np.int64(bot[B_WILD_PAIR]) if value else 0
+    bp = np.int64(bot[B_PAIRS]) if value and minfo[2] == 0 else 0
+    return bf, bh, bt, bw, bp
+
+
+@kernel(inline="always")
+def _flush_scores(cs, c3, mask, w, lv, sets, bf, bh, comb, dist):
+    """``(f0, f1, f2, flush_min)``: the flush or half-flush target of suit t with the
+    discard in another suit (``ft``), and the flushes alone (an honor discard changes the
+    half flushes): worked out once per hand. ``cs`` the three suits' classes, ``c3`` the
+    honors', ``mask`` the exposed melds' suit mask.
+    """
+    f0 = f1 = f2 = INF * 4
+    flush_min = INF * 4
+    for t in range(3):
+        other = mask & ~(1 << t)
+        v = INF * 4
+        if bf > 0 and other == 0:
+            # 清一色: tiles outside suit t are surplus, so the suit's own distance is
+            # the hand's
+            v = _quarters(dist[cs[t], lv, sets], w, bf)
+            flush_min = min(flush_min, v)
+        if bh > 0 and (other & 7) == 0:
+            v = min(v, _quarters(dist[comb[cs[t], c3], lv, sets], w, bh))
+        if t == 0:
+            f0 = v
+        elif t == 1:
+            f1 = v
+        else:
+            f2 = v
+    return f0, f1, f2, flush_min
+
+
+@kernel(inline="always")
+def _shape_quarters(d, x, k, v_sp, use_sp, to, forms, bd, masks, buda_h, buda_t, w):
+    """4 x the distance of the hand minus one tile of kind ``k`` (held ``x`` times) over
+    every shape: ``d`` its standard distance, ``v_sp`` its seven-pairs distance (used
+    when ``use_sp``), ``forms`` the thirteen-orphans distances ``(base, orphan held
+    once, orphan held twice)``, ``masks`` the held masks and ``buda_h`` the hand's 不搭
+    distance; after the ``w`` wilds.
+    """
+    if use_sp:
+        d = min(d, v_sp)
+    if to:
+        v = forms[0]
+        if _ORPHAN[k]:
+            v = forms[1] if x == 1 else (forms[2] if x == 2 else forms[0])
+        d = min(d, v)
+    if bd:
+        v = _buda_without(masks[0], masks[1], masks[2], masks[3], x, k, buda_h, buda_t)
+        if v < d:
+            d = v
+    d -= w
+    if d < 0:
+        d = 0
+    return 4 * d
+
+
+@kernel(inline="always")
+def _flush_quarters(s, ms, mask, out_min, flush_min, cs, c3, w, lv, sets, bf, bh, comb, dist):
+    """The best flush or half-flush score after a discard from suit ``s`` (3: honors)
+    whose suit class becomes ``ms``; ``out_min[s]`` the flushes of the other suits.
+    """
+    if s < 3:
+        v = out_min[s]
+        other = mask & ~(1 << s)
+        if bf > 0 and other == 0:
+            v = min(v, _quarters(dist[ms, lv, sets], w, bf))
+        if bh > 0 and (other & 7) == 0:
+            v = min(v, _quarters(dist[comb[ms, c3], lv, sets], w, bh))
+        return v
+    v = flush_min
+    if bh > 0:
+        for t in range(3):
+            if (mask & ~(1 << t) & 7) == 0:
+                v = min(v, _quarters(dist[comb[cs[t], ms], lv, sets], w, bh))
+    return v
+
+
+@kernel(inline="always")
+def _value_quarters(sc, x, v_sp, sp, bon, flush_v, wild_d, cats, sets, w):
+    """The value policy's score of a discard: the lowest of the efficiency score ``sc``
+    and each bonus target's (seven pairs ``v_sp``, the flushes ``flush_v`` already
+    scored, 金雀 with the sets' distance ``wild_d``, all triplets from the kind-count
+    categories ``cats`` with the discarded kind held ``x`` times).
+    """
+    bf, bh, bt, bw, bp = bon
+    if bp > 0 and sp:
+        v = _quarters(v_sp, w, bp)
+        if v < sc:
+            sc = v
+    if (bf > 0 or bh > 0) and flush_v < sc:
+        sc = flush_v
+    if bw > 0:
+        v = wild_pair_distance(wild_d, w)
+        if v <= 2:
+            v = 4 * v - bw
+            if v < sc:
+                sc = v
+    if bt > 0:
+        a3, a2, a1 = _cat_add(cats[0], cats[1], cats[2], x, -1)
+        v = _quarters(triplets_closed(a3, a2, a1, sets), w, bt)
+        if v < sc:
+            sc = v
+    return sc
+
+
 @kernel(refcount=False)
 def discard_scores(policy, h, w, sets, shapes, tab, bot, minfo, score):
     """Score of every discard of the ``3*sets+2``-tile hand ``h`` (INF where not held).
@@ -138,6 +255,12 @@ def discard_scores(policy, h, w, sets, shapes, tab, bot, minfo, score):
     bot : float64 (N_BOT,) the seat's bot parameters (the value bonuses, engine.game._params).
     minfo : int64 (3,) = exposed-meld suit mask, all-triplets flag, number of melds.
     Returns the lowest score.
+
+    Phases: the hand's classes and shape counts, the bonuses (:func:`_value_bonuses`)
+    and the flushes of a suit the discard is not from (:func:`_flush_scores`) once; per
+    held kind, the shapes' score (:func:`_shape_quarters`) and, for the value policy,
+    the flushes' (:func:`_flush_quarters`) and every bonus target's
+    (:func:`_value_quarters`).
     """
     suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
     i0, i1, i2, i3 = _suit_indices(h)
@@ -147,17 +270,17 @@ def discard_scores(policy, h, w, sets, shapes, tab, bot, minfo, score):
     c2 = suit_cls[i2]
     c3 = honor_cls[i3]
     _, _, e0, e1, e2, e3 = _rest_classes(c0, c1, c2, c3, comb)
+    ex = (e0, e1, e2, e3)
+    cs = (np.int64(c0), np.int64(c1), np.int64(c2))
     std, sp, to, bd = _shape_flags(shapes, sets)
     pairs, singles, distinct, opair = _shape_counts(h)
     value = policy == 2
-    bf = np.int64(bot[B_FLUSH]) if value else 0
-    bh = np.int64(bot[B_HALF]) if value else 0
-    bt = np.int64(bot[B_TRIPLETS]) if value and minfo[1] == 1 else 0
-    bw = np.int64(bot[B_WILD_PAIR]) if value else 0
-    bp = np.int64(bot[B_PAIRS]) if value and minfo[2] == 0 else 0
+    bon = _value_bonuses(policy, bot, minfo)
+    bf, bh, bt, bw, bp = bon
     n3 = n2 = n1 = 0
     if bt > 0:
         n3, n2, n1 = count_categories(h)
+    cats = (n3, n2, n1)
     dist0 = tab[5]
     lv = level(w)
     lv_pair = level(w - 2 if w > 2 else 0)  # the sets' budget when two wilds are the pair
@@ -166,41 +289,22 @@ def discard_scores(policy, h, w, sets, shapes, tab, bot, minfo, score):
     if bd:
         hm0, hm1, hm2, hhon = _held_masks(h)
         buda_h = _buda_masks(hm0, hm1, hm2, hhon, tab[4])
+    masks = (hm0, hm1, hm2, hhon)
     # the seven-pairs and thirteen-orphans distances after a discard depend only on the
     # discarded kind's count (and orphan class): worked out once, selected per discard
     sp_even = _pairs_formula(pairs - 1, singles + 1)
     sp_odd = _pairs_formula(pairs, singles - 1)
     to_base = 14 - distinct - (1 if opair > 0 else 0)
-    to_once = to_base + 1  # an orphan held once
-    to_twice = 14 - distinct - (1 if opair > 1 else 0)  # an orphan held twice
+    # an orphan held once, an orphan held twice
+    forms = (to_base, to_base + 1, 14 - distinct - (1 if opair > 1 else 0))
     held = np.int64(0)
     for k in range(34):
         score[k] = INF * 4
         held |= np.int64(h[k] > 0) << k
-    # the flush and half-flush targets of a suit the discard is not from score as the
-    # hand stands: worked out once per suit
-    ex = (e0, e1, e2, e3)
-    cs = (np.int64(c0), np.int64(c1), np.int64(c2))
     flushes = bf > 0 or bh > 0
-    f0 = f1 = f2 = INF * 4  # flush or half flush of suit t, the discard elsewhere
-    flush_min = INF * 4  # the flushes alone (an honor discard changes the half flushes)
+    f0 = f1 = f2 = flush_min = INF * 4
     if flushes:
-        for t in range(3):
-            other = minfo[0] & ~(1 << t)
-            v = INF * 4
-            if bf > 0 and other == 0:
-                # 清一色: tiles outside suit t are surplus, so the suit's own distance is
-                # the hand's
-                v = _quarters(dist[cs[t], lv, sets], w, bf)
-                flush_min = min(flush_min, v)
-            if bh > 0 and (other & 7) == 0:
-                v = min(v, _quarters(dist[comb[cs[t], c3], lv, sets], w, bh))
-            if t == 0:
-                f0 = v
-            elif t == 1:
-                f1 = v
-            else:
-                f2 = v
+        f0, f1, f2, flush_min = _flush_scores(cs, c3, minfo[0], w, lv, sets, bf, bh, comb, dist)
     out_min = (min(f1, f2), min(f0, f2), min(f0, f1))
     best = INF * 4
     while held != 0:
@@ -216,54 +320,15 @@ def discard_scores(policy, h, w, sets, shapes, tab, bot, minfo, score):
         cls_k = np.int64(comb[ex[s], ms])  # the whole hand minus the discard
         d = np.int64(dist[cls_k, lv, sets]) if std else INF
         v_sp = sp_even if x % 2 == 0 else sp_odd
-        if sp and bp == 0:
-            d = min(d, v_sp)
-        if to:
-            v = to_base
-            if _ORPHAN[k]:
-                v = to_once if x == 1 else (to_twice if x == 2 else to_base)
-            d = min(d, v)
-        if bd:
-            v = _buda_without(hm0, hm1, hm2, hhon, x, k, buda_h, tab[4])
-            if v < d:
-                d = v
-        d -= w
-        if d < 0:
-            d = 0
-        sc = 4 * d
+        sc = _shape_quarters(d, x, k, v_sp, sp and bp == 0, to, forms, bd, masks, buda_h, tab[4], w)
         if value:
-            if bp > 0 and sp:
-                v = _quarters(v_sp, w, bp)
-                if v < sc:
-                    sc = v
+            flush_v = INF * 4
             if flushes:
-                if s < 3:
-                    v = out_min[s]
-                    other = minfo[0] & ~(1 << s)
-                    if bf > 0 and other == 0:
-                        v = min(v, _quarters(dist[ms, lv, sets], w, bf))
-                    if bh > 0 and (other & 7) == 0:
-                        v = min(v, _quarters(dist[comb[ms, c3], lv, sets], w, bh))
-                else:
-                    v = flush_min
-                    if bh > 0:
-                        for t in range(3):
-                            if (minfo[0] & ~(1 << t) & 7) == 0:
-                                y = _quarters(dist[comb[cs[t], ms], lv, sets], w, bh)
-                                v = min(v, y)
-                if v < sc:
-                    sc = v
-            if bw > 0:
-                v = wild_pair_distance(np.int64(dist0[cls_k, lv_pair, sets]), w)
-                if v <= 2:
-                    v = 4 * v - bw
-                    if v < sc:
-                        sc = v
-            if bt > 0:
-                a3, a2, a1 = _cat_add(n3, n2, n1, x, -1)
-                v = _quarters(triplets_closed(a3, a2, a1, sets), w, bt)
-                if v < sc:
-                    sc = v
+                flush_v = _flush_quarters(
+                    s, ms, minfo[0], out_min, flush_min, cs, c3, w, lv, sets, bf, bh, comb, dist
+                )
+            wild_d = np.int64(dist0[cls_k, lv_pair, sets]) if bw > 0 else INF
+            sc = _value_quarters(sc, x, v_sp, sp, bon, flush_v, wild_d, cats, sets, w)
         score[k] = sc
         if sc < best:
             best = sc

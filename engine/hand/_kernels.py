@@ -530,27 +530,13 @@ def hand_summary(h, sm):
     sm[7] = opair
 
 
-@kernel(refcount=False)
-def ukeire_core(h, d, w, sets, shapes, tab, unseen, sm, imp):
-    """Distance and ukeire of the hand ``h`` minus one tile of kind ``d`` (compiled).
-
-    The one ukeire implementation (the public :func:`engine.hand.ukeire` and the bots
-    both call it). ``d = -1`` evaluates ``h`` itself. ``h`` must hold ``3*sets + 2``
-    tiles with a discard or ``3*sets + 1`` without; it is left unchanged.
-
-    unseen : int (34,) copies of each kind the player cannot see.
-    sm : the :func:`hand_summary` of ``h``.
-    imp : bool (34,) receives, per draw kind, whether it lowers the distance (or an
-        empty array to skip that).
-
-    Returns ``(distance, ukeire)``: the distance with wilds applied, and the unseen
-    tiles among the improving draws.
-
-    A draw of a kind with no held tile of its own kind or within two ranks (*far*) never
-    lowers the standard distance unless :func:`_far_draws_help`, so such draws reuse the
-    standard distance without a lookup.
+@kernel(inline="always")
+def _summary_minus(h, d, sm):
+    """The :func:`hand_summary` ``sm`` of ``h`` after removing one tile of kind ``d``
+    (``d = -1``: of ``h`` itself): ``(i0, i1, i2, i3, m0, m1, m2, pairs, singles,
+    distinct, opair, spare)``, the suit indices, the suits' held-rank masks and the
+    shape counts.
     """
-    suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
     i0 = sm[0]
     i1 = sm[1]
     i2 = sm[2]
@@ -593,6 +579,107 @@ def ukeire_core(h, d, w, sets, shapes, tab, unseen, sm, imp):
                 distinct -= 1
             elif xd == 2:
                 opair -= 1
+    return i0, i1, i2, i3, m0, m1, m2, pairs, singles, distinct, opair, spare
+
+
+@kernel(inline="always")
+def _buda_moved(h, d, j, buda_t):
+    """The 不搭 distance of ``h`` minus a tile of ``d`` plus one of ``j`` (-1: none);
+    ``h`` is restored.
+    """
+    if d >= 0:
+        h[d] -= 1
+    if j >= 0:
+        h[j] += 1
+    x = _buda(h, buda_t)
+    if j >= 0:
+        h[j] -= 1
+    if d >= 0:
+        h[d] += 1
+    return x
+
+
+@kernel(inline="always")
+def _std_near(j, cj, m0, m1, m2):
+    """Whether the draw ``j`` (held ``cj`` times in the hand) is *near*: a held tile of
+    its kind or within two ranks (``m0..m2`` the suits' held-rank masks).
+    """
+    su = j // 9
+    pos = j - 9 * su
+    near = cj > 0
+    if not near and su < 3:
+        m = m0 if su == 0 else (m1 if su == 1 else m2)
+        lo = pos - 2 if pos >= 2 else 0
+        near = ((m >> lo) & (31 >> (lo - (pos - 2)))) != 0
+    return near
+
+
+@kernel(inline="always")
+def _std_plus(j, i0, i1, i2, i3, e0, e1, e2, e3, lv, sets, tab):
+    """The standard distance of the hand (suit indices ``i0..i3``, the classes of the
+    rest ``e0..e3``) plus one tile of kind ``j``.
+    """
+    suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
+    su = j // 9
+    pos = j - 9 * su
+    if su == 0:
+        return np.int64(dist[comb[e0, suit_cls[i0 + _POW5[pos]]], lv, sets])
+    if su == 1:
+        return np.int64(dist[comb[e1, suit_cls[i1 + _POW5[pos]]], lv, sets])
+    if su == 2:
+        return np.int64(dist[comb[e2, suit_cls[i2 + _POW5[pos]]], lv, sets])
+    return np.int64(dist[comb[e3, honor_cls[i3 + _POW5[pos]]], lv, sets])
+
+
+@kernel(inline="always")
+def _special_plus(v, j, cj, pairs, singles, distinct, has_opair, sp, to):
+    """``v`` lowered by the seven-pairs and thirteen-orphans distances of the hand plus
+    one tile of kind ``j`` (held ``cj`` times), where those shapes count.
+    """
+    if sp:
+        if cj % 2 == 1:
+            x = _pairs_formula(pairs + 1, singles - 1)
+        else:
+            x = _pairs_formula(pairs, singles + 1)
+        if x < v:
+            v = x
+    if to:
+        dd = distinct
+        op = has_opair
+        if _ORPHAN[j]:
+            if cj == 0:
+                dd += 1
+            else:
+                op = 1
+        x = 14 - dd - op
+        if x < v:
+            v = x
+    return v
+
+
+@kernel(refcount=False)
+def ukeire_core(h, d, w, sets, shapes, tab, unseen, sm, imp):
+    """Distance and ukeire of the hand ``h`` minus one tile of kind ``d`` (compiled).
+
+    The one ukeire implementation (the public :func:`engine.hand.ukeire` and the bots
+    both call it). ``d = -1`` evaluates ``h`` itself. ``h`` must hold ``3*sets + 2``
+    tiles with a discard or ``3*sets + 1`` without; it is left unchanged.
+
+    unseen : int (34,) copies of each kind the player cannot see.
+    sm : the :func:`hand_summary` of ``h``.
+    imp : bool (34,) receives, per draw kind, whether it lowers the distance (or an
+        empty array to skip that).
+
+    Returns ``(distance, ukeire)``: the distance with wilds applied, and the unseen
+    tiles among the improving draws.
+
+    A draw of a kind with no held tile of its own kind or within two ranks (*far*,
+    :func:`_std_near`) never lowers the standard distance unless
+    :func:`_far_draws_help`, so such draws reuse the standard distance without a lookup
+    (:func:`_std_plus`); the special shapes are closed forms (:func:`_special_plus`).
+    """
+    suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
+    i0, i1, i2, i3, m0, m1, m2, pairs, singles, distinct, opair, spare = _summary_minus(h, d, sm)
     has_opair = 1 if opair > 0 else 0
     c0 = suit_cls[i0]
     c1 = suit_cls[i1]
@@ -612,11 +699,7 @@ def ukeire_core(h, d, w, sets, shapes, tab, unseen, sm, imp):
         if v < base:
             base = v
     if bd:
-        if d >= 0:
-            h[d] -= 1
-        v = _buda(h, tab[4])
-        if d >= 0:
-            h[d] += 1
+        v = _buda_moved(h, d, -1, tab[4])
         if v < base:
             base = v
     base -= w
@@ -636,50 +719,13 @@ def ukeire_core(h, d, w, sets, shapes, tab, unseen, sm, imp):
             continue
         v = INF
         if std:
-            su = j // 9
-            pos = j - 9 * su
-            near = cj > 0
-            if not near and su < 3:
-                m = m0 if su == 0 else (m1 if su == 1 else m2)
-                lo = pos - 2 if pos >= 2 else 0
-                near = ((m >> lo) & (31 >> (lo - (pos - 2)))) != 0
-            if near or not prune:
-                if su == 0:
-                    v = np.int64(dist[comb[e0, suit_cls[i0 + _POW5[pos]]], lv, sets])
-                elif su == 1:
-                    v = np.int64(dist[comb[e1, suit_cls[i1 + _POW5[pos]]], lv, sets])
-                elif su == 2:
-                    v = np.int64(dist[comb[e2, suit_cls[i2 + _POW5[pos]]], lv, sets])
-                else:
-                    v = np.int64(dist[comb[e3, honor_cls[i3 + _POW5[pos]]], lv, sets])
+            if not prune or _std_near(j, cj, m0, m1, m2):
+                v = _std_plus(j, i0, i1, i2, i3, e0, e1, e2, e3, lv, sets, tab)
             else:
                 v = base_std
-        if sp:
-            if cj % 2 == 1:
-                x = _pairs_formula(pairs + 1, singles - 1)
-            else:
-                x = _pairs_formula(pairs, singles + 1)
-            if x < v:
-                v = x
-        if to:
-            dd = distinct
-            op = has_opair
-            if _ORPHAN[j]:
-                if cj == 0:
-                    dd += 1
-                else:
-                    op = 1
-            x = 14 - dd - op
-            if x < v:
-                v = x
+        v = _special_plus(v, j, cj, pairs, singles, distinct, has_opair, sp, to)
         if bd:
-            if d >= 0:
-                h[d] -= 1
-            h[j] += 1
-            x = _buda(h, tab[4])
-            h[j] -= 1
-            if d >= 0:
-                h[d] += 1
+            x = _buda_moved(h, d, j, tab[4])
             if x < v:
                 v = x
         v -= w
@@ -789,6 +835,217 @@ def _check_serial(counts, wilds, sets, size_mask, bad):
         _check_row(counts, wilds, sets, size_mask, bad, r)
 
 
+@kernel(inline="always")
+def _du_classes(h, tab, work):
+    """The classes of :func:`discard_ukeire`'s hand into ``work``: ``idx`` (136:140) the
+    suit indices, ``c`` (140:144) their classes, ``ex`` (144:148) the class of the other
+    three suits of each, ``pm`` (68:84, ``pm[4*s + t]``) the two suits other than ``s``
+    and ``t`` combined. Returns the class of the whole hand.
+    """
+    suit_cls, honor_cls, comb = tab[0], tab[1], tab[2]
+    i0, i1, i2, i3 = _suit_indices(h)
+    idx = work[136:140]
+    c = work[140:144]
+    ex = work[144:148]
+    idx[0] = i0
+    idx[1] = i1
+    idx[2] = i2
+    idx[3] = i3
+    c[0] = suit_cls[i0]
+    c[1] = suit_cls[i1]
+    c[2] = suit_cls[i2]
+    c[3] = honor_cls[i3]
+    ab, cd, ex[0], ex[1], ex[2], ex[3] = _rest_classes(c[0], c[1], c[2], c[3], comb)
+    pm = work[68:84]
+    pm[1] = pm[4] = cd
+    pm[11] = pm[14] = ab
+    pm[2] = pm[8] = comb[c[1], c[3]]
+    pm[7] = pm[13] = comb[c[0], c[2]]
+    pm[3] = pm[12] = comb[c[1], c[2]]
+    pm[6] = pm[9] = comb[c[0], c[3]]
+    pm[0] = pm[5] = pm[10] = pm[15] = 0
+    return comb[ab, cd]
+
+
+@kernel(inline="always")
+def _du_kinds(h, unseen):
+    """Kind bit sets of the hand: ``(held, odd, avail, near, spare)``, held, held an odd
+    number of times, drawable (a copy unseen, fewer than 4 held), near (a held tile of
+    their kind or within two ranks: the others never lower the standard distance), and
+    the copies beyond the second (:func:`_spare`).
+    """
+    held = np.int64(0)
+    odd = np.int64(0)
+    avail = np.int64(0)
+    spare = 0
+    for j in range(34):
+        x = h[j]
+        spare += _spare(x)
+        held |= np.int64(x > 0) << j
+        odd |= np.int64(x & 1) << j
+        avail |= np.int64((x < 4) & (unseen[j] > 0)) << j
+    near = held & _SUIT_BITS[3]
+    for s in range(3):
+        m = (held >> (9 * s)) & 511
+        near |= ((m | (m << 1) | (m << 2) | (m >> 1) | (m >> 2)) & 511) << (9 * s)
+    return held, odd, avail, near, spare
+
+
+@kernel(inline="always")
+def _du_plus(j, tab, work):
+    """The class of the suit of kind ``j`` with one more tile of ``j`` (into ``plus``)."""
+    su = j // 9
+    pos = j - 9 * su
+    if su < 3:
+        work[j] = tab[0][work[136 + su] + _POW5[pos]]
+    else:
+        work[j] = tab[1][work[139] + _POW5[pos]]
+    return work[j]
+
+
+@kernel(inline="always")
+def _du_buckets(looked, lv, sets, tab, work):
+    """``bucket[t]`` (work 152:160): the draws in ``looked`` whose 15-tile hand ``h + j``
+    has standard distance ``t`` (< 8; returned: the deeper ones), ``plus`` filled.
+    """
+    comb, dist = tab[2], tab[3]
+    bucket = work[152:160]
+    for t in range(8):
+        bucket[t] = 0
+    deep = np.int64(0)
+    m = looked
+    while m != 0:
+        j = lowest_bit(m)
+        m &= m - 1
+        v = np.int64(dist[comb[work[144 + j // 9], _du_plus(j, tab, work)], lv, sets])
+        if v < 8:
+            bucket[v] |= np.int64(1) << j
+        else:
+            deep |= np.int64(1) << j
+    return deep
+
+
+@kernel(inline="always")
+def _du_raw(d, xd, md, shape_counts, masks, buda_h, lv, sets, shapes, tab, work):
+    """The distance of ``h - d`` (``d`` held ``xd`` times, ``md`` the class of its suit
+    without it) before wilds, from the hand's :func:`_shape_counts`, its
+    :func:`_held_masks` ``masks`` and its 不搭 distance: ``(raw, raw_std, pairs,
+    singles, distinct, hop, dm0, dm1, dm2, dhon)``, with the standard distance alone,
+    ``h - d``'s counts (``hop``: an orphan pair held) and held masks.
+    """
+    pairs, singles, distinct, opair = shape_counts
+    hm0, hm1, hm2, hhon = masks
+    std, sp, to, bd = _shape_flags(shapes, sets)
+    # h - d's pairs, odd counts, orphan kinds and orphan pairs (arithmetic, no branches:
+    # the tied discards' counts follow no pattern)
+    par = xd & 1
+    pr_ = pairs - 1 + par
+    sg_ = singles + 1 - 2 * par
+    orph = (_ORPHAN_BITS >> d) & 1
+    ds_ = distinct - orph * np.int64(xd == 1)
+    op_ = opair - orph * np.int64(xd == 2)
+    hop = np.int64(op_ > 0)
+    raw_std = np.int64(tab[3][tab[2][work[144 + d // 9], md], lv, sets]) if std else INF
+    raw = raw_std
+    if sp:
+        raw = min(raw, _pairs_formula(pr_, sg_))
+    if to:
+        raw = min(raw, 14 - ds_ - hop)
+    dm0, dm1, dm2, dhon = hm0, hm1, hm2, hhon
+    if bd:
+        y = buda_h
+        if xd == 1:
+            dm0, dm1, dm2, dhon = _masks_with(hm0, hm1, hm2, hhon, d, False)
+            y = _buda_masks(dm0, dm1, dm2, dhon, tab[4])
+        raw = min(raw, y)
+    return raw, raw_std, pr_, sg_, ds_, hop, dm0, dm1, dm2, dhon
+
+
+@kernel(inline="always")
+def _du_special(raw, pr_, sg_, ds_, hop, odd_d, zero_d, sp, to):
+    """The draws that lower ``h - d``'s distance ``raw`` as seven pairs or thirteen
+    orphans: whole bit sets, by a draw's parity (``odd_d``) or orphan class (``zero_d``
+    the kinds ``h - d`` holds none of) alone.
+    """
+    imp = np.int64(0)
+    if sp:
+        if _pairs_formula(pr_ + 1, sg_ - 1) < raw:
+            imp |= odd_d
+        if _pairs_formula(pr_, sg_ + 1) < raw:
+            imp |= ~odd_d
+    if to:
+        if 13 - ds_ - hop < raw:
+            imp |= _ORPHAN_BITS & zero_d
+        if 13 - ds_ < raw:
+            imp |= _ORPHAN_BITS & ~zero_d
+    return imp
+
+
+@kernel(inline="always")
+def _du_standard(d, md, raw, cand, lv, sets, tab, work):
+    """The candidate draws ``cand`` that lower ``h - d``'s distance ``raw`` as the
+    standard shape (``md`` the class of ``d``'s suit without ``d``): in ``d``'s suit by
+    the suit's new class, elsewhere by small-table classes only (``ys``, work 148:152).
+    """
+    suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
+    sd = d // 9
+    pd = d - 9 * sd
+    bit_d = np.int64(1) << d
+    imp = np.int64(0)
+    own = _SUIT_BITS[sd]
+    m = cand & own & ~bit_d
+    while m != 0:
+        j = lowest_bit(m)
+        m &= m - 1
+        pos = j - 9 * sd
+        if sd < 3:
+            y = suit_cls[work[136 + sd] - _POW5[pd] + _POW5[pos]]
+        else:
+            y = honor_cls[work[139] - _POW5[pd] + _POW5[pos]]
+        v = np.int64(dist[comb[work[144 + sd], y], lv, sets])
+        if v < raw:
+            imp |= np.int64(1) << j
+    ys = work[148:152]
+    for t in range(4):
+        ys[t] = comb[work[68 + 4 * sd + t], md]
+    m = cand & ~own
+    while m != 0:
+        j = lowest_bit(m)
+        m &= m - 1
+        if np.int64(dist[comb[ys[j // 9], work[j]], lv, sets]) < raw:
+            imp |= np.int64(1) << j
+    return imp
+
+
+@kernel(inline="always")
+def _du_buda(zb, raw, dm0, dm1, dm2, dhon, buda_t):
+    """The draws in ``zb`` (kinds ``h - d`` holds none of) that lower its distance
+    ``raw`` as 不搭 (``dm*`` its held masks): a suit's rank against the best the other
+    suits and honors add (:func:`_buda_rest`).
+    """
+    imp = np.int64(0)
+    hz = zb & _SUIT_BITS[3]
+    if hz != 0 and _buda_masks(dm0, dm1, dm2, dhon + 1, buda_t) < raw:
+        imp |= hz
+    for s in range(3):
+        zs = (zb >> (9 * s)) & 511
+        if zs == 0:
+            continue
+        if s == 0:
+            ms, ma, mb = dm0, dm1, dm2
+        elif s == 1:
+            ms, ma, mb = dm1, dm0, dm2
+        else:
+            ms, ma, mb = dm2, dm0, dm1
+        r1, r2, r3 = _buda_rest(ma, mb, dhon, buda_t)
+        while zs != 0:
+            p = lowest_bit(zs)
+            zs &= zs - 1
+            if _buda_with(ms | (1 << p), r1, r2, r3, buda_t) < raw:
+                imp |= np.int64(1) << (9 * s + p)
+    return imp
+
+
 @kernel(refcount=False)
 def discard_ukeire(h, w, sets, shapes, tab, unseen, tied, out, work):
     """Ukeire of ``h`` minus one tile of each selected kind, all at once (compiled).
@@ -819,81 +1076,33 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, tied, out, work):
 
     h : int64 (34,), ``3*sets+2`` tiles, left unchanged. tied : int64 bit set of kinds.
     out : int64 (34,) written at the kinds in ``tied``. work : int64 (160,) scratch.
+
+    Phases: once per hand, the classes (:func:`_du_classes`), the kind bit sets
+    (:func:`_du_kinds`) and the near draws' 15-tile distances (:func:`_du_buckets`);
+    per discard, ``h - d``'s distance (:func:`_du_raw`), then its improving draws by
+    shape (:func:`_du_special`, :func:`_du_standard`, :func:`_du_buda`).
     """
-    plus = work[0:34]  # the class of h plus a near draw, by draw kind
-    suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
-    i0, i1, i2, i3 = _suit_indices(h)
-    idx = work[136:140]
-    c = work[140:144]
-    ex = work[144:148]
-    ys = work[148:152]
-    idx[0] = i0
-    idx[1] = i1
-    idx[2] = i2
-    idx[3] = i3
-    c[0] = suit_cls[i0]
-    c[1] = suit_cls[i1]
-    c[2] = suit_cls[i2]
-    c[3] = honor_cls[i3]
-    ab, cd, ex[0], ex[1], ex[2], ex[3] = _rest_classes(c[0], c[1], c[2], c[3], comb)
-    # pm[4*s + t]: the two suits other than s and t combined (s != t)
-    pm = work[68:84]
-    pm[1] = pm[4] = cd
-    pm[11] = pm[14] = ab
-    pm[2] = pm[8] = comb[c[1], c[3]]
-    pm[7] = pm[13] = comb[c[0], c[2]]
-    pm[3] = pm[12] = comb[c[1], c[2]]
-    pm[6] = pm[9] = comb[c[0], c[3]]
-    pm[0] = pm[5] = pm[10] = pm[15] = 0
+    suit_cls, honor_cls, dist = tab[0], tab[1], tab[3]
+    idx = work[136:140]  # the suit indices (_du_classes); work[0:34] ``plus`` by draw kind
+    whole = _du_classes(h, tab, work)
     std, sp, to, bd = _shape_flags(shapes, sets)
-    pairs, singles, distinct, opair = _shape_counts(h)
+    shape_counts = _shape_counts(h)
     hm0 = hm1 = hm2 = hhon = 0
     buda_h = INF
     if bd:
         hm0, hm1, hm2, hhon = _held_masks(h)
         buda_h = _buda_masks(hm0, hm1, hm2, hhon, tab[4])
-    # kind bit masks: held, held an odd number of times, drawable (a copy unseen, < 4 held)
-    held = np.int64(0)
-    odd = np.int64(0)
-    avail = np.int64(0)
-    spare = 0
-    for j in range(34):
-        x = h[j]
-        spare += _spare(x)
-        held |= np.int64(x > 0) << j
-        odd |= np.int64(x & 1) << j
-        avail |= np.int64((x < 4) & (unseen[j] > 0)) << j
-    # near draws: a held tile of their kind or within two ranks (the others never lower
-    # the standard distance)
-    near = held & _SUIT_BITS[3]
-    for s in range(3):
-        m = (held >> (9 * s)) & 511
-        near |= ((m | (m << 1) | (m << 2) | (m >> 1) | (m >> 2)) & 511) << (9 * s)
-    # bucket[t]: the near draws whose 15-tile hand h + j has standard distance t (< 8;
-    # deep: the rest); the candidates of a discard at distance raw are those below it
+    masks = (hm0, hm1, hm2, hhon)
+    held, odd, avail, near, spare = _du_kinds(h, unseen)
+    # the candidates of a discard at distance raw are the near draws whose 15-tile
+    # distance is below it (bucket, deep)
     lv = level(w)
-    base_std = np.int64(dist[comb[ab, cd], lv, sets]) if std else INF
+    base_std = np.int64(dist[whole, lv, sets]) if std else INF
     bucket = work[152:160]
-    for t in range(8):
-        bucket[t] = 0
-    deep = np.int64(0)
     looked = near & avail  # draws whose plus class is known
+    deep = np.int64(0)
     if std:
-        m = looked
-        while m != 0:
-            j = lowest_bit(m)
-            m &= m - 1
-            su = j // 9
-            pos = j - 9 * su
-            if su < 3:
-                plus[j] = suit_cls[idx[su] + _POW5[pos]]
-            else:
-                plus[j] = honor_cls[i3 + _POW5[pos]]
-            v = np.int64(dist[comb[ex[su], plus[j]], lv, sets])
-            if v < 8:
-                bucket[v] |= np.int64(1) << j
-            else:
-                deep |= np.int64(1) << j
+        deep = _du_buckets(looked, lv, sets, tab, work)
     while tied != 0:
         d = lowest_bit(tied)
         tied &= tied - 1
@@ -904,52 +1113,16 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, tied, out, work):
         if sd < 3:
             md = np.int64(suit_cls[idx[sd] - _POW5[pd]])
         else:
-            md = np.int64(honor_cls[i3 - _POW5[pd]])
-        # h - d's pairs, odd counts, orphan kinds and orphan pairs (arithmetic, no
-        # branches: the tied discards' counts follow no pattern)
-        par = xd & 1
-        pr_ = pairs - 1 + par
-        sg_ = singles + 1 - 2 * par
-        orph = (_ORPHAN_BITS >> d) & 1
-        ds_ = distinct - orph * np.int64(xd == 1)
-        op_ = opair - orph * np.int64(xd == 2)
-        hop = np.int64(op_ > 0)
-        raw_std = np.int64(dist[comb[ex[sd], md], lv, sets]) if std else INF
-        raw = raw_std
-        if sp:
-            y = _pairs_formula(pr_, sg_)
-            if y < raw:
-                raw = y
-        if to:
-            y = 14 - ds_ - hop
-            if y < raw:
-                raw = y
-        dm0, dm1, dm2, dhon = hm0, hm1, hm2, hhon
-        if bd:
-            if xd == 1:
-                dm0, dm1, dm2, dhon = _masks_with(hm0, hm1, hm2, hhon, d, False)
-                y = _buda_masks(dm0, dm1, dm2, dhon, tab[4])
-            else:
-                y = buda_h
-            if y < raw:
-                raw = y
+            md = np.int64(honor_cls[idx[3] - _POW5[pd]])
+        raw, raw_std, pr_, sg_, ds_, hop, dm0, dm1, dm2, dhon = _du_raw(
+            d, xd, md, shape_counts, masks, buda_h, lv, sets, shapes, tab, work
+        )
         if raw - w <= 0:
             out[d] = 0
             continue
         valid = avail | (bit_d * np.int64(unseen[d] > 0))
         zero_d = ~held | (bit_d * np.int64(xd == 1))
-        imp = np.int64(0)
-        if sp:
-            odd_d = odd ^ bit_d
-            if _pairs_formula(pr_ + 1, sg_ - 1) < raw:
-                imp |= odd_d
-            if _pairs_formula(pr_, sg_ + 1) < raw:
-                imp |= ~odd_d
-        if to:
-            if 13 - ds_ - hop < raw:
-                imp |= _ORPHAN_BITS & zero_d
-            if 13 - ds_ < raw:
-                imp |= _ORPHAN_BITS & ~zero_d
+        imp = _du_special(raw, pr_, sg_, ds_, hop, odd ^ bit_d, zero_d, sp, to)
         if std:
             if base_std < raw:
                 imp |= bit_d
@@ -968,57 +1141,14 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, tied, out, work):
                 while far != 0:
                     j = lowest_bit(far)
                     far &= far - 1
-                    su = j // 9
-                    if su < 3:
-                        plus[j] = suit_cls[idx[su] + _POW5[j - 9 * su]]
-                    else:
-                        plus[j] = honor_cls[i3 + _POW5[j - 27]]
+                    _du_plus(j, tab, work)
                 cand |= avail & ~near
-            own = _SUIT_BITS[sd]
-            m = cand & own & ~bit_d
-            while m != 0:
-                j = lowest_bit(m)
-                m &= m - 1
-                pos = j - 9 * sd
-                if sd < 3:
-                    y = suit_cls[idx[sd] - _POW5[pd] + _POW5[pos]]
-                else:
-                    y = honor_cls[i3 - _POW5[pd] + _POW5[pos]]
-                v = np.int64(dist[comb[ex[sd], y], lv, sets])
-                if v < raw:
-                    imp |= np.int64(1) << j
-            for t in range(4):
-                ys[t] = comb[pm[4 * sd + t], md]
-            m = cand & ~own
-            while m != 0:
-                j = lowest_bit(m)
-                m &= m - 1
-                if np.int64(dist[comb[ys[j // 9], plus[j]], lv, sets]) < raw:
-                    imp |= np.int64(1) << j
+            imp |= _du_standard(d, md, raw, cand, lv, sets, tab, work)
         if bd:
             # 不搭 sees which kinds are held: only a kind not held in h - d changes it
             zb = valid & zero_d & ~imp
             if zb != 0:
-                bt_ = tab[4]
-                hz = zb & _SUIT_BITS[3]
-                if hz != 0 and _buda_masks(dm0, dm1, dm2, dhon + 1, bt_) < raw:
-                    imp |= hz
-                for s in range(3):
-                    zs = (zb >> (9 * s)) & 511
-                    if zs == 0:
-                        continue
-                    if s == 0:
-                        ms, ma, mb = dm0, dm1, dm2
-                    elif s == 1:
-                        ms, ma, mb = dm1, dm0, dm2
-                    else:
-                        ms, ma, mb = dm2, dm0, dm1
-                    r1, r2, r3 = _buda_rest(ma, mb, dhon, bt_)
-                    while zs != 0:
-                        p = lowest_bit(zs)
-                        zs &= zs - 1
-                        if _buda_with(ms | (1 << p), r1, r2, r3, bt_) < raw:
-                            imp |= np.int64(1) << (9 * s + p)
+                imp |= _du_buda(zb, raw, dm0, dm1, dm2, dhon, tab[4])
         m = imp & valid
         total = 0
         while m != 0:

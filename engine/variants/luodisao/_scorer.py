@@ -84,113 +84,23 @@ def score_win(
         holder winning on another player's card, inconsistent flags.
     """
     from ...zipai._huxi import _workspace
-    from ._kernels import (
-        HOW_DISCARD,
-        HOW_FLIP,
-        HOW_SELF,
-        HOW_TIANHU,
-        N_OUT,
-        O_BITS,
-        O_FAN,
-        O_HUXI,
-        O_RED,
-        O_SHAPE,
-        O_TUN,
-        O_VALUE,
-        O_XING,
-        _pay_win,
-        _score_win,
-        _xing_kind,
-    )
+    from ._kernels import N_OUT, _score_win, _xing_kind
 
-    v = variant
-    packed = v.pack(rules)
-    seats = v.n_players(rules)
-    zx = (dealer + 2) % seats if rules["zuoxing"] else -1
-    for name, s in (("seat", seat), ("dealer", dealer)):
-        if not 0 <= s < seats:
-            raise UsageError(f"{name} must be 0..{seats - 1}, got {s}")
-    if seat == zx:
-        raise UsageError(f"seat {seat} sits out this deal (坐醒)")
-    try:
-        counts, kings = cards.parse(hand)
-    except ValueError as exc:
-        raise UsageError(f"hand: {exc}") from None
-    counts = counts.astype(np.int64)
-    ntab, th, tr, tcnt, alike = parse_table_groups(table)
-    if ((counts + tcnt) > 4).any():
-        bad = cards.card_name(int(np.flatnonzero(counts + tcnt > 4)[0]))
-        raise UsageError(f"more than four {bad} between the hand and the table")
-    if kings > rules["kings"]:
-        raise UsageError(f"{kings} 王 in the hand but kings={rules['kings']}")
+    packed = variant.pack(rules)
+    seats = variant.n_players(rules)
+    zx = _sitting_out(rules, seats, seat, dealer)
+    counts, kings, (ntab, th, tr, tcnt, alike) = _parse_cards(rules, hand, table)
     notes = []
     last = None
     if tianhu:
-        if from_seat is not None or flip or dihu:
-            raise UsageError("天胡 takes no --from, no flip or 地胡")
-        if seat != dealer:
-            raise UsageError("天胡 is the dealer's win")
-        how, cand, feeder = HOW_TIANHU, -1, -1
-        if win is not None:
-            try:
-                last = cards.card(win)
-            except ValueError as exc:
-                raise UsageError(f"winning card: {exc}") from None
-            if (kings if last == 20 else counts[last]) == 0:
-                raise UsageError(
-                    f"the dealer's last dealt card {win} must be among the hand's cards"
-                )
+        how, cand, feeder, last = _tianhu_win(
+            win, counts, kings, seat, dealer, from_seat, flip, dihu
+        )
     else:
-        if win is None:
-            raise UsageError("name the winning card (--win CARD), or give 天胡 (--flag tianhu)")
-        try:
-            cand = cards.card(win)
-        except ValueError as exc:
-            raise UsageError(f"winning card: {exc}") from None
-        if cand == 20:
-            if kings == 0:
-                raise UsageError("the winning 王 must be among the hand's cards")
-            kings -= 1
-        else:
-            if counts[cand] == 0:
-                raise UsageError(
-                    f"the winning card {win} must be among the hand's cards "
-                    "(the hand includes the winning card)"
-                )
-            counts[cand] -= 1
-        if from_seat is None:
-            if flip or dihu:
-                raise UsageError("a flip or 地胡 win names the seat it came from (from_seat)")
-            how, feeder = HOW_SELF, -1
-        else:
-            if not 0 <= from_seat < seats or from_seat in (seat, zx):
-                raise UsageError(f"from_seat must be another playing seat, got {from_seat}")
-            if cand == 20:
-                raise UsageError("a 王 is never discarded: a 王 win is a self-draw")
-            if kings > 0:
-                raise UsageError("a player holding 王 wins only by self-draw (RULEBOOK §4.4)")
-            if dihu and (flip or from_seat != dealer or seat == dealer):
-                raise UsageError("地胡 is a win on the dealer's first discard")
-            how, feeder = (HOW_FLIP if flip else HOW_DISCARD), from_seat
-    flip_card = -1
-    if rules["xing"] != "gen" or tianhu:
-        if xing_card is not None:
-            try:
-                flip_card = cards.card(xing_card)
-            except ValueError as exc:
-                raise UsageError(f"xing card: {exc}") from None
-        elif not tianhu:
-            flip_card = cand
-            notes.append("醒 card: the winning card (no --xing-card given)")
-        elif last is not None:
-            flip_card = last
-            if rules["xing"] != "gen":
-                notes.append("醒 card: the dealer's last dealt card (no --xing-card given)")
-        else:
-            raise UsageError(
-                "天胡 needs its 醒 card: the dealer's last dealt card as the winning card "
-                "(--win CARD), or the 醒 card (--xing-card CARD)"
-            )
+        how, cand, feeder, kings = _card_win(
+            win, counts, kings, seats, seat, dealer, zx, from_seat, flip, dihu
+        )
+    flip_card = _xing_card(rules, tianhu, xing_card, cand, last, notes)
     base = cand if not tianhu else flip_card
     xk, xany, xmin = _xing_kind(packed, base, flip_card)
     if tianhu and rules["xing"] == "gen" and base == 20:
@@ -198,23 +108,127 @@ def score_win(
     up = int(alike[cand]) if 0 <= cand < 20 else 0
     out = np.zeros(N_OUT, np.int64)
     _score_win(
-        packed,
-        counts,
-        kings,
-        ntab,
-        th,
-        tr,
-        tcnt,
-        cand,
-        how,
-        up,
-        dihu,
-        xk,
-        xany,
-        xmin,
-        _workspace(),
-        out,
+        packed, counts, kings, ntab, th, tr, tcnt, cand, how, up, dihu, xk, xany, xmin,
+        _workspace(), out,
+    )  # fmt: skip
+    return _result(variant, packed, seats, zx, seat, how, feeder, out, notes)
+
+
+def _sitting_out(rules, seats: int, seat: int, dealer: int) -> int:
+    """The 坐醒 seat that sits the deal out (-1 if none), ``seat`` and ``dealer`` checked."""
+    zx = (dealer + 2) % seats if rules["zuoxing"] else -1
+    for name, s in (("seat", seat), ("dealer", dealer)):
+        if not 0 <= s < seats:
+            raise UsageError(f"{name} must be 0..{seats - 1}, got {s}")
+    if seat == zx:
+        raise UsageError(f"seat {seat} sits out this deal (坐醒)")
+    return zx
+
+
+def _parse_cards(rules, hand: str, table: str):
+    """``(counts, kings, groups)``: the hand's cards as int64 counts, its 王 and the
+    :func:`parse_table_groups` of ``table``, checked for a fifth copy and the ``kings``
+    option.
+    """
+    try:
+        counts, kings = cards.parse(hand)
+    except ValueError as exc:
+        raise UsageError(f"hand: {exc}") from None
+    counts = counts.astype(np.int64)
+    groups = parse_table_groups(table)
+    tcnt = groups[3]
+    if ((counts + tcnt) > 4).any():
+        bad = cards.card_name(int(np.flatnonzero(counts + tcnt > 4)[0]))
+        raise UsageError(f"more than four {bad} between the hand and the table")
+    if kings > rules["kings"]:
+        raise UsageError(f"{kings} 王 in the hand but kings={rules['kings']}")
+    return counts, kings, groups
+
+
+def _card(text: str, what: str) -> int:
+    """The card ``text`` names, or a usage error that says it was ``what``."""
+    try:
+        return cards.card(text)
+    except ValueError as exc:
+        raise UsageError(f"{what}: {exc}") from None
+
+
+def _tianhu_win(win, counts, kings, seat, dealer, from_seat, flip, dihu):
+    """天胡: ``(how, cand, feeder, last)``, ``last`` the dealer's last dealt card (None if
+    not given), checked to be among the hand's cards.
+    """
+    from ._kernels import HOW_TIANHU
+
+    if from_seat is not None or flip or dihu:
+        raise UsageError("天胡 takes no --from, no flip or 地胡")
+    if seat != dealer:
+        raise UsageError("天胡 is the dealer's win")
+    last = None
+    if win is not None:
+        last = _card(win, "winning card")
+        if (kings if last == 20 else counts[last]) == 0:
+            raise UsageError(f"the dealer's last dealt card {win} must be among the hand's cards")
+    return HOW_TIANHU, -1, -1, last
+
+
+def _card_win(win, counts, kings, seats, seat, dealer, zx, from_seat, flip, dihu):
+    """A win on a card: ``(how, cand, feeder, kings)``, with the winning card taken out of
+    the hand (``counts`` in place, ``kings`` returned) and the way it came checked.
+    """
+    from ._kernels import HOW_DISCARD, HOW_FLIP, HOW_SELF
+
+    if win is None:
+        raise UsageError("name the winning card (--win CARD), or give 天胡 (--flag tianhu)")
+    cand = _card(win, "winning card")
+    if cand == 20:
+        if kings == 0:
+            raise UsageError("the winning 王 must be among the hand's cards")
+        kings -= 1
+    else:
+        if counts[cand] == 0:
+            raise UsageError(
+                f"the winning card {win} must be among the hand's cards "
+                "(the hand includes the winning card)"
+            )
+        counts[cand] -= 1
+    if from_seat is None:
+        if flip or dihu:
+            raise UsageError("a flip or 地胡 win names the seat it came from (from_seat)")
+        return HOW_SELF, cand, -1, kings
+    if not 0 <= from_seat < seats or from_seat in (seat, zx):
+        raise UsageError(f"from_seat must be another playing seat, got {from_seat}")
+    if cand == 20:
+        raise UsageError("a 王 is never discarded: a 王 win is a self-draw")
+    if kings > 0:
+        raise UsageError("a player holding 王 wins only by self-draw (RULEBOOK §4.4)")
+    if dihu and (flip or from_seat != dealer or seat == dealer):
+        raise UsageError("地胡 is a win on the dealer's first discard")
+    return (HOW_FLIP if flip else HOW_DISCARD), cand, from_seat, kings
+
+
+def _xing_card(rules, tianhu, xing_card, cand, last, notes) -> int:
+    """The card turned up for 醒 (-1 under 跟醒 but 天胡), noting a default in ``notes``."""
+    if rules["xing"] == "gen" and not tianhu:
+        return -1
+    if xing_card is not None:
+        return _card(xing_card, "xing card")
+    if not tianhu:
+        notes.append("醒 card: the winning card (no --xing-card given)")
+        return cand
+    if last is not None:
+        if rules["xing"] != "gen":
+            notes.append("醒 card: the dealer's last dealt card (no --xing-card given)")
+        return last
+    raise UsageError(
+        "天胡 needs its 醒 card: the dealer's last dealt card as the winning card "
+        "(--win CARD), or the 醒 card (--xing-card CARD)"
     )
+
+
+def _result(variant, packed, seats, zx, seat, how, feeder, out, notes) -> dict:
+    """The :func:`score_win` dictionary of the scorer's ``out`` and the payments."""
+    from ._kernels import O_BITS, O_FAN, O_HUXI, O_RED, O_SHAPE, O_TUN, O_VALUE, O_XING, _pay_win
+
     result = {
         "complete": bool(out[O_VALUE] >= 0),
         "patterns": [],
@@ -239,7 +253,7 @@ def score_win(
     )
     bits = int(out[O_BITS])
     result.update(
-        patterns=[p.name for i, p in enumerate(v.patterns) if (bits >> i) & 1],
+        patterns=[p.name for i, p in enumerate(variant.patterns) if (bits >> i) & 1],
         value=int(out[O_VALUE]),
         huxi=int(out[O_HUXI]),
         xing=int(out[O_XING]),
