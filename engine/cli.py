@@ -1,7 +1,9 @@
 """The ``mjlab`` command line.
 
 This module is the parser and a dispatch table (:data:`_COMMANDS`, command name ->
-handler function); every handler lives in :mod:`engine.commands`.
+handler function); every handler lives in :mod:`engine.commands`. Each command's
+arguments are added by its own builder (:data:`_BUILDERS`, command name -> a function
+that adds that command's subparser), in the order ``mjlab --help`` lists them.
 
 Every command exits 0 on success; 2 on bad input (a one-line message on stderr naming
 what is wrong, no traceback, nothing written), including an output that another run is
@@ -54,7 +56,12 @@ def _build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="mjlab", description=__doc__.splitlines()[0].strip(" ."))
     p.add_argument("--version", action="store_true", help="print the version and exit")
     sub = p.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+    for build in _BUILDERS.values():
+        build(sub)
+    return p
 
+
+def _add_hand(sub) -> None:
     h = sub.add_parser("hand", help="shanten, waits and best discards of a hand")
     h.add_argument("hand", metavar="HAND", help='tiles in notation, e.g. "123m456p789s1122z"')
     h.add_argument(
@@ -79,6 +86,8 @@ def _build_parser() -> argparse.ArgumentParser:
         help="shapes to consider (default standard, seven_pairs, thirteen_orphans)",
     )
 
+
+def _add_exact(sub) -> None:
     e = sub.add_parser("exact", help="exact probabilities of deal events (combinatorics)")
     e.add_argument(
         "variant",
@@ -109,20 +118,28 @@ def _build_parser() -> argparse.ArgumentParser:
     e.add_argument("--rule", action="append", default=[], metavar="K=V")
     e.add_argument("--json", action="store_true")
 
+
+def _add_bench(sub) -> None:
     b = sub.add_parser("bench", help="measure hand evaluation and simulation speed")
     b.add_argument("--json", action="store_true")
     b.add_argument("--quick", action="store_true", help="small sizes (for tests)")
     b.add_argument("--only", choices=("hand", "simulate"), default=None)
 
+
+def _add_warmup(sub) -> None:
     w = sub.add_parser(
         "warmup", help="compile the kernels and build the tables ahead of the first run"
     )
     w.add_argument("variants", nargs="*", metavar="VARIANT", help="default: every variant")
     w.add_argument("--quiet", action="store_true", help="no summary line")
 
+
+def _add_variants(sub) -> None:
     v = sub.add_parser("variants", help="list the variants and their rule options")
     v.add_argument("--json", action="store_true")
 
+
+def _add_rules(sub) -> None:
     ru = sub.add_parser("rules", help="the rules reference: options, patterns and prose")
     ru.add_argument(
         "variants", nargs="*", metavar="VARIANT", help="default with --out: every variant"
@@ -138,6 +155,8 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     ru.add_argument("--quiet", action="store_true", help="no summary line")
 
+
+def _add_simulate(sub) -> None:
     sim = sub.add_parser("simulate", help="play deals of a variant and write their records")
     sim.add_argument("variant", metavar="VARIANT")
     sim.add_argument("--deals", type=int, required=True, metavar="N")
@@ -159,6 +178,13 @@ def _build_parser() -> argparse.ArgumentParser:
     sim.add_argument(
         "--match-length", type=int, default=None, metavar="M", help="deals per match (default 16)"
     )
+    _cluster_args(sim)
+    _dataset_args(sim)
+    _bot_params_arg(sim)
+
+
+def _cluster_args(sim) -> None:
+    """``simulate``'s workers and where they run: here, or on a Dask cluster over TLS."""
     sim.add_argument("--workers", type=int, default=None, metavar="W")
     sim.add_argument("--backend", choices=("local", "dask"), default="local")
     sim.add_argument(
@@ -167,6 +193,10 @@ def _build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--tls-ca-file", default=None, metavar="FILE", help="the cluster's CA (PEM)")
     sim.add_argument("--tls-cert", default=None, metavar="FILE", help="client certificate (PEM)")
     sim.add_argument("--tls-key", default=None, metavar="FILE", help="client private key (PEM)")
+
+
+def _dataset_args(sim) -> None:
+    """``simulate``'s output: what is stored, in which file or folder, and replacing it."""
     sim.add_argument(
         "--summary-only",
         action="store_true",
@@ -191,8 +221,9 @@ def _build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="replace an --out that holds another run or a file that is not mjlab output",
     )
-    _bot_params_arg(sim)
 
+
+def _add_summarize(sub) -> None:
     sm = sub.add_parser("summarize", help="tables of a record file or dataset")
     sm.add_argument("path", metavar="PATH")
     sm.add_argument("--json", action="store_true")
@@ -204,6 +235,8 @@ def _build_parser() -> argparse.ArgumentParser:
         help="amounts whose loss over a match is priced (default: the variant's stated ones)",
     )
 
+
+def _add_sweep(sub) -> None:
     sw = sub.add_parser("sweep", help="one rule option over several values, paired deals")
     sw.add_argument("variant", metavar="VARIANT")
     sw.add_argument("--rule", action="append", default=[], metavar="K=V1,V2,...")
@@ -226,6 +259,8 @@ def _build_parser() -> argparse.ArgumentParser:
         "--force", action="store_true", help="replace a folder that holds another sweep"
     )
 
+
+def _add_report(sub) -> None:
     rp = sub.add_parser("report", help="the balance report (HTML, Markdown, JSON)")
     rp.add_argument("--variants", default=None, metavar="a,b,...")
     rp.add_argument("--deals", type=int, default=None, metavar="N")
@@ -234,6 +269,8 @@ def _build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", default="reports", metavar="DIR")
     rp.add_argument("--quiet", action="store_true")
 
+
+def _add_score(sub) -> None:
     sc = sub.add_parser("score", help="score a winning hand under a variant's rules")
     sc.add_argument("variant", metavar="VARIANT")
     sc.add_argument("hand", metavar="HAND", help="concealed tiles including the winning tile")
@@ -263,6 +300,8 @@ def _build_parser() -> argparse.ArgumentParser:
     _rule_args(sc)
     sc.add_argument("--json", action="store_true")
 
+
+def _add_replay(sub) -> None:
     rl = sub.add_parser("replay", help="print one deal turn by turn")
     rl.add_argument("variant", metavar="VARIANT")
     rl.add_argument("--seed", type=int, required=True)
@@ -271,6 +310,9 @@ def _build_parser() -> argparse.ArgumentParser:
     _rule_args(rl)
     rl.add_argument("--policy", default="value")
     rl.add_argument("--match-length", type=int, default=None)
+
+
+def _add_fit(sub) -> None:
     ft = sub.add_parser("fit", help="fit the strong policy's models from simulated positions")
     ft.add_argument("variant", metavar="VARIANT")
     ft.add_argument("--deals", type=int, default=20_000)
@@ -281,6 +323,8 @@ def _build_parser() -> argparse.ArgumentParser:
     ft.add_argument("--quiet", action="store_true")
     _rule_args(ft)
 
+
+def _add_tune(sub) -> None:
     tu = sub.add_parser("tune", help="tune a policy's parameters by self-play (CMA-ES)")
     tu.add_argument("variant", metavar="VARIANT")
     tu.add_argument("--policy", default="strong", choices=("strong", "value"))
@@ -299,6 +343,8 @@ def _build_parser() -> argparse.ArgumentParser:
     tu.add_argument("--quiet", action="store_true")
     _rule_args(tu)
 
+
+def _add_ladder(sub) -> None:
     ld = sub.add_parser("ladder", help="each policy against the one below, duplicate seating")
     ld.add_argument("variant", metavar="VARIANT")
     ld.add_argument("--deals", type=int, default=40_000, help="deals per seating")
@@ -310,6 +356,8 @@ def _build_parser() -> argparse.ArgumentParser:
     _rule_args(ld)
     _bot_params_arg(ld)
 
+
+def _add_rescore(sub) -> None:
     rs = sub.add_parser("rescore", help="pay recorded deals again under other payout options")
     rs.add_argument("path", metavar="PATH", help="a record file or dataset folder")
     _rule_args(rs)
@@ -324,6 +372,8 @@ def _build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--json", action="store_true")
     rs.add_argument("--quiet", action="store_true")
 
+
+def _add_design(sub) -> None:
     dg = sub.add_parser("design", help="search rule settings for a fairness target")
     dg.add_argument("variant", metavar="VARIANT")
     dg.add_argument("--vary", action="append", default=[], metavar="K=V1,V2,...", help="repeatable")
@@ -344,7 +394,28 @@ def _build_parser() -> argparse.ArgumentParser:
     dg.add_argument("--json", action="store_true")
     dg.add_argument("--quiet", action="store_true")
     _rule_args(dg)
-    return p
+
+
+# command name -> the builder that adds its subparser, in the order `mjlab --help` lists them
+_BUILDERS = {
+    "hand": _add_hand,
+    "exact": _add_exact,
+    "bench": _add_bench,
+    "warmup": _add_warmup,
+    "variants": _add_variants,
+    "rules": _add_rules,
+    "simulate": _add_simulate,
+    "summarize": _add_summarize,
+    "sweep": _add_sweep,
+    "report": _add_report,
+    "score": _add_score,
+    "replay": _add_replay,
+    "fit": _add_fit,
+    "tune": _add_tune,
+    "ladder": _add_ladder,
+    "rescore": _add_rescore,
+    "design": _add_design,
+}
 
 
 def _bot_params_arg(p) -> None:

@@ -896,3 +896,36 @@ def test_value_aware_bots_do_not_read_the_payout_options(policy):
     want = simulate("fuzhou", 600, seed=11, policies=policy, rules=change, progress=False)
     got = analysis.rescore(run, **change)
     pd.testing.assert_frame_equal(got, want.to_pandas(), check_exact=True)
+
+
+def test_payout_table_is_the_pattern_declarations():
+    """A special's value under each formula and a 游金 level's multiplier are written once,
+    on the pattern: SPECIALS, YOUJIN_MULT, the pay_* defaults and the packed table are
+    read from them (and they are the seed's, RULEBOOK §3.4 rule 19, §3.5 rules 21-22)."""
+    seed = {
+        "qq": {"tianhu": 30, "dihu": 30, "qiangjin": 30, "wuhua": 30, "yizhanghua": 15,
+               "sanjindao": 40, "jinque": 60, "jinlong": 120},
+        "xinxiuding": {"sanjindao": 10, "qiangjin": 20, "jinque": 30, "tianhu": 40},
+        "multiplier": {"sanjindao": 3, "jinque": 4, "qiangjin": 5, "jinlong": 6},
+    }  # fmt: skip
+    assert F.SPECIALS == seed
+    assert [list(t) for t in F.SPECIALS.values()] == [list(t) for t in seed.values()]
+    declared = {(p.name, f): val for p in F.K.PATTERNS for f, val in p.values}
+    defaults = V.defaults()
+    priced = {(n, f): d for f in F.SCORING for n in F.K.BIT if (d := defaults.get(f"pay_{n}_{f}"))}
+    assert priced == declared == {(n, f): val for f, t in seed.items() for n, val in t.items()}
+    you = ("danyou", "shuangyou", "sanyou")
+    assert F.YOUJIN_MULT == (4, 8, 16) == tuple(F.K.PATTERNS[F.K.BIT[n]].value for n in you)
+    assert tuple(defaults[f"pay_{n}"] for n in you) == F.YOUJIN_MULT
+    for formula in F.SCORING:
+        packed = V.pack(V.resolve({"scoring": formula, "youjin": "minnan"}))
+        for name, val in seed[formula].items():
+            assert packed[F.K.F_SPECIAL + F.K.BIT[name]] == val
+        assert tuple(packed[F.K.F_YOU_MULT : F.K.F_YOU_MULT + 3]) == F.YOUJIN_MULT
+
+
+def test_a_special_priced_under_an_unknown_formula_is_refused(monkeypatch):
+    odd = F.K.PATTERNS + (F.K.Pattern("x", "x", "x", values=(("nosuch", 1),)),)
+    monkeypatch.setattr(F.K, "PATTERNS", odd)
+    with pytest.raises(ValueError, match="unknown formula"):
+        F._specials()

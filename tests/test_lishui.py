@@ -688,3 +688,20 @@ def test_recompute_chooses_as_the_kernel_from_any_source(source):
             want = _kernel_row(target, *h)
             for col, values in got.items():
                 assert int(np.asarray(values)[j]) == int(want[col]), (h, target, col)
+
+
+def test_bei_tables_and_option_defaults_are_the_pattern_declarations():
+    """A pattern's 倍 is written once, as its declared ``value``: the seed's two columns,
+    the pay_* defaults and the packed default table are all read from it."""
+    seed = {"qingyise": (8, 4), "ziyise": (8, 4), "qiduizi": (4, 2), "daduizi": (4, 2),
+            "buda": (4, 2), "tianhu": (8, 8), "dihu": (4, 4), "gangkai": (4, 4),
+            "caishenhui": (4, 4), "qianggang": (4, 4)}  # fmt: skip
+    v = get("lishui")
+    defaults = v.defaults()
+    packed = v.pack(v.resolve({}))
+    assert [p.name for p in K.PATTERNS] == list(seed)
+    for i, p in enumerate(K.PATTERNS):
+        zimo = p.value * (defaults["pay_zimo_x"] if p.name in lishui.SHAPE_PATTERNS else 1)
+        assert (K.BEI_ZIMO[i], K.BEI_FEI_ZIMO[i]) == (zimo, p.value) == seed[p.name]
+        assert defaults[f"pay_{p.name}"] == p.value
+        assert packed[K.L_BEI_ZIMO + i] == zimo and packed[K.L_BEI_FEI + i] == p.value

@@ -410,3 +410,18 @@ def test_value_aware_bots_do_not_read_the_payout_options(policy):
     want = simulate("tuidaohu", 600, seed=11, policies=policy, rules=change, progress=False)
     got = analysis.rescore(run, **change)
     pd.testing.assert_frame_equal(got, want.to_pandas(), check_exact=True)
+
+
+def test_pay_option_defaults_are_the_pattern_declarations():
+    """Each pattern with a ``pay_<name>`` option declares its default as ``value`` (every
+    大胡 ×2, 无鬼 ×2, 抢杠胡's 3 shares), and the default packed table holds it."""
+    v = get("tuidaohu")
+    defaults = v.defaults()
+    packed = v.pack(v.resolve({}))
+    valued = {p.name: p.value for p in K.PATTERNS if p.value}
+    priced = {k[4:]: d for k, d in defaults.items() if k[4:] in K.BIT}
+    assert valued == priced
+    assert priced == {**{p.name: 2 for p in K.PATTERNS if p.big}, "wugui": 2, "qianggang": 3}
+    for i, p in enumerate(K.PATTERNS):
+        assert packed[K.T_BIG + i] == (p.value if p.big else 1)
+    assert packed[K.T_WUGUI] == valued["wugui"] and packed[K.T_QIANGGANG] == valued["qianggang"]

@@ -1,6 +1,7 @@
 """诸暨麻将: golden 台 for every rule line (RULEBOOK §2, seed 001), payments, options, the
 brute-force 台 twin, conformance and a golden replay."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -758,3 +759,32 @@ def test_rescore_from_other_payout_rules_equals_simulation():
     got = analysis.rescore(played, **back).reset_index(drop=True)
     want = simulate("zhuji", **kw).to_pandas().reset_index(drop=True)
     pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+def test_tai_tables_are_the_pattern_declarations():
+    """A pattern's 台 is written once, as its declared ``value``: the ordinary 台 table,
+    the honor triplets', the constants the kernels add, pay_special8's default and the
+    packed default table are all read from it (and they are the seed's, RULEBOOK §2.3)."""
+    seed = {"zhong": 1, "fa": 1, "bai": 1, "dongfeng": 2, "pinghu": 1, "duiduihu": 1,
+            "qingyise": 3, "hunyise": 1, "sancaishen": 2, "gangkai": 1, "qianggang": 1}  # fmt: skip
+    declared = {p.name: p.value for p in K.PATTERNS}
+    assert zhuji.TAI == seed == {n: t for n, t in declared.items() if n not in K.SPECIAL8 and t}
+    assert K.TAI.tolist() == [zhuji.TAI.get(p.name, 0) for p in K.PATTERNS]
+    for name in ("pinghu", "duiduihu", "qingyise", "hunyise", "sancaishen", "gangkai", "qianggang"):
+        assert getattr(K, f"TAI_{name.upper()}") == declared[name]
+    honors = {27 + i: int(t) for i, t in enumerate(K.HONOR_TAI) if t}
+    assert honors == bf.HONOR_TAI
+    assert [K.TAI[b] if b >= 0 else 0 for b in K._HONOR_BIT] == K.HONOR_TAI.tolist()
+    assert K.WILD_TRIPLETS_TAI[:3].tolist() == [0, 2, 3]
+    v = get("zhuji")
+    assert {declared[n] for n in K.SPECIAL8} == {v.defaults()["pay_special8"]} == {8}
+    packed = v.pack(v.resolve({}))
+    for slot in (K.Z_PAY_TIANHU, K.Z_PAY_DIHU, K.Z_PAY_QUANZIPAI, K.Z_PAY_WUCAI):
+        assert packed[slot] == K.SPECIAL8_TAI
+
+
+def test_eight_tai_hands_declaring_two_values_are_refused(monkeypatch):
+    odd = tuple(replace(p, value=9) if p.name == "wucai" else p for p in K.PATTERNS)
+    monkeypatch.setattr(K, "PATTERNS", odd)
+    with pytest.raises(ValueError, match="one value"):
+        K._special8_tai()

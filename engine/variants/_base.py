@@ -112,9 +112,14 @@ class Pattern:
         Counted among the variant's big hands (cross-variant "share of big hands").
     value : int
         What the pattern is worth in the variant's own unit where that is one number
-        (落地扫: its 番 factor; the default of its ``pay_<name>`` option), which the
-        kernels' value tables are built from at import; 0 where the worth is set by the
+        (落地扫 its 番 factor, 丽水 its 非自摸 倍, 诸暨 its 台; the default of its
+        ``pay_<name>`` option where it has one), which the kernels' value tables and the
+        options' defaults are built from at import; 0 where the worth is set by the
         variant's payout options instead.
+    values : tuple of (str, int)
+        Its worth under each payout formula that prices it, where a variant's option
+        chooses among several formulas (福州's ``scoring``: the default of its
+        ``pay_<name>_<formula>`` option); empty otherwise.
     """
 
     name: str
@@ -122,6 +127,7 @@ class Pattern:
     doc: str
     big: bool = False
     value: int = 0
+    values: tuple[tuple[str, int], ...] = ()
 
 
 MAX_PATTERNS = 62

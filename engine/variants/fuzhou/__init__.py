@@ -135,32 +135,46 @@ from . import _kernels as K
 SCORING = ("qq", "xinxiuding", "multiplier")
 YOUJIN = ("none", "minnan")
 
-SPECIALS = {
-    "qq": {
-        "tianhu": 30,
-        "dihu": 30,
-        "qiangjin": 30,
-        "wuhua": 30,
-        "yizhanghua": 15,
-        "sanjindao": 40,
-        "jinque": 60,
-        "jinlong": 120,
-    },
-    "xinxiuding": {"sanjindao": 10, "qiangjin": 20, "jinque": 30, "tianhu": 40},
-    "multiplier": {"sanjindao": 3, "jinque": 4, "qiangjin": 5, "jinlong": 6},
+_LISTING = {
+    "qq": ("tianhu", "dihu", "qiangjin", "wuhua", "yizhanghua", "sanjindao", "jinque", "jinlong"),
+    "xinxiuding": ("sanjindao", "qiangjin", "jinque", "tianhu"),
+    "multiplier": ("sanjindao", "jinque", "qiangjin", "jinlong"),
 }
-"""Special wins by formula (RULEBOOK §3.5 rules 21-22): additive 番 (qq, xinxiuding) or a
-multiplier (multiplier); only the largest counts."""
+"""The order each formula's ``pay_<special>_<formula>`` options are listed in (the
+RULEBOOK's), kept so that the resolved options, which the record files' metadata holds in
+option order, keep their order; a special not listed here follows in bit order. It holds
+no value: those are declared on the patterns."""
 
-YOUJIN_MULT = (4, 8, 16)
-"""单游, 双游, 三游 multipliers of X under ``youjin=minnan``."""
+
+def _specials() -> dict[str, dict[str, int]]:
+    """Each formula's specials and their values, from the patterns' ``values``."""
+    out: dict[str, dict[str, int]] = {f: {} for f in SCORING}
+    for p in K.PATTERNS:
+        for formula, value in p.values:
+            if formula not in out:
+                raise ValueError(f"pattern {p.name!r} prices unknown formula {formula!r}")
+            out[formula][p.name] = value
+
+    def rank(formula, name):
+        listed = _LISTING.get(formula, ())
+        return listed.index(name) if name in listed else len(listed) + K.BIT[name]
+
+    return {f: dict(sorted(t.items(), key=lambda kv, f=f: rank(f, kv[0]))) for f, t in out.items()}
+
+
+SPECIALS = _specials()
+"""Special wins by formula (RULEBOOK §3.5 rules 21-22): additive 番 (qq, xinxiuding) or a
+multiplier (multiplier); only the largest counts. From the patterns' ``values``."""
+
+_YOU = ("danyou", "shuangyou", "sanyou")
+YOUJIN_MULT = tuple(K.PATTERNS[K.BIT[n]].value for n in _YOU)
+"""单游, 双游, 三游 multipliers of X under ``youjin=minnan`` (the patterns' ``value``)."""
 
 BASES = {"qq": 5, "xinxiuding": K.XINXIUDING_BASE, "multiplier": 1}
 """Each formula's constant 底 in X (RULEBOOK §3.5 rule 22): QQ's 5, 新修订's 底番 1, the
 multiplier formula's 1."""
 
 _HANZI = {p.name: p.hanzi for p in K.PATTERNS}
-_YOU = ("danyou", "shuangyou", "sanyou")
 _UNIT = {"qq": "番 added to X", "xinxiuding": "番 added to X", "multiplier": "× X"}
 _SPECIAL_RANGE = {
     "qq": tuple(range(0, 241)),

@@ -47,27 +47,32 @@ from .._base import Pattern, big_mask, pattern_bits
 
 # ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
 PATTERNS = (
-    Pattern("tianhu", "天胡", "The dealer's 17 tiles win at the opening (QQ 30).", big=True),
-    Pattern(
-        "dihu",
-        "地胡",
-        "A non-dealer wins on the dealer's first discard (QQ 30; only with jin=0, as a waiting "
-        "non-dealer wins by 抢金 first).",
-        big=True,
-    ),
-    Pattern("qiangjin", "抢金", "Win by taking the 金 indicator at the opening (QQ 30).", big=True),
-    Pattern("sanjindao", "三金倒", "Holding the three golds (QQ 40).", big=True),
-    Pattern("jinque", "金雀", "Two golds as the pair (QQ 60).", big=True),
-    Pattern("jinlong", "金龙", "Three golds as a set of their own (QQ 120).", big=True),
-    Pattern("wuhua", "平胡无花无杠", "No flower, no gold, no kong (QQ 30).", big=False),
-    Pattern("yizhanghua", "平胡一张花", "Exactly one flower or gold, no kong (QQ 15).", big=False),
-    Pattern("danyou", "单游", "游金 win, level 1 (youjin=minnan: X × 4).", big=True),
-    Pattern("shuangyou", "双游", "游金 win, level 2 (youjin=minnan: X × 8).", big=True),
-    Pattern("sanyou", "三游", "游金 win, level 3 (youjin=minnan: X × 16).", big=True),
-    Pattern("qianggang", "抢杠", "Win by robbing a 补杠 (a discard win; context).", big=False),
-)
-"""The scoring patterns, in bit order: each one's bit, the big mask and the record
-columns are read from here."""
+    Pattern("tianhu", "天胡", "The dealer's 17 tiles win at the opening (QQ 30).", True,
+            values=(("qq", 30), ("xinxiuding", 40))),
+    Pattern("dihu", "地胡", "A non-dealer wins on the dealer's first discard (QQ 30; only with "
+            "jin=0, as a waiting non-dealer wins by 抢金 first).", True, values=(("qq", 30),)),
+    Pattern("qiangjin", "抢金", "Win by taking the 金 indicator at the opening (QQ 30).", True,
+            values=(("qq", 30), ("xinxiuding", 20), ("multiplier", 5))),
+    Pattern("sanjindao", "三金倒", "Holding the three golds (QQ 40).", True,
+            values=(("qq", 40), ("xinxiuding", 10), ("multiplier", 3))),
+    Pattern("jinque", "金雀", "Two golds as the pair (QQ 60).", True,
+            values=(("qq", 60), ("xinxiuding", 30), ("multiplier", 4))),
+    Pattern("jinlong", "金龙", "Three golds as a set of their own (QQ 120).", True,
+            values=(("qq", 120), ("multiplier", 6))),
+    Pattern("wuhua", "平胡无花无杠", "No flower, no gold, no kong (QQ 30).", False,
+            values=(("qq", 30),)),
+    Pattern("yizhanghua", "平胡一张花", "Exactly one flower or gold, no kong (QQ 15).", False,
+            values=(("qq", 15),)),
+    Pattern("danyou", "单游", "游金 win, level 1 (youjin=minnan: X × 4).", True, value=4),
+    Pattern("shuangyou", "双游", "游金 win, level 2 (youjin=minnan: X × 8).", True, value=8),
+    Pattern("sanyou", "三游", "游金 win, level 3 (youjin=minnan: X × 16).", True, value=16),
+    Pattern("qianggang", "抢杠", "Win by robbing a 补杠 (a discard win; context).", False),
+)  # fmt: skip
+"""The scoring patterns, in bit order: each one's bit, the big mask, the record columns
+and the payout table's defaults are read from here. ``values``: a special's worth under
+each ``scoring`` formula that prices it (番 added to X for qq and xinxiuding, × X for
+multiplier; only the largest counts), the defaults of ``pay_<name>_<formula>``;
+``value``: a 游金 level's multiplier of X under ``youjin=minnan`` (``pay_<name>``)."""
 BIT = pattern_bits(PATTERNS)
 """Bit number of each pattern by name."""
 BIG_MASK = big_mask(PATTERNS)

@@ -97,10 +97,9 @@ BEI_RANGE = tuple(range(0, 33))
 """Allowed 倍 of a pattern (0 = worth nothing: a hand with no other pattern is plain)."""
 
 
-SHAPE_PATTERNS = ("qingyise", "ziyise", "qiduizi", "daduizi", "buda")
-"""The patterns with 自摸 / 非自摸 columns: in the seed's table the 自摸 value is twice the
-非自摸 one for each of them and for the plain win, so the table is a 非自摸 倍 per pattern
-and one 自摸 multiplier (``pay_zimo_x``)."""
+SHAPE_PATTERNS = K.SHAPE_PATTERNS
+"""The patterns with 自摸 / 非自摸 columns (declared beside the patterns, which the seed's
+倍 tables are built from)."""
 
 PAY_PATTERNS = (
     "qingyise", "ziyise", "qiduizi", "daduizi", "buda", "tianhu", "dihu", "gangkai",
@@ -146,7 +145,7 @@ def _pay_options() -> tuple[RuleOption, ...]:
         ),
         RuleOption(
             "pay_zimo_x",
-            2,
+            K.ZIMO_X,
             (1, 2, 3, 4),
             "自摸 column = this x the 非自摸 倍, for the plain win and the five shape patterns "
             "(清一色, 字一色, 七对子, 大对子, 不搭); the seed's table doubles.",

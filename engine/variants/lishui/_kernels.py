@@ -46,25 +46,26 @@ from .._base import Pattern, big_mask, pattern_bits
 
 # ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
 PATTERNS = (
-    Pattern("qingyise", "清一色", "One suit only. 8 倍 self-drawn, 4 otherwise.", big=True),
-    Pattern("ziyise", "字一色", "Honors only. 8 / 4 倍.", big=True),
-    Pattern(
-        "qiduizi", "七对子", "Seven pairs (four alike are two), concealed. 4 / 2 倍.", big=True
-    ),
-    Pattern("daduizi", "大对子", "No sequence: all triplets + pair. 4 / 2 倍.", big=True),
-    Pattern("buda", "不搭", "十三不搭: 14 unconnected tiles, concealed. 4 / 2 倍.", big=True),
-    Pattern("tianhu", "天胡", "The dealer's first fourteen tiles win. 8 倍.", big=True),
-    Pattern(
-        "dihu", "地胡", "A non-dealer wins on his first draw, no claim before. 4 倍.", big=True
-    ),
-    Pattern("gangkai", "杠上开花", "Win on a kong replacement tile. 4 倍.", big=False),
-    Pattern("caishenhui", "财神会", "Self-drawn win holding three 财神. 4 倍.", big=False),
-    Pattern(
-        "qianggang", "抢杠", "Win on a robbed 补杠; the kong player pays all. 4 倍.", big=False
-    ),
-)
-"""The scoring patterns, in bit order: each one's bit, the big mask and the record
-columns are read from here."""
+    Pattern("qingyise", "清一色", "One suit only. 8 倍 self-drawn, 4 otherwise.", True, value=4),
+    Pattern("ziyise", "字一色", "Honors only. 8 / 4 倍.", True, value=4),
+    Pattern("qiduizi", "七对子", "Seven pairs (four alike are two), concealed. 4 / 2 倍.", True,
+            value=2),
+    Pattern("daduizi", "大对子", "No sequence: all triplets + pair. 4 / 2 倍.", True, value=2),
+    Pattern("buda", "不搭", "十三不搭: 14 unconnected tiles, concealed. 4 / 2 倍.", True,
+            value=2),
+    Pattern("tianhu", "天胡", "The dealer's first fourteen tiles win. 8 倍.", True, value=8),
+    Pattern("dihu", "地胡", "A non-dealer wins on his first draw, no claim before. 4 倍.", True,
+            value=4),
+    Pattern("gangkai", "杠上开花", "Win on a kong replacement tile. 4 倍.", value=4),
+    Pattern("caishenhui", "财神会", "Self-drawn win holding three 财神. 4 倍.", value=4),
+    Pattern("qianggang", "抢杠", "Win on a robbed 补杠; the kong player pays all. 4 倍.",
+            value=4),
+)  # fmt: skip
+"""The scoring patterns, in bit order: each one's bit, the big mask, the record columns
+and the seed's 倍 tables (:data:`BEI_ZIMO`, :data:`BEI_FEI_ZIMO`) are read from here.
+``value`` is the seed's 倍 on a discard win (非自摸), the default of ``pay_<name>``; a
+pattern of :data:`SHAPE_PATTERNS` is worth :data:`ZIMO_X` times it self-drawn, any other
+the same either way."""
 BIT = pattern_bits(PATTERNS)
 """Bit number of each pattern by name."""
 BIG_MASK = big_mask(PATTERNS)
@@ -122,11 +123,19 @@ P_CAISHENHUI = BIT["caishenhui"]
 P_QIANGGANG = BIT["qianggang"]
 N_PATTERNS = len(PATTERNS)
 
-BEI_ZIMO = np.array([8, 8, 4, 4, 4, 8, 4, 4, 4, 4], np.int64)
-"""The seed's 倍 of each special pattern on a self-drawn win (自摸 column; single values
-repeated): the defaults of the pay_* options (the kernels read the packed table)."""
-BEI_FEI_ZIMO = np.array([4, 4, 2, 2, 2, 8, 4, 4, 4, 4], np.int64)
-"""The seed's 倍 on a discard or robbed-kong win (非自摸 column), the options' defaults."""
+SHAPE_PATTERNS = ("qingyise", "ziyise", "qiduizi", "daduizi", "buda")
+"""The patterns with 自摸 / 非自摸 columns: in the seed's table the 自摸 value is twice the
+非自摸 one for each of them and for the plain win, so the table is a 非自摸 倍 per pattern
+and one 自摸 multiplier (``pay_zimo_x``)."""
+ZIMO_X = 2
+"""The seed's 自摸 multiplier of the shape patterns and the plain win (``pay_zimo_x``)."""
+BEI_FEI_ZIMO = np.array([p.value for p in PATTERNS], np.int64)
+"""The seed's 倍 on a discard or robbed-kong win (非自摸 column, in bit order), from the
+declarations: the defaults of the pay_* options (the kernels read the packed table)."""
+BEI_ZIMO = np.array(
+    [p.value * (ZIMO_X if p.name in SHAPE_PATTERNS else 1) for p in PATTERNS], np.int64
+)
+"""The seed's 倍 of each pattern on a self-drawn win (自摸 column, in bit order)."""
 
 # extra record columns (order = engine.variants.lishui.EXTRAS)
 E_KONGS = 0

@@ -74,6 +74,8 @@ HORSES = ("dealer",) + tuple(str(i) for i in range(9)) + tuple(f"winner:{n}" for
 
 _BIG = tuple(p.name for p in K.PATTERNS if p.big)
 _HANZI = {p.name: p.hanzi for p in K.PATTERNS}
+_VALUE = {p.name: p.value for p in K.PATTERNS}
+"""Each pattern's declared value: the default of its ``pay_<name>`` option."""
 
 PAY_TABLE = (
     ("pay_base", K.T_BASE, 1, range(1, 11), "底分 of a win (分).", "§5.3 rule 10"),
@@ -88,7 +90,7 @@ PAY_TABLE = (
     (
         "pay_wugui",
         K.T_WUGUI,
-        2,
+        _VALUE["wugui"],
         range(1, 9),
         "Factor of a 无鬼 win under no_ghost_double (鬼 in play).",
         "§5.1 rule 2",
@@ -96,7 +98,7 @@ PAY_TABLE = (
     (
         "pay_qianggang",
         K.T_QIANGGANG,
-        3,
+        _VALUE["qianggang"],
         range(0, 9),
         "Shares of the win amount the robbed 补杠 player pays for 抢杠胡 (he alone pays).",
         "§5.3 rule 11",
@@ -155,10 +157,10 @@ def _pay_options() -> tuple[RuleOption, ...]:
         out.append(
             RuleOption(
                 f"pay_{name}",
-                2,
+                _VALUE[name],
                 tuple(range(1, 17)),
-                f"Multiplier of a {_HANZI[name]} win (大胡, default ×2); 大胡 never stack: "
-                "the largest multiplier of the hand counts.",
+                f"Multiplier of a {_HANZI[name]} win (大胡, default ×{_VALUE[name]}); 大胡 never "
+                "stack: the largest multiplier of the hand counts.",
                 "§5.3 rules 9-10",
                 payout=True,
             )

@@ -47,24 +47,28 @@ from .._base import Pattern, big_mask, pattern_bits
 
 # ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
 PATTERNS = (
-    Pattern("tianhu", "天胡", "The dealer's first fourteen tiles win. 大胡.", big=True),
-    Pattern("qingyise", "清一色", "One suit, no honors. 大胡.", big=True),
-    Pattern("ziyise", "字一色", "Honors only. 大胡.", big=True),
-    Pattern("qidui", "七对子", "Seven pairs (four alike count as two). 大胡.", big=True),
-    Pattern("sianke", "四暗刻", "All concealed triplets, no 碰 (暗杠 allowed). 大胡.", big=True),
-    Pattern("shibaluohan", "十八罗汉", "Four kongs. 大胡.", big=True),
-    Pattern("dasanyuan", "大三元", "Triplets of 中, 发 and 白. 大胡.", big=True),
-    Pattern("xiaosixi", "小四喜", "Three wind triplets and a wind pair. 大胡.", big=True),
-    Pattern("dasixi", "大四喜", "Four wind triplets. 大胡.", big=True),
-    Pattern("shisanyao", "十三幺", "Thirteen orphans. 大胡.", big=True),
-    Pattern("sigui", "四鬼胡", "Four 鬼 held (option four_ghost_win). 大胡.", big=True),
-    Pattern("hunyise", "混一色", "One suit plus honors (小胡, recorded only).", big=False),
-    Pattern("gangkai", "杠上开花", "Win on a kong replacement tile (context).", big=False),
-    Pattern("qianggang", "抢杠胡", "Win by robbing a 补杠 (context).", big=False),
-    Pattern("wugui", "无鬼", "No 鬼 in the winning hand under no_ghost_double (×2).", big=False),
-)
+    Pattern("tianhu", "天胡", "The dealer's first fourteen tiles win. 大胡.", True, value=2),
+    Pattern("qingyise", "清一色", "One suit, no honors. 大胡.", True, value=2),
+    Pattern("ziyise", "字一色", "Honors only. 大胡.", True, value=2),
+    Pattern("qidui", "七对子", "Seven pairs (four alike count as two). 大胡.", True, value=2),
+    Pattern("sianke", "四暗刻", "All concealed triplets, no 碰 (暗杠 allowed). 大胡.", True,
+            value=2),
+    Pattern("shibaluohan", "十八罗汉", "Four kongs. 大胡.", True, value=2),
+    Pattern("dasanyuan", "大三元", "Triplets of 中, 发 and 白. 大胡.", True, value=2),
+    Pattern("xiaosixi", "小四喜", "Three wind triplets and a wind pair. 大胡.", True, value=2),
+    Pattern("dasixi", "大四喜", "Four wind triplets. 大胡.", True, value=2),
+    Pattern("shisanyao", "十三幺", "Thirteen orphans. 大胡.", True, value=2),
+    Pattern("sigui", "四鬼胡", "Four 鬼 held (option four_ghost_win). 大胡.", True, value=2),
+    Pattern("hunyise", "混一色", "One suit plus honors (小胡, recorded only).", False),
+    Pattern("gangkai", "杠上开花", "Win on a kong replacement tile (context).", False),
+    Pattern("qianggang", "抢杠胡", "Win by robbing a 补杠 (context).", False, value=3),
+    Pattern("wugui", "无鬼", "No 鬼 in the winning hand under no_ghost_double (×2).", False,
+            value=2),
+)  # fmt: skip
 """The scoring patterns, in bit order: each one's bit, the big mask and the record
-columns are read from here."""
+columns are read from here. ``value`` is the default of the pattern's ``pay_<name>``
+option (a 大胡's multiplier, 无鬼's factor, the shares a robbed 补杠 player pays for 抢杠胡);
+0 for the patterns with no option of their own (recorded only, or paid as 自摸)."""
 BIT = pattern_bits(PATTERNS)
 """Bit number of each pattern by name."""
 BIG_MASK = big_mask(PATTERNS)

@@ -211,7 +211,7 @@ OPTIONS = (
     ),
     RuleOption(
         "pay_special8",
-        8,
+        K.SPECIAL8_TAI,
         tuple(range(0, 33)),
         "台 of an 8-台 hand (天胡, 地胡, 全字牌, 无财): max(this, ordinary 台), or this + "
         "ordinary 台 under special8=add. The 3-台 minimum reads only ordinary 台, so it "
@@ -325,7 +325,7 @@ def special_values(rules) -> dict[str, int]:
     (天胡 and 全字牌 never occur in the 2,000 efficiency deals that prove every payout
     option re-scores exactly, tests/test_rescore.py, so they have no option of their own).
     """
-    return {name: rules["pay_special8"] for name in ("tianhu", "dihu", "quanzipai", "wucai")}
+    return {name: rules["pay_special8"] for name in SPECIAL8}
 
 
 def score_hand(
@@ -434,22 +434,11 @@ def score_hand(
     return out
 
 
-TAI = {
-    "zhong": 1,
-    "fa": 1,
-    "bai": 1,
-    "dongfeng": 2,
-    "pinghu": 1,
-    "duiduihu": 1,
-    "qingyise": 3,
-    "hunyise": 1,
-    "sancaishen": 2,
-    "gangkai": 1,
-    "qianggang": 1,
-}
-"""Ordinary 台 of each pattern (RULEBOOK §2.3 rules 13-16), read by :func:`recompute`."""
+TAI = {p.name: int(K.TAI[i]) for i, p in enumerate(PATTERNS) if K.TAI[i]}
+"""Ordinary 台 of each pattern that has any (RULEBOOK §2.3 rules 13-16), read by
+:func:`recompute`; from the declarations (:data:`engine.variants.zhuji._kernels.TAI`)."""
 
-SPECIAL8 = ("tianhu", "dihu", "quanzipai", "wucai")
+SPECIAL8 = K.SPECIAL8
 """The 8-台 hands (RULEBOOK §2.3 rule 17)."""
 
 

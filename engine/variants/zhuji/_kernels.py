@@ -57,25 +57,27 @@ from .._base import Pattern, big_mask, pattern_bits
 
 # ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
 PATTERNS = (
-    Pattern("zhong", "红中", "Triplet or kong of 中: 1 台.", big=False),
-    Pattern("fa", "发财", "Triplet or kong of 发: 1 台.", big=False),
-    Pattern("bai", "白板", "Triplet or kong of 白: 1 台.", big=False),
-    Pattern("dongfeng", "东风", "Triplet or kong of 东: 2 台 for every seat.", big=False),
-    Pattern("pinghu", "平胡", "All sequences and a pair, no 碰/杠: 1 台.", big=False),
-    Pattern("duiduihu", "对对胡", "All triplets and a pair: 1 台.", big=False),
-    Pattern("qingyise", "清一色", "One suit, no honors: 3 台.", big=True),
-    Pattern("hunyise", "混一色", "One suit and honors: 1 台.", big=False),
-    Pattern("sancaishen", "三财神", "Three or more 财神 held: 2 台.", big=False),
-    Pattern("gangkai", "杠开", "Win on a kong replacement: 1 台.", big=False),
-    Pattern("qianggang", "抢杠", "Win on a robbed 补杠: 1 台.", big=False),
-    Pattern("tianhu", "天胡", "The dealer's first fourteen win: 8-台 hand.", big=True),
-    Pattern("dihu", "地胡", "A non-dealer wins on his first draw: 8-台 hand.", big=True),
-    Pattern("quanzipai", "全字牌", "Honors only: 8-台 hand, no minimum.", big=True),
-    Pattern("wucai", "无财", "No 财神 held: 8-台 hand.", big=True),
+    Pattern("zhong", "红中", "Triplet or kong of 中: 1 台.", value=1),
+    Pattern("fa", "发财", "Triplet or kong of 发: 1 台.", value=1),
+    Pattern("bai", "白板", "Triplet or kong of 白: 1 台.", value=1),
+    Pattern("dongfeng", "东风", "Triplet or kong of 东: 2 台 for every seat.", value=2),
+    Pattern("pinghu", "平胡", "All sequences and a pair, no 碰/杠: 1 台.", value=1),
+    Pattern("duiduihu", "对对胡", "All triplets and a pair: 1 台.", value=1),
+    Pattern("qingyise", "清一色", "One suit, no honors: 3 台.", big=True, value=3),
+    Pattern("hunyise", "混一色", "One suit and honors: 1 台.", value=1),
+    Pattern("sancaishen", "三财神", "Three or more 财神 held: 2 台.", value=2),
+    Pattern("gangkai", "杠开", "Win on a kong replacement: 1 台.", value=1),
+    Pattern("qianggang", "抢杠", "Win on a robbed 补杠: 1 台.", value=1),
+    Pattern("tianhu", "天胡", "The dealer's first fourteen win: 8-台 hand.", big=True, value=8),
+    Pattern("dihu", "地胡", "A non-dealer wins on his first draw: 8-台 hand.", big=True, value=8),
+    Pattern("quanzipai", "全字牌", "Honors only: 8-台 hand, no minimum.", big=True, value=8),
+    Pattern("wucai", "无财", "No 财神 held: 8-台 hand.", big=True, value=8),
     Pattern("qidui", "七对", "Seven pairs (option seven_pairs).", big=False),
 )
-"""The scoring patterns, in bit order: each one's bit, the big mask and the record
-columns are read from here."""
+"""The scoring patterns, in bit order: each one's bit, the big mask, the record columns
+and the 台 tables (:data:`TAI`, :data:`HONOR_TAI`, the ``TAI_*`` constants the kernels
+add) are read from here. ``value`` is a pattern's ordinary 台, or for the 8-台 hands
+(:data:`SPECIAL8`) their 台, the default of ``pay_special8``; 七对 is worth none."""
 BIT = pattern_bits(PATTERNS)
 """Bit number of each pattern by name."""
 BIG_MASK = big_mask(PATTERNS)
@@ -134,6 +136,31 @@ P_QUANZIPAI = BIT["quanzipai"]
 P_WUCAI = BIT["wucai"]
 P_QIDUI = BIT["qidui"]
 
+SPECIAL8 = ("tianhu", "dihu", "quanzipai", "wucai")
+"""The 8-台 hands (RULEBOOK §2.3 rule 17): no ordinary 台; one option (``pay_special8``)
+sets all their 台, so they declare one value."""
+TAI = np.array([0 if p.name in SPECIAL8 else p.value for p in PATTERNS], np.int64)
+"""Ordinary 台 of each pattern, in bit order (0 for the 8-台 hands), from the declarations."""
+
+
+def _special8_tai() -> int:
+    values = {p.value for p in PATTERNS if p.name in SPECIAL8}
+    if len(values) != 1:
+        raise ValueError(f"the 8-台 hands {SPECIAL8} declare {sorted(values)}: one value")
+    return values.pop()
+
+
+SPECIAL8_TAI = _special8_tai()
+"""台 of an 8-台 hand (8), the default of ``pay_special8``."""
+TAI_PINGHU = int(TAI[P_PINGHU])
+TAI_DUIDUIHU = int(TAI[P_DUIDUIHU])
+TAI_QINGYISE = int(TAI[P_QINGYISE])
+TAI_HUNYISE = int(TAI[P_HUNYISE])
+TAI_SANCAISHEN = int(TAI[P_SANCAISHEN])
+TAI_GANGKAI = int(TAI[P_GANGKAI])
+TAI_QIANGGANG = int(TAI[P_QIANGGANG])
+"""The 台 of the shape, suit and context patterns as compile-time constants of the kernels."""
+
 # extra record columns (order = engine.variants.zhuji.EXTRAS)
 E_KONGS = 0
 E_TAI_ORDINARY = 1
@@ -167,9 +194,14 @@ MEMO_WAYS = 8
 """Refused hands remembered per seat (ctx slots X_MEMO + seat * 2 * MEMO_WAYS ...)."""
 assert 4 * 2 * MEMO_WAYS <= N_MEMO
 
-HONOR_TAI = np.array([2, 0, 0, 0, 1, 1, 1], np.int64)
+HONOR_PATTERNS = ("dongfeng", "", "", "", "bai", "fa", "zhong")
+"""The pattern a triplet of each honor makes, 东南西北白发中 ("": none; 东 for every seat)."""
+HONOR_TAI = np.array([TAI[BIT[n]] if n else 0 for n in HONOR_PATTERNS], np.int64)
 """台 of one triplet of each honor, 东南西北白发中 (东 2 for every seat, dragons 1)."""
-_HONOR_BIT = np.array([P_DONGFENG, -1, -1, -1, P_BAI, P_FA, P_ZHONG], np.int64)
+_HONOR_BIT = np.array([BIT[n] if n else -1 for n in HONOR_PATTERNS], np.int64)
+WILD_TRIPLETS_TAI = np.cumsum(np.concatenate(([0], np.sort(HONOR_TAI)[::-1]))).astype(np.int64)
+"""Most honor 台 that n triplets of 财神 alone can make (n = 0..7): the n richest honor
+kinds' (东 2, then a dragon 1 each)."""
 
 SHAPE_SEQ = 0
 SHAPE_TRIP = 1
@@ -413,10 +445,10 @@ def _seven_pairs(rules, out, h, w, n_h, suits_real, ctx_bits, ctx_tai, eight):
             quan = n_suits == 0
             if n_suits == 1:
                 if z:
-                    ordinary += 1
+                    ordinary += TAI_HUNYISE
                     bits |= 1 << P_HUNYISE
                 else:
-                    ordinary += 3
+                    ordinary += TAI_QINGYISE
                     bits |= 1 << P_QINGYISE
             if quan:
                 bits |= 1 << P_QUANZIPAI
@@ -484,13 +516,13 @@ def evaluate(rules, ctx, h, w, sets, melds, nmeld, tab, out):
     ctx_tai = 0
     ctx_bits = np.int64(0)
     if wt == WIN_KONG_DRAW:
-        ctx_tai += 1
+        ctx_tai += TAI_GANGKAI
         ctx_bits |= 1 << P_GANGKAI
     if wt == WIN_ROB_KONG:
-        ctx_tai += 1
+        ctx_tai += TAI_QIANGGANG
         ctx_bits |= 1 << P_QIANGGANG
     if w >= 3:
-        ctx_tai += 2
+        ctx_tai += TAI_SANCAISHEN
         ctx_bits |= 1 << P_SANCAISHEN
     eight = -1  # the 台 of the hand's 8-台 hands (the largest), -1 none
     if ctx[X_FIRST_TURN] == 1 and wt == WIN_SELF_DRAW and nmeld == 0:
@@ -552,18 +584,18 @@ def evaluate(rules, ctx, h, w, sets, melds, nmeld, tab, out):
                     if (hmask[k, p] >> i) & 1 and _HONOR_BIT[i] >= 0:
                         bits |= np.int64(1) << _HONOR_BIT[i]
                 if shape == SHAPE_SEQ:
-                    ordinary += 1
+                    ordinary += TAI_PINGHU
                     bits |= 1 << P_PINGHU
                 elif shape == SHAPE_TRIP:
-                    ordinary += 1
+                    ordinary += TAI_DUIDUIHU
                     bits |= 1 << P_DUIDUIHU
                 quan = n_suits == 0
                 if n_suits == 1:
                     if z:
-                        ordinary += 1
+                        ordinary += TAI_HUNYISE
                         bits |= 1 << P_HUNYISE
                     else:
-                        ordinary += 3
+                        ordinary += TAI_QINGYISE
                         bits |= 1 << P_QINGYISE
                 if quan:
                     bits |= 1 << P_QUANZIPAI
@@ -581,10 +613,11 @@ def tai_upper_bound(ctx, h, w, sets, melds, nmeld):
     """A quick upper bound of a complete hand's ordinary 台, or 99 when it may be 全字牌.
 
     Honor triplets: the melds' plus each honor kind held that could be a triplet (three
-    held, or the 财神 to fill it), once per kind, plus the triplets of 财神 alone (东 2,
-    then 1 each); the shape 台 when all triplets fit or no meld and at most one honor
-    pair rule out sequences; 清一色 3 (混一色 1 when honors are held) if one suit is
-    held; 三财神; context.
+    held, or the 财神 to fill it), once per kind, plus the triplets of 财神 alone (the
+    richest honor kinds', :data:`WILD_TRIPLETS_TAI`); the shape 台 (平胡 when no triplet
+    and at most one honor pair rule sequences out, else 对对胡 when all triplets fit, the
+    larger when both may hold); 清一色 (混一色 when honors are held) if one suit is held;
+    三财神; context.
     """
     suits = 0
     honors = 0
@@ -620,18 +653,22 @@ def tai_upper_bound(ctx, h, w, sets, melds, nmeld):
             if c + w >= 3:
                 tai += HONOR_TAI[k - 27]
     if w >= 3:
-        tai += 2 + (w // 3 - 1)  # triplets of 财神 alone: 东 2, then a dragon 1 each
+        tai += WILD_TRIPLETS_TAI[w // 3]
+    shape_tai = 0
     if not trip and honor_kinds <= 1 and honor_max <= 2:
-        tai += 1  # 平胡 not ruled out
-    elif not chow and triplets_fit(h, 0, 34, sets, 1):
-        tai += 1  # 对对胡
+        shape_tai = TAI_PINGHU  # 平胡 not ruled out
+    if not chow and shape_tai < TAI_DUIDUIHU and triplets_fit(h, 0, 34, sets, 1):
+        shape_tai = TAI_DUIDUIHU
+    tai += shape_tai
     if _popcount3(suits) == 1:
-        tai += 1 if honors else 3
+        tai += TAI_HUNYISE if honors else TAI_QINGYISE
     if w >= 3:
-        tai += 2
+        tai += TAI_SANCAISHEN
     wt = ctx[X_WIN_TYPE]
-    if wt == WIN_KONG_DRAW or wt == WIN_ROB_KONG:
-        tai += 1
+    if wt == WIN_KONG_DRAW:
+        tai += TAI_GANGKAI
+    elif wt == WIN_ROB_KONG:
+        tai += TAI_QIANGGANG
     return tai
 
 
@@ -957,7 +994,7 @@ def tianhu_counts(ks, kh, wh, n_wild, min_tai, wild_binom, legal, complete):
                 continue
             is_complete = False
             is_legal = False
-            cai = 2 if w >= 3 else 0
+            cai = TAI_SANCAISHEN if w >= 3 else 0
             for shape in range(3):
                 bits = seq if shape == SHAPE_SEQ else (trip if shape == SHAPE_TRIP else mixed)
                 if bits == 0:
@@ -977,9 +1014,13 @@ def tianhu_counts(ks, kh, wh, n_wild, min_tai, wild_binom, legal, complete):
                     n_suits = ne
                     if ne == 0 and s_need + 1 - p > 0:
                         n_suits = 1
-                    ordinary = hv + cai + (0 if shape == SHAPE_MIXED else 1)
+                    ordinary = hv + cai
+                    if shape == SHAPE_SEQ:
+                        ordinary += TAI_PINGHU
+                    elif shape == SHAPE_TRIP:
+                        ordinary += TAI_DUIDUIHU
                     if n_suits == 1:
-                        ordinary += 1 if k + p > 0 else 3
+                        ordinary += TAI_HUNYISE if k + p > 0 else TAI_QINGYISE
                     if ordinary >= min_tai or n_suits == 0:
                         is_legal = True
                         break
