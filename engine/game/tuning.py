@@ -24,6 +24,7 @@ SPACES = {
         Dim("pass_self", 0.0, 900.0, 60.0),
         Dim("kong_slack", 0.0, 4.0, 0.5),
         Dim("safe_ties", 0.0, 3.0, 0.5),
+        Dim("claim_margin", 0.0, 3.0, 1.0),
     ),
     "strong": (
         Dim("alpha", 0.0, 3.0, 0.4),
