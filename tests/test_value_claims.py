@@ -27,10 +27,13 @@ def test_the_margin_is_taken_off_the_standing_hand_only():
     h = tiles.parse("123m456p789s1133z").astype(np.int64)
     minfo = np.array([0, 1, 0], np.int64)
     d = _distance(h, 0, 4, 1, TAB)
-    plain = waiting_sc(2, h, 0, 4, 1, TAB, _row(flush=0, triplets=0, pairs=0), minfo)
+    flat = dict(flush=0, triplets=0, pairs=0)
+    plain = waiting_sc(2, h, 0, 4, 1, TAB, _row(**flat, claim_margin=0), minfo)
     assert plain == 4 * d
-    marg = waiting_sc(2, h, 0, 4, 1, TAB, _row(flush=0, triplets=0, pairs=0, claim_margin=1), minfo)
+    marg = waiting_sc(2, h, 0, 4, 1, TAB, _row(**flat, claim_margin=1), minfo)
     assert marg == plain - 1
+    # the committed 丽水 value bot claims with a margin (engine/botdata/lishui/value.json)
+    assert waiting_sc(2, h, 0, 4, 1, TAB, _row(**flat), minfo) == plain - 1
     # the efficiency bot has no margin
     assert waiting_sc(1, h, 0, 4, 1, TAB, _row(claim_margin=3), minfo) == 4 * d
 
