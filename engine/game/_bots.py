@@ -22,7 +22,9 @@ Three policies, chosen per seat (codes in :mod:`engine.game._layout`):
     win on a discard to wait for a self-draw (``value.pass_self``: the wait's outs times
     the live tiles reach the parameter); (推倒胡) make a kong that leaves the hand a
     little farther (``value.kong_slack``); (丽水) prefer, among discards at the best
-    distance, tiles with fewer unseen copies (``value.safe_ties``, its defence).
+    distance, tiles with fewer unseen copies (``value.safe_ties``, its defence). A 碰 or
+    吃 must gain ``value.claim_margin`` quarter tiles on its score (丽水, tuned: 1, so a
+    claim that only widens the hand is refused; 0 elsewhere, the efficiency rule).
 
 All randomness comes from the deal's bot stream (engine.rng BOTS).
 """
