@@ -56,3 +56,20 @@ def test_safe_ties_deal_in_less():
     d = fed(1.5) - fed(0.0)
     se = d.std(ddof=1) / np.sqrt(len(d))
     assert d.mean() < -3 * se < 0
+
+
+def test_safe_ties_is_tuned_only_where_the_variant_opts_in():
+    """The value retune moves ``value.safe_ties`` only where the variant's defaults turn
+    the defence on (丽水); elsewhere the efficiency order stays and the tuner leaves it."""
+    from engine import tune
+    from engine.bots import _defaults
+    from engine.variants import get
+
+    seen = []
+    for name in ("lishui", "zhuji", "fuzhou", "tuidaohu"):
+        v = get(name)
+        opted = "safe_ties" in _defaults(v, "value", v.resolve({}))
+        dims = {d.name for d in tune._relevant(v, v.resolve({}), "value")}
+        assert ("safe_ties" in dims) == opted, name
+        seen.append(opted)
+    assert seen == [True, False, False, False]

@@ -22,7 +22,9 @@ Three policies, chosen per seat (codes in :mod:`engine.game._layout`):
     win on a discard to wait for a self-draw (``value.pass_self``: the wait's outs times
     the live tiles reach the parameter); (推倒胡) make a kong that leaves the hand a
     little farther (``value.kong_slack``); (丽水) prefer, among discards at the best
-    distance, tiles with fewer unseen copies (``value.safe_ties``, its defence).
+    distance, tiles with fewer unseen copies (``value.safe_ties``, its defence). A 碰 or
+    吃 must gain ``value.claim_margin`` quarter tiles on its score (丽水, tuned: 1, so a
+    claim that only widens the hand is refused; 0 elsewhere, the efficiency rule).
 
 All randomness comes from the deal's bot stream (engine.rng BOTS).
 """
@@ -50,7 +52,15 @@ from ._eval import (
     triplets_closed,
     wild_pair_distance,
 )
-from ._params import B_FLUSH, B_HALF, B_PAIRS, B_SAFE_TIES, B_TRIPLETS, B_WILD_PAIR
+from ._params import (
+    B_CLAIM_MARGIN,
+    B_FLUSH,
+    B_HALF,
+    B_PAIRS,
+    B_SAFE_TIES,
+    B_TRIPLETS,
+    B_WILD_PAIR,
+)
 
 __all__ = [
     "SCRATCH",
@@ -227,9 +237,13 @@ def hand_sc(policy, h, w, sets, shapes, tab, bot, minfo, scr):
 
 @kernel(refcount=False)
 def waiting_sc(policy, h, w, sets, shapes, tab, bot, minfo):
-    """Score of a ``3*sets+1``-tile hand as it stands, without the ukeire."""
+    """Score of a ``3*sets+1``-tile hand as it stands, without the ukeire.
+
+    The claims (碰, 吃) weigh it against the hand after the claim; the value bot's score
+    here is less its ``value.claim_margin``, which a claim must then beat.
+    """
     if policy == 2:
-        return target_score(h, w, sets, shapes, tab, bot, minfo)
+        return target_score(h, w, sets, shapes, tab, bot, minfo) - np.int64(bot[B_CLAIM_MARGIN])
     return 4 * _distance(h, w, sets, shapes, tab)
 
 

@@ -115,6 +115,12 @@ already visible: the less use to an opponent's wait or 碰), so a small value br
 toward the safer tile and a larger one gives up ukeire for safety; 0: the efficiency
 order (ukeire, then random)."""
 
+B_CLAIM_MARGIN = LAYOUT.block("value.claim_margin")
+"""Quarter tiles a 碰 or 吃 must gain on the value bot's score (distance less its target
+bonuses) before it is made; 0: as the efficiency bot, a claim that keeps the score but
+widens the hand is made too. A claim opens the hand (no 七对子 or 不搭 after it) and, in
+丽水, three 吃 from the 上家 bind the pair in 统包."""
+
 N_BOT = LAYOUT.size
 """Length of one seat's parameter row (grows as blocks are declared above)."""
 

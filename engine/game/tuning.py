@@ -2,7 +2,8 @@
 
 :data:`SPACES` gives each tuned policy's dimensions; :func:`relevant` drops those the
 rules make inert (no chow bias without chows, no feeding weight without discard wins,
-no target without its patterns).
+no target without its patterns) and those a variant's defaults do not opt in to (passing
+a win, kong slack, the value bot's safe tie-break).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ SPACES = {
         Dim("chase_min_live", 0.0, 30.0, 4.0),
         Dim("pass_self", 0.0, 900.0, 60.0),
         Dim("kong_slack", 0.0, 4.0, 0.5),
+        Dim("safe_ties", 0.0, 3.0, 0.5),
+        Dim("claim_margin", 0.0, 3.0, 1.0),
     ),
     "strong": (
         Dim("alpha", 0.0, 3.0, 0.4),
@@ -62,6 +65,8 @@ def relevant(variant, resolved, policy: str) -> list[Dim]:
         if d.name == "pass_self" and not (discard_win and "pass_self" in own):
             continue
         if d.name == "kong_slack" and "kong_slack" not in own:  # where kongs pay money
+            continue
+        if d.name == "safe_ties" and "safe_ties" not in own:  # where its defence is on
             continue
         if base in ("wild_pair", "chase_min_live") and not (wilds and targets.get("wild_pair")):
             continue
