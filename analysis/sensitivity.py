@@ -137,8 +137,8 @@ def option_plan(variant) -> tuple[list[dict], list[dict]]:
                     "option": opt.key,
                     "value": _ranges(between),
                     "reason": f"inside a range of {len(opt.allowed)} values, swept at its "
-                    "low end and at twice the default (or its high end) (a payout amount moves the metrics "
-                    "about in proportion)",
+                    "low end and at twice the default, or its high end (a payout amount "
+                    "moves the metrics about in proportion)",
                     "values": len(between),
                 }
             )
@@ -155,7 +155,8 @@ def swept_values(opt) -> list:
 
     Every allowed value of an option with at most :data:`WIDE` of them; for a wider
     integer range (the payout amounts) its low end, the default and twice the default
-    (its high end where twice is not allowed), so that a variant's plan grows with its options, not with their ranges.
+    (its high end where twice is not allowed), so that a variant's plan grows with its
+    options, not with their ranges.
     """
     allowed = list(opt.allowed)
     if len(allowed) <= WIDE or not all(isinstance(a, int) for a in allowed):
