@@ -7,7 +7,7 @@ again under another at array speed: each variant's ``recompute(resolved, frame)`
 derives every column the payout options fix (value, deltas and the variant's scoring
 columns) from the rest of the record. For ``efficiency`` and ``random`` play the
 re-scored records equal a fresh simulation under the new options, column for column
-(``tests/test_rescore.py`` sweeps every payout option of every variant); value-aware
+(``tests/engine/test_rescore.py`` sweeps every payout option of every variant); value-aware
 policies (``value``, ``strong``) may play differently under other values, and
 :func:`analysis.rescore_gap` measures that first-order bias.
 

@@ -427,7 +427,7 @@ def _shanten_checked(counts, wilds, w_step, sets, s_step, size_mask, shapes, tab
 
     The batched path of :func:`engine.hand.shanten`: one pass over the counts instead of
     a checking pass and then :func:`_distance`, with the same result for every hand
-    (``tests/test_hand.py`` compares it with :func:`_shanten_serial`). ``wilds`` and
+    (``tests/engine/hand/test_hand.py`` compares it with :func:`_shanten_serial`). ``wilds`` and
     ``sets`` are read at ``r * w_step`` and ``r * s_step``: a step of 0 gives every row
     the one value (no per-row arrays for scalar arguments).
     """

@@ -196,7 +196,7 @@ class Variant:
     """The default parameters of a policy under resolved options (engine.bots)."""
     value_blind: tuple[str, ...] = ("random", "efficiency")
     """The policies whose play reads no payout option: re-scoring their records under a
-    payout change is exact (engine.rescore; tests/test_rescore.py proves it for each)."""
+    payout change is exact (engine.rescore; tests/engine/test_rescore.py proves it for each)."""
     bot_targets: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
     """The patterns that make each hand target of the strong policy (``flush``, ``half``,
     ``triplets``, ``pairs``, ``wild_pair``), for fitting what each is worth."""

@@ -108,9 +108,9 @@ PAY_PATTERNS = (
 """The patterns whose 倍 is an option (every pattern of the variant)."""
 
 PAYOUT_PATTERN = {f"pay_{p}": p for p in PAY_PATTERNS}
-"""The pattern each pattern-value option pays for: tests/test_rescore.py may find the
+"""The pattern each pattern-value option pays for: tests/engine/test_rescore.py may find the
 option idle only in a sample without that pattern (字一色, 大对子, 天胡 and 地胡 are rare
-under efficiency play; tests/test_lishui.py pays them on worked hands)."""
+under efficiency play; tests/engine/variants/lishui/test_lishui.py pays them on worked hands)."""
 
 
 def _pay_options() -> tuple[RuleOption, ...]:

@@ -53,7 +53,7 @@ factor, 1..32), ``tun_per_xing`` (囤 per 醒, 0..10), ``shuangxing``, ``fan_com
 recomputes ``xing``, ``tun``, ``fan``, ``value``, ``capped``, ``zuoxing_money``,
 ``wang_money_*``, the colour flags and the deltas from ``huxi``, ``xing_raw``, ``red``,
 ``wang_held`` and the flags; for ``efficiency`` and ``random`` records it equals a fresh
-simulation column for column (``tests/test_rescore.py``). It cannot change the deal as
+simulation column for column (``tests/engine/test_rescore.py``). It cannot change the deal as
 played, nor the reading (胡息, red cards, patterns), which no payout option moves (see
 below). The play options (``players``, ``zuoxing``, ``kings``, ``must_win``) change the
 deck or what a player may do; ``xing`` changes which kind is counted, so the 醒 count,
@@ -132,13 +132,13 @@ choice where the rules force (倾 / 啸 / 跑, 王 never discarded, a 王 holder
 self-draw) or in the 醒. The model is fitted and the parameters tuned at default rules
 only; under other rules it plays the same model (legal, and not measured there).
 
-Evidence: ``tests/test_luodisao.py`` (golden scoring of every group, factor, 醒 mode, 王
-win and payment rule), ``tests/test_luodisao_play.py`` (an event-log referee, stacked
-decks, conformance, determinism, exact P(天胡) against the evaluator and the simulation,
-the golden replay ``tests/golden/luodisao.txt``), ``tests/test_zipai_strong.py`` (the
-strong kernels against their definitions, determinism, the other policies' records
-unchanged, a refit against the committed model, the golden strong replay
-``tests/golden/luodisao-strong.txt``).
+Evidence: ``tests/engine/variants/luodisao/test_luodisao.py`` (golden scoring of every group,
+factor, 醒 mode, 王 win and payment rule), ``tests/engine/variants/luodisao/test_luodisao_play.py``
+(an event-log referee, stacked decks, conformance, determinism, exact P(天胡) against the evaluator
+and the simulation, the golden replay ``tests/golden/luodisao.txt``),
+``tests/engine/zipai/test_zipai_strong.py`` (the strong kernels against their definitions,
+determinism, the other policies' records unchanged, a refit against the committed model, the golden
+strong replay ``tests/golden/luodisao-strong.txt``).
 """
 
 from __future__ import annotations

@@ -323,7 +323,7 @@ def pack(rules) -> np.ndarray:
 def special_values(rules) -> dict[str, int]:
     """The 台 of each 8-台 hand. The kernels keep one slot each; one option sets them all
     (天胡 and 全字牌 never occur in the 2,000 efficiency deals that prove every payout
-    option re-scores exactly, tests/test_rescore.py, so they have no option of their own).
+    option re-scores exactly, tests/engine/test_rescore.py, so they have no option of their own).
     """
     return {name: rules["pay_special8"] for name in SPECIAL8}
 

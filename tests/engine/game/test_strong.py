@@ -241,7 +241,7 @@ def test_strong_replay_golden(variant, capsys, regen):
     code = main(["replay", variant, "--seed", "7", "--match", "0", "--policy", "strong"])
     out = capsys.readouterr().out
     assert code == 0 and "policies=strong" in out
-    path = Path(__file__).parent / "golden" / f"{variant}-strong.txt"
+    path = Path(__file__).parents[2] / "golden" / f"{variant}-strong.txt"
     if regen:
         path.write_text(out)
     assert path.exists(), f"{path.name} is missing: pytest --regen writes it"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from engine._numba import _import_nodes, kernel_sources, source_hash
 
-ENGINE = Path(__file__).resolve().parents[1] / "engine"
+ENGINE = Path(__file__).resolve().parents[2] / "engine"
 
 
 def _names(paths, root):

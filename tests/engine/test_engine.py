@@ -33,7 +33,7 @@ def test_every_variant_has_a_golden_replay():
     """STYLE §5: each registered variant pins `mjlab replay` in tests/golden/<name>.txt."""
     from pathlib import Path
 
-    golden = Path(__file__).parent / "golden"
+    golden = Path(__file__).parents[1] / "golden"
     missing = [n for n in variants.names() if not (golden / f"{n}.txt").exists()]
     assert not missing, f"no golden replay for {missing}; run its replay test with --regen"
 

@@ -19,7 +19,7 @@ from tests.oracles import hand_bruteforce as hb
 from tests.oracles import zhuji_tai_bruteforce as bf
 
 V = get("zhuji")
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[3] / "golden"
 SELF, DISCARD, ROB, KONG_DRAW = L.WIN_SELF_DRAW, L.WIN_DISCARD, L.WIN_ROB_KONG, L.WIN_KONG_DRAW
 NO_CAI = {"caishen": 0}
 """No 财神 in play: no hand is 无财, so the ordinary 台 shows alone."""

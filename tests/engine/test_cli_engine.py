@@ -9,7 +9,7 @@ import pytest
 from engine import variants
 from engine.cli import main
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[1] / "golden"
 
 
 def run(capsys, *argv):

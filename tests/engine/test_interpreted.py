@@ -44,8 +44,8 @@ def _play_hashes(cases) -> dict:
 
 
 _CHILD = (
-    "import json, sys; sys.path.insert(0, sys.argv[1]); from test_interpreted import "
-    "_play_hashes; print(json.dumps(_play_hashes(json.loads(sys.argv[2]))))"
+    "import json, sys; sys.path[:0] = sys.argv[1:3]; from test_interpreted import "
+    "_play_hashes; print(json.dumps(_play_hashes(json.loads(sys.argv[3]))))"
 )
 
 
@@ -53,9 +53,9 @@ def _compiled_hashes(cases) -> dict:
     """:func:`_play_hashes` from the compiled kernels (a child process without the flag)."""
     env = dict(os.environ)
     env.pop("NUMBA_DISABLE_JIT", None)
-    here = str(Path(__file__).resolve().parent)
+    here = Path(__file__).resolve()
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, here, json.dumps(cases)],
+        [sys.executable, "-c", _CHILD, str(here.parent), str(here.parents[1]), json.dumps(cases)],
         env=env,
         capture_output=True,
         text=True,

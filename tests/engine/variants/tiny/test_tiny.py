@@ -2,8 +2,8 @@
 by the README's "Add a variant" walkthrough.
 
 It runs by name through the same registry-wide tests as the others (conformance, record
-hashes, worked patterns in tests/test_patterns.py); here: its golden replay, its payments,
-that it is left out of the listings, and that the walkthrough is true (the variant is one
+hashes, worked patterns in tests/engine/variants/test_patterns.py); here: its golden replay, its
+payments, that it is left out of the listings, and that the walkthrough is true (the variant is one
 folder plus one registration line, and the README names exactly those files).
 """
 
@@ -17,8 +17,8 @@ import pytest
 from engine import variants
 from engine.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
-GOLDEN = Path(__file__).parent / "golden"
+ROOT = Path(__file__).resolve().parents[4]
+GOLDEN = Path(__file__).parents[3] / "golden"
 
 
 def _run(capsys, *argv):

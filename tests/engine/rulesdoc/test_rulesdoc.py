@@ -12,7 +12,7 @@ import pytest
 from engine import rulesdoc, variants
 from engine.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _flat(text: str) -> str:

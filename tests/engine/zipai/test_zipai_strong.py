@@ -504,7 +504,7 @@ def test_strong_replay_golden(capsys, regen):
     code = main(["replay", "luodisao", "--seed", "7", "--match", "0", "--policy", "strong"])
     out = capsys.readouterr().out
     assert code == 0 and "strong" in out
-    path = Path(__file__).parent / "golden" / "luodisao-strong.txt"
+    path = Path(__file__).parents[2] / "golden" / "luodisao-strong.txt"
     if regen:
         path.write_text(out, encoding="utf-8")
     assert out.splitlines() == path.read_text(encoding="utf-8").splitlines()

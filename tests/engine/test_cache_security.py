@@ -25,7 +25,7 @@ from engine import _cache
 from engine._cache import load_or_build
 from engine.errors import CacheError
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 _KERNEL = (
     "from engine import rng\n"

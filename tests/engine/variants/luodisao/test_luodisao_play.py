@@ -29,7 +29,7 @@ from engine.zipai.replay import replay, replay_events
 from engine.zipai.scenario import play_deck
 
 V = get("luodisao")
-GOLDEN = Path(__file__).parent / "golden" / "luodisao.txt"
+GOLDEN = Path(__file__).parents[3] / "golden" / "luodisao.txt"
 
 
 # --- the golden replay ------------------------------------------------------------------------

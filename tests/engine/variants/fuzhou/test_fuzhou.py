@@ -727,7 +727,7 @@ def test_replay_golden(regen):
     from engine.game import replay
 
     out = replay("fuzhou", 7, 0) + "\n"
-    path = Path(__file__).parent / "golden" / "fuzhou.txt"
+    path = Path(__file__).parents[3] / "golden" / "fuzhou.txt"
     if regen:
         path.write_text(out)
     assert path.exists(), f"{path.name} is missing: pytest --regen writes it"

@@ -17,7 +17,7 @@ from engine.variants.lishui import _kernels as K
 from tests.oracles import hand_bruteforce as bf
 
 V = get("lishui")
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[3] / "golden"
 SELF, DISCARD, ROB, KONG_DRAW = L.WIN_SELF_DRAW, L.WIN_DISCARD, L.WIN_ROB_KONG, L.WIN_KONG_DRAW
 
 

@@ -247,7 +247,7 @@ def test_hostile_strings_stay_text_in_chromium(small_report, tmp_path):
     assert_renders(tmp_path / "hostile" / "balance-report.html", ctx, tmp_path)
 
 
-COMMITTED = Path(__file__).resolve().parents[1] / "reports"
+COMMITTED = Path(__file__).resolve().parents[3] / "reports"
 
 
 @pytest.mark.skipif(

@@ -12,7 +12,7 @@ import pytest
 from engine import _numba, _warmup
 from engine._numba import kernel
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _cli(cache, *args):

@@ -14,7 +14,7 @@ import pytest
 
 from engine import simulate, variants
 
-PATH = Path(__file__).parent / "golden" / "record_hashes.json"
+PATH = Path(__file__).parents[1] / "golden" / "record_hashes.json"
 DEALS, SEED = 640, 18
 
 

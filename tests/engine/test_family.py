@@ -1,7 +1,7 @@
 """A family is an object looked up from the variant, never a string the engine tests.
 
 Both families (mahjong, 字牌) give the same entry points with the same arguments, so the
-registry-wide tests (conformance in tests/test_engine.py, record hashes, replays) run
+registry-wide tests (conformance in tests/engine/test_engine.py, record hashes, replays) run
 every variant of both through one signature.
 """
 
@@ -14,7 +14,7 @@ import pytest
 from engine import variants
 from engine.family import FAMILIES, MAHJONG, ZIPAI, Family, family_of
 
-ENGINE = Path(__file__).resolve().parents[1] / "engine"
+ENGINE = Path(__file__).resolve().parents[2] / "engine"
 
 
 def test_every_variant_has_a_registered_family():
