@@ -1949,7 +1949,7 @@ def workspace(n_tiles):
     )
 
 
-@kernel
+@kernel(inline="always")
 def play_match(
     rules, policies, bots, seed, match, n_deals, tab, rec_out, final_out, log, log_deal, obs
 ):  # fmt: skip
