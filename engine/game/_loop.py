@@ -156,6 +156,7 @@ from ._params import (
     S_CHASE_MIN_LIVE,
     S_CHOW_BIAS,
     S_CLAIM_BIAS,
+    S_CLAIM_CLOSER,
     S_KONG_ADD,
     S_KONG_AN,
     S_KONG_BIAS,
@@ -581,9 +582,13 @@ def _strong_pong(
 ):
     """The strong claim of discard ``k`` held twice or more: 0 pass, 1 碰, 2 明杠.
 
+    A 碰 must gain ``strong.claim_bias`` on passing and take ``strong.claim_closer``
+    tiles off the hand's distance (the 明杠 is weighed as before).
     no_rng : an empty uint64 array (comparing values needs no random tie-break).
     """
     ev_pass = _strong_wait(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr)
+    closer = bot[S_CLAIM_CLOSER]
+    d_now = _distance(htmp, w, sets, sh, tab) if closer > 0 else 0
     m0 = minfo[0]
     m2 = minfo[2]
     minfo[0] = m0 | (1 << (k // 9 if k < 27 else 3))
@@ -591,6 +596,7 @@ def _strong_pong(
     htmp[k] -= 2
     _, ev_pong = _strong_best(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, osums, view,
                               no_rng, sscr, fsc)  # fmt: skip
+    near = closer <= 0 or d_now - _distance(htmp, w, sets - 1, sh, tab) >= closer
     ev_kong = -np.inf
     if kong_ok:
         htmp[k] -= 1
@@ -601,7 +607,7 @@ def _strong_pong(
     minfo[0] = m0
     minfo[2] = m2
     do = 0
-    if ev_pong > ev_pass + bot[S_CLAIM_BIAS]:
+    if near and ev_pong > ev_pass + bot[S_CLAIM_BIAS]:
         do = 1
     if kong_ok and ev_kong + bot[S_KONG_BIAS] >= max(ev_pass, ev_pong):
         do = 2
@@ -612,8 +618,14 @@ def _strong_pong(
 def _strong_chow(
     k, htmp, w, sets, sh, tab, bot, unseen, minfo, osums, view, sscr, fsc, no_rng, hand, s, nm
 ):
-    """The strong 吃 of discard ``k`` by seat ``s``: the option's low rank, or -1."""
+    """The strong 吃 of discard ``k`` by seat ``s``: the option's low rank, or -1.
+
+    The option of the highest value that gains ``strong.chow_bias`` on passing and takes
+    ``strong.claim_closer`` tiles off the hand's distance.
+    """
     ev_pass = _strong_wait(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr)
+    closer = bot[S_CLAIM_CLOSER]
+    d_now = _distance(htmp, w, sets, sh, tab) if closer > 0 else 0
     pos = k % 9
     m0 = minfo[0]
     m1 = minfo[1]
@@ -632,6 +644,8 @@ def _strong_chow(
         _chow_apply(htmp, minfo, k, lo, m0, nm, -1)
         _, ev = _strong_best(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, osums, view,
                              no_rng, sscr, fsc)  # fmt: skip
+        if closer > 0 and d_now - _distance(htmp, w, sets - 1, sh, tab) < closer:
+            ev = -np.inf
         _chow_apply(htmp, minfo, k, lo, m0, nm, 1)
         minfo[0] = m0
         minfo[1] = m1

@@ -121,6 +121,13 @@ bonuses) before it is made; 0: as the efficiency bot, a claim that keeps the sco
 widens the hand is made too. A claim opens the hand (no 七对子 or 不搭 after it) and, in
 丽水, three 吃 from the 上家 bind the pair in 统包."""
 
+S_CLAIM_CLOSER = LAYOUT.block("strong.claim_closer")
+"""Tiles of distance a 碰 or 吃 must take off the strong bot's hand (before the claim
+against after it, the discard to come included) before it is made, whatever its expected
+value; 0: the expected value alone decides. In 丽水 1 (a claim that only widens the hand
+is refused, as the value bot's ``claim_margin``); a claim opens the hand (no 七对子 or
+不搭 after it)."""
+
 N_BOT = LAYOUT.size
 """Length of one seat's parameter row (grows as blocks are declared above)."""
 

@@ -31,6 +31,7 @@ SPACES = {
         Dim("alpha_kong", 0.0, 3.0, 0.4),
         Dim("claim_bias", -2.0, 2.0, 0.3),
         Dim("chow_bias", -2.0, 2.0, 0.3),
+        Dim("claim_closer", 0.0, 1.0, 0.5),
         Dim("kong_bias", -6.0, 6.0, 1.0),
         Dim("rob", 0.0, 4.0, 0.5),
         Dim("mult.0", 0.0, 1.5, 0.2),
