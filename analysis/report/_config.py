@@ -146,6 +146,12 @@ cores, otherwise idle): 4 min 42 s of wall time and 434 s of CPU, compilation in
 the stages took 422 s of CPU (main 166, sweeps 59, skill 37, sensitivity 158, analysis
 2.5).
 
+Issue 22's payout options (ranges up to 0..240) made the sensitivity plan 3,752 runs and
+the report about an hour; a wide range is now swept at its low end and twice the default
+(:func:`analysis.sensitivity.swept_values`, 240 runs) at 16,000 deals a value. Measured (2
+Dec 2026, `mjlab report`, 2 cores shared with a CI run): 13 min 39 s of wall time, 941 s of
+CPU: main 196, sweeps 60, skill 78, sensitivity 574, what-if 19, analysis 2.
+
 The issue's "about 5x the deals" predates the strong bots, which play at a quarter to a
 third of value's speed: at 5x, the main runs alone would take about 5 minutes of CPU."""
 
