@@ -236,12 +236,18 @@ def effect_table(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+WIDE = 8
+"""An integer option with more allowed values than this is a long range, swept at a few
+of them: :func:`option_values` for a what-if (re-scored, cheap), and
+:func:`analysis.sensitivity.swept_values` for the sensitivity table (simulated)."""
+
+
 def option_values(opt) -> list:
     """The values a what-if sweeps for one payout option: all of them, or for a long
     integer range its ends, the default's neighbours and twice the default.
     """
     allowed = list(opt.allowed)
-    if len(allowed) <= 8:
+    if len(allowed) <= WIDE:
         return allowed
     d = opt.default
     pick = {allowed[0], allowed[-1], d, *(x for x in (d - 1, d + 1, 2 * d) if x in allowed)}

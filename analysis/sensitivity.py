@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from analysis.rescoring import WIDE
 from analysis.stats import adjust_pvalues, format_pm, ratio_influence
 from analysis.sweep import metric_doc, sweep_table
 from engine.errors import UsageError
@@ -108,7 +109,7 @@ def option_plan(variant) -> tuple[list[dict], list[dict]]:
     v = registry.get(variant) if isinstance(variant, str) else variant
     plan, skipped = [], []
     for opt in v.options:
-        swept = swept_values(opt)
+        swept = set(swept_values(opt)) if _wide(opt) else None
         between = []
         for raw in opt.allowed:
             try:
@@ -121,7 +122,7 @@ def option_plan(variant) -> tuple[list[dict], list[dict]]:
                 continue
             if val == opt.default:
                 continue
-            if val not in swept:
+            if swept is not None and val not in swept:
                 between.append(val)
                 continue
             try:
@@ -145,9 +146,9 @@ def option_plan(variant) -> tuple[list[dict], list[dict]]:
     return plan, skipped
 
 
-WIDE = 8
-"""An option with more allowed values than this is swept at a few of them
-(:func:`swept_values`)."""
+def _wide(opt) -> bool:
+    """Whether ``opt`` is an integer range longer than :data:`WIDE` (swept at a few values)."""
+    return len(opt.allowed) > WIDE and all(isinstance(a, int) for a in opt.allowed)
 
 
 def swept_values(opt) -> list:
@@ -159,20 +160,17 @@ def swept_values(opt) -> list:
     options, not with their ranges.
     """
     allowed = list(opt.allowed)
-    if len(allowed) <= WIDE or not all(isinstance(a, int) for a in allowed):
-        return [opt.parse(a) if isinstance(a, str) else a for a in allowed
-                if not isinstance(a, str) or _parses(opt, a)]  # fmt: skip
+    if not _wide(opt):
+        out = []
+        for raw in allowed:
+            try:
+                out.append(opt.parse(raw) if isinstance(raw, str) else raw)
+            except UsageError:  # a form of value (e.g. TILE), not a value
+                continue
+        return out
     d = opt.default
     far = 2 * d if 2 * d in allowed and 2 * d != d else allowed[-1]
     return sorted({allowed[0], d, far})
-
-
-def _parses(opt, raw) -> bool:
-    try:
-        opt.parse(raw)
-    except UsageError:
-        return False
-    return True
 
 
 def _ranges(values) -> str:
