@@ -339,6 +339,13 @@ def _add_tune(sub) -> None:
         default="seat",
         help="seat the candidate by seat, or by place from each deal's dealer (less noisy)",
     )
+    tu.add_argument(
+        "--only",
+        metavar="NAME[,NAME...]",
+        type=lambda s: [n.strip() for n in s.split(",")],
+        default=None,
+        help="search only these parameters; the others keep their committed values",
+    )
     tu.add_argument("--dry-run", action="store_true", help="tune and report, write nothing")
     tu.add_argument("--quiet", action="store_true")
     _rule_args(tu)

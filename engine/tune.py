@@ -119,11 +119,15 @@ def tune(
     workers: int | None = None,
     progress: bool = True,
     seating: str = "seat",
+    only: list[str] | None = None,
 ) -> dict:
     """Tune ``policy``'s parameters for ``variant`` against its field (module docstring).
 
     ``seating="dealer"`` seats the candidate by place from each deal's dealer
     (:func:`duplicate_edge`); the committed files made before it used ``"seat"``.
+    ``only`` names the dimensions searched (the rest keep their starting values, the
+    committed ones): a retune of a new parameter or two without the noise of re-searching
+    every other.
 
     Returns ``{"params": tuned mapping, "start": starting mapping, "tune": identity and
     the history of generations}``.
@@ -156,6 +160,22 @@ def tune(
     dims = _relevant(v, resolved, policy)
     if not dims:
         raise UsageError(f"mjlab tune: no {policy} parameter changes play in {variant}")
+    base = None
+    if only is not None:
+        only = list(dict.fromkeys(n for n in only if n))
+        names = [d.name for d in dims]
+        unknown = [n for n in only if n not in names]
+        if unknown or not only:
+            what = f"{', '.join(unknown)} is not a" if unknown else "name a"
+            raise UsageError(
+                f"mjlab tune --only: {what} tuned {policy} parameter of {variant}; "
+                f"parameters: {', '.join(names)}"
+            )
+        dims = [d for d in dims if d.name in only]
+        # the other parameters stay as the committed run left them: name that run
+        from .bots import committed
+
+        base = ((committed(v, policy) or {}).get("tune") or {}).get("command")
     scale = np.array([d.step for d in dims])
     x0 = _point(dims, start) / scale
     lo = np.array([d.lo for d in dims]) / scale
@@ -219,8 +239,10 @@ def tune(
         "command": f"mjlab tune {v.name} --policy {policy} --deals {deals} --seed {seed} "
         f"--generations {generations}"
         + (f" --popsize {popsize}" if popsize else "")
-        + (f" --seating {seating}" if seating != "seat" else ""),
+        + (f" --seating {seating}" if seating != "seat" else "")
+        + (f" --only {','.join(d.name for d in dims)}" if only is not None else ""),
         **({"seating": seating} if seating != "seat" else {}),
+        **({"start_from": base} if base else {}),
     }
     return {"params": tuned, "start": start, "tune": {**ident, "history": history}}
 

@@ -128,6 +128,14 @@ value; 0: the expected value alone decides. In 丽水 1 (a claim that only widen
 is refused, as the value bot's ``claim_margin``); a claim opens the hand (no 七对子 or
 不搭 after it)."""
 
+S_KONG_HOLD = LAYOUT.block("strong.kong_hold")
+"""Points the strong bot's hand value adds for each concealed triplet whose fourth copy it
+cannot see, scaled by the live tiles left (``live bucket / 10``): what holding it for a
+暗杠 (or a 明杠 on its discard) is worth, where kongs pay money on their own (推倒胡: 暗杠 6,
+放杠 3 in all, as much as a plain self-draw). 0: kongs are weighed only when they can be
+made (``kong_an``, ``kong_ming``), as before; a variant opts in through its strong
+defaults."""
+
 N_BOT = LAYOUT.size
 """Length of one seat's parameter row (grows as blocks are declared above)."""
 

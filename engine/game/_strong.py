@@ -24,9 +24,11 @@ weights in its parameter row (:mod:`engine.game._params`):
 - **Decisions.** A discard maximises ``value(hand after it) x (1 - D) - alpha x (sum of
   danger x loss of feeding) - alpha_kong x (kong danger x cost)``, where ``D`` is the
   chance that someone wins on it and the loss is the fitted mean payment of a feeder:
-  it pushes with a good hand and folds to safe tiles with a poor one. Claims (碰, 吃,
-  明杠) and kongs compare the best value after the action, plus what a kong brings,
-  minus the risk of a robbed 补杠, with the value of passing.
+  it pushes with a good hand and folds to safe tiles with a poor one. Where kongs pay
+  money on their own (推倒胡), each concealed triplet whose fourth copy is unseen adds
+  ``strong.kong_hold`` x (live bucket / 10) to the hand's value: a kong to come. Claims
+  (碰, 吃, 明杠) and kongs compare the best value after the action, plus what a kong
+  brings, minus the risk of a robbed 补杠, with the value of passing.
 
 Ties are broken at random from the deal's bot stream, like the other policies.
 """
@@ -65,6 +67,7 @@ from ._params import (
     S_ALPHA,
     S_ALPHA_KONG,
     S_FEED_KONG,
+    S_KONG_HOLD,
     S_MULT,
     T_FLUSH,
     T_HALF,
@@ -152,6 +155,16 @@ def target_dists(h, w, sets, shapes, tab, minfo, wildgame, out):
         a = comb[comb[comb[suit_cls[i0], suit_cls[i1]], suit_cls[i2]], c3]
         lv_pair = level(w - 2 if w > 2 else 0)  # the sets' budget when two wilds pair
         out[T_WILDPAIR] = wild_pair_distance(np.int64(tab[5][a, lv_pair, sets]), w)
+
+
+@kernel(inline="always")
+def held_triplets(h, unseen):
+    """Concealed triplets of ``h`` whose fourth copy the seat cannot see (a kong to come)."""
+    n = 0
+    for k in range(34):
+        if h[k] == 3 and unseen[k] > 0:
+            n += 1
+    return n
 
 
 @kernel(inline="always")
@@ -413,6 +426,9 @@ def best_discard(
         return -1, -math.inf
     alpha = bot[S_ALPHA]
     alpha_k = bot[S_ALPHA_KONG]
+    # holding a triplet for its kong (strong.kong_hold, 0 where kongs pay nothing)
+    hold = bot[S_KONG_HOLD] * tb / (N_T - 1)
+    trips = held_triplets(h, unseen) if hold != 0.0 else 0
     # pass 1: the target distances after each discard; the ukeire of the closest
     best_d = INF
     m = held
@@ -445,6 +461,8 @@ def best_discard(
         dd = dall[k * N_TARGET : k * N_TARGET + N_TARGET]
         u = uke[k] if (near >> k) & 1 else -1
         v = hand_value(bot, dd, u, tb, dealer)
+        if hold != 0.0:
+            v += hold * (trips - (1 if h[k] == 3 and unseen[k] > 0 else 0))
         # where the tables cannot tell (no chance left, distances past the last bucket)
         # the efficiency order decides: fewer tiles away, then more ukeire
         v -= 1e-9 * dd[T_PLAIN] - 1e-12 * max(u, 0)
@@ -478,4 +496,8 @@ def waiting_value(h, w, sets, shapes, tab, bot, unseen, minfo, wildgame, tb, dea
     h[x] += 1
     discard_ukeire(h, w, sets, shapes, tab, unseen, np.int64(1) << x, uke, work)
     h[x] -= 1
-    return hand_value(bot, dd, uke[x], tb, dealer)
+    v = hand_value(bot, dd, uke[x], tb, dealer)
+    hold = bot[S_KONG_HOLD] * tb / (N_T - 1)
+    if hold != 0.0:
+        v += hold * held_triplets(h, unseen)
+    return v

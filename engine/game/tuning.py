@@ -3,7 +3,7 @@
 :data:`SPACES` gives each tuned policy's dimensions; :func:`relevant` drops those the
 rules make inert (no chow bias without chows, no feeding weight without discard wins,
 no target without its patterns) and those a variant's defaults do not opt in to (passing
-a win, kong slack, the value bot's safe tie-break).
+a win, kong slack, holding triplets for kongs, the value bot's safe tie-break).
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ SPACES = {
         Dim("mult.5", 0.0, 3.0, 0.4),
         Dim("chase_min_live", 0.0, 30.0, 4.0),
         Dim("pass_self", 0.0, 900.0, 60.0),
+        Dim("kong_hold", 0.0, 6.0, 1.0),
     ),
 }
 """The parameters each policy tunes, with their boxes."""
@@ -65,7 +66,7 @@ def relevant(variant, resolved, policy: str) -> list[Dim]:
             continue
         if d.name == "pass_self" and not (discard_win and "pass_self" in own):
             continue
-        if d.name == "kong_slack" and "kong_slack" not in own:  # where kongs pay money
+        if d.name in ("kong_slack", "kong_hold") and d.name not in own:  # kongs pay money
             continue
         if d.name == "safe_ties" and "safe_ties" not in own:  # where its defence is on
             continue
