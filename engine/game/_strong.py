@@ -158,13 +158,26 @@ def target_dists(h, w, sets, shapes, tab, minfo, wildgame, out):
 
 
 @kernel(inline="always")
+def live_triplet(h, unseen, k):
+    """Whether ``h`` holds a concealed triplet of ``k`` whose fourth copy the seat cannot
+    see (a kong to come)."""
+    return h[k] == 3 and unseen[k] > 0
+
+
+@kernel(inline="always")
 def held_triplets(h, unseen):
-    """Concealed triplets of ``h`` whose fourth copy the seat cannot see (a kong to come)."""
+    """The kinds of :func:`live_triplet` in ``h``."""
     n = 0
     for k in range(34):
-        if h[k] == 3 and unseen[k] > 0:
+        if live_triplet(h, unseen, k):
             n += 1
     return n
+
+
+@kernel(inline="always")
+def hold_weight(bot, tb):
+    """Points of one :func:`live_triplet` at live bucket ``tb`` (``strong.kong_hold``)."""
+    return bot[S_KONG_HOLD] * tb / (N_T - 1)
 
 
 @kernel(inline="always")
@@ -427,7 +440,7 @@ def best_discard(
     alpha = bot[S_ALPHA]
     alpha_k = bot[S_ALPHA_KONG]
     # holding a triplet for its kong (strong.kong_hold, 0 where kongs pay nothing)
-    hold = bot[S_KONG_HOLD] * tb / (N_T - 1)
+    hold = hold_weight(bot, tb)
     trips = held_triplets(h, unseen) if hold != 0.0 else 0
     # pass 1: the target distances after each discard; the ukeire of the closest
     best_d = INF
@@ -462,7 +475,7 @@ def best_discard(
         u = uke[k] if (near >> k) & 1 else -1
         v = hand_value(bot, dd, u, tb, dealer)
         if hold != 0.0:
-            v += hold * (trips - (1 if h[k] == 3 and unseen[k] > 0 else 0))
+            v += hold * (trips - (1 if live_triplet(h, unseen, k) else 0))
         # where the tables cannot tell (no chance left, distances past the last bucket)
         # the efficiency order decides: fewer tiles away, then more ukeire
         v -= 1e-9 * dd[T_PLAIN] - 1e-12 * max(u, 0)
@@ -497,7 +510,7 @@ def waiting_value(h, w, sets, shapes, tab, bot, unseen, minfo, wildgame, tb, dea
     discard_ukeire(h, w, sets, shapes, tab, unseen, np.int64(1) << x, uke, work)
     h[x] -= 1
     v = hand_value(bot, dd, uke[x], tb, dealer)
-    hold = bot[S_KONG_HOLD] * tb / (N_T - 1)
+    hold = hold_weight(bot, tb)
     if hold != 0.0:
         v += hold * held_triplets(h, unseen)
     return v
