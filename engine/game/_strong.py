@@ -159,8 +159,7 @@ def target_dists(h, w, sets, shapes, tab, minfo, wildgame, out):
 
 @kernel(inline="always")
 def live_triplet(h, unseen, k):
-    """Whether ``h`` holds a concealed triplet of ``k`` whose fourth copy the seat cannot
-    see (a kong to come)."""
+    """Whether ``h`` holds a concealed triplet of ``k`` with its fourth copy unseen (a kong)."""
     return h[k] == 3 and unseen[k] > 0
 
 
