@@ -44,8 +44,8 @@ from ._layout import (
 from ._params import N_TARGET
 from ._strong import MAX_FI, N_OSUM, danger_features, opp_summary, target_dists
 
-OBS_W = 24
-"""Columns of an observation row."""
+OBS_W = 8 + MAX_FI
+"""Columns of an observation row (a danger row's features fill it)."""
 O_HAND = 1
 O_DANGER = 2
 # hand rows: type, deal, seat, dealer, live, w, melds, uke, won, bits lo, bits hi, d[6]

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from .._slots import Slots
 
-STRONG_VERSION = 2
+STRONG_VERSION = 3
 """Version of the strong policy's parameter layout and meaning; a file made for another
 version is refused. 2: ``mult.0`` weighs the plain-only win chance (before, the targets'
 multipliers scaled only their extra value) and the model has a ``stake`` and a feeder loss
-measured against the seat's own bystander payment."""
+measured against the seat's own bystander payment. 3: the danger models read the order of
+an opponent's discards (features 80-83), and 不搭 is a target (``T_BUDA``, 丽水's 2 倍)."""
 
 LAYOUT = Slots("mahjong bot parameters")
 
@@ -58,9 +59,11 @@ S_ROB = LAYOUT.block("strong.rob")
 """What being robbed of a 补杠 costs, in units of the loss of feeding a win."""
 S_CHASE_MIN_LIVE = LAYOUT.block("strong.chase_min_live")
 """As ``value.chase_min_live`` (福州 金雀), for the strong bot."""
-N_TARGET = 6
-"""Hand targets: plain, 清一色, 混一色, all triplets, seven pairs, wild pair (金雀)."""
-T_PLAIN, T_FLUSH, T_HALF, T_TRIPLETS, T_PAIRS, T_WILDPAIR = range(N_TARGET)
+N_TARGET = 7
+"""Hand targets: plain, 清一色, 混一色, all triplets, seven pairs, wild pair (金雀), 不搭."""
+T_PLAIN, T_FLUSH, T_HALF, T_TRIPLETS, T_PAIRS, T_WILDPAIR, T_BUDA = range(N_TARGET)
+TARGETS = ("plain", "flush", "half", "triplets", "pairs", "wild_pair", "buda")
+"""The targets' names, the keys of a variant's ``bot_targets`` (its patterns of each)."""
 S_MULT = LAYOUT.block("strong.mult", N_TARGET)
 """Weight of each target's win chance (slot T_PLAIN: of the plain-only rest of the win
 chance), see engine.game._strong.hand_value."""
@@ -72,7 +75,7 @@ N_UK = 128
 """Ukeire values of the win table: 0..127 (more is read as 127)."""
 N_T = 11
 """Live-tile buckets: live // 8, capped at 10."""
-N_FEATURES = 80
+N_FEATURES = 84
 """Danger model features (engine.game._strong.danger_features)."""
 M_PPLAIN = LAYOUT.block("strong.p_plain", N_D * N_UK * N_T)
 """P(win) of a hand from its plain distance, ukeire and live tiles: [d, u, t]."""

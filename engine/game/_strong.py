@@ -4,7 +4,7 @@ It plays for expected points, from what its seat can see, with fitted models and
 weights in its parameter row (:mod:`engine.game._params`):
 
 - **Hand value.** For a hand of ``3*sets+1`` tiles, the distance to each target (plain,
-  清一色, 混一色, all triplets, seven pairs, two wilds as the pair) and, for the plain
+  清一色, 混一色, all triplets, seven pairs, two wilds as the pair, 不搭) and, for the plain
   hand, the ukeire. A fitted table gives the chance to win from the plain distance,
   ukeire and live tiles left (``strong.p_plain``), another the chance to win *with*
   each target's pattern from its distance (``strong.p_target``); a fitted table of
@@ -43,7 +43,9 @@ from .. import rng
 from .._numba import kernel, lowest_bit
 from .._slots import Slots
 from ..hand._kernels import (
+    BUDA,
     SEVEN_PAIRS,
+    _buda,
     _distance,
     _pairs_formula,
     _suit_indices,
@@ -69,6 +71,7 @@ from ._params import (
     S_FEED_KONG,
     S_KONG_HOLD,
     S_MULT,
+    T_BUDA,
     T_FLUSH,
     T_HALF,
     T_PAIRS,
@@ -78,10 +81,17 @@ from ._params import (
 )
 
 INF = 99
-N_OSUM = 8
+MIDDLE = np.int64(sum(1 << (s * 9 + r) for s in range(3) for r in range(2, 7)))
+"""Bit set of the suit kinds of rank 3-7."""
+N_OSUM = 10
 """Per-opponent summary: melds, discards, discarded-kind bits, meld suits, dealer,
-discarded a wild, seat, in play (:func:`opp_summary`)."""
-MAX_FI = 16
+discarded a wild, seat, (unused), the kinds of his last RECENT discards, the kinds of his
+first EARLY discards (:func:`opp_summary`)."""
+RECENT = 3
+"""Discards that count as an opponent's latest (the order features of the danger model)."""
+EARLY = 6
+"""Discards that count as an opponent's first (the order features of the danger model)."""
+MAX_FI = 20
 """Most active danger features of one (opponent, tile)."""
 
 SS = Slots("strong policy scratch")
@@ -150,6 +160,9 @@ def target_dists(h, w, sets, shapes, tab, minfo, wildgame, out):
             pairs += h[k] // 2
             singles += h[k] % 2
         out[T_PAIRS] = max(_pairs_formula(pairs, singles) - w, 0)
+    out[T_BUDA] = INF
+    if sets == 4 and minfo[2] == 0 and (shapes & BUDA) != 0:
+        out[T_BUDA] = max(np.int64(_buda(h, tab[4])) - w, 0)
     out[T_WILDPAIR] = INF
     if wildgame:
         a = comb[comb[comb[suit_cls[i0], suit_cls[i1]], suit_cls[i2]], c3]
@@ -225,7 +238,9 @@ def opp_summary(ctx_dealer, wild_discarded, o, melds, nmeld, disc, ndisc, role, 
     """What seat ``o``'s visible play says, for the danger features (fills ``out``).
 
     out : int64 (N_OSUM,) = melds, discards, bit set of the logical kinds discarded,
-    meld suit mask (bits 0-2 suits, 3 honors), dealer flag, discarded-a-wild flag, seat.
+    meld suit mask (bits 0-2 suits, 3 honors), dealer flag, discarded-a-wild flag, seat,
+    0, bit set of the kinds among his last ``RECENT`` discards, and among his first
+    ``EARLY``: the order of his discards.
     """
     nm = nmeld[o]
     mask = np.int64(0)
@@ -233,10 +248,18 @@ def opp_summary(ctx_dealer, wild_discarded, o, melds, nmeld, disc, ndisc, role, 
         k = melds[o, i, 1]
         mask |= np.int64(1) << (k // 9 if k < 27 else 3)
     dm = np.int64(0)
-    for i in range(ndisc[o]):
+    recent = np.int64(0)
+    early = np.int64(0)
+    nd = ndisc[o]
+    for i in range(nd):
         r = role[disc[o, i]]
         if r < 34:
-            dm |= np.int64(1) << r
+            b = np.int64(1) << r
+            dm |= b
+            if i >= nd - RECENT:
+                recent |= b
+            if i < EARLY:
+                early |= b
     out[0] = nm
     out[1] = ndisc[o]
     out[2] = dm
@@ -244,6 +267,9 @@ def opp_summary(ctx_dealer, wild_discarded, o, melds, nmeld, disc, ndisc, role, 
     out[4] = 1 if o == ctx_dealer else 0
     out[5] = wild_discarded
     out[6] = o
+    out[7] = 0
+    out[8] = recent
+    out[9] = early
 
 
 @kernel(inline="always")
@@ -285,7 +311,18 @@ def _base_features(osum, nw, lb, fi):
     if osum[5] == 1:
         fi[n] = 79
         n += 1
+    if _middle_mask(osum[8]) != 0:
+        # a middle tile (3-7) among his latest discards: he is breaking shapes, not
+        # shedding outside tiles
+        fi[n] = 83
+        n += 1
     return n
+
+
+@kernel(inline="always")
+def _middle_mask(m):
+    """The bits of ``m`` (a kind bit set) on suit tiles of rank 3-7."""
+    return m & MIDDLE
 
 
 @kernel(inline="always")
@@ -315,6 +352,23 @@ def _kind_features(osum, k, unseen_k, nw, fi, n):
         if near:
             fi[n] = 35
             n += 1
+        # the order of his discards: a neighbour of a late discard is near the shape he
+        # kept (he just let its partner go); the suji of an early one was far from it
+        rc = osum[8]
+        late_near = False
+        for dlt in (-2, -1, 1, 2):
+            if 0 <= r + dlt <= 8 and (rc >> (k + dlt)) & 1:
+                late_near = True
+        if late_near:
+            fi[n] = 81
+            n += 1
+        ea = osum[9]
+        if (r >= 3 and (ea >> (k - 3)) & 1) or (r <= 5 and (ea >> (k + 3)) & 1):
+            fi[n] = 82
+            n += 1
+    if (osum[8] >> k) & 1:
+        fi[n] = 80
+        n += 1
     fi[n] = 20 + _clip(max(unseen_k, 0), 3)
     n += 1
     if osum[0] > 0:
@@ -336,14 +390,16 @@ def danger_features(osum, k, unseen_k, nw, lb, fi):
     """Active features of (opponent ``osum``, tile kind ``k``); returns their number.
 
     unseen_k : copies of ``k`` the deciding seat cannot see (0..3); nw : wild kinds in
-    play (0..2); lb : live-tile bucket 0..4 (live // 12). The layout (N_FEATURES = 80):
+    play (0..2); lb : live-tile bucket 0..4 (live // 12). The layout (N_FEATURES = 84):
     0 bias; 1-5 the opponent's melds; 6-11 his discards // 3; 12-17 the kind class
     (wind, dragon, rank 1/9, 2/8, 3/7, 4-6); 18 he discarded ``k``; 19 he discarded
     ``k`` ± 3 (suji); 20-23 unseen copies; 24 his melds all in ``k``'s suit; 25 his melds
     in ``k``'s suit and honors; 26-28 wild kinds; 29-33 live bucket; 34 he deals; 35 he
     discarded ``k`` ± 1 or ± 2; 36-60 melds x live bucket; 61-78 wild kinds x kind class;
-    79 he discarded a wild. The tile-free part (:func:`_base_features`) is summed once
-    per opponent in play.
+    79 he discarded a wild; the order of his discards: 80 ``k`` is among his last
+    ``RECENT`` discards, 81 ``k`` ± 1 or ± 2 is, 82 ``k`` ± 3 is among his first
+    ``EARLY``, 83 a middle tile (3-7) is among his last ``RECENT``. The tile-free part
+    (:func:`_base_features`) is summed once per opponent in play.
     """
     n = _base_features(osum, nw, lb, fi)
     return _kind_features(osum, k, unseen_k, nw, fi, n)

@@ -33,7 +33,7 @@ from ._strong import MAX_FI
 __all__ = ["collect", "fit_mahjong"]
 UKE_SPREAD = 0.3
 """How much the ukeire moves a far hand's win chance around its distance's mean (±)."""
-TARGETS = ("plain", "flush", "half", "triplets", "pairs", "wild_pair")
+TARGETS = P.TARGETS
 """Target names in the order of engine.game._params T_*."""
 ROWS_PER_DEAL = 700
 """Observation rows reserved per deal (a full buffer drops rows; collect checks)."""

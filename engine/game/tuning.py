@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .._dims import Dim
 from . import _layout as L
+from ._params import TARGETS
 
 __all__ = ["SPACES", "relevant"]
 
@@ -40,6 +41,7 @@ SPACES = {
         Dim("mult.3", 0.0, 3.0, 0.4),
         Dim("mult.4", 0.0, 3.0, 0.4),
         Dim("mult.5", 0.0, 3.0, 0.4),
+        Dim("mult.6", 0.0, 3.0, 0.4),
         Dim("chase_min_live", 0.0, 30.0, 4.0),
         Dim("pass_self", 0.0, 900.0, 60.0),
         Dim("kong_hold", 0.0, 6.0, 1.0),
@@ -76,7 +78,7 @@ def relevant(variant, resolved, policy: str) -> list[Dim]:
             if not targets.get(base):
                 continue
         if d.name.startswith("mult."):
-            key = ("plain", "flush", "half", "triplets", "pairs", "wild_pair")[int(d.name[5:])]
+            key = TARGETS[int(d.name[5:])]
             if key != "plain" and (not targets.get(key) or (key == "wild_pair" and not wilds)):
                 continue
         out.append(d)

@@ -103,7 +103,7 @@ fitted from the engine's own play (``mjlab fit``, committed in
 live tiles, and what each kind of win brings under this variant's scoring, dealer or
 not, plus the stake a seat loses when someone else wins. Against that it weighs, per
 opponent, a logistic danger model of the chance that the tile is won on now (his melds
-and their suits, the kinds he discarded with their suji and neighbours, the copies
+and their suits, the kinds he discarded with their suji and neighbours and their order, the copies
 unseen, the stage, the golds) times what feeding costs (the discarder pays X alone), and
 the chance of being robbed of a 补杠: it folds to safe tiles when the hand is worth less
 than the danger. 碰, 吃 and kongs are taken when the hand is worth more after them (with
@@ -111,10 +111,11 @@ tuned biases); like ``value`` it keeps golds, passes a discard win for a self-dr
 (``pass_self``) and a plain win for a 金雀 wait while more live tiles than its
 ``chase_min_live`` remain. Its scalar weights are tuned by self-play against ``value``
 (``mjlab tune fuzhou --policy strong --seating dealer``).
-It does not: search beyond the current decision, use the order of an opponent's
-discards, read an opponent's hand value or pace beyond the fitted features, plan several
-discards ahead (a target counts only through its distance); it does not plan 游金 beyond
-what the shared 游金 rule of the bots does, nor wait for 金龙.
+It does not: search beyond the current decision, read an opponent's hand value or pace
+beyond the fitted features (his latest three discards and his first six are all it reads
+of their order), plan several discards ahead (a target counts only through its
+distance); it does not plan 游金 beyond what the shared 游金 rule of the bots does, nor wait
+for 金龙.
 """
 
 from __future__ import annotations

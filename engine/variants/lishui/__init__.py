@@ -62,23 +62,24 @@ The strong policy
 -----------------
 ``strong`` plays each discard for expected points. For every tile it could throw it
 measures the distance of what is left to a plain hand and to each target (清一色, 混一色, 大对子,
-七对子), the ukeire of the closest, and turns them into points with tables fitted from the
+七对子, 不搭), the ukeire of the closest, and turns them into points with tables fitted from the
 engine's own play (``mjlab fit``, committed in ``engine/botdata/lishui/strong.json``):
 the chance to win from that distance, ukeire and live tiles, and what each kind of win
 brings under this variant's scoring, dealer or not, plus the stake a seat loses when
 someone else wins. Against that it weighs, per opponent, a logistic danger model of the
 chance that the tile is won on now (his melds and their suits, the kinds he discarded
-with their suji and neighbours, the copies unseen, the stage of the deal) times what
+with their suji and neighbours, which of them came first and which last, the copies
+unseen, the stage of the deal) times what
 feeding costs beyond a bystander's payment (犯枪, and the dealer's 底 when he feeds or
 wins), and the chance of being robbed of a 补杠 (抢杠: the kong player pays all three
 shares): it folds to safe tiles when the hand is worth less than the danger. 碰, 吃 and
 kongs are taken when the hand is worth more after them (with tuned biases). Its scalar
 weights are tuned by self-play against ``value`` (``mjlab tune lishui --policy
 strong``).
-It does not: search beyond the current decision, use the order of an opponent's
-discards, read an opponent's hand value or pace beyond the fitted features, plan several
-discards ahead (a target counts only through its distance); it does not use 统包 or 被跟 in
-its choices (they are paid as they fall).
+It does not: search beyond the current decision, read an opponent's hand value or pace
+beyond the fitted features (his latest three discards and his first six are all it reads
+of their order), plan several discards ahead (a target counts only through its
+distance); it does not use 统包 or 被跟 in its choices (they are paid as they fall).
 """
 
 from __future__ import annotations
@@ -325,7 +326,9 @@ seven-pairs bonus costs -0.07 +- 0.03 and bonuses of 1.5 tiles cost -0.2: Lishui
 are short (discard wins, 财神, 白板 stand-in), so speed dominates."""
 
 
-BOT_TARGETS = dict(flush=("qingyise", "ziyise"), triplets=("daduizi",), pairs=("qiduizi",))
+BOT_TARGETS = dict(
+    flush=("qingyise", "ziyise"), triplets=("daduizi",), pairs=("qiduizi",), buda=("buda",)
+)
 """The patterns of each strong-policy target (engine.fit)."""
 
 

@@ -58,10 +58,10 @@ by self-play against ``value`` (``mjlab tune tuidaohu --policy strong``, then ``
 claim_bias,kong_hold`` for the kong weight; the file names both commands). Measured by
 dealer, 40,000 deals per seating, seed 2: strong over value +0.174 [+0.147, +0.201]
 points per deal (without ``kong_hold``: -0.009 [-0.035, +0.018]).
-It does not: search beyond the current decision, use the order of an opponent's
-discards, read an opponent's hand value or pace beyond the fitted features, plan several
-discards ahead (a target counts only through its distance); it does not reason about the
-马 (horses), which pay as they fall.
+It does not: search beyond the current decision, read an opponent's hand value or pace
+beyond the fitted features (his latest three discards and his first six are all it reads
+of their order), plan several discards ahead (a target counts only through its
+distance); it does not reason about the 马 (horses), which pay as they fall.
 """
 
 from __future__ import annotations

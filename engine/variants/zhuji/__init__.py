@@ -63,18 +63,18 @@ fitted from the engine's own play (``mjlab fit``, committed in
 live tiles, and what each kind of win brings under this variant's scoring, dealer or
 not, plus the stake a seat loses when someone else wins. Against that it weighs, per
 opponent, a logistic danger model of the chance that the tile is won on now (his melds
-and their suits, the kinds he discarded with their suji and neighbours, the copies
+and their suits, the kinds he discarded with their suji and neighbours and their order, the copies
 unseen, the stage, the 财神 kinds) times what feeding costs the discarder, who alone pays
 the 台, and the chance of being robbed of a 补杠: it folds to safe tiles when the hand is
 worth less than the danger. 碰, 吃 and kongs are taken when the hand is worth more after
 them (with tuned biases). Its scalar weights are tuned by self-play against ``value``
 (``mjlab tune zhuji --policy strong``).
-It does not: search beyond the current decision, use the order of an opponent's
-discards, read an opponent's hand value or pace beyond the fitted features, plan several
-discards ahead (a target counts only through its distance); the 3-台 minimum enters only
-through the fitted win chances and the weight of the plain-only chance (``mult.0``): it
-does not count the 台 a hand already holds from honor triplets or 财神, and it never throws
-a 财神 away for 无财.
+It does not: search beyond the current decision, read an opponent's hand value or pace
+beyond the fitted features (his latest three discards and his first six are all it reads
+of their order), plan several discards ahead (a target counts only through its
+distance); the 3-台 minimum enters only through the fitted win chances and the weight of
+the plain-only chance (``mult.0``): it does not count the 台 a hand already holds from
+honor triplets or 财神, and it never throws a 财神 away for 无财.
 """
 
 from __future__ import annotations

@@ -160,9 +160,9 @@ def _choose(hand, bot, danger=False, osums=None, tb=5):
 def test_strong_keeps_a_waiting_hand_and_takes_the_widest_wait():
     # 2345m: discarding 9p leaves the 2-5m wait (two sides); the 1z discard leaves a lone
     # 9p wait: with no danger the strong bot keeps the wider wait
-    kind, _, _ = _choose("2345m123p456s789s1z", _bot(mult=[1.0] + [0.0] * 5))
+    kind, _, _ = _choose("2345m123p456s789s1z", _bot(mult=[1.0] + [0.0] * (P.N_TARGET - 1)))
     assert kind == "1z"
-    kind, _, _ = _choose("2345m123p456s78s9p1z", _bot(mult=[1.0] + [0.0] * 5))
+    kind, _, _ = _choose("2345m123p456s78s9p1z", _bot(mult=[1.0] + [0.0] * (P.N_TARGET - 1)))
     assert kind in ("9p", "1z")
 
 
@@ -173,7 +173,9 @@ def test_strong_folds_from_a_far_hand_to_a_safe_tile():
     weights[0] = -4.0
     weights[13] = 6.0  # dragons very dangerous
     weights[18] = -8.0  # a tile he discarded is safe
-    bot = _bot(danger=weights.tolist(), alpha=3.0, mult=[1.0] + [0.0] * 5, loss=[4.0] * 4)
+    bot = _bot(
+        danger=weights.tolist(), alpha=3.0, mult=[1.0] + [0.0] * (P.N_TARGET - 1), loss=[4.0] * 4
+    )
     osums = np.zeros((4, N_OSUM), np.int64)
     osums[:3, 0] = 2  # two melds each
     osums[:3, 1] = 12

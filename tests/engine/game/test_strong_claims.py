@@ -25,7 +25,7 @@ VIEW = np.array([3, 0, 4, 5, 0, 1, 1, 0, 0], np.int64)
 # the scalar parameters pinned, so that a retune of the committed file moves nothing here
 FIXED = dict(
     alpha=1.0, alpha_kong=1.0, claim_bias=0.0, chow_bias=0.0, kong_bias=0.0, rob=1.0,
-    mult=[1.0] * 6,
+    mult=[1.0] * P.N_TARGET,
 )  # fmt: skip
 
 

@@ -13,6 +13,7 @@ import pytest
 from engine import tiles, tune, variants
 from engine.bots import _defaults, seat_bots
 from engine.errors import UsageError
+from engine.game import _params as P
 from engine.game._layout import R_SHAPES
 from engine.game._strong import N_FSC, N_OSUM, SSCR, best_discard, waiting_value
 from engine.hand._tables import kernel_tables
@@ -23,7 +24,7 @@ RES = V.resolve({})
 SHAPES = int(V.pack(RES)[R_SHAPES])
 FIXED = dict(
     alpha=1.0, alpha_kong=0.0, claim_bias=0.0, chow_bias=0.0, kong_bias=0.0, rob=1.0,
-    mult=[1.0] * 6,
+    mult=[1.0] * P.N_TARGET,
 )  # fmt: skip
 
 
