@@ -507,7 +507,7 @@ def _risk_figures(v: dict) -> list[tuple]:
         if rows:
 
             def draw_sens(fig, table=table):
-                axes = fig.subplots(1, len(sens.METRICS), sharey=True)
+                axes = fig.subplots(1, len(sens.METRICS))
                 sens.draw_sensitivity(table, axes=np.atleast_1d(axes), alpha=ALPHA, unit="points")
 
             out.append(

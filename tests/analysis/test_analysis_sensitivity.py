@@ -234,3 +234,42 @@ def test_sensitivity_with_skill_deals_adds_one_skill_row_per_value():
     np.testing.assert_allclose(
         t["p_adj"].to_numpy()[live], adjust_pvalues(t["p"].to_numpy()[live], "holm")
     )
+
+
+def test_sensitivity_figure_labels_rows_once_and_draws_every_point():
+    """Rows are labelled on the first panel and ruled on the others; each point is a marker,
+    filled when resolved and hollow otherwise, with its interval (reaching the point)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.collections import LineCollection
+    from matplotlib.figure import Figure
+
+    rows = []
+    for k, (opt, val) in enumerate([("dm", 1), ("bonus", 3), ("noop", True)]):
+        for j, m in enumerate(sens.METRICS):
+            d = 0.1 * (k + 1) * (j + 1)
+            rows.append(
+                {
+                    "option": opt, "option_value": val, "inert": opt == "noop", "metric": m,
+                    "diff": d, "diff_lo": d - 0.05 if k else d + 0.01, "diff_hi": d + 0.05,
+                    "p_adj": 0.001 if k == j else 0.5,
+                }
+            )  # fmt: skip
+    fig = Figure()
+    axes = sens.draw_sensitivity(rows, axes=fig.subplots(1, 3), alpha=0.05)
+    first = [t.get_text() for t in axes[0].get_yticklabels()]
+    assert first == ["dm=1", "bonus=3"]  # the inert value is left out
+    assert all(len(ax.get_yticks()) == 0 for ax in axes[1:])
+    assert [ax.get_title() for ax in axes] == list(sens.METRICS)
+    for j, ax in enumerate(axes):
+        filled = [ln for ln in ax.get_lines() if ln.get_marker() == "o"]
+        faces = {matplotlib.colors.to_hex(ln.get_markerfacecolor()): ln for ln in filled}
+        resolved = [k for k in range(2) if k == j]
+        assert sorted(faces) == sorted({"#ffffff", "#1b6ca8"} if resolved else {"#ffffff"})
+        if resolved:
+            assert faces["#1b6ca8"].get_xdata().tolist() == pytest.approx([0.1 * (j + 1) * (j + 1)])
+        (bars,) = [c for c in ax.collections if isinstance(c, LineCollection)][:1]
+        lo = [seg[0][0] for seg in bars.get_segments()]
+        d0 = 0.1 * (j + 1)
+        assert lo[0] == pytest.approx(d0)  # a lower bound above its point reaches the point
