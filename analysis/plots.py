@@ -90,7 +90,7 @@ def draw_pattern_frequencies(frame: pd.DataFrame, *, ax=None, **style_kw):
         per = frame["per"].iloc[0] if len(frame) else "win"
         ax.set_xlabel(f"rate per {per}")
         if len(frame):
-            ax.set_title(f"{frame['variant'].iloc[0]}: pattern frequencies")
+            ax.set_title(f"{frame['variant'].iloc[0]}: pattern frequencies", y=1.0)
     return ax
 
 
@@ -119,7 +119,7 @@ def draw_delta_distribution(frame: pd.DataFrame, *, ax=None, **style_kw):
         ax.set_ylabel("share of deals")
         ax.legend()
         if len(frame):
-            ax.set_title(f"{frame['variant'].iloc[0]}: deltas by seat")
+            ax.set_title(f"{frame['variant'].iloc[0]}: deltas by seat", y=1.0)
     return ax
 
 
@@ -287,7 +287,7 @@ def draw_variant_panel(frame: pd.DataFrame, *, metric: str, ax=None, **style_kw)
         )
         ax.set_yticks(y, g["label"].astype(str).tolist())
         ax.invert_yaxis()
-        ax.set_title(metric)
+        ax.set_title(metric, y=1.0)
         ax.set_xlabel(_fit_label(METRICS.get(metric, ""), ax))
     return ax
 
