@@ -248,6 +248,7 @@ def draw_sweep(frame: pd.DataFrame, *, metric: str | None = None, ax=None, **sty
             ax.plot(x, g["unpaired_lo"], ls="--", color="C1", label="unpaired interval")
             ax.plot(x, g["unpaired_hi"], ls="--", color="C1")
         ax.axhline(0, color="0.5", lw=0.8)
+        ax.yaxis.set_major_locator(_few_ticks())
         whole = numeric and all(float(v).is_integer() for v in g["option_value"])
         if whole:
             ax.set_xticks(x, [str(int(v)) for v in g["option_value"]])
@@ -288,8 +289,21 @@ def draw_variant_panel(frame: pd.DataFrame, *, metric: str, ax=None, **style_kw)
         ax.set_yticks(y, g["label"].astype(str).tolist())
         ax.invert_yaxis()
         ax.set_title(metric, y=1.0)
+        ax.xaxis.set_major_locator(_few_ticks())
         ax.set_xlabel(_fit_label(METRICS.get(metric, ""), ax))
     return ax
+
+
+def _few_ticks():
+    """A locator of at most 7 round ticks, for the small panels of a grid.
+
+    Matplotlib's automatic locator fits up to 10 ticks on a panel of a 9-inch figure;
+    each tick is a label, two tick lines and a grid line to make, measure at every
+    layout pass and draw, and about half of them tell a reader nothing more.
+    """
+    from matplotlib.ticker import MaxNLocator
+
+    return MaxNLocator(nbins=6, steps=[1, 2, 2.5, 5, 10])
 
 
 def _fit_label(text: str, ax) -> str:

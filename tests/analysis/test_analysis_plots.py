@@ -153,3 +153,22 @@ def test_delta_figure_draws_without_mathtext(monkeypatch):
     ax = plots.draw_delta_distribution(plots.compute_delta_distribution(synthetic_records(100)))
     labels = _tick_labels(ax)
     assert "10⁻¹" in labels and "0" in labels and "\u221210¹" in labels
+
+
+def test_grid_panels_have_at_most_seven_round_ticks():
+    """The panel's x axis and a sweep's y axis keep few ticks on a wide axis (the automatic
+    locator puts up to 10 there), still at round steps."""
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(12, 12))
+    recs = {v: synthetic_records(50, seed=i, variant=v) for i, v in enumerate(["a", "b"])}
+    plots.draw_variant_panel(plots.compute_variant_panel(recs), metric="turns", ax=ax)
+    ax.set_xlim(0, 100)
+    assert list(ax.get_xticks()) == [0, 20, 40, 60, 80, 100]
+    frames = {k: synthetic_records(40, seed=3, value_bonus=k, rules_id=f"b{k}") for k in (0, 1)}
+    f = plots.compute_sweep(frames, option="bonus", baseline=0, metrics=["value_per_win"])
+    _, ax = plt.subplots(figsize=(12, 12))
+    plots.draw_sweep(f, ax=ax)
+    ax.set_ylim(-1, 1.4)
+    ticks = ax.get_yticks()
+    assert list(ticks) == [-1, -0.5, 0, 0.5, 1, 1.5] and np.allclose(np.diff(ticks), 0.5)
