@@ -163,12 +163,11 @@ def test_grid_panels_have_at_most_seven_round_ticks():
     fig, ax = plt.subplots(figsize=(12, 12))
     recs = {v: synthetic_records(50, seed=i, variant=v) for i, v in enumerate(["a", "b"])}
     plots.draw_variant_panel(plots.compute_variant_panel(recs), metric="turns", ax=ax)
-    ax.set_xlim(0, 100)
+    ax.set_xlim(0, 90)  # matplotlib's own: 10 ticks, 0 to 90 by 10
     assert list(ax.get_xticks()) == [0, 20, 40, 60, 80, 100]
     frames = {k: synthetic_records(40, seed=3, value_bonus=k, rules_id=f"b{k}") for k in (0, 1)}
     f = plots.compute_sweep(frames, option="bonus", baseline=0, metrics=["value_per_win"])
     _, ax = plt.subplots(figsize=(12, 12))
     plots.draw_sweep(f, ax=ax)
-    ax.set_ylim(-1, 1.4)
-    ticks = ax.get_yticks()
-    assert list(ticks) == [-1, -0.5, 0, 0.5, 1, 1.5] and np.allclose(np.diff(ticks), 0.5)
+    ax.set_ylim(0, 0.9)
+    assert np.allclose(ax.get_yticks(), [0, 0.2, 0.4, 0.6, 0.8, 1.0])
