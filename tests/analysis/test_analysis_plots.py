@@ -92,6 +92,21 @@ def test_style_file_is_valid():
         assert matplotlib.rcParams["axes.spines.top"] is False
 
 
+def test_style_inside_style_keeps_the_settings_in_force():
+    """A nested block applies nothing (a setting made inside the outer one survives it);
+    leaving the outer block gives every setting back."""
+    before = dict(matplotlib.rcParams)
+    with plots.style():
+        assert matplotlib.rcParams["savefig.dpi"] == 150
+        matplotlib.rcParams["savefig.dpi"] = 77
+        with plots.style():
+            assert matplotlib.rcParams["savefig.dpi"] == 77
+        assert matplotlib.rcParams["axes.grid"] is True
+    assert dict(matplotlib.rcParams) == before
+    with plots.style():  # applied again once outside
+        assert matplotlib.rcParams["savefig.dpi"] == 150
+
+
 @pytest.mark.parametrize(
     "module",
     ["stats", "summary", "payouts", "testing", "plots", "__init__", "_util"],
