@@ -281,6 +281,87 @@ FIGURE_DPI = 96
 """Pixels per inch of the report's PNG figures."""
 
 
+def _grid_layout(fig) -> bool:
+    """Lay out a constrained-layout figure that is one grid of single-cell Axes, measuring
+    its Axes once (twice only when that moved their ticks); False leaves it to its engine.
+
+    Constrained layout measures every Axes' decorations (tick labels, axis labels,
+    titles, the legend) twice, to catch tick labels that change when the Axes is moved;
+    measuring is the larger part of drawing a report figure. Here each column gets the
+    widest left and right decorations of its Axes, each row the tallest top and bottom
+    ones, each side the engine's pad, and the Axes share what is left equally. The ticks
+    are compared after the move: an automatic locator that picked others is measured and
+    placed again, so no label reaches past the canvas.
+    """
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+    from matplotlib.transforms import Bbox
+
+    engine = fig.get_layout_engine()
+    axes = fig.axes
+    specs = [ax.get_subplotspec() for ax in axes]
+    if (
+        not isinstance(engine, ConstrainedLayoutEngine)
+        or not axes
+        or any(s is None for s in specs)
+        or len({s.get_gridspec() for s in specs}) != 1
+        or any(len(s.rowspan) != 1 or len(s.colspan) != 1 for s in specs)
+        or fig.legends
+        or fig.subfigs
+        or fig.get_suptitle()
+        or fig.get_supxlabel()
+        or fig.get_supylabel()
+        or any(ax.child_axes or ax.get_aspect() != "auto" for ax in axes)
+    ):
+        return False
+    nrows, ncols = specs[0].get_gridspec().get_geometry()
+    params = engine.get()
+    renderer = fig.canvas.get_renderer()
+    width, height = fig.bbox.width, fig.bbox.height
+    wpad, hpad = params["w_pad"] * fig.dpi, params["h_pad"] * fig.dpi
+    shown = [(ax, s) for ax, s in zip(axes, specs, strict=True) if ax.get_visible()]
+
+    def ticks():
+        return [
+            (tuple(ax.xaxis.get_majorticklocs()), tuple(ax.yaxis.get_majorticklocs()))
+            for ax, _ in shown
+        ]
+
+    def place():
+        left, right = np.zeros(ncols), np.zeros(ncols)
+        top, bottom = np.zeros(nrows), np.zeros(nrows)
+        for ax, s in shown:
+            box = ax.get_window_extent(renderer)
+            deco = ax.get_tightbbox(renderer, for_layout_only=True)
+            if deco is None:
+                continue
+            r, c = s.rowspan.start, s.colspan.start
+            left[c] = max(left[c], box.x0 - deco.x0)
+            right[c] = max(right[c], deco.x1 - box.x1)
+            top[r] = max(top[r], deco.y1 - box.y1)
+            bottom[r] = max(bottom[r], box.y0 - deco.y0)
+        w = (width - (left + right).sum() - 2 * wpad * ncols) / ncols
+        h = (height - (top + bottom).sum() - 2 * hpad * nrows) / nrows
+        if w <= 0 or h <= 0:
+            return False
+        x0 = np.cumsum(np.r_[0, (left + right)[:-1] + w + 2 * wpad]) + left + wpad
+        y1 = height - (np.cumsum(np.r_[0, (top + bottom)[:-1] + h + 2 * hpad]) + top + hpad)
+        for ax, s in zip(axes, specs, strict=True):
+            r, c = s.rowspan.start, s.colspan.start
+            ax.set_position(
+                Bbox.from_bounds(x0[c] / width, (y1[r] - h) / height, w / width, h / height)
+            )
+            ax.set_in_layout(True)  # set_position takes it out of layouts; it is laid out
+        return True
+
+    before = ticks()
+    if not place():
+        return False
+    if ticks() != before:
+        place()
+    fig.set_layout_engine("none")
+    return True
+
+
 def _png(fig) -> bytes:
     """The PNG of a report figure at its own size, laid out once and drawn once.
 
@@ -300,9 +381,9 @@ def _png(fig) -> bytes:
     fig.set_dpi(FIGURE_DPI)
     canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
     engine = fig.get_layout_engine()
-    if engine is not None:
+    if engine is not None and not _grid_layout(fig):
         engine.execute(fig)
-        fig._layout_engine = None  # laid out: the draw must not run it again
+    fig._layout_engine = None  # laid out: the draw must not run it again
     canvas.draw()
     size = canvas.get_width_height(physical=True)
     image = Image.frombuffer("RGBA", size, canvas.buffer_rgba(), "raw", "RGBA", 0, 1)

@@ -1,5 +1,6 @@
-"""analysis.report.render: a figure's PNG is its whole canvas, laid out once and drawn
-once, and every report figure fits inside its canvas (nothing is cropped to fit)."""
+"""analysis.report.render: a figure's PNG is its whole canvas, laid out once (a grid
+measured once, placed where constrained layout would place it) and drawn once, and every
+report figure fits inside its canvas (nothing is cropped to fit)."""
 
 from __future__ import annotations
 
@@ -53,16 +54,64 @@ def _savefig(fig) -> bytes:
     return buf.getvalue()
 
 
+def _laid_out(seed: int) -> Figure:
+    """:func:`_figure` on an Agg canvas at the report's dpi, laid out by ``_grid_layout``."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = _figure(seed)
+    fig.set_dpi(render.FIGURE_DPI)
+    FigureCanvasAgg(fig)
+    assert render._grid_layout(fig)
+    return fig
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_png_equals_savefig_of_the_whole_figure(seed):
     with plots.style():
-        want = _pixels(_savefig(_figure(seed)))
+        want = _pixels(_savefig(_laid_out(seed)))
         fig = _figure(seed)
         got = _pixels(render._png(fig))
     assert fig.get_layout_engine() is None  # laid out once, then left alone
     w, h = fig.get_size_inches() * render.FIGURE_DPI
     assert got.shape == want.shape == (int(h), int(w), 4)  # matplotlib truncates
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_grid_layout_places_the_axes_where_constrained_layout_does(seed):
+    """One measuring pass (two when the move changed the ticks) puts every Axes within a
+    pixel of where constrained layout's two passes put it."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    with plots.style():
+        fig = _laid_out(seed)
+        assert not isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)  # done
+        ref = _figure(seed)
+        ref.set_dpi(render.FIGURE_DPI)
+        FigureCanvasAgg(ref)
+        ref.get_layout_engine().execute(ref)
+    for a, b in zip(fig.axes, ref.axes, strict=True):
+        got = a.get_position().transformed(fig.transFigure).extents
+        want = b.get_position().transformed(ref.transFigure).extents
+        np.testing.assert_allclose(got, want, atol=1.0)
+
+
+def test_grid_layout_leaves_other_figures_to_their_engine():
+    """A figure title, an Axes across two cells or no layout engine: not a plain grid."""
+    with plots.style():
+        fig = Figure(figsize=(4, 3), layout="constrained")
+        fig.subplots(1, 2)
+        fig.suptitle("a title")
+        assert not render._grid_layout(fig)
+        fig = Figure(figsize=(4, 3), layout="constrained")
+        grid = fig.add_gridspec(2, 2)
+        fig.add_subplot(grid[0, :])
+        fig.add_subplot(grid[1, 0])
+        assert not render._grid_layout(fig)
+        fig = Figure(figsize=(4, 3))
+        fig.subplots()
+        assert not render._grid_layout(fig)
 
 
 def test_png_of_a_figure_without_layout_engine():
