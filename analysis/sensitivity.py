@@ -40,6 +40,7 @@ __all__ = [
     "ranking",
     "recommendations",
     "draw_sensitivity",
+    "figure_metrics",
     "skill_runs",
     "swept_values",
     "skill_rows",
@@ -710,13 +711,27 @@ def recommendations(
     return out
 
 
+def figure_metrics(table) -> list[str]:
+    """The panels of :func:`draw_sensitivity`: the metrics of the table's live rows, in order.
+
+    :data:`METRICS`, then :data:`SKILL_METRIC` when the table has it (``skill_deals``).
+    """
+    t = pd.DataFrame(table)
+    if not len(t):
+        return []
+    live = t.loc[~t["inert"].astype(bool), "metric"]
+    return [m for m in (*METRICS, SKILL_METRIC) if (live == m).any()]
+
+
 def draw_sensitivity(table, *, axes=None, alpha: float = 0.05, unit: str = ""):
     """One panel per metric: each option value's difference from the defaults, with its interval.
 
     Resolved differences (adjusted p < ``alpha``) are filled, others hollow (say so in
     the caption); inert values are left out. The rows are labelled on the first panel
     only and ruled across every panel; ``axes`` must not share their y axis (the other
-    panels have no y ticks). Returns the Axes.
+    panels have no y ticks). There is a panel for each of :func:`figure_metrics`, the
+    skill edge included: ``axes`` needs at least that many (any more are hidden).
+    Returns the Axes drawn on.
 
     Each panel is a few artists whatever its rows: the intervals one line collection,
     their caps one line of markers, the points one line of filled and one of hollow
@@ -730,13 +745,21 @@ def draw_sensitivity(table, *, axes=None, alpha: float = 0.05, unit: str = ""):
 
     t = pd.DataFrame(table)
     t = t[~t["inert"].astype(bool)].copy()
-    metrics = [m for m in (*METRICS, SKILL_METRIC) if (t["metric"] == m).any()]
+    metrics = figure_metrics(t)
     with plots.style():
         if axes is None:
             import matplotlib.pyplot as plt
 
             _, axes = plt.subplots(1, len(metrics), squeeze=False)
             axes = axes[0]
+        axes = np.ravel(np.array(axes, dtype=object))
+        if len(axes) < len(metrics):
+            raise UsageError(
+                f"the sensitivity figure has {len(metrics)} panels ({', '.join(metrics)}); "
+                f"{len(axes)} Axes given"
+            )
+        for ax in axes[len(metrics) :]:
+            ax.set_visible(False)
         labels = list(
             dict.fromkeys(f"{o}={v}" for o, v in zip(t["option"], t["option_value"], strict=True))
         )
@@ -748,7 +771,7 @@ def draw_sensitivity(table, *, axes=None, alpha: float = 0.05, unit: str = ""):
         u = f" ({unit})" if unit else ""
         words = {"dealer_edge": f"Δ per deal{u}", "flow": f"Δ per deal{u}"}
         words[SKILL_METRIC] = f"Δ per deal{u}"
-        for i, (ax, m) in enumerate(zip(axes, metrics, strict=False)):
+        for i, (ax, m) in enumerate(zip(axes[: len(metrics)], metrics, strict=True)):
             g = t[t["metric"] == m]
             y = np.array(
                 [pos[f"{o}={v}"] for o, v in zip(g["option"], g["option_value"], strict=True)]
@@ -790,7 +813,7 @@ def draw_sensitivity(table, *, axes=None, alpha: float = 0.05, unit: str = ""):
                     lw=rc["grid.linewidth"],
                     zorder=0.5,
                 )
-    return axes
+    return axes[: len(metrics)]
 
 
 def metric_docs(skill: bool = False) -> list[dict]:

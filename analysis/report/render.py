@@ -585,11 +585,12 @@ def _risk_figures(v: dict) -> list[tuple]:
         table = table.astype({c: float for c in ("diff", "diff_lo", "diff_hi")})
         live = table[~table["inert"].astype(bool)]
         rows = live[["option", "option_value"]].drop_duplicates().shape[0]
+        panels = len(sens.figure_metrics(live))
         if rows:
 
-            def draw_sens(fig, table=table):
-                axes = fig.subplots(1, len(sens.METRICS))
-                sens.draw_sensitivity(table, axes=np.atleast_1d(axes), alpha=ALPHA, unit="points")
+            def draw_sens(fig, table=table, panels=panels):
+                axes = fig.subplots(1, panels, squeeze=False)[0]
+                sens.draw_sensitivity(table, axes=axes, alpha=ALPHA, unit="points")
 
             out.append(
                 (
@@ -598,7 +599,7 @@ def _risk_figures(v: dict) -> list[tuple]:
                     f"({sv['deals']:,} deals per value on the same seed; filled: resolved "
                     "after the report-wide Holm adjustment; 95% intervals, paired unless the "
                     "option changes the cards dealt).",
-                    (10, 1.4 + 0.24 * rows),
+                    (2.5 + 2.5 * panels, 1.4 + 0.24 * rows),  # 10 inches for 3 panels
                     draw_sens,
                 )
             )

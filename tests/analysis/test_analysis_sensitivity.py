@@ -273,3 +273,44 @@ def test_sensitivity_figure_labels_rows_once_and_draws_every_point():
         lo = [seg[0][0] for seg in bars.get_segments()]
         d0 = 0.1 * (j + 1)
         assert lo[0] == pytest.approx(d0)  # a lower bound above its point reaches the point
+
+
+def _four_metric_rows():
+    """A live value and an inert one, with a row for every metric and the skill edge."""
+    rows = []
+    for k, (opt, val) in enumerate([("dm", 1), ("noop", True)]):
+        for j, m in enumerate((*sens.METRICS, sens.SKILL_METRIC)):
+            d = 0.1 * (j + 1)
+            rows.append(
+                {
+                    "option": opt, "option_value": val, "inert": k == 1, "metric": m,
+                    "diff": d, "diff_lo": d - 0.05, "diff_hi": d + 0.05, "p_adj": 0.001,
+                }
+            )  # fmt: skip
+    return rows
+
+
+def test_sensitivity_figure_has_a_panel_for_the_skill_edge():
+    """Every metric of the table is drawn, the skill edge included; too few Axes is an
+    error, not a panel silently dropped."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    from engine.errors import UsageError
+
+    rows = _four_metric_rows()
+    assert sens.figure_metrics(rows) == [*sens.METRICS, sens.SKILL_METRIC]
+    assert sens.figure_metrics([r for r in rows if r["metric"] != "skill_edge"]) == list(
+        sens.METRICS
+    )
+    with pytest.raises(UsageError, match="4 panels"):
+        sens.draw_sensitivity(rows, axes=Figure().subplots(1, 3))
+    axes = sens.draw_sensitivity(rows, axes=Figure().subplots(1, 4))
+    assert [ax.get_title() for ax in axes] == [*sens.METRICS, sens.SKILL_METRIC]
+    (point,) = [ln for ln in axes[3].get_lines() if ln.get_marker() == "o"]
+    assert point.get_xdata().tolist() == pytest.approx([0.4])
+    # more Axes than panels: the spare ones are hidden
+    five = Figure().subplots(1, 5)
+    assert len(sens.draw_sensitivity(rows, axes=five)) == 4 and not five[4].get_visible()

@@ -208,3 +208,34 @@ def test_figures_are_drawn_with_the_heap_frozen(monkeypatch):
         assert gc.get_freeze_count() > 0.9 * frozen and min(counts[4:]) > 0.9 * frozen
     finally:
         gc.unfreeze()
+
+
+def _sensitivity_figure(rows) -> tuple[tuple, Figure]:
+    """The report's sensitivity figure of a table: its size and the figure drawn."""
+    variant = {"sensitivity": {"table": rows, "deals": 400}}
+    ((size, draw),) = [(s, d) for f, _, s, d in render._risk_figures(variant) if f == "sensitivity"]
+    fig = Figure(figsize=size, layout="constrained")
+    draw(fig)
+    return size, fig
+
+
+def test_report_sensitivity_figure_draws_every_metric_of_its_table():
+    """The skill edge gets its own panel: the report's figure once had three Axes and the
+    fourth metric was dropped without a word."""
+    rows = []
+    for opt, val, inert in (("dm", 1, False), ("bonus", 3, False), ("noop", True, True)):
+        for j, m in enumerate(("dealer_edge", "flow", "draw_rate", "skill_edge")):
+            d = 0.1 * (j + 1)
+            rows.append(
+                {
+                    "option": opt, "option_value": val, "inert": inert, "metric": m,
+                    "diff": d, "diff_lo": d - 0.05, "diff_hi": d + 0.05, "p_adj": 0.5,
+                }
+            )  # fmt: skip
+    size, fig = _sensitivity_figure(rows)
+    titles = [ax.get_title() for ax in fig.axes if ax.get_visible()]
+    assert titles == ["dealer_edge", "flow", "draw_rate", "skill_edge"]
+    assert size[0] == pytest.approx(12.5)  # each panel as wide as with three
+    size, fig = _sensitivity_figure([r for r in rows if r["metric"] != "skill_edge"])
+    assert [ax.get_title() for ax in fig.axes] == ["dealer_edge", "flow", "draw_rate"]
+    assert size[0] == pytest.approx(10)
