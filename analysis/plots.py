@@ -233,7 +233,9 @@ def compute_sweep(
     )
 
 
-def draw_sweep(frame: pd.DataFrame, *, metric: str | None = None, ax=None, **style_kw):
+def draw_sweep(
+    frame: pd.DataFrame, *, metric: str | None = None, ax=None, legend: bool = True, **style_kw
+):
     """Difference from the baseline against the option value: paired band, unpaired lines.
 
     Whole-number option values get whole-number ticks (one per value played); other
@@ -247,6 +249,9 @@ def draw_sweep(frame: pd.DataFrame, *, metric: str | None = None, ax=None, **sty
     metric : str, optional
         Which metric (required when the frame holds several).
     ax : Axes, optional
+    legend : bool
+        Whether to add the legend (a grid of sweeps needs it once: a legend is made of
+        its own texts and lines, and placed by searching for the emptiest corner).
     **style_kw
         Passed to the line of the paired difference.
     """
@@ -285,7 +290,8 @@ def draw_sweep(frame: pd.DataFrame, *, metric: str | None = None, ax=None, **sty
         base = g.loc[g[base_col], "option_value"] if base_col in g else []
         ax.set_xlabel(f"{opt} (baseline {base.iloc[0]})" if len(base) else opt)
         ax.set_ylabel(f"{metric}: difference from baseline")
-        ax.legend()
+        if legend:
+            ax.legend()
     return ax
 
 

@@ -535,10 +535,8 @@ def _draw_figures(ctx: dict, bar: _Bar | None, cache: _FigureCache | None) -> li
                 fig = Figure(figsize=(4.5 * ncol, 6), layout="constrained")
                 axes = fig.subplots(2, ncol).ravel()
                 for i, (ax, m) in enumerate(zip(axes, metrics, strict=False)):
-                    plots.draw_sweep(table, metric=m, ax=ax)
+                    plots.draw_sweep(table, metric=m, ax=ax, legend=not i)
                     ax.set_ylabel(f"{m}: diff. from baseline", fontsize=8)
-                    if i and ax.get_legend() is not None:
-                        ax.get_legend().remove()
                 for ax in axes[len(metrics) :]:
                     ax.set_visible(False)
                 return fig

@@ -53,6 +53,11 @@ def test_sweep_band_and_lines():
     assert "difference" in labels and "unpaired interval" in labels
     assert ax.get_xlabel() == "draw_rate (baseline 0.2)"
     assert "baseline" in ax.get_ylabel()
+    assert ax.get_legend() is not None
+    _, ax = plt.subplots()
+    plots.draw_sweep(f, metric="turns", ax=ax, legend=False)  # a grid's other panels
+    assert ax.get_legend() is None and len(ax.get_lines()) == 4  # with the zero line
+    plt.close("all")
 
 
 def test_sweep_ticks_are_whole_numbers_for_whole_number_options():
