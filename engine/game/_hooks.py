@@ -1,14 +1,24 @@
-"""Variant hooks of the game kernel: one dispatch on the variant id in ``rules[R_VARIANT]``.
+"""Variant hooks of the game kernel: an indirect call to the running variant's kernel.
 
 The variants own their kernels and their ids: each mahjong variant declares its kernel
 module (``Variant.hooks``), which holds ``KERNEL_ID`` and whichever hook kernels the
 variant needs, under the hook's name (``patterns``, ``settle``, ``win_legal``,
 ``win_priority``, ``on_kong``, ``on_discard``, ``deal_setup``, ``four_wild_win``). This
-module reads the registry once, at import, and lays the hooks out in :data:`SLOTS`
-numbered slots per hook: slot ``i`` holds one variant's id and kernel, or ``-1`` and
-the hook's default. numba freezes the slots as constants when it compiles a hook, so
-the dispatch is a static switch, as fast as a hand-written one, and adding a variant
-never edits the engine.
+module reads the registry once, at import; a variant without a hook gets the hook's
+default (``_no_setup`` ...). Adding a variant never edits the engine.
+
+**Only the running variant's hooks are compiled** (issue 21: a first run compiled every
+variant's scoring kernels, and numba linked and re-optimised all of them into every
+kernel of the game loop that calls a hook). The game loop calls a hook through a table
+of machine-code addresses, :data:`TABLE`, indexed by hook and variant id
+(``rules[R_VARIANT]``): the table is an external symbol of the compiled code
+(``mjlab_game_hooks``), so the loop's cached machine code stays the same whichever
+variants exist, and a hook kernel is compiled (or loaded from the cache) only when
+:func:`bind` fills its variant's row, which the loop's entry kernels
+(:func:`binding`) do before every call. Each hook has one declared signature
+(:data:`HOOKS`): the loop's call sites must pass exactly those types (a mismatch fails
+to compile, naming the hook), and every variant's kernel is compiled for them. A call
+through an empty row raises RuntimeError instead of jumping to address 0.
 
 >>> from engine import variants
 >>> sorted(KERNELS) == sorted(variants.get(n).kernel_id for n in variants.names()
@@ -18,12 +28,21 @@ True
 
 from __future__ import annotations
 
+import ctypes
+import threading
+
+import numba
+from llvmlite import binding as llvm_binding
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+
 from .._numba import kernel
 from ..variants._registry import loaded
 from ._layout import R_VARIANT
 
-SLOTS = 8
-"""Variants each hook can dispatch to (raise it, and add a branch per hook, for a ninth)."""
+IDS = 64
+"""Variant ids the table has rows for (``0 <= KERNEL_ID < IDS``)."""
 
 
 def _kernel_modules() -> dict[int, object]:
@@ -41,20 +60,14 @@ def _kernel_modules() -> dict[int, object]:
             raise ValueError(
                 f"kernel id {mod.KERNEL_ID} is claimed by {other.__name__} and {mod.__name__}"
             )
-    if len(out) > SLOTS:
-        raise ValueError(f"{len(out)} variant kernel modules; the hooks have {SLOTS} slots")
+    for i, mod in out.items():
+        if i >= IDS:
+            raise ValueError(f"{mod.__name__}: kernel id {i}; the hook table has ids 0..{IDS - 1}")
     return dict(sorted(out.items()))
 
 
 KERNELS = _kernel_modules()
 """The variants' kernel modules by ``KERNEL_ID``."""
-
-
-def _slots(name: str, default) -> tuple[tuple[int, ...], tuple]:
-    """``(ids, kernels)`` of hook ``name``: the modules defining it, then ``(-1, default)``."""
-    found = [(i, getattr(m, name)) for i, m in KERNELS.items() if hasattr(m, name)]
-    found += [(-1, default)] * (SLOTS - len(found))
-    return tuple(i for i, _ in found), tuple(f for _, f in found)
 
 
 # ---- defaults (a variant without the hook) -------------------------------------------------
@@ -93,211 +106,225 @@ def _no_four_wild_win(rules):
     return False
 
 
-# ---- the slots, frozen into the hooks below ---------------------------------------------
-(DS0, DS1, DS2, DS3, DS4, DS5, DS6, DS7), (ds0, ds1, ds2, ds3, ds4, ds5, ds6, ds7) = _slots(
-    "deal_setup", _no_setup
-)
-(PT0, PT1, PT2, PT3, PT4, PT5, PT6, PT7), (pt0, pt1, pt2, pt3, pt4, pt5, pt6, pt7) = _slots(
-    "patterns", _no_hand_value
-)
-(PR0, PR1, PR2, PR3, PR4, PR5, PR6, PR7), (pr0, pr1, pr2, pr3, pr4, pr5, pr6, pr7) = _slots(
-    "win_priority", _no_hand_value
-)
-(WL0, WL1, WL2, WL3, WL4, WL5, WL6, WL7), (wl0, wl1, wl2, wl3, wl4, wl5, wl6, wl7) = _slots(
-    "win_legal", _any_hand_legal
-)
-(OK0, OK1, OK2, OK3, OK4, OK5, OK6, OK7), (ok0, ok1, ok2, ok3, ok4, ok5, ok6, ok7) = _slots(
-    "on_kong", _no_kong_money
-)
-(OD0, OD1, OD2, OD3, OD4, OD5, OD6, OD7), (od0, od1, od2, od3, od4, od5, od6, od7) = _slots(
-    "on_discard", _no_discard_money
-)
-(ST0, ST1, ST2, ST3, ST4, ST5, ST6, ST7), (st0, st1, st2, st3, st4, st5, st6, st7) = _slots(
-    "settle", _no_settlement
-)
-(FW0, FW1, FW2, FW3, FW4, FW5, FW6, FW7), (fw0, fw1, fw2, fw3, fw4, fw5, fw6, fw7) = _slots(
-    "four_wild_win", _no_four_wild_win
-)
+# ---- the hooks: declared signatures, the address table, the calls ---------------------
+_A = types.Array(types.int64, 1, "C")
+_A2 = types.Array(types.int64, 2, "C")
+_I = types.int64
+
+HOOKS = {
+    # the loop's hook kernel: (the variants' attribute, default, return type, argument
+    # types; "tab" is the type of the hand tables the entry kernel was given)
+    "deal_setup": ("deal_setup", _no_setup, _I, (_A, _A)),
+    "win_patterns": ("patterns", _no_hand_value, _I, (_A, _A, _A, _I, _I, _A2, _I, "tab")),
+    "win_priority": ("win_priority", _no_hand_value, _I, (_A, _A, _A, _I, _I, _A2, _I, "tab")),
+    "win_legal": ("win_legal", _any_hand_legal, types.boolean,
+                  (_A, _A, _A, _I, _I, _A2, _I, "tab")),  # fmt: skip
+    "on_kong": ("on_kong", _no_kong_money, types.none, (_A, _A, _A2, _I, _I, _I, _I)),
+    "on_discard": ("on_discard", _no_discard_money, types.none, (_A, _A, _A2, _I, _I, _I)),
+    "settle": ("settle", _no_settlement, _I, (_A, _A, _A2, _I, _I, _A, _A)),
+    "four_wild_win": ("four_wild_win", _no_four_wild_win, types.boolean, (_A,)),
+}
+"""Every hook: the variants' kernel name, its default, its return and argument types."""
+
+_ORDER = tuple(HOOKS)
+_SYMBOL = "mjlab_game_hooks"
+
+TABLE = (ctypes.c_int64 * (len(_ORDER) * IDS))()
+"""Machine-code address of hook ``h`` for variant ``v`` at ``h * IDS + v`` (0: not bound)."""
+
+llvm_binding.add_symbol(_SYMBOL, ctypes.addressof(TABLE))
 
 
-# ---- the hooks the loop calls (one branch per slot) ---------------------------------------
+def _signature(hook: str, tab_type):
+    _, _, ret, args = HOOKS[hook]
+    return ret(*(tab_type if a == "tab" else a for a in args))
+
+
+def variant_kernel(hook: str, vid: int):
+    """The kernel hook ``hook`` calls for variant id ``vid`` (its default if it has none)."""
+    attr, default, _, _ = HOOKS[hook]
+    mod = KERNELS.get(int(vid))
+    return getattr(mod, attr, default) if mod is not None else default
+
+
+_BOUND: set = set()
+_LOCK = threading.Lock()
+
+
+def bind(vid: int, tab) -> None:
+    """Fill variant ``vid``'s row of :data:`TABLE` for hand tables ``tab``: compile (or load
+    from the cache) its hook kernels for the declared signatures. Cheap once bound.
+    """
+    vid = int(vid)
+    if not 0 <= vid < IDS:
+        raise ValueError(f"variant id {vid} is outside the hook table (0..{IDS - 1})")
+    tab_type = numba.typeof(tab)
+    if (vid, tab_type) in _BOUND:
+        return
+    with _LOCK:
+        for h, hook in enumerate(_ORDER):
+            sig = _signature(hook, tab_type)
+            fn = variant_kernel(hook, vid)
+            cres = fn.get_compile_result(sig)
+            if cres.signature.return_type != sig.return_type:
+                raise TypeError(
+                    f"{fn.py_func.__module__}.{fn.__name__} returns "
+                    f"{cres.signature.return_type}; the hook {hook} must return {sig.return_type}"
+                )
+            TABLE[h * IDS + vid] = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+        _BOUND.add((vid, tab_type))
+
+
+class _Bound:
+    """An entry kernel of the game loop that binds its variant's hooks before each call.
+
+    ``rules`` is its first argument and the hand tables its argument ``tab``; everything
+    else (``py_func``, ``signatures``, ``serial`` ...) is the kernel's.
+    """
+
+    def __init__(self, disp):
+        import inspect
+
+        self._disp = disp
+        self._tab = list(inspect.signature(disp.py_func).parameters).index("tab")
+
+    def __call__(self, *args):
+        bind(args[0][R_VARIANT], args[self._tab])
+        return self._disp(*args)
+
+    def __getattr__(self, name):
+        value = getattr(self._disp, name)
+        return _Bound(value) if name == "serial" else value
+
+    def __repr__(self):
+        return f"bound({self._disp!r})"
+
+
+def binding(disp):
+    """``disp`` (an entry kernel: Python calls it) binding its variant's hooks first."""
+    if numba.config.DISABLE_JIT:  # the hooks call the variants' Python functions directly
+        return disp
+    return _Bound(disp)
+
+
+def _hook_call(hook: str):
+    """An intrinsic ``call(vid, *args)``: hook ``hook`` of variant ``vid`` through TABLE."""
+    h = _ORDER.index(hook)
+
+    def typer(typingctx, vid, *args):
+        args = tuple(types.unliteral(a) for a in args)
+        decl = HOOKS[hook][3]
+        if len(args) != len(decl):
+            raise numba.core.errors.TypingError(f"hook {hook} takes {len(decl)} arguments")
+        sig = _signature(hook, args[decl.index("tab")] if "tab" in decl else None)
+        if args != sig.args:
+            raise numba.core.errors.TypingError(
+                f"hook {hook} is declared for {sig.args}, called with {args}"
+            )
+        ret = sig.return_type
+
+        def codegen(context, builder, signature, llargs):
+            i64 = ir.IntType(64)
+            mod = builder.module
+            gv = mod.globals.get(_SYMBOL)
+            if gv is None:
+                gv = ir.GlobalVariable(mod, ir.ArrayType(i64, len(_ORDER) * IDS), _SYMBOL)
+            v = builder.sext(llargs[0], i64) if llargs[0].type.width < 64 else llargs[0]
+            inside = builder.and_(
+                builder.icmp_signed(">=", v, ir.Constant(i64, 0)),
+                builder.icmp_signed("<", v, ir.Constant(i64, IDS)),
+            )
+            slot = builder.add(builder.select(inside, v, ir.Constant(i64, 0)),
+                               ir.Constant(i64, h * IDS))  # fmt: skip
+            addr = builder.load(builder.gep(gv, [ir.Constant(i64, 0), slot]))
+            bound = builder.and_(inside, builder.icmp_unsigned("!=", addr, ir.Constant(i64, 0)))
+            with builder.if_then(builder.not_(bound), likely=False):
+                context.call_conv.return_user_exc(
+                    builder, RuntimeError,
+                    (f"mjlab: hook {hook} called for a variant that is not bound "
+                     "(engine.game._hooks.bind)",),  # fmt: skip
+                )
+            fnty = context.call_conv.get_function_type(ret, sig.args)
+            fnptr = builder.inttoptr(addr, fnty.as_pointer())
+            status, res = context.call_conv.call_function(
+                builder, fnptr, ret, sig.args, llargs[1:]
+            )
+            with cgutils.if_unlikely(builder, status.is_error):
+                context.call_conv.return_status_propagate(builder, status)
+            return res if ret != types.none else context.get_dummy_value()
+
+        return ret(vid, *args), codegen
+
+    # numba's intrinsics take named arguments, not *args: one per declared argument
+    names = ", ".join(f"a{i}" for i in range(len(HOOKS[hook][3])))
+    scope = {"typer": typer}
+    exec(f"def call(typingctx, vid, {names}):\n    return typer(typingctx, vid, {names})", scope)
+    return intrinsic(scope["call"])
+
+
+if numba.config.DISABLE_JIT:  # pure Python (the coverage pass): call the variant's function
+
+    def _hook_call(hook: str):  # noqa: F811 - the interpreted twin of the intrinsic above
+        def call(vid, *args):
+            return variant_kernel(hook, vid)(*args)
+
+        return call
+
+
+_deal_setup = _hook_call("deal_setup")
+_win_patterns = _hook_call("win_patterns")
+_win_priority = _hook_call("win_priority")
+_win_legal = _hook_call("win_legal")
+_on_kong = _hook_call("on_kong")
+_on_discard = _hook_call("on_discard")
+_settle = _hook_call("settle")
+_four_wild_win = _hook_call("four_wild_win")
+
+
+# ---- the hooks the loop calls ---------------------------------------------------------
 @kernel(refcount=False)
 def deal_setup(rules, ctx):
     """Tiles to set aside from the tail after dealing (horses)."""
-    v = rules[R_VARIANT]
-    if v == DS0:
-        return ds0(rules, ctx)
-    if v == DS1:
-        return ds1(rules, ctx)
-    if v == DS2:
-        return ds2(rules, ctx)
-    if v == DS3:
-        return ds3(rules, ctx)
-    if v == DS4:
-        return ds4(rules, ctx)
-    if v == DS5:
-        return ds5(rules, ctx)
-    if v == DS6:
-        return ds6(rules, ctx)
-    if v == DS7:
-        return ds7(rules, ctx)
-    return 0
+    return _deal_setup(rules[R_VARIANT], rules, ctx)
 
 
 @kernel(refcount=False)
 def win_patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
     """Pattern bits of the winner's complete hand."""
-    v = rules[R_VARIANT]
-    if v == PT0:
-        return pt0(rules, ctx, h, w, sets, melds, nmeld, tab)
-    if v == PT1:
-        return pt1(rules, ctx, h, w, sets, melds, nmeld, tab)
-    if v == PT2:
-        return pt2(rules, ctx, h, w, sets, melds, nmeld, tab)
-    if v == PT3:
-        return pt3(rules, ctx, h, w, sets, melds, nmeld, tab)
-    if v == PT4:
-        return pt4(rules, ctx, h, w, sets, melds, nmeld, tab)
-    if v == PT5:
-        return pt5(rules, ctx, h, w, sets, melds, nmeld, tab)
-    if v == PT6:
-        return pt6(rules, ctx, h, w, sets, melds, nmeld, tab)
-    if v == PT7:
-        return pt7(rules, ctx, h, w, sets, melds, nmeld, tab)
-    return 0
+    return _win_patterns(rules[R_VARIANT], rules, ctx, h, w, sets, melds, nmeld, tab)
 
 
 @kernel(refcount=False)
 def win_priority(rules, ctx, h, w, sets, melds, nmeld, tab):
     """Priority of a discard win under R_WIN_PRIORITY (higher beats nearer seats; 0 plain)."""
-    v = rules[R_VARIANT]
-    if v == PR0:
-        return pr0(rules, ctx, h, w, sets, melds, nmeld, tab)
-    if v == PR1:
-        return pr1(rules, ctx, h, w, sets, melds, nmeld, tab)
-    if v == PR2:
-        return pr2(rules, ctx, h, w, sets, melds, nmeld, tab)
-    if v == PR3:
-        return pr3(rules, ctx, h, w, sets, melds, nmeld, tab)
-    if v == PR4:
-        return pr4(rules, ctx, h, w, sets, melds, nmeld, tab)
-    if v == PR5:
-        return pr5(rules, ctx, h, w, sets, melds, nmeld, tab)
-    if v == PR6:
-        return pr6(rules, ctx, h, w, sets, melds, nmeld, tab)
-    if v == PR7:
-        return pr7(rules, ctx, h, w, sets, melds, nmeld, tab)
-    return 0
+    return _win_priority(rules[R_VARIANT], rules, ctx, h, w, sets, melds, nmeld, tab)
 
 
 @kernel(refcount=False)
 def win_legal(rules, ctx, h, w, sets, melds, nmeld, tab):
     """Whether a complete hand may be declared (e.g. 诸暨's 3-台 minimum)."""
-    v = rules[R_VARIANT]
-    if v == WL0:
-        return wl0(rules, ctx, h, w, sets, melds, nmeld, tab)
-    if v == WL1:
-        return wl1(rules, ctx, h, w, sets, melds, nmeld, tab)
-    if v == WL2:
-        return wl2(rules, ctx, h, w, sets, melds, nmeld, tab)
-    if v == WL3:
-        return wl3(rules, ctx, h, w, sets, melds, nmeld, tab)
-    if v == WL4:
-        return wl4(rules, ctx, h, w, sets, melds, nmeld, tab)
-    if v == WL5:
-        return wl5(rules, ctx, h, w, sets, melds, nmeld, tab)
-    if v == WL6:
-        return wl6(rules, ctx, h, w, sets, melds, nmeld, tab)
-    if v == WL7:
-        return wl7(rules, ctx, h, w, sets, melds, nmeld, tab)
-    return True
+    return _win_legal(rules[R_VARIANT], rules, ctx, h, w, sets, melds, nmeld, tab)
 
 
 @kernel(refcount=False)
 def on_kong(rules, ctx, pay, seat, mtype, from_seat, players):
     """Money that changes hands when a kong is made (settled at the end)."""
-    v = rules[R_VARIANT]
-    if v == OK0:
-        ok0(rules, ctx, pay, seat, mtype, from_seat, players)
-    elif v == OK1:
-        ok1(rules, ctx, pay, seat, mtype, from_seat, players)
-    elif v == OK2:
-        ok2(rules, ctx, pay, seat, mtype, from_seat, players)
-    elif v == OK3:
-        ok3(rules, ctx, pay, seat, mtype, from_seat, players)
-    elif v == OK4:
-        ok4(rules, ctx, pay, seat, mtype, from_seat, players)
-    elif v == OK5:
-        ok5(rules, ctx, pay, seat, mtype, from_seat, players)
-    elif v == OK6:
-        ok6(rules, ctx, pay, seat, mtype, from_seat, players)
-    elif v == OK7:
-        ok7(rules, ctx, pay, seat, mtype, from_seat, players)
+    _on_kong(rules[R_VARIANT], rules, ctx, pay, seat, mtype, from_seat, players)
 
 
 @kernel(refcount=False)
 def on_discard(rules, ctx, pay, seat, phys, players):
     """After every discard (before claims): e.g. 丽水 被跟 when ctx[X_RUN_LEN] reaches 4."""
-    v = rules[R_VARIANT]
-    if v == OD0:
-        od0(rules, ctx, pay, seat, phys, players)
-    elif v == OD1:
-        od1(rules, ctx, pay, seat, phys, players)
-    elif v == OD2:
-        od2(rules, ctx, pay, seat, phys, players)
-    elif v == OD3:
-        od3(rules, ctx, pay, seat, phys, players)
-    elif v == OD4:
-        od4(rules, ctx, pay, seat, phys, players)
-    elif v == OD5:
-        od5(rules, ctx, pay, seat, phys, players)
-    elif v == OD6:
-        od6(rules, ctx, pay, seat, phys, players)
-    elif v == OD7:
-        od7(rules, ctx, pay, seat, phys, players)
+    _on_discard(rules[R_VARIANT], rules, ctx, pay, seat, phys, players)
 
 
 @kernel(refcount=False)
 def settle(rules, ctx, pay, bits, players, delta, extra):
     """Fill ``delta`` and the extra columns; returns the hand's value."""
-    v = rules[R_VARIANT]
-    if v == ST0:
-        return st0(rules, ctx, pay, bits, players, delta, extra)
-    if v == ST1:
-        return st1(rules, ctx, pay, bits, players, delta, extra)
-    if v == ST2:
-        return st2(rules, ctx, pay, bits, players, delta, extra)
-    if v == ST3:
-        return st3(rules, ctx, pay, bits, players, delta, extra)
-    if v == ST4:
-        return st4(rules, ctx, pay, bits, players, delta, extra)
-    if v == ST5:
-        return st5(rules, ctx, pay, bits, players, delta, extra)
-    if v == ST6:
-        return st6(rules, ctx, pay, bits, players, delta, extra)
-    if v == ST7:
-        return st7(rules, ctx, pay, bits, players, delta, extra)
-    return 0
+    return _settle(rules[R_VARIANT], rules, ctx, pay, bits, players, delta, extra)
 
 
 @kernel(refcount=False)
 def four_wild_win(rules):
     """Whether holding four wilds wins at once (推倒胡 四鬼胡牌)."""
-    v = rules[R_VARIANT]
-    if v == FW0:
-        return fw0(rules)
-    if v == FW1:
-        return fw1(rules)
-    if v == FW2:
-        return fw2(rules)
-    if v == FW3:
-        return fw3(rules)
-    if v == FW4:
-        return fw4(rules)
-    if v == FW5:
-        return fw5(rules)
-    if v == FW6:
-        return fw6(rules)
-    if v == FW7:
-        return fw7(rules)
-    return False
+    return _four_wild_win(rules[R_VARIANT], rules)

@@ -2068,3 +2068,9 @@ def observe_matches(rules, policies, bots, seed, match_lo, n_matches, match_len,
             rules, policies, bots, seed, match_lo + i, match_len, tab,
             rec_out[lo : lo + match_len], no_final, no_log, -1, obs,
         )  # fmt: skip
+
+
+# the entry kernels bind their variant's hooks before each call (engine.game._hooks)
+play_preset = _hooks.binding(play_preset)
+play_matches = _hooks.binding(play_matches)
+observe_matches = _hooks.binding(observe_matches)
