@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.core import types
 
 from .. import rng
 from .._numba import kernel, lowest_bit, parallel_kernel
@@ -689,6 +690,21 @@ def _strong_kong(k, is_an, htmp, w, sets, sh, tab, bot, unseen, minfo, osums, vi
     return ev + bot[S_KONG_BIAS] >= ev_without
 
 
+# The strong policy's decisions are called through engine.game._hooks.late: a run
+# without a strong seat does not compile them (a fifth of a cold start's compile time).
+_STRONG_TUPLE = types.Tuple((types.int64, types.float64))
+_late_strong_kong = _hooks.late(_strong_kong, types.boolean)
+_late_strong_best = _hooks.late(_strong_best, _STRONG_TUPLE)
+_late_strong_pong = _hooks.late(_strong_pong, types.int64)
+_late_strong_chow = _hooks.late(_strong_chow, types.int64)
+_STRONG_LATE = (_strong_kong, _strong_best, _strong_pong, _strong_chow)
+
+
+def _strong_needed(args):
+    """The late kernels a call with these arguments can reach (its policies: ``args[1]``)."""
+    return _STRONG_LATE if P_STRONG in args[1] else ()
+
+
 @kernel(refcount=False)
 def _discard_winner(
     rules, ctx, policies, bots, live, hand, wslot, melds, nmeld, cur, k, players, sets_full, tab,
@@ -844,7 +860,9 @@ def play_deal(
     The phases of every turn are inlined into this loop (``inline="always"``): a call
     passing the workspace copies its 19 array structs, which tripled the time of a
     random-policy deal. The phases met once a deal or rarely (the deal, kongs, the last
-    group, the settlement) stay calls of their own.
+    group) stay calls of their own, except the opening win and the settlement: as kernels
+    of their own they were compiled twice (numba optimizes and emits a kernel's callees
+    again in each caller's module), and each is called from here only.
     """
     gs = ws[18]
     _deal_wall(rules, ctx, ws, seed, match, deal, preset)
@@ -1085,7 +1103,7 @@ def _deal_hands(rules, ctx, ws, log):
     ctx[X_RUN_KIND] = -1
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, inline="always")
 def _opening_win(rules, ctx, ws, tab, log):
     """Deal phase: whether an opening win (:func:`_opening`) ends the deal at once."""
     (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
@@ -1206,7 +1224,7 @@ def _choose_kong(rules, policies, bots, tab, ctx, ws):
                 rules, ctx, cur, melds, nmeld, disc, ndisc, role, live, rules[R_PLAYERS], osums,
                 sview,
             )  # fmt: skip
-            want = _strong_kong(
+            want = _late_strong_kong(
                 k, is_an, htmp, w_cur, sets_cur, rules[R_SHAPES], tab, bots[cur], unseen,
                 minfo, osums, sview, sscr, fsc, bs[:0],
             )  # fmt: skip
@@ -1356,7 +1374,7 @@ def _choose_discard(rules, policies, bots, tab, ctx, ws, obs):
     elif pol == P_STRONG:
         live = ptr[2] - ctx[X_RESERVE]
         _strong_view(rules, ctx, cur, melds, nmeld, disc, ndisc, role, live, players, osums, sview)
-        k, _ = _strong_best(
+        k, _ = _late_strong_best(
             htmp, w_cur, sets_cur, rules[R_SHAPES], tab, bots[cur], unseen, minfo, osums,
             sview, bs, sscr, fsc,
         )  # fmt: skip
@@ -1493,7 +1511,7 @@ def _pong_choice(rules, policies, bots, tab, ctx, ws, s, k, kong_ok):
             rules, ctx, s, melds, nmeld, disc, ndisc, role, ptr[2] - ctx[X_RESERVE],
             rules[R_PLAYERS], osums, sview,
         )  # fmt: skip
-        do = _strong_pong(
+        do = _late_strong_pong(
             k, kong_ok, htmp, ws_, sets_s, sh, tab, bots[s], unseen, minfo, osums, sview, sscr,
             fsc, bs[:0],
         )  # fmt: skip
@@ -1616,7 +1634,7 @@ def _claim_chow(rules, policies, bots, tab, ctx, ws, log):
             rules, ctx, s, melds, nmeld, disc, ndisc, role, ptr[2] - ctx[X_RESERVE], players,
             osums, sview,
         )  # fmt: skip
-        best_opt = _strong_chow(
+        best_opt = _late_strong_chow(
             k, htmp, ws_, sets_s, rules[R_SHAPES], tab, bots[s], unseen, minfo, osums, sview,
             sscr, fsc, bs[:0], hand, s, nmeld[s],
         )  # fmt: skip
@@ -1728,7 +1746,7 @@ def _last_group(rules, tab, ctx, ws, log):
             ctx[X_WINNER] = -1
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, inline="always")
 def _settle(rules, ctx, ws, tab, rec, final, log, obs):
     """Win and payment: the winner's patterns, the variant's settlement, the record row,
     the log's closing events and (tests) the final tile locations.
@@ -1964,7 +1982,7 @@ def workspace(n_tiles):
 
 
 @kernel(inline="always")
-def play_match(
+def _play_match(
     rules, policies, bots, seed, match, n_deals, tab, rec_out, final_out, log, log_deal, obs
 ):  # fmt: skip
     """Play the first ``n_deals`` deals of match ``match``; rows go to ``rec_out``.
@@ -2049,7 +2067,7 @@ def play_matches(
     for i in numba.prange(n_matches):
         n = match_len if i < n_matches - 1 else n_last
         lo = i * match_len
-        play_match(
+        _play_match(
             rules, policies, bots, seed, match_lo + i, n, tab, rec_out[lo : lo + n], no_final,
             no_log, -1, no_obs,
         )  # fmt: skip
@@ -2064,13 +2082,14 @@ def observe_matches(rules, policies, bots, seed, match_lo, n_matches, match_len,
     no_log = np.zeros((1, 5), np.int32)
     for i in range(n_matches):
         lo = i * match_len
-        play_match(
+        _play_match(
             rules, policies, bots, seed, match_lo + i, match_len, tab,
             rec_out[lo : lo + match_len], no_final, no_log, -1, obs,
         )  # fmt: skip
 
 
 # the entry kernels bind their variant's hooks before each call (engine.game._hooks)
-play_preset = _hooks.binding(play_preset)
-play_matches = _hooks.binding(play_matches)
-observe_matches = _hooks.binding(observe_matches)
+play_preset = _hooks.binding(play_preset, _strong_needed)
+play_matches = _hooks.binding(play_matches, _strong_needed)
+observe_matches = _hooks.binding(observe_matches, _strong_needed)
+play_match = _hooks.binding(_play_match, _strong_needed)
