@@ -187,11 +187,12 @@ class _Bound:
 
         self._disp = disp
         self._needs = needs
-        self._tab = list(inspect.signature(disp.py_func).parameters).index("tab")
+        self._params = tuple(inspect.signature(disp.py_func).parameters)
+        self._tab = self._params.index("tab")
 
     def __call__(self, *args):
         bind(args[0][R_VARIANT], args[self._tab])
-        kernels = self._needs(args)
+        kernels = self._needs(dict(zip(self._params, args)))
         if kernels and not bind_late(kernels):
             # their call sites are not compiled yet: compile the entry (not run it) first
             self._disp.compile(tuple(numba.typeof(a) for a in args))
@@ -209,7 +210,7 @@ class _Bound:
 
 def binding(disp, needs=lambda args: ()):
     """``disp`` (an entry kernel: Python calls it) binding its variant's hooks first, and
-    the :func:`late` kernels ``needs(args)`` names for a call's arguments."""
+    the :func:`late` kernels ``needs(args)`` names for a call's arguments (by name)."""
     if numba.config.DISABLE_JIT:  # the hooks call the variants' Python functions directly
         return disp
     return _Bound(disp, needs)
@@ -419,7 +420,7 @@ def late(disp, ret):
             status, res = context.call_conv.call_function(builder, fnptr, ret, args, vals)
             with cgutils.if_unlikely(builder, status.is_error):
                 context.call_conv.return_status_propagate(builder, status)
-            return res
+            return res if ret != types.none else context.get_dummy_value()
 
         return ret(*given), codegen
 

@@ -698,11 +698,19 @@ _late_strong_best = _hooks.late(_strong_best, _STRONG_TUPLE)
 _late_strong_pong = _hooks.late(_strong_pong, types.int64)
 _late_strong_chow = _hooks.late(_strong_chow, types.int64)
 _STRONG_LATE = (_strong_kong, _strong_best, _strong_pong, _strong_chow)
+# so are the observations (engine.game._observe): only observe_matches and the tests ask
+_late_observe_danger = _hooks.late(observe_danger, types.none)
+_late_observe_hand = _hooks.late(observe_hand, types.none)
+_OBSERVE_LATE = (observe_danger, observe_hand)
 
 
-def _strong_needed(args):
-    """The late kernels a call with these arguments can reach (its policies: ``args[1]``)."""
-    return _STRONG_LATE if P_STRONG in args[1] else ()
+def _late_needed(args):
+    """The late kernels a call with these arguments (by name) can reach: the strong
+    policy's if a seat plays it, the observations' if ``obs`` has room for rows."""
+    obs = args.get("obs")
+    return (_STRONG_LATE if P_STRONG in args["policies"] else ()) + (
+        _OBSERVE_LATE if obs is not None and obs.shape[0] > 1 else ()
+    )
 
 
 @kernel(refcount=False)
@@ -1363,7 +1371,7 @@ def _choose_discard(rules, policies, bots, tab, ctx, ws, obs):
         htmp[q] = hand[cur, q]
     picked = -1
     if obs.shape[0] > 1 and pol != 0 and not force_wild:
-        observe_danger(
+        _late_observe_danger(
             rules, ctx, cur, hand, wslot, melds, nmeld, disc, ndisc, visible, role,
             ptr[2] - ctx[X_RESERVE], players, rules[R_SETS], tab, obs,
         )  # fmt: skip
@@ -1396,7 +1404,7 @@ def _choose_discard(rules, policies, bots, tab, ctx, ws, obs):
     # the efficiency bot's own pick: score[k] is 4 x the distance after it
     far[cur] = 1 if pol == 1 and k >= 0 and k == picked and score[k] >= 8 else 0
     if obs.shape[0] > 1 and pol != 0 and k >= 0:
-        observe_hand(
+        _late_observe_hand(
             rules, ctx, cur, hand, wslot, melds, nmeld, unseen, k, ptr[2] - ctx[X_RESERVE],
             sets_cur, tab, obs,
         )  # fmt: skip
@@ -2089,7 +2097,7 @@ def observe_matches(rules, policies, bots, seed, match_lo, n_matches, match_len,
 
 
 # the entry kernels bind their variant's hooks before each call (engine.game._hooks)
-play_preset = _hooks.binding(play_preset, _strong_needed)
-play_matches = _hooks.binding(play_matches, _strong_needed)
-observe_matches = _hooks.binding(observe_matches, _strong_needed)
-play_match = _hooks.binding(_play_match, _strong_needed)
+play_preset = _hooks.binding(play_preset, _late_needed)
+play_matches = _hooks.binding(play_matches, _late_needed)
+observe_matches = _hooks.binding(observe_matches, _late_needed)
+play_match = _hooks.binding(_play_match, _late_needed)
