@@ -1,7 +1,7 @@
 """The game loop reaches the variants through one dispatch that the variants fill.
 
 Each mahjong variant's kernel module owns its ``KERNEL_ID`` and its hook kernels; the
-dispatch (:mod:`engine.game._hooks`) lays them out in numbered slots that numba freezes.
+dispatch (:mod:`engine.game._hooks`) calls them through a table it fills per variant.
 These tests check that every registered variant is reached by exactly the hooks it
 defines, that the switch of every hook covers every slot, and that a clash is refused.
 """
@@ -11,10 +11,12 @@ import inspect
 
 import pytest
 
+from engine._numba import kernel
+
 from engine import variants
 from engine.game import _hooks as H
 
-HOOKS = {  # dispatch kernel -> (slot prefix, the variant modules' attribute)
+HOOKS = {  # dispatch kernel -> (old slot prefix, the variant modules' attribute)
     "deal_setup": ("DS", "deal_setup"),
     "win_patterns": ("PT", "patterns"),
     "win_priority": ("PR", "win_priority"),
@@ -40,27 +42,35 @@ def test_every_mahjong_variant_is_dispatched_by_its_own_id():
 
 
 @pytest.mark.parametrize("hook", sorted(HOOKS))
-def test_each_hook_slot_holds_the_variants_that_define_it(hook):
-    prefix, attr = HOOKS[hook]
-    ids = [getattr(H, f"{prefix}{k}") for k in range(H.SLOTS)]
-    fns = [getattr(H, f"{prefix.lower()}{k}") for k in range(H.SLOTS)]
-    want = sorted(i for i, m in H.KERNELS.items() if hasattr(m, attr))
-    assert sorted(i for i in ids if i != -1) == want
-    for i, f in zip(ids, fns, strict=True):
-        if i != -1:
-            assert f is getattr(H.KERNELS[i], attr)
-        else:
-            assert f.__name__.startswith("_"), f"an empty slot of {hook} calls {f}"
-    assert want, f"no variant defines {attr}"
+def test_each_hook_calls_the_kernel_of_the_variants_that_define_it(hook):
+    attr, default = HOOKS[hook][1], H.HOOKS[hook][1]
+    assert H.HOOKS[hook][0] == attr
+    for i, mod in H.KERNELS.items():
+        want = getattr(mod, attr, default)
+        assert H.variant_kernel(hook, i) is want
+    assert H.variant_kernel(hook, H.IDS - 1) is default  # an id no variant owns
+    assert any(hasattr(m, attr) for m in H.KERNELS.values()), f"no variant defines {attr}"
 
 
-@pytest.mark.parametrize("hook", sorted(HOOKS))
-def test_the_switch_of_each_hook_covers_every_slot(hook):
-    prefix, _ = HOOKS[hook]
-    tree = ast.parse(inspect.getsource(getattr(H, hook).py_func))
-    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    for k in range(H.SLOTS):
-        assert f"{prefix}{k}" in names and f"{prefix.lower()}{k}" in names, (hook, k)
+@kernel
+def _four_wilds(rules):
+    return H.four_wild_win(rules)
+
+
+def test_a_hook_of_an_unbound_variant_raises_and_binding_fills_it():
+    import numpy as np
+
+    from engine.game._layout import R_VARIANT
+    from engine.hand._tables import kernel_tables
+
+    rules = np.zeros(R_VARIANT + 1, np.int64)
+    rules[R_VARIANT] = H.IDS - 1  # no variant: never bound by the loop
+    with pytest.raises(RuntimeError, match="not bound"):
+        _four_wilds(rules)
+    H.bind(H.IDS - 1, kernel_tables())
+    assert _four_wilds(rules) is False  # the default
+    with pytest.raises(ValueError, match="outside"):
+        H.bind(H.IDS, kernel_tables())
 
 
 def test_an_id_claimed_twice_is_refused(monkeypatch):
