@@ -117,8 +117,12 @@ HOOKS = {
     "deal_setup": ("deal_setup", _no_setup, _I, (_A, _A)),
     "win_patterns": ("patterns", _no_hand_value, _I, (_A, _A, _A, _I, _I, _A2, _I, "tab")),
     "win_priority": ("win_priority", _no_hand_value, _I, (_A, _A, _A, _I, _I, _A2, _I, "tab")),
-    "win_legal": ("win_legal", _any_hand_legal, types.boolean,
-                  (_A, _A, _A, _I, _I, _A2, _I, "tab")),  # fmt: skip
+    "win_legal": (
+        "win_legal",
+        _any_hand_legal,
+        types.boolean,
+        (_A, _A, _A, _I, _I, _A2, _I, "tab"),
+    ),  # fmt: skip
     "on_kong": ("on_kong", _no_kong_money, types.none, (_A, _A, _A2, _I, _I, _I, _I)),
     "on_discard": ("on_discard", _no_discard_money, types.none, (_A, _A, _A2, _I, _I, _I)),
     "settle": ("settle", _no_settlement, _I, (_A, _A, _A2, _I, _I, _A, _A)),
@@ -128,6 +132,14 @@ HOOKS = {
 
 _ORDER = tuple(HOOKS)
 _SYMBOL = "mjlab_game_hooks"
+
+SKIP = 1
+"""The table's address for a hook a variant does not define whose default does nothing
+(:data:`_SKIPPED`): the call site skips the call instead of jumping to the no-op (the
+loop calls ``on_discard`` after every discard; for most variants it is the default)."""
+
+_SKIPPED = frozenset({"on_kong", "on_discard"})
+assert all(HOOKS[h][2] == types.none for h in _SKIPPED)
 
 TABLE = (ctypes.c_int64 * (len(_ORDER) * IDS))()
 """Machine-code address of hook ``h`` for variant ``v`` at ``h * IDS + v`` (0: not bound)."""
@@ -165,6 +177,9 @@ def bind(vid: int, tab) -> None:
         for h, hook in enumerate(_ORDER):
             sig = _signature(hook, tab_type)
             fn = variant_kernel(hook, vid)
+            if hook in _SKIPPED and fn is HOOKS[hook][1]:
+                TABLE[h * IDS + vid] = SKIP
+                continue
             cres = fn.get_compile_result(sig)
             if cres.signature.return_type != sig.return_type:
                 raise TypeError(
@@ -192,7 +207,7 @@ class _Bound:
 
     def __call__(self, *args):
         bind(args[0][R_VARIANT], args[self._tab])
-        kernels = self._needs(dict(zip(self._params, args)))
+        kernels = self._needs(dict(zip(self._params, args, strict=False)))
         if kernels and not bind_late(kernels):
             # their call sites are not compiled yet: compile the entry (not run it) first
             self._disp.compile(tuple(numba.typeof(a) for a in args))
@@ -210,7 +225,8 @@ class _Bound:
 
 def binding(disp, needs=lambda args: ()):
     """``disp`` (an entry kernel: Python calls it) binding its variant's hooks first, and
-    the :func:`late` kernels ``needs(args)`` names for a call's arguments (by name)."""
+    the :func:`late` kernels ``needs(args)`` names for a call's arguments (by name).
+    """
     if numba.config.DISABLE_JIT:  # the hooks call the variants' Python functions directly
         return disp
     return _Bound(disp, needs)
@@ -249,17 +265,29 @@ def _hook_call(hook: str):
             bound = builder.and_(inside, builder.icmp_unsigned("!=", addr, ir.Constant(i64, 0)))
             with builder.if_then(builder.not_(bound), likely=False):
                 context.call_conv.return_user_exc(
-                    builder, RuntimeError,
-                    (f"mjlab: hook {hook} called for a variant that is not bound "
-                     "(engine.game._hooks.bind)",),  # fmt: skip
+                    builder,
+                    RuntimeError,
+                    (
+                        f"mjlab: hook {hook} called for a variant that is not bound "
+                        "(engine.game._hooks.bind)",
+                    ),  # fmt: skip
                 )
             fnty = context.call_conv.get_function_type(ret, sig.args)
-            fnptr = builder.inttoptr(addr, fnty.as_pointer())
-            status, res = context.call_conv.call_function(
-                builder, fnptr, ret, sig.args, llargs[1:]
-            )
-            with cgutils.if_unlikely(builder, status.is_error):
-                context.call_conv.return_status_propagate(builder, status)
+
+            def emit():
+                fnptr = builder.inttoptr(addr, fnty.as_pointer())
+                status, res = context.call_conv.call_function(
+                    builder, fnptr, ret, sig.args, llargs[1:]
+                )
+                with cgutils.if_unlikely(builder, status.is_error):
+                    context.call_conv.return_status_propagate(builder, status)
+                return res
+
+            if hook in _SKIPPED:  # returns nothing: SKIP is the default's no-op
+                with builder.if_then(builder.icmp_unsigned("!=", addr, ir.Constant(i64, SKIP))):
+                    emit()
+                return context.get_dummy_value()
+            res = emit()
             return res if ret != types.none else context.get_dummy_value()
 
         return ret(vid, *args), codegen
@@ -339,7 +367,8 @@ def _record_late_sig(slot: int, args) -> None:
 
 def _late_sig(slot: int):
     """The recorded argument types of late kernel ``slot`` (None: its caller is not
-    compiled in this cache yet)."""
+    compiled in this cache yet).
+    """
     if slot in _LATE_SIGS:
         return _LATE_SIGS[slot]
     import pickle
@@ -411,10 +440,13 @@ def late(disp, ret):
             with builder.if_then(builder.icmp_unsigned("==", addr, ir.Constant(i64, 0)),
                                  likely=False):  # fmt: skip
                 context.call_conv.return_user_exc(
-                    builder, RuntimeError,
+                    builder,
+                    RuntimeError,
                     (f"mjlab: {name} called before it was bound (engine.game._hooks.bind_late)",),
                 )
-            vals = [context.cast(builder, v, g, a) for v, g, a in zip(llargs, given, args)]
+            vals = [
+                context.cast(builder, v, g, a) for v, g, a in zip(llargs, given, args, strict=True)
+            ]
             fnty = context.call_conv.get_function_type(ret, args)
             fnptr = builder.inttoptr(addr, fnty.as_pointer())
             status, res = context.call_conv.call_function(builder, fnptr, ret, args, vals)

@@ -706,7 +706,8 @@ _OBSERVE_LATE = (observe_danger, observe_hand)
 
 def _late_needed(args):
     """The late kernels a call with these arguments (by name) can reach: the strong
-    policy's if a seat plays it, the observations' if ``obs`` has room for rows."""
+    policy's if a seat plays it, the observations' if ``obs`` has room for rows.
+    """
     obs = args.get("obs")
     return (_STRONG_LATE if P_STRONG in args["policies"] else ()) + (
         _OBSERVE_LATE if obs is not None and obs.shape[0] > 1 else ()
@@ -1157,7 +1158,7 @@ def _self_draw(rules, policies, bots, tab, ctx, ws):
     last_phys = gs[G_LAST_PHYS]
     first = gs[G_NO_CLAIMS] == 1 and ctx[X_SEAT_DRAWS + cur] <= (0 if cur == ctx[X_DEALER] else 1)
     ctx[X_FIRST_TURN] = 1 if first else 0
-    if (_hooks.four_wild_win(rules) and w_cur == 4) or (instant > 0 and w_cur >= instant):
+    if (w_cur == 4 and _hooks.four_wild_win(rules)) or (instant > 0 and w_cur >= instant):
         return _win_now(gs, cur, WIN_INSTANT, -1)
     you = ctx[X_YOUJIN + cur]
     declare = True

@@ -3,17 +3,14 @@
 Each mahjong variant's kernel module owns its ``KERNEL_ID`` and its hook kernels; the
 dispatch (:mod:`engine.game._hooks`) calls them through a table it fills per variant.
 These tests check that every registered variant is reached by exactly the hooks it
-defines, that the switch of every hook covers every slot, and that a clash is refused.
+defines, that an unbound variant raises, that a no-op hook a variant lacks is skipped,
+and that a clash is refused.
 """
-
-import ast
-import inspect
 
 import pytest
 
-from engine._numba import kernel
-
 from engine import variants
+from engine._numba import kernel
 from engine.game import _hooks as H
 
 HOOKS = {  # dispatch kernel -> (old slot prefix, the variant modules' attribute)
@@ -71,6 +68,31 @@ def test_a_hook_of_an_unbound_variant_raises_and_binding_fills_it():
     assert _four_wilds(rules) is False  # the default
     with pytest.raises(ValueError, match="outside"):
         H.bind(H.IDS, kernel_tables())
+
+
+@kernel
+def _discard_money(rules, ctx, pay):
+    H.on_discard(rules, ctx, pay, 0, 5, 4)
+
+
+def test_a_no_op_hook_a_variant_does_not_define_is_skipped_not_called():
+    import numpy as np
+
+    from engine.game._layout import R_VARIANT
+    from engine.hand._tables import kernel_tables
+
+    h = H._ORDER.index("on_discard")
+    for name, own in (("lishui", True), ("tuidaohu", False)):
+        vid = variants.get(name).kernel_id
+        H.bind(vid, kernel_tables())
+        addr = H.TABLE[h * H.IDS + vid]
+        assert (addr > H.SKIP) if own else (addr == H.SKIP), (name, addr)
+        rules = np.zeros(R_VARIANT + 1, np.int64)
+        rules[R_VARIANT] = vid
+        if not own:  # the call site skips it: nothing is paid
+            pay = np.zeros((4, 4), np.int64)
+            _discard_money(rules, np.zeros(8, np.int64), pay)
+            assert not pay.any()
 
 
 def test_an_id_claimed_twice_is_refused(monkeypatch):
