@@ -400,6 +400,11 @@ def bind_late(kernels) -> bool:
             if args is None:
                 return False
             ret = _LATE[slot][1]
+            if tuple(args) not in disp.overloads:
+                # by the argument types alone, as a direct call from another kernel
+                # compiles it: numba keys its disk cache by the signature it is given, and
+                # a full signature would miss what an earlier run cached (and compile anew)
+                disp.compile(tuple(args))
             cres = disp.get_compile_result(ret(*args))
             if cres.signature.return_type != ret:
                 raise TypeError(
