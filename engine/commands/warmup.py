@@ -15,8 +15,9 @@ __all__ = ["warmup", "run_warmup"]
 def warmup(variants=None, *, hand: bool = True, out=sys.stderr) -> dict[str, float]:
     """Compile (or load) the kernels and tables ahead of time; CPU seconds per step.
 
-    ``variants``: names (default: every registered variant). Each variant plays one deal,
-    which compiles its family's game kernels (shared by the variants of a family).
+    ``variants``: names (default: every registered variant). Each variant plays one deal
+    with a strong seat among value seats, which compiles its family's game kernels
+    (shared by the variants of a family) and its own hooks and strong decisions.
     """
     from engine import variants as registry
     from engine._warmup import expect
@@ -40,8 +41,23 @@ def warmup(variants=None, *, hand: bool = True, out=sys.stderr) -> dict[str, flo
         step("hand evaluation", "engine.hand", _hand_api)
     for name in names:
         package = family_of(registry.get(name)).package
-        step(name, package, lambda n=name: simulate(n, 1, seed=0, progress=False))
+        # value and strong seats: the strong policy's kernels are bound, and compiled,
+        # only when a seat plays it (the balance report's main figures do)
+        step(name, package, lambda n=name: simulate(n, 1, seed=0, progress=False,
+                                                   policies=_mixed(n)))  # fmt: skip
     return steps
+
+
+def _mixed(name: str) -> list[str]:
+    """A strong seat among value seats for a variant's players (all value where it has no
+    fitted strong model).
+    """
+    from engine import variants as registry
+    from engine.bots import BOTDATA
+
+    v = registry.get(name)
+    first = "strong" if (BOTDATA / name / "strong.json").exists() else "value"
+    return [first] + ["value"] * (v.n_players(v.resolve(None)) - 1)
 
 
 def _hand_api() -> None:

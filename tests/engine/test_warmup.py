@@ -87,5 +87,10 @@ def test_warmup_leaves_nothing_to_compile(variants, tmp_path):
         out = tmp_path / f"{v}.parquet"
         proc = _cli(cache, "simulate", v, "--deals", "40", "--quiet", "--out", str(out))
         assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+        # the strong policy's kernels are bound only for a strong seat: warmup plays one
+        strong = tmp_path / f"{v}-strong.parquet"
+        proc = _cli(cache, "simulate", v, "--deals", "40", "--quiet", "--policy", "strong",
+                    "--out", str(strong))  # fmt: skip
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     proc = _cli(cache, "hand", "19m19p19s1234567z")
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
