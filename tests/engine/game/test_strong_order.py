@@ -116,7 +116,7 @@ def test_the_buda_distance_is_the_buda_shape_distance(seed):
     assert out[P.T_BUDA] == 99  # after a meld: no 不搭
 
 
-def test_lishui_strong_values_a_buda_hand_above_a_plain_one():
+def test_lishui_strong_weighs_a_buda_hand_by_its_value_and_mult_6():
     v = variants.get("lishui")
     _, rows = seat_bots(v, v.resolve({}), ("strong",) * 4)
     bot = rows[0]
@@ -126,11 +126,23 @@ def test_lishui_strong_values_a_buda_hand_above_a_plain_one():
     assert (pt[P.T_BUDA, 1] > 0).all()  # the fit saw 不搭 wins
     value = bot[P.M_VALUE : P.M_VALUE + 2 * P.N_TARGET].reshape(P.N_TARGET, 2)
     assert value[P.T_BUDA, 0] > value[P.T_PLAIN, 0]  # 2 倍 against 1
-    dd = np.full(P.N_TARGET, 99, np.int64)
-    dd[P.T_PLAIN] = 2
-    plain = hand_value(bot, dd, -1, 5, 0)
-    dd[P.T_BUDA] = 2
-    assert hand_value(bot, dd, -1, 5, 0) > plain
+    plain = np.full(P.N_TARGET, 99, np.int64)
+    plain[P.T_PLAIN] = 2
+    buda = plain.copy()
+    buda[P.T_BUDA] = 2
+    for m6 in (0.0, 0.5, 1.0, 2.0):
+        b = bot.copy()
+        b[P.S_MULT : P.S_MULT + P.N_TARGET] = 1.0
+        b[P.S_MULT + P.T_BUDA] = m6
+        p = pt[P.T_BUDA, 2, 5]
+        stake = b[P.M_STAKE]
+        # the 不搭 share of the win chance is paid at its own value, times mult.6
+        want = hand_value(b, plain, -1, 5, 0) + p * (
+            m6 * (value[P.T_BUDA, 0] + stake) - (value[P.T_PLAIN, 0] + stake)
+        )
+        assert hand_value(b, buda, -1, 5, 0) == pytest.approx(want)
+    b[P.S_MULT + P.T_BUDA] = 1.0
+    assert hand_value(b, buda, -1, 5, 0) > hand_value(b, plain, -1, 5, 0)
 
 
 def test_mult_of_buda_is_tuned_only_where_buda_is_a_target():
