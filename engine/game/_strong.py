@@ -320,6 +320,23 @@ def _base_features(osum, nw, lb, fi):
 
 
 @kernel(inline="always")
+def _suji_in(m, k):
+    """Whether the kind bit set ``m`` holds suit kind ``k`` ± 3 (its suji)."""
+    r = k % 9
+    return (r >= 3 and (m >> (k - 3)) & 1 != 0) or (r <= 5 and (m >> (k + 3)) & 1 != 0)
+
+
+@kernel(inline="always")
+def _near_in(m, k):
+    """Whether the kind bit set ``m`` holds suit kind ``k`` ± 1 or ± 2 (in its suit)."""
+    r = k % 9
+    for dlt in (-2, -1, 1, 2):
+        if 0 <= r + dlt <= 8 and (m >> (k + dlt)) & 1 != 0:
+            return True
+    return False
+
+
+@kernel(inline="always")
 def _middle_mask(m):
     """The bits of ``m`` (a kind bit set) on suit tiles of rank 3-7."""
     return m & MIDDLE
@@ -336,34 +353,18 @@ def _kind_features(osum, k, unseen_k, nw, fi, n):
         fi[n] = 18
         n += 1
     if k < 27:
-        r = k % 9
-        suji = False
-        near = False
-        if r >= 3 and (dm >> (k - 3)) & 1:
-            suji = True
-        if r <= 5 and (dm >> (k + 3)) & 1:
-            suji = True
-        for dlt in (-2, -1, 1, 2):
-            if 0 <= r + dlt <= 8 and (dm >> (k + dlt)) & 1:
-                near = True
-        if suji:
+        if _suji_in(dm, k):
             fi[n] = 19
             n += 1
-        if near:
+        if _near_in(dm, k):
             fi[n] = 35
             n += 1
         # the order of his discards: a neighbour of a late discard is near the shape he
         # kept (he just let its partner go); the suji of an early one was far from it
-        rc = osum[8]
-        late_near = False
-        for dlt in (-2, -1, 1, 2):
-            if 0 <= r + dlt <= 8 and (rc >> (k + dlt)) & 1:
-                late_near = True
-        if late_near:
+        if _near_in(osum[8], k):
             fi[n] = 81
             n += 1
-        ea = osum[9]
-        if (r >= 3 and (ea >> (k - 3)) & 1) or (r <= 5 and (ea >> (k + 3)) & 1):
+        if _suji_in(osum[9], k):
             fi[n] = 82
             n += 1
     if (osum[8] >> k) & 1:
