@@ -164,6 +164,7 @@ from ._params import (
     S_KONG_MING,
     S_PASS_SELF,
     S_ROB,
+    S_TONGBAO,
 )
 from ._patterns import rest_distance
 from ._strong import (
@@ -622,11 +623,13 @@ def _strong_chow(
     """The strong 吃 of discard ``k`` by seat ``s``: the option's low rank, or -1.
 
     The option of the highest value that gains ``strong.chow_bias`` on passing and takes
-    ``strong.claim_closer`` tiles off the hand's distance.
+    ``strong.claim_closer`` tiles off the hand's distance; ``view[9]`` 1 when it would
+    be the seat's third 吃 from this 上家, which costs ``strong.tongbao`` (统包).
     """
     ev_pass = _strong_wait(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr)
     closer = bot[S_CLAIM_CLOSER]
     d_now = _distance(htmp, w, sets, sh, tab) if closer > 0 else 0
+    liable = bot[S_TONGBAO] * view[9]  # the third 吃 from this 上家 (统包)
     pos = k % 9
     m0 = minfo[0]
     m1 = minfo[1]
@@ -648,6 +651,7 @@ def _strong_chow(
         if closer > 0 and d_now - _distance(htmp, w, sets - 1, sh, tab) < closer:
             ev = -np.inf
         _chow_apply(htmp, minfo, k, lo, m0, nm, 1)
+        ev -= liable
         minfo[0] = m0
         minfo[1] = m1
         minfo[2] = nm
@@ -1643,6 +1647,7 @@ def _claim_chow(rules, policies, bots, tab, ctx, ws, log):
             rules, ctx, s, melds, nmeld, disc, ndisc, role, ptr[2] - ctx[X_RESERVE], players,
             osums, sview,
         )  # fmt: skip
+        sview[9] = 1 if ctx[X_CHOWS + 4 * s + cur] == 2 else 0
         best_opt = _late_strong_chow(
             k, htmp, ws_, sets_s, rules[R_SHAPES], tab, bots[s], unseen, minfo, osums, sview,
             sscr, fsc, bs[:0], hand, s, nmeld[s],

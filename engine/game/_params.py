@@ -139,6 +139,11 @@ cannot see, scaled by the live tiles left (``live bucket / 10``): what holding i
 made (``kong_an``, ``kong_ming``), as before; a variant opts in through its strong
 defaults."""
 
+S_TONGBAO = LAYOUT.block("strong.tongbao")
+"""Points the strong bot's 吃 loses when it would be its third from the same 上家 (丽水 统包:
+after three, if that 上家 wins, the chower pays every loser's share; his own wins pay him
+the same either way). 0: not weighed; a variant opts in through its strong defaults."""
+
 N_BOT = LAYOUT.size
 """Length of one seat's parameter row (grows as blocks are declared above)."""
 

@@ -45,6 +45,7 @@ SPACES = {
         Dim("chase_min_live", 0.0, 30.0, 4.0),
         Dim("pass_self", 0.0, 900.0, 60.0),
         Dim("kong_hold", 0.0, 6.0, 1.0),
+        Dim("tongbao", 0.0, 4.0, 0.5),
     ),
 }
 """The parameters each policy tunes, with their boxes."""
@@ -68,7 +69,7 @@ def relevant(variant, resolved, policy: str) -> list[Dim]:
             continue
         if d.name == "pass_self" and not (discard_win and "pass_self" in own):
             continue
-        if d.name in ("kong_slack", "kong_hold") and d.name not in own:  # kongs pay money
+        if d.name in ("kong_slack", "kong_hold", "tongbao") and d.name not in own:  # opt-in
             continue
         if d.name == "safe_ties" and "safe_ties" not in own:  # where its defence is on
             continue

@@ -79,7 +79,9 @@ strong``).
 It does not: search beyond the current decision, read an opponent's hand value or pace
 beyond the fitted features (his latest three discards and his first six are all it reads
 of their order), plan several discards ahead (a target counts only through its
-distance); it does not use 统包 or 被跟 in its choices (they are paid as they fall).
+distance); it does not use 被跟 in its choices (paid as it falls). Of 统包 it weighs
+only its own liability: a 吃 that would be its third from the same 上家 costs
+``strong.tongbao`` (1.3 points, below), not the chance to make a 下家 liable to it.
 """
 
 from __future__ import annotations
@@ -335,8 +337,16 @@ BOT_TARGETS = dict(
 def bot_params(policy, rules) -> dict:
     """Default bot parameters of ``policy`` (the value bot's target bonuses)."""
     if policy == "strong":
-        return strong_defaults()
+        return strong_defaults(tongbao=STRONG_TONGBAO)
     return dict(BONUS, safe_ties=VALUE_SAFE_TIES) if policy == "value" else {}
+
+
+STRONG_TONGBAO = 1.3
+"""What the strong bot's third 吃 from the same 上家 costs it (``strong.tongbao``, 统包):
+if that 上家 then wins, the chower also pays the two other losers' shares, about 5.5
+points after a non-dealer's win and 10 after the dealer's (the fitted win values, 8.0 and
+15.1, less the chower's own share), and the 上家 wins about one deal in five from there:
+0.2 x 6.5 = 1.3. The chower's own wins pay him the same with or without 统包."""
 
 
 VALUE_SAFE_TIES = 0.5

@@ -21,7 +21,7 @@ TAB = kernel_tables()
 V = variants.get("lishui")
 SHAPES = int(V.pack(V.resolve({}))[R_SHAPES])
 # no wilds in view, 3 opponents with nothing shown, mid-deal, a discard can be won on
-VIEW = np.array([3, 0, 4, 5, 0, 1, 1, 0, 0], np.int64)
+VIEW = np.array([3, 0, 4, 5, 0, 1, 1, 0, 0] + [0] * 7, np.int64)  # the loop's view is 16 long
 # the scalar parameters pinned, so that a retune of the committed file moves nothing here
 FIXED = dict(
     alpha=1.0, alpha_kong=1.0, claim_bias=0.0, chow_bias=0.0, kong_bias=0.0, rob=1.0,
@@ -29,19 +29,20 @@ FIXED = dict(
 )  # fmt: skip
 
 
-def _bot(closer):
-    _, rows = seat_bots(V, V.resolve({}), ("strong",) * 4, {0: {**FIXED, "claim_closer": closer}})
+def _bot(closer, **more):
+    over = {0: {**FIXED, "claim_closer": closer, **more}}
+    _, rows = seat_bots(V, V.resolve({}), ("strong",) * 4, over)
     return rows[0]
 
 
-def _claim(fn, hand, tile, closer):
+def _claim(fn, hand, tile, closer, view=VIEW, **more):
     h = tiles.parse(hand).astype(np.int64)
     k = tiles.kind(tile)
     unseen = np.maximum(4 - h, 0)
     unseen[k] -= 1
     args = (
-        h, 0, 4, SHAPES, TAB, _bot(closer), unseen, np.array([0, 1, 0], np.int64),
-        np.zeros((4, N_OSUM), np.int64), VIEW, np.zeros(SSCR, np.int64), np.zeros(N_FSC),
+        h, 0, 4, SHAPES, TAB, _bot(closer, **more), unseen, np.array([0, 1, 0], np.int64),
+        np.zeros((4, N_OSUM), np.int64), view, np.zeros(SSCR, np.int64), np.zeros(N_FSC),
         np.zeros(0, np.uint64),
     )  # fmt: skip
     if fn is _strong_pong:
@@ -82,6 +83,26 @@ def test_a_claim_that_brings_the_hand_closer_is_still_made():
     assert after == now - 1
     assert _claim(_strong_pong, hand, tile, 0.0) == 1
     assert _claim(_strong_pong, hand, tile, 1.0) == 1
+
+
+def test_a_third_chow_from_the_same_discarder_costs_its_tongbao():
+    # 吃 5m with 67m is worth making (claim_closer 0); as the third 吃 from this 上家 (统包)
+    # it costs strong.tongbao: a large one refuses it, none changes nothing
+    hand, tile = "566778m456p123s6z", "5m"
+    third = VIEW.copy()
+    third[9] = 1
+    assert _claim(_strong_chow, hand, tile, 0.0, tongbao=0.0) == 4
+    assert _claim(_strong_chow, hand, tile, 0.0, third, tongbao=0.0) == 4
+    assert _claim(_strong_chow, hand, tile, 0.0, VIEW, tongbao=50.0) == 4
+    assert _claim(_strong_chow, hand, tile, 0.0, third, tongbao=50.0) == -1
+
+
+def test_only_lishui_weighs_tongbao():
+    for name in ("lishui", "zhuji", "fuzhou", "tuidaohu"):
+        v = variants.get(name)
+        _, rows = seat_bots(v, v.resolve({}), ("strong",) * 4)
+        first, _ = P.slots("strong")["tongbao"]
+        assert (rows[:, first] > 0).all() == (name == "lishui"), name
 
 
 @pytest.mark.parametrize("variant", ["tuidaohu", "zhuji", "fuzhou"])
