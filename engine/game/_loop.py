@@ -540,7 +540,9 @@ def _strong_view(rules, ctx, seat, melds, nmeld, disc, ndisc, role, live, player
     opponents, [1] wild kinds in play, [2] the danger model's live bucket (live // 12,
     at most 4), [3] the win tables' live bucket, [4] 1 if ``seat`` deals, [5] 1 if a
     discard can be won on now, [6] 1 if a discard can be kong'd, [7] 1 if the deal has
-    wilds, [8] 1 if a 补杠 can be robbed now.
+    wilds, [8] 1 if a 补杠 can be robbed now; [9] is the chow claim's own (1 if the 吃
+    would be the seat's third from this discarder, set by the chow phase before the
+    strong chow decision).
     """
     n = 0
     for j in range(1, players):
