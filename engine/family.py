@@ -24,6 +24,7 @@ from .game import _replay as game_replay
 from .game import fit as game_fit
 from .game import testing as game_testing
 from .game import tuning as game_tuning
+from .hand._tables import kernel_tables
 from .variants import _scoring as game_scoring
 from .variants import _zipai as zipai_scoring
 from .zipai import _layout as zipai_layout
@@ -75,6 +76,10 @@ class Family:
         strong policy's models (``mjlab fit``).
     by_dealer_slot : int
         The packed-rules slot of the run setting ``seating="dealer"`` (engine.run).
+    tables : callable
+        ``tables() -> tuple``: the ``tab`` argument its ``play_matches`` takes (the
+        mahjong hand tables; the 字牌 loop reads none, and a first 落地扫 run does not
+        build them).
     """
 
     name: str
@@ -89,6 +94,7 @@ class Family:
     relevant: Callable[..., list]
     fit: Callable[..., dict]
     by_dealer_slot: int
+    tables: Callable[[], tuple]
 
     def __repr__(self) -> str:
         return f"Family({self.name!r})"
@@ -107,6 +113,7 @@ MAHJONG = Family(
     relevant=game_tuning.relevant,
     fit=game_fit.fit_mahjong,
     by_dealer_slot=game_layout.R_BY_DEALER,
+    tables=kernel_tables,
 )
 """The mahjong family (麻将: tuidaohu, lishui, zhuji, fuzhou)."""
 
@@ -123,6 +130,7 @@ ZIPAI = Family(
     relevant=zipai_tuning.relevant,
     fit=zipai_fit.fit_zipai,
     by_dealer_slot=zipai_layout.Z_BY_DEALER,
+    tables=zipai_loop.no_tables,
 )
 """The 字牌 family (luodisao)."""
 

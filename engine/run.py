@@ -23,7 +23,6 @@ from .abi import MAX_MATCH_LENGTH, MAX_MATCHES, MAX_SEED
 from .bots import resolve_policies, seat_bots
 from .errors import UsageError
 from .family import family_of
-from .hand._tables import kernel_tables
 from .variants import get as get_variant
 
 __all__ = [
@@ -301,7 +300,7 @@ def play_chunk(spec: RunSpec, match_lo: int, match_hi: int) -> np.ndarray:
     rec = np.zeros((rows, abi.N_COLS), np.int32)
     from ._warmup import expect
 
-    args = (packed, pol_codes, bots, spec.seed, kernel_tables())
+    args = (packed, pol_codes, bots, spec.seed, family.tables())
     with expect(family.package):  # a cold start says so
         _play_threaded(family.play_matches.serial, args, match_lo, match_hi - match_lo, spec,
                        last, rec)  # fmt: skip

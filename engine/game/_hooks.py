@@ -29,6 +29,7 @@ True
 from __future__ import annotations
 
 import ctypes
+import inspect
 import threading
 
 import numba
@@ -37,6 +38,7 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
+from .. import _late
 from .._numba import kernel
 from ..variants._registry import loaded
 from ._layout import R_VARIANT
@@ -190,46 +192,19 @@ def bind(vid: int, tab) -> None:
         _BOUND.add((vid, tab_type))
 
 
-class _Bound:
-    """An entry kernel of the game loop that binds its variant's hooks before each call.
-
-    ``rules`` is its first argument and the hand tables its argument ``tab``; everything
-    else (``py_func``, ``signatures``, ``serial`` ...) is the kernel's.
-    """
-
-    def __init__(self, disp, needs):
-        import inspect
-
-        self._disp = disp
-        self._needs = needs
-        self._params = tuple(inspect.signature(disp.py_func).parameters)
-        self._tab = self._params.index("tab")
-
-    def __call__(self, *args):
-        bind(args[0][R_VARIANT], args[self._tab])
-        kernels = self._needs(dict(zip(self._params, args, strict=False)))
-        if kernels and not bind_late(kernels):
-            # their call sites are not compiled yet: compile the entry (not run it) first
-            self._disp.compile(tuple(numba.typeof(a) for a in args))
-            if not bind_late(kernels):
-                raise RuntimeError(f"{self._disp}: late kernels {kernels} did not bind")
-        return self._disp(*args)
-
-    def __getattr__(self, name):
-        value = getattr(self._disp, name)
-        return _Bound(value, self._needs) if name == "serial" else value
-
-    def __repr__(self):
-        return f"bound({self._disp!r})"
-
-
 def binding(disp, needs=lambda args: ()):
     """``disp`` (an entry kernel: Python calls it) binding its variant's hooks first, and
-    the :func:`late` kernels ``needs(args)`` names for a call's arguments (by name).
+    the :func:`late` kernels ``needs(args)`` names for a call's arguments (by name);
+    ``rules`` is its first argument and the hand tables its argument ``tab``.
     """
     if numba.config.DISABLE_JIT:  # the hooks call the variants' Python functions directly
         return disp
-    return _Bound(disp, needs)
+    at = tuple(inspect.signature(disp.py_func).parameters).index("tab")
+
+    def bind_hooks(args):
+        bind(args[0][R_VARIANT], args[at])
+
+    return _late.binding(disp, LATE, needs, bind_hooks)
 
 
 def _hook_call(hook: str):
@@ -319,154 +294,13 @@ _four_wild_win = _hook_call("four_wild_win")
 
 
 # ---- late calls: kernels the loop compiles only when a run needs them ----------------
-LATE_SLOTS = 16
-"""Kernels :func:`late` can call (slots of :data:`LATE_TABLE`)."""
+LATE = _late.LateTable("mjlab_game_late", 16)
+"""The mahjong loop's late kernels (engine._late): the strong policy and the observations."""
 
-_LATE_SYMBOL = "mjlab_game_late"
-
-LATE_TABLE = (ctypes.c_int64 * LATE_SLOTS)()
-"""Machine-code address of each :func:`late` kernel (0: not bound yet)."""
-
-llvm_binding.add_symbol(_LATE_SYMBOL, ctypes.addressof(LATE_TABLE))
-
-_LATE: list = []  # (kernel, return type) by slot
-_LATE_SIGS: dict[int, object] = {}  # slot -> the argument types its call site passes
-
-
-def _late_sig_file(slot: int):
-    from .._numba import compiled_dir
-
-    disp = _LATE[slot][0]
-    return compiled_dir() / "late" / f"{disp.py_func.__module__}.{disp.__name__}.sig"
-
-
-def _record_late_sig(slot: int, args) -> None:
-    """The argument types of late kernel ``slot``'s call site, kept beside the compiled
-    code (the caller may be loaded from the cache in a later process, which never types it).
-    """
-    import os
-    import pickle
-
-    from .._cache import private_makedirs
-    from .._numba import compiled_dir
-
-    old = _LATE_SIGS.setdefault(slot, args)
-    if old != args:
-        raise numba.core.errors.TypingError(
-            f"{_LATE[slot][0].__name__} is called late with {old} and with {args}; "
-            "late kernels have one signature"
-        )
-    path = _late_sig_file(slot)
-    private_makedirs(path.parent, compiled_dir())
-    tmp = path.with_name(f"{path.name}.tmp.{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    with os.fdopen(fd, "wb") as f:
-        pickle.dump(args, f)
-    os.replace(tmp, path)
-
-
-def _late_sig(slot: int):
-    """The recorded argument types of late kernel ``slot`` (None: its caller is not
-    compiled in this cache yet).
-    """
-    if slot in _LATE_SIGS:
-        return _LATE_SIGS[slot]
-    import pickle
-
-    from .._cache import open_private
-    from .._numba import compiled_dir
-
-    try:
-        f = open_private(_late_sig_file(slot), compiled_dir())
-    except FileNotFoundError:
-        return None
-    with f:
-        args = pickle.load(f)
-    _LATE_SIGS[slot] = args
-    return args
-
-
-def bind_late(kernels) -> bool:
-    """Fill the :data:`LATE_TABLE` slots of ``kernels`` (compiling or loading each for its
-    call site's types); False if a call site was never compiled in this cache (the caller
-    must be compiled first).
-    """
-    with _LOCK:
-        for disp in kernels:
-            slot = next(i for i, (d, _) in enumerate(_LATE) if d is disp)
-            if LATE_TABLE[slot]:
-                continue
-            args = _late_sig(slot)
-            if args is None:
-                return False
-            ret = _LATE[slot][1]
-            if tuple(args) not in disp.overloads:
-                # by the argument types alone, as a direct call from another kernel
-                # compiles it: numba keys its disk cache by the signature it is given, and
-                # a full signature would miss what an earlier run cached (and compile anew)
-                disp.compile(tuple(args))
-            cres = disp.get_compile_result(ret(*args))
-            if cres.signature.return_type != ret:
-                raise TypeError(
-                    f"{disp.py_func.__module__}.{disp.__name__} returns "
-                    f"{cres.signature.return_type}, declared late as {ret}"
-                )
-            LATE_TABLE[slot] = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
-    return True
-
-
-def late(disp, ret):
-    """An intrinsic calling kernel ``disp`` (returning ``ret``) through :data:`LATE_TABLE`.
-
-    The caller's compiled code holds no copy of ``disp``: ``disp`` is compiled (or loaded)
-    only when :func:`bind_late` fills its slot, which an entry kernel's :func:`binding`
-    does when its run can reach it (the strong policy's kernels: only when a seat plays
-    it). A call through an empty slot raises RuntimeError.
-    """
-    if numba.config.DISABLE_JIT:
-        return disp
-    slot = len(_LATE)
-    if slot >= LATE_SLOTS:
-        raise ValueError(f"more than {LATE_SLOTS} late kernels")
-    _LATE.append((disp, ret))
-    name = disp.__name__
-
-    def typer(typingctx, *given):
-        args = tuple(types.unliteral(a) for a in given)
-        _record_late_sig(slot, args)
-
-        def codegen(context, builder, signature, llargs):
-            i64 = ir.IntType(64)
-            mod = builder.module
-            gv = mod.globals.get(_LATE_SYMBOL)
-            if gv is None:
-                gv = ir.GlobalVariable(mod, ir.ArrayType(i64, LATE_SLOTS), _LATE_SYMBOL)
-            addr = builder.load(builder.gep(gv, [ir.Constant(i64, 0), ir.Constant(i64, slot)]))
-            with builder.if_then(builder.icmp_unsigned("==", addr, ir.Constant(i64, 0)),
-                                 likely=False):  # fmt: skip
-                context.call_conv.return_user_exc(
-                    builder,
-                    RuntimeError,
-                    (f"mjlab: {name} called before it was bound (engine.game._hooks.bind_late)",),
-                )
-            vals = [
-                context.cast(builder, v, g, a) for v, g, a in zip(llargs, given, args, strict=True)
-            ]
-            fnty = context.call_conv.get_function_type(ret, args)
-            fnptr = builder.inttoptr(addr, fnty.as_pointer())
-            status, res = context.call_conv.call_function(builder, fnptr, ret, args, vals)
-            with cgutils.if_unlikely(builder, status.is_error):
-                context.call_conv.return_status_propagate(builder, status)
-            return res if ret != types.none else context.get_dummy_value()
-
-        return ret(*given), codegen
-
-    import inspect
-
-    names = ", ".join(inspect.signature(disp.py_func).parameters)
-    scope = {"typer": typer}
-    exec(f"def call(typingctx, {names}):\n    return typer(typingctx, {names})", scope)
-    return intrinsic(scope["call"])
+LATE_SLOTS = LATE.slots
+LATE_TABLE = LATE.addresses
+late = LATE.late
+bind_late = LATE.bind
 
 
 # ---- the hooks the loop calls ---------------------------------------------------------

@@ -710,16 +710,6 @@ _late_observe_hand = _hooks.late(observe_hand, types.none)
 _OBSERVE_LATE = (observe_danger, observe_hand)
 
 
-def _late_needed(args):
-    """The late kernels a call with these arguments (by name) can reach: the strong
-    policy's if a seat plays it, the observations' if ``obs`` has room for rows.
-    """
-    obs = args.get("obs")
-    return (_STRONG_LATE if P_STRONG in args["policies"] else ()) + (
-        _OBSERVE_LATE if obs is not None and obs.shape[0] > 1 else ()
-    )
-
-
 @kernel(refcount=False)
 def _discard_winner(
     rules, ctx, policies, bots, live, hand, wslot, melds, nmeld, cur, k, players, sets_full, tab,
@@ -1997,6 +1987,28 @@ def workspace(n_tiles):
     )
 
 
+# The deal is called late too (engine._late): compiled once in a library of its own, not
+# linked into every entry kernel and optimised again in each (a tenth of a cold start).
+_late_play_deal = _hooks.late(play_deal, types.none)
+
+
+def _late_in_deal(args):
+    """The late kernels a deal played with these arguments (by name) can reach: the
+    strong policy's if a seat plays it, the observations' if ``obs`` has room for rows.
+    """
+    obs = args.get("obs")
+    return (_STRONG_LATE if P_STRONG in args["policies"] else ()) + (
+        _OBSERVE_LATE if obs is not None and obs.shape[0] > 1 else ()
+    )
+
+
+def _late_needed(args):
+    """:func:`_late_in_deal` after the deal itself (the matches call it late; callers are
+    bound before their late callees).
+    """
+    return (play_deal,) + _late_in_deal(args)
+
+
 @kernel(inline="always")
 def _play_match(
     rules, policies, bots, seed, match, n_deals, tab, rec_out, final_out, log, log_deal, obs
@@ -2029,7 +2041,7 @@ def _play_match(
         lg = log if d == log_deal else no_log
         if by_dealer:
             seat_by_dealer(policies, bots, dealer, players, pols, brows)
-        play_deal(
+        _late_play_deal(
             rules, pols, brows, seed, match, d, tab, ctx, ws, rec_out[d], fin, lg, no_preset,
             obs,
         )  # fmt: skip
@@ -2105,7 +2117,7 @@ def observe_matches(rules, policies, bots, seed, match_lo, n_matches, match_len,
 
 
 # the entry kernels bind their variant's hooks before each call (engine.game._hooks)
-play_preset = _hooks.binding(play_preset, _late_needed)
+play_preset = _hooks.binding(play_preset, _late_in_deal)  # calls the deal directly
 play_matches = _hooks.binding(play_matches, _late_needed)
 observe_matches = _hooks.binding(observe_matches, _late_needed)
 play_match = _hooks.binding(_play_match, _late_needed)

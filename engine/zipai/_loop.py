@@ -36,8 +36,10 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.core import types
 
 from .. import rng
+from .._late import LateTable, binding
 from .._numba import kernel, parallel_kernel
 from .._slots import Slots
 from ..abi import (
@@ -518,7 +520,7 @@ def _decide_win(
     if forced or how == HOW_SELF or how == HOW_TIANHU:
         return want_win(pol, True, 0.0)
     if pol == P_STRONG:
-        return _strong_win(
+        return _late_strong_win(
             rules,
             _bot(bots, pols, q),
             values,
@@ -1116,7 +1118,7 @@ def _claim_peng(rules, pols, bots, work, log, owner, c):
         ):
             pol = _code(pols, q)
             if pol == P_STRONG:
-                take = _strong_peng(
+                take = _late_strong_peng(
                     rules, _bot(bots, pols, q), values, hand, ps, pk, tab, pile, ctx, q, c, kv,
                     osums, sscr, scratch,
                 )  # fmt: skip
@@ -1169,7 +1171,7 @@ def _claim_chi(rules, pols, bots, work, log, owner, c, is_flip):
             continue
         pol = _code(pols, q)
         if pol == P_STRONG:
-            pick = _strong_chi(
+            pick = _late_strong_chi(
                 rules, _bot(bots, pols, q), values, hand, ps, pk, tab, pile, ctx, q, c, opts,
                 ng, m, kv, osums, sscr, scratch,
             )  # fmt: skip
@@ -1357,7 +1359,7 @@ def _discard_turn(rules, pols, bots, work, rec, final, log, obs, p):
     bstate = states[1]
     pol = _code(pols, p)
     if pol == P_STRONG:
-        k = _strong_discard(
+        k = _late_strong_discard(
             rules, _bot(bots, pols, p), values, hand, ps, pk, tab, pile, ctx, p, bstate, kv,
             osums, sscr, scratch,
         )  # fmt: skip
@@ -1377,13 +1379,13 @@ def _discard_turn(rules, pols, bots, work, rec, final, log, obs, p):
     else:
         hand[p, k] -= 1
         if obs.shape[0] > 1:
-            _observe_discard(rules, pol, values, wvx0, ws, best2, hand, ps, pk, tab, pile,
-                             ctx, p, k, kv, osums, sscr, scratch, obs)  # fmt: skip
+            _late_observe_discard(rules, pol, values, wvx0, ws, best2, hand, ps, pk, tab,
+                                  pile, ctx, p, k, kv, osums, sscr, scratch, obs)  # fmt: skip
         ctx[K_NDISC] += 1
         ps[PS_DMASK, p] |= 1 << k
         ps[PS_NDISC, p] += 1
         _ev(log, ctx, EV_DISCARD, p, k, 0, 0)
-        res = _claims(rules, pols, bots, work, log, p, k, False)
+        res = _late_claims(rules, pols, bots, work, log, p, k, False)
         if res == END:
             q = ctx[K_WINNER]
             _record_win(rules, work, rec, final, log, q, k, HOW_DISCARD, p, ctx[K_FIRST] == 1)
@@ -1446,7 +1448,7 @@ def _flip_turn(rules, pols, bots, work, rec, final, log, p):
         ctx[K_XIAO] += 1
         _ev(log, ctx, EV_XIAO, p, c, 1 if chou else 0, 0)
         return PHASE_DISCARD * 8 + p
-    res = _claims(rules, pols, bots, work, log, p, c, True)
+    res = _late_claims(rules, pols, bots, work, log, p, c, True)
     if res == END:
         _record_win(rules, work, rec, final, log, ctx[K_WINNER], c, HOW_FLIP, p, False)
     return res
@@ -1503,8 +1505,47 @@ def _settle(rules, work, rec, final, log, obs, dealer, winner):
             final[FZ_STOCK, stock[i]] += 1
 
 
+NO_TABLES = (np.zeros(1, np.int64),)
+"""The ``tab`` argument of :func:`play_matches` (the mahjong family's hand tables there;
+this loop reads none, so a 字牌 run neither builds nor compiles them)."""
+
+
+def no_tables() -> tuple:
+    """:data:`NO_TABLES` (engine.family: the tables argument of this family's runs)."""
+    return NO_TABLES
+
+
+# Late calls (engine._late): the deal, the claims, the strong policy's decisions and the
+# observations are compiled each in a library of its own when a run can reach them, not
+# linked into every kernel above and optimised again there (the 字牌 loop's first
+# compile was a minute of CPU); a run without a strong seat does not compile the strong
+# policy at all.
+LATE = LateTable("mjlab_zipai_late", 16)
+_late_play_deal = LATE.late(play_deal, types.int64)
+_late_claims = LATE.late(_claims, types.int64)
+_late_strong_discard = LATE.late(_strong_discard, types.int64)
+_late_strong_peng = LATE.late(_strong_peng, types.boolean)
+_late_strong_chi = LATE.late(_strong_chi, types.int64)
+_late_strong_win = LATE.late(_strong_win, types.boolean)
+_late_observe_discard = LATE.late(_observe_discard, types.none)
+_STRONG_LATE = (_strong_discard, _strong_peng, _strong_chi, _strong_win)
+
+
+def _late_needed(args):
+    """The late kernels a call with these arguments (by name) can reach, callers first:
+    the deal and its claims always, the strong policy's if a seat plays it, the
+    observations' if ``obs`` has room for rows.
+    """
+    obs = args.get("obs")
+    return (
+        (play_deal, _claims)
+        + (_STRONG_LATE if P_STRONG in args["policies"] else ())
+        + ((_observe_discard,) if obs is not None and obs.shape[0] > 1 else ())
+    )
+
+
 @kernel
-def play_match(
+def _play_match(
     rules, policies, seed, match, n_deals, rec_out, final_out, log, log_deal, deck, first_dealer,
     bots, obs,
 ):  # fmt: skip
@@ -1546,7 +1587,7 @@ def play_match(
         fin_buf[:] = 0
         fin = fin_buf if want_final else no_final
         logging = d == log_deal
-        winner = play_deal(
+        winner = _late_play_deal(
             rules, pols, brows, seed, match, d, dealer, streak, zx, deck, work, row, fin, log,
             logging, obs,
         )  # fmt: skip
@@ -1587,7 +1628,7 @@ def play_matches(rules, policies, bots, seed, match_lo, n_matches, match_len, n_
     for i in numba.prange(n_matches):
         n = match_len if i < n_matches - 1 else n_last
         lo = i * match_len
-        errors[i] = play_match(
+        errors[i] = _play_match(
             rules,
             policies,
             seed,
@@ -1616,8 +1657,13 @@ def observe_matches(rules, policies, bots, seed, match_lo, n_matches, match_len,
     errors = 0
     for i in range(n_matches):
         lo = i * match_len
-        errors += play_match(
+        errors += _play_match(
             rules, policies, seed, match_lo + i, match_len, rec_out[lo : lo + match_len],
             no_final, no_log, -1, no_deck, -1, bots, obs,
         )  # fmt: skip
     return errors
+
+
+play_matches = binding(play_matches, LATE, _late_needed)
+observe_matches = binding(observe_matches, LATE, _late_needed)
+play_match = binding(_play_match, LATE, _late_needed)

@@ -1,0 +1,106 @@
+"""Late calls (engine._late): a callee is compiled only when an entry's run can reach it.
+
+The 字牌 loop calls its deal, claims, strong decisions and observations late (issue 21.1:
+its first compile was a minute of CPU); the mahjong loop its strong decisions and
+observations. These tests build a small table of their own.
+"""
+
+import numpy as np
+import pytest
+from numba.core import types
+
+from engine import _numba
+from engine._late import LateTable, binding
+from engine._numba import kernel
+from engine.abi import P_EFFICIENCY, P_RANDOM, P_STRONG, P_VALUE
+from engine.zipai import _loop as Z
+
+TABLE = LateTable("mjlab_test_late", 3)
+
+
+@kernel
+def _twice(x, out):
+    out[0] = 2 * x
+    return out[0] + 1
+
+
+@kernel
+def _never(x):
+    return x - 1
+
+
+_late_twice = TABLE.late(_twice, types.int64)
+_late_never = TABLE.late(_never, types.int64)
+
+
+@kernel
+def _entry(x, out, reach_never):
+    r = _late_twice(x, out)
+    if reach_never:
+        r += _late_never(x)
+    return r
+
+
+def _needs(args):
+    return (_twice,) + ((_never,) if args["reach_never"] else ())
+
+
+entry = binding(_entry, TABLE, _needs)
+
+
+def test_a_late_callee_compiles_when_an_entry_needs_it_and_not_before(tmp_path, monkeypatch):
+    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)  # a cold cache for these kernels
+    out = np.zeros(1, np.int64)
+    assert entry(20, out, False) == 41 and out[0] == 40
+    assert len(_twice.signatures) == 1
+    assert _never.signatures == []  # its call site is compiled, the kernel is not
+    assert TABLE.addresses[1] == 0 and TABLE.addresses[0] != 0
+    # the call site's argument types are kept beside the compiled code for later runs
+    assert (tmp_path / "late" / f"{__name__}._never.sig").exists()
+    # a call the entry's needs did not name raises instead of jumping to address 0
+    with pytest.raises(RuntimeError, match="_never called before it was bound"):
+        _entry(20, out, True)
+    assert entry(20, out, True) == 41 + 19
+    assert len(_never.signatures) == 1
+
+
+RET_TABLE = LateTable("mjlab_test_late_ret", 1)
+
+
+@kernel
+def _half(x):
+    return x / 2  # float64
+
+
+_late_half = RET_TABLE.late(_half, types.int64)
+
+
+@kernel
+def _caller(x):
+    return _late_half(x)
+
+
+def test_a_late_kernel_declared_with_the_wrong_return_type_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)
+    bound = binding(_caller, RET_TABLE, lambda args: (_half,))
+    with pytest.raises(TypeError, match="returns float64, declared late as int64"):
+        bound(3)
+
+
+def test_a_table_refuses_more_kernels_than_it_has_slots():
+    table = LateTable("mjlab_test_late_full", 1)
+    table.late(_never, types.int64)
+    with pytest.raises(ValueError, match="more than 1 late kernels"):
+        table.late(_twice, types.int64)
+
+
+def test_the_zipai_loop_reaches_the_strong_kernels_only_for_a_strong_seat():
+    plain = Z._late_needed(
+        {"policies": np.array([P_RANDOM, P_EFFICIENCY, P_VALUE]), "obs": np.zeros((1, 4))}
+    )
+    assert plain == (Z.play_deal, Z._claims)
+    strong = Z._late_needed({"policies": np.array([P_VALUE, P_STRONG, P_VALUE])})
+    assert set(strong) == {Z.play_deal, Z._claims, *Z._STRONG_LATE}
+    assert strong[:2] == (Z.play_deal, Z._claims)  # callers before their late callees
+    observed = Z._late_needed({"policies": np.array([P_VALUE] * 3), "obs": np.zeros((9, 4))})
+    assert observed == (Z.play_deal, Z._claims, Z._observe_discard)
