@@ -1233,7 +1233,7 @@ def play_deal(
     ctx = work[7]
     for i in range(rec.shape[0]):
         rec[i] = 0
-    _deal(rules, seed, match, deal, dealer, zx, deck, work, logging, log)
+    _late_deal(rules, seed, match, deal, dealer, zx, deck, work, logging, log)
     rec[C_DEALER] = dealer
     rec[C_STREAK] = streak
     rec[C_WINNER] = -1
@@ -1244,7 +1244,7 @@ def play_deal(
     # 天胡: the dealer's dealt cards (rule 22).
     if _tianhu(rules, work, dealer):
         ctx[K_WINNER] = dealer
-        _record_win(rules, work, rec, final, log, dealer, -1, HOW_TIANHU, -1, False)
+        _late_record_win(rules, work, rec, final, log, dealer, -1, HOW_TIANHU, -1, False)
         winner = dealer
     res = PHASE_DISCARD * 8 + dealer
     ctx[K_FIRST] = 1
@@ -1263,7 +1263,7 @@ def play_deal(
             break
         if res == HUANG:
             break
-    _settle(rules, work, rec, final, log, obs, dealer, winner)
+    _late_settle(rules, work, rec, final, log, obs, dealer, winner)
     return winner
 
 
@@ -1388,7 +1388,7 @@ def _discard_turn(rules, pols, bots, work, rec, final, log, obs, p):
         res = _late_claims(rules, pols, bots, work, log, p, k, False)
         if res == END:
             q = ctx[K_WINNER]
-            _record_win(rules, work, rec, final, log, q, k, HOW_DISCARD, p, ctx[K_FIRST] == 1)
+            _late_record_win(rules, work, rec, final, log, q, k, HOW_DISCARD, p, ctx[K_FIRST] == 1)
     ctx[K_FIRST] = 0
     return res
 
@@ -1416,7 +1416,7 @@ def _flip_turn(rules, pols, bots, work, rec, final, log, p):
             HOW_SELF, scratch, sscr,
         ):  # fmt: skip
             ctx[K_WINNER] = p
-            _record_win(rules, work, rec, final, log, p, c, HOW_SELF, -1, False)
+            _late_record_win(rules, work, rec, final, log, p, c, HOW_SELF, -1, False)
             return END
         _ev(log, ctx, EV_DECLINE, p, c, 0, 0)
     if c == WANG:
@@ -1450,7 +1450,7 @@ def _flip_turn(rules, pols, bots, work, rec, final, log, p):
         return PHASE_DISCARD * 8 + p
     res = _late_claims(rules, pols, bots, work, log, p, c, True)
     if res == END:
-        _record_win(rules, work, rec, final, log, ctx[K_WINNER], c, HOW_FLIP, p, False)
+        _late_record_win(rules, work, rec, final, log, ctx[K_WINNER], c, HOW_FLIP, p, False)
     return res
 
 
@@ -1515,7 +1515,8 @@ def no_tables() -> tuple:
     return NO_TABLES
 
 
-# Late calls (engine._late): the deal, the claims, the strong policy's decisions and the
+# Late calls (engine._late): the deal, its phases met once a deal (the deal itself, the
+# win's scoring, the settlement), the claims, the strong policy's decisions and the
 # observations are compiled each in a library of its own when a run can reach them, not
 # linked into every kernel above and optimised again there (the 字牌 loop's first
 # compile was a minute of CPU); a run without a strong seat does not compile the strong
@@ -1528,17 +1529,21 @@ _late_strong_peng = LATE.late(_strong_peng, types.boolean)
 _late_strong_chi = LATE.late(_strong_chi, types.int64)
 _late_strong_win = LATE.late(_strong_win, types.boolean)
 _late_observe_discard = LATE.late(_observe_discard, types.none)
+_late_deal = LATE.late(_deal, types.none)
+_late_record_win = LATE.late(_record_win, types.none)
+_late_settle = LATE.late(_settle, types.none)
+_DEAL_LATE = (play_deal, _claims, _deal, _record_win, _settle)
 _STRONG_LATE = (_strong_discard, _strong_peng, _strong_chi, _strong_win)
 
 
 def _late_needed(args):
     """The late kernels a call with these arguments (by name) can reach, callers first:
-    the deal and its claims always, the strong policy's if a seat plays it, the
+    the deal, its claims and once-a-deal phases always, the strong policy's if a seat plays it, the
     observations' if ``obs`` has room for rows.
     """
     obs = args.get("obs")
     return (
-        (play_deal, _claims)
+        _DEAL_LATE
         + (_STRONG_LATE if P_STRONG in args["policies"] else ())
         + ((_observe_discard,) if obs is not None and obs.shape[0] > 1 else ())
     )

@@ -98,9 +98,9 @@ def test_the_zipai_loop_reaches_the_strong_kernels_only_for_a_strong_seat():
     plain = Z._late_needed(
         {"policies": np.array([P_RANDOM, P_EFFICIENCY, P_VALUE]), "obs": np.zeros((1, 4))}
     )
-    assert plain == (Z.play_deal, Z._claims)
+    assert plain == Z._DEAL_LATE and Z._DEAL_LATE[:2] == (Z.play_deal, Z._claims)
     strong = Z._late_needed({"policies": np.array([P_VALUE, P_STRONG, P_VALUE])})
-    assert set(strong) == {Z.play_deal, Z._claims, *Z._STRONG_LATE}
+    assert set(strong) == {*Z._DEAL_LATE, *Z._STRONG_LATE}
     assert strong[:2] == (Z.play_deal, Z._claims)  # callers before their late callees
     observed = Z._late_needed({"policies": np.array([P_VALUE] * 3), "obs": np.zeros((9, 4))})
-    assert observed == (Z.play_deal, Z._claims, Z._observe_discard)
+    assert observed == (*Z._DEAL_LATE, Z._observe_discard)
