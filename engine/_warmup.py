@@ -27,9 +27,9 @@ PARTS = {
     # seconds of a first `mjlab simulate` of each family (2-core machine, numba 0.68,
     # with the compile-time cuts of engine._numba and the hook table of
     # engine.game._hooks: a first 推倒胡 run took 55-57 CPU-s in all, 117 compiles, a
-    # later mahjong variant 14 CPU-s and 70; a first 落地扫 run 45-53 CPU-s and about 78 with the
-    # late calls of engine._late, 84 CPU-s before); rough on purpose: the notice says
-    # "about".
+    # later mahjong variant 14 CPU-s and 70; a first 落地扫 run 45-53 CPU-s and about 78
+    # with the late calls of engine._late, 84 CPU-s before); rough on purpose: the notice
+    # says "about".
     "engine.game": ("the mahjong game kernels", 120, 50),
     "engine.zipai": ("the 字牌 (luodisao) game kernels", 80, 40),
     "engine.hand._tables": ("the hand-table builder", 20, 4),

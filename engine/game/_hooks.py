@@ -295,12 +295,10 @@ _four_wild_win = _hook_call("four_wild_win")
 
 # ---- late calls: kernels the loop compiles only when a run needs them ----------------
 LATE = _late.LateTable("mjlab_game_late", 16)
-"""The mahjong loop's late kernels (engine._late): the strong policy and the observations."""
+"""The mahjong loop's late kernels (engine._late): the deal, the strong policy and the
+observations; :func:`binding` binds them."""
 
-LATE_SLOTS = LATE.slots
-LATE_TABLE = LATE.addresses
 late = LATE.late
-bind_late = LATE.bind
 
 
 # ---- the hooks the loop calls ---------------------------------------------------------

@@ -1538,8 +1538,8 @@ _STRONG_LATE = (_strong_discard, _strong_peng, _strong_chi, _strong_win)
 
 def _late_needed(args):
     """The late kernels a call with these arguments (by name) can reach, callers first:
-    the deal, its claims and once-a-deal phases always, the strong policy's if a seat plays it, the
-    observations' if ``obs`` has room for rows.
+    the deal, its claims and once-a-deal phases always, the strong policy's if a seat
+    plays it, the observations' if ``obs`` has room for rows.
     """
     obs = args.get("obs")
     return (
