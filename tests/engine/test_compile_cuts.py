@@ -170,3 +170,25 @@ def test_the_collector_pause_ends_when_a_compile_fails(tmp_path, monkeypatch):
     with pytest.raises(numba.core.errors.TypingError):
         _broken(1)
     assert gc.isenabled()
+
+
+def test_a_long_pause_collects_the_youngest_objects_at_a_callees_end(tmp_path, monkeypatch):
+    import gc
+
+    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)
+    monkeypatch.setattr(_numba, "_YOUNG_LIMIT", 0)  # every callee's end is past the limit
+    calls = []
+    real = gc.collect
+    monkeypatch.setattr(gc, "collect", lambda *a: calls.append(a) or real(*a))
+
+    @_engine_kernel
+    def _young_callee(x):
+        return x - 1
+
+    @_engine_kernel
+    def _young(x):
+        return _young_callee(x) * 3
+
+    assert _young(4) == 9
+    assert calls and all(a == (0,) for a in calls)
+    assert gc.isenabled()
