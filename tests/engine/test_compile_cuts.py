@@ -107,3 +107,88 @@ def test_a_chunk_of_one_match_on_two_workers_uses_one():
         assert np.array_equal(play_chunk(spec, 0, 1), _parallel_rows(spec, 0, 1))
     finally:
         numba.set_num_threads(threads)
+
+
+def _engine_kernel(func):
+    """``func`` compiled as a kernel of the engine (the collector pause is for those)."""
+    func.__module__ = "engine._gc_probe"
+    return kernel(func)
+
+
+def test_the_collector_is_paused_while_an_engine_kernel_compiles(tmp_path, monkeypatch):
+    import gc
+
+    from numba.core import event
+
+    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)  # a cold cache: these compile
+    seen = []
+
+    class Watch(event.Listener):
+        def on_start(self, ev):
+            seen.append((ev.data["dispatcher"].py_func.__name__, gc.isenabled()))
+
+        def on_end(self, ev):
+            pass
+
+    @_engine_kernel
+    def _probe_callee(x):
+        return x + 1
+
+    @_engine_kernel
+    def _probe(x):
+        return _probe_callee(x) * 2
+
+    watch = Watch()
+    event.register("numba:compile", watch)
+    try:
+        assert gc.isenabled()
+        assert _probe(3) == 8
+        assert gc.isenabled()  # given back when the compile returns
+        # a caller's own pause is left as it is, and not ended by the compile
+        gc.disable()
+        try:
+            assert _probe(2.5) == 7.0
+            assert not gc.isenabled()
+        finally:
+            gc.enable()
+    finally:
+        event.unregister("numba:compile", watch)
+    # the callee compiles inside the outer compile, with the collector paused
+    assert ("_probe_callee", False) in seen
+    assert not any(on for name, on in seen if name == "_probe_callee")
+
+
+def test_the_collector_pause_ends_when_a_compile_fails(tmp_path, monkeypatch):
+    import gc
+
+    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)
+
+    @_engine_kernel
+    def _broken(x):
+        return x.no_such_attribute
+
+    with pytest.raises(numba.core.errors.TypingError):
+        _broken(1)
+    assert gc.isenabled()
+
+
+def test_a_long_pause_collects_the_youngest_objects_at_a_callees_end(tmp_path, monkeypatch):
+    import gc
+
+    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)
+    monkeypatch.setattr(_numba, "_YOUNG_LIMIT", 0)  # every callee's end is past the limit
+    calls = []
+    real = gc.collect
+    monkeypatch.setattr(gc, "collect", lambda *a: calls.append(a) or real(*a))
+
+    @_engine_kernel
+    def _young_callee(x):
+        return x - 1
+
+    @_engine_kernel
+    def _young(x):
+        return _young_callee(x) * 3
+
+    assert _young(4) == 9
+    assert calls and all(a == (0,) for a in calls)
+    assert gc.isenabled()
