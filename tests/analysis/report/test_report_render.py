@@ -124,6 +124,64 @@ def test_png_of_a_figure_without_layout_engine():
         np.testing.assert_array_equal(_pixels(render._png(fig2)), _pixels(want))
 
 
+def _texts_figure(seed: int) -> Figure:
+    """:func:`_figure` with rotated, mathtext and shared texts (tick labels every seed
+    has), as the report's figures repeat them."""
+    fig = _figure(seed)
+    a, b, _ = fig.axes
+    a.set_ylabel("share of deals")  # rotated
+    a.set_xlabel(r"$\Delta$ per deal")  # mathtext
+    b.set_title("pattern frequencies", fontsize=9 + seed)
+    b.text(0.5, 0.5, "a note at 30°", rotation=30, transform=b.transAxes)
+    return fig
+
+
+def test_figures_sharing_a_text_memo_get_their_own_pixels():
+    """The measures and glyphs one figure's renderer keeps serve the next figures: each
+    figure's PNG is still what savefig draws for it alone, other settings included."""
+    with plots.style():
+        memo = render._TextMemo()
+        render._MEMO[0] = memo
+        try:
+            got = [_pixels(render._png(_texts_figure(seed))) for seed in (0, 1, 2, 0)]
+            with matplotlib.rc_context({"text.hinting": "no_hinting", "font.size": 12}):
+                unhinted = _pixels(render._png(_texts_figure(1)))
+                want_unhinted = _pixels(_savefig(_laid_out_texts(1)))
+        finally:
+            render._MEMO[0] = None
+        want = [_pixels(_savefig(_laid_out_texts(seed))) for seed in (0, 1, 2, 0)]
+    assert memo.metrics and memo.heights and memo.layouts
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(unhinted, want_unhinted)
+    assert not np.array_equal(unhinted, got[1])
+
+
+def test_text_memo_is_one_per_figures_call(monkeypatch):
+    """Every figure of a :func:`_figures` call shares one memo, which goes with the call."""
+    real = render._png
+    memos = []
+
+    def watched(fig):
+        memos.append(render._MEMO[0])
+        return real(fig)
+
+    monkeypatch.setattr(render, "_png", watched)
+    render._figures(_context())
+    assert len(memos) == 4 and memos[0] is not None and all(m is memos[0] for m in memos)
+    assert memos[0].metrics and memos[0].layouts and render._MEMO[0] is None
+
+
+def _laid_out_texts(seed: int) -> Figure:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = _texts_figure(seed)
+    fig.set_dpi(render.FIGURE_DPI)
+    FigureCanvasAgg(fig)
+    assert render._grid_layout(fig)
+    return fig
+
+
 def _context() -> dict:
     """A report context of synthetic records: the panel (every metric, its longest axis
     label included), and one variant's patterns, deltas and a sweep."""
