@@ -547,6 +547,61 @@ def _canvas_class():
     return _Canvas
 
 
+@contextmanager
+def _ticks_kept(fig):
+    """Let each axis of ``fig`` work out its ticks once per place and view in the block.
+
+    Matplotlib asks an axis for the ticks it will draw (``Axis._update_ticks``: run the
+    locator and the formatter, place every tick and set its label, keep those in view)
+    for its bounding box, for each spine's, for the axis label's position, then to
+    draw, and again for every sibling axis: about seven times per axis for a report
+    figure, each the same answer while the Axes stays where it is with the same limits.
+    The answer is kept with the Axes' place, its view and data limits, its scale and its
+    locators and formatters, and worked out again when any of them changes (the layout
+    moves the Axes). Nothing else changes the ticks between layout and draw. The axes
+    get matplotlib's method back at the end.
+    """
+    patched = []
+    for ax in fig.axes:
+        for axis in ax._axis_map.values():
+            if "_update_ticks" in vars(axis):
+                continue
+            real = axis._update_ticks
+            last = [None, None]
+
+            def update(axis=axis, real=real, last=last):
+                key = (
+                    axis.axes.bbox.bounds,
+                    tuple(axis.get_view_interval()),
+                    tuple(axis.get_data_interval()),
+                    axis.get_scale(),
+                    axis.get_transform(),
+                    axis.major.locator,
+                    axis.major.formatter,
+                    axis.minor.locator,
+                    axis.minor.formatter,
+                    len(axis.majorTicks),
+                    len(axis.minorTicks),
+                )
+                if last[0] != key:
+                    last[1] = real()
+                    last[0] = (
+                        axis.axes.bbox.bounds,
+                        *key[1:9],
+                        len(axis.majorTicks),
+                        len(axis.minorTicks),
+                    )
+                return list(last[1])
+
+            axis._update_ticks = update
+            patched.append(axis)
+    try:
+        yield
+    finally:
+        for axis in patched:
+            del axis._update_ticks
+
+
 def _png(fig) -> bytes:
     """The PNG of a report figure at its own size, laid out once and drawn once.
 
@@ -565,11 +620,12 @@ def _png(fig) -> bytes:
     fig.set_dpi(FIGURE_DPI)
     memo = _MEMO[0] if _MEMO[0] is not None else _TextMemo()
     canvas = _canvas_class()(fig, memo)
-    engine = fig.get_layout_engine()
-    if engine is not None and not _grid_layout(fig):
-        engine.execute(fig)
-    fig._layout_engine = None  # laid out: the draw must not run it again
-    canvas.draw()
+    with _ticks_kept(fig):
+        engine = fig.get_layout_engine()
+        if engine is not None and not _grid_layout(fig):
+            engine.execute(fig)
+        fig._layout_engine = None  # laid out: the draw must not run it again
+        canvas.draw()
     size = canvas.get_width_height(physical=True)
     image = Image.frombuffer("RGBA", size, canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
     buf = io.BytesIO()

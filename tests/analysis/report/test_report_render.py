@@ -172,6 +172,39 @@ def test_text_memo_is_one_per_figures_call(monkeypatch):
     assert memos[0].metrics and memos[0].layouts and render._MEMO[0] is None
 
 
+def test_ticks_kept_follow_the_axes_place_limits_and_locator():
+    """Inside ``_ticks_kept`` an axis works its ticks out again when its Axes moves, its
+    limits or its locator change, and gives matplotlib's answer each time."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.ticker import MaxNLocator
+
+    def labels(ax):
+        return [t.label1.get_text() for t in ax.xaxis._update_ticks()]
+
+    with plots.style():
+        fig = Figure(figsize=(4, 3))
+        FigureCanvasAgg(fig)
+        ax = fig.subplots()
+        ax.plot([0, 10], [0, 1])
+        with render._ticks_kept(fig):
+            first = labels(ax)
+            assert labels(ax) == first
+            ax.set_xlim(0, 1000)
+            wide = labels(ax)
+            ax.set_position([0.1, 0.1, 0.2, 0.8])
+            narrow = labels(ax)
+            ax.xaxis.set_major_locator(MaxNLocator(2))
+            two = labels(ax)
+        assert "_update_ticks" not in vars(ax.xaxis)  # matplotlib's own again
+        assert wide != first and len(two) <= 3
+        ax.xaxis.set_major_locator(MaxNLocator(2))
+        assert labels(ax) == two
+        ax.xaxis.set_major_locator(matplotlib.ticker.AutoLocator())
+        assert labels(ax) == narrow
+        ax.set_position([0.1, 0.1, 0.8, 0.8])
+        assert labels(ax) == wide
+
+
 def _laid_out_texts(seed: int) -> Figure:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
