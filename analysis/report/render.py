@@ -547,59 +547,83 @@ def _canvas_class():
     return _Canvas
 
 
+class _KeptTicks:
+    """One axis' ticks and their labels' boxes, kept while its Axes stays put (see
+    :func:`_ticks_kept`).
+    """
+
+    def __init__(self, axis):
+        self.axis = axis
+        self.update_real = axis._update_ticks
+        self.boxes_real = axis._get_ticklabel_bboxes
+        self.ticks_key = self.ticks = None
+        self.boxes_key = self.boxes = None
+
+    def key(self) -> tuple:
+        """What the ticks an axis draws depend on: its Axes' place, the view and data
+        limits, the scale, the locators, formatters and ticks made.
+        """
+        axis = self.axis
+        made = vars(axis)  # the tick lists, if made (reading them makes one)
+        return (
+            axis.axes.bbox.bounds,
+            tuple(axis.get_view_interval()),
+            tuple(axis.get_data_interval()),
+            axis.get_scale(),
+            axis.get_transform(),
+            axis.major.locator,
+            axis.major.formatter,
+            axis.minor.locator,
+            axis.minor.formatter,
+            len(made.get("majorTicks", ())),
+            len(made.get("minorTicks", ())),
+        )
+
+    def update_ticks(self):
+        if self.ticks_key != self.key():
+            self.ticks = self.update_real()
+            self.ticks_key = self.key()  # with the ticks it made
+        return list(self.ticks)
+
+    def ticklabel_bboxes(self, ticks, renderer):
+        key = (self.key(), id(renderer), renderer.dpi, tuple(map(id, ticks)))
+        if self.boxes_key != key:
+            self.boxes = self.boxes_real(ticks, renderer)
+            self.boxes_key = key
+        return tuple([b.frozen() for b in boxes] for boxes in self.boxes)
+
+
 @contextmanager
 def _ticks_kept(fig):
-    """Let each axis of ``fig`` work out its ticks once per place and view in the block.
+    """Let each axis of ``fig`` work out its ticks and measure their labels once per
+    place and view in the block.
 
     Matplotlib asks an axis for the ticks it will draw (``Axis._update_ticks``: run the
     locator and the formatter, place every tick and set its label, keep those in view)
     for its bounding box, for each spine's, for the axis label's position, then to
     draw, and again for every sibling axis: about seven times per axis for a report
-    figure, each the same answer while the Axes stays where it is with the same limits.
-    The answer is kept with the Axes' place, its view and data limits, its scale and its
-    locators and formatters, and worked out again when any of them changes (the layout
-    moves the Axes). Nothing else changes the ticks between layout and draw. The axes
-    get matplotlib's method back at the end.
+    figure, each the same answer while the Axes stays where it is with the same limits;
+    and it measures the boxes of those ticks' labels (``_get_ticklabel_bboxes``) twice
+    for the layout and twice for the draw. Both answers are kept with the Axes' place,
+    its view and data limits, its scale, its locators and formatters and the ticks made
+    (the boxes with the renderer and the ticks asked about too), and worked out again
+    when any of them changes (the layout moves the Axes). Nothing else changes the
+    ticks between layout and draw. The axes get matplotlib's methods back at the end.
     """
     patched = []
     for ax in fig.axes:
         for axis in ax._axis_map.values():
-            if "_update_ticks" in vars(axis):
+            if "_update_ticks" in vars(axis) or "_get_ticklabel_bboxes" in vars(axis):
                 continue
-            real = axis._update_ticks
-            last = [None, None]
-
-            def update(axis=axis, real=real, last=last):
-                key = (
-                    axis.axes.bbox.bounds,
-                    tuple(axis.get_view_interval()),
-                    tuple(axis.get_data_interval()),
-                    axis.get_scale(),
-                    axis.get_transform(),
-                    axis.major.locator,
-                    axis.major.formatter,
-                    axis.minor.locator,
-                    axis.minor.formatter,
-                    len(axis.majorTicks),
-                    len(axis.minorTicks),
-                )
-                if last[0] != key:
-                    last[1] = real()
-                    last[0] = (
-                        axis.axes.bbox.bounds,
-                        *key[1:9],
-                        len(axis.majorTicks),
-                        len(axis.minorTicks),
-                    )
-                return list(last[1])
-
-            axis._update_ticks = update
+            kept = _KeptTicks(axis)
+            axis._update_ticks = kept.update_ticks
+            axis._get_ticklabel_bboxes = kept.ticklabel_bboxes
             patched.append(axis)
     try:
         yield
     finally:
         for axis in patched:
-            del axis._update_ticks
+            del axis._update_ticks, axis._get_ticklabel_bboxes
 
 
 def _png(fig) -> bytes:

@@ -173,13 +173,19 @@ def test_text_memo_is_one_per_figures_call(monkeypatch):
 
 
 def test_ticks_kept_follow_the_axes_place_limits_and_locator():
-    """Inside ``_ticks_kept`` an axis works its ticks out again when its Axes moves, its
-    limits or its locator change, and gives matplotlib's answer each time."""
+    """Inside ``_ticks_kept`` an axis works its ticks out (and measures their labels)
+    again when its Axes moves, its limits or its locator change, and gives matplotlib's
+    answer each time."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.ticker import MaxNLocator
 
     def labels(ax):
         return [t.label1.get_text() for t in ax.xaxis._update_ticks()]
+
+    def boxes(ax):
+        renderer = fig.canvas.get_renderer()
+        tlb1, _ = ax.xaxis._get_ticklabel_bboxes(ax.xaxis._update_ticks(), renderer)
+        return [tuple(b.bounds) for b in tlb1]
 
     with plots.style():
         fig = Figure(figsize=(4, 3))
@@ -190,9 +196,10 @@ def test_ticks_kept_follow_the_axes_place_limits_and_locator():
             first = labels(ax)
             assert labels(ax) == first
             ax.set_xlim(0, 1000)
-            wide = labels(ax)
+            wide, wide_boxes, place = labels(ax), boxes(ax), ax.get_position()
+            assert boxes(ax) == wide_boxes
             ax.set_position([0.1, 0.1, 0.2, 0.8])
-            narrow = labels(ax)
+            narrow, narrow_boxes = labels(ax), boxes(ax)
             ax.xaxis.set_major_locator(MaxNLocator(2))
             two = labels(ax)
         assert "_update_ticks" not in vars(ax.xaxis)  # matplotlib's own again
@@ -200,9 +207,9 @@ def test_ticks_kept_follow_the_axes_place_limits_and_locator():
         ax.xaxis.set_major_locator(MaxNLocator(2))
         assert labels(ax) == two
         ax.xaxis.set_major_locator(matplotlib.ticker.AutoLocator())
-        assert labels(ax) == narrow
-        ax.set_position([0.1, 0.1, 0.8, 0.8])
-        assert labels(ax) == wide
+        assert labels(ax) == narrow and boxes(ax) == narrow_boxes
+        ax.set_position(place)
+        assert labels(ax) == wide and boxes(ax) == wide_boxes
 
 
 def _laid_out_texts(seed: int) -> Figure:
