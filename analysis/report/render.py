@@ -80,12 +80,14 @@ def _figure_code_key() -> bytes:
     import PIL
     from matplotlib import ft2font
 
-    from analysis import plots
+    from analysis import plots, risk, sensitivity
 
     h = hashlib.sha256()
     for part in (
         inspect.getsource(sys.modules[__name__]),
         inspect.getsource(plots),
+        inspect.getsource(sensitivity),  # draws the sensitivity figures
+        inspect.getsource(risk),  # draws the match-loss figure
         plots.STYLE.read_text(encoding="utf-8"),
         matplotlib.__version__,
         ft2font.__freetype_version__,
@@ -418,6 +420,11 @@ def _font_key(prop) -> tuple:
     )
 
 
+_GLYPH_VERSION = (3, 11)
+"""The matplotlib version whose text drawing :func:`_canvas_class` repeats glyph for
+glyph (tests/analysis/report checks its pixels against savefig's)."""
+
+
 @functools.cache
 def _canvas_class():
     """The class ``_Canvas``: an Agg canvas whose renderer shares a :class:`_TextMemo`.
@@ -431,9 +438,20 @@ def _canvas_class():
     string, font and size.
     """
     import matplotlib
+    from matplotlib import ft2font
     from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg, get_hinting_flag
     from matplotlib.font_manager import fontManager, get_font
-    from matplotlib.ft2font import RenderMode
+
+    RenderMode = getattr(ft2font, "RenderMode", None)
+    # the glyphs are placed and drawn as matplotlib 3.11 draws them (its private FreeType
+    # calls); with another version matplotlib draws every text itself, and only the
+    # measures are memoised
+    glyphs_ok = (
+        tuple(int(v) for v in matplotlib.__version__.split(".")[:2]) == _GLYPH_VERSION
+        and RenderMode is not None
+        and all(hasattr(ft2font.FT2Font, m) for m in ("_layout", "_set_transform", "_render_glyph"))
+        and hasattr(RendererAgg, "_prepare_font")
+    )
 
     def settings() -> tuple:
         rc = matplotlib.rcParams
@@ -482,7 +500,7 @@ def _canvas_class():
             return got
 
         def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
-            if ismath:
+            if ismath or not glyphs_ok:
                 return super().draw_text(gc, x, y, s, prop, angle, ismath, mtext)
             features = mtext.get_fontfeatures() if mtext is not None else None
             language = mtext.get_language() if mtext is not None else None

@@ -337,3 +337,46 @@ def test_report_sensitivity_figure_draws_every_metric_of_its_table():
     size, fig = _sensitivity_figure([r for r in rows if r["metric"] != "skill_edge"])
     assert [ax.get_title() for ax in fig.axes] == ["dealer_edge", "flow", "draw_rate"]
     assert size[0] == pytest.approx(10)
+
+
+def test_another_matplotlib_draws_its_own_glyphs_with_the_measures_memoised(monkeypatch):
+    """With a matplotlib other than the one whose glyph drawing the canvas repeats,
+    matplotlib draws every text itself: the same pixels as savefig, nothing laid out in
+    the memo, the measures still shared."""
+    monkeypatch.setattr(render, "_GLYPH_VERSION", (0, 0))
+    render._canvas_class.cache_clear()
+    try:
+        with plots.style():
+            memo = render._TextMemo()
+            render._MEMO[0] = memo
+            try:
+                got = [_pixels(render._png(_texts_figure(seed))) for seed in (0, 1)]
+            finally:
+                render._MEMO[0] = None
+            want = [_pixels(_savefig(_laid_out_texts(seed))) for seed in (0, 1)]
+    finally:
+        render._canvas_class.cache_clear()
+    assert memo.metrics and not memo.layouts
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_the_figure_cache_key_follows_every_module_that_draws_report_figures(monkeypatch):
+    """The sensitivity and match-loss figures are drawn by analysis.sensitivity and
+    analysis.risk: an edit there must not reuse the figures drawn before it."""
+    import inspect
+
+    from analysis import risk, sensitivity
+
+    render._figure_code_key.cache_clear()
+    base = render._figure_code_key()
+    real = inspect.getsource
+    for module in (sensitivity, risk):
+        monkeypatch.setattr(
+            inspect, "getsource", lambda m, _r=real, _m=module: _r(m) + ("#" if m is _m else "")
+        )
+        render._figure_code_key.cache_clear()
+        assert render._figure_code_key() != base, module.__name__
+    monkeypatch.setattr(inspect, "getsource", real)
+    render._figure_code_key.cache_clear()
+    assert render._figure_code_key() == base
