@@ -5,6 +5,7 @@ templates and the files.
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import gc
 import hashlib
@@ -421,8 +422,26 @@ def _font_key(prop) -> tuple:
 
 
 _GLYPH_VERSION = (3, 11)
-"""The matplotlib version whose text drawing :func:`_canvas_class` repeats glyph for
-glyph (tests/analysis/report checks its pixels against savefig's)."""
+"""The matplotlib version whose text measuring and drawing :func:`_canvas_class` repeats
+glyph for glyph, and whose ticks :func:`_ticks_kept` keeps (tests/analysis/report checks
+the pixels against savefig's); with another, a figure is drawn as matplotlib draws it."""
+
+
+def _memo_drawing() -> bool:
+    """Whether figures are drawn with :func:`_canvas_class` and :func:`_ticks_kept`: with
+    the matplotlib of :data:`_GLYPH_VERSION`, which has the private calls they make.
+    """
+    import matplotlib
+    from matplotlib import ft2font
+    from matplotlib.backends.backend_agg import RendererAgg
+
+    version = tuple(int(v) for v in re.findall(r"\d+", matplotlib.__version__)[:2])
+    return (
+        version == _GLYPH_VERSION
+        and hasattr(ft2font, "RenderMode")
+        and all(hasattr(ft2font.FT2Font, m) for m in ("_layout", "_set_transform", "_render_glyph"))
+        and hasattr(RendererAgg, "_prepare_font")
+    )
 
 
 @functools.cache
@@ -438,20 +457,9 @@ def _canvas_class():
     string, font and size.
     """
     import matplotlib
-    from matplotlib import ft2font
     from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg, get_hinting_flag
     from matplotlib.font_manager import fontManager, get_font
-
-    RenderMode = getattr(ft2font, "RenderMode", None)
-    # the glyphs are placed and drawn as matplotlib 3.11 draws them (its private FreeType
-    # calls); with another version matplotlib draws every text itself, and only the
-    # measures are memoised
-    glyphs_ok = (
-        tuple(int(v) for v in matplotlib.__version__.split(".")[:2]) == _GLYPH_VERSION
-        and RenderMode is not None
-        and all(hasattr(ft2font.FT2Font, m) for m in ("_layout", "_set_transform", "_render_glyph"))
-        and hasattr(RendererAgg, "_prepare_font")
-    )
+    from matplotlib.ft2font import RenderMode
 
     def settings() -> tuple:
         rc = matplotlib.rcParams
@@ -500,7 +508,7 @@ def _canvas_class():
             return got
 
         def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
-            if ismath or not glyphs_ok:
+            if ismath:
                 return super().draw_text(gc, x, y, s, prop, angle, ismath, mtext)
             features = mtext.get_fontfeatures() if mtext is not None else None
             language = mtext.get_language() if mtext is not None else None
@@ -657,12 +665,18 @@ def _png(fig) -> bytes:
     RGB at zlib level 1: half the encoding time of savefig's RGBA at level 6 for about
     the same bytes. Call it inside :func:`analysis.plots.style`.
     """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from PIL import Image
 
     fig.set_dpi(FIGURE_DPI)
-    memo = _MEMO[0] if _MEMO[0] is not None else _TextMemo()
-    canvas = _canvas_class()(fig, memo)
-    with _ticks_kept(fig):
+    if _memo_drawing():
+        memo = _MEMO[0] if _MEMO[0] is not None else _TextMemo()
+        canvas = _canvas_class()(fig, memo)
+        kept = _ticks_kept(fig)
+    else:
+        canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+        kept = contextlib.nullcontext()
+    with kept:
         engine = fig.get_layout_engine()
         if engine is not None and not _grid_layout(fig):
             engine.execute(fig)
