@@ -54,11 +54,12 @@ def _savefig(fig) -> bytes:
     return buf.getvalue()
 
 
-def _laid_out(seed: int) -> Figure:
-    """:func:`_figure` on an Agg canvas at the report's dpi, laid out by ``_grid_layout``."""
+def _laid_out(seed: int, make=None) -> Figure:
+    """:func:`_figure` (or ``make``) on an Agg canvas at the report's dpi, laid out by
+    ``_grid_layout``."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    fig = _figure(seed)
+    fig = (make or _figure)(seed)
     fig.set_dpi(render.FIGURE_DPI)
     FigureCanvasAgg(fig)
     assert render._grid_layout(fig)
@@ -221,13 +222,7 @@ def test_ticks_kept_follow_the_axes_place_limits_and_locator():
 
 
 def _laid_out_texts(seed: int) -> Figure:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    fig = _texts_figure(seed)
-    fig.set_dpi(render.FIGURE_DPI)
-    FigureCanvasAgg(fig)
-    assert render._grid_layout(fig)
-    return fig
+    return _laid_out(seed, _texts_figure)
 
 
 def _context() -> dict:
