@@ -18,8 +18,8 @@ for about a minute of CPU). Four house choices cut it, none of which changes a r
   Python threads without numba's parallel lowering (see :func:`parallel_kernel`).
 - Python's cyclic garbage collector is paused while a kernel compiles
   (:class:`_PausedCollector`): compiling makes hundreds of thousands of objects that live
-  for the whole compile, and each collection walked them all again (about a tenth of a
-  first run's CPU).
+  for the whole compile, and each collection walked them all again (a first 落地扫 run
+  about a tenth less CPU; a first 推倒胡 run gains only on a loaded machine).
 
 **The compile cache is keyed by the content of all kernel sources.** numba stamps a
 cached function with its own file only, so after an edit to a callee in another module (a
@@ -371,9 +371,10 @@ class _PausedCollector(event.Listener):
     collection of the youngest generation alone (each object is walked there once;
     without it a first 推倒胡 run peaked 300 MB higher).
 
-    A first ``mjlab simulate`` from an empty cache took about a tenth less CPU (in-process
-    pairs beside another job: 推倒胡 106-113 CPU-s down to 95-98, 落地扫 57-59 to
-    53-54; from the command line 推倒胡 88.5 to 73.6 with a peak of 639 to 783 MB).
+    A first ``mjlab simulate --deals 1000`` from an empty cache, in CPU-s: on a quiet
+    machine 落地扫 42-44 down to 37-41, 推倒胡 61-62 against 63-65 (no gain resolved);
+    beside another job 落地扫 54-60 to 46-55 and 推倒胡 88.5 to 74-78. The peak grows
+    from 639 to 783 MB for 推倒胡, 457 to 522 MB for 落地扫.
     """
 
     def __init__(self):
