@@ -54,12 +54,11 @@ def _savefig(fig) -> bytes:
     return buf.getvalue()
 
 
-def _laid_out(seed: int, make=None) -> Figure:
-    """:func:`_figure` (or ``make``) on an Agg canvas at the report's dpi, laid out by
-    ``_grid_layout``."""
+def _laid_out(seed: int, make=_figure) -> Figure:
+    """``make(seed)`` on an Agg canvas at the report's dpi, laid out by ``_grid_layout``."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    fig = (make or _figure)(seed)
+    fig = make(seed)
     fig.set_dpi(render.FIGURE_DPI)
     FigureCanvasAgg(fig)
     assert render._grid_layout(fig)
