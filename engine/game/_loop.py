@@ -703,7 +703,8 @@ _late_strong_kong = _hooks.late(_strong_kong, types.boolean)
 _late_strong_best = _hooks.late(_strong_best, _STRONG_TUPLE)
 _late_strong_pong = _hooks.late(_strong_pong, types.int64)
 _late_strong_chow = _hooks.late(_strong_chow, types.int64)
-_STRONG_LATE = (_strong_kong, _strong_best, _strong_pong, _strong_chow)
+_late_strong_view = _hooks.late(_strong_view, types.none)
+_STRONG_LATE = (_strong_view, _strong_kong, _strong_best, _strong_pong, _strong_chow)
 # so are the observations (engine.game._observe): only observe_matches and the tests ask
 _late_observe_danger = _hooks.late(observe_danger, types.none)
 _late_observe_hand = _hooks.late(observe_hand, types.none)
@@ -1062,7 +1063,7 @@ def _deal_hands(rules, ctx, ws, log):
             t = _pop(wall, dead, ptr, False)
             _add(role, s, t, hand, wslot, flw)
     if rules[R_FLOWER_REPLACE] == 1:
-        _deal_flowers(
+        _late_deal_flowers(
             rules, ctx, wall, dead, ptr, role, dealer, players, hand, wslot, flw,
             scratch[SC_NEED : SC_NEED + 4], log,
         )  # fmt: skip
@@ -1113,7 +1114,7 @@ def _opening_win(rules, ctx, ws, tab, log):
     """Deal phase: whether an opening win (:func:`_opening`) ends the deal at once."""
     (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
      scratch, states, fsc, osums, gs) = ws  # fmt: skip
-    s = _opening(
+    s = _late_opening(
         rules, ctx, wall, hand, wslot, melds, nmeld, disc, ndisc, visible, role,
         rules[R_PLAYERS], tab, log,
     )  # fmt: skip
@@ -1225,7 +1226,7 @@ def _choose_kong(rules, policies, bots, tab, ctx, ws):
         elif pol == P_STRONG:
             for q in range(N_KINDS):
                 htmp[q] = hand[cur, q]
-            _strong_view(
+            _late_strong_view(
                 rules, ctx, cur, melds, nmeld, disc, ndisc, role, live, rules[R_PLAYERS], osums,
                 sview,
             )  # fmt: skip
@@ -1333,7 +1334,7 @@ def _draw_flowers(rules, ctx, ws, log, seat, t, from_tail):
      scratch, states, fsc, osums, gs) = ws  # fmt: skip
     _ev(log, ctx, E_DRAW, seat, t, from_tail, 0)
     if rules[R_FLOWER_REPLACE] == 1 and role[t] == ROLE_FLOWER:
-        t = _replace_flowers(
+        t = _late_replace_flowers(
             rules, ctx, wall, dead, _ptr(scratch), role, seat, t, hand, wslot, flw, log
         )
         if t < 0:
@@ -1378,7 +1379,9 @@ def _choose_discard(rules, policies, bots, tab, ctx, ws, obs):
         k = gs[G_CHASE]  # 金雀 wait rather than a plain win
     elif pol == P_STRONG:
         live = ptr[2] - ctx[X_RESERVE]
-        _strong_view(rules, ctx, cur, melds, nmeld, disc, ndisc, role, live, players, osums, sview)
+        _late_strong_view(
+            rules, ctx, cur, melds, nmeld, disc, ndisc, role, live, players, osums, sview
+        )
         k, _ = _late_strong_best(
             htmp, w_cur, sets_cur, rules[R_SHAPES], tab, bots[cur], unseen, minfo, osums,
             sview, bs, sscr, fsc,
@@ -1512,7 +1515,7 @@ def _pong_choice(rules, policies, bots, tab, ctx, ws, s, k, kong_ok):
     if ps == 0:
         do = rng.below(bs, 3 if kong_ok else 2)  # 0 pass, 1 pong, 2 kong
     elif ps == P_STRONG:
-        _strong_view(
+        _late_strong_view(
             rules, ctx, s, melds, nmeld, disc, ndisc, role, ptr[2] - ctx[X_RESERVE],
             rules[R_PLAYERS], osums, sview,
         )  # fmt: skip
@@ -1635,7 +1638,7 @@ def _claim_chow(rules, policies, bots, tab, ctx, ws, log):
                 if idx == r:
                     best_opt = lo
     elif ps == P_STRONG:
-        _strong_view(
+        _late_strong_view(
             rules, ctx, s, melds, nmeld, disc, ndisc, role, ptr[2] - ctx[X_RESERVE], players,
             osums, sview,
         )  # fmt: skip
@@ -1645,7 +1648,7 @@ def _claim_chow(rules, policies, bots, tab, ctx, ws, log):
             sscr, fsc, bs[:0], hand, s, nmeld[s],
         )  # fmt: skip
     else:
-        best_opt = _choose_chow(
+        best_opt = _late_choose_chow(
             ps, htmp, ws_, sets_s, rules[R_SHAPES], bots[s], tab, unseen, minfo, score,
             scratch[SC_COPT : SC_COPT + 6], hand, s, k, nmeld[s], bs[:0],
         )  # fmt: skip
@@ -1695,7 +1698,7 @@ def _draw(rules, tab, ctx, ws, log):
     if ptr[2] <= ctx[X_RESERVE]:
         return END
     if rules[R_LAST_GROUP] > 0 and ptr[2] - ctx[X_RESERVE] <= rules[R_LAST_GROUP]:
-        _last_group(rules, tab, ctx, ws, log)
+        _late_last_group(rules, tab, ctx, ws, log)
         return END
     cur = (gs[G_CUR] + 1) % rules[R_PLAYERS]
     gs[G_CUR] = cur
@@ -1987,18 +1990,43 @@ def workspace(n_tiles):
     )
 
 
+# so are the rules' rarer phases: the 吃 decision, the opening wins (福州), 补花 and the
+# last group (福州). A variant whose rules never reach one does not compile it (推倒胡,
+# the first run of the README, has none of them): :func:`_late_by_rules`.
+_late_choose_chow = _hooks.late(_choose_chow, types.int64)
+_late_opening = _hooks.late(_opening, types.int64)
+_late_deal_flowers = _hooks.late(_deal_flowers, types.none)
+_late_replace_flowers = _hooks.late(_replace_flowers, types.int64)
+_late_last_group = _hooks.late(_last_group, types.none)
+
 # The deal is called late too (engine._late): compiled once in a library of its own, not
 # linked into every entry kernel and optimised again in each (a tenth of a cold start).
 _late_play_deal = _hooks.late(play_deal, types.none)
 
 
+def _late_by_rules(rules) -> tuple:
+    """The rules' late phases a deal under ``rules`` can reach: each is called only
+    behind the same test of its rule (吃 R_CHOW, the opening wins R_OPENING, 补花
+    R_FLOWER_REPLACE, the last group R_LAST_GROUP).
+    """
+    return (
+        ((_choose_chow,) if rules[R_CHOW] == 1 else ())
+        + ((_opening,) if rules[R_OPENING] == 1 else ())
+        + ((_deal_flowers, _replace_flowers) if rules[R_FLOWER_REPLACE] == 1 else ())
+        + ((_last_group,) if rules[R_LAST_GROUP] > 0 else ())
+    )
+
+
 def _late_in_deal(args):
-    """The late kernels a deal played with these arguments (by name) can reach: the
-    strong policy's if a seat plays it, the observations' if ``obs`` has room for rows.
+    """The late kernels a deal played with these arguments (by name) can reach: its
+    rules' phases (:func:`_late_by_rules`), the strong policy's if a seat plays it, the
+    observations' if ``obs`` has room for rows.
     """
     obs = args.get("obs")
-    return (_STRONG_LATE if P_STRONG in args["policies"] else ()) + (
-        _OBSERVE_LATE if obs is not None and obs.shape[0] > 1 else ()
+    return (
+        _late_by_rules(args["rules"])
+        + (_STRONG_LATE if P_STRONG in args["policies"] else ())
+        + (_OBSERVE_LATE if obs is not None and obs.shape[0] > 1 else ())
     )
 
 

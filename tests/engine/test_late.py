@@ -104,3 +104,41 @@ def test_the_zipai_loop_reaches_the_strong_kernels_only_for_a_strong_seat():
     assert strong[:2] == (Z.play_deal, Z._claims)  # callers before their late callees
     observed = Z._late_needed({"policies": np.array([P_VALUE] * 3), "obs": np.zeros((9, 4))})
     assert observed == (*Z._DEAL_LATE, Z._observe_discard)
+
+
+def _mahjong_rules(name):
+    from engine import variants as registry
+
+    v = registry.get(name)
+    return v.pack(v.resolve(None))
+
+
+@pytest.mark.parametrize("name", ["tuidaohu", "lishui", "zhuji", "fuzhou"])
+def test_the_mahjong_loop_reaches_a_rules_phase_only_when_its_rule_is_on(name):
+    from engine.game import _layout as L
+    from engine.game import _loop as G
+
+    rules = _mahjong_rules(name)
+    reached = G._late_by_rules(rules)
+    expect = {
+        G._choose_chow: rules[L.R_CHOW] == 1,
+        G._opening: rules[L.R_OPENING] == 1,
+        G._deal_flowers: rules[L.R_FLOWER_REPLACE] == 1,
+        G._replace_flowers: rules[L.R_FLOWER_REPLACE] == 1,
+        G._last_group: rules[L.R_LAST_GROUP] > 0,
+    }
+    assert set(reached) == {k for k, on in expect.items() if on}
+    plain = G._late_in_deal({"rules": rules, "policies": np.array([P_VALUE] * 4)})
+    assert plain == reached  # no strong seat, no observations: the rules' phases only
+    strong = G._late_in_deal({"rules": rules, "policies": np.array([P_VALUE, P_STRONG] * 2)})
+    assert set(strong) == {*reached, *G._STRONG_LATE} and G._strong_view in strong
+
+
+def test_the_first_run_of_the_readme_compiles_no_rules_phase():
+    # 推倒胡 has no 吃, no opening wins, no 补花 and no last group (RULEBOOK); each
+    # phase is still reached by a variant's defaults, so the record tests play it
+    from engine.game import _loop as G
+
+    assert G._late_by_rules(_mahjong_rules("tuidaohu")) == ()
+    every = set().union(*(G._late_by_rules(_mahjong_rules(n)) for n in ("lishui", "fuzhou")))
+    assert every == {G._choose_chow, G._opening, G._deal_flowers, G._replace_flowers, G._last_group}
