@@ -14,39 +14,56 @@ frames; those computable from counts, sums and sums of squares also accept a mer
 
 from __future__ import annotations
 
-from analysis._util import jsonable
-from analysis.compare import compare_variants
-from analysis.fairness import dealer_edge, fairness_tests, seat_edges
-from analysis.frequencies import (
-    big_hand_frequency,
-    pattern_frequencies,
-    seat_frequencies,
-    wilds_frequencies,
-    win_type_frequencies,
-)
-from analysis.io import load, read_metadata, summarize
-from analysis.payouts import (
-    delta_histogram,
-    extra_means,
-    gini,
-    loss_probability,
-    match_gini,
-    match_payouts,
-    match_totals,
-    payout_quantiles,
-    payouts_by_role,
-    payouts_by_seat,
-    payouts_by_win_type,
-    swinginess,
-    value_histogram,
-)
-from analysis.rescoring import cached_gap, rescore, rescore_gap
-from analysis.risk import match_risk, match_table, seating_match_edges, skill_gain
-from analysis.rule_search import design
-from analysis.schema import WIN_TYPES, validate_records
-from analysis.skill import duplicate_gain, skill_edge, strong_seats
-from analysis.summary import Summary
-from analysis.sweep import sweep, sweep_metrics, sweep_table
+import importlib
+
+# each public name and the module that defines it: imported on first use, so that
+# ``from analysis.summary import ...`` (mjlab simulate) does not import SciPy and the
+# rest of the analysis layer (0.6 s of CPU on every command that only plays deals)
+_WHERE = {
+    "Summary": "summary",
+    "WIN_TYPES": "schema",
+    "big_hand_frequency": "frequencies",
+    "cached_gap": "rescoring",
+    "compare_variants": "compare",
+    "dealer_edge": "fairness",
+    "delta_histogram": "payouts",
+    "design": "rule_search",
+    "duplicate_gain": "skill",
+    "extra_means": "payouts",
+    "fairness_tests": "fairness",
+    "gini": "payouts",
+    "jsonable": "_util",
+    "load": "io",
+    "loss_probability": "payouts",
+    "match_gini": "payouts",
+    "match_payouts": "payouts",
+    "match_risk": "risk",
+    "match_table": "risk",
+    "match_totals": "payouts",
+    "pattern_frequencies": "frequencies",
+    "payout_quantiles": "payouts",
+    "payouts_by_role": "payouts",
+    "payouts_by_seat": "payouts",
+    "payouts_by_win_type": "payouts",
+    "read_metadata": "io",
+    "rescore": "rescoring",
+    "rescore_gap": "rescoring",
+    "seat_edges": "fairness",
+    "seat_frequencies": "frequencies",
+    "seating_match_edges": "risk",
+    "skill_edge": "skill",
+    "skill_gain": "risk",
+    "strong_seats": "skill",
+    "summarize": "io",
+    "sweep": "sweep",
+    "sweep_metrics": "sweep",
+    "sweep_table": "sweep",
+    "swinginess": "payouts",
+    "validate_records": "schema",
+    "value_histogram": "payouts",
+    "wilds_frequencies": "frequencies",
+    "win_type_frequencies": "frequencies",
+}
 
 __all__ = [
     "WIN_TYPES",
@@ -93,3 +110,16 @@ __all__ = [
     "wilds_frequencies",
     "win_type_frequencies",
 ]
+
+
+def __getattr__(name: str):
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'analysis' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"analysis.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_WHERE))
