@@ -266,8 +266,10 @@ def honor_table(h, sets, val, hmask, taken):
                         if x > nv[k + t, p + q]:
                             nv[k + t, p + q] = x
                             nm[k + t, p + q] = hmask[k, p] | ((1 << i) if t > 0 else 0)
-        val[:, :] = nv
-        hmask[:, :] = nm
+        for k in range(5):  # by element: an array assigned to a slice compiles numba's
+            for p in range(2):  # shape-mismatch message (f-strings, str.join: 2 s of CPU)
+                val[k, p] = nv[k, p]
+                hmask[k, p] = nm[k, p]
     return
 
 
@@ -297,7 +299,8 @@ def _seq_suit(h, base, out):
                     if p1 + p2 + nr + 2 * q < c:
                         continue
                     nxt[((nr * 5 + p1) * 5 + n + nr) * 2 + pr + q] = True
-        cur[:] = nxt
+        for code in range(250):  # by element (see honor_table)
+            cur[code] = nxt[code]
     for i in range(10):
         out[i] = 0
     for n in range(5):
@@ -336,7 +339,8 @@ def seq_bits(h):
                 p = i % 2 + j % 2
                 if s <= 4 and p <= 1:
                     tmp[2 * s + p] = 1
-        acc[:] = tmp
+        for i in range(10):  # by element (see honor_table)
+            acc[i] = tmp[i]
     bits = 0
     for i in range(10):
         if acc[i]:
