@@ -708,7 +708,8 @@ _STRONG_LATE = (_strong_view, _strong_kong, _strong_best, _strong_pong, _strong_
 # so are the observations (engine.game._observe): only observe_matches and the tests ask
 _late_observe_danger = _hooks.late(observe_danger, types.none)
 _late_observe_hand = _hooks.late(observe_hand, types.none)
-_OBSERVE_LATE = (observe_danger, observe_hand)
+_late_observe_outcome = _hooks.late(observe_outcome, types.none)
+_OBSERVE_LATE = (observe_danger, observe_hand, observe_outcome)
 
 
 @kernel(refcount=False)
@@ -1788,7 +1789,8 @@ def _settle(rules, ctx, ws, tab, rec, final, log, obs):
     else:
         _ev(log, ctx, E_DRAWN_GAME, 0, 0, 0, 0)
     value = _hooks.settle(rules, ctx, pay, bits, players, delta, extra)
-    observe_outcome(obs, winner, bits)
+    if obs.shape[0] > 1:
+        _late_observe_outcome(obs, winner, bits)
     for i in range(ctx[X_NHORSE]):
         _ev(log, ctx, E_HORSE, ctx[X_HORSE + i], 0, 0, 0)
     for s in range(players):
@@ -1808,7 +1810,7 @@ def _settle(rules, ctx, ws, tab, rec, final, log, obs):
     for i in range(MAX_EXTRA):
         rec[C_EXTRA + i] = extra[i]
     if final.shape[0] == FINAL_ZONES:
-        _final_state(
+        _late_final_state(
             ctx, wall, dead, _ptr(scratch), hand, wslot, flw, melds, nmeld, disc, ndisc, role,
             players, final,
         )  # fmt: skip
@@ -1998,6 +2000,8 @@ _late_opening = _hooks.late(_opening, types.int64)
 _late_deal_flowers = _hooks.late(_deal_flowers, types.none)
 _late_replace_flowers = _hooks.late(_replace_flowers, types.int64)
 _late_last_group = _hooks.late(_last_group, types.none)
+# and the final tile locations, which only the tests and replays ask for
+_late_final_state = _hooks.late(_final_state, types.none)
 
 # The deal is called late too (engine._late): compiled once in a library of its own, not
 # linked into every entry kernel and optimised again in each (a tenth of a cold start).
@@ -2017,14 +2021,24 @@ def _late_by_rules(rules) -> tuple:
     )
 
 
+def _final_zones(final) -> bool:
+    """Whether ``final`` (one deal's, or a match's by deal) has room for the final tile
+    locations: the deal writes them only then (:func:`_settle`).
+    """
+    return final.ndim >= 2 and final.shape[-2] == FINAL_ZONES
+
+
 def _late_in_deal(args):
     """The late kernels a deal played with these arguments (by name) can reach: its
-    rules' phases (:func:`_late_by_rules`), the strong policy's if a seat plays it, the
-    observations' if ``obs`` has room for rows.
+    rules' phases (:func:`_late_by_rules`), the final tile locations if ``final`` has
+    room for them, the strong policy's if a seat plays it, the observations' if ``obs``
+    has room for rows.
     """
     obs = args.get("obs")
+    final = args.get("final", args.get("final_out"))  # play_preset's, play_match's
     return (
         _late_by_rules(args["rules"])
+        + ((_final_state,) if final is not None and _final_zones(final) else ())
         + (_STRONG_LATE if P_STRONG in args["policies"] else ())
         + (_OBSERVE_LATE if obs is not None and obs.shape[0] > 1 else ())
     )

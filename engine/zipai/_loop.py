@@ -1492,7 +1492,7 @@ def _settle(rules, work, rec, final, log, obs, dealer, winner):
     for s in range(seats):
         _ev(log, ctx, EV_PAY, s, rec[C_DELTA + s], 0, 0)
     if obs.shape[0] > 1:
-        observe_outcome(obs, winner, rec[C_DELTA : C_DELTA + 4], rec[C_WIN_TYPE])
+        _late_observe_outcome(obs, winner, rec[C_DELTA : C_DELTA + 4], rec[C_WIN_TYPE])
     if final.shape[0] > FZ_INFO:
         for s in range(seats):
             for k in range(21):
@@ -1529,6 +1529,7 @@ _late_strong_peng = LATE.late(_strong_peng, types.boolean)
 _late_strong_chi = LATE.late(_strong_chi, types.int64)
 _late_strong_win = LATE.late(_strong_win, types.boolean)
 _late_observe_discard = LATE.late(_observe_discard, types.none)
+_late_observe_outcome = LATE.late(observe_outcome, types.none)
 _late_deal = LATE.late(_deal, types.none)
 _late_record_win = LATE.late(_record_win, types.none)
 _late_settle = LATE.late(_settle, types.none)
@@ -1545,7 +1546,7 @@ def _late_needed(args):
     return (
         _DEAL_LATE
         + (_STRONG_LATE if P_STRONG in args["policies"] else ())
-        + ((_observe_discard,) if obs is not None and obs.shape[0] > 1 else ())
+        + ((_observe_discard, observe_outcome) if obs is not None and obs.shape[0] > 1 else ())
     )
 
 

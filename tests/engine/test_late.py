@@ -103,7 +103,7 @@ def test_the_zipai_loop_reaches_the_strong_kernels_only_for_a_strong_seat():
     assert set(strong) == {*Z._DEAL_LATE, *Z._STRONG_LATE}
     assert strong[:2] == (Z.play_deal, Z._claims)  # callers before their late callees
     observed = Z._late_needed({"policies": np.array([P_VALUE] * 3), "obs": np.zeros((9, 4))})
-    assert observed == (*Z._DEAL_LATE, Z._observe_discard)
+    assert observed == (*Z._DEAL_LATE, Z._observe_discard, Z.observe_outcome)
 
 
 def _mahjong_rules(name):
@@ -142,3 +142,18 @@ def test_the_first_run_of_the_readme_compiles_no_rules_phase():
     assert G._late_by_rules(_mahjong_rules("tuidaohu")) == ()
     every = set().union(*(G._late_by_rules(_mahjong_rules(n)) for n in ("lishui", "fuzhou")))
     assert every == {G._choose_chow, G._opening, G._deal_flowers, G._replace_flowers, G._last_group}
+
+
+def test_the_mahjong_loop_reaches_the_final_locations_only_when_asked_for_them():
+    from engine.game import _loop as G
+
+    rules = _mahjong_rules("tuidaohu")
+    pols = np.array([P_VALUE] * 4)
+    zones = np.zeros((G.FINAL_ZONES, G.N_PHYS), np.int16)
+    assert G._final_state in G._late_in_deal({"rules": rules, "policies": pols, "final": zones})
+    by_deal = np.zeros((3, G.FINAL_ZONES, G.N_PHYS), np.int16)
+    assert G._final_state in G._late_in_deal(
+        {"rules": rules, "policies": pols, "final_out": by_deal}
+    )
+    for none in (np.zeros((1, 1), np.int16), np.zeros((0, 1, 1), np.int16)):
+        assert G._late_in_deal({"rules": rules, "policies": pols, "final": none}) == ()
