@@ -25,13 +25,13 @@ __all__ = ["compiling", "compiled", "expect", "PARTS"]
 PARTS = {
     # module prefix: (what, numba compiles, CPU seconds) from an empty cache: the CPU
     # seconds of a first `mjlab simulate` of each family (2-core machine, numba 0.68,
-    # with the compile-time cuts of engine._numba and the hook table of
-    # engine.game._hooks: a first 推倒胡 run took 55-57 CPU-s in all, 117 compiles, a
-    # later mahjong variant 14 CPU-s and 70; a first 落地扫 run 45-53 CPU-s and about 78
-    # with the late calls of engine._late, 84 CPU-s before); rough on purpose: the notice
-    # says "about".
-    "engine.game": ("the mahjong game kernels", 120, 50),
-    "engine.zipai": ("the 字牌 (luodisao) game kernels", 80, 40),
+    # with the compile-time cuts of engine._numba, the hook table of engine.game._hooks
+    # and the late kernels of engine._late, the rules' rarer phases among them: on 3 Dec
+    # 2026 a first 推倒胡 run took 37-49 CPU-s in all, about 110 compiles, a later
+    # mahjong variant 5-11 CPU-s; a first 落地扫 run 24-34 CPU-s and about 78); rough on
+    # purpose: the notice says "about".
+    "engine.game": ("the mahjong game kernels", 110, 40),
+    "engine.zipai": ("the 字牌 (luodisao) game kernels", 80, 28),
     "engine.hand._tables": ("the hand-table builder", 20, 4),
     "engine.hand": ("the hand-evaluation kernels", 60, 6),
     "engine.variants": ("the scoring kernels", 60, 10),
