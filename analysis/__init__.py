@@ -15,6 +15,8 @@ frames; those computable from counts, sums and sums of squares also accept a mer
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 
 # each public name and the module that defines it: imported on first use, so that
 # ``from analysis.summary import ...`` (mjlab simulate) does not import SciPy and the
@@ -123,3 +125,18 @@ def __getattr__(name: str):
 
 def __dir__():
     return sorted(set(globals()) | set(_WHERE))
+
+
+class _Package(types.ModuleType):
+    """The package, keeping a public name that is also a submodule's (``sweep``) for the
+    function: the import system binds each submodule it loads to its parent's attribute,
+    which would otherwise replace the function with its module.
+    """
+
+    def __setattr__(self, name, value):
+        if name in _WHERE and isinstance(value, types.ModuleType):
+            return  # reached through sys.modules; the attribute stays the function
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
