@@ -26,7 +26,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .._numba import kernel, lowest_bit, parallel_kernel
+from .._numba import bit_count, kernel, lowest_bit, parallel_kernel
 from ._tables import LEVELS
 
 STANDARD = 1
@@ -872,23 +872,52 @@ def _du_kinds(h, unseen):
     """Kind bit sets of the hand: ``(held, odd, avail, near, spare)``, held, held an odd
     number of times, drawable (a copy unseen, fewer than 4 held), near (a held tile of
     their kind or within two ranks: the others never lower the standard distance), and
-    the copies beyond the second (:func:`_spare`).
+    the copies beyond the second (:func:`_spare`); then ``planes``, bits 0, 1 and 2 of
+    the unseen counts as three bit sets (:func:`_du_sum`; the first is -1 when a count
+    is outside 0..7).
     """
     held = np.int64(0)
     odd = np.int64(0)
     avail = np.int64(0)
+    u0 = np.int64(0)
+    u1 = np.int64(0)
+    u2 = np.int64(0)
+    wide = np.int64(0)
     spare = 0
     for j in range(34):
         x = h[j]
+        u = np.int64(unseen[j])
         spare += _spare(x)
         held |= np.int64(x > 0) << j
         odd |= np.int64(x & 1) << j
-        avail |= np.int64((x < 4) & (unseen[j] > 0)) << j
+        avail |= np.int64((x < 4) & (u > 0)) << j
+        u0 |= (u & 1) << j
+        u1 |= ((u >> 1) & 1) << j
+        u2 |= ((u >> 2) & 1) << j
+        wide |= u >> 3  # nonzero for a count above 7 (or below 0)
     near = held & _SUIT_BITS[3]
     for s in range(3):
         m = (held >> (9 * s)) & 511
         near |= ((m | (m << 1) | (m << 2) | (m >> 1) | (m >> 2)) & 511) << (9 * s)
-    return held, odd, avail, near, spare
+    if wide != 0:
+        u0 = np.int64(-1)
+    return held, odd, avail, near, spare, (u0, u1, u2)
+
+
+@kernel(inline="always")
+def _du_sum(m, planes, unseen):
+    """The unseen copies of the kinds in bit set ``m``: three bit counts of the unseen
+    counts' bit planes (:func:`_du_kinds`), or a loop when a count is outside 0..7.
+    """
+    u0, u1, u2 = planes
+    if u0 >= 0:
+        return bit_count(m & u0) + 2 * bit_count(m & u1) + 4 * bit_count(m & u2)
+    total = 0
+    while m != 0:
+        j = lowest_bit(m)
+        m &= m - 1
+        total += unseen[j]
+    return total
 
 
 @kernel(inline="always")
@@ -1093,7 +1122,7 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, tied, out, work):
         hm0, hm1, hm2, hhon = _held_masks(h)
         buda_h = _buda_masks(hm0, hm1, hm2, hhon, tab[4])
     masks = (hm0, hm1, hm2, hhon)
-    held, odd, avail, near, spare = _du_kinds(h, unseen)
+    held, odd, avail, near, spare, planes = _du_kinds(h, unseen)
     # the candidates of a discard at distance raw are the near draws whose 15-tile
     # distance is below it (bucket, deep)
     lv = level(w)
@@ -1149,13 +1178,7 @@ def discard_ukeire(h, w, sets, shapes, tab, unseen, tied, out, work):
             zb = valid & zero_d & ~imp
             if zb != 0:
                 imp |= _du_buda(zb, raw, dm0, dm1, dm2, dhon, tab[4])
-        m = imp & valid
-        total = 0
-        while m != 0:
-            j = lowest_bit(m)
-            m &= m - 1
-            total += unseen[j]
-        out[d] = total
+        out[d] = _du_sum(imp & valid, planes, unseen)
 
 
 # --- one hand from Python: checked in the kernel, no batch set-up -------------------------

@@ -103,6 +103,22 @@ def test_discard_ukeire_equals_ukeire_core(shapes, sets, twin_n):
     assert (slow[held] == 0).any()  # hands with no improving draw are in
 
 
+@pytest.mark.parametrize("low, high", [(0, 8), (-2, 12)])
+def test_discard_ukeire_sums_any_unseen_counts(low, high, twin_n):
+    # the sum over improving draws is three bit counts of the unseen counts' bit planes
+    # when every count is 0..7, a loop otherwise: both against ukeire_core
+    n = twin_n(1000)
+    rng = np.random.default_rng(high)
+    hands, wilds = _random_hands(rng, n, 14, 4, 15)
+    unseen = rng.integers(low, high, hands.shape).astype(np.int64)
+    fast = np.empty((n, 34), np.int64)
+    slow = np.empty((n, 34), np.int64)
+    _compare(hands, wilds, 4, 15, unseen, kernel_tables(), fast, slow)
+    bad = np.argwhere(fast != slow)
+    assert bad.size == 0, f"first mismatch: hand {hands[bad[0][0]]}, discard {bad[0][1]}"
+    assert (slow[slow >= 0] >= 5).any()  # a sum the bit planes' 4s and 2s must make
+
+
 @numba.njit(cache=False)
 def _compare_scores(policy, hands, wilds, sets, shapes, tab, bot, minfo, fast, slow, best):
     for r in range(hands.shape[0]):
