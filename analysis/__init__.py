@@ -117,6 +117,12 @@ __all__ = [
 def __getattr__(name: str):
     module = _WHERE.get(name)
     if module is None:
+        # a submodule (``analysis.payouts``), as after the eager imports this replaces
+        try:
+            return importlib.import_module(f"analysis.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"analysis.{name}":
+                raise
         raise AttributeError(f"module 'analysis' has no attribute {name!r}")
     value = getattr(importlib.import_module(f"analysis.{module}"), name)
     globals()[name] = value

@@ -738,7 +738,10 @@ class Summary:
             payouts_win_type, extras, wilds, value_hist, fairness``.
         """
         missing = [k for k in TABLE_ORDER if k not in TABLES]
-        if missing:  # analysis/__init__ imports every module that registers one
+        if missing:
+            _import_table_modules()
+            missing = [k for k in TABLE_ORDER if k not in TABLES]
+        if missing:
             raise ImportError(f"summary tables not registered: {', '.join(missing)}")
         return {k: TABLES[k](self) for k in TABLE_ORDER}
 
@@ -780,6 +783,22 @@ TABLES: dict = {}
 """Name -> function of a :class:`Summary` giving that table. The modules that compute them
 (analysis.frequencies, analysis.payouts, analysis.fairness) import this one and register
 their functions here (:func:`register_tables`), so that the imports run one way."""
+
+
+TABLE_MODULES = ("analysis.frequencies", "analysis.payouts", "analysis.fairness")
+"""The modules that register :data:`TABLES`."""
+
+
+def _import_table_modules() -> None:
+    """Import :data:`TABLE_MODULES`, which register their tables on import: the package
+    imports its modules on first use (analysis/__init__), so a process that has used
+    only this module has not imported them yet (by name, so that the imports still
+    run one way).
+    """
+    import importlib
+
+    for name in TABLE_MODULES:
+        importlib.import_module(name)
 
 
 def register_tables(**builders) -> None:
