@@ -26,44 +26,48 @@ def test_an_unknown_name_is_an_attribute_error():
         raise AssertionError("no AttributeError")
 
 
+def _fresh(*lines: str) -> list[str]:
+    """The words a new Python process prints running ``lines`` (a user's process: no
+    other test has imported anything in it)."""
+    code = "\n".join(lines) + "\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout.split()
+
+
 def test_the_summary_reducer_imports_without_scipy():
-    code = (
-        "import sys\n"
-        "from analysis.summary import SummaryReducer\n"
-        "print('scipy.stats' in sys.modules, 'analysis.fairness' in sys.modules)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "False"]
+    assert _fresh(
+        "import sys",
+        "from analysis.summary import SummaryReducer",
+        "print('scipy.stats' in sys.modules, 'analysis.fairness' in sys.modules)",
+    ) == ["False", "False"]
 
 
 def test_a_submodule_is_an_attribute_after_import_analysis_alone():
-    code = (
-        "import analysis\n"
-        "print(callable(analysis.payouts.role_matrix), analysis.rescoring.__name__)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["True", "analysis.rescoring"]
+    assert _fresh(
+        "import analysis",
+        "print(callable(analysis.payouts.role_matrix), analysis.rescoring.__name__)",
+    ) == ["True", "analysis.rescoring"]
 
 
 def test_a_summary_has_its_tables_in_a_process_that_imported_only_the_summary():
     # the table builders register from their own modules, which nothing imported yet
-    code = (
-        "from analysis.summary import Summary\n"
-        "from analysis.testing import synthetic_records\n"
-        "t = Summary.from_records(synthetic_records(50, seed=1)).tables()\n"
-        "print(sorted(t) == sorted(__import__('analysis.summary').summary.TABLE_ORDER))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["True"]
+    assert _fresh(
+        "from analysis.summary import TABLE_ORDER, Summary",
+        "from analysis.testing import synthetic_records",
+        "t = Summary.from_records(synthetic_records(50, seed=1)).tables()",
+        "print(sorted(t) == sorted(TABLE_ORDER))",
+    ) == ["True"]
 
 
 def test_mjlab_summarize_in_a_fresh_process(tmp_path):
-    # in-process tests had imported every analysis module already; a user's process has not
     from engine.cli import main
 
     run = tmp_path / "run"
     assert main(["simulate", "tiny", "--deals", "64", "--out", f"{run}/", "--quiet"]) == 0
-    code = f"import sys\nfrom engine.cli import main\nsys.exit(main(['summarize', {str(run)!r}]))\n"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert "tiny" in out.stdout
+    words = _fresh(
+        "import sys",
+        "from engine.cli import main",
+        f"sys.exit(main(['summarize', {str(run)!r}]))",
+    )
+    assert "tiny" in words
