@@ -20,6 +20,10 @@ for about a minute of CPU). Four house choices cut it, none of which changes a r
   (:class:`_PausedCollector`): compiling makes hundreds of thousands of objects that live
   for the whole compile, and each collection walked them all again (a first 落地扫 run
   about a tenth less CPU; a first 推倒胡 run gains only on a loaded machine).
+- Two pieces of numba's compile bookkeeping are made cheap for the same span
+  (:class:`_CheapBookkeeping`): compiler flags hash and compare without building a dict
+  of their values, and the LLVM lock broadcasts no timing events (a first 落地扫 run about
+  a tenth less CPU). The machine code is the same.
 
 **The compile cache is keyed by the content of all kernel sources.** numba stamps a
 cached function with its own file only, so after an edit to a callee in another module (a
@@ -62,6 +66,7 @@ from pathlib import Path
 
 import numba
 from llvmlite import ir
+from llvmlite.binding import ffi as llvm_ffi
 from numba.core import event, types
 from numba.core.caching import (
     CompileResultCacheImpl,
@@ -70,6 +75,7 @@ from numba.core.caching import (
     _CacheLocator,
 )
 from numba.core.dispatcher import Dispatcher
+from numba.core.targetconfig import TargetConfig
 from numba.extending import intrinsic
 
 __all__ = [
@@ -358,6 +364,13 @@ _YOUNG_LIMIT = 1_000_000
 """Objects made while the collector is paused before the youngest are collected."""
 
 
+def _engine_compile(ev) -> bool:
+    """Whether a ``numba:compile`` event is the compile of an mjlab kernel."""
+    disp = ev.data.get("dispatcher") if ev.data else None
+    module = getattr(getattr(disp, "py_func", None), "__module__", "") or ""
+    return module.split(".")[0] == __name__.split(".")[0]
+
+
 class _PausedCollector(event.Listener):
     """Pauses the cyclic garbage collector from the start of an outermost compile of an
     mjlab kernel to its end (numba's ``numba:compile`` events nest: a kernel's callees
@@ -383,12 +396,9 @@ class _PausedCollector(event.Listener):
         self.paused = False
 
     def on_start(self, ev):
-        if self.depth == 0:
-            disp = ev.data.get("dispatcher") if ev.data else None
-            module = getattr(getattr(disp, "py_func", None), "__module__", "") or ""
-            if module.split(".")[0] == __name__.split(".")[0] and gc.isenabled():
-                gc.disable()
-                self.paused = True
+        if self.depth == 0 and _engine_compile(ev) and gc.isenabled():
+            gc.disable()
+            self.paused = True
         self.depth += 1
 
     def on_end(self, ev):
@@ -401,6 +411,113 @@ class _PausedCollector(event.Listener):
 
 
 event.register("numba:compile", _PausedCollector())
+
+
+_ORIGINAL_FLAGS = (TargetConfig.__eq__, TargetConfig.__hash__)
+_FLAG_HASHES: dict[type, int] = {}
+
+
+def _flags_eq(self, other):
+    """``TargetConfig.__eq__`` (equal values of every option) with two exact shortcuts:
+    the same object, or the same class with the same options set to the same values.
+    """
+    if self is other:
+        return True
+    if type(self) is type(other) and self._values == other._values:
+        return True
+    return _ORIGINAL_FLAGS[0](self, other)
+
+
+def _flags_hash(self):
+    """``TargetConfig.__hash__``, the hash of the sorted option names, once per class."""
+    cls = type(self)
+    h = _FLAG_HASHES.get(cls)
+    if h is None:
+        h = _FLAG_HASHES[cls] = hash(tuple(sorted(self.options)))
+    return h
+
+
+def _flags_as_assumed() -> bool:
+    """Whether this numba's flags hash and compare as :func:`_flags_hash` and
+    :func:`_flags_eq` assume (else they are left alone).
+    """
+    from numba.core.compiler import Flags
+
+    a, b = Flags(), Flags()
+    b.nrt = not a.nrt
+    return (
+        hasattr(a, "_values")
+        and _ORIGINAL_FLAGS[1](a) == _flags_hash(a) == _ORIGINAL_FLAGS[1](b)
+        and not _ORIGINAL_FLAGS[0](a, b)
+    )
+
+
+def _numba_lock_callbacks() -> list:
+    """The callbacks numba puts on llvmlite's LLVM lock (an event per lock taken and released)."""
+    lock = getattr(getattr(llvm_ffi, "lib", None), "_lock", None)
+    found = []
+    for pair in getattr(lock, "_cblist", ()):
+        fn = pair[0]
+        if getattr(fn, "__module__", "") == "numba.core.base" and "llvm_lock" in getattr(
+            fn, "__qualname__", ""
+        ):
+            found.append(pair)
+    return found
+
+
+class _CheapBookkeeping(event.Listener):
+    """Makes two pieces of numba's bookkeeping cheap from the start of an outermost compile
+    of an mjlab kernel to its end; the compiled code is the same.
+
+    - **Compiler flags compare and hash without building their values.** Every typing of
+      a call tries each ``@overload`` registered for it (an array ``a[i]`` tries seven:
+      strings, lists, dicts, ...), and each try looks up a cache keyed by the compile's
+      flags. numba's ``Flags.__hash__`` is the same for all flags of a class (the sorted
+      option names) and ``__eq__`` builds a dict of every option's value on both sides,
+      so each lookup built about 90 values: a tenth of a first 落地扫 compile. Here the
+      hash is computed once per class (the same number) and equality first checks the
+      same object, then the same class with the same options set (both exact; otherwise
+      numba's own comparison).
+    - **No event per LLVM lock.** numba broadcasts a ``numba:llvm_lock`` start and end
+      event each time llvmlite takes its lock (about 140,000 in a first 落地扫 compile),
+      only to time it for the compile's metadata (``timers["llvm_lock"]``, which is 0
+      for mjlab kernels). Its callbacks are taken off llvmlite's lock for the compile
+      and put back after.
+
+    Both are restored when the outermost compile ends, failed or not, so code outside
+    mjlab's compiles sees numba unchanged. Compiles hold numba's global compiler lock, so
+    no other thread compiles meanwhile. A first 落地扫 run: about 12 % less CPU.
+    """
+
+    def __init__(self):
+        self.depth = 0
+        self.active = False
+        self.callbacks: list = []
+        self.flags_ok = _flags_as_assumed()
+
+    def on_start(self, ev):
+        if self.depth == 0 and _engine_compile(ev):
+            self.active = True
+            if self.flags_ok and TargetConfig.__eq__ is _ORIGINAL_FLAGS[0]:
+                TargetConfig.__eq__ = _flags_eq
+                TargetConfig.__hash__ = _flags_hash
+            self.callbacks = _numba_lock_callbacks()
+            for acquire, release in self.callbacks:
+                llvm_ffi.unregister_lock_callback(acquire, release)
+        self.depth += 1
+
+    def on_end(self, ev):
+        self.depth -= 1
+        if self.depth == 0 and self.active:
+            self.active = False
+            if TargetConfig.__eq__ is _flags_eq:
+                TargetConfig.__eq__, TargetConfig.__hash__ = _ORIGINAL_FLAGS
+            for acquire, release in self.callbacks:
+                llvm_ffi.register_lock_callback(acquire, release)
+            self.callbacks = []
+
+
+event.register("numba:compile", _CheapBookkeeping())
 
 
 def _jit(options, func):

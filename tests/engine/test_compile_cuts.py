@@ -11,6 +11,8 @@
 import numba
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import _numba
 from engine._numba import kernel, parallel_kernel
@@ -192,3 +194,94 @@ def test_a_long_pause_collects_the_youngest_objects_at_a_callees_end(tmp_path, m
     assert _young(4) == 9
     assert calls and all(a == (0,) for a in calls)
     assert gc.isenabled()
+
+
+# --- numba's bookkeeping, cheap during an engine compile (_CheapBookkeeping) ------------
+
+
+def _flag_options():
+    from numba.core.compiler import Flags
+
+    a = Flags()
+    return [k for k in Flags.options if isinstance(getattr(a, k), bool)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_the_flag_shortcuts_compare_and_hash_as_numba_does(data):
+    from numba.core.compiler import Flags
+
+    names = _flag_options()
+    made = []
+    for _ in range(2):
+        f = Flags()
+        for name in data.draw(st.lists(st.sampled_from(names), max_size=6, unique=True)):
+            setattr(f, name, data.draw(st.booleans()))
+        made.append(f)
+    a, b = made
+    eq, hashed = _numba._ORIGINAL_FLAGS
+    assert _numba._flags_eq(a, b) == eq(a, b)
+    assert _numba._flags_eq(a, a) and _numba._flags_eq(b, a) == eq(b, a)
+    assert _numba._flags_hash(a) == hashed(a)
+    other = object()
+    assert _numba._flags_eq(a, other) is eq(a, other)  # NotImplemented: not a flag
+
+
+def test_numba_bookkeeping_is_cheap_during_an_engine_compile_and_restored_after(
+    tmp_path, monkeypatch
+):
+    from numba.core import event
+    from numba.core.targetconfig import TargetConfig
+
+    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)
+    before = _numba._numba_lock_callbacks()
+    assert before, "numba registers its LLVM lock events"
+    seen = []
+
+    class Watch(event.Listener):
+        def on_start(self, ev):
+            seen.append(
+                (
+                    ev.data["dispatcher"].py_func.__name__,
+                    TargetConfig.__eq__ is _numba._flags_eq,
+                    TargetConfig.__hash__ is _numba._flags_hash,
+                    len(_numba._numba_lock_callbacks()),
+                )
+            )
+
+        def on_end(self, ev):
+            pass
+
+    @_engine_kernel
+    def _cheap_callee(x):
+        return x + 2
+
+    @_engine_kernel
+    def _cheap(x):
+        return _cheap_callee(x) * 5
+
+    @_engine_kernel
+    def _cheap_broken(x):
+        return _cheap_callee(x).no_such_attribute
+
+    @numba.njit
+    def _outside(x):
+        return x - 1
+
+    watch = Watch()
+    event.register("numba:compile", watch)
+    try:
+        assert _cheap(1) == 15
+        with pytest.raises(numba.core.errors.TypingError):
+            _cheap_broken(1)
+        assert _outside(3) == 2
+    finally:
+        event.unregister("numba:compile", watch)
+    # inside the engine's compile (the callee's start comes after the outer start)
+    assert ("_cheap_callee", True, True, 0) in seen
+    # a compile outside the engine sees numba as it is
+    assert ("_outside", False, False, len(before)) in seen
+    # given back after each outermost compile, the failed one too
+    assert TargetConfig.__eq__ is _numba._ORIGINAL_FLAGS[0]
+    assert TargetConfig.__hash__ is _numba._ORIGINAL_FLAGS[1]
+    assert _numba._numba_lock_callbacks() == before
