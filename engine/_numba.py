@@ -418,14 +418,19 @@ _FLAG_HASHES: dict[type, int] = {}
 
 
 def _flags_eq(self, other):
-    """``TargetConfig.__eq__`` (equal values of every option) with two exact shortcuts:
-    the same object, or the same class with the same options set to the same values.
+    """``TargetConfig.__eq__`` (equal values of every option), for two flags of one class
+    without building the values of every option: the same object, or the same options set
+    to the same values, else the values of the options set in either (an option set in
+    neither has its default in both).
     """
     if self is other:
         return True
-    if type(self) is type(other) and self._values == other._values:
+    if type(self) is not type(other):
+        return _ORIGINAL_FLAGS[0](self, other)
+    mine, theirs = self._values, other._values
+    if mine == theirs:
         return True
-    return _ORIGINAL_FLAGS[0](self, other)
+    return all(getattr(self, k) == getattr(other, k) for k in mine.keys() | theirs.keys())
 
 
 def _flags_hash(self):
