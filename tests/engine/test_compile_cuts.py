@@ -8,6 +8,8 @@
   the parallel kernel, for any thread count and any chunk.
 """
 
+import contextlib
+
 import numba
 import numpy as np
 import pytest
@@ -117,32 +119,49 @@ def _engine_kernel(func):
     return kernel(func)
 
 
-def test_the_collector_is_paused_while_an_engine_kernel_compiles(tmp_path, monkeypatch):
-    import gc
+def _engine_pair(add, times):
+    """A new engine kernel ``x + add`` (``_callee``) and its caller, ``times`` that."""
 
+    @_engine_kernel
+    def _callee(x):
+        return x + add
+
+    @_engine_kernel
+    def _caller(x):
+        return _callee(x) * times
+
+    return _callee, _caller
+
+
+@contextlib.contextmanager
+def _at_compile_starts(record):
+    """Calls ``record(name)`` at the start of every compile meanwhile (numba's events)."""
     from numba.core import event
-
-    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)  # a cold cache: these compile
-    seen = []
 
     class Watch(event.Listener):
         def on_start(self, ev):
-            seen.append((ev.data["dispatcher"].py_func.__name__, gc.isenabled()))
+            record(ev.data["dispatcher"].py_func.__name__)
 
         def on_end(self, ev):
             pass
 
-    @_engine_kernel
-    def _probe_callee(x):
-        return x + 1
-
-    @_engine_kernel
-    def _probe(x):
-        return _probe_callee(x) * 2
-
     watch = Watch()
     event.register("numba:compile", watch)
     try:
+        yield
+    finally:
+        event.unregister("numba:compile", watch)
+
+
+def test_the_collector_is_paused_while_an_engine_kernel_compiles(tmp_path, monkeypatch):
+    import gc
+
+    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)  # a cold cache: these compile
+    seen = []
+
+    _probe_callee, _probe = _engine_pair(1, 2)
+
+    with _at_compile_starts(lambda name: seen.append((name, gc.isenabled()))):
         assert gc.isenabled()
         assert _probe(3) == 8
         assert gc.isenabled()  # given back when the compile returns
@@ -153,11 +172,9 @@ def test_the_collector_is_paused_while_an_engine_kernel_compiles(tmp_path, monke
             assert not gc.isenabled()
         finally:
             gc.enable()
-    finally:
-        event.unregister("numba:compile", watch)
     # the callee compiles inside the outer compile, with the collector paused
-    assert ("_probe_callee", False) in seen
-    assert not any(on for name, on in seen if name == "_probe_callee")
+    assert ("_callee", False) in seen
+    assert not any(on for name, on in seen if name == "_callee")
 
 
 def test_the_collector_pause_ends_when_a_compile_fails(tmp_path, monkeypatch):
@@ -230,7 +247,6 @@ def test_the_flag_shortcuts_compare_and_hash_as_numba_does(data):
 def test_numba_bookkeeping_is_cheap_during_an_engine_compile_and_restored_after(
     tmp_path, monkeypatch
 ):
-    from numba.core import event
     from numba.core.targetconfig import TargetConfig
 
     monkeypatch.setattr(_numba, "_COMPILED", tmp_path)
@@ -238,27 +254,17 @@ def test_numba_bookkeeping_is_cheap_during_an_engine_compile_and_restored_after(
     assert before, "numba registers its LLVM lock events"
     seen = []
 
-    class Watch(event.Listener):
-        def on_start(self, ev):
-            seen.append(
-                (
-                    ev.data["dispatcher"].py_func.__name__,
-                    TargetConfig.__eq__ is _numba._flags_eq,
-                    TargetConfig.__hash__ is _numba._flags_hash,
-                    len(_numba._numba_lock_callbacks()),
-                )
+    def record(name):
+        seen.append(
+            (
+                name,
+                TargetConfig.__eq__ is _numba._flags_eq,
+                TargetConfig.__hash__ is _numba._flags_hash,
+                len(_numba._numba_lock_callbacks()),
             )
+        )
 
-        def on_end(self, ev):
-            pass
-
-    @_engine_kernel
-    def _cheap_callee(x):
-        return x + 2
-
-    @_engine_kernel
-    def _cheap(x):
-        return _cheap_callee(x) * 5
+    _cheap_callee, _cheap = _engine_pair(2, 5)
 
     @_engine_kernel
     def _cheap_broken(x):
@@ -268,17 +274,13 @@ def test_numba_bookkeeping_is_cheap_during_an_engine_compile_and_restored_after(
     def _outside(x):
         return x - 1
 
-    watch = Watch()
-    event.register("numba:compile", watch)
-    try:
+    with _at_compile_starts(record):
         assert _cheap(1) == 15
         with pytest.raises(numba.core.errors.TypingError):
             _cheap_broken(1)
         assert _outside(3) == 2
-    finally:
-        event.unregister("numba:compile", watch)
     # inside the engine's compile (the callee's start comes after the outer start)
-    assert ("_cheap_callee", True, True, 0) in seen
+    assert ("_callee", True, True, 0) in seen
     # a compile outside the engine sees numba as it is
     assert ("_outside", False, False, len(before)) in seen
     # given back after each outermost compile, the failed one too
