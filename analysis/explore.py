@@ -28,7 +28,7 @@ def payout_controls(variant) -> dict[str, Any]:
         import ipywidgets as w
     except ImportError:  # pragma: no cover - the dev extras install it
         raise UsageError("the explorer needs ipywidgets: pip install ipywidgets") from None
-    from engine import rescore as rs
+    from engine.runs import rescore as rs
     from engine.variants import get as get_variant
 
     v = get_variant(variant) if isinstance(variant, str) else variant
@@ -83,7 +83,7 @@ def explore_view(frame: pd.DataFrame, changes: Mapping[str, Any], *, top: int = 
     """
     import analysis
     from analysis.rescoring import effect_table
-    from engine import rescore as rs
+    from engine.runs import rescore as rs
 
     meta = frame.attrs.get("mjlab") or {}
     if "rules" not in meta:

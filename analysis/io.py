@@ -1,7 +1,7 @@
 """Reading mjlab record files: one Parquet file or a folder of chunk files.
 
 A mjlab record file is a Parquet file whose key-value metadata has the key ``mjlab``
-holding the run identity as JSON (written by ``engine.records.write_parquet``):
+holding the run identity as JSON (written by ``engine.play.records.write_parquet``):
 ``format`` (``"mjlab-records"``), ``format_version``, ``package_version``, ``variant``,
 ``variant_version``, ``rules`` (the full options), ``rules_id``, ``seed``, and more.
 A chunk written with ``--summary-only`` has ``format = "mjlab-summary"``, no rows, and
@@ -26,7 +26,7 @@ from engine.errors import UsageError
 __all__ = ["META_KEY", "FORMATS", "load", "summarize", "read_metadata", "record_files"]
 
 META_KEY = b"mjlab"
-"""Parquet key-value metadata key of the run identity (JSON), as ``engine.records``."""
+"""Parquet key-value metadata key of the run identity (JSON), as ``engine.play.records``."""
 
 FORMATS = ("mjlab-records", "mjlab-summary")
 """Accepted values of the metadata's ``format``."""
@@ -92,12 +92,12 @@ def read_metadata(file: str | Path, *, verify: bool = True) -> dict:
     ------
     UsageError
         Not a Parquet file, not a mjlab record file, damaged (checksum), or metadata
-        whose claims do not hold (:func:`engine.dataset.check_claims`): one line naming
+        whose claims do not hold (:func:`engine.runs.dataset.check_claims`): one line naming
         the file.
     """
     from analysis.summary import SummaryReducer
     from engine import fileio
-    from engine.dataset import check_claims
+    from engine.runs.dataset import check_claims
 
     file = Path(file)
     pm = fileio.read_meta(file)
@@ -121,7 +121,7 @@ def _in_dataset(file: Path) -> bool:
 
 def _check_same(metas: list[tuple[Path, dict]]) -> dict:
     """The first file's metadata; UsageError naming two files that are not of one run."""
-    from engine.dataset import differs, run_identity
+    from engine.runs.dataset import differs, run_identity
 
     first_file, first = metas[0]
     for f, m in metas[1:]:

@@ -111,7 +111,7 @@ def rung_frames(
     to parameter overrides for every place playing it; ``bar`` (a tqdm bar) advances by
     ``deals`` per run.
     """
-    from engine.run import simulate
+    from engine.runs.run import simulate
 
     params = params or {}
     seats = variant.n_players(resolved)
@@ -222,7 +222,7 @@ def ladder(
         raise UsageError("a ladder needs at least two policies")
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 2 * match_length:
         raise UsageError(f"--deals must be an integer of at least {2 * match_length}")
-    from engine.run import MAX_MATCHES, MAX_SEED, MAX_WORKERS, _check_int
+    from engine.runs.run import MAX_MATCHES, MAX_SEED, MAX_WORKERS, _check_int
 
     # checked before the bar starts, so a bad value gets its one line alone
     seed = _check_int("--seed", seed, 0, MAX_SEED)

@@ -2,7 +2,7 @@
 
 :func:`rescore` pays the recorded deals again under changed payout options (pattern
 values, bases and caps, per-role multipliers, kong and horse money, penalties, the
-scoring formula): see :mod:`engine.rescore`. It is exact for value-blind play
+scoring formula): see :mod:`engine.runs.rescore`. It is exact for value-blind play
 (``efficiency``, ``random``). For ``value`` and ``strong``, whose play reads the values,
 :func:`rescore_gap` measures the first-order bias: it re-scores a default run and
 simulates the changed rules on the same seed (common random numbers), and gives the
@@ -21,8 +21,8 @@ from typing import Any
 
 import pandas as pd
 
-from engine import rescore as _rs
 from engine.errors import UsageError
+from engine.runs import rescore as _rs
 
 __all__ = ["rescore", "rescore_gap", "cached_gap", "GAP_METRICS"]
 
@@ -32,7 +32,7 @@ GAP_METRICS = ("dealer_edge", "flow", "value_per_win", "draw_rate")
 
 def _source(records) -> tuple[pd.DataFrame, dict[str, Any]]:
     """(frame, identity) of a Run, a loaded frame (``attrs["mjlab"]``) or a path."""
-    from engine.run import Run
+    from engine.runs.run import Run
 
     if isinstance(records, Run):
         return records.to_pandas(), records.metadata()
@@ -108,7 +108,7 @@ def _gap_key(variant, rules, policies, changes, deals, seed, match_length) -> st
 
 
 def _gap_dir() -> Path:
-    from engine._cache import cache_dir
+    from engine.jit.cache import cache_dir
 
     return Path(cache_dir()) / "rescore-gaps"
 
@@ -143,7 +143,7 @@ def rescore_gap(
     """
     from analysis.sweep import two_frame_table
     from engine import simulate
-    from engine.run import DEFAULT_MATCH_LENGTH
+    from engine.runs.run import DEFAULT_MATCH_LENGTH
     from engine.variants import get as get_variant
 
     v = get_variant(variant)
@@ -184,8 +184,8 @@ def rescore_gap(
     }
     out.attrs["mjlab_gap"] = ident
     if cache:
-        from engine._cache import private_makedirs
         from engine.fileio import write_bytes
+        from engine.jit.cache import private_makedirs
 
         key = _gap_key(variant, base, pol, changes, deals, seed, ml)
         folder = private_makedirs(_gap_dir())

@@ -5,7 +5,7 @@ on common random numbers (one seed for all), and measures each setting's headlin
 metrics with intervals: the dealer edge, the money flow, the draw rate, the value per
 win, and on request the skill edge (value over efficiency, duplicate seating by dealer;
 it needs its own runs). Settings that differ only in payout options are *re-scored*
-from one simulation of their play options (:mod:`engine.rescore`), so only the distinct
+from one simulation of their play options (:mod:`engine.runs.rescore`), so only the distinct
 play settings are simulated; that is exact for value-blind policies and first-order for
 value-aware ones (``simulate_all=True`` plays every setting instead).
 
@@ -193,7 +193,7 @@ def design(
     """
     from tqdm.auto import tqdm
 
-    from engine import rescore as rs
+    from engine.runs import rescore as rs
     from engine.variants import get as get_variant
 
     if deals < 1:
@@ -273,8 +273,8 @@ class _DesignRuns:
         """One simulation per group; each setting's records (re-scored from its group's
         run where its payout options differ) and how they were obtained, by label.
         """
-        from engine import rescore as rs
         from engine import simulate
+        from engine.runs import rescore as rs
 
         frames: dict[str, pd.DataFrame] = {}
         method: dict[str, str] = {}

@@ -318,7 +318,7 @@ def sensitivity(
         ``{"table": DataFrame (as :func:`sensitivity_table` plus p_adj, Holm over the
         table), "skipped": list, "deals": int, "runs": int, "skill_deals": int}``.
     """
-    from engine.run import simulate
+    from engine.runs.run import simulate
 
     def run(rules):
         return simulate(

@@ -10,7 +10,7 @@ of a match (*duplicate* format) cancels most of the luck of the tiles.
 Seat by seat (``seating="seat"``), the dealer sequence of a match drifts apart between
 seatings after the first deal the two policies play differently, and from then on a
 deal's seatings no longer give the strong policy each role's cards once. Runs played
-with ``seating="dealer"`` (:func:`engine.run.simulate`) read the policies by place from
+with ``seating="dealer"`` (:func:`engine.runs.run.simulate`) read the policies by place from
 each deal's dealer, so seating ``j`` gives the strong policy the cards of place ``j`` on
 every wall however the dealer moves: the duplicate format proper.
 
@@ -32,7 +32,7 @@ from analysis import schema
 from analysis._util import with_identity
 from analysis.stats import format_pm, ratio_ci
 from engine.errors import UsageError
-from engine.run import place_seats
+from engine.runs.run import place_seats
 
 __all__ = ["duplicate_gain", "duplicate_match_means", "skill_edge", "strong_seats"]
 

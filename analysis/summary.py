@@ -996,8 +996,8 @@ def as_summary(records) -> Summary:
 
 class SummaryReducer:
     """The ``--summary-only`` reducer of a dataset chunk: its mergeable :class:`Summary`
-    as a JSON-able dict (:class:`engine.dataset.Reducer`); readers pass it to
-    :func:`engine.dataset.check_claims` so a damaged stored summary is refused.
+    as a JSON-able dict (:class:`engine.runs.dataset.Reducer`); readers pass it to
+    :func:`engine.runs.dataset.check_claims` so a damaged stored summary is refused.
     """
 
     @staticmethod

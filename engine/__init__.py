@@ -11,15 +11,26 @@ from importlib import import_module
 
 __version__ = "0.1.0"
 
-_LAZY = {"tiles", "hand", "exact", "rng", "variants", "records", "run", "game", "zipai"}
+_LAZY = {
+    # name: the module it is (imported on first use)
+    "tiles": "engine.tiles",
+    "hand": "engine.hand",
+    "exact": "engine.exact",
+    "rng": "engine.rng",
+    "variants": "engine.variants",
+    "mahjong": "engine.mahjong",
+    "zipai": "engine.zipai",
+    "records": "engine.play.records",
+    "run": "engine.runs.run",
+}
 
 
 def __getattr__(name):
     if name in _LAZY:
-        return import_module(f"engine.{name}")
+        return import_module(_LAZY[name])
     if name == "simulate":
-        return import_module("engine.run").simulate
+        return import_module("engine.runs.run").simulate
     raise AttributeError(f"module 'engine' has no attribute {name!r}")
 
 
-__all__ = sorted(_LAZY | {"simulate", "__version__"})
+__all__ = sorted(_LAZY.keys() | {"simulate", "__version__"})

@@ -13,7 +13,7 @@ thirteen orphans), as in :mod:`engine.hand._kernels`.
 
 from __future__ import annotations
 
-from ._numba import kernel
+from engine.jit.njit import kernel
 
 STANDARD = 1
 SEVEN_PAIRS = 2

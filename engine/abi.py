@@ -1,7 +1,7 @@
 """The kernel ABI shared by both families: the record row, win types, policy codes and
 the seating by dealer.
 
-Both game loops (:mod:`engine.game._loop`, :mod:`engine.zipai._loop`) write one int32
+Both game loops (:mod:`engine.play.mahjong.loop`, :mod:`engine.play.zipai.loop`) write one int32
 row per deal with the columns below, and the runs, records and checks read them; the
 family-specific encodings (rule slots, events, melds or table groups) stay in each
 family's ``_layout``. The row's columns are handed out by :class:`engine._slots.Slots`,
@@ -13,7 +13,8 @@ so the fixed columns and the variant's extra columns cannot overlap.
 
 from __future__ import annotations
 
-from ._numba import kernel
+from engine.jit.njit import kernel
+
 from ._slots import Slots
 
 __all__ = [

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._numba import kernel
+from engine.jit.njit import kernel
 
 __all__ = ["WALL", "BOTS", "MATCH", "stream", "next_u64", "below", "shuffle", "seed_state"]
 

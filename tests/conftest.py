@@ -36,10 +36,10 @@ def regen(request):
 
 @pytest.fixture(autouse=True, scope="session")
 def _no_compile_notice():
-    """The one-line cold-start notice (engine._warmup) is for people; the tests that count
+    """The one-line cold-start notice (engine.jit.warmup) is for people; the tests that count
     stderr lines must not depend on which test happens to compile a part first, so every
-    part counts as announced (tests/engine/test_warmup.py resets it to test the notice)."""
-    from engine import _warmup
+    part counts as announced (tests/engine/jit/test_warmup.py resets it to test the notice)."""
+    from engine.jit import warmup as _warmup
 
     _warmup._ANNOUNCED.update(what for what, _, _ in (*_warmup.PARTS.values(), _warmup._DEFAULT))
     yield

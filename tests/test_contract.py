@@ -16,7 +16,7 @@ import textwrap
 import pyarrow.parquet as pq
 import pytest
 
-from engine.cli import main
+from mjlab.cli import main
 
 SIM = ["simulate", "tuidaohu", "--deals", "320", "--policy", "random", "--quiet"]
 
@@ -74,7 +74,7 @@ def test_a_second_writer_is_refused_naming_the_holder(tmp_path, capsys):
 
 def test_two_processes_at_once_never_mix(tmp_path):
     folder = tmp_path / "conc"
-    cmd = [sys.executable, "-m", "engine.cli", *SIM, "--chunk-matches", "2", "--out", f"{folder}/"]
+    cmd = [sys.executable, "-m", "mjlab.cli", *SIM, "--chunk-matches", "2", "--out", f"{folder}/"]
     a = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
     b = subprocess.Popen([*cmd, "--rule", "horses=2"], stderr=subprocess.PIPE, text=True)
     (ea, eb) = (a.communicate()[1], b.communicate()[1])
@@ -386,7 +386,7 @@ KILL_AT_RENAME = textwrap.dedent(
             os.kill(os.getpid(), signal.SIGKILL)
         real(src, dst)
     os.replace = replace
-    from engine.cli import main
+    from mjlab.cli import main
     sys.exit(main(sys.argv[1:]))
     """
 )

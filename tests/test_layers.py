@@ -1,11 +1,10 @@
 """The layer contracts (pyproject ``[tool.importlinter]``) hold: ``lint-imports`` passes.
 
-The floors of the engine (tiles, rng, errors, the numba house options and the cold-start
-notice, the hand kernels, the caches, the file IO, the kernel ABI) import nothing above
-them; the engine's domain never imports the analysis layer, even indirectly; and the
-whole project is layered (commands > analysis > runs > families > family entry points >
-seats and records > loops > variants > family toolkits > floors), function-level imports
-included. Planted backward imports show the contracts are not vacuous.
+The folders are the layers (cli > commands > analysis > runs > play > variants >
+mahjong | zipai toolkits > floors > jit), function-level imports included; inside play,
+families > family entry points > drivers > seats and records > loops; the engine never
+imports the analysis layer or the command line, even indirectly. Planted backward imports
+show the contracts are not vacuous.
 """
 
 import shutil
@@ -55,8 +54,10 @@ def _planted(tmp_path, module: str, line: str):
     """``lint-imports`` on a copy of the project with ``line`` added to ``module``."""
     pkg = tmp_path / "engine"
     shutil.copytree(ROOT / "engine", pkg, ignore=shutil.ignore_patterns("botdata", "__pycache__"))
-    shutil.copytree(ROOT / "analysis", tmp_path / "analysis",
-                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    for other in ("analysis", "mjlab"):
+        shutil.copytree(
+            ROOT / other, tmp_path / other, ignore=shutil.ignore_patterns("__pycache__")
+        )
     path = tmp_path / (module.replace(".", "/") + ".py")
     path.write_text(path.read_text(encoding="utf-8") + f"\n{line}  # noqa\n")
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
@@ -70,12 +71,19 @@ def _planted(tmp_path, module: str, line: str):
 @pytest.mark.parametrize(
     ("module", "line", "named"),
     [
-        ("engine.tiles", "from engine import run", "engine.run"),
-        ("engine.variants._registry", "from engine import family", "engine.family"),
-        ("engine.game._loop", "from engine import bots", "engine.bots"),
-        ("engine.dataset", "from analysis import summary", "analysis.summary"),
-        ("engine.variants.tuidaohu._kernels", "from engine import records", "engine.records"),
+        ("engine.tiles", "from engine.runs import run", "engine.runs.run"),
+        ("engine.variants._registry", "from engine.play import family", "engine.play.family"),
+        ("engine.play.mahjong.loop", "from engine.play import bots", "engine.play.bots"),
+        ("engine.runs.dataset", "from analysis import summary", "analysis.summary"),
+        (
+            "engine.variants.tuidaohu._kernels",
+            "from engine.play import records",
+            "engine.play.records",
+        ),
         ("engine.exact", "from engine import variants", "engine.variants"),
+        ("engine.jit.late", "from engine import tiles", "engine.tiles"),
+        ("engine.mahjong.layout", "from engine.zipai import cards", "engine.zipai.cards"),
+        ("analysis.stats", "from mjlab import cli", "mjlab.cli"),
     ],
 )
 def test_a_backward_import_breaks_the_contract(tmp_path, module, line, named):
@@ -132,7 +140,7 @@ def test_no_import_cycle():
     grimp = pytest.importorskip("grimp")  # import-linter's graph builder
     sys.path.insert(0, str(ROOT))
     try:
-        graph = grimp.build_graph("engine", "analysis", include_external_packages=False)
+        graph = grimp.build_graph("mjlab", "engine", "analysis", include_external_packages=False)
     finally:
         sys.path.remove(str(ROOT))
     assert _cycles(graph) == []

@@ -39,7 +39,7 @@ _MENTION = re.compile(r"tests/(?:[\w-]+/)*test_\w+\.py")
 
 
 def _keys(parts) -> set[str]:
-    """The names a test's basename may give a module by: ``engine.game._hooks`` is
+    """The names a test's basename may give a module by: ``engine.play.mahjong.hooks`` is
     ``hooks``, ``game_hooks`` or ``engine_game_hooks``."""
     parts = [p.lstrip("_") for p in parts]
     return {"_".join(parts[i:]) for i in range(len(parts))}

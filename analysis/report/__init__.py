@@ -25,7 +25,7 @@ The package keeps its settings (:mod:`analysis.report._config`: budgets, headlin
 bots), its numbers (:mod:`analysis.report.data`: the runs and the context), its words
 (:mod:`analysis.report.text`: rankings, methods, caveats) and its rendering
 (:mod:`analysis.report.render`: figures, templates, files) apart; this module holds
-the public names (the command, ``mjlab report``, is :mod:`engine.commands.report`).
+the public names (the command, ``mjlab report``, is :mod:`mjlab.commands.report`).
 
 Examples
 --------

@@ -18,7 +18,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 RULES_DIR = "rules"
 """The folder, beside the report's files, that holds the rules reference it links to
-(:mod:`engine.rulesdoc`, shipped with the package; one page per variant and format)."""
+(:mod:`engine.runs.rulesdoc`, shipped with the package; one page per variant and format)."""
 
 
 DEFAULT_SEED = 2026

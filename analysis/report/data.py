@@ -77,7 +77,7 @@ from analysis.skill import duplicate_gain, skill_edge
 from analysis.summary import Summary
 from analysis.sweep import metric_doc, sweep_table, two_frame_table
 from engine.errors import UsageError
-from engine.rulesdoc import option_anchor
+from engine.runs.rulesdoc import option_anchor
 
 
 # ----------------------------------------------------------------------------- build
@@ -171,7 +171,7 @@ class _ReportPlan:
         """One run of the report: ``n`` deals of ``name`` on the report's seed, its
         matches and threads, the report's policy unless told otherwise.
         """
-        from engine.run import simulate
+        from engine.runs.run import simulate
 
         if policies is None:
             policies = report_policy(self.vobj[name])
@@ -533,7 +533,7 @@ def _whatif_section(v, df, meta, budget, run) -> dict | None:
     largest of those changes re-simulated on ``budget.whatif_check`` deals as a check.
     """
     from analysis.rescoring import whatif_table
-    from engine import rescore as rs
+    from engine.runs import rescore as rs
 
     keys = rs.payout_keys(v)
     if not keys:

@@ -59,7 +59,7 @@ def _n_figures(ctx: dict) -> int:
 
 
 FIGURE_CACHE = "report-figures"
-"""Folder, in the cache folder (:func:`engine._cache.cache_dir`), of drawn report figures."""
+"""Folder, in the cache folder (:func:`engine.jit.cache.cache_dir`), of drawn report figures."""
 
 
 FIGURE_CACHE_KEEP = 256
@@ -127,7 +127,7 @@ class _FigureCache:
             rc = repr(sorted((k, repr(v)) for k, v in matplotlib.rcParams.items()))
         self.salt = hashlib.sha256(_figure_code_key() + rc.encode()).digest()
         try:
-            from engine._cache import cache_dir
+            from engine.jit.cache import cache_dir
 
             folder = cache_dir() / FIGURE_CACHE
             folder.mkdir(mode=0o700, exist_ok=True)
@@ -269,7 +269,7 @@ def _template_cache(enabled: bool = True):
     if not enabled:
         return None
     try:
-        from engine._cache import cache_dir
+        from engine.jit.cache import cache_dir
 
         folder = cache_dir() / TEMPLATE_CACHE
         folder.mkdir(mode=0o700, exist_ok=True)

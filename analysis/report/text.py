@@ -1,5 +1,5 @@
 """The words of the balance report: rankings and their sentences, methods, caveats and the
-rules reference's open questions (:mod:`engine.rulesdoc`).
+rules reference's open questions (:mod:`engine.runs.rulesdoc`).
 """
 
 from __future__ import annotations
@@ -467,9 +467,9 @@ def _simplifications(doc: str) -> list[str]:
 def _rulebook_info() -> dict:
     """The rules reference the report links to, and where the sources disagree.
 
-    Both ship with the package (:mod:`engine.rulesdoc`): nothing is read from outside it.
+    Both ship with the package (:mod:`engine.runs.rulesdoc`): nothing is read from outside it.
     """
-    from engine import rulesdoc
+    from engine.runs import rulesdoc
 
     return {
         "reference": f"{RULES_DIR}/{rulesdoc.page_name(rulesdoc.INDEX, 'html')}",

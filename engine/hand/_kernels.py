@@ -26,7 +26,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .._numba import bit_count, kernel, lowest_bit, parallel_kernel
+from engine.jit.njit import bit_count, kernel, lowest_bit, parallel_kernel
+
 from ._tables import LEVELS
 
 STANDARD = 1

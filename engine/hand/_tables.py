@@ -53,8 +53,8 @@ import itertools
 
 import numpy as np
 
-from .._cache import load_or_build, source_key
-from .._numba import kernel
+from engine.jit.cache import load_or_build, source_key
+from engine.jit.njit import kernel
 
 __all__ = [
     "tables",

@@ -46,7 +46,7 @@ class RuleOption:
     payout : bool
         Whether it changes only what a deal pays, never how it is played by a policy
         blind to values (``efficiency``, ``random``): the deals recorded under one value
-        can then be re-scored under another (:mod:`engine.rescore`), and for those
+        can then be re-scored under another (:mod:`engine.runs.rescore`), and for those
         policies the re-scored records equal a fresh simulation's. An option that
         changes legality, claims, wilds or the wall is not a payout option.
     """
@@ -177,7 +177,7 @@ class Variant:
     hooks: Any = field(default=None, compare=False)
     """The variant's kernel module (mahjong family): it owns ``KERNEL_ID`` (the
     ``kernel_id`` above) and the hook kernels the game loop calls for it through
-    :mod:`engine.game._hooks` (``patterns``, ``settle``, ``win_legal`` ...)."""
+    :mod:`engine.play.mahjong.hooks` (``patterns``, ``settle``, ``win_legal`` ...)."""
     players_of: Callable[[Mapping[str, Any]], int] | None = None
     exact: Callable[..., dict] | None = field(default=None, compare=False)
     score_hand: Callable[..., dict] | None = field(default=None, compare=False)
@@ -191,12 +191,13 @@ class Variant:
     """Flower tiles in the set (``mjlab score --flowers`` is 0..this; 0: no flowers)."""
     bot_layout: Any = field(default=None, compare=False)
     """Its family's bot parameter layout module (``N_BOT``, the blocks' keys and
-    ``STRONG_VERSION``): :mod:`engine.game._params` or :mod:`engine.zipai._params`."""
+    ``STRONG_VERSION``): :mod:`engine.mahjong.params` or :mod:`engine.zipai.params`."""
     bot_params: Callable[[str, Mapping[str, Any]], dict] | None = field(default=None, compare=False)
-    """The default parameters of a policy under resolved options (engine.bots)."""
+    """The default parameters of a policy under resolved options (engine.play.bots)."""
     value_blind: tuple[str, ...] = ("random", "efficiency")
     """The policies whose play reads no payout option: re-scoring their records under a
-    payout change is exact (engine.rescore; tests/engine/test_rescore.py proves it for each)."""
+    payout change is exact (engine.runs.rescore; tests/engine/runs/test_rescore.py proves
+    it for each)."""
     bot_targets: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
     """The patterns that make each hand target of the strong policy (``flush``, ``half``,
     ``triplets``, ``pairs``, ``wild_pair``), for fitting what each is worth."""

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..game import _layout as L
-from ..game._params import N_TARGET
+from engine.mahjong import layout as L
+from engine.mahjong.params import N_TARGET
+
 from ..hand import shape_mask
 
 __all__ = ["engine_rules", "strong_defaults"]
@@ -62,7 +63,7 @@ def engine_rules(
 
 
 def strong_defaults(**kw) -> dict:
-    """The strong policy's scalar parameters before tuning (engine.game._params)."""
+    """The strong policy's scalar parameters before tuning (engine.mahjong.params)."""
     out = dict(
         alpha=1.0, alpha_kong=1.0, claim_bias=0.0, chow_bias=0.0, kong_bias=0.0, kong_an=0.0,
         kong_add=0.0, kong_ming=0.0, feed_kong=0.0, rob=1.0, chase_min_live=0.0,

@@ -22,7 +22,7 @@ def mark_loaded() -> None:
 def loaded() -> list[Variant]:
     """Every registered variant, in name order, once the whole package is loaded.
 
-    The game loop's hook dispatch (engine.game._hooks) reads the registry when it is
+    The game loop's hook dispatch (engine.play.mahjong.hooks) reads the registry when it is
     imported; an import cycle that reached it while the variants were still loading
     would leave a variant out of the dispatch silently, so that is an ImportError.
     """

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.mahjong import layout as L
+
 from .. import tiles
 from ..errors import UsageError
-from ..game import _layout as L
 
 __all__ = [
     "parse_melds",

@@ -20,7 +20,7 @@ The programme takes seconds for j = 0, half a minute for j = 1, two minutes for 
 and eight for j = 3 in pure Python, so the counts are pinned as constants computed by
 this same code (:data:`PINNED`; j = 0 is recomputed by the default tests, j = 1 and 2 by
 slow tests, every pinned j agrees with the hand evaluator on random hands); a count that
-is not pinned is computed once and cached on disk (:mod:`engine._cache`).
+is not pinned is computed once and cached on disk (:mod:`engine.jit.cache`).
 
 >>> from engine.variants import get
 >>> out = exact_tianhu(get("luodisao").resolve({"kings": 0}))
@@ -181,7 +181,8 @@ def complete_count(j: int, min_huxi: int = zhand.MIN_HUXI) -> int:
         raise ValueError("j must be 0..4")
     if min_huxi == zhand.MIN_HUXI and j in PINNED:
         return PINNED[j]
-    from .. import _cache
+    from engine.jit import cache as _cache
+
     from . import exact as me
 
     key = _cache.source_key(me) + f"-j{j}-m{min_huxi}"

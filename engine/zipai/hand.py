@@ -65,7 +65,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _huxi, cards
+from engine.zipai import cards
+from engine.zipai import huxi as _huxi
 
 __all__ = [
     "HUXI",

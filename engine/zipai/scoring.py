@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.zipai import layout as Z
+
 from ..errors import UsageError
-from . import _layout as Z
 from . import cards
 from . import hand as zhand
 

@@ -10,8 +10,8 @@ from scipy import stats
 import analysis
 from analysis import risk
 from analysis.testing import synthetic_records
-from engine.cli import main
 from engine.errors import UsageError
+from mjlab.cli import main
 
 
 def _table(g, means, sd, seed, zero_sum=False):

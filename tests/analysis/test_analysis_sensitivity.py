@@ -11,7 +11,7 @@ from analysis import sensitivity as sens
 from analysis.stats import adjust_pvalues
 from analysis.testing import synthetic_records
 from engine import variants
-from engine.run import simulate
+from engine.runs.run import simulate
 from engine.variants._base import RuleOption
 
 MATCHES = 400

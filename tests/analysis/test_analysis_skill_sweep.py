@@ -170,9 +170,9 @@ def test_sweep_runs_the_engine_on_one_seed(monkeypatch):
         calls.append((variant, deals, seed, dict(rules)))
         return FakeRun(rules)
 
-    fake = types.ModuleType("engine.run")
+    fake = types.ModuleType("engine.runs.run")
     fake.simulate = simulate
-    monkeypatch.setitem(sys.modules, "engine.run", fake)
+    monkeypatch.setitem(sys.modules, "engine.runs.run", fake)
     t = analysis.sweep("lishui", "bonus", [0, 2], deals=320, seed=5, rules={"caishen": 1})
     assert [c[3] for c in calls] == [{"caishen": 1, "bonus": 0}, {"caishen": 1, "bonus": 2}]
     assert {c[2] for c in calls} == {5}

@@ -61,13 +61,13 @@ def test_a_summary_has_its_tables_in_a_process_that_imported_only_the_summary():
 
 
 def test_mjlab_summarize_in_a_fresh_process(tmp_path):
-    from engine.cli import main
+    from mjlab.cli import main
 
     run = tmp_path / "run"
     assert main(["simulate", "tiny", "--deals", "64", "--out", f"{run}/", "--quiet"]) == 0
     words = _fresh(
         "import sys",
-        "from engine.cli import main",
+        "from mjlab.cli import main",
         f"sys.exit(main(['summarize', {str(run)!r}]))",
     )
     assert "tiny" in words

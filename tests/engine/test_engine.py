@@ -5,9 +5,9 @@ import pandas as pd
 import pytest
 
 from engine import rng, variants
-from engine.family import MAHJONG, ZIPAI, family_of
-from engine.run import simulate
-from engine.testing import check_variant, recompute_mismatch
+from engine.play.family import MAHJONG, ZIPAI, family_of
+from engine.runs.run import simulate
+from engine.runs.testing import check_variant, recompute_mismatch
 from tests.oracles import hand_bruteforce as bf
 from tests.oracles import zipai_bruteforce as zbf
 
@@ -95,7 +95,7 @@ def test_flags_reproduce_the_value_paid(name):
 def test_a_replayed_deal_has_the_simulated_record(name, seed, match, deal):
     """The event log (robbed 补杠, unreplaced flowers, opening wins) is written beside the
     records and changes none of them: a replay's row equals the simulation's."""
-    from engine.game import replay_events
+    from engine.play.mahjong.replay import replay_events
 
     row = replay_events(name, seed, match, deal)[1]
     df = simulate(name, 16 * match + deal + 1, seed=seed, progress=False).to_pandas()
@@ -124,7 +124,7 @@ def test_same_seed_same_records_whatever_workers_and_chunks():
 
 def test_walls_do_not_depend_on_policies():
     """The wall stream is separate from the bots': the first draws are identical."""
-    from engine.game import replay_events
+    from engine.play.mahjong.replay import replay_events
 
     ev_a = replay_events("tuidaohu", 5, 0, 0, policies="random")[0]
     ev_b = replay_events("tuidaohu", 5, 0, 0, policies="efficiency")[0]
@@ -177,7 +177,7 @@ def test_record_schema_and_zero_sum():
 def test_parquet_round_trip(tmp_path):
     import pyarrow.parquet as pq
 
-    from engine.records import read_metadata
+    from engine.play.records import read_metadata
 
     run = simulate("tuidaohu", 64, seed=2, progress=False)
     path = tmp_path / "r.parquet"

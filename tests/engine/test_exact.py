@@ -13,7 +13,7 @@ import pytest
 from oracles import hand_bruteforce as bf
 
 from engine import exact, hand, tiles
-from engine.cli import main
+from mjlab.cli import main
 
 C136_14 = comb(136, 14)
 

@@ -31,7 +31,7 @@ POLICIES = ("random", "efficiency", "value", "strong")
 
 def _play_hashes(cases) -> dict:
     """sha256 of the records of 2 deals of each ``(variant, policy)`` in ``cases``."""
-    from engine import run
+    from engine.runs import run
 
     out = {}
     for v, p in cases:

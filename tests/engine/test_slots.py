@@ -11,16 +11,16 @@ import pytest
 import engine.variants  # noqa: F401  (imports every variant's kernel module, so its layouts)
 from engine import abi
 from engine._slots import LAYOUTS, Slots
-from engine.game import _layout as L
-from engine.game import _loop as GL
-from engine.game import _params as GP
-from engine.game import _strong as GS
+from engine.mahjong import layout as L
+from engine.mahjong import params as GP
+from engine.mahjong import strong as GS
+from engine.play.mahjong import loop as GL
+from engine.play.zipai import loop as ZL
 from engine.variants import get
 from engine.variants.fuzhou import _kernels as _fuzhou
 from engine.variants.luodisao import _kernels as _luodisao
-from engine.zipai import _layout as Z
-from engine.zipai import _loop as ZL
-from engine.zipai import _params as ZP
+from engine.zipai import layout as Z
+from engine.zipai import params as ZP
 
 
 def _intervals(layout):

@@ -7,7 +7,7 @@ at most ``kong_slack`` tiles farther. These tests check the rule in the records.
 
 import numpy as np
 
-from engine.run import simulate
+from engine.runs.run import simulate
 
 
 def _frame(slack, deals=6000):
@@ -28,8 +28,8 @@ def test_slack_makes_more_kongs_and_their_money():
 
 
 def test_kong_slack_is_tuned_only_where_the_variant_opts_in():
-    from engine import tune
-    from engine.bots import _defaults
+    from engine.play.bots import _defaults
+    from engine.runs import tune
     from engine.variants import get
 
     for name in ("lishui", "zhuji", "fuzhou", "tuidaohu"):
@@ -61,8 +61,8 @@ def test_safe_ties_deal_in_less():
 def test_safe_ties_is_tuned_only_where_the_variant_opts_in():
     """The value retune moves ``value.safe_ties`` only where the variant's defaults turn
     the defence on (丽水); elsewhere the efficiency order stays and the tuner leaves it."""
-    from engine import tune
-    from engine.bots import _defaults
+    from engine.play.bots import _defaults
+    from engine.runs import tune
     from engine.variants import get
 
     seen = []

@@ -8,7 +8,7 @@ live tiles reach their parameter. These tests check the rule in the records.
 import numpy as np
 import pytest
 
-from engine.run import simulate
+from engine.runs.run import simulate
 
 
 def _frame(pass_self, policy="value", deals=1600):
@@ -40,7 +40,7 @@ def test_a_bot_that_always_passes_wins_on_discards_only_at_the_wall_end(policy):
 
 
 def test_no_pass_by_default_outside_fuzhou():
-    from engine.bots import _defaults
+    from engine.play.bots import _defaults
     from engine.variants import get
 
     for name in ("lishui", "zhuji", "tuidaohu"):
@@ -52,7 +52,7 @@ def test_no_pass_by_default_outside_fuzhou():
 
 
 def test_the_tuner_tunes_pass_self_only_where_the_variant_opts_in():
-    from engine import tune
+    from engine.runs import tune
     from engine.variants import get
 
     for name, want in (("fuzhou", True), ("lishui", False), ("tuidaohu", False)):

@@ -39,7 +39,7 @@ RULEBOOK §3 (seed ``002_f8fbd002ca6459f4.txt``):
 Payout options (re-scoring)
 ---------------------------
 ``scoring``, ``draw_adds_lianzhuang`` and the ``pay_*`` options change only what a deal
-pays, so recorded deals are paid again under them (``mjlab rescore``, engine.rescore):
+pays, so recorded deals are paid again under them (``mjlab rescore``, engine.runs.rescore):
 ``pay_base_<formula>`` (the 底 of X: qq 5, xinxiuding 1, multiplier 1), each special's
 value under each formula (``pay_<special>_<formula>``: 番 added to X for qq and
 xinxiuding, × X for multiplier; only the largest counts) and the 游金 multipliers
@@ -125,8 +125,9 @@ from math import comb
 
 import numpy as np
 
-from ...game import _layout as L
-from ...game import _params as bot_layout
+from engine.mahjong import layout as L
+from engine.mahjong import params as bot_layout
+
 from .._base import RuleOption, Variant
 from .._mahjong import engine_rules, strong_defaults
 from .._registry import register
@@ -328,7 +329,7 @@ at 30 0.03 (the same measurement)."""
 
 BOT_PASS_SELF = 300
 """Value and strong bots pass a win on a discard to wait for a self-draw while its outs
-times the live tiles beyond the reserve reach this (engine.game._params
+times the live tiles beyond the reserve reach this (engine.mahjong.params
 ``value.pass_self``). A self-draw is paid X by every other seat, a discard win by the
 discarder alone, so a good wait early in the deal is worth more undeclared. Measured as
 above: value over efficiency +0.18 points per deal at 200, +0.53 [+0.44, +0.61] at 300,
@@ -337,7 +338,7 @@ taken on a later discard)."""
 
 
 BOT_TARGETS = dict(wild_pair=("jinque",))
-"""The patterns of each strong-policy target (engine.fit)."""
+"""The patterns of each strong-policy target (engine.runs.fit)."""
 
 
 def bot_params(policy, rules) -> dict:
@@ -473,11 +474,11 @@ def score_hand(
     wilds : int
         Golds in the hand (the robbed indicator included under ``qiangjin``).
     melds : array (n, 3)
-        Exposed melds ``(type, kind, from seat)`` (engine.game._layout M_*).
+        Exposed melds ``(type, kind, from seat)`` (engine.mahjong.layout M_*).
     win_kind : int
         Winning tile kind (-1 for a gold); informational.
     win_type : int or str
-        engine.game._layout WIN_* code or its name (``self_draw``, ``discard``,
+        engine.mahjong.layout WIN_* code or its name (``self_draw``, ``discard``,
         ``rob_kong``, ``kong_draw``, ``instant``).
     seat, dealer : int
         The winner and the dealer.

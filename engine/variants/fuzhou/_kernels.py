@@ -3,7 +3,7 @@
 Rule slots (``rules[R_VAR + i]``) are written by :mod:`engine.variants.fuzhou`: the
 formula, whether a kept draw adds to 连庄数, the formula's 底, the value of every special
 win under that formula and the 游金 multipliers (the last four from payout options).
-The loop fills the winner's flowers, golds and context in ``ctx`` (engine.game._layout
+The loop fills the winner's flowers, golds and context in ``ctx`` (engine.mahjong.layout
 X_*); :func:`patterns` stores the winner's kongs and golds in scratch for :func:`settle`.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._numba import kernel
-from ...game._layout import (
+from engine.jit.njit import kernel
+from engine.mahjong.layout import (
     CTX,
     M_ADDKONG,
     M_ANKONG,
@@ -42,7 +42,8 @@ from ...game._layout import (
     X_WINNER,
     X_YOUJIN,
 )
-from ...game._patterns import rest_distance
+from engine.mahjong.patterns import rest_distance
+
 from .._base import Pattern, big_mask, pattern_bits
 
 # ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
@@ -79,7 +80,7 @@ BIG_MASK = big_mask(PATTERNS)
 """The bits of the big hands."""
 
 KERNEL_ID = 4
-"""This variant's id in ``rules[R_VARIANT]``: the game loop's hooks (engine.game._hooks)
+"""This variant's id in ``rules[R_VARIANT]``: the game loop's hooks (engine.play.mahjong.hooks)
 call this module's hook kernels for it."""
 
 # ---- pattern bits (order = engine.variants.fuzhou.PATTERNS) -----------------------------

@@ -43,7 +43,7 @@ Engine simplifications
 
 Payout options and re-scoring
 -----------------------------
-Re-scorable (``payout``, engine.rescore): the 倍 of 清一色, 七对子, 不搭 (``pay_<pattern>``,
+Re-scorable (``payout``, engine.runs.rescore): the 倍 of 清一色, 七对子, 不搭 (``pay_<pattern>``,
 the 非自摸 value; 自摸 = ``pay_zimo_x`` x it), of 杠上开花, 财神会 and 抢杠 (one value
 each), the plain 倍 (``pay_plain``) and the 自摸 multiplier (``pay_zimo_x``, also for
 字一色 and 大对子), the 底 (``pay_base``, ``pay_base_step``, ``base_cap``), the 犯枪 and
@@ -88,8 +88,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...game import _layout as L
-from ...game import _params as bot_layout
+from engine.mahjong import layout as L
+from engine.mahjong import params as bot_layout
+
 from .._base import RuleOption, Variant
 from .._mahjong import engine_rules, strong_defaults
 from .._registry import register
@@ -111,7 +112,7 @@ PAY_PATTERNS = (
 """The patterns whose 倍 is an option (every pattern of the variant)."""
 
 PAYOUT_PATTERN = {f"pay_{p}": p for p in PAY_PATTERNS}
-"""The pattern each pattern-value option pays for: tests/engine/test_rescore.py may find the
+"""The pattern each pattern-value option pays for: tests/engine/runs/test_rescore.py may find the
 option idle only in a sample without that pattern (字一色, 大对子, 天胡 and 地胡 are rare
 under efficiency play; tests/engine/variants/lishui/test_lishui.py pays them on worked hands)."""
 
@@ -331,7 +332,7 @@ are short (discard wins, 财神, 白板 stand-in), so speed dominates."""
 BOT_TARGETS = dict(
     flush=("qingyise", "ziyise"), triplets=("daduizi",), pairs=("qiduizi",), buda=("buda",)
 )
-"""The patterns of each strong-policy target (engine.fit)."""
+"""The patterns of each strong-policy target (engine.runs.fit)."""
 
 
 def bot_params(policy, rules) -> dict:
@@ -428,7 +429,7 @@ PENALTY_COLUMNS = ("beigen_money", "wuda_money", "fanqiang_money", "tongbao_mone
 
 def recompute(rules, frame) -> dict:
     """The record columns that the payout options and the scoring inputs fix: the
-    conformance check, and the re-score of recorded deals (engine.rescore).
+    conformance check, and the re-score of recorded deals (engine.runs.rescore).
 
     The reading paid is chosen again from the readings ``score_in`` says the hand
     completes in (standard, with 大对子 when it fits; 七对子; 不搭), each worth the sum of
@@ -597,7 +598,7 @@ def score_hand(
     win_kind : int
         Kind of the winning tile, -1 when it is a 财神 (for ``caishenhui=drawn``).
     win_type : int
-        engine.game._layout WIN_* code (self-draw, discard, rob_kong, kong_draw).
+        engine.mahjong.layout WIN_* code (self-draw, discard, rob_kong, kong_draw).
     seat, dealer : int
         The winner's and the dealer's seats.
     streak : int

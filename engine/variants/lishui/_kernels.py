@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._numba import kernel
-from ...game._layout import (
+from engine.jit.njit import kernel
+from engine.mahjong.layout import (
     CTX,
     M_ADDKONG,
     M_ANKONG,
@@ -40,7 +40,8 @@ from ...game._layout import (
     X_WIN_TYPE,
     X_WINNER,
 )
-from ...game._patterns import suit_mask, triplets_fit
+from engine.mahjong.patterns import suit_mask, triplets_fit
+
 from ...hand._kernels import STANDARD, _buda, _distance, _pairs_formula
 from .._base import Pattern, big_mask, pattern_bits
 
@@ -72,7 +73,7 @@ BIG_MASK = big_mask(PATTERNS)
 """The bits of the big hands."""
 
 KERNEL_ID = 2
-"""This variant's id in ``rules[R_VARIANT]``: the game loop's hooks (engine.game._hooks)
+"""This variant's id in ``rules[R_VARIANT]``: the game loop's hooks (engine.play.mahjong.hooks)
 call this module's hook kernels for it."""
 
 # option slots
@@ -148,7 +149,7 @@ E_TONGBAO_MONEY = 15  # 15..18
 E_KONG_MONEY = 19  # 19..22
 E_SCORE_IN = 23
 
-# bit fields of the score_in column (the inputs of a re-score, engine.rescore)
+# bit fields of the score_in column (the inputs of a re-score, engine.runs.rescore)
 IN_STANDARD = 1 << 0
 """The winning hand completes in the standard shape."""
 IN_DADUIZI = 1 << 1

@@ -53,7 +53,7 @@ factor, 1..32), ``tun_per_xing`` (囤 per 醒, 0..10), ``shuangxing``, ``fan_com
 recomputes ``xing``, ``tun``, ``fan``, ``value``, ``capped``, ``zuoxing_money``,
 ``wang_money_*``, the colour flags and the deltas from ``huxi``, ``xing_raw``, ``red``,
 ``wang_held`` and the flags; for ``efficiency`` and ``random`` records it equals a fresh
-simulation column for column (``tests/engine/test_rescore.py``). It cannot change the deal as
+simulation column for column (``tests/engine/runs/test_rescore.py``). It cannot change the deal as
 played, nor the reading (胡息, red cards, patterns), which no payout option moves (see
 below). The play options (``players``, ``zuoxing``, ``kings``, ``must_win``) change the
 deck or what a player may do; ``xing`` changes which kind is counted, so the 醒 count,
@@ -94,15 +94,15 @@ Engine simplifications
   another player 跑 onto his 啸; the discarder loses 吃 and 碰. Claims stop at 4 table
   groups and must leave a discardable card (forced 倾 / 啸 / 跑 are always made).
 - ``must_win`` changes what a bot may pass: the built-in bots declare every win except
-  the value and strong bots' EV pass on another player's card (:mod:`engine.zipai._bots`,
-  :mod:`engine.zipai._strong`).
+  the value and strong bots' EV pass on another player's card (:mod:`engine.zipai.bots`,
+  :mod:`engine.zipai.strong`).
 - With more seats than policies given, seat ``s`` uses policy ``s mod n``.
 - The first dealer of a match is drawn at random (MATCH stream).
 
 Bots
 ----
-``random``, ``efficiency`` and ``value`` (:mod:`engine.zipai._bots`), and ``strong``
-(:mod:`engine.zipai._strong`; its fitted model and tuned parameters, with the commands
+``random``, ``efficiency`` and ``value`` (:mod:`engine.zipai.bots`), and ``strong``
+(:mod:`engine.zipai.strong`; its fitted model and tuned parameters, with the commands
 that made them, in ``engine/botdata/luodisao/strong.json``). What ``strong`` does:
 
 - It values a hand as P(win) × points: P(win) from a table fitted on its own simulated
@@ -145,9 +145,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.zipai import layout as Z
+from engine.zipai import params as bot_layout
+
 from ...errors import UsageError
-from ...zipai import _layout as Z
-from ...zipai import _params as bot_layout
 from ...zipai import hand as zhand
 from ...zipai.exact import exact_tianhu
 from .._base import RuleOption, Variant
@@ -324,7 +325,7 @@ STRONG_DEFAULTS = {
     "survive": 0.9,
     "pass_risk": 0.5,
 }
-"""The strong policy's starting parameters (engine.zipai._params); the tuned ones and the
+"""The strong policy's starting parameters (engine.zipai.params); the tuned ones and the
 fitted model are in ``engine/botdata/luodisao/strong.json``."""
 
 
@@ -334,7 +335,7 @@ def bot_params(policy, rules) -> dict:
 
 
 def pack(rules) -> np.ndarray:
-    """规则 the packed int64 rules of the 字牌 kernel (slots in :mod:`engine.zipai._layout`)."""
+    """规则 the packed int64 rules of the 字牌 kernel (slots in :mod:`engine.zipai.layout`)."""
     _check(rules)
     r = np.zeros(Z.Z_N, np.int64)
     r[Z.Z_SEATS] = rules["players"]
@@ -418,7 +419,7 @@ def _huang_money(rules, r, seats, active) -> np.ndarray:
 
 def recompute(rules, frame) -> dict:
     """The record columns that the payout options and the reading fix (the conformance
-    check, and re-scoring: :mod:`engine.rescore`).
+    check, and re-scoring: :mod:`engine.runs.rescore`).
 
     ``xing`` = ``xing_raw`` (× 2 under 双醒); ``tun`` = ``huxi`` + ``tun_per_xing`` × 醒
     (RULEBOOK §4.6 rule 20); the colour flag from the ``red`` count (黑胡 0, 一点朱 1, 红胡

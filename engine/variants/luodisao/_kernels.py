@@ -39,9 +39,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._numba import kernel
-from ...zipai import _layout as Z
-from ...zipai._huxi import (
+from engine.jit.njit import kernel
+from engine.zipai import layout as Z
+from engine.zipai.huxi import (
     MAX_KINGS,
     PAO,
     PENG,
@@ -52,7 +52,7 @@ from ...zipai._huxi import (
     _evaluate_core,
     _wang_values_x_into,
 )
-from ...zipai._layout import (
+from engine.zipai.layout import (
     T_CHOUXIAO,
     T_PENG,
     T_XIAO,
@@ -66,6 +66,7 @@ from ...zipai._layout import (
     Z_VALUES,
     Z_XING,
 )
+
 from .._base import Pattern, big_mask, pattern_bits
 
 # ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----

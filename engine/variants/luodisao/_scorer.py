@@ -83,7 +83,8 @@ def score_win(
         Bad notation, a winning card not in the hand, more than four of a kind, a 王
         holder winning on another player's card, inconsistent flags.
     """
-    from ...zipai._huxi import _workspace
+    from engine.zipai.huxi import _workspace
+
     from ._kernels import N_OUT, _score_win, _xing_kind
 
     packed = variant.pack(rules)

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...game import _layout as L
-from ...game import _params as bot_layout
+from engine.mahjong import layout as L
+from engine.mahjong import params as bot_layout
+
 from .._base import RuleOption, Variant
 from .._mahjong import engine_rules
 from .._registry import register

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._numba import kernel
-from ...game._layout import RULES, WIN_DISCARD, X_DISCARDER, X_WIN_TYPE, X_WINNER
-from ...game._patterns import suit_mask, triplets_only_distance
+from engine.jit.njit import kernel
+from engine.mahjong.layout import RULES, WIN_DISCARD, X_DISCARDER, X_WIN_TYPE, X_WINNER
+from engine.mahjong.patterns import suit_mask, triplets_only_distance
+
 from .._base import Pattern, big_mask, pattern_bits
 
 # ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
@@ -33,7 +34,7 @@ VALUES = np.array([p.value for p in PATTERNS], np.int64)
 """Each pattern's factor, in bit order (from the declaration)."""
 
 KERNEL_ID = 5
-"""This variant's id in ``rules[R_VARIANT]``: the game loop's hooks (engine.game._hooks)
+"""This variant's id in ``rules[R_VARIANT]``: the game loop's hooks (engine.play.mahjong.hooks)
 call this module's hook kernels for it."""
 
 VAR = RULES.sub("var", "tiny rules")

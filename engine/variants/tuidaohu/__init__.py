@@ -15,7 +15,7 @@ Payout options (re-scoring)
 ---------------------------
 ``huangzhuang_huanggang``, ``no_ghost_double``, ``horse_map`` and the ``pay_*`` options
 change only what a deal pays, so recorded deals are paid again under them (``mjlab
-rescore``, engine.rescore): ``pay_base`` (底 1), ``pay_zimo`` (×2 off a discard),
+rescore``, engine.runs.rescore): ``pay_base`` (底 1), ``pay_zimo`` (×2 off a discard),
 ``pay_<大胡>`` (×2 each; 大胡 never stack, the largest counts), ``pay_wugui`` (×2),
 ``pay_qianggang`` and ``pay_gangbao`` (the 3 shares the robbed or feeding seat pays),
 the kong money ``pay_fanggang`` 3, ``pay_bugang`` 1, ``pay_angang`` 2 and ``pay_horse``
@@ -68,7 +68,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...game import _params as bot_layout
+from engine.mahjong import params as bot_layout
+
 from .._base import RuleOption, Variant
 from .._mahjong import engine_rules, strong_defaults
 from .._registry import register
@@ -295,7 +296,7 @@ without (slack 4: +0.055)."""
 
 
 BOT_TARGETS = dict(flush=("qingyise",), half=("hunyise",), triplets=("sianke",), pairs=("qidui",))
-"""The patterns of each strong-policy target (engine.fit)."""
+"""The patterns of each strong-policy target (engine.runs.fit)."""
 
 
 def bot_params(policy, rules) -> dict:
@@ -371,8 +372,9 @@ def score_hand(
     ``sigui`` (四鬼胡: the four 鬼 held win at once under four_ghost_win, whatever the other
     tiles; a self-draw, as the game loop declares it on the draw that brings the fourth).
     """
+    from engine.mahjong import layout as L
+
     from ...errors import UsageError
-    from ...game import _layout as L
     from ...hand import is_complete
     from ...hand._tables import kernel_tables
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._numba import kernel
-from ...game._layout import (
+from engine.jit.njit import kernel
+from engine.mahjong.layout import (
     CTX,
     M_ADDKONG,
     M_ANKONG,
@@ -35,13 +35,14 @@ from ...game._layout import (
     X_WIN_TYPE,
     X_WINNER,
 )
-from ...game._patterns import (
+from engine.mahjong.patterns import (
     count_kongs,
     count_open_triplets,
     forced_groups,
     suit_mask,
     triplets_only_distance,
 )
+
 from ...hand._kernels import _orphans, _pairs_formula
 from .._base import Pattern, big_mask, pattern_bits
 
@@ -75,7 +76,7 @@ BIG_MASK = big_mask(PATTERNS)
 """The bits of the big hands."""
 
 KERNEL_ID = 1
-"""This variant's id in ``rules[R_VARIANT]``: the game loop's hooks (engine.game._hooks)
+"""This variant's id in ``rules[R_VARIANT]``: the game loop's hooks (engine.play.mahjong.hooks)
 call this module's hook kernels for it."""
 
 # option slots

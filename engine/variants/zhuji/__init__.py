@@ -40,7 +40,7 @@ Engine simplifications
 
 Payout options and re-scoring
 -----------------------------
-Re-scorable (``payout``, engine.rescore): how discard wins are paid (``discard_pay``),
+Re-scorable (``payout``, engine.runs.rescore): how discard wins are paid (``discard_pay``),
 the 8-台 hands' value and how it combines (``pay_special8``, ``special8``), the 无财 rule
 (``wucai``: it makes an 8-台 hand, never a legal one) and a cap on the 台 paid
 (``tai_cap``, applied after the reading is chosen). The 台 of the patterns themselves are
@@ -84,10 +84,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.mahjong import layout as L
+from engine.mahjong import params as bot_layout
+
 from ... import tiles
 from ...errors import UsageError
-from ...game import _layout as L
-from ...game import _params as bot_layout
 from .._base import RuleOption, Variant
 from .._mahjong import engine_rules, strong_defaults
 from .._registry import register
@@ -278,7 +279,7 @@ def _wild_setup(rules) -> dict:
 
 
 BOT_TARGETS = dict(flush=("qingyise",), half=("hunyise",), triplets=("duiduihu",), pairs=("qidui",))
-"""The patterns of each strong-policy target (engine.fit)."""
+"""The patterns of each strong-policy target (engine.runs.fit)."""
 
 
 def bot_params(policy, rules) -> dict:
@@ -323,7 +324,8 @@ def pack(rules) -> np.ndarray:
 def special_values(rules) -> dict[str, int]:
     """The 台 of each 8-台 hand. The kernels keep one slot each; one option sets them all
     (天胡 and 全字牌 never occur in the 2,000 efficiency deals that prove every payout
-    option re-scores exactly, tests/engine/test_rescore.py, so they have no option of their own).
+    option re-scores exactly, tests/engine/runs/test_rescore.py, so they have no option of
+    their own).
     """
     return {name: rules["pay_special8"] for name in SPECIAL8}
 
@@ -359,7 +361,7 @@ def score_hand(
     win_kind : int
         Kind of the winning tile (-1 for a 财神); not used by the 台 rules.
     win_type : int
-        engine.game._layout WIN_* code.
+        engine.mahjong.layout WIN_* code.
     seat, dealer, streak : int
         The winner's and the dealer's seat; the streak does not change 台.
     flags : set of str
@@ -454,7 +456,7 @@ def _bits(frame, names) -> np.ndarray:
 
 def recompute(rules, frame) -> dict:
     """The record columns the payout options and the scoring inputs fix: the conformance
-    check, and the re-score of recorded deals (engine.rescore).
+    check, and the re-score of recorded deals (engine.runs.rescore).
 
     ``tai_ordinary`` = the sum of the flags' 台. A reading with an 8-台 hand (天胡, 地胡,
     无财 under ``wucai``, 全字牌) is worth max(S, 台), or S + 台 under ``special8=add``,

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._numba import kernel
-from ...game._layout import (
+from engine.jit.njit import kernel
+from engine.mahjong.layout import (
     CTX,
     M_CHOW,
     N_MEMO,
@@ -51,7 +51,8 @@ from ...game._layout import (
     X_WIN_TYPE,
     X_WINNER,
 )
-from ...game._patterns import rest_distance, triplets_fit
+from engine.mahjong.patterns import rest_distance, triplets_fit
+
 from ...hand._kernels import _distance, _pairs_formula, _suit_indices
 from .._base import Pattern, big_mask, pattern_bits
 
@@ -84,7 +85,7 @@ BIG_MASK = big_mask(PATTERNS)
 """The bits of the big hands."""
 
 KERNEL_ID = 3
-"""This variant's id in ``rules[R_VARIANT]``: the game loop's hooks (engine.game._hooks)
+"""This variant's id in ``rules[R_VARIANT]``: the game loop's hooks (engine.play.mahjong.hooks)
 call this module's hook kernels for it."""
 
 # option slots
@@ -168,7 +169,7 @@ E_REFUSED = 2
 E_ALT_TAI = 3
 E_SCORE_IN = 4
 
-# bit fields of the score_in column (the inputs of a re-score, engine.rescore)
+# bit fields of the score_in column (the inputs of a re-score, engine.runs.rescore)
 IN_ALT_BITS = (1 << 16) - 1
 """Bits 0..15: the pattern bits of the alternative reading (see ``alt_tai``)."""
 IN_ALT_FIRST = 1 << 16

@@ -17,8 +17,8 @@ from analysis import jsonable, report
 from analysis.ladder import rung_row
 from analysis.sweep import sweep_table
 from engine import simulate, variants
-from engine.cli import main
 from engine.errors import UsageError
+from mjlab.cli import main
 
 N = 64
 SEED = 5
@@ -308,7 +308,7 @@ def test_whatif_section_equals_the_rescored_records(made):
     """The what-if tables are whatif_table of the main run's records, the top options by
     their largest move, and the check is a re-simulation of the largest change."""
     from analysis.rescoring import whatif_table
-    from engine import rescore as rs
+    from engine.runs import rescore as rs
 
     out, ctx = made
     md = (out / "balance-report.md").read_text(encoding="utf-8")
@@ -428,11 +428,11 @@ def test_html_and_markdown_show_the_context(made):
 
 def test_every_rule_link_resolves_to_an_anchor_of_the_shipped_reference(made):
     """Each rule citation links a page of ``rules/`` beside the report (written from the
-    package, engine.rulesdoc) and an anchor that page defines; nothing outside the folder.
+    package, engine.runs.rulesdoc) and an anchor that page defines; nothing outside the folder.
     """
     import re
 
-    from engine import rulesdoc
+    from engine.runs import rulesdoc
 
     out, ctx = made
     html = (out / "balance-report.html").read_text(encoding="utf-8")

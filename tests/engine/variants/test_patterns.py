@@ -141,7 +141,7 @@ def _score_json(capsys, name: str, argv: str) -> dict:
     import json
     import shlex
 
-    from engine.cli import main
+    from mjlab.cli import main
 
     code = main(["score", name, *shlex.split(argv), "--json"])
     out, err = capsys.readouterr()

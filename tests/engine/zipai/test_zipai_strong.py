@@ -11,18 +11,18 @@ import numpy as np
 import pytest
 
 from engine import simulate, variants
-from engine.bots import BOTDATA, load_params, seat_bots
 from engine.errors import UsageError
-from engine.game import _layout as L
-from engine.testing import check_variant
+from engine.mahjong import layout as L
+from engine.play.bots import BOTDATA, load_params, seat_bots
+from engine.play.zipai import fit as zfit
+from engine.play.zipai import loop as Z
+from engine.play.zipai import observe as O
+from engine.runs.testing import check_variant
 from engine.variants.luodisao._kernels import _values
-from engine.zipai import _loop as Z
-from engine.zipai import _observe as O
-from engine.zipai import _params as P
-from engine.zipai import fit as zfit
-from engine.zipai._bots import W_HUXI, distance, keep_values
-from engine.zipai._huxi import RED
-from engine.zipai._strong import (
+from engine.zipai import params as P
+from engine.zipai.bots import W_HUXI, distance, keep_values
+from engine.zipai.huxi import RED
+from engine.zipai.strong import (
     MAX_FI,
     N_OSUM,
     OS_DEALER,
@@ -389,7 +389,7 @@ def test_ladder_deal_in_is_the_discards_won_on_not_the_flips():
     """In 字牌 the ladder's deal-in is 包赔 (a discard won on); a win on a card the seat
     flipped is paid by every other player and is no deal-in."""
     from analysis.ladder import ladder
-    from engine.zipai import _layout as Z
+    from engine.zipai import layout as Z
 
     lad = ladder("luodisao", deals=320, seed=6, policies=("value", "strong"), progress=False)
     row = lad.rungs.iloc[-1]
@@ -487,7 +487,7 @@ def test_bad_parameter_files_are_refused(tmp_path):
     ]  # fmt: skip
     for argv, what in cases:
         out = subprocess.run(
-            [sys.executable, "-m", "engine.cli", *argv], capture_output=True, text=True
+            [sys.executable, "-m", "mjlab.cli", *argv], capture_output=True, text=True
         )
         assert out.returncode == 2, (argv, out.stderr)
         assert out.stderr.strip().count("\n") == 0 and what in out.stderr, out.stderr
@@ -499,7 +499,7 @@ def test_strong_replay_golden(capsys, regen):
     mahjong variants' ``tests/golden/<variant>-strong.txt``."""
     from pathlib import Path
 
-    from engine.cli import main
+    from mjlab.cli import main
 
     code = main(["replay", "luodisao", "--seed", "7", "--match", "0", "--policy", "strong"])
     out = capsys.readouterr().out
@@ -511,11 +511,11 @@ def test_strong_replay_golden(capsys, regen):
 
 
 def test_the_fit_command_path_runs_and_names_its_version(capsys):
-    """``mjlab fit luodisao`` (through engine.fit.fit), not only its parts: it fits and
+    """``mjlab fit luodisao`` (through engine.runs.fit.fit), not only its parts: it fits and
     states the 字牌 strong version in the identity."""
-    from engine.bots import strong_version
-    from engine.cli import main
-    from engine.fit import fit
+    from engine.play.bots import strong_version
+    from engine.runs.fit import fit
+    from mjlab.cli import main
 
     res = fit("luodisao", deals=160, seed=3)
     assert res["identity"]["strong_version"] == strong_version(V) == 1

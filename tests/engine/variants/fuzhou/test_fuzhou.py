@@ -9,12 +9,12 @@ import pytest
 from scipy.stats import binomtest
 
 from engine import tiles, variants
-from engine.bots import seat_bots
 from engine.errors import UsageError
-from engine.game import _layout as L
-from engine.game._params import N_BOT
 from engine.hand._tables import kernel_tables
-from engine.testing import check_variant
+from engine.mahjong import layout as L
+from engine.mahjong.params import N_BOT
+from engine.play.bots import seat_bots
+from engine.runs.testing import check_variant
 from engine.variants import fuzhou as F
 from engine.variants._scoring import parse_melds
 from tests.oracles import hand_bruteforce as bf
@@ -65,7 +65,7 @@ def wall_of(dealer: int, hands: dict, draws: str = "", tail: str = "") -> np.nda
 
 def play(wall, dealer=0, rules=None, policies="efficiency", wins=0, edit=None):
     """Play one deal on ``wall``: (record row, ctx, final zones, event log)."""
-    from engine.game._loop import FINAL_ZONES, play_preset
+    from engine.play.mahjong.loop import FINAL_ZONES, play_preset
 
     r = V.pack(V.resolve(rules))
     if edit:
@@ -357,7 +357,7 @@ def test_youjin_minnan_rules_on_shuffled_walls(rng):
 
 def test_jinque_beats_nearer_seats_on_a_discard():
     """RULEBOOK §3.3 rule 9: head bump, except that a 金雀 win beats nearer players."""
-    from engine.game._loop import _discard_winner
+    from engine.play.mahjong.loop import _discard_winner
 
     r = V.pack(V.resolve({}))
     ctx = np.zeros(L.N_CTX, np.int64)
@@ -381,7 +381,7 @@ def test_jinque_beats_nearer_seats_on_a_discard():
     # a value bot in seat 1 passes the win for a self-draw (value.pass_self): without the
     # 7p its hand waits on 1p (11p 234p 567p), 4p (44p 567p) and 7p, 3 unseen copies each:
     # 9 outs x 30 live tiles = 270
-    from engine.game._params import B_PASS_SELF
+    from engine.mahjong.params import B_PASS_SELF
 
     pols2, bots2 = pols.copy(), bots.copy()
     pols2[1] = L.P_VALUE
@@ -537,8 +537,8 @@ def test_no_win_is_worth_zero(scoring, youjin):
     worth something, and so is every simulated win (the audit found 10 of 29,751 新修订
     wins worth 0 before the 底番); the flags and columns reproduce every value and
     payment."""
-    from engine.run import simulate
-    from engine.testing import recompute_mismatch
+    from engine.runs.run import simulate
+    from engine.runs.testing import recompute_mismatch
 
     rules = {"scoring": scoring, "youjin": youjin}
     bare = score(rules=rules, win_type="discard", discarder=2)
@@ -635,7 +635,7 @@ def test_conformance_options(rules):
 
 
 def test_dealer_keeps_the_deal_on_a_win_or_draw_and_lianzhuang_counts_wins():
-    from engine.run import simulate
+    from engine.runs.run import simulate
 
     for rules in ({}, {"draw_adds_lianzhuang": True}):
         df = simulate("fuzhou", 3000, seed=4, rules=rules, policies="efficiency").to_pandas()
@@ -654,7 +654,7 @@ def test_dealer_keeps_the_deal_on_a_win_or_draw_and_lianzhuang_counts_wins():
 
 
 def test_value_bot_never_discards_a_gold_the_random_bot_does():
-    from engine.run import simulate
+    from engine.runs.run import simulate
 
     value = simulate("fuzhou", 3000, seed=2, policies="value").to_pandas()
     assert value.gold_discards.sum() == 0
@@ -679,7 +679,7 @@ def test_exact_events():
 
 
 def test_simulated_deal_events_match_exact():
-    from engine.run import simulate
+    from engine.runs.run import simulate
 
     n = 24_000
     df = simulate("fuzhou", n, seed=11, policies="efficiency").to_pandas()
@@ -695,7 +695,7 @@ def test_replay_of_an_opening_sanjindao_shows_the_dealt_hands():
     """`mjlab replay fuzhou --seed 3 --match 1 --deal 5`: seat 0 holds the three golds
     after 开金 and wins at once; the dealt hands are printed and no winning tile is
     claimed ("on ?")."""
-    from engine.game import replay
+    from engine.play.mahjong.replay import replay
 
     lines = replay("fuzhou", 3, 1, 5).splitlines()
     i = lines.index("seat 0 wins (instant) with the dealt tiles")
@@ -709,7 +709,7 @@ def test_replay_labels_only_replaced_flowers_bu_hua():
     """A flower drawn in the last group is dead: no replacement, so no "(补花)" (seed 16,
     match 49, deal 0: seat 2 draws 4z in the last group; earlier a flower drawn in play is
     replaced from the tail)."""
-    from engine.game import replay
+    from engine.play.mahjong.replay import replay
 
     lines = replay("fuzhou", 16, 49, 0).splitlines()
     i = lines.index(" 41. seat 2 draws 4z 🀃 from the wall")
@@ -724,7 +724,7 @@ def test_replay_labels_only_replaced_flowers_bu_hua():
 
 def test_replay_golden(regen):
     """`mjlab replay fuzhou --seed 7 --match 0` is pinned line by line (--regen rewrites)."""
-    from engine.game import replay
+    from engine.play.mahjong.replay import replay
 
     out = replay("fuzhou", 7, 0) + "\n"
     path = Path(__file__).parents[3] / "golden" / "fuzhou.txt"
@@ -762,7 +762,7 @@ def test_pay_base_and_specials_of_each_formula():
 
 
 def test_mjlab_score_reads_a_payout_option(capsys):
-    from engine.cli import main
+    from mjlab.cli import main
 
     code = main(["score", "fuzhou", "123456789m123p456p77s", "--win", "7s", "--flowers", "3",
                  "--seat", "1", "--rule", "pay_base_qq=8", "--json"])  # fmt: skip
@@ -827,7 +827,7 @@ def test_recompute_pays_every_special_as_the_kernel(formula):
 
 
 def _sim(rules, deals=1000):
-    from engine.run import simulate
+    from engine.runs.run import simulate
 
     return simulate("fuzhou", deals, seed=7, policies="efficiency", rules=rules, progress=False)
 
@@ -889,7 +889,7 @@ def test_value_aware_bots_do_not_read_the_payout_options(policy):
     import pandas as pd
 
     import analysis
-    from engine.run import simulate
+    from engine.runs.run import simulate
 
     change = {"scoring": "xinxiuding", "pay_jinque_qq": 90}
     run = simulate("fuzhou", 600, seed=11, policies=policy, progress=False)

@@ -9,8 +9,8 @@ import pytest
 
 from engine import hand, tiles
 from engine.errors import UsageError
-from engine.game import _layout as L
-from engine.testing import check_variant
+from engine.mahjong import layout as L
+from engine.runs.testing import check_variant
 from engine.variants import get, lishui
 from engine.variants._scoring import parse_melds
 from engine.variants.lishui import _kernels as K
@@ -284,7 +284,7 @@ def test_conformance_every_policy_and_options(rules):
 
 def test_penalty_columns_add_up_inside_delta():
     """Every penalty is in its own columns (summing to 0) and inside delta_*."""
-    from engine.run import simulate
+    from engine.runs.run import simulate
 
     rules = {"caishen_discard": "penalty", "kong_pay": 1}
     runs = [
@@ -307,7 +307,7 @@ def test_penalty_columns_add_up_inside_delta():
 
 
 def test_dealer_keeps_the_deal_only_by_winning():
-    from engine.run import simulate
+    from engine.runs.run import simulate
 
     df = simulate("lishui", 800, seed=4, policies="efficiency", progress=False).to_pandas()
     nxt = df.groupby("match").shift(-1)
@@ -335,7 +335,7 @@ def test_exact_tianhu():
 
 def _tianhu_check(rules, deals):
     """Simulated 天胡 rate vs the exact value, inside a 4-sigma binomial bound from N."""
-    from engine.run import simulate
+    from engine.runs.run import simulate
 
     p = float(V.exact(V.resolve(rules))["tianhu"])
     df = simulate("lishui", deals, seed=99, rules=rules, policies="random", progress=False)
@@ -374,7 +374,7 @@ def test_exact_buda_counts_match_the_evaluator(w):
 
 def test_golden_replay(regen):
     """`mjlab replay lishui --seed 7 --match 0` pinned line by line (--regen rewrites)."""
-    from engine.game import replay
+    from engine.play.mahjong.replay import replay
 
     out = replay("lishui", 7, 0)
     path = GOLDEN / "lishui.txt"
@@ -602,7 +602,7 @@ def test_rescore_from_other_payout_rules_equals_simulation():
     other ones (被跟 off, kong money, other 倍 and 底, fines 0) re-score to the defaults
     exactly as a fresh simulation pays them."""
     import analysis
-    from engine.run import simulate
+    from engine.runs.run import simulate
 
     other = {
         "beigen": "none",

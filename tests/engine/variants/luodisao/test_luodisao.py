@@ -10,7 +10,7 @@ import pytest
 from engine.errors import UsageError
 from engine.variants import get
 from engine.variants.luodisao._kernels import _pay_huangzhuang
-from engine.zipai import _layout as Z
+from engine.zipai import layout as Z
 
 V = get("luodisao")
 
@@ -276,10 +276,10 @@ TIANHU_HAND = "x1x2x3 d2d7d10 x4x4d4 d5d5d5 x8x9x10"
 
 
 def cli_score(capsys, *argv):
-    """``mjlab score luodisao ARGV`` through engine.cli.main: (exit code, JSON or stderr)."""
+    """``mjlab score luodisao ARGV`` through mjlab.cli.main: (exit code, JSON or stderr)."""
     import json
 
-    from engine.cli import main
+    from mjlab.cli import main
 
     code = main(["score", "luodisao", *argv])
     out, err = capsys.readouterr()
@@ -308,7 +308,7 @@ def test_tianhu_scores_from_the_command_line(capsys):
 def test_a_win_needs_its_winning_card_on_the_command_line(capsys):
     code, err = cli_score(capsys, "x1x2x3", "--self-draw")
     assert code == 2 and "--win" in err
-    from engine.cli import main
+    from mjlab.cli import main
 
     assert main(["score", "zhuji", "123m456p789s11122z", "--self-draw"]) == 2
     assert "--win" in capsys.readouterr().err
@@ -706,7 +706,8 @@ def _xing_bruteforce(counts, kings, need, cand, self_drawn, xk, pair_ok=True):
 def test_xing_wang_count_matches_bruteforce():
     """The search's best2[j, x] (j 王 as red cards, x 王 as the 醒 kind), with and without
     the pair allowed, equals brute force."""
-    from engine.zipai import _huxi, cards
+    from engine.zipai import cards
+    from engine.zipai import huxi as _huxi
     from engine.zipai.hand import values_table
 
     rng = np.random.default_rng(8)

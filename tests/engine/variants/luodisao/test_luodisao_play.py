@@ -1,7 +1,7 @@
 """祁阳落地扫 in play: golden replay, conformance, determinism, exact 天胡, rule referee.
 
 - The golden replay (``tests/golden/luodisao.txt``, ``pytest --regen`` rewrites it).
-- Conformance (engine.testing.check_variant -> engine.zipai.testing) for every policy
+- Conformance (engine.runs.testing.check_variant -> engine.play.zipai.testing) for every policy
   and player count, the winning hands re-checked by the brute-force twin.
 - Determinism: the same seed gives byte-identical records with 1 and 2 threads and
   any chunking.
@@ -10,7 +10,7 @@
 - An independent referee replays the kernel's event log and checks each step against
   RULEBOOK §4.3-4.4 (forced 倾 / 啸 / 跑, the discard rules after 4-card groups, 过张,
   臭啸, 冲明跑, 王 holders).
-- Stacked decks (engine.zipai.scenario) for the situations a random deal rarely shows.
+- Stacked decks (engine.play.zipai.scenario) for the situations a random deal rarely shows.
 """
 
 from pathlib import Path
@@ -20,13 +20,13 @@ import pytest
 from oracles import zipai_bruteforce as bf
 
 from engine import simulate
-from engine.game import _layout as L
-from engine.testing import check_variant
+from engine.mahjong import layout as L
+from engine.play.zipai.replay import replay, replay_events
+from engine.play.zipai.scenario import play_deck
+from engine.runs.testing import check_variant
 from engine.variants import get
-from engine.zipai import _layout as Z
 from engine.zipai import exact, hand
-from engine.zipai.replay import replay, replay_events
-from engine.zipai.scenario import play_deck
+from engine.zipai import layout as Z
 
 V = get("luodisao")
 GOLDEN = Path(__file__).parents[3] / "golden" / "luodisao.txt"
@@ -331,7 +331,7 @@ def test_conformance(rules):
 
 
 def test_conformance_catches_a_broken_record():
-    from engine.zipai.testing import ZipaiConformanceError, check_deal, play_with_state
+    from engine.play.zipai.testing import ZipaiConformanceError, check_deal, play_with_state
 
     frame, final, errors = play_with_state("luodisao", 2, seed=3)
     assert errors == 0
@@ -348,7 +348,7 @@ def test_conformance_catches_a_broken_record():
 def test_recompute_reads_tun_and_colour_from_the_record():
     """The value check goes back to 胡息, 醒 and the red cards: 囤 = 胡息 + 3 × 醒 and the
     colour flag of the red count, so an altered 胡息 or red count is caught at its row."""
-    from engine.testing import recompute_mismatch
+    from engine.runs.testing import recompute_mismatch
 
     rules = V.resolve({})
     df = simulate("luodisao", 3000, seed=4, progress=False).to_pandas()
@@ -585,8 +585,8 @@ def test_sishou_after_a_forced_pao():
 
 def test_chi_options_meld_every_copy_xiahuo():
     """下火 (rule 12): 「手中有一二三四五时,用四五吃三,则手里的一二三也必须摆到桌面」."""
+    from engine.play.zipai.loop import _chi_options
     from engine.zipai import cards
-    from engine.zipai._loop import _chi_options
 
     def options(text, claimed):
         h = np.zeros((4, 21), np.int64)
@@ -614,7 +614,8 @@ def test_chi_options_meld_every_copy_xiahuo():
 
 def test_distance_measure():
     from engine.variants.luodisao._kernels import _values
-    from engine.zipai import _bots, cards
+    from engine.zipai import bots as _bots
+    from engine.zipai import cards
 
     values = _values(V.pack(V.resolve({})))
     kv = np.zeros(20, np.int64)

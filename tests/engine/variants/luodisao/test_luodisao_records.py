@@ -23,8 +23,8 @@ import pytest
 from numba.core.runtime import _nrt_python as nrt
 
 from engine.abi import C_EXTRA
-from engine.run import simulate
-from engine.zipai import _layout as Z
+from engine.runs.run import simulate
+from engine.zipai import layout as Z
 
 SEED = 20261201
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from engine import variants
-from engine.cli import main
+from mjlab.cli import main
 
 ROOT = Path(__file__).resolve().parents[4]
 GOLDEN = Path(__file__).parents[3] / "golden"

@@ -5,7 +5,7 @@ import pytest
 
 from engine import tiles
 from engine.errors import UsageError
-from engine.game import _layout as L
+from engine.mahjong import layout as L
 from engine.variants import get
 from engine.variants import tuidaohu as TD
 from engine.variants._scoring import parse_melds
@@ -188,7 +188,7 @@ def test_winner_horses():
 
 def _tianhu_check(ghost, deals):
     """Simulated 天胡 rate vs the exact value, inside a 4-sigma binomial bound from N."""
-    from engine.run import simulate
+    from engine.runs.run import simulate
 
     p = float(V.exact(V.resolve({"ghost": ghost}))["tianhu"])
     df = simulate(
@@ -216,7 +216,7 @@ def test_replay_prints_a_robbed_kong():
     robbed seat's draw and its 补杠 attempt are printed just before the win."""
     import re
 
-    from engine.game import replay
+    from engine.play.mahjong.replay import replay
 
     lines = replay("tuidaohu", 5, 1, 3).splitlines()
     wins = [i for i, x in enumerate(lines) if "wins (rob kong)" in x]
@@ -234,8 +234,8 @@ def test_recompute_checks_who_paid_a_gangkai():
     """杠上开花 is paid by each other seat, or after a 放杠 by the feeder alone (3 shares,
     杠爆全包, the feeder in ``kong_feeder``): the payers' win money is one of the two shapes,
     and moving a share from one payer to another is caught."""
-    from engine.run import simulate
-    from engine.testing import recompute_mismatch
+    from engine.runs.run import simulate
+    from engine.runs.testing import recompute_mismatch
 
     rules = V.resolve({})
     df = simulate("tuidaohu", 20_000, seed=1, progress=False).to_pandas()
@@ -343,7 +343,7 @@ def test_recompute_pays_every_big_hand_as_the_kernel(name):
 
 
 def _sim(rules, deals=1000, policies="efficiency"):
-    from engine.run import simulate
+    from engine.runs.run import simulate
 
     return simulate("tuidaohu", deals, seed=7, policies=policies, rules=rules, progress=False)
 
@@ -403,7 +403,7 @@ def test_value_aware_bots_do_not_read_the_payout_options(policy):
     import pandas as pd
 
     import analysis
-    from engine.run import simulate
+    from engine.runs.run import simulate
 
     change = {"pay_qidui": 4, "pay_fanggang": 5, "horse_map": "mil"}
     run = simulate("tuidaohu", 600, seed=11, policies=policy, progress=False)

@@ -9,9 +9,9 @@ import pytest
 
 from engine import tiles
 from engine.errors import UsageError
-from engine.game import _layout as L
 from engine.hand._tables import kernel_tables
-from engine.testing import check_variant
+from engine.mahjong import layout as L
+from engine.runs.testing import check_variant
 from engine.variants import get, zhuji
 from engine.variants._scoring import parse_melds
 from engine.variants.zhuji import _kernels as K
@@ -161,10 +161,10 @@ def test_eight_tai_hands():
 
 
 def cli_score(capsys, *argv):
-    """``mjlab score zhuji ARGV --json`` through engine.cli.main (default rules)."""
+    """``mjlab score zhuji ARGV --json`` through mjlab.cli.main (default rules)."""
     import json
 
-    from engine.cli import main
+    from mjlab.cli import main
 
     code = main(["score", "zhuji", *argv, "--json"])
     out, err = capsys.readouterr()
@@ -230,7 +230,7 @@ def cli_score(capsys, *argv):
 def test_audit_cases_through_the_cli(capsys, argv, legal, value, ordinary, patterns):
     import shlex
 
-    from engine.cli import main
+    from mjlab.cli import main
 
     r = cli_score(capsys, *shlex.split(argv))
     assert r["complete"] and r["legal"] == legal
@@ -447,7 +447,7 @@ def test_conformance_every_policy_and_options(rules):
 
 
 def test_every_win_is_legal_and_dealer_rotates():
-    from engine.run import simulate
+    from engine.runs.run import simulate
 
     df = simulate("zhuji", 1500, seed=6, policies="value", progress=False).to_pandas()
     won = df[df.winner >= 0]
@@ -464,8 +464,8 @@ def test_flags_match_the_ordinary_tai_on_a_hundred_thousand_deals(rules):
     """Every win's flags add up to its tai_ordinary and give its value and payments (the
     audit found 181 rows in 100,000 that did not, 156 of them paid below 3 台); every win
     is declarable."""
-    from engine.run import simulate
-    from engine.testing import recompute_mismatch
+    from engine.runs.run import simulate
+    from engine.runs.testing import recompute_mismatch
 
     resolved = V.resolve(rules)
     df = simulate("zhuji", 100_000, seed=16, rules=resolved, progress=False).to_pandas()
@@ -485,7 +485,7 @@ def test_flags_match_the_ordinary_tai_on_a_hundred_thousand_deals(rules):
     ],
 )
 def test_caishen_kinds(rules, check):
-    from engine.game import replay_events
+    from engine.play.mahjong.replay import replay_events
 
     for match in range(4):
         events = replay_events("zhuji", 3, match, 0, rules=rules)[0]
@@ -497,7 +497,7 @@ def test_caishen_kinds(rules, check):
 
 def test_golden_replay(regen):
     """`mjlab replay zhuji --seed 7 --match 0` pinned line by line (--regen rewrites)."""
-    from engine.game import replay
+    from engine.play.mahjong.replay import replay
 
     out = replay("zhuji", 7, 0)
     path = GOLDEN / "zhuji.txt"
@@ -556,7 +556,7 @@ def test_exact_tianhu_matches_sampled_hands():
 
 def _tianhu_check(rules, deals):
     """Simulated 天胡 rate vs the exact value, inside a 4-sigma binomial bound from N."""
-    from engine.run import simulate
+    from engine.runs.run import simulate
 
     p = float(V.exact(V.resolve(rules))["tianhu"])
     df = simulate("zhuji", deals, seed=99, rules=rules, policies="random", progress=False)
@@ -744,7 +744,7 @@ def test_rescore_from_other_payout_rules_equals_simulation():
     import pandas as pd
 
     import analysis
-    from engine.run import simulate
+    from engine.runs.run import simulate
 
     other = {
         "pay_special8": 0,

@@ -1,0 +1,243 @@
+"""The on-disk cache: compiled kernels (engine.jit.njit) and built tables (hand tables).
+
+The folder is ``$MJLAB_CACHE_DIR`` if set, else the platform's user cache folder
+(``~/.cache/mjlab``). **Only its owner may be able to change it.** numba's cache index
+and data files are pickles, so whoever can write them runs code in every mjlab process
+that loads them; a table that someone else changed gives wrong answers. So, before
+anything is read from it:
+
+- the folder, and every folder between it and a file read, must belong to the user
+  running mjlab and not be writable by group or others;
+- every file read must be a regular file that belongs to the user and is not writable
+  by group or others (checked on the open file, so it cannot be swapped in between).
+
+Otherwise mjlab refuses with :class:`CacheError`: one line naming the folder or file and
+the fix (``chmod go-w``, removing the file, or a private ``MJLAB_CACHE_DIR``), exit 1.
+It does not fall back to another folder: a cache that fails the check is a sign to look
+at, not to route around. Folders are created ``0700`` and files without group/other
+write permission, whatever the umask, so mjlab never trips over its own files.
+
+Tables are stored under a key that hashes the builder's source, so a change to a builder
+invalidates its cache, with a SHA-256 of the stored bytes in the file's first line: a
+table whose bytes do not match (a damaged disk, a killed copy) is rebuilt, with a
+message. Files are written to a temporary name and renamed, so a killed build never
+leaves a truncated table behind; ``.npz`` payloads are read with ``allow_pickle=False``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import io
+import os
+import stat
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import platformdirs
+
+__all__ = [
+    "CacheError",
+    "cache_dir",
+    "check_folder",
+    "open_private",
+    "private_makedirs",
+    "source_key",
+    "load_or_build",
+]
+
+
+class CacheError(PermissionError):
+    """A cache folder or file that someone other than the user could have written
+    (engine.jit.cache): mjlab will not load from it.
+
+    The CLI reports it as one line on stderr (naming the path and the fix) and exits 1.
+    """
+
+
+_GROUP_OTHER_WRITE = stat.S_IWGRP | stat.S_IWOTH
+
+_TABLE_MAGIC = b"mjlab-table sha256="
+_TABLE_SUFFIX = ".table"
+
+
+def _euid() -> int:
+    return os.geteuid() if hasattr(os, "geteuid") else -1
+
+
+def _owner_fault(path: Path, st: os.stat_result, what: str) -> str | None:
+    uid = _euid()
+    if uid == -1:  # no POSIX owners (Windows): nothing to compare
+        return None
+    if st.st_uid != uid:
+        return f"{path}: {what} belongs to user {st.st_uid}, not to you (user {uid})"
+    if st.st_mode & _GROUP_OTHER_WRITE:
+        return f"{path}: {what} is writable by group or others (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
+def check_folder(path: Path) -> None:
+    """CacheError unless ``path`` is a folder the user owns and only the user can write."""
+    path = Path(path)
+    st = os.stat(path)
+    if not stat.S_ISDIR(st.st_mode):
+        raise CacheError(f"{path}: the mjlab cache folder is not a folder; set MJLAB_CACHE_DIR")
+    fault = _owner_fault(path, st, "mjlab's cache folder")
+    if fault:
+        raise CacheError(
+            f"{fault}; mjlab loads compiled code from it, so only you may be able to "
+            f"change it: run chmod -R go-w {path} if it is yours, else set "
+            "MJLAB_CACHE_DIR to a folder of your own"
+        )
+
+
+_CHECKED: set[Path] = set()
+"""Folders that passed :func:`check_folder` in this process."""
+
+
+def _check_chain(folder: Path, root: Path) -> None:
+    """Check ``folder`` and each folder above it up to ``root`` (once per process)."""
+    folder, root = Path(folder), Path(root)
+    chain = [folder, *folder.parents]
+    if root in chain:
+        chain = chain[: chain.index(root) + 1]
+    else:
+        chain = [folder]
+    for f in chain:
+        if f not in _CHECKED:
+            check_folder(f)
+            _CHECKED.add(f)
+
+
+def open_private(path, root):
+    """Open ``path`` (binary) for reading after checking that only the user can change it.
+
+    The file's owner and mode are checked on the open descriptor, and its folders up to
+    ``root`` by :func:`check_folder`; CacheError names the file and the fix.
+    FileNotFoundError passes through (nothing cached yet).
+    """
+    path = Path(path)
+    f = open(path, "rb")  # noqa: SIM115 - returned to the caller
+    try:
+        st = os.fstat(f.fileno())
+        fault = (
+            f"{path}: not a regular file"
+            if not stat.S_ISREG(st.st_mode)
+            else _owner_fault(path, st, "this cached file")
+        )
+        if fault:
+            raise CacheError(
+                f"{fault}; mjlab does not load cache files another user could have "
+                f"written: remove it (rm {path}) after checking where it came from"
+            )
+        _check_chain(path.parent, root)
+    except BaseException:
+        f.close()
+        raise
+    return f
+
+
+def private_makedirs(path, root=None) -> Path:
+    """Create ``path`` and missing parents up to ``root`` as ``0700`` folders.
+
+    The umask can only remove permissions, so a group-writable umask (``002``) cannot make
+    them group-writable. Existing folders are left as they are (and checked on use).
+    """
+    path = Path(path)
+    missing = []
+    p = path
+    while not p.exists() and p != p.parent and (root is None or p != Path(root).parent):
+        missing.append(p)
+        p = p.parent
+    for p in reversed(missing):
+        try:
+            p.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        os.chmod(p, stat.S_IMODE(os.stat(p).st_mode) & ~_GROUP_OTHER_WRITE)
+    return path
+
+
+def cache_dir() -> Path:
+    """The cache folder (created ``0700`` on first use), checked by :func:`check_folder`."""
+    path = Path(os.environ.get("MJLAB_CACHE_DIR") or platformdirs.user_cache_dir("mjlab"))
+    path = path.expanduser().absolute()
+    if path not in _CHECKED:
+        private_makedirs(path)
+        check_folder(path)
+        _CHECKED.add(path)
+    return path
+
+
+def source_key(*objects) -> str:
+    """A short hash of the source code of the given modules or functions."""
+    h = hashlib.sha256()
+    for obj in objects:
+        h.update(inspect.getsource(obj).encode())
+    return h.hexdigest()[:16]
+
+
+def _read_table(path: Path, root: Path) -> dict[str, np.ndarray] | None:
+    """The arrays of a cached table, or None (with a message) if its checksum fails."""
+    with open_private(path, root) as f:
+        raw = f.read()
+    head, _, payload = raw.partition(b"\n")
+    digest = hashlib.sha256(payload).hexdigest().encode()
+    if head != _TABLE_MAGIC + digest:
+        print(
+            f"mjlab: cached table {path} is damaged (its checksum does not match); rebuilding it",
+            file=sys.stderr,
+        )
+        return None
+    with np.load(io.BytesIO(payload), allow_pickle=False) as data:
+        return {k: data[k] for k in data.files}
+
+
+def _write_table(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    payload = buf.getvalue()
+    head = _TABLE_MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n"
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(head)
+            f.write(payload)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load_or_build(name: str, key: str, build, folder=None) -> dict[str, np.ndarray]:
+    """Load the arrays cached as ``name-key.table``, or call ``build()`` and cache its dict.
+
+    A cached file that fails its checksum is rebuilt (with a message on stderr); one that
+    another user could have written is refused (CacheError).
+    """
+    root = Path(folder) if folder is not None else cache_dir()
+    path = root / f"{name}-{key}{_TABLE_SUFFIX}"
+    try:
+        arrays = _read_table(path, root)
+    except FileNotFoundError:
+        arrays = None
+    if arrays is not None:
+        return arrays
+    arrays = build()
+    _prune(root, name, keep=path)
+    _write_table(path, arrays)
+    return arrays
+
+
+def _prune(folder: Path, name: str, keep: Path, n: int = 2) -> None:
+    """Remove all but the ``n`` newest other cached versions of ``name`` (and old ``.npz``)."""
+    for legacy in folder.glob(f"{name}-*.npz"):
+        legacy.unlink(missing_ok=True)
+    others = sorted(
+        (p for p in folder.glob(f"{name}-*{_TABLE_SUFFIX}") if p != keep),
+        key=lambda p: p.stat().st_mtime,
+    )
+    for old in others[: max(0, len(others) - n)]:
+        old.unlink(missing_ok=True)

@@ -1,0 +1,150 @@
+"""A cold start that talks (``mjlab warmup`` is :mod:`mjlab.commands.warmup`).
+
+The kernels are compiled on first use and cached on disk (engine.jit.njit), so the first
+command after an install or an engine upgrade spends up to a minute or two compiling.
+When a kernel is about to be compiled rather than loaded, :func:`compiling` prints one
+line on stderr naming what is being compiled, roughly how long it takes and that later
+runs skip it, and starts a progress bar (tqdm, on a terminal only) that counts the
+functions numba compiles (numba's ``numba:compile`` event) against the count measured
+for that part of the engine. The bar closes when the outermost compile returns; a warm
+start prints nothing.
+
+This module is a floor of the engine (engine.jit.njit calls it on a cache miss): it
+imports nothing above it; ``mjlab warmup`` lives in :mod:`mjlab.commands.warmup`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+
+from numba.core import event
+
+__all__ = ["compiling", "compiled", "expect", "PARTS"]
+
+PARTS = {
+    # module prefix: (what, numba compiles, CPU seconds) from an empty cache: the CPU
+    # seconds of a first `mjlab simulate` of each family (2-core machine, numba 0.68,
+    # with the compile-time cuts of engine.jit.njit, the hook table of engine.play.mahjong.hooks
+    # and the late kernels of engine.jit.late, the rules' rarer phases among them: on 3 Dec
+    # 2026 a first 推倒胡 run took 37-49 CPU-s in all, about 110 compiles, a later
+    # mahjong variant 5-11 CPU-s; a first 落地扫 run 24-34 CPU-s and about 78); rough on
+    # purpose: the notice says "about".
+    "engine.play.mahjong": ("the mahjong game kernels", 110, 40),
+    "engine.mahjong": ("the mahjong game kernels", 110, 40),
+    "engine.play.zipai": ("the 字牌 (luodisao) game kernels", 80, 28),
+    "engine.zipai": ("the 字牌 (luodisao) game kernels", 80, 28),
+    "engine.hand._tables": ("the hand-table builder", 20, 4),
+    "engine.hand": ("the hand-evaluation kernels", 60, 6),
+    "engine.variants": ("the scoring kernels", 60, 10),
+    "engine._exact_kernels": ("the exact-probability kernels", 40, 5),
+}
+"""What the first compile of each part of the engine is, and roughly what it costs."""
+
+_DEFAULT = ("the engine's kernels", 20, 5)
+
+
+def _part(py_func):
+    module = getattr(py_func, "__module__", "") or ""
+    for prefix in sorted(PARTS, key=len, reverse=True):  # the longest matching prefix
+        if module.startswith(prefix):
+            return PARTS[prefix]
+    return _DEFAULT
+
+
+class _Progress(event.Listener):
+    """Counts numba compiles while a part compiles; closes when the outermost returns."""
+
+    def __init__(self, what, total, seconds):
+        from tqdm.auto import tqdm
+
+        self.depth = 0
+        self.count = 0
+        self.what = what
+        self.bar = tqdm(
+            total=total,
+            desc=f"compiling {what}",
+            unit=" functions",
+            file=sys.stderr,
+            disable=None,  # a terminal only: logs and pipes get the one line above
+            leave=False,
+        )
+
+    def on_start(self, ev):
+        self.depth += 1
+
+    def on_end(self, ev):
+        self.depth -= 1
+        self.count += 1
+        bar = self.bar
+        if bar.total is not None and bar.n + 1 > bar.total:
+            bar.total = bar.n + 1
+        bar.update(1)
+        if self.depth <= 0 and not _EXPECT:
+            _finish()
+
+
+_ACTIVE: _Progress | None = None
+_EXPECT: list[str] = []
+_ANNOUNCED: set[str] = set()
+
+
+@contextlib.contextmanager
+def expect(part: str):
+    """Within this block, any compile is announced as ``part`` (a key of :data:`PARTS`)
+    and counted in one bar, closed when the block ends (e.g. the hand tables and the
+    game kernels of a first ``simulate``).
+    """
+    _EXPECT.append(part)
+    try:
+        yield
+    finally:
+        _EXPECT.pop()
+        if not _EXPECT and (_ACTIVE is None or _ACTIVE.depth <= 0):
+            _finish()
+
+
+LAST: dict[str, int] = {}
+"""Functions compiled by the last announced compile of each part (for tests and tuning)."""
+
+
+def _finish() -> None:
+    global _ACTIVE
+    if _ACTIVE is not None:
+        event.unregister("numba:compile", _ACTIVE)
+        _ACTIVE.bar.close()
+        LAST[_ACTIVE.what] = _ACTIVE.count
+        _ACTIVE = None
+
+
+def compiling(py_func) -> None:
+    """A kernel was not found in the cache and is about to be compiled: say so once.
+
+    Called by the kernels' cache (engine.jit.njit) on every miss; only the first miss of a
+    compile that is not already announced prints the notice and starts the bar.
+    """
+    global _ACTIVE
+    if _ACTIVE is not None:
+        return
+    what, total, seconds = PARTS[_EXPECT[0]] if _EXPECT else _part(py_func)
+    if what not in _ANNOUNCED:  # once per part and process; later compiles just count
+        _ANNOUNCED.add(what)
+        print(
+            f"mjlab: compiling {what} (first run only, about {_rough(seconds)} of CPU; "
+            "later runs load them from the cache; `mjlab warmup` does this ahead of time)",
+            file=sys.stderr,
+            flush=True,
+        )
+    _ACTIVE = _Progress(what, total, seconds)
+    # the outermost compile starts right after this miss: count it and all it calls
+    event.register("numba:compile", _ACTIVE)
+
+
+def compiled(py_func) -> None:
+    """A compiled kernel was saved to the cache (nothing to do: the bar counts events)."""
+
+
+def _rough(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(5, 5 * round(seconds / 5))} s"
+    return f"{round(seconds / 60)} min"

@@ -1,0 +1,572 @@
+"""The ``strong`` policy of the mahjong family (P_STRONG), compiled (numba). Kernels only.
+
+It plays for expected points, from what its seat can see, with fitted models and tuned
+weights in its parameter row (:mod:`engine.mahjong.params`):
+
+- **Hand value.** For a hand of ``3*sets+1`` tiles, the distance to each target (plain,
+  清一色, 混一色, all triplets, seven pairs, two wilds as the pair, 不搭) and, for the plain
+  hand, the ukeire. A fitted table gives the chance to win from the plain distance,
+  ukeire and live tiles left (``strong.p_plain``), another the chance to win *with*
+  each target's pattern from its distance (``strong.p_target``); a fitted table of
+  what each kind of win brings its winner (``strong.value``, the variant's real
+  scoring, dealer or not) turns them into points: ``sum over targets of mult[t] x
+  P(win as t) x V(t) + mult[0] x (P(win) - sum of P(win as t)) x V(plain)``, where a
+  win is also worth the *stake* (added to every V): the fitted mean loss of the deals a
+  seat does not win, which a win spares it (a non-dealer in 丽水 loses the dealer's 底 x
+  倍 when the dealer wins).
+- **Danger.** For each opponent and tile kind, a logistic model of the chance that
+  the opponent wins on that tile now (``strong.danger``) and of the chance that he can
+  make a 明杠 of it (``strong.kong_danger``), from the opponent's visible play (melds,
+  discards and their kinds, a discarded wild), the tile (kind class, copies unseen,
+  suji and neighbours of the opponent's discards, a suit his melds point at), the wilds
+  in play and the live tiles left (:func:`danger_features`). The models are fitted on
+  positions where the simulator knows the true waits (engine.runs.fit).
+- **Decisions.** A discard maximises ``value(hand after it) x (1 - D) - alpha x (sum of
+  danger x loss of feeding) - alpha_kong x (kong danger x cost)``, where ``D`` is the
+  chance that someone wins on it and the loss is the fitted mean payment of a feeder:
+  it pushes with a good hand and folds to safe tiles with a poor one. Where kongs pay
+  money on their own (推倒胡), each concealed triplet whose fourth copy is unseen adds
+  ``strong.kong_hold`` x (live bucket / 10) to the hand's value: a kong to come. Claims
+  (碰, 吃, 明杠) and kongs compare the best value after the action, plus what a kong
+  brings, minus the risk of a robbed 补杠, with the value of passing.
+
+Ties are broken at random from the deal's bot stream, like the other policies.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine import rng
+from engine._slots import Slots
+from engine.hand._kernels import (
+    BUDA,
+    SEVEN_PAIRS,
+    _buda,
+    _distance,
+    _pairs_formula,
+    _suit_indices,
+    discard_ukeire,
+    level,
+)
+from engine.jit.njit import kernel, lowest_bit
+from engine.mahjong.evaluation import count_categories, triplets_closed, wild_pair_distance
+from engine.mahjong.params import (
+    M_DANGER,
+    M_KONGDANGER,
+    M_LOSS,
+    M_PPLAIN,
+    M_PTARGET,
+    M_STAKE,
+    M_UBAR,
+    M_VALUE,
+    N_D,
+    N_T,
+    N_TARGET,
+    N_UK,
+    S_ALPHA,
+    S_ALPHA_KONG,
+    S_FEED_KONG,
+    S_KONG_HOLD,
+    S_MULT,
+    T_BUDA,
+    T_FLUSH,
+    T_HALF,
+    T_PAIRS,
+    T_PLAIN,
+    T_TRIPLETS,
+    T_WILDPAIR,
+)
+
+INF = 99
+MIDDLE = np.int64(sum(1 << (s * 9 + r) for s in range(3) for r in range(2, 7)))
+"""Bit set of the suit kinds of rank 3-7."""
+N_OSUM = 10
+"""Per-opponent summary: melds, discards, discarded-kind bits, meld suits, dealer,
+discarded a wild, seat, (unused), the kinds of his last RECENT discards, the kinds of his
+first EARLY discards (:func:`opp_summary`)."""
+RECENT = 3
+"""Discards that count as an opponent's latest (the order features of the danger model)."""
+EARLY = 6
+"""Discards that count as an opponent's first (the order features of the danger model)."""
+MAX_FI = 20
+"""Most active danger features of one (opponent, tile)."""
+
+SS = Slots("strong policy scratch")
+"""The int64 scratch ``sscr`` of the strong policy, block by block: the targets' distances
+(:func:`waiting_value`), the ukeire per discard and their work (:func:`discard_ukeire`),
+the danger features of a discard, the target distances after each discard
+(:func:`best_discard`) and the danger features of a kong (the loop's kong choice)."""
+SS_TARGETS = SS.block("targets", N_TARGET)
+SS_UKE = SS.block("ukeire", 34)
+SS_WORK = SS.block("ukeire_work", 160)
+SS_FI = SS.block("feeds", MAX_FI)
+SS_DALL = SS.block("target_dists", 34 * N_TARGET)
+SS_KONG_FI = SS.block("kong_feeds", MAX_FI)
+SSCR = SS.size
+"""Length of the int64 scratch of the strong policy."""
+SS.limit = SSCR
+
+FS = Slots("strong policy float scratch")
+"""The float64 scratch ``fsc`` of the strong policy: each discard's expected points and
+the danger logits' tile-free parts (:func:`danger_bases`: 4 win, 4 kong)."""
+FS_VALUE = FS.block("values", 34)
+FS_DANGER = FS.block("danger_bases", 8)
+N_FSC = FS.size
+"""Length of the float64 scratch of the strong policy."""
+FS.limit = N_FSC
+
+
+@kernel(inline="always")
+def _clip(x, hi):
+    return x if x < hi else hi
+
+
+@kernel(refcount=False)
+def target_dists(h, w, sets, shapes, tab, minfo, wildgame, out):
+    """Distance of the ``3*sets+1``-tile hand ``h`` to each target; INF where closed.
+
+    minfo : int64 (3,) exposed-meld suit mask (bits 0-2 suits, 3 honors), all-triplets
+        flag, number of melds. wildgame : whether the deal has wild kinds (金雀 needs
+        two). out : int64 (N_TARGET,).
+    """
+    suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
+    out[T_PLAIN] = _distance(h, w, sets, shapes, tab)
+    i0, i1, i2, i3 = _suit_indices(h)
+    c3 = np.int64(honor_cls[i3])
+    lv = level(w)
+    fl = INF
+    hf = INF
+    for t in range(3):
+        cls = np.int64(suit_cls[i0] if t == 0 else (suit_cls[i1] if t == 1 else suit_cls[i2]))
+        other = minfo[0] & ~(1 << t)
+        if other == 0:
+            fl = min(fl, max(np.int64(dist[cls, lv, sets]) - w, 0))
+        if (other & 7) == 0:
+            hf = min(hf, max(np.int64(dist[comb[cls, c3], lv, sets]) - w, 0))
+    out[T_FLUSH] = fl
+    out[T_HALF] = hf
+    out[T_TRIPLETS] = INF
+    if minfo[1] == 1:
+        n3, n2, n1 = count_categories(h)
+        out[T_TRIPLETS] = max(triplets_closed(n3, n2, n1, sets) - w, 0)
+    out[T_PAIRS] = INF
+    if sets == 4 and minfo[2] == 0 and (shapes & SEVEN_PAIRS) != 0:
+        pairs = 0
+        singles = 0
+        for k in range(34):
+            pairs += h[k] // 2
+            singles += h[k] % 2
+        out[T_PAIRS] = max(_pairs_formula(pairs, singles) - w, 0)
+    out[T_BUDA] = INF
+    if sets == 4 and minfo[2] == 0 and (shapes & BUDA) != 0:
+        out[T_BUDA] = max(np.int64(_buda(h, tab[4])) - w, 0)
+    out[T_WILDPAIR] = INF
+    if wildgame:
+        a = comb[comb[comb[suit_cls[i0], suit_cls[i1]], suit_cls[i2]], c3]
+        lv_pair = level(w - 2 if w > 2 else 0)  # the sets' budget when two wilds pair
+        out[T_WILDPAIR] = wild_pair_distance(np.int64(tab[5][a, lv_pair, sets]), w)
+
+
+@kernel(inline="always")
+def live_triplet(h, unseen, k):
+    """Whether ``h`` holds a concealed triplet of ``k`` with its fourth copy unseen (a kong)."""
+    return h[k] == 3 and unseen[k] > 0
+
+
+@kernel(inline="always")
+def held_triplets(h, unseen):
+    """The kinds of :func:`live_triplet` in ``h``."""
+    n = 0
+    for k in range(34):
+        if live_triplet(h, unseen, k):
+            n += 1
+    return n
+
+
+@kernel(inline="always")
+def hold_weight(bot, tb):
+    """Points of one :func:`live_triplet` at live bucket ``tb`` (``strong.kong_hold``)."""
+    return bot[S_KONG_HOLD] * tb / (N_T - 1)
+
+
+@kernel(inline="always")
+def live_bucket(live):
+    """Live-tile bucket of the win tables."""
+    return _clip(max(live, 0) // 8, N_T - 1)
+
+
+@kernel(refcount=False)
+def hand_value(bot, dd, u, tb, dealer):
+    """Expected points of a ``3*sets+1``-tile hand with target distances ``dd``.
+
+    u : ukeire of the plain hand (-1: not computed, the distance's mean is used); tb :
+    live bucket; dealer : 1 if the seat deals.
+    """
+    if dd[T_PLAIN] >= INF:
+        return 0.0
+    d = _clip(dd[T_PLAIN], N_D - 1)
+    if u < 0:
+        u = np.int64(bot[M_UBAR + d])
+    u = _clip(u, N_UK - 1)
+    stake = bot[M_STAKE + dealer]
+    pp = bot[M_PPLAIN + (d * N_UK + u) * N_T + tb]
+    wv = 0.0
+    ptot = 0.0
+    for t in range(1, N_TARGET):
+        if dd[t] >= INF:
+            continue
+        dt = _clip(dd[t], N_D - 1)
+        pt = bot[M_PTARGET + (t * N_D + dt) * N_T + tb]
+        ptot += pt
+        wv += bot[S_MULT + t] * pt * (bot[M_VALUE + t * 2 + dealer] + stake)
+    # the plain-only rest of the win chance (mult.0 weighs it: in 诸暨 a hand without
+    # 台 cannot be declared, so a plain hand's chance is less than its distance says)
+    rest = pp - ptot
+    if rest > 0.0:
+        wv += bot[S_MULT + T_PLAIN] * rest * (bot[M_VALUE + T_PLAIN * 2 + dealer] + stake)
+    return wv
+
+
+# ---- danger --------------------------------------------------------------------------------
+
+
+@kernel(refcount=False)
+def opp_summary(ctx_dealer, wild_discarded, o, melds, nmeld, disc, ndisc, role, out):
+    """What seat ``o``'s visible play says, for the danger features (fills ``out``).
+
+    out : int64 (N_OSUM,) = melds, discards, bit set of the logical kinds discarded,
+    meld suit mask (bits 0-2 suits, 3 honors), dealer flag, discarded-a-wild flag, seat,
+    0, bit set of the kinds among his last ``RECENT`` discards, and among his first
+    ``EARLY``: the order of his discards.
+    """
+    nm = nmeld[o]
+    mask = np.int64(0)
+    for i in range(nm):
+        k = melds[o, i, 1]
+        mask |= np.int64(1) << (k // 9 if k < 27 else 3)
+    dm = np.int64(0)
+    recent = np.int64(0)
+    early = np.int64(0)
+    nd = ndisc[o]
+    for i in range(nd):
+        r = role[disc[o, i]]
+        if r < 34:
+            b = np.int64(1) << r
+            dm |= b
+            if i >= nd - RECENT:
+                recent |= b
+            if i < EARLY:
+                early |= b
+    out[0] = nm
+    out[1] = ndisc[o]
+    out[2] = dm
+    out[3] = mask
+    out[4] = 1 if o == ctx_dealer else 0
+    out[5] = wild_discarded
+    out[6] = o
+    out[7] = 0
+    out[8] = recent
+    out[9] = early
+
+
+@kernel(inline="always")
+def _kind_class(k):
+    if k >= 31:
+        return 1
+    if k >= 27:
+        return 0
+    r = k % 9
+    if r == 0 or r == 8:
+        return 2
+    if r == 1 or r == 7:
+        return 3
+    if r == 2 or r == 6:
+        return 4
+    return 5
+
+
+@kernel(inline="always")
+def _base_features(osum, nw, lb, fi):
+    """The features of an opponent that do not depend on the tile (see danger_features)."""
+    nm = _clip(osum[0], 4)
+    n = 0
+    fi[n] = 0
+    n += 1
+    fi[n] = 1 + nm
+    n += 1
+    fi[n] = 6 + _clip(osum[1] // 3, 5)
+    n += 1
+    fi[n] = 26 + nw
+    n += 1
+    fi[n] = 29 + lb
+    n += 1
+    if osum[4] == 1:
+        fi[n] = 34
+        n += 1
+    fi[n] = 36 + nm * 5 + lb
+    n += 1
+    if osum[5] == 1:
+        fi[n] = 79
+        n += 1
+    if _middle_mask(osum[8]) != 0:
+        # a middle tile (3-7) among his latest discards: he is breaking shapes, not
+        # shedding outside tiles
+        fi[n] = 83
+        n += 1
+    return n
+
+
+@kernel(inline="always")
+def _suji_in(m, k):
+    """Whether the kind bit set ``m`` holds suit kind ``k`` ± 3 (its suji)."""
+    r = k % 9
+    return (r >= 3 and (m >> (k - 3)) & 1 != 0) or (r <= 5 and (m >> (k + 3)) & 1 != 0)
+
+
+@kernel(inline="always")
+def _near_in(m, k):
+    """Whether the kind bit set ``m`` holds suit kind ``k`` ± 1 or ± 2 (in its suit)."""
+    r = k % 9
+    for dlt in (-2, -1, 1, 2):
+        if 0 <= r + dlt <= 8 and (m >> (k + dlt)) & 1 != 0:
+            return True
+    return False
+
+
+@kernel(inline="always")
+def _middle_mask(m):
+    """The bits of ``m`` (a kind bit set) on suit tiles of rank 3-7."""
+    return m & MIDDLE
+
+
+@kernel(inline="always")
+def _kind_features(osum, k, unseen_k, nw, fi, n):
+    """Append the features of tile ``k`` for this opponent to ``fi[n:]``; the new count."""
+    kc = _kind_class(k)
+    dm = osum[2]
+    fi[n] = 12 + kc
+    n += 1
+    if (dm >> k) & 1:
+        fi[n] = 18
+        n += 1
+    if k < 27:
+        if _suji_in(dm, k):
+            fi[n] = 19
+            n += 1
+        if _near_in(dm, k):
+            fi[n] = 35
+            n += 1
+        # the order of his discards: a neighbour of a late discard is near the shape he
+        # kept (he just let its partner go); the suji of an early one was far from it
+        if _near_in(osum[8], k):
+            fi[n] = 81
+            n += 1
+        if _suji_in(osum[9], k):
+            fi[n] = 82
+            n += 1
+    if (osum[8] >> k) & 1:
+        fi[n] = 80
+        n += 1
+    fi[n] = 20 + _clip(max(unseen_k, 0), 3)
+    n += 1
+    if osum[0] > 0:
+        sb = np.int64(1) << (k // 9 if k < 27 else 3)
+        ms = osum[3]
+        if ms == sb:
+            fi[n] = 24
+            n += 1
+        elif (ms & ~(sb | 8)) == 0:
+            fi[n] = 25
+            n += 1
+    fi[n] = 61 + nw * 6 + kc
+    n += 1
+    return n
+
+
+@kernel(refcount=False)
+def danger_features(osum, k, unseen_k, nw, lb, fi):
+    """Active features of (opponent ``osum``, tile kind ``k``); returns their number.
+
+    unseen_k : copies of ``k`` the deciding seat cannot see (0..3); nw : wild kinds in
+    play (0..2); lb : live-tile bucket 0..4 (live // 12). The layout (N_FEATURES = 84):
+    0 bias; 1-5 the opponent's melds; 6-11 his discards // 3; 12-17 the kind class
+    (wind, dragon, rank 1/9, 2/8, 3/7, 4-6); 18 he discarded ``k``; 19 he discarded
+    ``k`` ± 3 (suji); 20-23 unseen copies; 24 his melds all in ``k``'s suit; 25 his melds
+    in ``k``'s suit and honors; 26-28 wild kinds; 29-33 live bucket; 34 he deals; 35 he
+    discarded ``k`` ± 1 or ± 2; 36-60 melds x live bucket; 61-78 wild kinds x kind class;
+    79 he discarded a wild; the order of his discards: 80 ``k`` is among his last
+    ``RECENT`` discards, 81 ``k`` ± 1 or ± 2 is, 82 ``k`` ± 3 is among his first
+    ``EARLY``, 83 a middle tile (3-7) is among his last ``RECENT``. The tile-free part
+    (:func:`_base_features`) is summed once per opponent in play.
+    """
+    n = _base_features(osum, nw, lb, fi)
+    return _kind_features(osum, k, unseen_k, nw, fi, n)
+
+
+@kernel(inline="always")
+def _sigmoid(z):
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+@kernel(refcount=False)
+def danger_p(bot, block, fi, n):
+    """The model probability of features ``fi[:n]`` under the weights at ``block``."""
+    z = 0.0
+    for i in range(n):
+        z += bot[block + fi[i]]
+    return _sigmoid(z)
+
+
+@kernel(refcount=False)
+def danger_bases(bot, osums, n_opp, nw, lb, fi, zb):
+    """Per opponent, the logits' tile-free parts of both danger models: ``zb[j]`` (win)
+    and ``zb[4 + j]`` (kong), for :func:`discard_danger`.
+    """
+    for j in range(n_opp):
+        n = _base_features(osums[j], nw, lb, fi)
+        a = 0.0
+        b = 0.0
+        for i in range(n):
+            a += bot[M_DANGER + fi[i]]
+            b += bot[M_KONGDANGER + fi[i]]
+        zb[j] = a
+        zb[4 + j] = b
+
+
+@kernel(refcount=False)
+def discard_danger(bot, osums, n_opp, k, unseen_k, nw, zb, can_win, can_kong, dealer, fi):
+    """``(chance someone wins on k, expected loss of feeding it, expected kong cost)``.
+
+    osums : int64 (3, N_OSUM) the opponents' summaries; zb : their logit bases from
+    :func:`danger_bases`; can_win / can_kong : whether a discard can be won on /
+    kong'd at all now; dealer : 1 if the deciding seat deals.
+    """
+    keep = 1.0
+    loss = 0.0
+    kong = 0.0
+    for j in range(n_opp):
+        os_ = osums[j]
+        n = _kind_features(os_, k, unseen_k, nw, fi, 0)
+        if can_win:
+            z = zb[j]
+            for i in range(n):
+                z += bot[M_DANGER + fi[i]]
+            p = _sigmoid(z)
+            keep *= 1.0 - p
+            loss += p * bot[M_LOSS + dealer * 2 + os_[4]]
+        if can_kong and unseen_k >= 3:
+            z = zb[4 + j]
+            for i in range(n):
+                z += bot[M_KONGDANGER + fi[i]]
+            kong += _sigmoid(z) * bot[S_FEED_KONG]
+    return 1.0 - keep, loss, kong
+
+
+# ---- decisions -----------------------------------------------------------------------------
+
+
+@kernel(refcount=False)
+def best_discard(
+    h, w, sets, shapes, tab, bot, unseen, minfo, wildgame, tb, dealer, danger_on, osums, n_opp,
+    nw, lb, can_win, can_kong, bstate, sscr, fsc,
+):  # fmt: skip
+    """The strong discard of a ``3*sets+2``-tile hand: ``(kind, its expected points)``.
+
+    Returns ``(-1, -inf)`` when the hand holds no tile but wilds. ``h`` int64 (34,) is
+    restored; ``unseen`` int64 (34,) copies unseen by the seat; ``sscr`` int64 (SSCR,)
+    and ``fsc`` float64 (64,) scratch; ``bstate`` the bot stream (empty: the first of
+    tied discards, for evaluations that need no choice).
+    """
+    uke = sscr[SS_UKE : SS_UKE + 34]
+    work = sscr[SS_WORK : SS_WORK + 160]
+    fi = sscr[SS_FI : SS_FI + MAX_FI]
+    dall = sscr[SS_DALL : SS_DALL + 34 * N_TARGET]  # the target distances after each discard
+    zb = fsc[FS_DANGER : FS_DANGER + 8]
+    held = np.int64(0)
+    for k in range(34):
+        held |= np.int64(h[k] > 0) << k
+    if held == 0:
+        return -1, -math.inf
+    alpha = bot[S_ALPHA]
+    alpha_k = bot[S_ALPHA_KONG]
+    # holding a triplet for its kong (strong.kong_hold, 0 where kongs pay nothing)
+    hold = hold_weight(bot, tb)
+    trips = held_triplets(h, unseen) if hold != 0.0 else 0
+    # pass 1: the target distances after each discard; the ukeire of the closest
+    best_d = INF
+    m = held
+    while m != 0:
+        k = lowest_bit(m)
+        m &= m - 1
+        h[k] -= 1
+        target_dists(h, w, sets, shapes, tab, minfo, wildgame, dall[k * N_TARGET :])
+        h[k] += 1
+        if dall[k * N_TARGET + T_PLAIN] < best_d:
+            best_d = dall[k * N_TARGET + T_PLAIN]
+    near = np.int64(0)
+    m = held
+    while m != 0:
+        k = lowest_bit(m)
+        m &= m - 1
+        if dall[k * N_TARGET + T_PLAIN] == best_d:
+            near |= np.int64(1) << k
+    discard_ukeire(h, w, sets, shapes, tab, unseen, near, uke, work)
+    if danger_on:
+        danger_bases(bot, osums, n_opp, nw, lb, fi, zb)
+    # pass 2: expected points of each discard
+    best = -math.inf
+    choice = -1
+    n_best = 0
+    m = held
+    while m != 0:
+        k = lowest_bit(m)
+        m &= m - 1
+        dd = dall[k * N_TARGET : k * N_TARGET + N_TARGET]
+        u = uke[k] if (near >> k) & 1 else -1
+        v = hand_value(bot, dd, u, tb, dealer)
+        if hold != 0.0:
+            v += hold * (trips - (1 if live_triplet(h, unseen, k) else 0))
+        # where the tables cannot tell (no chance left, distances past the last bucket)
+        # the efficiency order decides: fewer tiles away, then more ukeire
+        v -= 1e-9 * dd[T_PLAIN] - 1e-12 * max(u, 0)
+        if danger_on:
+            dwin, loss, kong = discard_danger(
+                bot, osums, n_opp, k, unseen[k], nw, zb, can_win, can_kong, dealer, fi
+            )
+            v = v * (1.0 - dwin) - alpha * loss - alpha_k * kong
+        fsc[FS_VALUE + k] = v
+        if v > best:
+            best = v
+            choice = k
+            n_best = 1
+        elif v == best:
+            n_best += 1
+            if bstate.shape[0] > 0 and rng.below(bstate, n_best) == 0:
+                choice = k
+    return choice, best
+
+
+@kernel(refcount=False)
+def waiting_value(h, w, sets, shapes, tab, bot, unseen, minfo, wildgame, tb, dealer, sscr):
+    """Expected points of a ``3*sets+1``-tile hand as it stands (plain ukeire included)."""
+    dd = sscr[SS_TARGETS : SS_TARGETS + N_TARGET]
+    uke = sscr[SS_UKE : SS_UKE + 34]
+    work = sscr[SS_WORK : SS_WORK + 160]
+    target_dists(h, w, sets, shapes, tab, minfo, wildgame, dd)
+    x = 0
+    while h[x] >= 4:
+        x += 1
+    h[x] += 1
+    discard_ukeire(h, w, sets, shapes, tab, unseen, np.int64(1) << x, uke, work)
+    h[x] -= 1
+    v = hand_value(bot, dd, uke[x], tb, dealer)
+    hold = hold_weight(bot, tb)
+    if hold != 0.0:
+        v += hold * held_triplets(h, unseen)
+    return v

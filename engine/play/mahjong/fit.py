@@ -1,0 +1,326 @@
+"""Fitting the strong policy's models from the engine's own ground truth (``mjlab fit``).
+
+The simulator knows every hidden hand, so the three models the strong policy needs
+(engine.mahjong.strong) are fitted on simulated positions whose outcome is exact:
+
+- **win tables**: the chance that a hand of ``3*sets+1`` tiles wins the deal, from
+  its plain distance, ukeire and the live tiles left, and the chance that it wins with
+  each target's pattern (清一色, 混一色, all triplets, seven pairs, 金雀) from that
+  target's distance: a race model (:func:`_race`) fitted by maximum likelihood to the
+  positions' true outcomes;
+- **values**: the mean points a win brings its winner, by target pattern and by
+  whether the winner deals, and the mean points a feeder pays (from the records);
+- **danger**: two logistic regressions (L2 penalty :data:`L2`) on the danger features
+  of (opponent, tile): the opponent can win on the tile now; he holds three of it.
+
+The positions are played by ``policies`` (``value`` by default; refit with ``strong``
+once it exists, so the models describe the play they face). Everything is a pure
+function of the variant, its rules, the policies, the deal count and the seed, so
+:func:`fit` reproduces committed models exactly; :func:`write` stores them in the
+package (``engine/botdata/<variant>/strong.json``) with the command that made them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine import abi
+from engine._fitting import collect_with_bar, feature_logistic
+from engine.mahjong import params as P
+from engine.mahjong.strong import MAX_FI
+from engine.play import drivers as _drivers
+from engine.play.mahjong import observe as O
+
+__all__ = ["collect", "fit_mahjong"]
+UKE_SPREAD = 0.3
+"""How much the ukeire moves a far hand's win chance around its distance's mean (±)."""
+TARGETS = P.TARGETS
+"""Target names in the order of engine.mahjong.params T_*."""
+ROWS_PER_DEAL = 700
+"""Observation rows reserved per deal (a full buffer drops rows; collect checks)."""
+
+
+def _chunks(n_matches: int, parts: int) -> list[tuple[int, int]]:
+    step = -(-n_matches // parts)
+    return [(lo, min(n_matches, lo + step)) for lo in range(0, n_matches, step)]
+
+
+def collect(
+    variant,
+    resolved: dict,
+    deals: int,
+    seed: int,
+    policies: tuple[str, ...],
+    match_length: int = 16,
+    threads: int = 2,
+    block_matches: int = 64,
+    on_block=None,
+):
+    """Play ``deals`` deals (whole matches) with observation on
+    (:func:`engine.play.drivers.collect`).
+
+    Returns ``(hand rows, danger rows, records int32 (deals, N_COLS))``. ``on_block``
+    is called with the deals of each finished block (progress).
+    """
+    from engine.play.mahjong.testing import DRIVER
+
+    def split(rows):
+        return rows[rows[:, 0] == O.O_HAND].copy(), rows[rows[:, 0] == O.O_DANGER].copy()
+
+    return _drivers.collect(
+        DRIVER, variant, resolved, deals, seed, policies, match_length=match_length,
+        threads=threads, block_matches=block_matches, on_block=on_block,
+        rows_per_deal=ROWS_PER_DEAL, obs_width=O.OBS_W, split=split,
+    )  # fmt: skip
+
+
+def _race(d, u, draws, unseen, ubar, h, m1, mf):
+    """P(the hand completes before the deal ends), by a race model (numpy, vectorised).
+
+    The hand is ``d`` tiles from complete (``d`` >= 1) with ``u`` improving tiles among
+    ``unseen``; each of its turns the deal first ends otherwise with chance ``h`` (an
+    opponent wins), then the hand improves with chance ``m x u / unseen`` (``m1`` once
+    waiting: the draw and the others' discards can complete it; ``mf`` farther: draws
+    and claims), the next levels with their mean ukeire ``ubar[level]``; it has
+    ``draws`` turns left.
+    """
+    d = np.clip(d, 1, P.N_D - 1)
+    n = d.size
+    state = np.zeros((P.N_D, n))
+    state[d, np.arange(n)] = 1.0
+    unseen = np.maximum(unseen, 1.0)
+    qs = np.empty((P.N_D, n))
+    for lv in range(1, P.N_D):
+        m = m1 if lv == 1 else mf
+        uu = np.where(d == lv, u, ubar[lv])
+        qs[lv] = np.minimum(m * uu / unseen, 0.95)
+    won = np.zeros(n)
+    for step in range(int(draws.max()) if n else 0):
+        live = step < draws
+        state *= np.where(live, 1.0 - h, 1.0)
+        move = np.where(live, qs * state, 0.0)
+        move[0] = 0.0
+        state -= move
+        state[:-1] += move[1:]
+        won += state[0]
+        state[0] = 0.0
+    return won
+
+
+def _race_inputs(live, players):
+    """``(draws left, unseen tiles)`` of a seat from the live tiles beyond the reserve."""
+    live = np.maximum(live, 0).astype(np.float64)
+    return np.ceil(live / players), live + 13.0 * (players - 1)
+
+
+def _win_tables(hand: np.ndarray, target_bits: np.ndarray, players: int):
+    """``(p_plain [N_D, N_UK, N_T], p_target [N_TARGET, N_D, N_T], fit)`` from O_HAND rows.
+
+    The tables come from :func:`_race`, whose parameters (the hazard ``h``, the
+    multipliers ``m1`` and ``mf`` and a calibration ``kappa``) maximise the likelihood
+    of the positions' true outcomes; a target's chance is the race of its own distance
+    times a factor fitted the same way (its share of the wins the race predicts). A
+    structural model keeps every table ordered (closer and wider hands win more),
+    where raw counts of positions are confounded by how play got there.
+    """
+    from scipy import optimize
+
+    won = hand[:, O.H_WON].astype(np.float64)
+    bits = (hand[:, O.H_BITS_LO] & 0x7FFFFFFF) | ((hand[:, O.H_BITS_HI] & 0x7FFFFFFF) << 31)
+    d = hand[:, O.H_D + P.T_PLAIN]
+    u = hand[:, O.H_UKE].astype(np.float64)
+    draws, unseen = _race_inputs(hand[:, O.H_LIVE], players)
+    ubar = np.ones(P.N_D)
+    for lv in range(1, P.N_D):
+        sel = np.clip(d, 1, P.N_D - 1) == lv
+        ubar[lv] = max(u[sel].mean(), 1.0) if sel.any() else ubar[lv - 1]
+    keep = d >= 1
+
+    def nll(x):
+        h, m1, mf, kappa = x
+        # the optimiser's finite differences probe the box's edges (h = 0), where the race
+        # can multiply 0 by inf: numpy's warning there is not an error of the fit
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            race = _race(d[keep], u[keep], draws[keep], unseen[keep], ubar, h, m1, mf)
+            p = np.clip(kappa * race, 1e-6, 1 - 1e-6)
+            y = won[keep]
+            return -(y * np.log(p) + (1 - y) * np.log1p(-p)).sum()
+
+    res = optimize.minimize(
+        nll, [0.05, 2.0, 1.5, 0.9], method="L-BFGS-B",
+        bounds=[(0.0, 0.5), (0.2, 8.0), (0.2, 8.0), (0.05, 1.0)],
+    )  # fmt: skip
+    h, m1, mf, kappa = (float(v) for v in res.x)
+    # the tables, live at each bucket's middle. Waiting (d = 1) the race is exact
+    # enough: the chance to draw or be fed one of u tiles in time. Farther, how the
+    # hand improves after its next tile decides more than its ukeire now (far
+    # improving tiles overlap), and raw positions confuse the two, so the ukeire only
+    # orders hands of one distance: the race at the distance's mean ukeire, times a
+    # factor that rises with u / ubar from 1 - UKE_SPREAD to 1 + UKE_SPREAD; a hand a
+    # tile farther never scores above a closer one with a tile to wait on (measured:
+    # trading distance for ukeire as the race model prices it won 15% fewer solitaire
+    # hands in 18 draws than the efficiency order).
+    mids_live = (np.arange(P.N_T) + 0.5) * 8
+    t_draws, t_unseen = _race_inputs(mids_live, players)
+    p_plain = np.zeros((P.N_D, P.N_UK, P.N_T))
+    uk = np.arange(P.N_UK, dtype=np.float64)
+    for di in range(1, P.N_D):
+        if di == 1:
+            for ui in range(P.N_UK):
+                p_plain[1, ui] = kappa * _race(
+                    np.ones(P.N_T, np.int64), np.full(P.N_T, uk[ui]), t_draws, t_unseen, ubar,
+                    h, m1, mf,
+                )  # fmt: skip
+            continue
+        mean = kappa * _race(np.full(P.N_T, di), np.full(P.N_T, ubar[di]), t_draws, t_unseen,
+                             ubar, h, m1, mf)  # fmt: skip
+        with np.errstate(divide="ignore"):
+            g = 1.0 + UKE_SPREAD * np.tanh(np.log(uk / ubar[di]))
+        p_plain[di] = g[:, None] * mean[None, :]
+        # rescaled, not clipped, so the ukeire still orders the hands of this distance
+        cap = p_plain[di - 1, 1:].min(axis=0) * (1 - 1e-6)
+        top = p_plain[di].max(axis=0)
+        p_plain[di] *= np.minimum(1.0, cap / np.maximum(top, 1e-300))[None, :]
+    p_plain[0] = p_plain[1]
+    base = np.stack([p_plain[di, min(int(ubar[di]), P.N_UK - 1)] for di in range(P.N_D)])
+    p_target = np.zeros((P.N_TARGET, P.N_D, P.N_T))
+    p_target[P.T_PLAIN] = base
+    factors = [1.0]
+    for t in range(1, P.N_TARGET):
+        dt = hand[:, O.H_D + t]
+        sel = (dt < 99) & (dt >= 1) & (dt <= d + 2)
+        c = 0.0
+        if target_bits[t] and sel.any():
+            pred = kappa * _race(dt[sel], ubar[np.clip(dt[sel], 1, P.N_D - 1)], draws[sel],
+                                 unseen[sel], ubar, h, m1, mf)  # fmt: skip
+            lab = won[sel] * ((bits[sel] & target_bits[t]) != 0)
+            c = float(min(1.0, lab.sum() / max(pred.sum(), 1e-9)))
+        factors.append(c)
+        p_target[t] = c * base
+    ubar[0] = ubar[1]
+    fitted = {"h": h, "m1": m1, "mf": mf, "kappa": kappa, "ubar_table": ubar.round(2).tolist(),
+              "target_factors": [round(f, 4) for f in factors]}  # fmt: skip
+    return p_plain, p_target, fitted
+
+
+def _values(rec: np.ndarray, target_bits: np.ndarray, players: int):
+    """``(value [N_TARGET, 2], loss [2, 2], stake [2], noise)`` in points from the records.
+
+    value : the mean points a win brings its winner, by target and winner-deals; loss :
+    what feeding a win costs a seat beyond what it pays as a bystander of such a win,
+    by its and the winner's dealer status (shrunk toward the mean where few); stake : the
+    mean loss of a seat in the deals it does not win, by whether it deals; noise : the
+    number of plain wins and the SD of their points, by winner-deals (``n``, ``sd``).
+    """
+    winner = rec[:, abi.C_WINNER]
+    won = winner >= 0
+    delta = rec[:, abi.C_DELTA : abi.C_DELTA + players].astype(np.float64)
+    bits = (rec[:, abi.C_PAT_LO].astype(np.int64) & 0x7FFFFFFF) | (
+        (rec[:, abi.C_PAT_HI].astype(np.int64) & 0x7FFFFFFF) << 31
+    )
+    gain = np.where(won, delta[np.arange(len(rec)), np.maximum(winner, 0)], 0.0)
+    wdeal = (winner == rec[:, abi.C_DEALER]).astype(np.int64)
+    special = np.zeros(len(rec), bool)
+    for t in range(1, P.N_TARGET):
+        special |= (bits & target_bits[t]) != 0
+    value = np.zeros((P.N_TARGET, 2))
+    noise = {"n": [0, 0], "sd": [0.0, 0.0]}
+    all_mean = gain[won].mean() if won.any() else 0.0
+    for dl in (0, 1):
+        sel = won & (wdeal == dl)
+        plain = sel & ~special
+        noise["n"][dl] = int(plain.sum())
+        noise["sd"][dl] = round(float(gain[plain].std(ddof=1)), 4) if plain.sum() > 1 else 0.0
+        if plain.sum() >= 5:
+            vp = gain[plain].mean()
+        else:
+            vp = gain[sel].mean() if sel.any() else all_mean
+        value[P.T_PLAIN, dl] = vp
+        for t in range(1, P.N_TARGET):
+            st = sel & ((bits & target_bits[t]) != 0)
+            # few wins of a target: shrink its mean toward the plain value
+            n = st.sum()
+            value[t, dl] = (gain[st].sum() + 5 * vp) / (n + 5) if target_bits[t] else vp
+    loss = np.zeros((2, 2))
+    disc = rec[:, abi.C_DISCARDER]
+    fed = won & (disc >= 0)
+    dealer = rec[:, abi.C_DEALER]
+    # what feeding costs a seat beyond what the same seat pays as a bystander of such a
+    # win (丽水: all three pay, the feeder one point more and the dealer double; 诸暨, 福州:
+    # the feeder pays alone), by the seat's and the winner's dealer status
+    fed_pay = [[[], []], [[], []]]
+    by_pay = [[[], []], [[], []]]
+    for s in range(players):
+        sd = (dealer == s).astype(np.int64)
+        for a in (0, 1):
+            for b in (0, 1):
+                base_sel = fed & (sd == a) & (wdeal == b)
+                fed_pay[a][b].append(-delta[base_sel & (disc == s), s])
+                by_pay[a][b].append(-delta[base_sel & (disc != s) & (winner != s), s])
+    all_fed = np.concatenate([np.concatenate(x) for row in fed_pay for x in row])
+    all_by = np.concatenate([np.concatenate(x) for row in by_pay for x in row])
+    base = (all_fed.mean() if all_fed.size else 0.0) - (all_by.mean() if all_by.size else 0.0)
+    for a in (0, 1):
+        for b in (0, 1):
+            fp, bp = np.concatenate(fed_pay[a][b]), np.concatenate(by_pay[a][b])
+            # few cases: shrink toward the overall mean
+            f = (fp.sum() + 5 * (base + (bp.mean() if bp.size else 0.0))) / (fp.size + 5)
+            loss[a, b] = f - (bp.mean() if bp.size else 0.0)
+    stake = np.zeros(2)
+    for dl in (0, 1):
+        lost = []
+        for s in range(players):
+            sel = (winner != s) & ((rec[:, abi.C_DEALER] == s) == bool(dl))
+            lost.append(delta[sel, s])
+        lost = np.concatenate(lost)
+        stake[dl] = -lost.mean() if lost.size else 0.0
+    return value, loss, stake, noise
+
+
+def _logistic(danger: np.ndarray, label: np.ndarray) -> np.ndarray:
+    """L2-penalised logistic regression on the danger rows' active features (weights)."""
+    return feature_logistic(danger, label, O.D_NF, O.D_F, MAX_FI, P.N_FEATURES)
+
+
+def fit_mahjong(v, resolved, deals, seed, policy, threads=2, progress=False) -> dict:
+    """Fit the strong models of the mahjong variant ``v`` (see :func:`engine.runs.fit.fit`).
+
+    Returns the model as a mapping of parameter name to a list of floats (the
+    ``strong.*`` model blocks of engine.mahjong.params) plus ``"identity"`` and
+    ``"summary"`` (positions seen, base rates).
+    """
+    players = v.n_players(resolved)
+    policies = (policy,) * players
+    names = [p.name for p in v.patterns]
+    target_bits = np.zeros(P.N_TARGET, np.int64)
+    for t, key in enumerate(TARGETS):
+        for pat in (v.bot_targets or {}).get(key, ()):
+            target_bits[t] |= np.int64(1) << names.index(pat)
+    hand, danger, rec = collect_with_bar(collect, v, resolved, deals, seed, policies, threads,
+                                         progress)  # fmt: skip
+    p_plain, p_target, race = _win_tables(hand, target_bits, players)
+    value, loss, stake, noise = _values(rec, target_bits, players)
+    w_win = _logistic(danger, danger[:, O.D_WIN])
+    w_kong = _logistic(danger, danger[:, O.D_KONG])
+    model = {
+        "p_plain": p_plain.reshape(-1).round(6).tolist(),
+        "ubar": race["ubar_table"],
+        "p_target": p_target.reshape(-1).round(6).tolist(),
+        "value": value.reshape(-1).round(4).tolist(),
+        "loss": loss.reshape(-1).round(4).tolist(),
+        "stake": stake.round(4).tolist(),
+        "danger": w_win.round(5).tolist(),
+        "kong_danger": w_kong.round(5).tolist(),
+    }
+    identity = _drivers.fit_identity(v, resolved, policy, rec, deals, seed)
+    summary = {
+        "hand_positions": int(hand.shape[0]),
+        "danger_positions": int(danger.shape[0]),
+        "win_rate": float((rec[:, abi.C_WINNER] >= 0).mean()),
+        "danger_rate": float(danger[:, O.D_WIN].mean()) if danger.size else 0.0,
+        "kong_rate": float(danger[:, O.D_KONG].mean()) if danger.size else 0.0,
+        "plain_wins": noise["n"],
+        "plain_value_sd": noise["sd"],
+        "race": race,
+    }
+    return {"model": model, "identity": identity, "summary": summary}

@@ -1,0 +1,350 @@
+"""Variant hooks of the game kernel: an indirect call to the running variant's kernel.
+
+The variants own their kernels and their ids: each mahjong variant declares its kernel
+module (``Variant.hooks``), which holds ``KERNEL_ID`` and whichever hook kernels the
+variant needs, under the hook's name (``patterns``, ``settle``, ``win_legal``,
+``win_priority``, ``on_kong``, ``on_discard``, ``deal_setup``, ``four_wild_win``). This
+module reads the registry once, at import; a variant without a hook gets the hook's
+default (``_no_setup`` ...). Adding a variant never edits the engine.
+
+**Only the running variant's hooks are compiled** (issue 21: a first run compiled every
+variant's scoring kernels, and numba linked and re-optimised all of them into every
+kernel of the game loop that calls a hook). The game loop calls a hook through a table
+of machine-code addresses, :data:`TABLE`, indexed by hook and variant id
+(``rules[R_VARIANT]``): the table is an external symbol of the compiled code
+(``mjlab_game_hooks``), so the loop's cached machine code stays the same whichever
+variants exist, and a hook kernel is compiled (or loaded from the cache) only when
+:func:`bind` fills its variant's row, which the loop's entry kernels
+(:func:`binding`) do before every call. Each hook has one declared signature
+(:data:`HOOKS`): the loop's call sites must pass exactly those types (a mismatch fails
+to compile, naming the hook), and every variant's kernel is compiled for them. A call
+through an empty row raises RuntimeError instead of jumping to address 0.
+
+>>> from engine import variants
+>>> sorted(KERNELS) == sorted(variants.get(n).kernel_id for n in variants.names()
+...                            if variants.get(n).hooks is not None)
+True
+"""
+
+from __future__ import annotations
+
+import ctypes
+import inspect
+import threading
+
+import numba
+from llvmlite import binding as llvm_binding
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+
+from engine.jit import late as _late
+from engine.jit.njit import kernel
+from engine.mahjong.layout import R_VARIANT
+from engine.variants._registry import loaded
+
+IDS = 64
+"""Variant ids the table has rows for (``0 <= KERNEL_ID < IDS``)."""
+
+
+def _kernel_modules() -> dict[int, object]:
+    """Kernel modules of the registered variants by id (refusing an id claimed twice)."""
+    out: dict[int, object] = {}
+    for v in loaded():
+        name, mod = v.name, v.hooks
+        if mod is None:  # a family with its own loop (字牌)
+            continue
+        if mod.KERNEL_ID != v.kernel_id or mod.KERNEL_ID < 1:
+            raise ValueError(f"variant {name}: kernel id {v.kernel_id} but {mod.__name__} "
+                             f"owns {mod.KERNEL_ID}")  # fmt: skip
+        other = out.setdefault(mod.KERNEL_ID, mod)
+        if other is not mod:
+            raise ValueError(
+                f"kernel id {mod.KERNEL_ID} is claimed by {other.__name__} and {mod.__name__}"
+            )
+    for i, mod in out.items():
+        if i >= IDS:
+            raise ValueError(f"{mod.__name__}: kernel id {i}; the hook table has ids 0..{IDS - 1}")
+    return dict(sorted(out.items()))
+
+
+KERNELS = _kernel_modules()
+"""The variants' kernel modules by ``KERNEL_ID``."""
+
+
+# ---- defaults (a variant without the hook) -------------------------------------------------
+@kernel(refcount=False)
+def _no_setup(rules, ctx):
+    return 0
+
+
+@kernel(refcount=False)
+def _no_hand_value(rules, ctx, h, w, sets, melds, nmeld, tab):
+    return 0
+
+
+@kernel(refcount=False)
+def _any_hand_legal(rules, ctx, h, w, sets, melds, nmeld, tab):
+    return True
+
+
+@kernel(refcount=False)
+def _no_kong_money(rules, ctx, pay, seat, mtype, from_seat, players):
+    return
+
+
+@kernel(refcount=False)
+def _no_discard_money(rules, ctx, pay, seat, phys, players):
+    return
+
+
+@kernel(refcount=False)
+def _no_settlement(rules, ctx, pay, bits, players, delta, extra):
+    return 0
+
+
+@kernel(refcount=False)
+def _no_four_wild_win(rules):
+    return False
+
+
+# ---- the hooks: declared signatures, the address table, the calls ---------------------
+_A = types.Array(types.int64, 1, "C")
+_A2 = types.Array(types.int64, 2, "C")
+_I = types.int64
+
+HOOKS = {
+    # the loop's hook kernel: (the variants' attribute, default, return type, argument
+    # types; "tab" is the type of the hand tables the entry kernel was given)
+    "deal_setup": ("deal_setup", _no_setup, _I, (_A, _A)),
+    "win_patterns": ("patterns", _no_hand_value, _I, (_A, _A, _A, _I, _I, _A2, _I, "tab")),
+    "win_priority": ("win_priority", _no_hand_value, _I, (_A, _A, _A, _I, _I, _A2, _I, "tab")),
+    "win_legal": (
+        "win_legal",
+        _any_hand_legal,
+        types.boolean,
+        (_A, _A, _A, _I, _I, _A2, _I, "tab"),
+    ),  # fmt: skip
+    "on_kong": ("on_kong", _no_kong_money, types.none, (_A, _A, _A2, _I, _I, _I, _I)),
+    "on_discard": ("on_discard", _no_discard_money, types.none, (_A, _A, _A2, _I, _I, _I)),
+    "settle": ("settle", _no_settlement, _I, (_A, _A, _A2, _I, _I, _A, _A)),
+    "four_wild_win": ("four_wild_win", _no_four_wild_win, types.boolean, (_A,)),
+}
+"""Every hook: the variants' kernel name, its default, its return and argument types."""
+
+_ORDER = tuple(HOOKS)
+_SYMBOL = "mjlab_game_hooks"
+
+SKIP = 1
+"""The table's address for a hook a variant does not define whose default does nothing
+(:data:`_SKIPPED`): the call site skips the call instead of jumping to the no-op (the
+loop calls ``on_discard`` after every discard; for most variants it is the default)."""
+
+_SKIPPED = frozenset({"on_kong", "on_discard"})
+assert all(HOOKS[h][2] == types.none for h in _SKIPPED)
+
+TABLE = (ctypes.c_int64 * (len(_ORDER) * IDS))()
+"""Machine-code address of hook ``h`` for variant ``v`` at ``h * IDS + v`` (0: not bound)."""
+
+llvm_binding.add_symbol(_SYMBOL, ctypes.addressof(TABLE))
+
+
+def _signature(hook: str, tab_type):
+    _, _, ret, args = HOOKS[hook]
+    return ret(*(tab_type if a == "tab" else a for a in args))
+
+
+def variant_kernel(hook: str, vid: int):
+    """The kernel hook ``hook`` calls for variant id ``vid`` (its default if it has none)."""
+    attr, default, _, _ = HOOKS[hook]
+    mod = KERNELS.get(int(vid))
+    return getattr(mod, attr, default) if mod is not None else default
+
+
+_BOUND: set = set()
+_LOCK = threading.Lock()
+
+
+def bind(vid: int, tab) -> None:
+    """Fill variant ``vid``'s row of :data:`TABLE` for hand tables ``tab``: compile (or load
+    from the cache) its hook kernels for the declared signatures. Cheap once bound.
+    """
+    vid = int(vid)
+    if not 0 <= vid < IDS:
+        raise ValueError(f"variant id {vid} is outside the hook table (0..{IDS - 1})")
+    tab_type = numba.typeof(tab)
+    if (vid, tab_type) in _BOUND:
+        return
+    with _LOCK:
+        for h, hook in enumerate(_ORDER):
+            sig = _signature(hook, tab_type)
+            fn = variant_kernel(hook, vid)
+            if hook in _SKIPPED and fn is HOOKS[hook][1]:
+                TABLE[h * IDS + vid] = SKIP
+                continue
+            cres = fn.get_compile_result(sig)
+            if cres.signature.return_type != sig.return_type:
+                raise TypeError(
+                    f"{fn.py_func.__module__}.{fn.__name__} returns "
+                    f"{cres.signature.return_type}; the hook {hook} must return {sig.return_type}"
+                )
+            TABLE[h * IDS + vid] = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+        _BOUND.add((vid, tab_type))
+
+
+def binding(disp, needs=lambda args: ()):
+    """``disp`` (an entry kernel: Python calls it) binding its variant's hooks first, and
+    the :func:`late` kernels ``needs(args)`` names for a call's arguments (by name);
+    ``rules`` is its first argument and the hand tables its argument ``tab``.
+    """
+    if numba.config.DISABLE_JIT:  # the hooks call the variants' Python functions directly
+        return disp
+    at = tuple(inspect.signature(disp.py_func).parameters).index("tab")
+
+    def bind_hooks(args):
+        bind(args[0][R_VARIANT], args[at])
+
+    return _late.binding(disp, LATE, needs, bind_hooks)
+
+
+def _hook_call(hook: str):
+    """An intrinsic ``call(vid, *args)``: hook ``hook`` of variant ``vid`` through TABLE."""
+    h = _ORDER.index(hook)
+
+    def typer(typingctx, vid, *args):
+        args = tuple(types.unliteral(a) for a in args)
+        decl = HOOKS[hook][3]
+        if len(args) != len(decl):
+            raise numba.core.errors.TypingError(f"hook {hook} takes {len(decl)} arguments")
+        sig = _signature(hook, args[decl.index("tab")] if "tab" in decl else None)
+        if args != sig.args:
+            raise numba.core.errors.TypingError(
+                f"hook {hook} is declared for {sig.args}, called with {args}"
+            )
+        ret = sig.return_type
+
+        def codegen(context, builder, signature, llargs):
+            i64 = ir.IntType(64)
+            mod = builder.module
+            gv = mod.globals.get(_SYMBOL)
+            if gv is None:
+                gv = ir.GlobalVariable(mod, ir.ArrayType(i64, len(_ORDER) * IDS), _SYMBOL)
+            v = builder.sext(llargs[0], i64) if llargs[0].type.width < 64 else llargs[0]
+            inside = builder.and_(
+                builder.icmp_signed(">=", v, ir.Constant(i64, 0)),
+                builder.icmp_signed("<", v, ir.Constant(i64, IDS)),
+            )
+            slot = builder.add(builder.select(inside, v, ir.Constant(i64, 0)),
+                               ir.Constant(i64, h * IDS))  # fmt: skip
+            addr = builder.load(builder.gep(gv, [ir.Constant(i64, 0), slot]))
+            bound = builder.and_(inside, builder.icmp_unsigned("!=", addr, ir.Constant(i64, 0)))
+            with builder.if_then(builder.not_(bound), likely=False):
+                context.call_conv.return_user_exc(
+                    builder,
+                    RuntimeError,
+                    (
+                        f"mjlab: hook {hook} called for a variant that is not bound "
+                        "(engine.play.mahjong.hooks.bind)",
+                    ),  # fmt: skip
+                )
+            fnty = context.call_conv.get_function_type(ret, sig.args)
+
+            def emit():
+                fnptr = builder.inttoptr(addr, fnty.as_pointer())
+                status, res = context.call_conv.call_function(
+                    builder, fnptr, ret, sig.args, llargs[1:]
+                )
+                with cgutils.if_unlikely(builder, status.is_error):
+                    context.call_conv.return_status_propagate(builder, status)
+                return res
+
+            if hook in _SKIPPED:  # returns nothing: SKIP is the default's no-op
+                with builder.if_then(builder.icmp_unsigned("!=", addr, ir.Constant(i64, SKIP))):
+                    emit()
+                return context.get_dummy_value()
+            res = emit()
+            return res if ret != types.none else context.get_dummy_value()
+
+        return ret(vid, *args), codegen
+
+    # numba's intrinsics take named arguments, not *args: one per declared argument
+    names = ", ".join(f"a{i}" for i in range(len(HOOKS[hook][3])))
+    scope = {"typer": typer}
+    exec(f"def call(typingctx, vid, {names}):\n    return typer(typingctx, vid, {names})", scope)
+    return intrinsic(scope["call"])
+
+
+if numba.config.DISABLE_JIT:  # pure Python (the coverage pass): call the variant's function
+
+    def _hook_call(hook: str):  # noqa: F811 - the interpreted twin of the intrinsic above
+        def call(vid, *args):
+            return variant_kernel(hook, vid)(*args)
+
+        return call
+
+
+_deal_setup = _hook_call("deal_setup")
+_win_patterns = _hook_call("win_patterns")
+_win_priority = _hook_call("win_priority")
+_win_legal = _hook_call("win_legal")
+_on_kong = _hook_call("on_kong")
+_on_discard = _hook_call("on_discard")
+_settle = _hook_call("settle")
+_four_wild_win = _hook_call("four_wild_win")
+
+
+# ---- late calls: kernels the loop compiles only when a run needs them ----------------
+LATE = _late.LateTable("mjlab_game_late", 16)
+"""The mahjong loop's late kernels (engine.jit.late): the deal, the strong policy and the
+observations; :func:`binding` binds them."""
+
+late = LATE.late
+
+
+# ---- the hooks the loop calls ---------------------------------------------------------
+@kernel(refcount=False)
+def deal_setup(rules, ctx):
+    """Tiles to set aside from the tail after dealing (horses)."""
+    return _deal_setup(rules[R_VARIANT], rules, ctx)
+
+
+@kernel(refcount=False)
+def win_patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
+    """Pattern bits of the winner's complete hand."""
+    return _win_patterns(rules[R_VARIANT], rules, ctx, h, w, sets, melds, nmeld, tab)
+
+
+@kernel(refcount=False)
+def win_priority(rules, ctx, h, w, sets, melds, nmeld, tab):
+    """Priority of a discard win under R_WIN_PRIORITY (higher beats nearer seats; 0 plain)."""
+    return _win_priority(rules[R_VARIANT], rules, ctx, h, w, sets, melds, nmeld, tab)
+
+
+@kernel(refcount=False)
+def win_legal(rules, ctx, h, w, sets, melds, nmeld, tab):
+    """Whether a complete hand may be declared (e.g. 诸暨's 3-台 minimum)."""
+    return _win_legal(rules[R_VARIANT], rules, ctx, h, w, sets, melds, nmeld, tab)
+
+
+@kernel(refcount=False)
+def on_kong(rules, ctx, pay, seat, mtype, from_seat, players):
+    """Money that changes hands when a kong is made (settled at the end)."""
+    _on_kong(rules[R_VARIANT], rules, ctx, pay, seat, mtype, from_seat, players)
+
+
+@kernel(refcount=False)
+def on_discard(rules, ctx, pay, seat, phys, players):
+    """After every discard (before claims): e.g. 丽水 被跟 when ctx[X_RUN_LEN] reaches 4."""
+    _on_discard(rules[R_VARIANT], rules, ctx, pay, seat, phys, players)
+
+
+@kernel(refcount=False)
+def settle(rules, ctx, pay, bits, players, delta, extra):
+    """Fill ``delta`` and the extra columns; returns the hand's value."""
+    return _settle(rules[R_VARIANT], rules, ctx, pay, bits, players, delta, extra)
+
+
+@kernel(refcount=False)
+def four_wild_win(rules):
+    """Whether holding four wilds wins at once (推倒胡 四鬼胡牌)."""
+    return _four_wild_win(rules[R_VARIANT], rules)

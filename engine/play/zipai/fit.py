@@ -1,0 +1,194 @@
+"""Fitting the 字牌 strong policy's models from the engine's own ground truth (``mjlab fit``).
+
+The simulator knows every hidden hand, so the models of :mod:`engine.zipai.strong` are
+fitted on simulated positions (:mod:`engine.play.zipai.observe`) whose outcome is exact:
+
+- **win table** ``p_win[d, hs, t]``: the share of positions (a seat's hand after its
+  discard) whose seat went on to win the deal, by the hand's distance, its certain 胡息
+  class and the stock left; each cell is shrunk toward the same distance and stock over
+  all 胡息 classes, that toward the distance alone (:data:`SHRINK` pseudo-positions), and
+  each row made non-increasing in the distance (pool adjacent violators, weighted by
+  the positions);
+- **values**: the mean points a win brings its winner (``v_base``, from the records), and
+  the factors of the winner's certain 胡息 and red cards at each position of the deal he
+  won (mean points of those wins over ``v_base``, shrunk toward 1); the mean payment of a
+  discarder whose discard is won on (包赔) and of each other player on a self-drawn or
+  flipped win (``loss``);
+- **danger**: an L2-penalised logistic regression (engine._fitting.L2) of "the opponent can win
+  on this card now" on the danger features of (opponent, card).
+
+Everything is a pure function of the variant, its rules, the policies, the deal count and
+the seed, so :func:`fit_zipai` reproduces committed models exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine import abi
+from engine.play import drivers as _drivers
+from engine.play.zipai import observe as O
+from engine.zipai import layout as Z
+from engine.zipai import params as P
+from engine.zipai.strong import MAX_FI
+
+__all__ = ["collect", "fit_zipai", "SHRINK", "ROWS_PER_DEAL"]
+
+SHRINK = 20.0
+"""Pseudo-positions of the win table's shrinkage (and of the value factors' toward 1)."""
+ROWS_PER_DEAL = 400
+"""Observation rows reserved per deal (a full buffer is an error; collect checks)."""
+
+
+def collect(variant, resolved, deals, seed, policies, match_length=16, threads=2,
+            block_matches=32, on_block=None):  # fmt: skip
+    """Play ``deals`` deals (whole matches) with observation on
+    (:func:`engine.play.drivers.collect`).
+
+    Returns ``(hand rows, danger rows, records int32 (deals, N_COLS))``; the danger rows
+    keep the label, the feature count and the features (int64).
+    """
+    from engine.play.zipai.testing import DRIVER
+
+    def split(rows):
+        hand = rows[rows[:, 0] == O.O_HAND][:, : O.H_HOW + 1].copy()
+        danger = rows[rows[:, 0] == O.O_DANGER][:, : O.D_F + MAX_FI].copy()
+        return hand, danger
+
+    return _drivers.collect(
+        DRIVER, variant, resolved, deals, seed, policies, match_length=match_length,
+        threads=threads, block_matches=block_matches, on_block=on_block,
+        rows_per_deal=ROWS_PER_DEAL, obs_width=O.OBS_W, split=split,
+    )  # fmt: skip
+
+
+def _win_table(hand: np.ndarray, min_huxi: int) -> np.ndarray:
+    """``p_win [N_D, N_HS, N_T]`` from O_HAND rows (module docstring)."""
+    d = np.clip(hand[:, O.H_D], 0, P.N_D - 1)
+    hx = hand[:, O.H_HUXI]
+    hs = np.where(hx >= min_huxi, 0, np.where(hx >= min_huxi - 3, 1, 2))
+    t = np.clip(np.maximum(hand[:, O.H_LIVE], 0) // 7, 0, P.N_T - 1)
+    won = hand[:, O.H_WON].astype(np.float64)
+    shape = (P.N_D, P.N_HS, P.N_T)
+    flat = np.ravel_multi_index((d, hs, t), shape)
+    n = np.bincount(flat, minlength=np.prod(shape)).reshape(shape).astype(np.float64)
+    w = np.bincount(flat, weights=won, minlength=np.prod(shape)).reshape(shape)
+    base = (won.sum() + 1.0) / (won.size + 2.0)
+    nd, wd = n.sum(axis=(1, 2)), w.sum(axis=(1, 2))
+    p_d = (wd + SHRINK * base) / (nd + SHRINK)
+    ndt, wdt = n.sum(axis=1), w.sum(axis=1)
+    p_dt = (wdt + SHRINK * p_d[:, None]) / (ndt + SHRINK)
+    p = (w + SHRINK * p_dt[:, None, :]) / (n + SHRINK)
+    for a in range(P.N_HS):
+        for b in range(P.N_T):
+            p[:, a, b] = _decreasing(p[:, a, b], n[:, a, b] + 1.0)
+    return p
+
+
+def _decreasing(y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The weighted least-squares non-increasing fit of ``y`` (pool adjacent violators)."""
+    blocks = []  # [mean, weight, length]
+    for yi, wi in zip(y, w, strict=True):
+        blocks.append([yi, wi, 1])
+        while len(blocks) > 1 and blocks[-2][0] < blocks[-1][0]:
+            m2, w2, n2 = blocks.pop()
+            m1, w1, n1 = blocks.pop()
+            blocks.append([(m1 * w1 + m2 * w2) / (w1 + w2), w1 + w2, n1 + n2])
+    return np.concatenate([np.full(nb, m) for m, _, nb in blocks])
+
+
+def _factor(idx: np.ndarray, gain: np.ndarray, size: int, vbase: float) -> np.ndarray:
+    """Mean ``gain`` per bucket over ``vbase``, shrunk toward 1 (:data:`SHRINK`)."""
+    idx = np.clip(idx, 0, size - 1)
+    n = np.bincount(idx, minlength=size).astype(np.float64)
+    s = np.bincount(idx, weights=gain, minlength=size)
+    return (s / max(vbase, 1e-9) + SHRINK) / (n + SHRINK)
+
+
+def _values(hand: np.ndarray, rec: np.ndarray, players: int):
+    """``(v_base, v_huxi, v_red, loss)`` (module docstring)."""
+    winner = rec[:, abi.C_WINNER]
+    won = winner >= 0
+    rows = np.arange(len(rec))
+    delta = rec[:, abi.C_DELTA : abi.C_DELTA + players].astype(np.float64)
+    gain = delta[rows, np.maximum(winner, 0)]
+    vbase = float(gain[won].mean()) if won.any() else 1.0
+    w = hand[hand[:, O.H_WON] == 1]
+    hx = w[:, O.H_HUXI]
+    hb = np.where(hx >= 18, 5, np.where(hx >= 12, 4, hx // 3))
+    g = w[:, O.H_GAIN].astype(np.float64)
+    v_huxi = _factor(hb, g, P.N_HX, vbase)
+    v_red = _factor(w[:, O.H_RED], g, P.N_RED, vbase)
+    on_flip = rec[:, abi.C_EXTRA + Z.X_ON_FLIP] == 1
+    disc = rec[:, abi.C_DISCARDER]
+    fed = won & (rec[:, abi.C_WIN_TYPE] == abi.WIN_DISCARD) & ~on_flip & (disc >= 0)
+    feed = -delta[rows, np.maximum(disc, 0)][fed]
+    other = won & ~fed
+    pay = []
+    for s in range(players):
+        sel = other & (winner != s)
+        pay.append(-delta[sel, s])
+    pay = np.concatenate(pay) if pay else np.zeros(0)
+    loss = [float(feed.mean()) if feed.size else vbase, float(pay.mean()) if pay.size else 0.0]
+    return vbase, v_huxi, v_red, loss
+
+
+def _danger(danger: np.ndarray) -> np.ndarray:
+    """Logistic weights of the O_DANGER rows' label on their features."""
+    from engine._fitting import feature_logistic
+
+    return feature_logistic(danger, danger[:, O.D_WIN], O.D_NF, O.D_F, MAX_FI, P.N_FEATURES)
+
+
+def fit_zipai(v, resolved, deals, seed, policy, threads=2, progress=False) -> dict:
+    """Fit the strong models of the 字牌 variant ``v`` (see engine.runs.fit.fit)."""
+    from engine._fitting import collect_with_bar
+
+    players = v.n_players(resolved)
+    policies = (policy,) * players
+    hand, danger, rec = collect_with_bar(collect, v, resolved, deals, seed, policies, threads,
+                                         progress)  # fmt: skip
+    min_huxi = int(v.pack(resolved)[Z.Z_MIN_HUXI])
+    p_win = _win_table(hand, min_huxi)
+    vbase, v_huxi, v_red, loss = _values(hand, rec, players)
+    w = _danger(danger)
+    model = {
+        "p_win": p_win.reshape(-1).round(6).tolist(),
+        "v_base": round(vbase, 4),
+        "v_huxi": v_huxi.round(4).tolist(),
+        "v_red": v_red.round(4).tolist(),
+        "loss": [round(x, 4) for x in loss],
+        "danger": w.round(5).tolist(),
+    }
+    identity = _drivers.fit_identity(v, resolved, policy, rec, deals, seed)
+    if policy == "strong":
+        identity["observed_with"] = _observed_with(v)
+    fed = (rec[:, abi.C_WIN_TYPE] == abi.WIN_DISCARD) & (rec[:, abi.C_EXTRA + Z.X_ON_FLIP] == 0)
+    summary = {
+        "hand_positions": int(hand.shape[0]),
+        "danger_positions": int(danger.shape[0]),
+        "win_rate": float((rec[:, abi.C_WINNER] >= 0).mean()),
+        "discard_win_rate": float(fed.mean()),
+        "danger_rate": float(danger[:, O.D_WIN].mean()) if danger.size else 0.0,
+    }
+    return {"model": model, "identity": identity, "summary": summary}
+
+
+def _observed_with(v) -> dict:
+    """What the observed strong seats played with: the committed file's fit and tune
+    commands and its parameters (a strong-observed fit depends on them; refitting from
+    that file with the same command reproduces it).
+    """
+    import json
+
+    from engine.play.bots import BOTDATA
+
+    path = BOTDATA / v.name / "strong.json"
+    if not path.exists():
+        return {"fit": None, "tune": None, "params": {}}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {
+        "fit": (data.get("fit") or {}).get("command"),
+        "tune": (data.get("tune") or {}).get("command"),
+        "params": data.get("params") or {},
+    }

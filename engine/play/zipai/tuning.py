@@ -1,0 +1,25 @@
+"""The 字牌 family's tuning spaces: which bot parameters ``mjlab tune`` searches."""
+
+from __future__ import annotations
+
+from engine._dims import Dim
+
+__all__ = ["SPACES", "relevant"]
+
+SPACES = {
+    "strong": (
+        Dim("alpha", 0.0, 3.0, 0.4),
+        Dim("keep", 0.0, 1.0, 0.15),
+        Dim("peng_bias", -0.3, 0.3, 0.04),
+        Dim("chi_bias", -0.3, 0.3, 0.04),
+        Dim("colour", 0.0, 2.0, 0.3),
+        Dim("survive", 0.7, 1.0, 0.04),
+        Dim("pass_risk", 0.0, 2.0, 0.3),
+    ),
+}
+"""The dimensions of each tuned policy (engine.zipai.params); the value policy has none."""
+
+
+def relevant(variant, resolved, policy: str) -> list[Dim]:
+    """The dimensions ``mjlab tune`` searches for ``policy`` (every one of the space)."""
+    return list(SPACES.get(policy, ()))

@@ -1,0 +1,42 @@
+"""Conformance checks over the variant registry (STYLE §5), usable from tests.
+
+:func:`check_variant` plays deals of a variant with every policy and checks DESIGN's
+conservation rules on every deal, through the variant's family
+(:attr:`engine.play.family.Family.check`: :func:`engine.play.mahjong.testing.check_mahjong_variant`,
+:func:`engine.play.zipai.testing.check_zipai_variant`): every tile or card accounted for,
+deltas summing to 0, winner / win_type / discarder consistent, ``pat_*`` set only with a
+winner, the value paid and the payments recomputed from the pattern flags and the other
+record columns (``Variant.recompute``: :func:`recompute_mismatch`), and (given a
+``complete`` function, e.g. the brute-force twin of the tests) the winning hand really
+complete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from engine.play.family import family_of
+from engine.play.records import ConformanceError, recompute_mismatch
+from engine.variants import get as get_variant
+
+__all__ = ["check_variant", "recompute_mismatch", "ConformanceError"]
+
+
+def check_variant(
+    variant: str,
+    matches: int = 50,
+    seed: int = 0,
+    rules: Mapping | None = None,
+    policies=None,
+    complete: Callable | None = None,
+) -> int:
+    """Check every deal of ``matches`` matches per policy; returns the deals checked.
+
+    Parameters
+    ----------
+    complete : callable, optional
+        An independent completeness check of the winning hand, in the family's terms
+        (:attr:`engine.play.family.Family.check` documents each; the brute-force twins of the
+        tests are ``tests/oracles``).
+    """
+    return family_of(get_variant(variant)).check(variant, matches, seed, rules, policies, complete)

@@ -1,0 +1,276 @@
+"""The ``strong`` policy of the 字牌 family (P_STRONG), compiled (numba). Kernels only.
+
+It plays for expected points from what its seat can see, with fitted models and tuned
+weights in its parameter row (:mod:`engine.zipai.params`):
+
+- **Hand value.** A hand's expected points are ``P(win) x V``: ``P(win)`` from a fitted
+  table of the hand's distance (:func:`engine.zipai.bots.distance`: the cards still
+  missing for its 门子, one more while the certain 胡息 is short of 6), its certain 胡息
+  class and the stock left (``strong.p_win``); ``V`` the fitted mean points a win
+  brings its winner (``strong.v_base``), times a fitted factor of the certain 胡息 (囤)
+  and one of the red cards held (``strong.v_red``: 黑胡 ×4, 一点朱 ×3, 红胡 ×2, 全红 ×4 as
+  they come out of real play), the latter raised to the tuned ``strong.colour``.
+- **Danger.** 放炮玩家包赔: a discard won on costs its discarder the win's value for
+  every other player. For each opponent and card kind, a logistic model of the chance
+  that the opponent can win on that card now (``strong.danger``), from the opponent's
+  visible play (table groups and their known 胡息, the cards in his hand, his discards
+  and whether they share a group with the card), the card (rank, size, colour, copies
+  unseen), the 王 not seen (a 王 holder cannot win on a discard; a 王 shown in his hand
+  makes the danger 0) and the stock left (:func:`danger_features`); fitted on positions
+  where the simulator knows every hand (engine.runs.fit).
+- **Decisions.** A discard maximises ``EV(hand after it) x (1 - D) x (1 - keep x kv /
+  64) - alpha x (danger x what a feeder pays)``, ``D`` the chance someone wins on it and
+  ``kv`` the value bot's keep value of the card: it pushes with a good hand and folds
+  to safe cards with a poor one. A 碰 or 吃 is made when the best discard after it is
+  worth more than the hand without it, by a tuned margin. An optional win on another
+  player's card is passed when the chance to self-draw (a race against the others over
+  the flips left) times the self-draw's real score (×2, every player pays, scored by
+  the engine's own scorer for each winning card) beats the win now by more than the
+  others' wins would cost meanwhile.
+
+Ties are broken at random from the deal's bot stream, like the other policies.
+"""
+
+from __future__ import annotations
+
+import math
+
+from engine import rng
+from engine.jit.njit import kernel
+from engine.zipai.bots import W_HUXI, distance, keep_values
+from engine.zipai.huxi import N_TEMPLATES, RED, TEMPLATES
+from engine.zipai.params import (
+    M_DANGER,
+    M_LOSS,
+    M_PWIN,
+    M_VBASE,
+    M_VHX,
+    M_VRED,
+    N_D,
+    N_HS,
+    N_RED,
+    N_T,
+    S_ALPHA,
+    S_COLOUR,
+    S_KEEP,
+)
+
+N_OSUM = 8
+"""Per-opponent summary (:func:`engine.play.zipai.loop._opp_summaries`): seat, table groups,
+known 胡息 of the table, bit set of the kinds he discarded, his discards, dealer flag,
+cards in his hand, 王 shown in his hand."""
+OS_SEAT, OS_NTAB, OS_THX, OS_DMASK, OS_NDISC, OS_DEALER, OS_NHAND, OS_WSHOWN = range(N_OSUM)
+MAX_FI = 16
+"""Most active danger features of one (opponent, card)."""
+
+
+@kernel(inline="always")
+def _cap(x, hi):
+    return x if x < hi else hi
+
+
+@kernel(inline="always")
+def stock_bucket(live):
+    """Stock bucket of the win table."""
+    return _cap(max(live, 0) // 7, N_T - 1)
+
+
+@kernel(inline="always")
+def huxi_class(huxi_now, min_huxi):
+    """Certain 胡息 class of the win table: 0 at the minimum, 1 within 3 of it, 2 farther."""
+    if huxi_now >= min_huxi:
+        return 0
+    if huxi_now >= min_huxi - 3:
+        return 1
+    return 2
+
+
+@kernel(inline="always")
+def huxi_bucket(huxi_now):
+    """Certain 胡息 bucket of the value model (N_HX)."""
+    if huxi_now >= 18:
+        return 5
+    if huxi_now >= 12:
+        return 4
+    return huxi_now // 3
+
+
+@kernel(refcount=False)
+def hand_ev(bot, d, huxi_now, min_huxi, red, live):
+    """Expected points of a hand at distance ``d`` (module docstring), before danger."""
+    db = _cap(max(d, 0), N_D - 1)
+    p = bot[M_PWIN + (db * N_HS + huxi_class(huxi_now, min_huxi)) * N_T + stock_bucket(live)]
+    v = bot[M_VBASE] * bot[M_VHX + huxi_bucket(huxi_now)]
+    f = bot[M_VRED + _cap(max(red, 0), N_RED - 1)]
+    if f > 0.0:
+        v *= f ** bot[S_COLOUR]
+    return p * v
+
+
+# ---- danger --------------------------------------------------------------------------------
+
+
+@kernel(inline="always")
+def _thx_bucket(thx):
+    if thx <= 0:
+        return 0
+    if thx <= 2:
+        return 1
+    if thx <= 5:
+        return 2
+    if thx <= 8:
+        return 3
+    return 4
+
+
+@kernel(refcount=False)
+def partners(k):
+    """Bit set of the kinds that share a 3-card group (句, 二七十, 大小搭) with kind ``k``."""
+    m = 0
+    for t in range(N_TEMPLATES[k]):
+        for j in range(2, 5):
+            q = TEMPLATES[k, t, j]
+            if q != k:
+                m |= 1 << q
+    return m
+
+
+@kernel(refcount=False)
+def danger_features(osum, k, unseen_k, wang_unseen, live, fi):
+    """Active features of (opponent ``osum``, card kind ``k``); returns their number.
+
+    unseen_k : copies of ``k`` the deciding seat cannot see (0..3); wang_unseen : 王 it
+    has not seen; live : cards left in the stock. The layout (N_FEATURES = 72): 0 bias;
+    1-5 his table groups (0..4+); 6-10 the known 胡息 of his table (0, 1-2, 3-5, 6-8, 9+);
+    11-14 copies of ``k`` unseen; 15 he discarded ``k``; 16 he discarded a card that
+    shares a group with ``k``; 17 ``k`` is big; 18 ``k`` is red; 19-28 the rank of
+    ``k``; 29-33 stock bucket (live // 8, capped 4); 34-36 王 unseen (0, 1, 2+); 37 he
+    deals; 38-41 his discards (0, 1-2, 3-5, 6+); 42-44 the cards in his hand modulo 3;
+    45-69 table groups x stock bucket; 70-71 unused.
+    """
+    nt = _cap(osum[OS_NTAB], 4)
+    lb = _cap(max(live, 0) // 8, 4)
+    n = 0
+    fi[n] = 0
+    n += 1
+    fi[n] = 1 + nt
+    n += 1
+    fi[n] = 6 + _thx_bucket(osum[OS_THX])
+    n += 1
+    fi[n] = 11 + _cap(max(unseen_k, 0), 3)
+    n += 1
+    dm = osum[OS_DMASK]
+    if (dm >> k) & 1:
+        fi[n] = 15
+        n += 1
+    if dm & partners(k):
+        fi[n] = 16
+        n += 1
+    if k >= 10:
+        fi[n] = 17
+        n += 1
+    if RED[k] == 1:
+        fi[n] = 18
+        n += 1
+    fi[n] = 19 + k % 10
+    n += 1
+    fi[n] = 29 + lb
+    n += 1
+    fi[n] = 34 + _cap(max(wang_unseen, 0), 2)
+    n += 1
+    if osum[OS_DEALER] == 1:
+        fi[n] = 37
+        n += 1
+    nd = osum[OS_NDISC]
+    fi[n] = 38 + (0 if nd == 0 else (1 if nd <= 2 else (2 if nd <= 5 else 3)))
+    n += 1
+    fi[n] = 42 + osum[OS_NHAND] % 3
+    n += 1
+    fi[n] = 45 + nt * 5 + lb
+    n += 1
+    return n
+
+
+@kernel(inline="always")
+def _sigmoid(z):
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+@kernel(refcount=False)
+def danger_p(bot, fi, n):
+    """The model probability of features ``fi[:n]``."""
+    z = 0.0
+    for i in range(n):
+        z += bot[M_DANGER + fi[i]]
+    return _sigmoid(z)
+
+
+@kernel(refcount=False)
+def discard_danger(bot, osums, n_opp, k, unseen_k, wang_unseen, live, fi):
+    """``(chance someone wins on k, expected payment of feeding it)``.
+
+    An opponent showing a 王 in his hand cannot win on a discard (rule 19): 0 for him.
+    """
+    keep = 1.0
+    loss = 0.0
+    for j in range(n_opp):
+        if osums[j, OS_WSHOWN] > 0:
+            continue
+        n = danger_features(osums[j], k, unseen_k, wang_unseen, live, fi)
+        p = danger_p(bot, fi, n)
+        keep *= 1.0 - p
+        loss += p * bot[M_LOSS]
+    return 1.0 - keep, loss
+
+
+# ---- decisions -----------------------------------------------------------------------------
+
+
+@kernel(refcount=False)
+def hold_ev(bot, h, need, huxi_now, min_huxi, red, unseen, values, live, kv):
+    """Expected points of the hand ``h`` as it stands (no discard to make)."""
+    d = distance(h, need, huxi_now, min_huxi, unseen, values, kv)
+    return hand_ev(bot, d, huxi_now, min_huxi, red, live)
+
+
+@kernel(refcount=False)
+def best_discard(
+    bot, h, need, huxi_now, min_huxi, red, unseen, values, live, osums, n_opp, wang_unseen,
+    danger_on, bstate, kv, kv2, fi,
+):  # fmt: skip
+    """The strong discard: ``(kind, its score in points)``; ``(-1, -inf)`` if none is free.
+
+    A free card is one of a kind held once or twice (never a 坎 or a 王). ``h`` (21,) is
+    restored; ``kv``, ``kv2`` int64 (20,) and ``fi`` int64 (MAX_FI,) are scratch;
+    ``bstate`` the bot stream (empty: the first of tied discards, for evaluations that
+    need no choice); ``danger_on``: whether a discard can be won on at all.
+    """
+    keep_values(h, unseen, values, W_HUXI, 0, kv)
+    alpha = bot[S_ALPHA]
+    keep = bot[S_KEEP] / 64.0
+    best = -math.inf
+    choice = -1
+    n_best = 0
+    for k in range(20):
+        if h[k] != 1 and h[k] != 2:
+            continue
+        h[k] -= 1
+        d = distance(h, need, huxi_now, min_huxi, unseen, values, kv2)
+        h[k] += 1
+        v = hand_ev(bot, d, huxi_now, min_huxi, red - RED[k], live)
+        v *= 1.0 - keep * kv[k]
+        if danger_on:
+            dwin, loss = discard_danger(bot, osums, n_opp, k, unseen[k], wang_unseen, live, fi)
+            v = v * (1.0 - dwin) - alpha * loss
+        if v > best:
+            best = v
+            choice = k
+            n_best = 1
+        elif v == best:
+            n_best += 1
+            if bstate.shape[0] > 0 and rng.below(bstate, n_best) == 0:
+                choice = k
+    return choice, best

@@ -1,0 +1,62 @@
+"""``mjlab report``: the balance report (:mod:`analysis.report` builds and renders it)."""
+
+from __future__ import annotations
+
+import time
+
+from engine.errors import UsageError
+
+__all__ = ["run_report"]
+
+
+def run_report(args) -> int:
+    """Handle ``mjlab report [--variants a,b] [--deals N] [--seed S] [--out DIR]``.
+
+    Every input is checked before anything is simulated or written: an unknown
+    variant, too few deals or an unwritable folder exit 2 with one line.
+    """
+    from analysis.report import FIGURES_DIR, build_report, check_out_dir, render
+    from analysis.report._config import _check_deals, _resolve_variants
+
+    names = _resolve_variants(args.variants)
+    _check_deals(args.deals)
+    from engine.runs.run import MAX_SEED, MAX_WORKERS, check_memory
+
+    if not 0 <= args.seed <= MAX_SEED:
+        raise UsageError(f"--seed must be 0..{MAX_SEED}, got {args.seed}")
+    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+        raise UsageError(f"--workers must be 1..{MAX_WORKERS}, got {args.workers}")
+    if args.deals is not None:
+        check_memory(
+            args.deals, "give fewer --deals (the report holds each run in memory)", copies=2
+        )
+    out = check_out_dir(args.out)
+    from engine import fileio
+
+    t0 = time.perf_counter()
+    created = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        with fileio.OutputLock(out, f"report --seed {args.seed}"):
+            ctx = build_report(
+                variants=None if args.variants is None else names,
+                deals=args.deals,
+                seed=args.seed,
+                workers=args.workers,
+                progress=not args.quiet,
+            )
+            paths = render(ctx, out, progress=not args.quiet)
+    except BaseException:
+        if created:
+            try:
+                out.rmdir()
+            except OSError:
+                pass
+        raise
+    if not args.quiet:
+        took = time.perf_counter() - t0
+        print(
+            f"wrote {paths['html']}, {paths['md']} ({len(paths['figures'])} figures in "
+            f"{out / FIGURES_DIR}) and {paths['json']} in {took:.0f} s"
+        )
+    return 0

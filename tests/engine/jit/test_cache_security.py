@@ -1,0 +1,270 @@
+"""A cache only its owner can change (issue 23.2), and one that survives a reinstall.
+
+numba's cache index files are pickles: whoever can write them runs code in mjlab. The
+tests plant a booby-trapped index (unpickling it creates a marker file) where a kernel's
+index lives, show that a private cache does load it (so the trap is real), then that a
+group- or other-writable folder, a group-writable file and a file of another user are
+refused with one line and exit 1, the trap never sprung. They may run as root: a
+"foreign" file is then one chowned to another user; without root, the user id mjlab
+compares against is shifted instead.
+"""
+
+import hashlib
+import io
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.errors import CacheError
+from engine.jit import cache as _cache
+from engine.jit.cache import load_or_build
+
+REPO = Path(__file__).resolve().parents[3]
+
+_KERNEL = (
+    "from engine import rng\n"
+    "rng.stream(1, 2, 3, 4)\n"
+    "print(rng.seed_state._cache._cache_file._index_path)\n"
+    "print(sum(rng.seed_state.stats.cache_hits.values()),"
+    " sum(rng.seed_state.stats.cache_misses.values()))\n"
+)
+"""Compile or load one small kernel; print its index file and its cache hits and misses."""
+
+
+def _run(cache, code=_KERNEL, cwd=REPO):
+    env = {**os.environ, "MJLAB_CACHE_DIR": str(cache)}
+    env.pop("NUMBA_CACHE_DIR", None)
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True
+    )
+
+
+def _cli(cache, *args):
+    main = "import sys; from mjlab.cli import main; sys.exit(main(sys.argv[1:]))"
+    env = {**os.environ, "MJLAB_CACHE_DIR": str(cache)}
+    env.pop("NUMBA_CACHE_DIR", None)
+    return subprocess.run(
+        [sys.executable, "-c", main, *args], cwd=REPO, env=env, capture_output=True, text=True
+    )
+
+
+class _Trap:
+    """Unpickles to numba's version string, creating the marker file on the way."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        import numba
+
+        code = f"(open({self.marker!r}, 'w').close(), {numba.__version__!r})[1]"
+        return (eval, (code,))
+
+
+def _plant(index: Path, marker: Path, original: bytes | None = None) -> None:
+    """Put the trap in front of an index file's content (``original``, default the file's):
+    loading it runs code, then goes on as usual (so no kernel recompiles)."""
+    raw = index.read_bytes() if original is None else original
+    f = io.BytesIO(raw)
+    pickle.load(f)  # numba's version string (never load a planted file here)
+    index.write_bytes(pickle.dumps(_Trap(marker)) + raw[f.tell() :])
+    index.chmod(0o644)
+
+
+def _one_line(proc) -> str:
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    return lines[0]
+
+
+HAND = ("hand", "123m456p789s1122z")
+
+
+@pytest.fixture(scope="module")
+def warm_cache(tmp_path_factory):
+    """A cache holding the kernels and tables of ``mjlab hand`` (compiled once)."""
+    cache = tmp_path_factory.mktemp("warm") / "cache"
+    proc = _cli(cache, *HAND)
+    assert proc.returncode == 0, proc.stderr
+    assert list(cache.rglob("*.nbi"))
+    return cache
+
+
+@pytest.fixture
+def trapped(tmp_path, warm_cache):
+    """A private cache whose every index file is a booby trap (shown to spring)."""
+    cache, marker = tmp_path / "cache", tmp_path / "sprung"
+    shutil.copytree(warm_cache, cache)
+    indexes = sorted(cache.rglob("*.nbi"))
+    originals = [index.read_bytes() for index in indexes]
+    for index, raw in zip(indexes, originals, strict=True):
+        _plant(index, marker, raw)
+    control = _cli(cache, *HAND)  # a private cache is loaded from: the trap springs
+    assert control.returncode == 0 and marker.exists(), control.stderr
+    assert "compiling" not in control.stderr  # the planted files still load as a cache
+    marker.unlink()
+    for index, raw in zip(indexes, originals, strict=True):
+        _plant(index, marker, raw)
+    return cache, indexes, marker
+
+
+@pytest.mark.parametrize("mode", [0o770, 0o757])
+def test_a_group_or_other_writable_cache_folder_is_never_loaded_from(trapped, mode):
+    cache, _, marker = trapped
+    cache.chmod(mode)
+    proc = _cli(cache, *HAND)
+    assert proc.returncode == 1
+    line = _one_line(proc)
+    assert str(cache) in line and "writable by group or others" in line
+    assert f"chmod -R go-w {cache}" in line and "MJLAB_CACHE_DIR" in line
+    assert not proc.stdout
+    assert _run(cache).returncode != 0  # the Python API refuses as well
+    assert not marker.exists()
+
+
+def test_a_writable_subfolder_or_file_in_the_cache_is_refused(trapped):
+    cache, indexes, marker = trapped
+    sub = indexes[0].parent  # numba-<hash>/hand/
+    sub.chmod(0o777)
+    proc = _cli(cache, *HAND)
+    assert proc.returncode == 1 and not marker.exists()
+    line = _one_line(proc)
+    assert str(sub) in line and "writable by group or others" in line
+    sub.chmod(0o700)
+    for index in indexes:
+        index.chmod(0o664)
+    proc = _cli(cache, *HAND)
+    assert proc.returncode == 1 and not marker.exists()
+    line = _one_line(proc)
+    assert "writable by group or others" in line and "rm " in line
+    assert any(str(index) in line for index in indexes)
+
+
+def _make_foreign(path: Path, monkeypatch) -> None:
+    """``path`` belongs to another user: chowned (as root), else mjlab's uid shifted."""
+    if os.geteuid() == 0:
+        os.chown(path, 65534, 65534)
+    else:
+        uid = os.geteuid()
+        monkeypatch.setattr(_cache, "_euid", lambda: uid + 1)
+
+
+def test_a_foreign_index_file_under_the_cache_name_is_not_loaded(trapped, monkeypatch):
+    cache, indexes, marker = trapped
+    if os.geteuid() == 0:
+        for index in indexes:
+            os.chown(index, 65534, 65534)
+        proc = _cli(cache, *HAND)
+        assert proc.returncode == 1 and not marker.exists()
+        line = _one_line(proc)
+        assert "belongs to user 65534" in line and any(str(i) in line for i in indexes)
+    # the same check in this process, through numba's own cache-file entry point
+    from engine.jit.njit import _CheckedFile
+
+    folder = cache / "planted"
+    folder.mkdir(mode=0o700)
+    f = _CheckedFile(cache_path=str(folder), filename_base="k", source_stamp="s")
+    import numba
+
+    _plant(Path(f._index_path), marker, pickle.dumps(numba.__version__) + pickle.dumps(("s", {})))
+    _make_foreign(Path(f._index_path), monkeypatch)
+    with pytest.raises(CacheError, match="belongs to user"):
+        f.load("key")
+    assert not marker.exists()
+
+
+def _arrays():
+    return {"a": np.arange(1000, dtype=np.int64), "b": np.eye(7, dtype=np.uint8)}
+
+
+def test_a_foreign_table_under_the_cache_name_is_not_loaded(tmp_path, monkeypatch):
+    calls = []
+    load_or_build("t", "k1", lambda: calls.append(1) or _arrays(), folder=tmp_path)
+    path = tmp_path / "t-k1.table"
+    assert path.exists() and len(calls) == 1
+    _make_foreign(path, monkeypatch)
+    with pytest.raises(CacheError, match="belongs to user"):
+        load_or_build("t", "k1", lambda: calls.append(1) or _arrays(), folder=tmp_path)
+    assert len(calls) == 1
+
+
+def _flip(path: Path, offset: int) -> None:
+    raw = bytearray(path.read_bytes())
+    raw[offset] ^= 0x01
+    path.write_bytes(bytes(raw))
+
+
+def test_a_flipped_byte_in_a_cached_table_is_detected_and_rebuilt(tmp_path, capsys):
+    from engine.hand import _tables
+
+    key = _cache.source_key(_tables)
+    calls = []
+
+    def build():
+        calls.append(1)
+        return _tables._build_all()
+
+    first = load_or_build("hand-tables", key, build, folder=tmp_path)
+    path = tmp_path / f"hand-tables-{key}.table"
+    _flip(path, path.stat().st_size // 2)  # inside the suit table
+    again = load_or_build("hand-tables", key, build, folder=tmp_path)
+    err = capsys.readouterr().err
+    assert f"cached table {path} is damaged" in err and "rebuilding" in err
+    assert set(again) == set(first) and len(calls) == 2
+    assert all(np.array_equal(again[k], first[k]) for k in first)
+    load_or_build("hand-tables", key, build, folder=tmp_path)
+    assert len(calls) == 2 and not capsys.readouterr().err  # the rebuilt file is sound
+    head, _, payload = path.read_bytes().partition(b"\n")
+    assert head == b"mjlab-table sha256=" + hashlib.sha256(payload).hexdigest().encode()
+    # any byte: the zip directory at the end, the stored digest, the first payload byte
+    small = []
+    load_or_build("t", "k", lambda: small.append(1) or _arrays(), folder=tmp_path)
+    path = tmp_path / "t-k.table"
+    size = path.stat().st_size
+    for n, offset in enumerate((size - 1, 30, len(b"mjlab-table sha256=") + 65), start=2):
+        _flip(path, offset)
+        again = load_or_build("t", "k", lambda: small.append(1) or _arrays(), folder=tmp_path)
+        assert "is damaged" in capsys.readouterr().err and len(small) == n
+        assert all(np.array_equal(again[k], v) for k, v in _arrays().items())
+
+
+def test_cache_files_are_private_whatever_the_umask(tmp_path):
+    cache = tmp_path / "deep" / "cache"
+    code = "import os; os.umask(0o002)\n" + _KERNEL
+    proc = _run(cache, code)
+    assert proc.returncode == 0, proc.stderr
+    paths = [cache, *cache.rglob("*")]
+    assert any(p.suffix == ".nbi" for p in paths)
+    for p in paths:
+        assert p.stat().st_mode & 0o022 == 0, p
+
+
+def test_the_compile_cache_survives_a_reinstall(tmp_path):
+    # a reinstall rewrites the same sources (new mtimes) possibly elsewhere (a new venv)
+    cache = tmp_path / "cache"
+    a, b = tmp_path / "site-a", tmp_path / "site-b"
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(REPO / "engine", a / "engine", ignore=ignore)
+    first = _run(cache, cwd=a)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.split()[1:] == ["0", "1"]  # compiled
+    assert "compiling" in first.stderr  # and said so
+    shutil.copytree(REPO / "engine", b / "engine", ignore=ignore, copy_function=shutil.copy)
+    for p in (b / "engine").rglob("*.py"):
+        os.utime(p, (1.9e9, 1.9e9))
+    second = _run(cache, cwd=b)
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.split()[1:] == ["1", "0"]  # loaded, not compiled
+    assert "compiling" not in second.stderr
+    # an edited kernel source is a new cache, never stale code
+    rng = b / "engine" / "rng.py"
+    rng.write_text(rng.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    third = _run(cache, cwd=b)
+    assert third.stdout.split()[1:] == ["0", "1"]

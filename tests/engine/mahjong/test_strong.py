@@ -1,0 +1,291 @@
+"""The strong policy of the mahjong family: its kernels against twins, its models and files."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numba
+import numpy as np
+import pytest
+
+from engine import simulate, tiles, variants
+from engine.errors import UsageError
+from engine.hand._kernels import _distance
+from engine.hand._tables import kernel_tables
+from engine.mahjong import params as P
+from engine.mahjong.strong import MAX_FI, N_OSUM, SSCR, best_discard, danger_features, target_dists
+from engine.play.bots import load_params, seat_bots
+from engine.runs.testing import check_variant
+
+MAHJONG = ["tuidaohu", "lishui", "zhuji", "fuzhou"]
+TAB = kernel_tables()
+
+
+def _random_hand(rng, n):
+    wall = np.repeat(np.arange(34), 4)
+    rng.shuffle(wall)
+    h = np.zeros(34, np.int64)
+    for t in wall[:n]:
+        h[t] += 1
+    return h
+
+
+def _triplets_brute(h, w, sets):
+    """Fewest tiles (after wilds) to make ``sets`` triplets and a pair of distinct kinds."""
+    best = 99
+    kinds = range(34)
+    for pair in kinds:
+        need_pair = max(0, 2 - h[pair])
+        costs = sorted(max(0, 3 - h[k]) for k in kinds if k != pair)
+        best = min(best, need_pair + sum(costs[:sets]))
+    return max(best - w, 0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_target_distances_equal_their_definitions(seed):
+    rng = np.random.default_rng(seed)
+    out = np.zeros(P.N_TARGET, np.int64)
+    for _ in range(150):
+        sets = int(rng.choice([4, 3]))
+        h = _random_hand(rng, 3 * sets + 1)
+        w = int(rng.integers(0, 2))
+        if w:
+            h[np.flatnonzero(h)[0]] -= 1  # one tile becomes the wild
+        melds = 4 - sets
+        mask = int(rng.choice([0, 1, 8])) if melds else 0
+        trip = int(rng.integers(0, 2)) if melds else 1
+        minfo = np.array([mask, trip, melds], np.int64)
+        shapes = 3 if sets == 4 else 1
+        target_dists(h, w, sets, shapes, TAB, minfo, True, out)
+        assert out[P.T_PLAIN] == _distance(h, w, sets, shapes, TAB)
+        flush = half = 99
+        for t in range(3):
+            suit = np.zeros(34, np.int64)
+            suit[9 * t : 9 * t + 9] = h[9 * t : 9 * t + 9]
+            if mask & ~(1 << t) == 0:
+                flush = min(flush, _distance(suit, w, sets, 1, TAB))
+            if mask & ~(1 << t) & 7 == 0:
+                suit[27:] = h[27:]
+                half = min(half, _distance(suit, w, sets, 1, TAB))
+        assert out[P.T_FLUSH] == flush
+        assert out[P.T_HALF] == half
+        if trip:
+            assert out[P.T_TRIPLETS] == _triplets_brute(h, w, sets)
+        else:
+            assert out[P.T_TRIPLETS] == 99
+        if sets == 4 and melds == 0:
+            pairs = int((h // 2).sum())
+            singles = int((h % 2).sum())
+            need = max(7 - pairs, 0)
+            assert out[P.T_PAIRS] == max(need + max(need - singles, 0) - w, 0)
+
+
+@numba.njit(cache=False)
+def _features(osum, ks, unseen, nws, lbs, out, counts):
+    fi = np.zeros(MAX_FI, np.int64)
+    r = 0
+    for k in ks:
+        for u in unseen:
+            for nw in nws:
+                for lb in lbs:
+                    n = danger_features(osum, k, u, nw, lb, fi)
+                    counts[r] = n
+                    for i in range(n):
+                        out[r, i] = fi[i]
+                    r += 1
+
+
+@pytest.mark.parametrize("melds,discards", [(0, 0), (2, 7), (4, 20)])
+def test_danger_features_are_one_hot_groups_inside_the_layout(melds, discards):
+    osum = np.zeros(N_OSUM, np.int64)
+    osum[0] = melds
+    osum[1] = discards
+    osum[2] = (1 << 3) | (1 << 30) | (1 << 14)  # he discarded 4m, 4z (北), 6p
+    osum[3] = 2 if melds else 0
+    ks = np.arange(34)
+    unseen = np.arange(4)
+    nws = np.arange(3)
+    lbs = np.arange(5)
+    n = 34 * 4 * 3 * 5
+    out = np.full((n, MAX_FI), -1, np.int64)
+    counts = np.zeros(n, np.int64)
+    _features(osum, ks, unseen, nws, lbs, out, counts)
+    groups = [range(1, 6), range(6, 12), range(12, 18), range(20, 24), range(26, 29), range(29, 34)]
+    groups += [range(36, 61), range(61, 79)]
+    for r in range(n):
+        idx = out[r, : counts[r]]
+        assert (idx >= 0).all() and (idx < P.N_FEATURES).all()
+        assert len(set(idx.tolist())) == len(idx)
+        assert idx[0] == 0
+        for g in groups:
+            assert sum(i in g for i in idx) == 1
+    # the kind he discarded carries feature 18; 7m (4m + 3) is suji of a discard
+    row = {
+        (k, u, nw, lb): i
+        for i, (k, u, nw, lb) in enumerate(itertools.product(ks, unseen, nws, lbs))
+    }
+    assert 18 in out[row[(3, 2, 0, 0)]]
+    assert 18 not in out[row[(4, 2, 0, 0)]]
+    assert 19 in out[row[(6, 2, 0, 0)]]
+
+
+def _bot(variant="lishui", **params):
+    v = variants.get(variant)
+    _, rows = seat_bots(v, v.resolve({}), ("strong",) * 4, {0: params})
+    return rows[0]
+
+
+def _choose(hand, bot, danger=False, osums=None, tb=5):
+    h = tiles.parse(hand).astype(np.int64)
+    sscr = np.zeros(SSCR, np.int64)
+    fsc = np.zeros(64)
+    if osums is None:
+        osums = np.zeros((4, N_OSUM), np.int64)
+    minfo = np.array([0, 1, 0], np.int64)
+    k, ev = best_discard(
+        h, 0, 4, 1, TAB, bot, 4 - h, minfo, False, tb, 0, danger, osums, 3, 0, 2, True, False,
+        np.zeros(0, np.uint64), sscr, fsc,
+    )  # fmt: skip
+    return tiles.kind_name(k), ev, fsc[:34].copy()
+
+
+def test_strong_keeps_a_waiting_hand_and_takes_the_widest_wait():
+    # 2345m: discarding 9p leaves the 2-5m wait (two sides); the 1z discard leaves a lone
+    # 9p wait: with no danger the strong bot keeps the wider wait
+    kind, _, _ = _choose("2345m123p456s789s1z", _bot(mult=[1.0] + [0.0] * (P.N_TARGET - 1)))
+    assert kind == "1z"
+    kind, _, _ = _choose("2345m123p456s78s9p1z", _bot(mult=[1.0] + [0.0] * (P.N_TARGET - 1)))
+    assert kind in ("9p", "1z")
+
+
+def test_strong_folds_from_a_far_hand_to_a_safe_tile():
+    """With the danger model saying an opponent waits on dragons, a far hand throws the
+    tile he discarded (genbutsu) rather than the dragon its hand has no use for."""
+    weights = np.full(P.N_FEATURES, 0.0)
+    weights[0] = -4.0
+    weights[13] = 6.0  # dragons very dangerous
+    weights[18] = -8.0  # a tile he discarded is safe
+    bot = _bot(
+        danger=weights.tolist(), alpha=3.0, mult=[1.0] + [0.0] * (P.N_TARGET - 1), loss=[4.0] * 4
+    )
+    osums = np.zeros((4, N_OSUM), np.int64)
+    osums[:3, 0] = 2  # two melds each
+    osums[:3, 1] = 12
+    osums[:3, 2] = 1 << tiles.kind("9m")
+    hand = "19m258p369s12355z"  # far from complete; 9m discarded by all
+    kind_safe, _, ev = _choose(hand, bot, danger=True, osums=osums)
+    kind_push, _, _ = _choose(hand, bot, danger=False, osums=osums)
+    assert kind_push != "9m"  # without danger 9m is a useful-ish tile kept or a tie
+    assert kind_safe in ("9m", "1m")
+    assert ev[tiles.kind("5z")] < ev[tiles.kind("9m")]
+
+
+@pytest.mark.parametrize("variant", MAHJONG)
+def test_strong_plays_legal_deals_among_the_other_policies(variant):
+    assert check_variant(variant, matches=4, seed=5, policies=["strong,value,efficiency,random"])
+
+
+def test_strong_records_do_not_depend_on_workers():
+    a = simulate("zhuji", 700, seed=3, policies="strong,value,efficiency,strong", workers=1,
+                 progress=False)  # fmt: skip
+    b = simulate("zhuji", 700, seed=3, policies="strong,value,efficiency,strong", workers=2,
+                 progress=False, chunk_matches=7)  # fmt: skip
+    assert (a.rec == b.rec).all()
+
+
+def test_a_seat_override_changes_only_that_seat_and_the_identity():
+    base = simulate("lishui", 400, seed=2, policies="strong", progress=False)
+    tuned = simulate("lishui", 400, seed=2, policies="strong", progress=False,
+                     bot_params={1: {"alpha": 0.0}})  # fmt: skip
+    assert base.metadata()["bots_id"] != tuned.metadata()["bots_id"]
+    assert (base.rec != tuned.rec).any()
+    with pytest.raises(UsageError, match="no parameter 'nosuch'"):
+        simulate("lishui", 16, policies="strong", bot_params={0: {"nosuch": 1}}, progress=False)
+    with pytest.raises(UsageError, match="seats are 0..3"):
+        simulate("lishui", 16, policies="strong", bot_params={5: {"alpha": 1}}, progress=False)
+
+
+def test_parameter_files_for_another_variant_or_version_are_refused(tmp_path):
+    v = variants.get("lishui")
+    good = json.loads((load_params.__globals__["BOTDATA"] / "lishui" / "strong.json").read_text())
+    other = dict(good, bot={**good["bot"], "variant": "zhuji"})
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(other))
+    with pytest.raises(UsageError, match="for zhuji, not lishui"):
+        load_params(path, v, "strong")
+    old = dict(good, bot={**good["bot"], "version": 0})
+    path.write_text(json.dumps(old))
+    with pytest.raises(UsageError, match="version 0"):
+        load_params(path, v, "strong")
+    path.write_text("[1, 2]")
+    with pytest.raises(UsageError, match="not an mjlab bot parameter file"):
+        load_params(path, v, "strong")
+    path.write_text("{not json")
+    with pytest.raises(UsageError, match="not readable JSON"):
+        load_params(path, v, "strong")
+
+
+@pytest.mark.parametrize("variant", MAHJONG)
+def test_strong_replay_golden(variant, capsys, regen):
+    """A strong table's deal, pinned line by line (``pytest --regen`` rewrites it)."""
+    from pathlib import Path
+
+    from mjlab.cli import main
+
+    code = main(["replay", variant, "--seed", "7", "--match", "0", "--policy", "strong"])
+    out = capsys.readouterr().out
+    assert code == 0 and "policies=strong" in out
+    path = Path(__file__).parents[2] / "golden" / f"{variant}-strong.txt"
+    if regen:
+        path.write_text(out)
+    assert path.exists(), f"{path.name} is missing: pytest --regen writes it"
+    assert out.splitlines() == path.read_text().splitlines()
+
+
+@pytest.mark.parametrize(
+    "variant,n_small",
+    [(v, 800) for v in MAHJONG]
+    + [pytest.param(v, 6400, marks=pytest.mark.slow, id=f"{v}-6400") for v in MAHJONG],
+)
+def test_a_small_refit_reproduces_the_committed_model_within_its_noise(variant, n_small):
+    """``mjlab fit`` at small N, with the committed run's seed, rules and policy, gives the
+    committed rates and plain-win values within 4 standard errors of the difference (800
+    deals in the default run, whose time is budgeted; 6,400 in the slow one)."""
+    from engine.play.bots import committed
+    from engine.runs.fit import fit
+
+    v = variants.get(variant)
+    data = committed(v, "strong")
+    ident, model = data["fit"], data["model"]
+    assert ident["command"].startswith(f"mjlab fit {variant} ")
+    small = fit(variant, deals=n_small, seed=ident["seed"], rules=ident["rules"],
+                policy=ident["policy"])  # fmt: skip
+    s = small["identity"], small["summary"]
+    assert s[0]["rules"] == ident["rules"] and s[0]["deals"] == n_small
+    shrink = np.sqrt(1.0 + n_small / ident["deals"])  # both sides are noisy
+    for key in ("win_rate", "danger_rate"):
+        p, q = ident[key], s[1][key]
+        n = n_small if key == "win_rate" else s[1]["danger_positions"]
+        se = np.sqrt(max(q * (1 - q), 1e-4) / n) * shrink
+        # danger positions of one deal are correlated: allow a design effect of 4
+        se *= 2.0 if key == "danger_rate" else 1.0
+        assert abs(p - q) <= 4 * se, (key, p, q, se)
+    vs = np.asarray(small["model"]["value"]).reshape(P.N_TARGET, 2)
+    vc = np.asarray(model["value"]).reshape(P.N_TARGET, 2)
+    for dl in (0, 1):
+        n, sd = s[1]["plain_wins"][dl], s[1]["plain_value_sd"][dl]
+        if n < 30:
+            continue
+        se = sd / np.sqrt(n) * shrink
+        assert abs(vs[P.T_PLAIN, dl] - vc[P.T_PLAIN, dl]) <= 4 * se, (dl, vs, vc, se)
+
+
+def test_a_fit_is_a_function_of_its_seed():
+    from engine.runs.fit import fit
+
+    a = fit("lishui", deals=320, seed=4)
+    b = fit("lishui", deals=320, seed=4)
+    c = fit("lishui", deals=320, seed=5)
+    assert a["model"] == b["model"]
+    assert a["model"]["value"] != c["model"]["value"]
