@@ -29,10 +29,10 @@ CROSS_CUTTING = {
 }
 """Tests that stay at the top of ``tests/``, each with why it tests no one package."""
 
-MIRRORED = ("engine", "analysis", "notebooks")
+MIRRORED = ("mjlab", "engine", "analysis", "notebooks")
 """The top folders the tests mirror (``notebooks`` is a folder of notebooks, not a package)."""
 
-MENTIONED_IN = ("README.md", ".ci/run", "pyproject.toml", "engine", "analysis", "tests")
+MENTIONED_IN = ("README.md", ".ci/run", "pyproject.toml", "mjlab", "engine", "analysis", "tests")
 """Where a ``tests/.../test_x.py`` path may be named; each named one must exist."""
 
 _MENTION = re.compile(r"tests/(?:[\w-]+/)*test_\w+\.py")
