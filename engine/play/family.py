@@ -80,6 +80,11 @@ class Family:
         ``tables() -> tuple``: the ``tab`` argument its ``play_matches`` takes (the
         mahjong hand tables; the 字牌 loop reads none, and a first 落地扫 run does not
         build them).
+    values : callable or None
+        ``values(variant, resolved, rec) -> dict``: the blocks of the strong model that
+        price a win under ``resolved`` (what each target's win brings, what feeding one
+        costs, the stake), from records played under those rules; None where the
+        family's strong reads the payouts from the packed rules itself.
     """
 
     name: str
@@ -95,6 +100,7 @@ class Family:
     fit: Callable[..., dict]
     by_dealer_slot: int
     tables: Callable[[], tuple]
+    values: Callable[..., dict] | None
 
     def __repr__(self) -> str:
         return f"Family({self.name!r})"
@@ -114,6 +120,7 @@ MAHJONG = Family(
     fit=game_fit.fit_mahjong,
     by_dealer_slot=game_layout.R_BY_DEALER,
     tables=kernel_tables,
+    values=game_fit.value_blocks,
 )
 """The mahjong family (麻将: tuidaohu, lishui, zhuji, fuzhou)."""
 
@@ -131,6 +138,7 @@ ZIPAI = Family(
     fit=zipai_fit.fit_zipai,
     by_dealer_slot=zipai_layout.Z_BY_DEALER,
     tables=zipai_loop.no_tables,
+    values=None,
 )
 """The 字牌 family (luodisao)."""
 

@@ -31,7 +31,7 @@ from engine.mahjong.strong import MAX_FI
 from engine.play import drivers as _drivers
 from engine.play.mahjong import observe as O
 
-__all__ = ["collect", "fit_mahjong"]
+__all__ = ["collect", "fit_mahjong", "value_blocks"]
 UKE_SPREAD = 0.3
 """How much the ukeire moves a far hand's win chance around its distance's mean (±)."""
 TARGETS = P.TARGETS
@@ -282,6 +282,38 @@ def _logistic(danger: np.ndarray, label: np.ndarray) -> np.ndarray:
     return feature_logistic(danger, label, O.D_NF, O.D_F, MAX_FI, P.N_FEATURES)
 
 
+def _target_bits(v) -> np.ndarray:
+    """The pattern bits of each strong target in ``v``'s records (``Variant.bot_targets``)."""
+    names = [p.name for p in v.patterns]
+    target_bits = np.zeros(P.N_TARGET, np.int64)
+    for t, key in enumerate(TARGETS):
+        for pat in (v.bot_targets or {}).get(key, ()):
+            target_bits[t] |= np.int64(1) << names.index(pat)
+    return target_bits
+
+
+def _value_blocks(v, resolved, rec: np.ndarray) -> tuple[dict, dict]:
+    """The ``value``, ``loss`` and ``stake`` blocks of the strong model (as stored) from
+    records played under ``resolved``, and the plain wins' noise (:func:`_values`).
+    """
+    value, loss, stake, noise = _values(rec, _target_bits(v), v.n_players(resolved))
+    blocks = {
+        "value": value.reshape(-1).round(4).tolist(),
+        "loss": loss.reshape(-1).round(4).tolist(),
+        "stake": stake.round(4).tolist(),
+    }
+    return blocks, noise
+
+
+def value_blocks(v, resolved, rec: np.ndarray) -> dict:
+    """What a win of each target brings, what feeding one costs and the stake a seat
+    loses when another wins (the strong model's ``value``, ``loss`` and ``stake``), in
+    points under ``resolved``, from records played under those rules: the strong policy's
+    reading of the run's payouts (:mod:`engine.runs.adapt`).
+    """
+    return _value_blocks(v, resolved, rec)[0]
+
+
 def fit_mahjong(v, resolved, deals, seed, policy, threads=2, progress=False) -> dict:
     """Fit the strong models of the mahjong variant ``v`` (see :func:`engine.runs.fit.fit`).
 
@@ -291,24 +323,18 @@ def fit_mahjong(v, resolved, deals, seed, policy, threads=2, progress=False) -> 
     """
     players = v.n_players(resolved)
     policies = (policy,) * players
-    names = [p.name for p in v.patterns]
-    target_bits = np.zeros(P.N_TARGET, np.int64)
-    for t, key in enumerate(TARGETS):
-        for pat in (v.bot_targets or {}).get(key, ()):
-            target_bits[t] |= np.int64(1) << names.index(pat)
+    target_bits = _target_bits(v)
     hand, danger, rec = collect_with_bar(collect, v, resolved, deals, seed, policies, threads,
                                          progress)  # fmt: skip
     p_plain, p_target, race = _win_tables(hand, target_bits, players)
-    value, loss, stake, noise = _values(rec, target_bits, players)
+    values, noise = _value_blocks(v, resolved, rec)
     w_win = _logistic(danger, danger[:, O.D_WIN])
     w_kong = _logistic(danger, danger[:, O.D_KONG])
     model = {
         "p_plain": p_plain.reshape(-1).round(6).tolist(),
         "ubar": race["ubar_table"],
         "p_target": p_target.reshape(-1).round(6).tolist(),
-        "value": value.reshape(-1).round(4).tolist(),
-        "loss": loss.reshape(-1).round(4).tolist(),
-        "stake": stake.round(4).tolist(),
+        **values,
         "danger": w_win.round(5).tolist(),
         "kong_danger": w_kong.round(5).tolist(),
     }
