@@ -20,6 +20,7 @@ from typing import Any
 from engine.hand._tables import kernel_tables
 from engine.mahjong import layout as game_layout
 from engine.mahjong import params as game_params
+from engine.play.mahjong import audit as game_audit
 from engine.play.mahjong import fit as game_fit
 from engine.play.mahjong import loop as game_loop
 from engine.play.mahjong import replay as game_replay
@@ -80,6 +81,14 @@ class Family:
         ``tables() -> tuple``: the ``tab`` argument its ``play_matches`` takes (the
         mahjong hand tables; the 字牌 loop reads none, and a first 落地扫 run does not
         build them).
+    refit : callable
+        ``refit(variant, resolved, deals, seed, policy, threads, progress, base) -> dict``:
+        :attr:`fit` under other rules, keeping what of the ``base`` model (the committed
+        one) does not depend on them (engine.runs.adapt).
+    audit : callable or None
+        ``audit(variant, resolved, seed, deals, policies, match_length, overrides) ->
+        dict``: the decision audit's counts (``mjlab audit``); None where the family has
+        none yet.
     values : callable or None
         ``values(variant, resolved, rec) -> dict``: the blocks of the strong model that
         price a win under ``resolved`` (what each target's win brings, what feeding one
@@ -100,6 +109,8 @@ class Family:
     fit: Callable[..., dict]
     by_dealer_slot: int
     tables: Callable[[], tuple]
+    refit: Callable[..., dict]
+    audit: Callable[..., dict] | None
     values: Callable[..., dict] | None
 
     def __repr__(self) -> str:
@@ -120,6 +131,8 @@ MAHJONG = Family(
     fit=game_fit.fit_mahjong,
     by_dealer_slot=game_layout.R_BY_DEALER,
     tables=kernel_tables,
+    refit=game_fit.refit_mahjong,
+    audit=game_audit.audit_mahjong,
     values=game_fit.value_blocks,
 )
 """The mahjong family (麻将: tuidaohu, lishui, zhuji, fuzhou)."""
@@ -138,6 +151,10 @@ ZIPAI = Family(
     fit=zipai_fit.fit_zipai,
     by_dealer_slot=zipai_layout.Z_BY_DEALER,
     tables=zipai_loop.no_tables,
+    refit=lambda v, resolved, deals, seed, policy, threads, progress, base: zipai_fit.fit_zipai(
+        v, resolved, deals, seed, policy, threads, progress
+    ),
+    audit=None,
     values=None,
 )
 """The 字牌 family (luodisao)."""

@@ -10,9 +10,10 @@ plays, for each policy that reads the rules:
   fit's deals, seed and observed policy played again under the run's rules, its records
   settled by the variant's own scoring (:attr:`engine.play.family.Family.values`). Where
   a **play option** differs from the fit's (anything that is not a payout option:
-  wilds, minimums, claims, locks, the wall, players), the chances to win and the danger
-  models move too, so the whole model is **refitted** under the run's rules (the
-  committed fit's command with these rules added). The tuned scalar weights stay.
+  wilds, minimums, claims, locks, the wall, players), the chances to win move too, so
+  the model is **refitted** under the run's rules (the committed fit's deals, seed and
+  policy with these rules; :attr:`engine.play.family.Family.refit` keeps what does not
+  depend on them, the mahjong danger models). The tuned scalar weights stay.
 - ``value`` with each target bonus moved by how the run's rules change that target's
   worth against a plain win: :data:`BETA` quarter tiles of distance per doubling
   (a tile farther costs about half the chance to win, so a doubled worth pays for one
@@ -131,7 +132,7 @@ def _cached_model(v, resolved, kind: str, build) -> dict:
     return {k: (float(a) if a.ndim == 0 else a.tolist()) for k, a in got.items()}
 
 
-_SOURCE = "1"
+_SOURCE = "2"
 """Bumped when what an adaptation computes changes (a key of the disk cache)."""
 
 
@@ -147,8 +148,8 @@ def _strong_model(v, resolved, data, play_changed: bool) -> dict:
                 file=sys.stderr,
             )
             bar = sys.stderr.isatty()
-            return fam.fit(v, resolved, int(fit["deals"]), int(fit["seed"]), fit["policy"], 2,
-                           bar)["model"]  # fmt: skip
+            return fam.refit(v, resolved, int(fit["deals"]), int(fit["seed"]), fit["policy"], 2,
+                             bar, data["model"])["model"]  # fmt: skip
 
         return _cached_model(v, resolved, "refit", build)
     if fam.values is None:  # the family's strong reads the payouts from the packed rules

@@ -85,12 +85,12 @@ def test_adapted_rows_are_what_the_run_plays():
 
 
 def _fake_family(calls):
-    def fit(v, resolved, deals, seed, policy, threads, progress):
+    def fit(v, resolved, deals, seed, policy, threads, progress, base):
         calls.append((dict(resolved), deals, seed, policy))
         return {"model": {"value": [float(resolved["caishen"])] * 14, "stake": [1.0, 2.0]}}
 
     real = family_of(variants.get("zhuji"))
-    return SimpleNamespace(fit=fit, values=real.values, package=real.package,
+    return SimpleNamespace(refit=fit, values=real.values, package=real.package,
                            play_matches=real.play_matches, tables=real.tables)  # fmt: skip
 
 
