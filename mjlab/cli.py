@@ -49,6 +49,7 @@ _COMMANDS = {
     "rescore": commands.run_rescore,
     "design": commands.run_design,
     "warmup": commands.run_warmup,
+    "audit": commands.run_audit,
 }
 
 
@@ -258,6 +259,11 @@ def _add_sweep(sub) -> None:
     sw.add_argument(
         "--force", action="store_true", help="replace a folder that holds another sweep"
     )
+    sw.add_argument(
+        "--no-bot-check",
+        action="store_true",
+        help="skip the check that strong still beats value at each value (analysis.guard)",
+    )
 
 
 def _add_report(sub) -> None:
@@ -364,6 +370,18 @@ def _add_ladder(sub) -> None:
     _bot_params_arg(ld)
 
 
+def _add_audit(sub) -> None:
+    au = sub.add_parser(
+        "audit", help="what a policy chose wherever it had a choice (claims, kongs, passes)"
+    )
+    au.add_argument("variant", metavar="VARIANT")
+    au.add_argument("--policy", default="strong", help="the policy at every seat (default: strong)")
+    au.add_argument("--deals", type=int, default=400, help="deals replayed (default: 400)")
+    au.add_argument("--seed", type=int, default=7, help="run seed (default: 7)")
+    au.add_argument("--json", action="store_true", help="print JSON")
+    _rule_args(au)
+
+
 def _add_rescore(sub) -> None:
     rs = sub.add_parser("rescore", help="pay recorded deals again under other payout options")
     rs.add_argument("path", metavar="PATH", help="a record file or dataset folder")
@@ -422,6 +440,7 @@ _BUILDERS = {
     "ladder": _add_ladder,
     "rescore": _add_rescore,
     "design": _add_design,
+    "audit": _add_audit,
 }
 
 

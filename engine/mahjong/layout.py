@@ -179,8 +179,40 @@ E_PAY = 11  # seat, delta
 E_FLOWER = 12  # seat, phys kind, 1 if no replacement is drawn for it
 E_PENALTY = 13  # seat (payer), amount each, reason
 E_YOUJIN = 14  # seat, 游金 level reached
+E_OPTION = 15  # seat, OPT_* choice, logical kind, taken (1) or not (0); a pass: PASS_* why
 EVENT_COLS = 5
-MAX_EVENTS = 600
+MAX_EVENTS = 1000
+
+# ---- the choices a replay logs (E_OPTION), for the decision audit (mjlab audit) -----------
+OPT_PONG = 1
+"""A 碰 of the discard was open to the seat (taken: 1 if it claimed it, as 碰 or 明杠)."""
+OPT_MINGKONG = 2
+"""A 明杠 of the discard was open to the seat (taken: 1 if it made it)."""
+OPT_CHOW = 3
+"""A 吃 of the discard was open to the seat."""
+OPT_ANKONG = 4
+"""A 暗杠 was open to the seat in turn."""
+OPT_ADDKONG = 5
+"""A 补杠 was open to the seat in turn."""
+OPT_PASS_DISCARD = 6
+"""The seat passed a legal win on a discard (the last column: its PASS_* reason)."""
+OPT_PASS_SELF = 7
+"""The seat passed a legal self-drawn win."""
+OPT_PASS_ROB = 8
+"""The seat passed a legal win on a robbed 补杠."""
+OPT_WAIT = 9
+"""The seat's fourteen tiles could discard to a live wait (taken: 1 if its discard kept
+one; 0: it broke the wait while a winning tile was still unseen)."""
+PASS_JINQUE = 1
+"""Passed to chase 金雀 (two wilds as the pair)."""
+PASS_SELF_DRAW = 2
+"""Passed a discard win to wait for a self-draw."""
+PASS_YOUJIN = 3
+"""Passed to 游金 (or to keep 游ing)."""
+OPTION_NAMES = {OPT_PONG: "pong", OPT_MINGKONG: "mingkong", OPT_CHOW: "chow",
+                OPT_ANKONG: "ankong", OPT_ADDKONG: "addkong", OPT_PASS_DISCARD: "pass_discard",
+                OPT_PASS_SELF: "pass_self", OPT_PASS_ROB: "pass_rob", OPT_WAIT: "wait"}  # fmt: skip
+"""Each E_OPTION choice by name."""
 
 # ---- per-deal context slots (int64 array shared with the variant hooks) ------------------
 N_MEMO = 64

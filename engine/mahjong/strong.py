@@ -56,6 +56,7 @@ from engine.mahjong.evaluation import count_categories, triplets_closed, wild_pa
 from engine.mahjong.params import (
     M_DANGER,
     M_KONGDANGER,
+    M_LEGAL,
     M_LOSS,
     M_PPLAIN,
     M_PTARGET,
@@ -63,14 +64,18 @@ from engine.mahjong.params import (
     M_UBAR,
     M_VALUE,
     N_D,
+    N_LEGAL,
     N_T,
     N_TARGET,
     N_UK,
     S_ALPHA,
     S_ALPHA_KONG,
     S_FEED_KONG,
+    S_HONOR_TAI,
     S_KONG_HOLD,
+    S_MIN_TAI,
     S_MULT,
+    S_WILD_TAI,
     T_BUDA,
     T_FLUSH,
     T_HALF,
@@ -193,17 +198,51 @@ def hold_weight(bot, tb):
 
 
 @kernel(inline="always")
+def secured_tai(bot, h, w, honors):
+    """台 a hand holds toward the variant's minimum: each honor kind melded (bit set
+    ``honors``, engine.mahjong.evaluation.meld_info) or held three times, and its wilds
+    (``strong.honor_tai``, ``strong.wild_tai``).
+    """
+    tai = np.int64(0)
+    for i in range(7):
+        if (honors >> i) & 1 or h[27 + i] >= 3:
+            tai += np.int64(bot[S_HONOR_TAI + i])
+    if bot[S_WILD_TAI + 1] > 0 and w >= bot[S_WILD_TAI + 1]:
+        tai += np.int64(bot[S_WILD_TAI])
+    return tai
+
+
+@kernel(inline="always")
+def tai_need(bot, h, w, honors):
+    """台 the hand still needs for the minimum beyond what it holds (0 without one)."""
+    if bot[S_MIN_TAI] <= 0:
+        return np.int64(0)
+    return np.int64(bot[S_MIN_TAI]) - secured_tai(bot, h, w, honors)
+
+
+@kernel(inline="always")
+def _legal(bot, need):
+    """``strong.legal`` at ``need`` 台 still missing (1 where the variant has no minimum)."""
+    if bot[S_MIN_TAI] <= 0:
+        return 1.0
+    return bot[M_LEGAL + _clip(max(need, 0), N_LEGAL - 1)]
+
+
+@kernel(inline="always")
 def live_bucket(live):
     """Live-tile bucket of the win tables."""
     return _clip(max(live, 0) // 8, N_T - 1)
 
 
 @kernel(refcount=False)
-def hand_value(bot, dd, u, tb, dealer):
+def hand_value(bot, dd, u, tb, dealer, need):
     """Expected points of a ``3*sets+1``-tile hand with target distances ``dd``.
 
     u : ukeire of the plain hand (-1: not computed, the distance's mean is used); tb :
-    live bucket; dealer : 1 if the seat deals.
+    live bucket; dealer : 1 if the seat deals; need : 台 the hand still needs for the
+    variant's minimum (:func:`tai_need`): the plain-only rest of the win chance is
+    weighed by ``strong.legal`` there (a target's chance is fitted with its pattern's
+    台 in it).
     """
     if dd[T_PLAIN] >= INF:
         return 0.0
@@ -222,11 +261,12 @@ def hand_value(bot, dd, u, tb, dealer):
         pt = bot[M_PTARGET + (t * N_D + dt) * N_T + tb]
         ptot += pt
         wv += bot[S_MULT + t] * pt * (bot[M_VALUE + t * 2 + dealer] + stake)
-    # the plain-only rest of the win chance (mult.0 weighs it: in 诸暨 a hand without
-    # 台 cannot be declared, so a plain hand's chance is less than its distance says)
+    # the plain-only rest of the win chance (mult.0 weighs it; in 诸暨 the 台 the hand
+    # still needs weigh it too)
     rest = pp - ptot
     if rest > 0.0:
-        wv += bot[S_MULT + T_PLAIN] * rest * (bot[M_VALUE + T_PLAIN * 2 + dealer] + stake)
+        g = _legal(bot, need)
+        wv += bot[S_MULT + T_PLAIN] * rest * g * (bot[M_VALUE + T_PLAIN * 2 + dealer] + stake)
     return wv
 
 
@@ -495,6 +535,7 @@ def best_discard(
         return -1, -math.inf
     alpha = bot[S_ALPHA]
     alpha_k = bot[S_ALPHA_KONG]
+    need = tai_need(bot, h, w, minfo[3])
     # holding a triplet for its kong (strong.kong_hold, 0 where kongs pay nothing)
     hold = hold_weight(bot, tb)
     trips = held_triplets(h, unseen) if hold != 0.0 else 0
@@ -529,7 +570,9 @@ def best_discard(
         m &= m - 1
         dd = dall[k * N_TARGET : k * N_TARGET + N_TARGET]
         u = uke[k] if (near >> k) & 1 else -1
-        v = hand_value(bot, dd, u, tb, dealer)
+        # discarding the third of an honor triplet gives its 台 up
+        nk = need + (np.int64(bot[S_HONOR_TAI + k - 27]) if k >= 27 and h[k] == 3 else 0)
+        v = hand_value(bot, dd, u, tb, dealer, nk)
         if hold != 0.0:
             v += hold * (trips - (1 if live_triplet(h, unseen, k) else 0))
         # where the tables cannot tell (no chance left, distances past the last bucket)
@@ -565,7 +608,7 @@ def waiting_value(h, w, sets, shapes, tab, bot, unseen, minfo, wildgame, tb, dea
     h[x] += 1
     discard_ukeire(h, w, sets, shapes, tab, unseen, np.int64(1) << x, uke, work)
     h[x] -= 1
-    v = hand_value(bot, dd, uke[x], tb, dealer)
+    v = hand_value(bot, dd, uke[x], tb, dealer, tai_need(bot, h, w, minfo[3]))
     hold = hold_weight(bot, tb)
     if hold != 0.0:
         v += hold * held_triplets(h, unseen)

@@ -51,8 +51,9 @@ class LoopDriver:
     plays : callable
         ``plays(variant) -> bool``: whether this loop plays the variant.
     seat : callable
-        ``seat(variant, resolved, policies) -> (policy codes, parameter rows)``;
-        UsageError naming an unknown policy.
+        ``seat(variant, resolved, policies, overrides=None) -> (policy codes, parameter
+        rows)``, the rows under per-seat parameter ``overrides``; UsageError naming an
+        unknown policy.
     final_shape : tuple of int
         ``(zones, width)`` of one deal's final state.
     max_events, event_cols : int
@@ -86,16 +87,18 @@ def _variant(drv: LoopDriver, variant: str):
 
 
 def replay_deal(
-    drv: LoopDriver, variant: str, seed: int, match: int, deal: int, rules, policies, match_length
-):
+    drv: LoopDriver, variant: str, seed: int, match: int, deal: int, rules, policies, match_length,
+    overrides=None,
+):  # fmt: skip
     """Play match ``match`` up to ``deal`` with the event log on; ``(events, row, final,
-    rules)`` of that deal (:func:`engine.play.records.replayed_deal`).
+    rules)`` of that deal (:func:`engine.play.records.replayed_deal`). ``overrides``: per
+    seat, parameters over the committed ones (a run's adapted bots, engine.runs.adapt).
     """
     v = _variant(drv, variant)
     check_replay_args(seed, match, deal, match_length)
     resolved = v.resolve(rules)
     packed = v.pack(resolved)
-    pols, bots = drv.seat(v, resolved, policies)
+    pols, bots = drv.seat(v, resolved, policies, overrides)
     n = deal + 1
     rec = np.zeros((n, abi.N_COLS), np.int32)
     final = np.zeros((n, *drv.final_shape), np.int16)
@@ -110,18 +113,19 @@ def replay_entry_points(drv: LoopDriver, render: Callable):
     """
 
     def replay_events(variant: str, seed: int, match: int, deal: int = 0, rules=None,
-                      policies="value", match_length: int = 16):  # fmt: skip
+                      policies="value", match_length: int = 16, overrides=None):  # fmt: skip
         """Play match ``match`` up to ``deal`` with the event log on; ``(events, row,
         final, rules)``: the log's rows (int32 ``(n, event_cols)``), the deal's record
         row, where everything ended (int16 ``final_shape``) and the resolved rules.
         """
-        return replay_deal(drv, variant, seed, match, deal, rules, policies, match_length)
+        return replay_deal(drv, variant, seed, match, deal, rules, policies, match_length,
+                           overrides)  # fmt: skip
 
     def replay(variant: str, seed: int, match: int, deal: int = 0, rules=None,
-               policies="value", match_length: int = 16) -> str:  # fmt: skip
+               policies="value", match_length: int = 16, overrides=None) -> str:  # fmt: skip
         """The text of one deal, turn by turn (``mjlab replay``)."""
         events, row, final, resolved = replay_events(
-            variant, seed, match, deal, rules, policies, match_length
+            variant, seed, match, deal, rules, policies, match_length, overrides
         )
         header = replay_header(variant, seed, match, deal, row, policies)
         return render(variant, events, row, final, resolved, header)

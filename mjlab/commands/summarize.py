@@ -283,13 +283,42 @@ def run_sweep(args) -> int:
     )
     metrics = list(dict.fromkeys(table["metric"]))
     docs = {m: metric_doc(m) for m in metrics}
+    guard = _sweep_guard(plan, args, frames)
     if args.plot:
         _sweep_plots(table, Path(args.plot), plan.variant.name, plan.key, docs)
     if args.json:
-        print(_sweep_json(plan, args, table, docs))
+        print(_sweep_json(plan, args, table, docs, guard))
     else:
         print(_sweep_text(plan, args, table, docs, metrics))
+        if guard is not None:
+            from analysis.guard import guard_text
+
+            print("\n" + guard_text(guard))
     return 0
+
+
+def _sweep_guard(plan: _SweepPlan, args, frames: dict):
+    """The bot check at every non-default value the sweep played (analysis.guard), where
+    strong plays and the variant has value bots to check it against; None otherwise or
+    with ``--no-bot-check``.
+    """
+    from analysis.guard import bot_guard
+
+    pols = [p.strip() for p in args.policy.split(",")]
+    if args.no_bot_check or "strong" not in pols or "value" not in plan.variant.policies:
+        return None
+    defaults = plan.variant.resolve({})
+    settings, played = [], {}
+    for parsed, spec in zip(plan.parsed, plan.specs, strict=True):
+        if spec.rules == defaults:
+            continue
+        if pols == ["strong"]:
+            played[len(settings)] = {"strong": frames[parsed]}
+        settings.append(spec.rules)
+    if not settings:
+        return None
+    return bot_guard(plan.variant.name, settings, args.deals, args.seed, args.workers,
+                     played=played)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -411,7 +440,7 @@ def _play_sweep(plan: _SweepPlan, args) -> dict:
     return frames
 
 
-def _sweep_json(plan: _SweepPlan, args, table, docs: dict) -> str:
+def _sweep_json(plan: _SweepPlan, args, table, docs: dict, guard=None) -> str:
     """``--json``: the sweep's settings, the metric definitions and the whole table."""
     import json
 
@@ -430,8 +459,10 @@ def _sweep_json(plan: _SweepPlan, args, table, docs: dict) -> str:
                 "deals": args.deals,
                 "seed": args.seed,
                 "adjust": f"holm over the {n_tests} differences of this sweep",
+                "policies": args.policy,
                 "metrics": docs,
                 "table": table,
+                "bot_check": guard,
             }
         ),
         ensure_ascii=False,
@@ -452,7 +483,8 @@ def _sweep_text(plan: _SweepPlan, args, table, docs: dict, metrics: list) -> str
     )
     lines = [
         f"{plan.variant.name}: {key} in {[str(x) for x in plan.parsed]} ({args.deals:,} deals "
-        f"each, seed {args.seed}); baseline {key}={baseline} ({base_word}); {pairing}. "
+        f"each, seed {args.seed}, policy {args.policy}); baseline {key}={baseline} "
+        f"({base_word}); {pairing}. "
         f"Intervals 95%; p_adj is Holm-adjusted over the {n_tests} differences of this sweep."
     ]
     show = table[table["metric"].isin(SHOWN_METRICS)]

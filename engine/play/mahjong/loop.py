@@ -31,7 +31,7 @@ from engine.mahjong.bots import (
     waiting_sc,
     waiting_ukeire,
 )
-from engine.mahjong.evaluation import discard_scores, meld_info
+from engine.mahjong.evaluation import N_MINFO, discard_scores, honor_bit, meld_info
 from engine.mahjong.layout import (
     C_DEALER,
     C_DELTA,
@@ -52,6 +52,7 @@ from engine.mahjong.layout import (
     E_FLOWER,
     E_HORSE,
     E_KONG,
+    E_OPTION,
     E_PAY,
     E_TILE,
     E_WILD,
@@ -65,8 +66,20 @@ from engine.mahjong.layout import (
     MAX_EXTRA,
     N_CTX,
     N_PHYS,
+    OPT_ADDKONG,
+    OPT_ANKONG,
+    OPT_CHOW,
+    OPT_MINGKONG,
+    OPT_PASS_DISCARD,
+    OPT_PASS_ROB,
+    OPT_PASS_SELF,
+    OPT_PONG,
+    OPT_WAIT,
     P_STRONG,
     P_VALUE,
+    PASS_JINQUE,
+    PASS_SELF_DRAW,
+    PASS_YOUJIN,
     R_BY_DEALER,
     R_CHOW,
     R_DISCARD_WIN,
@@ -157,6 +170,7 @@ from engine.mahjong.params import (
     B_CHASE_MIN_LIVE,
     B_KONG_SLACK,
     B_PASS_SELF,
+    N_T,
     S_ALPHA,
     S_CHASE_MIN_LIVE,
     S_CHOW_BIAS,
@@ -166,6 +180,7 @@ from engine.mahjong.params import (
     S_KONG_AN,
     S_KONG_BIAS,
     S_KONG_MING,
+    S_KONG_TEMPO,
     S_PASS_SELF,
     S_ROB,
     S_TONGBAO,
@@ -235,7 +250,7 @@ meld info and a hand copy (the bots' inputs); the wall pointers ``(head, tail, l
 options of :func:`_claim_chow`; the bots' score scratch; the strong policy's scratch and
 its view of the table (``view`` in :func:`_strong_best`)."""
 SC_UNSEEN = SCR.block("unseen", N_KINDS)
-SC_MINFO = SCR.block("minfo", 3)
+SC_MINFO = SCR.block("minfo", N_MINFO)
 SC_HTMP = SCR.block("htmp", N_KINDS)
 SC_PTR = SCR.block("ptr", 3)
 SC_FAR = SCR.block("far", 4)
@@ -281,7 +296,7 @@ def _bot_scratch(scratch):
     """The bots' blocks of the loop scratch: ``(unseen, minfo, htmp, score, sscr, sview)``."""
     return (
         scratch[SC_UNSEEN : SC_UNSEEN + N_KINDS],
-        scratch[SC_MINFO : SC_MINFO + 3],
+        scratch[SC_MINFO : SC_MINFO + N_MINFO],
         scratch[SC_HTMP : SC_HTMP + N_KINDS],
         scratch[SC_SCORE : SC_SCORE + SCRATCH],
         scratch[SC_STRONG : SC_STRONG + SSCR],
@@ -588,6 +603,22 @@ def _strong_wait(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr):
 
 
 @kernel(refcount=False)
+def _strong_tempo(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr, ev):
+    """What a kong's replacement draw adds to a hand worth ``ev`` (``strong.kong_tempo``):
+    the hand's value with one more round of draws, ``players / 8`` of the way to the next
+    live bucket.
+    """
+    weight = bot[S_KONG_TEMPO]
+    tb = view[3]
+    if weight == 0.0 or tb >= N_T - 1:
+        return 0.0
+    view[3] = tb + 1
+    more = _strong_wait(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr)
+    view[3] = tb
+    return weight * (view[0] + 1) / 8.0 * (more - ev)
+
+
+@kernel(refcount=False)
 def _strong_pong(
     k, kong_ok, htmp, w, sets, sh, tab, bot, unseen, minfo, osums, view, sscr, fsc, no_rng
 ):
@@ -602,8 +633,10 @@ def _strong_pong(
     d_now = _distance(htmp, w, sets, sh, tab) if closer > 0 else 0
     m0 = minfo[0]
     m2 = minfo[2]
+    m3 = minfo[3]
     minfo[0] = m0 | (1 << (k // 9 if k < 27 else 3))
     minfo[2] = m2 + 1
+    minfo[3] = m3 | honor_bit(k)
     htmp[k] -= 2
     _, ev_pong = _strong_best(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, osums, view,
                               no_rng, sscr, fsc)  # fmt: skip
@@ -612,11 +645,14 @@ def _strong_pong(
     if kong_ok:
         htmp[k] -= 1
         ev_kong = _strong_wait(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, view, sscr)
+        ev_kong += _strong_tempo(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, view, sscr,
+                                 ev_kong)  # fmt: skip
         ev_kong += bot[S_KONG_MING]
         htmp[k] += 1
     htmp[k] += 2
     minfo[0] = m0
     minfo[2] = m2
+    minfo[3] = m3
     do = 0
     if near and ev_pong > ev_pass + bot[S_CLAIM_BIAS]:
         do = 1
@@ -678,18 +714,23 @@ def _strong_kong(k, is_an, htmp, w, sets, sh, tab, bot, unseen, minfo, osums, vi
                                  no_rng, sscr, fsc)  # fmt: skip
     m0 = minfo[0]
     m2 = minfo[2]
+    m3 = minfo[3]
     if is_an:
         htmp[k] -= 4
         minfo[0] = m0 | (1 << (k // 9 if k < 27 else 3))
         minfo[2] = m2 + 1
+        minfo[3] = m3 | honor_bit(k)
         ev = _strong_wait(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, view, sscr)
+        ev += _strong_tempo(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, view, sscr, ev)
         ev += bot[S_KONG_AN]
         htmp[k] += 4
         minfo[0] = m0
         minfo[2] = m2
+        minfo[3] = m3
     else:
         htmp[k] -= 1
         ev = _strong_wait(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr)
+        ev += _strong_tempo(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr, ev)
         ev += bot[S_KONG_ADD]
         htmp[k] += 1
         if view[8] == 1:
@@ -722,7 +763,7 @@ _OBSERVE_LATE = (observe_danger, observe_hand, observe_outcome)
 @kernel(refcount=False)
 def _discard_winner(
     rules, ctx, policies, bots, live, hand, wslot, melds, nmeld, cur, k, players, sets_full, tab,
-    wtype, visible,
+    wtype, visible, log,
 ):  # fmt: skip
     """The seat that wins on logical tile ``k`` given up by ``cur`` (discard or 补杠), or -1.
 
@@ -747,14 +788,18 @@ def _discard_winner(
             ctx[X_WIN_TYPE] = wtype
             ok = _hooks.win_legal(rules, ctx, hand[s], ws_, sets_s, melds[s], nmeld[s], tab)
             ctx[X_WINNER] = -1
+        pass_opt = OPT_PASS_DISCARD if wtype == WIN_DISCARD else OPT_PASS_ROB
         if ok and _passes_for_jinque(bots[s], policies[s], live, hand[s], ws_, sets_s, tab):
             hand[s, k] -= 1
             ok = not _one_wild_short(hand[s], ws_, sets_s, tab, 2)
             hand[s, k] += 1
+            if not ok:
+                _ev(log, ctx, E_OPTION, s, pass_opt, k, PASS_JINQUE)
         if ok and _passes_for_self_draw(
             rules, bots[s], policies[s], live, hand, s, ws_, sets_s, k, visible, tab
         ):
             ok = False
+            _ev(log, ctx, E_OPTION, s, pass_opt, k, PASS_SELF_DRAW)
             if rules[R_PASS_LOCK] == 1:
                 ctx[X_LOCK + s] = 1
         prio = 0
@@ -889,9 +934,9 @@ def play_deal(
             gs[G_FORCE_WILD] = 0
             gs[G_CHASE] = -1
             if gs[G_PHASE] == AFTER_DRAW:
-                if _self_draw(rules, policies, bots, tab, ctx, ws) == END:
+                if _self_draw(rules, policies, bots, tab, ctx, ws, log) == END:
                     break
-                kk = _choose_kong(rules, policies, bots, tab, ctx, ws)
+                kk = _choose_kong(rules, policies, bots, tab, ctx, ws, log)
                 if kk >= 0:
                     if _make_kong(rules, policies, bots, tab, ctx, ws, log, kk) == END:
                         break
@@ -899,7 +944,7 @@ def play_deal(
             k = _choose_discard(rules, policies, bots, tab, ctx, ws, obs)
             _make_discard(rules, ctx, ws, tab, log, k)
             if k >= 0:
-                r = _claim_win(rules, policies, bots, tab, ctx, ws)
+                r = _claim_win(rules, policies, bots, tab, ctx, ws, log)
                 if r == GO:
                     r = _claim_pong(rules, policies, bots, tab, ctx, ws, log)
                 if r == GO:
@@ -1145,8 +1190,27 @@ def _win_now(gs, seat, win_type, win_kind):
     return END
 
 
+@kernel
+def _log_self_pass(rules, ctx, hand, cur, w, sets, melds, nmeld, tab, last_phys, role, gs, log,
+                   why):  # fmt: skip
+    """Replay log only: an E_OPTION row when the seat in turn passes a legal self-drawn
+    win (``why``: a PASS_* reason). The deal's context is restored after the check.
+    """
+    if not _complete(rules, hand, cur, w, sets, tab):
+        return
+    backup = ctx.copy()
+    ctx[X_WINNER] = cur
+    ctx[X_WIN_TYPE] = WIN_KONG_DRAW if gs[G_KONG_DRAW] == 1 else WIN_SELF_DRAW
+    legal = _hooks.win_legal(rules, ctx, hand[cur], w, sets, melds[cur], nmeld[cur], tab)
+    for i in range(ctx.shape[0]):
+        ctx[i] = backup[i]
+    if legal:
+        kind = role[last_phys] if last_phys >= 0 else -1
+        _ev(log, ctx, E_OPTION, cur, OPT_PASS_SELF, kind, why)
+
+
 @kernel(inline="always")
-def _self_draw(rules, policies, bots, tab, ctx, ws):
+def _self_draw(rules, policies, bots, tab, ctx, ws, log):
     """Turn phase after a draw: an instant win, the 游金 choices (a 双游 / 三游 discards the
     drawn wild: ``gs[G_FORCE_WILD]``) and a self-drawn win, which a bot chasing 金雀 may
     pass (its discard in ``gs[G_CHASE]``). ``END`` on a win, else ``GO``.
@@ -1176,11 +1240,17 @@ def _self_draw(rules, policies, bots, tab, ctx, ws):
             declare = False
         elif you == 0 and _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 1) >= 0:
             declare = False  # 游金 rather than a plain win
+    if not declare and log.shape[0] > 1:
+        _log_self_pass(rules, ctx, hand, cur, w_cur, sets_cur, melds, nmeld, tab, last_phys,
+                       role, gs, log, PASS_YOUJIN)  # fmt: skip
     if declare and far[cur] == 0 and _complete(rules, hand, cur, w_cur, sets_cur, tab):
         if _passes_for_jinque(
             bots[cur], pol, ptr[2] - ctx[X_RESERVE], hand[cur], w_cur, sets_cur, tab
         ):
             gs[G_CHASE] = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 2)
+            if gs[G_CHASE] >= 0 and log.shape[0] > 1:
+                _log_self_pass(rules, ctx, hand, cur, w_cur, sets_cur, melds, nmeld, tab,
+                               last_phys, role, gs, log, PASS_JINQUE)  # fmt: skip
         if gs[G_CHASE] < 0:
             wt = WIN_KONG_DRAW if gs[G_KONG_DRAW] == 1 else WIN_SELF_DRAW
             ctx[X_WINNER] = cur
@@ -1194,7 +1264,7 @@ def _self_draw(rules, policies, bots, tab, ctx, ws):
 
 
 @kernel(inline="always")
-def _choose_kong(rules, policies, bots, tab, ctx, ws):
+def _choose_kong(rules, policies, bots, tab, ctx, ws, log):
     """Turn phase after a draw: the kind of the 暗杠 (four concealed) or 补杠 (adding to a
     pong) the seat in turn makes, or -1. Also leaves the seat's unseen counts and meld
     info in the scratch for its discard.
@@ -1256,6 +1326,7 @@ def _choose_kong(rules, policies, bots, tab, ctx, ws):
                 htmp[k] -= 1
                 with_k = _distance(htmp, w_cur, sets_cur, sh, tab)
             want = with_k <= without + _kong_slack(bots, cur, pol)
+        _ev(log, ctx, E_OPTION, cur, OPT_ANKONG if is_an else OPT_ADDKONG, k, 1 if want else 0)
         if want:
             return k
     return -1
@@ -1277,7 +1348,7 @@ def _make_kong(rules, policies, bots, tab, ctx, ws, log, kk):
     if ktype == M_ADDKONG and rules[R_ROB_KONG] == 1 and not _youjin_active(ctx, players):
         robber = _discard_winner(
             rules, ctx, policies, bots, ptr[2] - ctx[X_RESERVE], hand, wslot, melds,
-            nmeld, cur, kk, players, rules[R_SETS], tab, WIN_ROB_KONG, visible,
+            nmeld, cur, kk, players, rules[R_SETS], tab, WIN_ROB_KONG, visible, log,
         )  # fmt: skip
         if robber >= 0:
             hand[robber, kk] += 1
@@ -1419,6 +1490,38 @@ def _choose_discard(rules, policies, bots, tab, ctx, ws, obs):
     return k
 
 
+@kernel(refcount=False)
+def _log_wait(rules, ctx, hand, cur, k, w, sets, tab, visible, scratch, log):
+    """Replay log only: an E_OPTION row (OPT_WAIT) when the seat's fourteen tiles could
+    discard to a wait with a winning tile still unseen: whether its discard of ``k`` keeps
+    such a wait.
+    """
+    unseen, minfo, htmp, score, sscr, sview = _bot_scratch(scratch)
+    sh = rules[R_SHAPES]
+    for q in range(N_KINDS):
+        htmp[q] = hand[cur, q]
+    kept = False
+    live = False
+    for q in range(N_KINDS):
+        if htmp[q] == 0:
+            continue
+        htmp[q] -= 1
+        if _distance(htmp, w, sets, sh, tab) == 1:
+            for r in range(N_KINDS):
+                if 4 - htmp[r] - visible[r] > 0 and htmp[r] < 4:
+                    htmp[r] += 1
+                    won = _distance(htmp, w, sets, sh, tab) == 0
+                    htmp[r] -= 1
+                    if won:
+                        live = True
+                        if q == k:
+                            kept = True
+                        break
+        htmp[q] += 1
+    if live:
+        _ev(log, ctx, E_OPTION, cur, OPT_WAIT, k, 1 if kept else 0)
+
+
 @kernel(inline="always")
 def _make_discard(rules, ctx, ws, tab, log, k):
     """Turn phase: the seat in turn discards logical kind ``k`` (-1: a wild, which may be
@@ -1449,6 +1552,8 @@ def _make_discard(rules, ctx, ws, tab, log, k):
     else:
         w_cur = wslot[cur, 0] + wslot[cur, 1]
         sets_cur = rules[R_SETS] - nmeld[cur]
+        if log.shape[0] > 1:
+            _log_wait(rules, ctx, hand, cur, k, w_cur, sets_cur, tab, visible, scratch, log)
         hand[cur, k] -= 1
         phys = _phys_of(role, k)
         visible[k] += 1
@@ -1477,7 +1582,7 @@ def _make_discard(rules, ctx, ws, tab, log, k):
 
 
 @kernel(inline="always")
-def _claim_win(rules, policies, bots, tab, ctx, ws):
+def _claim_win(rules, policies, bots, tab, ctx, ws, log):
     """Claim phase: a win on the discard (``END``), else ``GO``."""
     (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
      scratch, states, fsc, osums, gs) = ws  # fmt: skip
@@ -1489,7 +1594,7 @@ def _claim_win(rules, policies, bots, tab, ctx, ws):
     if rules[R_DISCARD_WIN] == 1 and not _youjin_active(ctx, players):
         winner = _discard_winner(
             rules, ctx, policies, bots, ptr[2] - ctx[X_RESERVE], hand, wslot, melds, nmeld,
-            cur, k, players, rules[R_SETS], tab, WIN_DISCARD, visible,
+            cur, k, players, rules[R_SETS], tab, WIN_DISCARD, visible, log,
         )  # fmt: skip
         if winner >= 0:
             hand[winner, k] += 1
@@ -1579,6 +1684,9 @@ def _claim_pong(rules, policies, bots, tab, ctx, ws, log):
             continue
         kong_ok = hand[s, k] == 3 and ptr[2] > ctx[X_RESERVE] + rules[R_RESERVE_KONG]
         do = _pong_choice(rules, policies, bots, tab, ctx, ws, s, k, kong_ok)
+        _ev(log, ctx, E_OPTION, s, OPT_PONG, k, 1 if do > 0 else 0)
+        if kong_ok:
+            _ev(log, ctx, E_OPTION, s, OPT_MINGKONG, k, 1 if do == 2 else 0)
         if do == 0:
             return GO
         far[s] = 0
@@ -1660,6 +1768,7 @@ def _claim_chow(rules, policies, bots, tab, ctx, ws, log):
             ps, htmp, ws_, sets_s, rules[R_SHAPES], bots[s], tab, unseen, minfo, score,
             scratch[SC_COPT : SC_COPT + 6], hand, s, k, nmeld[s], bs[:0],
         )  # fmt: skip
+    _ev(log, ctx, E_OPTION, s, OPT_CHOW, k, 1 if best_opt >= 0 else 0)
     if best_opt < 0:
         return GO
     base = k - pos + best_opt

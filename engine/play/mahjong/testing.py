@@ -26,10 +26,10 @@ from engine.variants import get as get_variant
 __all__ = ["DRIVER", "play_with_state", "check_mahjong_variant"]
 
 
-def _seat(v, resolved, policies):
+def _seat(v, resolved, policies, overrides=None):
     from engine.play.bots import resolve_policies, seat_bots
 
-    return seat_bots(v, resolved, resolve_policies(v, policies))
+    return seat_bots(v, resolved, resolve_policies(v, policies), overrides)
 
 
 def _play(packed, pols, bots, seed, match, n, rec, final, log, log_deal):

@@ -54,9 +54,9 @@ the 2,000 efficiency deals of the exactness sweep never hold them). A re-score c
 the reading paid again (standard, 七对子 or 不搭, from the ``score_in`` inputs), so pattern
 flags may change; it cannot change who won, from whom, the wall, the claims or the 误打财神
 fines: the 财神 options, ``caishen_discard``, ``reserve``, ``pass_lock`` and ``tiles`` are
-play options (simulate them). The bots do not read the payout table: ``value`` plays
-its fixed target bonuses and ``strong`` its fitted tables, so their records re-score to
-a first-order answer only (analysis.rescore_gap).
+play options (simulate them). ``value`` and ``strong`` read the payout table (their
+target bonuses and win values are re-priced under a run's payouts, engine.runs.adapt),
+so their records re-score to a first-order answer only (analysis.rescore_gap).
 
 The strong policy
 -----------------

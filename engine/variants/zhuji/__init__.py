@@ -49,9 +49,9 @@ which complete hands may be declared. An 8-台 value or the 无财 rule can chan
 reading is paid only between a 全字牌 reading and a 混一色 one of the same hand; the
 records keep the other one (``alt_tai``, ``score_in``), so a re-score chooses as play
 would. A re-score cannot change who won or from whom: ``min_tai``, ``seven_pairs``, the
-财神 options, ``reserve`` and ``pass_lock`` are play options (simulate them). The bots
-do not read the payout table (``value`` plays fixed target bonuses, ``strong`` its
-fitted tables).
+财神 options, ``reserve`` and ``pass_lock`` are play options (simulate them). ``value``
+and ``strong`` read the payout table (engine.runs.adapt re-prices their target bonuses
+and win values under a run's payouts), so their records re-score to a first-order answer.
 
 The strong policy
 -----------------
@@ -69,12 +69,16 @@ the 台, and the chance of being robbed of a 补杠: it folds to safe tiles when
 worth less than the danger. 碰, 吃 and kongs are taken when the hand is worth more after
 them (with tuned biases). Its scalar weights are tuned by self-play against ``value``
 (``mjlab tune zhuji --policy strong``).
-It does not: search beyond the current decision, read an opponent's hand value or pace
-beyond the fitted features (his latest three discards and his first six are all it reads
-of their order), plan several discards ahead (a target counts only through its
-distance); the 3-台 minimum enters only through the fitted win chances and the weight of
-the plain-only chance (``mult.0``): it does not count the 台 a hand already holds from
-honor triplets or 财神, and it never throws a 财神 away for 无财.
+The 3-台 minimum: it counts the 台 its hand holds toward the minimum (each honor triplet
+melded or concealed, 东 2 and a dragon 1, and 三财神's 2 at three 财神: ``strong.min_tai``,
+``strong.honor_tai``, ``strong.wild_tai``, derived from the rules) and weighs the plain-only
+chance to win by a fitted factor that falls with each 台 still missing
+(``strong.legal``), so a 碰 of 中 or 东 is worth its 台; a kong's replacement draw is
+worth a round of draws (``strong.kong_tempo``). It does not: search beyond the current
+decision, read an opponent's hand value or pace beyond the fitted features (his latest
+three discards and his first six are all it reads of their order), plan several discards
+ahead (a target counts only through its distance), count the 台 a 财神 could make of an
+honor pair, or throw a 财神 away for 无财.
 """
 
 from __future__ import annotations
@@ -285,8 +289,20 @@ BOT_TARGETS = dict(flush=("qingyise",), half=("hunyise",), triplets=("duiduihu",
 def bot_params(policy, rules) -> dict:
     """Default bot parameters of ``policy`` (the value bot's target bonuses)."""
     if policy == "strong":
-        return strong_defaults()
+        return strong_defaults(kong_tempo=1.0, **strong_tai(rules))
     return dict(BONUS) if policy == "value" else {}
+
+
+def strong_tai(rules) -> dict:
+    """What the strong bot counts toward the 台 minimum under ``rules``, from the pattern
+    declarations: the minimum (``min_tai``), each honor triplet's 台 (东 2, dragons 1) and
+    三财神's 2 台 at three 财神 (none without 财神).
+    """
+    return dict(
+        min_tai=float(rules["min_tai"]),
+        honor_tai=[float(x) for x in K.HONOR_TAI],
+        wild_tai=[float(K.TAI_SANCAISHEN), 3.0 if rules["caishen"] > 0 else 0.0],
+    )
 
 
 def pack(rules) -> np.ndarray:

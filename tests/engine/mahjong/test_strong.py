@@ -55,7 +55,7 @@ def test_target_distances_equal_their_definitions(seed):
         melds = 4 - sets
         mask = int(rng.choice([0, 1, 8])) if melds else 0
         trip = int(rng.integers(0, 2)) if melds else 1
-        minfo = np.array([mask, trip, melds], np.int64)
+        minfo = np.array([mask, trip, melds, 0], np.int64)
         shapes = 3 if sets == 4 else 1
         target_dists(h, w, sets, shapes, TAB, minfo, True, out)
         assert out[P.T_PLAIN] == _distance(h, w, sets, shapes, TAB)
@@ -142,7 +142,7 @@ def _choose(hand, bot, danger=False, osums=None, tb=5):
     fsc = np.zeros(64)
     if osums is None:
         osums = np.zeros((4, N_OSUM), np.int64)
-    minfo = np.array([0, 1, 0], np.int64)
+    minfo = np.array([0, 1, 0, 0], np.int64)
     k, ev = best_discard(
         h, 0, 4, 1, TAB, bot, 4 - h, minfo, False, tb, 0, danger, osums, 3, 0, 2, True, False,
         np.zeros(0, np.uint64), sscr, fsc,

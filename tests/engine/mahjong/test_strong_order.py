@@ -106,10 +106,10 @@ def test_the_buda_distance_is_the_buda_shape_distance(seed):
         if w:
             h[np.flatnonzero(h)[0]] -= 1
         shapes = STANDARD | SEVEN_PAIRS | BUDA
-        target_dists(h, w, 4, shapes, TAB, np.array([0, 1, 0], np.int64), True, out)
+        target_dists(h, w, 4, shapes, TAB, np.array([0, 1, 0, 0], np.int64), True, out)
         assert out[P.T_BUDA] == _distance(h, w, 4, BUDA, TAB)
         assert out[P.T_PLAIN] <= out[P.T_BUDA]
-        target_dists(h, w, 4, STANDARD | SEVEN_PAIRS, TAB, np.array([0, 1, 0], np.int64), True,
+        target_dists(h, w, 4, STANDARD | SEVEN_PAIRS, TAB, np.array([0, 1, 0, 0], np.int64), True,
                      out)  # fmt: skip
         assert out[P.T_BUDA] == 99
     h10 = h.copy()
