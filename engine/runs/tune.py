@@ -156,8 +156,10 @@ def tune(
         raise UsageError(f"unknown seating {seating!r}; seatings: seat, dealer")
     resolved = v.resolve(rules)
     start = _defaults(v, policy, resolved)
-    start = {k: val for k, val in start.items() if k in _tuned_keys(policy, v)}
     dims = _relevant(v, resolved, policy)
+    # a tuned parameter that cannot change play under these rules is not kept
+    keep = {d.name.split(".")[0] for d in dims}
+    start = {k: val for k, val in start.items() if k in _tuned_keys(policy, v) and k in keep}
     if not dims:
         raise UsageError(f"mjlab tune: no {policy} parameter changes play in {variant}")
     base = None
