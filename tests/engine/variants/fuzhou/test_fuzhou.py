@@ -372,8 +372,9 @@ def test_jinque_beats_nearer_seats_on_a_discard():
     bots = np.zeros((4, N_BOT))
     k = tiles.kind("7p")
     visible = np.zeros(34, np.int64)
+    no_log = np.zeros((1, 5), np.int32)
     args = (r, ctx, pols, bots, 30, hand, wslot, melds, nmeld, 0, k, 4, 5, TAB, L.WIN_DISCARD,
-            visible)  # fmt: skip
+            visible, no_log)  # fmt: skip
     assert _discard_winner(*args) == 2
     r2 = r.copy()
     r2[L.R_WIN_PRIORITY] = 0
@@ -882,20 +883,19 @@ def test_play_options_are_not_payout_options():
         assert not V.option_map[next(iter(rules))].payout
 
 
-@pytest.mark.parametrize("policy", ["value", "strong"])
-def test_value_aware_bots_do_not_read_the_payout_options(policy):
-    """The value and strong bots play on fixed parameters (tuned under the defaults), so
-    their records re-score exactly too: the first-order gap of a payout option is 0."""
-    import pandas as pd
-
+def test_strong_reads_the_payout_options():
+    """strong prices its wins under the run's payouts (engine.runs.adapt): a fresh
+    simulation under changed payouts is not its re-score, the first-order gap of a payout
+    option is real for it (issue 44)."""
     import analysis
     from engine.runs.run import simulate
 
     change = {"scoring": "xinxiuding", "pay_jinque_qq": 90}
-    run = simulate("fuzhou", 600, seed=11, policies=policy, progress=False)
-    want = simulate("fuzhou", 600, seed=11, policies=policy, rules=change, progress=False)
+    run = simulate("fuzhou", 600, seed=11, policies="strong", progress=False)
+    want = simulate("fuzhou", 600, seed=11, policies="strong", rules=change, progress=False)
     got = analysis.rescore(run, **change)
-    pd.testing.assert_frame_equal(got, want.to_pandas(), check_exact=True)
+    played = want.to_pandas()
+    assert not (got["winner"].equals(played["winner"]) and got["turns"].equals(played["turns"]))
 
 
 def test_payout_table_is_the_pattern_declarations():
@@ -929,3 +929,20 @@ def test_a_special_priced_under_an_unknown_formula_is_refused(monkeypatch):
     monkeypatch.setattr(F.K, "PATTERNS", odd)
     with pytest.raises(ValueError, match="unknown formula"):
         F._specials()
+
+
+def test_strong_chases_jinque_only_where_its_outs_pay():
+    """strong passes a complete hand holding two golds for 金雀 only where the chance of
+    the chase (its live outs in the draws left) times 金雀's worth beats the win now."""
+    from engine.play.mahjong.loop import _chase_pays
+
+    _, rows = seat_bots(V, V.resolve({}), ("strong",) * 4)
+    bot = rows[0]
+    h = tiles.parse("123m456m789m123p45p9s").astype(np.int64)  # with two golds: complete
+    visible = np.zeros(34, np.int64)
+    # discarding 9s waits for 3p or 6p (7 unseen) to make the golds the pair
+    assert _chase_pays(bot, 80, h, 2, 5, TAB, visible, 4)
+    assert not _chase_pays(bot, 4, h, 2, 5, TAB, visible, 4)  # one draw left
+    visible[tiles.kind("3p")] = 3
+    visible[tiles.kind("6p")] = 4
+    assert not _chase_pays(bot, 80, h, 2, 5, TAB, visible, 4)  # every out is seen
