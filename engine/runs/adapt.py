@@ -41,7 +41,17 @@ from engine import abi
 from engine.play.bots import BOTDATA, committed, seat_bots
 from engine.play.family import family_of
 
-__all__ = ["BETA", "Adaptation", "adaptation", "seat_overrides", "describe"]
+__all__ = [
+    "BETA",
+    "Adaptation",
+    "adaptation",
+    "describe",
+    "play_key",
+    "refit",
+    "refit_path",
+    "seat_overrides",
+    "write_refit",
+]
 
 BETA = 4.0
 """Quarter tiles of a value bonus per doubling of a target's worth against a plain win."""
@@ -136,30 +146,98 @@ _SOURCE = "2"
 """Bumped when what an adaptation computes changes (a key of the disk cache)."""
 
 
+def play_key(v, resolved) -> str:
+    """A short hash of the play options of ``resolved`` (payout options left out): the
+    name of a committed refit (:func:`refit_path`).
+    """
+    play = {o.key: resolved[o.key] for o in v.options if not o.payout}
+    blob = json.dumps({"variant": v.name, "version": v.version, "play": play}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:10]
+
+
+def refit_path(v, resolved):
+    """Where a committed refit of ``v``'s strong models at these play options lives."""
+    return BOTDATA / v.name / "refits" / f"strong-{play_key(v, resolved)}.json"
+
+
+def _base_digest(model: Mapping) -> str:
+    """What a refit keeps of the committed model (its danger blocks), as a digest."""
+    kept = {k: model[k] for k in ("danger", "kong_danger") if k in model}
+    return hashlib.sha256(json.dumps(kept, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def refit(v, resolved, progress: bool = False) -> dict:
+    """The strong models of ``v`` refitted under ``resolved`` rules (the committed fit's
+    deals, seed and policy, :attr:`Family.refit`): ``{"model", "fit", "base"}``.
+    """
+    data, _ = _fit_identity(v)
+    fit = data["fit"]
+    res = family_of(v).refit(v, resolved, int(fit["deals"]), int(fit["seed"]), fit["policy"],
+                             2, progress, data["model"])  # fmt: skip
+    return {"model": res["model"], "fit": {**res["identity"], **res["summary"]},
+            "base": _base_digest(data["model"])}  # fmt: skip
+
+
+def write_refit(v, resolved, result: dict):
+    """Commit a refit (:func:`refit`) beside the variant's bot data; its path."""
+    path = refit_path(v, resolved)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    defaults = v.resolve({})
+    shown = {k: str(x).lower() if isinstance(x, bool) else x for k, x in resolved.items()}
+    cmd = " ".join(f"--rule {k}={shown[k]}" for k in sorted(resolved) if resolved[k] != defaults[k])
+    fit = dict(result["fit"])
+    fit["command"] = f"mjlab fit {v.name} {cmd}"
+    body = {"bot": {"variant": v.name, "policy": "strong", "refit_of": play_key(v, resolved)},
+            "model": result["model"], "fit": fit, "base": result["base"]}  # fmt: skip
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def _committed_refit(v, resolved, data) -> dict | None:
+    """The committed refit at these play options, if one was made from this model."""
+    path = refit_path(v, resolved)
+    if not path.exists():
+        return None
+    got = json.loads(path.read_text(encoding="utf-8"))
+    if got.get("base") != _base_digest(data["model"]):
+        return None  # made from another committed model: stale
+    return got
+
+
 def _strong_model(v, resolved, data, play_changed: bool) -> dict:
     fit = data["fit"]
     fam = family_of(v)
+    base_rules = v.resolve(fit["rules"])
+    model: dict = {}
     if play_changed:
+        committed_refit = _committed_refit(v, resolved, data)
+        if committed_refit is not None:
+            model = dict(committed_refit["model"])
+            base_rules = v.resolve(committed_refit["fit"]["rules"])
+        else:
 
-        def build():
-            print(
-                f"mjlab: fitting the strong models of {v.name} under these rules (rules_id "
-                f"{v.rules_id(resolved)}, {int(fit['deals']):,} deals; once, then cached)",
-                file=sys.stderr,
-            )
-            bar = sys.stderr.isatty()
-            return fam.refit(v, resolved, int(fit["deals"]), int(fit["seed"]), fit["policy"], 2,
-                             bar, data["model"])["model"]  # fmt: skip
+            def build():
+                print(
+                    f"mjlab: fitting the strong models of {v.name} under these rules "
+                    f"(rules_id {v.rules_id(resolved)}, {int(fit['deals']):,} deals; once, "
+                    "then cached)",
+                    file=sys.stderr,
+                )
+                return refit(v, resolved, sys.stderr.isatty())["model"]
 
-        return _cached_model(v, resolved, "refit", build)
+            return _cached_model(v, resolved, "refit", build)
     if fam.values is None:  # the family's strong reads the payouts from the packed rules
-        return {}
+        return model
+    if all(resolved[k] == base_rules[k] for k in resolved):
+        return model
 
     def build():
         rec = pilot_records(v, resolved, int(fit["deals"]), int(fit["seed"]), fit["policy"])
         return fam.values(v, resolved, rec)
 
-    return _cached_model(v, resolved, "values", build)
+    return {**model, **_cached_model(v, resolved, "values", build)}
 
 
 def _worth(value: Sequence[float]) -> np.ndarray:

@@ -170,6 +170,8 @@ from engine.mahjong.params import (
     B_CHASE_MIN_LIVE,
     B_KONG_SLACK,
     B_PASS_SELF,
+    M_STAKE,
+    M_VALUE,
     N_T,
     S_ALPHA,
     S_CHASE_MIN_LIVE,
@@ -184,6 +186,8 @@ from engine.mahjong.params import (
     S_PASS_SELF,
     S_ROB,
     S_TONGBAO,
+    T_PLAIN,
+    T_WILDPAIR,
 )
 from engine.mahjong.patterns import rest_distance
 from engine.mahjong.strong import (
@@ -498,9 +502,10 @@ def _discard_to_one_wild_short(hand, seat, w, sets, tab, min_w):
 
 
 @kernel(refcount=False)
-def _passes_for_jinque(bot, policy, live, h, w, sets, tab):
+def _passes_for_jinque(bot, policy, live, h, w, sets, tab, visible, players):
     """Whether a value or strong bot passes this plain win of ``h`` (complete) to chase
-    金雀.
+    金雀. The strong bot passes only where the chase is worth more than the win
+    (:func:`_chase_pays`).
     """
     if policy == P_VALUE:
         chase = bot[B_CHASE_MIN_LIVE]
@@ -512,7 +517,46 @@ def _passes_for_jinque(bot, policy, live, h, w, sets, tab):
         return False
     if live <= chase:
         return False
-    return rest_distance(h, sets, False, tab) > w - 2
+    if rest_distance(h, sets, False, tab) <= w - 2:
+        return False  # already 金雀
+    return policy != P_STRONG or _chase_pays(bot, live, h, w, sets, tab, visible, players)
+
+
+@kernel(refcount=False)
+def _chase_pays(bot, live, h, w, sets, tab, visible, players):
+    """Whether chasing 金雀 from the complete ``h`` beats declaring it, for the strong bot:
+    its best chase discard leaves a hand whose outs (the unseen tiles after which two
+    wilds are left for the pair) come in the seat's draws left with the chance
+    ``1 - (1 - outs / unseen)^draws``, times what a 金雀 win brings (``strong.value``),
+    against what the plain win brings now (both with the stake a win spares).
+    """
+    best = 0.0
+    unseen_all = 0
+    for r in range(N_KINDS):
+        unseen_all += max(4 - h[r] - visible[r], 0)
+    for q in range(N_KINDS):
+        if h[q] == 0:
+            continue
+        h[q] -= 1
+        if rest_distance(h, sets, False, tab) <= w - 1:  # the 金雀 wait
+            outs = 0
+            for r in range(N_KINDS):
+                left = 4 - h[r] - visible[r]
+                if left <= 0:
+                    continue
+                h[r] += 1
+                if rest_distance(h, sets, False, tab) <= w - 2:
+                    outs += left
+                h[r] -= 1
+            draws = -(-max(live, 0) // players)
+            p = 1.0 - (1.0 - outs / max(unseen_all, 1)) ** draws
+            if p > best:
+                best = p
+        h[q] += 1
+    stake = 0.5 * (bot[M_STAKE] + bot[M_STAKE + 1])
+    jinque = 0.5 * (bot[M_VALUE + T_WILDPAIR * 2] + bot[M_VALUE + T_WILDPAIR * 2 + 1]) + stake
+    plain = 0.5 * (bot[M_VALUE + T_PLAIN * 2] + bot[M_VALUE + T_PLAIN * 2 + 1]) + stake
+    return best * jinque > plain
 
 
 @kernel(refcount=False)
@@ -789,7 +833,9 @@ def _discard_winner(
             ok = _hooks.win_legal(rules, ctx, hand[s], ws_, sets_s, melds[s], nmeld[s], tab)
             ctx[X_WINNER] = -1
         pass_opt = OPT_PASS_DISCARD if wtype == WIN_DISCARD else OPT_PASS_ROB
-        if ok and _passes_for_jinque(bots[s], policies[s], live, hand[s], ws_, sets_s, tab):
+        if ok and _passes_for_jinque(
+            bots[s], policies[s], live, hand[s], ws_, sets_s, tab, visible, players
+        ):
             hand[s, k] -= 1
             ok = not _one_wild_short(hand[s], ws_, sets_s, tab, 2)
             hand[s, k] += 1
@@ -1245,8 +1291,9 @@ def _self_draw(rules, policies, bots, tab, ctx, ws, log):
                        role, gs, log, PASS_YOUJIN)  # fmt: skip
     if declare and far[cur] == 0 and _complete(rules, hand, cur, w_cur, sets_cur, tab):
         if _passes_for_jinque(
-            bots[cur], pol, ptr[2] - ctx[X_RESERVE], hand[cur], w_cur, sets_cur, tab
-        ):
+            bots[cur], pol, ptr[2] - ctx[X_RESERVE], hand[cur], w_cur, sets_cur, tab, visible,
+            rules[R_PLAYERS],
+        ):  # fmt: skip
             gs[G_CHASE] = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 2)
             if gs[G_CHASE] >= 0 and log.shape[0] > 1:
                 _log_self_pass(rules, ctx, hand, cur, w_cur, sets_cur, melds, nmeld, tab,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from types import SimpleNamespace
 
@@ -13,6 +14,7 @@ from engine.play.bots import _defaults
 from engine.play.family import family_of
 from engine.runs import adapt
 from engine.runs.run import make_spec
+from mjlab.cli import main
 
 MAHJONG = ("tuidaohu", "zhuji", "lishui", "fuzhou")
 
@@ -87,7 +89,8 @@ def test_adapted_rows_are_what_the_run_plays():
 def _fake_family(calls):
     def fit(v, resolved, deals, seed, policy, threads, progress, base):
         calls.append((dict(resolved), deals, seed, policy))
-        return {"model": {"value": [float(resolved["caishen"])] * 14, "stake": [1.0, 2.0]}}
+        model = {"value": [float(resolved["caishen"])] * 14, "stake": [1.0, 2.0]}
+        return {"model": model, "identity": {"rules": dict(resolved)}, "summary": {}}
 
     real = family_of(variants.get("zhuji"))
     return SimpleNamespace(refit=fit, values=real.values, package=real.package,
@@ -129,3 +132,37 @@ def test_describe_names_how_the_bots_read_the_rules(monkeypatch):
     v = variants.get("tuidaohu")
     assert "committed" in adapt.describe(v, v.resolve({}))
     assert "pay_qingyise" in adapt.describe(v, v.resolve({"pay_qingyise": 8}))
+
+
+def test_a_committed_refit_is_played_without_fitting_and_a_stale_one_is_ignored(
+    monkeypatch, tmp_path
+):
+    calls = []
+    monkeypatch.setattr(adapt, "family_of", lambda v: _fake_family(calls))
+    v = variants.get("zhuji")
+    resolved = v.resolve({"caishen": 1})
+    where = tmp_path / "strong-x.json"
+    monkeypatch.setattr(adapt, "refit_path", lambda v, r: where)
+    made = adapt.refit(v, resolved)
+    assert len(calls) == 1
+    made["model"]["value"] = [7.0] * 14
+    assert adapt.write_refit(v, resolved, made) == where
+    body = json.loads(where.read_text(encoding="utf-8"))
+    assert body["fit"]["command"] == "mjlab fit zhuji --rule caishen=1"
+    ad = adapt.adaptation(v, resolved)
+    assert len(calls) == 1 and ad.params["strong"]["value"] == [7.0] * 14
+    # a payout change on top of the committed refit re-prices the win values from a pilot
+    adapt._adaptation.cache_clear()
+    both = adapt.adaptation(v, v.resolve({"caishen": 1, "discard_pay": "all_three"}))
+    assert len(calls) == 1 and both.params["strong"]["value"] != [7.0] * 14
+    # made from another committed model: refitted instead
+    body["base"] = "0" * 16
+    where.write_text(json.dumps(body), encoding="utf-8")
+    adapt._adaptation.cache_clear()
+    adapt.adaptation(v, resolved)
+    assert len(calls) == 2
+
+
+def test_fit_with_a_rule_refits_and_a_payout_only_rule_is_refused(capsys):
+    assert main(["fit", "tuidaohu", "--rule", "pay_qingyise=8", "--dry-run"]) == 2
+    assert "changes no play option" in capsys.readouterr().err
