@@ -45,6 +45,7 @@ __all__ = [
     "BETA",
     "Adaptation",
     "adaptation",
+    "changes_play",
     "describe",
     "play_key",
     "refit",
@@ -144,6 +145,17 @@ def _cached_model(v, resolved, kind: str, build) -> dict:
 
 _SOURCE = "2"
 """Bumped when what an adaptation computes changes (a key of the disk cache)."""
+
+
+def changes_play(v, resolved) -> bool:
+    """Whether ``resolved`` differs from the committed fit's rules in a play option (so
+    that the strong models are refitted there, not only re-priced).
+    """
+    found = _fit_identity(v)
+    if found is None:
+        return False
+    fit_rules = found[1]
+    return any(resolved[o.key] != fit_rules[o.key] for o in v.options if not o.payout)
 
 
 def play_key(v, resolved) -> str:

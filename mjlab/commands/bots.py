@@ -41,7 +41,7 @@ def _refit(args, rules) -> int:
 
     v = get(args.variant)
     resolved = v.resolve(rules)
-    if adapt.adaptation(v, resolved).how != "refit":
+    if not adapt.changes_play(v, resolved):
         raise UsageError(
             f"mjlab fit {args.variant}: {', '.join(sorted(rules))} changes no play option; "
             "payout options are priced from the run's rules without a refit"

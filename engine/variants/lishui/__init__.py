@@ -338,7 +338,12 @@ BOT_TARGETS = dict(
 def bot_params(policy, rules) -> dict:
     """Default bot parameters of ``policy`` (the value bot's target bonuses)."""
     if policy == "strong":
-        return strong_defaults(tongbao=STRONG_TONGBAO)
+        # kong money (kong_pay n): 明杠 and 补杠 n from each other seat, 暗杠 2n from each;
+        # feeding a 明杠 costs the feeder the n he pays
+        n = float(rules["kong_pay"])
+        return strong_defaults(
+            tongbao=STRONG_TONGBAO, kong_an=6 * n, kong_add=3 * n, kong_ming=3 * n, feed_kong=n
+        )
     return dict(BONUS, safe_ties=VALUE_SAFE_TIES) if policy == "value" else {}
 
 

@@ -302,9 +302,14 @@ BOT_TARGETS = dict(flush=("qingyise",), half=("hunyise",), triplets=("sianke",),
 def bot_params(policy, rules) -> dict:
     """Default bot parameters of ``policy`` (the value bot's target bonuses)."""
     if policy == "strong":
+        # kong money from the run's payout table: 暗杠 and 补杠 from each other seat, 放杠
+        # from the feeder alone (what feeding one costs)
+        others = 3.0
         return strong_defaults(
-            kong_an=6.0, kong_add=3.0, kong_ming=3.0, feed_kong=3.0, rob=3.0, kong_hold=0.0
-        )
+            kong_an=others * rules["pay_angang"], kong_add=others * rules["pay_bugang"],
+            kong_ming=float(rules["pay_fanggang"]), feed_kong=float(rules["pay_fanggang"]),
+            rob=3.0, kong_hold=0.0,
+        )  # fmt: skip
     return dict(VALUE_BOT, kong_slack=VALUE_BOT_KONG_SLACK) if policy == "value" else {}
 
 
