@@ -15,6 +15,35 @@ The record row, win types and policy codes both families share live in
 from __future__ import annotations
 
 from engine._slots import Slots
+from engine.abi import (  # noqa: F401 - re-exported for the mahjong-family kernels
+    C_DEALER,
+    C_DELTA,
+    C_DISCARDER,
+    C_EXTRA,
+    C_PAT_HI,
+    C_PAT_LO,
+    C_STREAK,
+    C_TURNS,
+    C_VALUE,
+    C_WILDS,
+    C_WIN_TYPE,
+    C_WINNER,
+    MAX_EXTRA,
+    N_COLS,
+    N_FIXED,
+    P_EFFICIENCY,
+    P_RANDOM,
+    P_STRONG,
+    P_VALUE,
+    POLICY_NAMES,
+    WIN_DISCARD,
+    WIN_INSTANT,
+    WIN_KONG_DRAW,
+    WIN_NONE,
+    WIN_ROB_KONG,
+    WIN_SELF_DRAW,
+    WIN_TYPE_NAMES,
+)
 
 # ---- rule slots (index into the packed int64 rules array) -----------------------------
 N_RULES = 160
