@@ -1,7 +1,7 @@
 """Compile-time cuts (issue 21.1) that leave every record byte-identical.
 
-- A kernel called from kernels with different constants compiles once, for the plain
-  types (engine.jit.njit: numba would compile one version per constant).
+- numba compiles a kernel called from kernels once per constant a call site passes:
+  the engine's call sites pass no constants to kernels.
 - ``play_chunk`` plays its matches with the serial twin of a family's ``play_matches`` on
   numba's thread count of Python threads, instead of numba's parallel version (whose
   lowering links the whole game into three more libraries): the rows must be those of
@@ -13,8 +13,6 @@ import contextlib
 import numba
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from engine.hand._tables import kernel_tables
 from engine.jit import njit as _numba
@@ -26,20 +24,23 @@ from engine.variants import get as get_variant
 from engine.variants import names as variant_names
 
 
-@kernel
+@kernel(cache=False)
 def _scaled(x, k):
     return x * k
 
 
-@kernel
+@kernel(cache=False)
 def _two_sites(x):
-    return _scaled(x, 3) + _scaled(x, 4) + _scaled(x, x)
+    return _scaled(x, 3) + _scaled(x, np.int64(4)) + _scaled(x, x)
 
 
-def test_a_callee_compiles_once_whatever_constants_its_callers_pass(tmp_path, monkeypatch):
-    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)  # a cold cache for these kernels
+def test_numba_compiles_a_callee_per_constant_but_once_for_variables():
+    # why the engine's call sites pass variables: a constant types as Literal[int]
     assert _two_sites(5) == 5 * 3 + 5 * 4 + 5 * 5
-    assert [str(s) for s in _scaled.signatures] == ["(int64, int64)"]
+    assert sorted(str(s) for s in _scaled.signatures) == [
+        "(int64, Literal[int](3))",
+        "(int64, int64)",
+    ]
 
 
 @parallel_kernel
@@ -48,8 +49,7 @@ def _squares(out):
         out[i] = i * i
 
 
-def test_a_parallel_kernels_serial_twin_computes_the_same_in_its_own_cache(tmp_path, monkeypatch):
-    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)
+def test_a_parallel_kernels_serial_twin_computes_the_same_in_its_own_cache():
     a, b = np.zeros(1000, np.int64), np.zeros(1000, np.int64)
     _squares(a)
     _squares.serial(b)
@@ -57,7 +57,7 @@ def test_a_parallel_kernels_serial_twin_computes_the_same_in_its_own_cache(tmp_p
     assert _squares.targetoptions.get("parallel") and not _squares.serial.targetoptions.get(
         "parallel"
     )
-    names = sorted(p.name for p in tmp_path.rglob("*.nbi"))
+    names = sorted(p.name for p in _numba.compiled_dir().rglob("test_compile_cuts._squares*.nbi"))
     assert len(names) == 2 and any(".serial-" in n for n in names), names
 
 
@@ -114,9 +114,9 @@ def test_a_chunk_of_one_match_on_two_workers_uses_one():
 
 
 def _engine_kernel(func):
-    """``func`` compiled as a kernel of the engine (the collector pause is for those)."""
-    func.__module__ = "engine._gc_probe"
-    return kernel(func)
+    """``func`` compiled as a house kernel (the collector pause is for those), in every
+    process (a cold start each time)."""
+    return kernel(func, cache=False)
 
 
 def _engine_pair(add, times):
@@ -153,10 +153,9 @@ def _at_compile_starts(record):
         event.unregister("numba:compile", watch)
 
 
-def test_the_collector_is_paused_while_an_engine_kernel_compiles(tmp_path, monkeypatch):
+def test_the_collector_is_paused_while_an_engine_kernel_compiles():
     import gc
 
-    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)  # a cold cache: these compile
     seen = []
 
     _probe_callee, _probe = _engine_pair(1, 2)
@@ -177,10 +176,8 @@ def test_the_collector_is_paused_while_an_engine_kernel_compiles(tmp_path, monke
     assert not any(on for name, on in seen if name == "_callee")
 
 
-def test_the_collector_pause_ends_when_a_compile_fails(tmp_path, monkeypatch):
+def test_the_collector_pause_ends_when_a_compile_fails():
     import gc
-
-    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)
 
     @_engine_kernel
     def _broken(x):
@@ -191,10 +188,9 @@ def test_the_collector_pause_ends_when_a_compile_fails(tmp_path, monkeypatch):
     assert gc.isenabled()
 
 
-def test_a_long_pause_collects_the_youngest_objects_at_a_callees_end(tmp_path, monkeypatch):
+def test_a_long_pause_collects_the_youngest_objects_at_a_callees_end(monkeypatch):
     import gc
 
-    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)
     monkeypatch.setattr(_numba, "_YOUNG_LIMIT", 0)  # every callee's end is past the limit
     calls = []
     real = gc.collect
@@ -211,79 +207,3 @@ def test_a_long_pause_collects_the_youngest_objects_at_a_callees_end(tmp_path, m
     assert _young(4) == 9
     assert calls and all(a == (0,) for a in calls)
     assert gc.isenabled()
-
-
-# --- numba's bookkeeping, cheap during an engine compile (_CheapBookkeeping) ------------
-
-
-def _flag_options():
-    from numba.core.compiler import Flags
-
-    a = Flags()
-    return [k for k in Flags.options if isinstance(getattr(a, k), bool)]
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.data())
-def test_the_flag_shortcuts_compare_and_hash_as_numba_does(data):
-    from numba.core.compiler import Flags
-
-    names = _flag_options()
-    made = []
-    for _ in range(2):
-        f = Flags()
-        for name in data.draw(st.lists(st.sampled_from(names), max_size=6, unique=True)):
-            setattr(f, name, data.draw(st.booleans()))
-        made.append(f)
-    a, b = made
-    eq, hashed = _numba._ORIGINAL_FLAGS
-    assert _numba._flags_eq(a, b) == eq(a, b)
-    assert _numba._flags_eq(a, a) and _numba._flags_eq(b, a) == eq(b, a)
-    assert _numba._flags_hash(a) == hashed(a)
-    other = object()
-    assert _numba._flags_eq(a, other) is eq(a, other)  # NotImplemented: not a flag
-
-
-def test_numba_bookkeeping_is_cheap_during_an_engine_compile_and_restored_after(
-    tmp_path, monkeypatch
-):
-    from numba.core.targetconfig import TargetConfig
-
-    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)
-    before = _numba._numba_lock_callbacks()
-    assert before, "numba registers its LLVM lock events"
-    seen = []
-
-    def record(name):
-        seen.append(
-            (
-                name,
-                TargetConfig.__eq__ is _numba._flags_eq,
-                TargetConfig.__hash__ is _numba._flags_hash,
-                len(_numba._numba_lock_callbacks()),
-            )
-        )
-
-    _cheap_callee, _cheap = _engine_pair(2, 5)
-
-    @_engine_kernel
-    def _cheap_broken(x):
-        return _cheap_callee(x).no_such_attribute
-
-    @numba.njit
-    def _outside(x):
-        return x - 1
-
-    with _at_compile_starts(record):
-        assert _cheap(1) == 15
-        with pytest.raises(numba.core.errors.TypingError):
-            _cheap_broken(1)
-        assert _outside(3) == 2
-    # inside the engine's compile (the callee's start comes after the outer start)
-    assert ("_callee", True, True, 0) in seen
-    # a compile outside the engine sees numba as it is
-    assert ("_outside", False, False, len(before)) in seen
-    # given back after each outermost compile, the failed one too
-    assert TargetConfig.__eq__ is _numba._ORIGINAL_FLAGS[0]
-    assert TargetConfig.__hash__ is _numba._ORIGINAL_FLAGS[1]
-    assert _numba._numba_lock_callbacks() == before
