@@ -13,6 +13,7 @@ import contextlib
 import numba
 import numpy as np
 import pytest
+from numba.core.dispatcher import Dispatcher
 
 from engine.hand._tables import kernel_tables
 from engine.jit import njit as _numba
@@ -34,12 +35,113 @@ def _two_sites(x):
     return _scaled(x, 3) + _scaled(x, np.int64(4)) + _scaled(x, x)
 
 
+_LINE = _two_sites.py_func.__code__.co_firstlineno + 2
+
+
 def test_numba_compiles_a_callee_per_constant_but_once_for_variables():
     # why the engine's call sites pass variables: a constant types as Literal[int]
     assert _two_sites(5) == 5 * 3 + 5 * 4 + 5 * 5
     assert sorted(str(s) for s in _scaled.signatures) == [
         "(int64, Literal[int](3))",
         "(int64, int64)",
+    ]
+
+
+_LITERAL_TYPES = (bool, int, str)  # numba types these constants as Literal[...]; not floats
+
+
+def _constant(a, module, params, values, depth=0) -> bool:
+    """Whether expression ``a`` of a kernel is a constant numba types as a literal: ``3``,
+    ``-1``, ``True``, a module-level int, a local assigned only a constant."""
+    import ast
+
+    if isinstance(a, ast.Constant):
+        return isinstance(a.value, _LITERAL_TYPES)
+    if isinstance(a, ast.UnaryOp):
+        return _constant(a.operand, module, params, values, depth)
+    if isinstance(a, ast.Name) and a.id not in params:
+        if a.id in values:
+            v = values[a.id]
+            return (
+                depth < 3
+                and len(v) == 1
+                and v[0] is not None
+                and _constant(v[0], module, params, values, depth + 1)
+            )
+        return isinstance(getattr(module, a.id, None), _LITERAL_TYPES)
+    return False
+
+
+def _callee(f, module, params, values):
+    """The module-level object a call's function expression names, or None."""
+    import ast
+
+    if isinstance(f, ast.Name) and f.id not in params and f.id not in values:
+        return getattr(module, f.id, None)
+    if isinstance(f, ast.Attribute):
+        base = _callee(f.value, module, params, values)
+        return getattr(base, f.attr, None) if base is not None else None
+    return None
+
+
+def _constants_passed_to_kernels(module) -> list[str]:
+    """Call sites in ``module``'s kernels that pass a constant (:func:`_constant`) to a
+    house kernel compiled on its own (not ``inline="always"``), which numba would compile
+    once per constant.
+    """
+    import ast
+    import inspect
+
+    found = []
+    for fn in ast.walk(ast.parse(inspect.getsource(module))):
+        if not isinstance(fn, ast.FunctionDef) or not any(
+            "kernel" in ast.unparse(d) for d in fn.decorator_list
+        ):
+            continue
+        params = {a.arg for a in (*fn.args.args, *fn.args.kwonlyargs)}
+        values: dict[str, list] = {}
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name):
+                            values.setdefault(n.id, []).append(node.value)
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign | ast.For | ast.comprehension):
+                for n in ast.walk(node.target):
+                    if isinstance(n, ast.Name):
+                        values.setdefault(n.id, []).append(None)
+        for node in ast.walk(fn):
+            if not isinstance(node, ast.Call):
+                continue
+            target = _callee(node.func, module, params, values)
+            if not isinstance(target, Dispatcher) or target not in _numba._HOUSE:
+                continue
+            if target.targetoptions.get("inline") == "always":
+                continue  # inlined where called: never compiled on its own
+            passed = [*node.args, *(k.value for k in node.keywords)]
+            if any(_constant(a, module, params, values) for a in passed):
+                found.append(f"{module.__name__}:{node.lineno} {ast.unparse(node)[:80]}")
+    return found
+
+
+def test_no_kernel_passes_a_constant_to_a_kernel_compiled_on_its_own():
+    """Pass ``np.int64(3)`` (or a variable), not ``3``: the callee compiles once."""
+    import importlib
+
+    root = _numba._ROOT
+    found = []
+    for path in _numba.kernel_sources():
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found += _constants_passed_to_kernels(importlib.import_module(name))
+    assert not found, "\n".join(found)
+
+
+def test_the_constant_check_finds_a_constant_passed_to_a_kernel():
+    import sys
+
+    assert _constants_passed_to_kernels(sys.modules[__name__]) == [
+        f"{__name__}:{_LINE} _scaled(x, 3)"
     ]
 
 
