@@ -22,17 +22,13 @@ import sys
 __all__ = ["compiling", "expect", "outermost_done", "tick", "PARTS"]
 
 PARTS = {
-    # module prefix: (what, numba compiles, CPU seconds) from an empty cache: the CPU
-    # seconds of a first `mjlab simulate` of each family (2-core machine, numba 0.68,
-    # with the compile-time cuts of engine.jit.njit, the hook table of engine.play.mahjong.hooks
-    # and the late kernels of engine.jit.late, the rules' rarer phases among them: on 3 Dec
-    # 2026 a first 推倒胡 run took 37-49 CPU-s in all, about 110 compiles, a later
-    # mahjong variant 5-11 CPU-s; a first 落地扫 run 24-34 CPU-s and about 78); rough on
-    # purpose: the notice says "about".
-    "engine.play.mahjong": ("the mahjong game kernels", 110, 40),
-    "engine.mahjong": ("the mahjong game kernels", 110, 40),
-    "engine.play.zipai": ("the 字牌 (luodisao) game kernels", 80, 28),
-    "engine.zipai": ("the 字牌 (luodisao) game kernels", 80, 28),
+    # module prefix: (what, numba compiles, CPU seconds) of a first `mjlab simulate` of
+    # each family from an empty cache (README gives the measured figures); rough on
+    # purpose: the notice says "about"
+    "engine.play.mahjong": ("the mahjong game kernels", 100, 50),
+    "engine.mahjong": ("the mahjong game kernels", 100, 50),
+    "engine.play.zipai": ("the 字牌 (luodisao) game kernels", 75, 35),
+    "engine.zipai": ("the 字牌 (luodisao) game kernels", 75, 35),
     "engine.hand._tables": ("the hand-table builder", 20, 4),
     "engine.hand": ("the hand-evaluation kernels", 60, 6),
     "engine.variants": ("the scoring kernels", 60, 10),
