@@ -7,7 +7,7 @@ No ``fastmath``: scores and counts are exact integers. Only numba's public means
 used: its documented environment variables, its ``numba:compile`` and
 ``numba:compiler_lock`` events (:mod:`numba.core.event`) and the dispatcher's documented
 attributes; nothing of numba, llvmlite or matplotlib is replaced or patched
-(tests/engine/jit/test_public_api.py checks the source).
+(tests/test_public_api.py checks the source).
 
 **A cold start costs what the results need, no more** (issue 21: the first run compiled
 for about a minute of CPU). The house choices that cut it, none of which changes a
