@@ -15,7 +15,7 @@ returns the Axes; extra keyword arguments go to the main matplotlib call.
 from __future__ import annotations
 
 import functools
-import math
+import re
 import textwrap
 from collections.abc import Hashable, Mapping, Sequence
 from contextlib import contextmanager
@@ -165,48 +165,63 @@ def _plain_log_labels(ax) -> None:
         ):
             old = get()
             if type(old) is LogFormatterSciNotation:
-                new = power(old._base, labelOnlyBase=old.labelOnlyBase, linthresh=old._linthresh)
-                new.minor_thresholds = old.minor_thresholds
-                put(new)
+                put(power(old))
+
+
+_MATHTEXT_LABEL = re.compile(
+    r"\$\\mathdefault\{(?P<sign>-?)(?:(?P<coeff>[^\\^{}]+)\\times)?"
+    r"(?P<body>[^\\^{}]+)(?:\^\{(?P<exp>-?\d+)\})?\}\$"
+)
+r"""A label of matplotlib's ``LogFormatterSciNotation``: ``$\mathdefault{-2\times10^{-3}}$``."""
+
+
+def _plain_label(label: str) -> str:
+    """A ``LogFormatterSciNotation`` label as plain text with Unicode superscripts."""
+    import matplotlib
+
+    m = _MATHTEXT_LABEL.fullmatch(label)
+    if m is None:
+        return label  # "" (a tick it leaves unlabelled)
+    minus = "\u2212" if matplotlib.rcParams["axes.unicode_minus"] else "-"
+    sign = minus if m["sign"] else ""
+    if m["exp"] is None:
+        return sign + m["body"].replace("-", minus)
+    power = m["body"] + m["exp"].translate(_SUPERSCRIPTS)
+    return f"{sign}{m['coeff']}×{power}" if m["coeff"] else sign + power
 
 
 @functools.cache
 def _power_formatter():
     """The class ``_PowerFormatter`` (built on first use: matplotlib is imported lazily)."""
-    from matplotlib.ticker import LogFormatter
+    from matplotlib.ticker import Formatter
 
-    class _PowerFormatter(LogFormatter):
-        """Log-axis tick labels as plain text with Unicode superscripts: ``10⁻³``,
-        ``−10²``, ``2×10⁻³``, the labels ``LogFormatterSciNotation`` writes as mathtext.
+    class _PowerFormatter(Formatter):
+        r"""The labels of a ``LogFormatterSciNotation`` (which ticks get one, and what)
+        written as plain text with Unicode superscripts: ``10⁻³``, ``−10²``, ``2×10⁻³``
+        instead of the mathtext ``$\mathdefault{10^{-3}}$``.
 
         Mathtext costs a pyparsing parse per label (and, the first time, building the
         parser): a good part of drawing a log axis. DejaVu Sans has these glyphs.
         """
 
-        def __call__(self, x, pos=None):
-            import matplotlib
+        def __init__(self, inner):
+            self.inner = inner
 
-            if x == 0:  # symlog
-                return "0"
-            minus = "\u2212" if matplotlib.rcParams["axes.unicode_minus"] else "-"
-            sign = minus if x < 0 else ""
-            x, b = abs(x), self._base
-            fx = math.log(x) / math.log(b)
-            decade = math.isclose(fx, round(fx))
-            exponent = round(fx) if decade else math.floor(fx)
-            coeff = b ** (fx - exponent)
-            if self.labelOnlyBase and not decade:
-                return ""
-            if self._sublabels is not None and round(coeff) not in self._sublabels:
-                return ""
-            if abs(fx) < matplotlib.rcParams["axes.formatter.min_exponent"]:
-                return f"{sign}{x:g}".replace("-", minus)
-            power = f"{b:g}" + str(exponent).translate(_SUPERSCRIPTS)
-            if decade:
-                return sign + power
-            if math.isclose(coeff, round(coeff)):
-                coeff = round(coeff)
-            return f"{sign}{coeff:g}×{power}"
+        def set_axis(self, axis):
+            super().set_axis(axis)
+            self.inner.set_axis(axis)
+
+        def set_locs(self, locs):
+            self.inner.set_locs(locs)
+
+        def __call__(self, x, pos=None):
+            return _plain_label(self.inner(x, pos))
+
+        def format_data(self, value):
+            return self.inner.format_data(value)
+
+        def format_data_short(self, value):
+            return self.inner.format_data_short(value)
 
     return _PowerFormatter
 

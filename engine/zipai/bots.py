@@ -37,6 +37,8 @@ All randomness comes from the deal's bot stream (engine.rng BOTS).
 
 from __future__ import annotations
 
+import numpy as np
+
 from engine import rng
 from engine.abi import P_EFFICIENCY, P_RANDOM, P_VALUE
 from engine.jit.njit import kernel
@@ -172,13 +174,13 @@ def distance(h, need, huxi_now, min_huxi, unseen, values, kv):
     for a complete hand with enough 胡息. A cheap, optimistic measure (see the module
     docstring).
     """
-    keep_values(h, unseen, values, 0, 0, kv)
+    keep_values(h, unseen, values, np.int64(0), np.int64(0), kv)
     credit3 = 0
     for k in range(20):
         if h[k] >= 3:
             credit3 += 3 * h[k]
         elif h[k] > 0:
-            if in_group(h, k, -1):
+            if in_group(h, k, np.int64(-1)):
                 credit3 += 3 * h[k]
             elif kv[k] > 1:
                 credit3 += 2 * h[k]
@@ -265,10 +267,10 @@ def want_claim(policy, h, c, n_used, group_huxi, huxi_now, min_huxi, bstate):
     a 碰 that brings 胡息 while the hand is short of the minimum is always taken.
     """
     if policy == P_RANDOM:
-        return rng.below(bstate, 2) == 1
+        return rng.below(bstate, np.int64(2)) == 1
     if group_huxi > 0 and huxi_now < min_huxi:
         return True
-    return not in_group(h, c, -1)
+    return not in_group(h, c, np.int64(-1))
 
 
 @kernel(refcount=False)
@@ -285,7 +287,7 @@ def choose_chi(policy, h, claimed, opts, ng, nopt, values, huxi_now, min_huxi, b
     if nopt == 0:
         return -1
     if policy == P_RANDOM:
-        if rng.below(bstate, 2) == 0:
+        if rng.below(bstate, np.int64(2)) == 0:
             return -1
         return rng.below(bstate, nopt)
     best = -1
@@ -310,7 +312,7 @@ def choose_chi(policy, h, claimed, opts, ng, nopt, values, huxi_now, min_huxi, b
                         if not (gg == g and jj == j):
                             h2[opts[i, gg, jj]] -= 1
                 h2[claimed] += 1
-                if h2[q] >= 1 and in_group(h2, q, -1):
+                if h2[q] >= 1 and in_group(h2, q, np.int64(-1)):
                     ok = False
                     break
         if ok:

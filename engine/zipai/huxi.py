@@ -568,7 +568,9 @@ def _evaluate_one(counts, kings, need, cand, cand_self, values, wv, best, ws):
         for r in range(5):
             wvx[s, r, 0] = wv[s, r]
     best2 = np.empty((5, 5), np.int64)
-    nodes = _evaluate_core(counts, kings, need, cand, cand_self, 1, -1, values, wvx, best2, ws)
+    nodes = _evaluate_core(
+        counts, kings, need, cand, cand_self, np.int64(1), np.int64(-1), values, wvx, best2, ws
+    )
     for j in range(best.shape[0]):
         best[j] = best2[j, 0]
     return nodes
@@ -652,14 +654,13 @@ def _evaluate_batch(
         Output: ``[i, j]`` the most 胡息 (table included) over the splits in which ``j``
         王 stand for red cards (red cards ``red_base + j``), -1 if none.
     """
-    wvx = _wang_values_x(values, -1)
+    wvx = _wang_values_x(values, np.int64(-1))
     best2 = np.empty((MAX_KINGS + 1, MAX_KINGS + 1), np.int64)
     best = np.empty(MAX_KINGS + 1, np.int64)
     ws = _workspace()
     for i in range(counts.shape[0]):
-        _evaluate_core(
-            counts[i], kings[i], need[i], cand[i], cand_self[i], 1, -1, values, wvx, best2, ws
-        )
+        _evaluate_core(counts[i], kings[i], need[i], cand[i], cand_self[i], np.int64(1),
+                       np.int64(-1), values, wvx, best2, ws)  # fmt: skip
         for jj in range(MAX_KINGS + 1):
             best[jj] = best2[jj, 0]
         red_base = table_red[i]

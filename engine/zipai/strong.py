@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from engine import rng
 from engine.jit.njit import kernel
 from engine.zipai.bots import W_HUXI, distance, keep_values
@@ -248,7 +250,7 @@ def best_discard(
     ``bstate`` the bot stream (empty: the first of tied discards, for evaluations that
     need no choice); ``danger_on``: whether a discard can be won on at all.
     """
-    keep_values(h, unseen, values, W_HUXI, 0, kv)
+    keep_values(h, unseen, values, np.int64(W_HUXI), np.int64(0), kv)
     alpha = bot[S_ALPHA]
     keep = bot[S_KEEP] / 64.0
     best = -math.inf

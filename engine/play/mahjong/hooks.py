@@ -11,11 +11,11 @@ default (``_no_setup`` ...). Adding a variant never edits the engine.
 variant's scoring kernels, and numba linked and re-optimised all of them into every
 kernel of the game loop that calls a hook). The game loop calls a hook through a table
 of machine-code addresses, :data:`TABLE`, indexed by hook and variant id
-(``rules[R_VARIANT]``): the table is an external symbol of the compiled code
-(``mjlab_game_hooks``), so the loop's cached machine code stays the same whichever
-variants exist, and a hook kernel is compiled (or loaded from the cache) only when
-:func:`bind` fills its variant's row, which the loop's entry kernels
-(:func:`binding`) do before every call. Each hook has one declared signature
+(``rules[R_VARIANT]``): a table of the engine's late calls (:mod:`engine.jit.late`), an
+external symbol of the compiled code (``mjlab_game_hooks``), so the loop's cached machine
+code stays the same whichever variants exist, and a hook kernel is compiled (or loaded
+from the cache) only when :func:`bind` fills its variant's row, which the loop's entry
+kernels (:func:`binding`) do before every call. Each hook has one declared signature
 (:data:`HOOKS`): the loop's call sites must pass exactly those types (a mismatch fails
 to compile, naming the hook), and every variant's kernel is compiled for them. A call
 through an empty row raises RuntimeError instead of jumping to address 0.
@@ -28,15 +28,11 @@ True
 
 from __future__ import annotations
 
-import ctypes
 import inspect
 import threading
 
 import numba
-from llvmlite import binding as llvm_binding
-from llvmlite import ir
-from numba.core import cgutils, types
-from numba.extending import intrinsic
+from numba.core import types
 
 from engine.jit import late as _late
 from engine.jit.njit import kernel
@@ -133,7 +129,6 @@ HOOKS = {
 """Every hook: the variants' kernel name, its default, its return and argument types."""
 
 _ORDER = tuple(HOOKS)
-_SYMBOL = "mjlab_game_hooks"
 
 SKIP = 1
 """The table's address for a hook a variant does not define whose default does nothing
@@ -143,10 +138,9 @@ loop calls ``on_discard`` after every discard; for most variants it is the defau
 _SKIPPED = frozenset({"on_kong", "on_discard"})
 assert all(HOOKS[h][2] == types.none for h in _SKIPPED)
 
-TABLE = (ctypes.c_int64 * (len(_ORDER) * IDS))()
-"""Machine-code address of hook ``h`` for variant ``v`` at ``h * IDS + v`` (0: not bound)."""
-
-llvm_binding.add_symbol(_SYMBOL, ctypes.addressof(TABLE))
+TABLE = _late.LateTable("mjlab_game_hooks", len(_ORDER), rows=IDS)
+"""The machine code of hook ``h`` (its index in :data:`_ORDER`) for variant ``v`` in entry
+(``h``, ``v``) (engine.jit.late; 0: not bound)."""
 
 
 def _signature(hook: str, tab_type):
@@ -180,15 +174,9 @@ def bind(vid: int, tab) -> None:
             sig = _signature(hook, tab_type)
             fn = variant_kernel(hook, vid)
             if hook in _SKIPPED and fn is HOOKS[hook][1]:
-                TABLE[h * IDS + vid] = SKIP
+                TABLE.set_address(h, vid, SKIP)
                 continue
-            cres = fn.get_compile_result(sig)
-            if cres.signature.return_type != sig.return_type:
-                raise TypeError(
-                    f"{fn.py_func.__module__}.{fn.__name__} returns "
-                    f"{cres.signature.return_type}; the hook {hook} must return {sig.return_type}"
-                )
-            TABLE[h * IDS + vid] = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+            TABLE.fill(h, vid, fn, sig.args, sig.return_type, declared=True)
         _BOUND.add((vid, tab_type))
 
 
@@ -209,69 +197,19 @@ def binding(disp, needs=lambda args: ()):
 
 def _hook_call(hook: str):
     """An intrinsic ``call(vid, *args)``: hook ``hook`` of variant ``vid`` through TABLE."""
-    h = _ORDER.index(hook)
+    decl = HOOKS[hook][3]
 
-    def typer(typingctx, vid, *args):
-        args = tuple(types.unliteral(a) for a in args)
-        decl = HOOKS[hook][3]
+    def declared(args):
         if len(args) != len(decl):
             raise numba.core.errors.TypingError(f"hook {hook} takes {len(decl)} arguments")
-        sig = _signature(hook, args[decl.index("tab")] if "tab" in decl else None)
-        if args != sig.args:
-            raise numba.core.errors.TypingError(
-                f"hook {hook} is declared for {sig.args}, called with {args}"
-            )
-        ret = sig.return_type
+        return _signature(hook, args[decl.index("tab")] if "tab" in decl else None)
 
-        def codegen(context, builder, signature, llargs):
-            i64 = ir.IntType(64)
-            mod = builder.module
-            gv = mod.globals.get(_SYMBOL)
-            if gv is None:
-                gv = ir.GlobalVariable(mod, ir.ArrayType(i64, len(_ORDER) * IDS), _SYMBOL)
-            v = builder.sext(llargs[0], i64) if llargs[0].type.width < 64 else llargs[0]
-            inside = builder.and_(
-                builder.icmp_signed(">=", v, ir.Constant(i64, 0)),
-                builder.icmp_signed("<", v, ir.Constant(i64, IDS)),
-            )
-            slot = builder.add(builder.select(inside, v, ir.Constant(i64, 0)),
-                               ir.Constant(i64, h * IDS))  # fmt: skip
-            addr = builder.load(builder.gep(gv, [ir.Constant(i64, 0), slot]))
-            bound = builder.and_(inside, builder.icmp_unsigned("!=", addr, ir.Constant(i64, 0)))
-            with builder.if_then(builder.not_(bound), likely=False):
-                context.call_conv.return_user_exc(
-                    builder,
-                    RuntimeError,
-                    (
-                        f"mjlab: hook {hook} called for a variant that is not bound "
-                        "(engine.play.mahjong.hooks.bind)",
-                    ),  # fmt: skip
-                )
-            fnty = context.call_conv.get_function_type(ret, sig.args)
-
-            def emit():
-                fnptr = builder.inttoptr(addr, fnty.as_pointer())
-                status, res = context.call_conv.call_function(
-                    builder, fnptr, ret, sig.args, llargs[1:]
-                )
-                with cgutils.if_unlikely(builder, status.is_error):
-                    context.call_conv.return_status_propagate(builder, status)
-                return res
-
-            if hook in _SKIPPED:  # returns nothing: SKIP is the default's no-op
-                with builder.if_then(builder.icmp_unsigned("!=", addr, ir.Constant(i64, SKIP))):
-                    emit()
-                return context.get_dummy_value()
-            res = emit()
-            return res if ret != types.none else context.get_dummy_value()
-
-        return ret(vid, *args), codegen
-
-    # numba's intrinsics take named arguments, not *args: one per declared argument
-    names = ", ".join(f"a{i}" for i in range(len(HOOKS[hook][3])))
-    scope = {"typer": typer}
-    exec(f"def call(typingctx, vid, {names}):\n    return typer(typingctx, vid, {names})", scope)
-    return intrinsic(scope["call"])
+    message = (
+        f"mjlab: hook {hook} called for a variant that is not bound "
+        "(engine.play.mahjong.hooks.bind)"
+    )
+    skip = SKIP if hook in _SKIPPED else 0
+    return TABLE.indexed(f"hook {hook}", len(decl), declared, message, skip)
 
 
 if numba.config.DISABLE_JIT:  # pure Python (the coverage pass): call the variant's function

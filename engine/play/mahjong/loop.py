@@ -321,7 +321,7 @@ def _next_kind(k):
     return 33
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, inline="always")  # small: inlined where called
 def _ev(log, ctx, a, b, c, d, e):
     """Append an event row to the replay log (no-op unless logging)."""
     if log.shape[0] <= 1:
@@ -336,7 +336,7 @@ def _ev(log, ctx, a, b, c, d, e):
         ctx[X_NEVENT] = n + 1
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, inline="always")  # small: inlined where called
 def _pop(wall, dead, ptr, from_tail):
     """Draw the next live tile from the head (or the tail); -1 if none is live."""
     if ptr[2] <= 0:
@@ -355,7 +355,7 @@ def _pop(wall, dead, ptr, from_tail):
     return t
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, inline="always")  # small: inlined where called
 def _aside(wall, dead, ptr, k):
     """Set aside (dead) the k-th live tile counted from the tail (k >= 1); its kind."""
     pos = ptr[1]
@@ -417,7 +417,7 @@ def _replace_flowers(rules, ctx, wall, dead, ptr, role, seat, t, hand, wslot, fl
     reserve is left for a replacement (the deal is then drawn).
     """
     while role[t] == ROLE_FLOWER:
-        _got_flower(rules, ctx, flw, seat, t, log, ptr, True)
+        _got_flower(rules, ctx, flw, seat, t, log, ptr, np.bool_(True))
         if ptr[2] <= ctx[X_RESERVE]:
             return -1
         t = _pop(wall, dead, ptr, True)
@@ -454,7 +454,7 @@ def _deal_flowers(rules, ctx, wall, dead, ptr, role, dealer, players, hand, wslo
                 t = _pop(wall, dead, ptr, True)
                 _add(role, s, t, hand, wslot, flw)
                 if role[t] == ROLE_FLOWER:
-                    _got_flower(rules, ctx, flw, s, t, log, ptr, True)
+                    _got_flower(rules, ctx, flw, s, t, log, ptr, np.bool_(True))
                     need[s] += 1
                     more = True
 
@@ -485,7 +485,7 @@ def _one_wild_short(h, w, sets, tab, min_w):
     With at least ``min_w`` wilds held: the 游金 shape (``min_w = 1``, the lone wild waits
     for any tile) and the 金雀 wait (``min_w = 2``, two wilds will be the pair).
     """
-    return w >= min_w and rest_distance(h, sets, False, tab) <= w - 1
+    return w >= min_w and rest_distance(h, sets, np.bool_(False), tab) <= w - 1
 
 
 @kernel(refcount=False)
@@ -517,7 +517,7 @@ def _passes_for_jinque(bot, policy, live, h, w, sets, tab, visible, players):
         return False
     if live <= chase:
         return False
-    if rest_distance(h, sets, False, tab) <= w - 2:
+    if rest_distance(h, sets, np.bool_(False), tab) <= w - 2:
         return False  # already 金雀
     return policy != P_STRONG or _chase_pays(bot, live, h, w, sets, tab, visible, players)
 
@@ -538,14 +538,14 @@ def _chase_pays(bot, live, h, w, sets, tab, visible, players):
         if h[q] == 0:
             continue
         h[q] -= 1
-        if rest_distance(h, sets, False, tab) <= w - 1:  # the 金雀 wait
+        if rest_distance(h, sets, np.bool_(False), tab) <= w - 1:  # the 金雀 wait
             outs = 0
             for r in range(N_KINDS):
                 left = 4 - h[r] - visible[r]
                 if left <= 0:
                     continue
                 h[r] += 1
-                if rest_distance(h, sets, False, tab) <= w - 2:
+                if rest_distance(h, sets, np.bool_(False), tab) <= w - 2:
                     outs += left
                 h[r] -= 1
             draws = -(-max(live, 0) // players)
@@ -634,7 +634,7 @@ def _strong_view(rules, ctx, seat, melds, nmeld, disc, ndisc, role, live, player
 def _strong_best(htmp, w, sets, sh, tab, bot, unseen, minfo, osums, view, bstate, sscr, fsc):
     """engine.mahjong.strong.best_discard with the table view of :func:`_strong_view`."""
     return best_discard(
-        htmp, w, sets, sh, tab, bot, unseen, minfo, view[7] == 1, view[3], view[4], True,
+        htmp, w, sets, sh, tab, bot, unseen, minfo, view[7] == 1, view[3], view[4], np.bool_(True),
         osums, view[0], view[1], view[2], view[5] == 1, view[6] == 1, bstate, sscr, fsc,
     )  # fmt: skip
 
@@ -734,12 +734,12 @@ def _strong_chow(
                 ok = False
         if not ok:
             continue
-        _chow_apply(htmp, minfo, k, lo, m0, nm, -1)
+        _chow_apply(htmp, minfo, k, lo, m0, nm, np.int64(-1))
         _, ev = _strong_best(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, osums, view,
                              no_rng, sscr, fsc)  # fmt: skip
         if closer > 0 and d_now - _distance(htmp, w, sets - 1, sh, tab) < closer:
             ev = -np.inf
-        _chow_apply(htmp, minfo, k, lo, m0, nm, 1)
+        _chow_apply(htmp, minfo, k, lo, m0, nm, np.int64(1))
         ev -= liable
         minfo[0] = m0
         minfo[1] = m1
@@ -782,8 +782,9 @@ def _strong_kong(k, is_an, htmp, w, sets, sh, tab, bot, unseen, minfo, osums, vi
             zb = fsc[FS_DANGER : FS_DANGER + 8]
             danger_bases(bot, osums, view[0], view[1], view[2], fi, zb)
             _, loss, _ = discard_danger(
-                bot, osums, view[0], k, unseen[k], view[1], zb, True, False, view[4], fi
-            )
+                bot, osums, view[0], k, unseen[k], view[1], zb, np.bool_(True), np.bool_(False),
+                view[4], fi,
+            )  # fmt: skip
             ev -= bot[S_ALPHA] * bot[S_ROB] * loss
     return ev + bot[S_KONG_BIAS] >= ev_without
 
@@ -837,7 +838,7 @@ def _discard_winner(
             bots[s], policies[s], live, hand[s], ws_, sets_s, tab, visible, players
         ):
             hand[s, k] -= 1
-            ok = not _one_wild_short(hand[s], ws_, sets_s, tab, 2)
+            ok = not _one_wild_short(hand[s], ws_, sets_s, tab, np.int64(2))
             hand[s, k] += 1
             if not ok:
                 _ev(log, ctx, E_OPTION, s, pass_opt, k, PASS_JINQUE)
@@ -1106,7 +1107,7 @@ def _deal_wilds(rules, ctx, ws, log):
         pass  # 开金 after the deal and 补花 (_deal_hands)
     elif mode == 1 or mode == 2:
         if rules[R_INDICATOR] == 1:
-            k_pos = 2 + rng.below(wst, 6) + rng.below(wst, 6)
+            k_pos = 2 + rng.below(wst, np.int64(6)) + rng.below(wst, np.int64(6))
         else:
             k_pos = 1
         if rules[R_INDICATOR_LIVE] == 1:
@@ -1178,7 +1179,7 @@ def _deal_hands(rules, ctx, ws, log):
                 break
             _pop(wall, dead, ptr, True)
             flw[dealer, t] += 1
-            _got_flower(rules, ctx, flw, dealer, t, log, ptr, False)
+            _got_flower(rules, ctx, flw, dealer, t, log, ptr, np.bool_(False))
         dead[pos] = True
         ptr[2] -= 1
         ctx[X_INDICATOR_POS] = pos
@@ -1284,20 +1285,23 @@ def _self_draw(rules, policies, bots, tab, ctx, ws, log):
         if you >= 1 and you < 3 and drew_wild:
             gs[G_FORCE_WILD] = 1  # 双游 / 三游: the drawn wild is discarded
             declare = False
-        elif you == 0 and _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 1) >= 0:
+        elif (
+            you == 0
+            and _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, np.int64(1)) >= 0
+        ):
             declare = False  # 游金 rather than a plain win
     if not declare and log.shape[0] > 1:
         _log_self_pass(rules, ctx, hand, cur, w_cur, sets_cur, melds, nmeld, tab, last_phys,
-                       role, gs, log, PASS_YOUJIN)  # fmt: skip
+                       role, gs, log, np.int64(PASS_YOUJIN))  # fmt: skip
     if declare and far[cur] == 0 and _complete(rules, hand, cur, w_cur, sets_cur, tab):
         if _passes_for_jinque(
             bots[cur], pol, ptr[2] - ctx[X_RESERVE], hand[cur], w_cur, sets_cur, tab, visible,
             rules[R_PLAYERS],
         ):  # fmt: skip
-            gs[G_CHASE] = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 2)
+            gs[G_CHASE] = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, np.int64(2))
             if gs[G_CHASE] >= 0 and log.shape[0] > 1:
                 _log_self_pass(rules, ctx, hand, cur, w_cur, sets_cur, melds, nmeld, tab,
-                               last_phys, role, gs, log, PASS_JINQUE)  # fmt: skip
+                               last_phys, role, gs, log, np.int64(PASS_JINQUE))  # fmt: skip
         if gs[G_CHASE] < 0:
             wt = WIN_KONG_DRAW if gs[G_KONG_DRAW] == 1 else WIN_SELF_DRAW
             ctx[X_WINNER] = cur
@@ -1347,7 +1351,7 @@ def _choose_kong(rules, policies, bots, tab, ctx, ws, log):
             if live <= rules[R_RESERVE_ANKONG if is_an else R_RESERVE_KONG]:
                 continue
         if pol == 0:
-            want = rng.below(bs, 2) == 0
+            want = rng.below(bs, np.int64(2)) == 0
         elif pol == P_STRONG:
             for q in range(N_KINDS):
                 htmp[q] = hand[cur, q]
@@ -1364,7 +1368,9 @@ def _choose_kong(rules, policies, bots, tab, ctx, ws, log):
                 htmp[q] = hand[cur, q]
             # the distance after the best discard (the efficiency score is 4x it)
             sh = rules[R_SHAPES]
-            without = discard_scores(1, htmp, w_cur, sets_cur, sh, tab, bots[cur], minfo, score)
+            without = discard_scores(
+                np.int64(1), htmp, w_cur, sets_cur, sh, tab, bots[cur], minfo, score
+            )
             without //= 4
             if is_an:
                 htmp[k] -= 4
@@ -1395,7 +1401,7 @@ def _make_kong(rules, policies, bots, tab, ctx, ws, log, kk):
     if ktype == M_ADDKONG and rules[R_ROB_KONG] == 1 and not _youjin_active(ctx, players):
         robber = _discard_winner(
             rules, ctx, policies, bots, ptr[2] - ctx[X_RESERVE], hand, wslot, melds,
-            nmeld, cur, kk, players, rules[R_SETS], tab, WIN_ROB_KONG, visible, log,
+            nmeld, cur, kk, players, rules[R_SETS], tab, np.int64(WIN_ROB_KONG), visible, log,
         )  # fmt: skip
         if robber >= 0:
             hand[robber, kk] += 1
@@ -1514,7 +1520,7 @@ def _choose_discard(rules, policies, bots, tab, ctx, ws, obs):
         )  # fmt: skip
         picked = k
         if youjin and ctx[X_YOUJIN + cur] == 0:
-            q = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 1)
+            q = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, np.int64(1))
             if q >= 0:
                 k = q
     else:
@@ -1524,7 +1530,7 @@ def _choose_discard(rules, policies, bots, tab, ctx, ws, obs):
         )  # fmt: skip
         picked = k
         if youjin and pol != 0 and ctx[X_YOUJIN + cur] == 0:
-            q = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 1)
+            q = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, np.int64(1))
             if q >= 0:
                 k = q
     # the efficiency bot's own pick: score[k] is 4 x the distance after it
@@ -1607,7 +1613,7 @@ def _make_discard(rules, ctx, ws, tab, log, k):
         if (
             rules[R_YOUJIN] == 1
             and ctx[X_YOUJIN + cur] == 0
-            and _one_wild_short(hand[cur], w_cur, sets_cur, tab, 1)
+            and _one_wild_short(hand[cur], w_cur, sets_cur, tab, np.int64(1))
         ):
             ctx[X_YOUJIN + cur] = 1
             _ev(log, ctx, E_YOUJIN, cur, 1, 0, 0)
@@ -1641,7 +1647,7 @@ def _claim_win(rules, policies, bots, tab, ctx, ws, log):
     if rules[R_DISCARD_WIN] == 1 and not _youjin_active(ctx, players):
         winner = _discard_winner(
             rules, ctx, policies, bots, ptr[2] - ctx[X_RESERVE], hand, wslot, melds, nmeld,
-            cur, k, players, rules[R_SETS], tab, WIN_DISCARD, visible, log,
+            cur, k, players, rules[R_SETS], tab, np.int64(WIN_DISCARD), visible, log,
         )  # fmt: skip
         if winner >= 0:
             hand[winner, k] += 1
@@ -1755,7 +1761,7 @@ def _claim_pong(rules, policies, bots, tab, ctx, ws, log):
         ctx[X_KONGS] += 1
         ctx[X_MINGKONGS] += 1
         ctx[X_RESERVE] += rules[R_RESERVE_KONG]
-        _hooks.on_kong(rules, ctx, pay, s, M_KONG, cur, players)
+        _hooks.on_kong(rules, ctx, pay, s, np.int64(M_KONG), cur, players)
         ctx[X_KONG_FROM] = cur
         gs[G_PHASE] = AFTER_DRAW
         return AGAIN if _kong_draw(rules, ctx, ws, log, s) else END
@@ -2039,9 +2045,9 @@ def _choose_chow(
                 ok = False
         if not ok:
             continue
-        _chow_apply(htmp, minfo, k, lo, m0, nm, -1)
+        _chow_apply(htmp, minfo, k, lo, m0, nm, np.int64(-1))
         sc = hand_sc(ps, htmp, w, sets - 1, sh, tab, bot, minfo, score)
-        _chow_apply(htmp, minfo, k, lo, m0, nm, 1)
+        _chow_apply(htmp, minfo, k, lo, m0, nm, np.int64(1))
         copt[n] = lo
         copt[3 + n] = sc
         n += 1
@@ -2068,10 +2074,10 @@ def _choose_chow(
         if copt[3 + i] != best_sc:
             continue
         lo = copt[i]
-        _chow_apply(htmp, minfo, k, lo, m0, nm, -1)
+        _chow_apply(htmp, minfo, k, lo, m0, nm, np.int64(-1))
         sc = hand_sc(ps, htmp, w, sets - 1, sh, tab, bot, minfo, score)
         key = hand_score(htmp, w, sets - 1, sh, tab, unseen, score, sc, no_rng)
-        _chow_apply(htmp, minfo, k, lo, m0, nm, 1)
+        _chow_apply(htmp, minfo, k, lo, m0, nm, np.int64(1))
         if key < best:
             best = key
             choice = lo
@@ -2228,7 +2234,7 @@ def _play_match(
     ctx = np.zeros(N_CTX, np.int64)
     ws = workspace(rules[R_TILESET])
     ms = np.empty(4, np.uint64)
-    rng.seed_state(ms, seed, match, 0, rng.MATCH)
+    rng.seed_state(ms, seed, match, np.int64(0), rng.MATCH)
     dealer = rng.below(ms, players)
     streak = 0
     wins = 0
@@ -2281,7 +2287,8 @@ def play_preset(rules, policies, bots, wall, dealer, wins, tab, rec, final, log,
     ctx[X_STREAK] = wins
     ctx[X_DEALER_WINS] = wins
     ws = workspace(rules[R_TILESET])
-    play_deal(rules, policies, bots, 0, 0, 0, tab, ctx, ws, rec, final, log, wall, obs)
+    play_deal(rules, policies, bots, np.int64(0), np.int64(0), np.int64(0), tab, ctx, ws, rec,
+              final, log, wall, obs)  # fmt: skip
     return ctx
 
 

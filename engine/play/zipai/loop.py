@@ -491,7 +491,7 @@ def _p_self(rules, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, scr
     for x in range(20):
         total += unseen[x]
         if unseen[x] > 0 and _win_check(
-            rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, x, HOW_SELF
+            rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, x, np.int64(HOW_SELF)
         ):
             good += unseen[x]
     left = ctx[K_NCARDS] - ctx[K_PTR]
@@ -518,7 +518,7 @@ def _decide_win(
     forced = mode == 1 or (mode == 0 and how == HOW_DISCARD and hand[q, WANG] == 0)
     pol = _code(pols, q)
     if forced or how == HOW_SELF or how == HOW_TIANHU:
-        return want_win(pol, True, 0.0)
+        return want_win(pol, np.bool_(True), 0.0)
     if pol == P_STRONG:
         return _late_strong_win(
             rules,
@@ -540,7 +540,7 @@ def _decide_win(
             sscr[SS_OUT : SS_OUT + N_OUT],
         )
     p = _p_self(rules, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, scratch)
-    return want_win(pol, False, p)
+    return want_win(pol, np.bool_(False), p)
 
 
 @kernel(refcount=False)
@@ -592,7 +592,7 @@ def _strong_discard(rules, bot, values, hand, ps, pk, tab, pile, ctx, p, bstate,
     k, _ = best_discard(
         bot, hand[p], 5 - ps[PS_NTAB, p], _huxi_now(hand, ps, values, p), rules[Z_MIN_HUXI],
         _red_total(hand, ps, p), unseen, values, ctx[K_NCARDS] - ctx[K_PTR], osums, n_opp, wu,
-        True, bstate, kv, sscr[SS_KV2 : SS_KV2 + 20], sscr[SS_FI : SS_FI + MAX_FI],
+        np.bool_(True), bstate, kv, sscr[SS_KV2 : SS_KV2 + 20], sscr[SS_FI : SS_FI + MAX_FI],
     )  # fmt: skip
     return k
 
@@ -616,7 +616,8 @@ def _strong_claim_value(rules, bot, values, hand, ps, pk, tab, pile, ctx, q, h3,
     keep = hold_ev(bot, hand[q], need, hx, mh, red, unseen, values, live, kv)
     _, take = best_discard(
         bot, h3, need - dtab, hx + dhx, mh, red + dred, unseen, values, live, osums, n_opp,
-        wu, True, bstate_none(), kv, sscr[SS_KV2 : SS_KV2 + 20], sscr[SS_FI : SS_FI + MAX_FI],
+        wu, np.bool_(True), bstate_none(), kv, sscr[SS_KV2 : SS_KV2 + 20],
+        sscr[SS_FI : SS_FI + MAX_FI],
     )  # fmt: skip
     return keep, take
 
@@ -636,7 +637,7 @@ def _strong_peng(rules, bot, values, hand, ps, pk, tab, pile, ctx, q, c, kv, osu
         h3[k] = hand[q, k]
     h3[c] -= 2
     keep, take = _strong_claim_value(
-        rules, bot, values, hand, ps, pk, tab, pile, ctx, q, h3, 1, values[PENG, c // 10],
+        rules, bot, values, hand, ps, pk, tab, pile, ctx, q, h3, np.int64(1), values[PENG, c // 10],
         RED[c], kv, osums, sscr, scratch,
     )  # fmt: skip
     return take - keep > bot[S_PENG_BIAS] * bot[M_VBASE]
@@ -684,7 +685,8 @@ def _strong_win(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ct
     up = _up_type(tab, pk, q, c)
     xk = c if gen else -1
     _score_win(rules, hand[q], hand[q, WANG], ps[PS_NTAB, q], ps[PS_TH, q], ps[PS_TR, q],
-               pk[PK_TCNT, q], c, how, up, False, xk, False, 0, ws, out)  # fmt: skip
+               pk[PK_TCNT, q], c, how, up, np.bool_(False), xk, np.bool_(False), np.int64(0), ws,
+               out)  # fmt: skip
     now = out[O_VALUE]
     if now < 0:
         return True
@@ -695,11 +697,12 @@ def _strong_win(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ct
     for x in range(20):
         total += unseen[x]
         if unseen[x] > 0 and _win_check(
-            rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, x, HOW_SELF
+            rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, x, np.int64(HOW_SELF)
         ):
             _score_win(rules, hand[q], hand[q, WANG], ps[PS_NTAB, q], ps[PS_TH, q],
-                       ps[PS_TR, q], pk[PK_TCNT, q], x, HOW_SELF, _up_type(tab, pk, q, x),
-                       False, x if gen else -1, False, 0, ws, out)  # fmt: skip
+                       ps[PS_TR, q], pk[PK_TCNT, q], x, np.int64(HOW_SELF), _up_type(tab, pk, q, x),
+                       np.bool_(False), x if gen else -1, np.bool_(False), np.int64(0), ws,
+                       out)  # fmt: skip
             if out[O_VALUE] > 0:
                 good += unseen[x]
                 vsum += unseen[x] * out[O_VALUE]
@@ -738,7 +741,7 @@ def _observe_discard(rules, pol, values, wvx0, ws, best2, hand, ps, pk, tab, pil
                     continue
                 n = danger_features(osums[j], x, unseen[x], wu, live, fi)
                 lab = 1 if _win_check(
-                    rules, values, wvx0, ws, best2, hand, ps, pk, tab, o, x, HOW_DISCARD
+                    rules, values, wvx0, ws, best2, hand, ps, pk, tab, o, x, np.int64(HOW_DISCARD)
                 ) else 0  # fmt: skip
                 observe_danger(obs, p, o, x, lab, fi, n)
         hand[p, k] -= 1
@@ -891,7 +894,7 @@ def workspace(rules):
         np.zeros(MAX_CARDS, np.int64),
         np.zeros(N_K, np.int64),
         _workspace(),
-        _wang_values_x(values, -1),
+        _wang_values_x(values, np.int64(-1)),
         np.zeros((5, 5), np.int64),
         np.zeros((MAX_OPTS, 3, 5), np.int64),
         np.zeros(MAX_OPTS, np.int64),
@@ -1076,9 +1079,22 @@ def _claim_pao(work, log, owner, c, is_flip):
             if how_pao >= 0:
                 if how_pao == 0:
                     hand[q, c] = 0
-                    _lay(tab, ps, pk, pile, q, T_PAO, c, c, c, c, values[PAO, c // 10], 4)
+                    _lay(
+                        tab,
+                        ps,
+                        pk,
+                        pile,
+                        q,
+                        np.int64(T_PAO),
+                        c,
+                        c,
+                        c,
+                        c,
+                        values[PAO, c // 10],
+                        np.int64(4),
+                    )
                 else:
-                    _upgrade(tab, ps, pk, pile, values, q, c, T_PAO)
+                    _upgrade(tab, ps, pk, pile, values, q, c, np.int64(T_PAO))
                 _ev(log, ctx, EV_PAO, q, c, owner, how_pao)
                 ctx[K_PAO] += 1
                 if how_pao == 1 and not is_flip:
@@ -1124,12 +1140,25 @@ def _claim_peng(rules, pols, bots, work, log, owner, c):
                 )  # fmt: skip
             else:
                 take = want_claim(
-                    pol, hand[q], c, 2, values[PENG, c // 10], _huxi_now(hand, ps, values, q),
-                    rules[Z_MIN_HUXI], bstate,
+                    pol, hand[q], c, np.int64(2), values[PENG, c // 10],
+                    _huxi_now(hand, ps, values, q), rules[Z_MIN_HUXI], bstate,
                 )  # fmt: skip
             if take:
                 hand[q, c] -= 2
-                _lay(tab, ps, pk, pile, q, T_PENG, c, c, c, -1, values[PENG, c // 10], 3)
+                _lay(
+                    tab,
+                    ps,
+                    pk,
+                    pile,
+                    q,
+                    np.int64(T_PENG),
+                    c,
+                    c,
+                    c,
+                    np.int64(-1),
+                    values[PENG, c // 10],
+                    np.int64(3),
+                )
                 _ev(log, ctx, EV_PENG, q, c, owner, 0)
                 return PHASE_DISCARD * 8 + q
             # 过张 once the card is gone by (he may still 吃 it now); 臭啸 marks at once.
@@ -1158,7 +1187,7 @@ def _claim_chi(rules, pols, bots, work, log, owner, c, is_flip):
         if (pk[PK_GUO, q, c] & GUO_CLAIM) != 0 or ps[PS_MINGPAO, q] != 0:
             continue
         n = _chi_options_into(hand, q, c, opts, ng, used)
-        m = 0
+        m = np.int64(0)  # not the constant 0: choose_chi would compile once more for it
         for j in range(n):
             if _option_ok(hand, q, c, opts, j, ng, ps[PS_NTAB, q], used):
                 if m != j:
@@ -1191,7 +1220,7 @@ def _claim_chi(rules, pols, bots, work, log, owner, c, is_flip):
                 for x in (a, b, d):
                     hand[q, x] -= 1
                 hx = values[opts[pick, g, 0], opts[pick, g, 1]]
-                _lay(tab, ps, pk, pile, q, T_CHI, a, b, d, -1, hx, 3)
+                _lay(tab, ps, pk, pile, q, np.int64(T_CHI), a, b, d, np.int64(-1), hx, np.int64(3))
                 _ev(log, ctx, EV_GROUP, q, a, b, d)
             hand[q, c] += 1
             return PHASE_DISCARD * 8 + q
@@ -1333,7 +1362,20 @@ def _deal(rules, seed, match, deal, dealer, zx, deck, work, logging, log):
         for k in range(20):
             if hand[s, k] == 4:
                 hand[s, k] = 0
-                _lay(tab, ps, pk, pile, s, T_QING, k, k, k, k, values[QING, k // 10], 0)
+                _lay(
+                    tab,
+                    ps,
+                    pk,
+                    pile,
+                    s,
+                    np.int64(T_QING),
+                    k,
+                    k,
+                    k,
+                    k,
+                    values[QING, k // 10],
+                    np.int64(0),
+                )
                 ctx[K_QING] += 1
                 _ev(log, ctx, EV_QING, s, k, 0, 0)
         s = _next(s, seats, zx)
@@ -1345,7 +1387,20 @@ def _tianhu(rules, work, dealer):
     (values, hand, ps, pk, tab, pile, stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used,
      scratch, out, delta, zmoney, states, kings_held, sq, wvx_s, gcounts, osums,
      sscr) = work  # fmt: skip
-    return _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, dealer, -1, HOW_TIANHU)
+    return _win_check(
+        rules,
+        values,
+        wvx0,
+        ws,
+        best2,
+        hand,
+        ps,
+        pk,
+        tab,
+        dealer,
+        np.int64(-1),
+        np.int64(HOW_TIANHU),
+    )
 
 
 @kernel(inline="always")
@@ -1410,10 +1465,10 @@ def _flip_turn(rules, pols, bots, work, rec, final, log, p):
     ctx[K_PTR] += 1
     ctx[K_TURNS] += 1
     _ev(log, ctx, EV_FLIP, p, c, 0, 0)
-    if _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, p, c, HOW_SELF):
+    if _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, p, c, np.int64(HOW_SELF)):
         if _decide_win(
             rules, pols, bots, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, p, c,
-            HOW_SELF, scratch, sscr,
+            np.int64(HOW_SELF), scratch, sscr,
         ):  # fmt: skip
             ctx[K_WINNER] = p
             _late_record_win(rules, work, rec, final, log, p, c, HOW_SELF, -1, False)
@@ -1426,13 +1481,13 @@ def _flip_turn(rules, pols, bots, work, rec, final, log, p):
         return PHASE_DISCARD * 8 + p
     up = _up_type(tab, pk, p, c)
     if up == T_XIAO or up == T_CHOUXIAO:
-        _upgrade(tab, ps, pk, pile, values, p, c, T_QING)
+        _upgrade(tab, ps, pk, pile, values, p, c, np.int64(T_QING))
         ctx[K_QING] += 1
         _ev(log, ctx, EV_QING, p, c, 2, 0)
         return PHASE_FLIP * 8 + _next(p, seats, zx)
     if hand[p, c] == 3:
         hand[p, c] = 0
-        _lay(tab, ps, pk, pile, p, T_QING, c, c, c, c, values[QING, c // 10], 0)
+        _lay(tab, ps, pk, pile, p, np.int64(T_QING), c, c, c, c, values[QING, c // 10], np.int64(0))
         ctx[K_QING] += 1
         _ev(log, ctx, EV_QING, p, c, 1, 0)
         return PHASE_FLIP * 8 + _next(p, seats, zx)
@@ -1441,10 +1496,10 @@ def _flip_turn(rules, pols, bots, work, rec, final, log, p):
         chou = (pk[PK_GUO, p, c] & GUO_PENG) != 0
         hx = values[XIAO, c // 10]
         if chou:
-            _lay(tab, ps, pk, pile, p, T_CHOUXIAO, c, c, c, -1, hx, 1)
+            _lay(tab, ps, pk, pile, p, np.int64(T_CHOUXIAO), c, c, c, np.int64(-1), hx, np.int64(1))
             ctx[K_CHOU] += 1
         else:
-            _lay(tab, ps, pk, pile, p, T_XIAO, c, c, c, -1, hx, 0)
+            _lay(tab, ps, pk, pile, p, np.int64(T_XIAO), c, c, c, np.int64(-1), hx, np.int64(0))
         ctx[K_XIAO] += 1
         _ev(log, ctx, EV_XIAO, p, c, 1 if chou else 0, 0)
         return PHASE_DISCARD * 8 + p
@@ -1572,7 +1627,7 @@ def _play_match(
     no_final = np.zeros((1, 1), np.int16)
     fin_buf = np.zeros((13, 21), np.int16)
     ms = np.empty(4, np.uint64)
-    rng.seed_state(ms, seed, match, 0, rng.MATCH)
+    rng.seed_state(ms, seed, match, np.int64(0), rng.MATCH)
     dealer = rng.below(ms, seats)
     if first_dealer >= 0:
         dealer = first_dealer
@@ -1643,9 +1698,9 @@ def play_matches(rules, policies, bots, seed, match_lo, n_matches, match_len, n_
             rec_out[lo : lo + n],
             no_final,
             no_log,
-            -1,
+            np.int64(-1),
             no_deck,
-            -1,
+            np.int64(-1),
             bots,
             no_obs,
         )
@@ -1665,7 +1720,7 @@ def observe_matches(rules, policies, bots, seed, match_lo, n_matches, match_len,
         lo = i * match_len
         errors += _play_match(
             rules, policies, seed, match_lo + i, match_len, rec_out[lo : lo + match_len],
-            no_final, no_log, -1, no_deck, -1, bots, obs,
+            no_final, no_log, np.int64(-1), no_deck, np.int64(-1), bots, obs,
         )  # fmt: skip
     return errors
 

@@ -163,13 +163,13 @@ def flower_points(ctx, seat):
 @kernel
 def jinque(h, w, sets, tab):
     """金雀: two golds can be the pair, the rest ``sets`` sets (other golds wild)."""
-    return w >= 2 and rest_distance(h, sets, False, tab) <= w - 2
+    return w >= 2 and rest_distance(h, sets, np.bool_(False), tab) <= w - 2
 
 
 @kernel
 def jinlong(h, w, sets, tab):
     """金龙: three golds can be a set of their own, the rest ``sets - 1`` sets and a pair."""
-    return w >= 3 and sets >= 1 and rest_distance(h, sets - 1, True, tab) <= w - 3
+    return w >= 3 and sets >= 1 and rest_distance(h, sets - 1, np.bool_(True), tab) <= w - 3
 
 
 @kernel
@@ -195,7 +195,7 @@ def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
     robbed = ctx[X_ROB_INDICATOR]
     bits = np.int64(0)
     if ctx[X_OPENING_WIN] == 1 and winner == dealer and robbed == 0 and wt != WIN_DISCARD:
-        if rest_distance(h, sets, True, tab) <= w:
+        if rest_distance(h, sets, np.bool_(True), tab) <= w:
             bits |= 1 << P_TIANHU
     if ctx[X_FIRST_TURN] == 1 and wt == WIN_DISCARD and ctx[X_DISCARDER] == dealer:
         bits |= 1 << P_DIHU

@@ -232,14 +232,14 @@ def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
         found |= IN_ZIYISE
     best = -1
     best_bits = np.int64(0)
-    if _distance(h, w, sets, STANDARD, tab) == 0:
+    if _distance(h, w, sets, np.int64(STANDARD), tab) == 0:
         b = ctx_bits | tags
         chowless = True
         for i in range(nmeld):
             if melds[i, 0] == M_CHOW:
                 chowless = False
         found |= IN_STANDARD
-        if chowless and triplets_fit(h, 0, 34, sets, 1):
+        if chowless and triplets_fit(h, np.int64(0), np.int64(34), sets, np.int64(1)):
             b |= 1 << P_DADUIZI
             found |= IN_DADUIZI
         v = bei(rules, b, zimo)

@@ -226,12 +226,14 @@ def _consider(rules, best2, hbase, red_base, xreal, xmin, m_bit, tian, di, xk, o
                 continue
             xraw = xreal + x
             red = red_base + j
-            sfan, bits = _fan(rules, SEED_F, 0, 0, m_bit, red, tian, di)
+            sfan, bits = _fan(rules, SEED_F, np.int64(0), np.int64(0), m_bit, red, tian, di)
             seed = (h + TUN_PER_XING_SEED * xraw) * sfan
             if seed > out[O_SEED] or (seed == out[O_SEED] and h > out[O_HUXI]):
                 xing = 2 * xraw if rules[Z_SHUANGXING] else xraw
                 tun = h + rules[Z_TUN_PER_XING] * xing
-                fan, bits = _fan(rules, rules, Z_F, rules[Z_FAN_ADD], m_bit, red, tian, di)
+                fan, bits = _fan(
+                    rules, rules, np.int64(Z_F), rules[Z_FAN_ADD], m_bit, red, tian, di
+                )
                 out[O_VALUE] = tun * fan
                 out[O_SEED] = seed
                 out[O_HUXI] = h
@@ -281,13 +283,16 @@ def _can_win(rules, values, wvx0, counts, kings, ntab, th, cand, how, up, ws, be
     cself = 1 if how == HOW_SELF or how == HOW_TIANHU else 0
     forced_qing = how == HOW_SELF and (up == T_XIAO or up == T_CHOUXIAO)
     if not forced_qing:
-        _evaluate_core(counts, kings, need, cand, cself, 1, -1, values, wvx0, best2, ws)
+        _evaluate_core(
+            counts, kings, need, cand, cself, np.int64(1), np.int64(-1), values, wvx0, best2, ws
+        )
         for j in range(best2.shape[0]):
             if best2[j, 0] >= 0 and best2[j, 0] >= floor:
                 return True
     dh = _upgrade_delta(values, up, how, cand)
     if dh >= 0:
-        _evaluate_core(counts, kings, need, -1, 1, 1, -1, values, wvx0, best2, ws)
+        _evaluate_core(counts, kings, need, np.int64(-1), np.int64(1), np.int64(1), np.int64(-1),
+                       values, wvx0, best2, ws)  # fmt: skip
         for j in range(best2.shape[0]):
             if best2[j, 0] >= 0 and best2[j, 0] >= floor - dh:
                 return True
@@ -406,12 +411,15 @@ def _score_win_into(
         if xk >= 0:
             xreal = counts[xk] + tcnt[xk] + (1 if cand == xk else 0)
         if not forced_qing:
-            _evaluate_core(counts, kings, need, cand, cself, 1, xk, values, wvx, best2, ws)
+            _evaluate_core(
+                counts, kings, need, cand, cself, np.int64(1), xk, values, wvx, best2, ws
+            )
             if _consider(rules, best2, th, red_base, xreal, xmin, m_bit, tian, di, xk, out):
                 out[O_SHAPE] = 0
                 out[O_UPGRADE] = 0
         if dh >= 0:
-            _evaluate_core(counts, kings, need, -1, 1, 1, xk, values, wvx, best2, ws)
+            _evaluate_core(counts, kings, need, np.int64(-1), np.int64(1), np.int64(1), xk, values,
+                           wvx, best2, ws)  # fmt: skip
             if _consider(rules, best2, th + dh, red_base, xreal, xmin, m_bit, tian, di, xk, out):
                 out[O_SHAPE] = 0
                 out[O_UPGRADE] = 1
@@ -419,14 +427,16 @@ def _score_win_into(
             continue
         for L in range(1, min(kings, 3) + 1):
             pair_ok = 0 if L == 1 else 1
-            _evaluate_core(counts, kings - L, need - 1, -1, 1, pair_ok, xk, values, wvx, rest, ws)
+            _evaluate_core(counts, kings - L, need - 1, np.int64(-1), np.int64(1), pair_ok, xk,
+                           values, wvx, rest, ws)  # fmt: skip
             if cand == WANG:
                 for r in range(MAX_KINGS + 1):
                     for x in range(MAX_KINGS + 1):
                         grp[r, x] = wvx[L + 1, r, x] if L + 1 <= 4 else -1
             else:
                 gcounts[cand] = 1
-                _evaluate_core(gcounts, L, 1, -1, 1, 1, xk, values, wvx, grp, ws)
+                _evaluate_core(gcounts, L, np.int64(1), np.int64(-1), np.int64(1), np.int64(1), xk,
+                               values, wvx, grp, ws)  # fmt: skip
                 gcounts[cand] = 0
             for a in range(MAX_KINGS + 1):
                 for b in range(MAX_KINGS + 1):

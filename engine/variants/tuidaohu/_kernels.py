@@ -226,9 +226,9 @@ def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
             bits |= 1 << P_SIANKE
     if count_kongs(melds, nmeld) == 4:
         bits |= 1 << P_SHIBALUOHAN
-    if forced_groups(h, w, sets, tab, melds, nmeld, _DRAGONS, 3, -1):
+    if forced_groups(h, w, sets, tab, melds, nmeld, _DRAGONS, np.int64(3), np.int64(-1)):
         bits |= 1 << P_DASANYUAN
-    if forced_groups(h, w, sets, tab, melds, nmeld, _WINDS, 4, -1):
+    if forced_groups(h, w, sets, tab, melds, nmeld, _WINDS, np.int64(4), np.int64(-1)):
         bits |= 1 << P_DASIXI
     else:
         trip = np.empty(3, np.int64)
@@ -238,7 +238,7 @@ def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
                 if i != pair:
                     trip[j] = _WINDS[i]
                     j += 1
-            if forced_groups(h, w, sets, tab, melds, nmeld, trip, 3, _WINDS[pair]):
+            if forced_groups(h, w, sets, tab, melds, nmeld, trip, np.int64(3), _WINDS[pair]):
                 bits |= 1 << P_XIAOSIXI
                 break
     wt = ctx[X_WIN_TYPE]

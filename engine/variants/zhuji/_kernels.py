@@ -361,13 +361,13 @@ def _guiwei(rules, ctx, h, w, sets, tab):
         if h[w0] + w > 4:
             return False
         h2[w0] += w
-        return _distance(h2, 0, sets, rules[R_SHAPES], tab) == 0
+        return _distance(h2, np.int64(0), sets, rules[R_SHAPES], tab) == 0
     for a in range(w + 1):
         if h[w0] + a > 4 or h[w1] + w - a > 4:
             continue
         h2[w0] = h[w0] + a
         h2[w1] = h[w1] + w - a
-        if _distance(h2, 0, sets, rules[R_SHAPES], tab) == 0:
+        if _distance(h2, np.int64(0), sets, rules[R_SHAPES], tab) == 0:
             return True
     return False
 
@@ -574,7 +574,7 @@ def evaluate(rules, ctx, h, w, sets, melds, nmeld, tab, out):
                         sbits = seq_bits(hs)
                     ok = (sbits >> (2 * s_need + p_need)) & 1 == 1
                 elif shape == SHAPE_TRIP:
-                    ok = triplets_fit(hs, 0, 27, s_need, p_need)
+                    ok = triplets_fit(hs, np.int64(0), np.int64(27), s_need, p_need)
                 else:
                     ok = rest_distance(hs, s_need, p_need == 1, tab) <= room
                 if not ok:
@@ -662,7 +662,11 @@ def tai_upper_bound(ctx, h, w, sets, melds, nmeld):
     shape_tai = 0
     if not trip and honor_kinds <= 1 and honor_max <= 2:
         shape_tai = TAI_PINGHU  # 平胡 not ruled out
-    if not chow and shape_tai < TAI_DUIDUIHU and triplets_fit(h, 0, 34, sets, 1):
+    if (
+        not chow
+        and shape_tai < TAI_DUIDUIHU
+        and triplets_fit(h, np.int64(0), np.int64(34), sets, np.int64(1))
+    ):
         shape_tai = TAI_DUIDUIHU
     tai += shape_tai
     if _popcount3(suits) == 1:
@@ -907,13 +911,13 @@ def suit_summaries(q, tab, keys, weights):
                     continue
                 if rest_distance(c, s, p == 1, tab) <= room:
                     mixed |= 1 << (2 * s + p)
-                if triplets_fit(c, 0, 9, s, p):
+                if triplets_fit(c, np.int64(0), np.int64(9), s, p):
                     trip |= 1 << (2 * s + p)
         seq = 0
         if n == 0:
             seq = 1023
         else:
-            _seq_suit(c, 0, one)
+            _seq_suit(c, np.int64(0), one)
             for i in range(10):
                 if one[i]:
                     seq |= 1 << i
@@ -944,7 +948,7 @@ def honor_summaries(q, keys, weights):
             keys[idx] = -1
             weights[idx] = 0
             continue
-        honor_table(h, 4, val, hm, 0)
+        honor_table(h, np.int64(4), val, hm, np.int64(0))
         key = np.int64(0)
         for i in range(10):
             key |= np.int64(val[i // 2, i % 2] + 1) << (4 + 4 * i)

@@ -85,7 +85,7 @@ def test_a_no_op_hook_a_variant_does_not_define_is_skipped_not_called():
     for name, own in (("lishui", True), ("tuidaohu", False)):
         vid = variants.get(name).kernel_id
         H.bind(vid, kernel_tables())
-        addr = H.TABLE[h * H.IDS + vid]
+        addr = H.TABLE.address(h, vid)
         assert (addr > H.SKIP) if own else (addr == H.SKIP), (name, addr)
         rules = np.zeros(R_VARIANT + 1, np.int64)
         rules[R_VARIANT] = vid
