@@ -13,7 +13,7 @@ def run_design(args) -> int:
 
     from analysis._util import jsonable
     from analysis.rule_search import _values, design, design_plot, format_design
-    from engine import fileio
+    from engine import paths
     from engine.variants import get as get_variant
     from engine.variants import parse_rule_args
 
@@ -25,13 +25,10 @@ def run_design(args) -> int:
     both = set(fixed) & set(vary)
     if both:
         raise UsageError(f"--rule and --vary both set {', '.join(sorted(both))}")
-    if args.plot:
+    if args.plot is not None:
+        paths.check_output(args.plot, "--plot")
         if not args.plot.endswith(".png"):
             raise UsageError(f"--plot {args.plot}: give a .png file name")
-        from pathlib import Path
-
-        parent = Path(args.plot).parent
-        fileio.check_writable(parent if str(parent) else ".", "--plot")
     table = design(
         args.variant,
         vary,
@@ -47,7 +44,7 @@ def run_design(args) -> int:
         workers=args.workers,
         progress=not args.quiet,
     )
-    if args.plot:
+    if args.plot is not None:
         design_plot(table, args.plot)
     if args.json:
         print(
