@@ -59,8 +59,10 @@ def run_simulate(args) -> int:
         getattr(args, "seating", "seat"),
     )
     tls = (args.tls_ca_file, args.tls_cert, args.tls_key)
-    if any(tls) and not args.scheduler:
+    if any(x is not None for x in tls) and args.scheduler is None:
         raise UsageError("--tls-ca-file, --tls-cert and --tls-key go with --scheduler tls://...")
+    if args.scheduler is not None and args.backend != "dask":
+        raise UsageError("--scheduler goes with --backend dask")
     if args.workers is not None:
         _check_int("--workers", args.workers, 1, MAX_WORKERS)
     if args.chunk_matches is not None:
@@ -71,16 +73,14 @@ def run_simulate(args) -> int:
                 "--summary-only and --backend dask write a chunked dataset: "
                 "give --out DIR/ (with a trailing slash)"
             )
-        if args.backend == "local" and args.scheduler:
-            raise UsageError("--scheduler goes with --backend dask")
         cores = os.cpu_count() or 1
-        if args.backend == "dask" and not args.scheduler and (args.workers or 0) > cores:
+        if args.backend == "dask" and args.scheduler is None and (args.workers or 0) > cores:
             raise UsageError(
                 f"--workers {args.workers}: a local Dask cluster runs at most one worker per "
                 f"core ({cores} here); give --scheduler ADDR for a larger cluster"
             )
         security = None
-        if args.scheduler:
+        if args.scheduler is not None:
             from engine.runs.cluster import client_security
 
             security = client_security(args.scheduler, *tls)
