@@ -308,3 +308,157 @@ def test_read_only_and_full_disks_are_environment_faults(tmp_path, capsys, rec):
         assert code == 1 and one_line(err) and not (small / "r2").exists(), err
     finally:
         _umount(ro, small)
+
+
+# --------------------------------------------------------------------- hostile files, exit 2
+LUODISAO = "x1x2x3 x4x5x6 d1d2d3 x7x8x9 x10x10x10"
+DEEP = "a = " + "[" * 5000 + "]" * 5000
+
+
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        (DEEP, "nested too deeply"),
+        ("horses = {a = 1}", "is a table"),
+        ("[rules]\nhorses = [1, 2]", "is an array"),
+        ("horses = 1979-05-27", "a date or time"),
+        ("# a comment\n" * 90_000, "at most 1,048,576"),
+        ('horses = "\\ud800"', "not valid TOML"),
+        ("\xff\xfe", "not valid TOML"),
+    ],
+)
+def test_a_hostile_rules_file_is_one_line_exit_2(tmp_path, capsys, text, needle):
+    bad = tmp_path / "bad.toml"
+    bad.write_bytes(text.encode("utf-8", "surrogateescape") if "\xff" not in text else b"\xff\xfe")
+    work = tmp_path / "work"
+    work.mkdir()
+    for argv in ([*SIM, "--rules", bad, "--out", work / "x.parquet"],
+                 ["score", "tuidaohu", "11123455678999m", "--win", "5m", "--rules", bad],
+                 ["sweep", "tuidaohu", "--rule", "horses=0,4", "--deals", "32", "--rules", bad,
+                  "--out", work / "s"]):  # fmt: skip
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and one_line(err) and "bad.toml" in err and needle in err, err
+    assert list(work.iterdir()) == []
+
+
+V = {"variant": "tuidaohu", "policy": "value", "version": 2}
+
+
+@pytest.mark.parametrize(
+    "doc, needle",
+    [
+        ({"bot": "x", "params": {}}, "'bot' is not an object"),
+        ({"bot": V, "params": [1, 2]}, "'params' is not an object"),
+        ({"bot": V, "params": {"flush": "abc"}}, "params.flush"),
+        ({"bot": V, "params": {"flush": {"a": 1}}}, "params.flush"),
+        ({"bot": V, "params": {"flush": [[1.0]]}}, "params.flush"),
+        ({"bot": V, "params": {"flush": True}}, "params.flush"),
+        ({"bot": V, "params": {}, "model": []}, "'model' is not an object"),
+        ({"bot": {**V, "version": "2"}, "params": {}}, "version"),
+        ({"bot": {"policy": "value"}, "params": {}}, "no variant"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ({"bot": V, "params": {}, "tune": [[[[[[[[[[[[[[1]]]]]]]]]]]]]]}, "levels deep"),
+        ('{"bot": ' + json.dumps(V) + ', "params": {"flush": 1e999}}', "params.flush"),
+        ("not json", "not readable JSON"),
+        ("[1, 2]", "not an mjlab bot parameter file"),
+    ],
+)
+def test_a_hostile_bot_parameter_file_is_one_line_exit_2(tmp_path, capsys, doc, needle):
+    bad = tmp_path / "bad.json"
+    bad.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    for argv in ([*SIM, "--policy", "value", "--bot-params", bad, "--out", tmp_path / "x.parquet"],
+                 ["ladder", "tuidaohu", "--deals", "64", "--bot-params", bad]):  # fmt: skip
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and one_line(err) and "bad.json" in err and needle in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json"]
+
+
+def _cli(*argv, env=None, limit_memory=False, timeout=300):
+    """The command line in a process of its own (the timeout only guards against a hang)."""
+
+    def small():
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    return subprocess.run(
+        [sys.executable, "-m", "mjlab.cli", *map(str, argv)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+        preexec_fn=small if limit_memory else None,
+    )
+
+
+def test_a_fifo_or_a_device_is_never_read_as_an_input_file(tmp_path):
+    """``--rules`` on a FIFO hung, and on /dev/zero read until memory ran out."""
+    fifo = tmp_path / "rules.fifo"
+    os.mkfifo(fifo)
+    out = tmp_path / "x.parquet"
+    for flag, path in (("--rules", fifo), ("--bot-params", fifo), ("--rules", "/dev/zero")):
+        done = _cli(*SIM, flag, path, "--out", out, limit_memory=True)
+        assert done.returncode == 2 and one_line(done.stderr), done.stderr
+        assert str(path) in done.stderr and "not a regular file" in done.stderr
+    assert not out.exists()
+
+
+def test_a_bad_scheduler_address_is_one_line_exit_2(tmp_path, capsys):
+    for address in ("foo bar", "", "tls://host", "tcp://host:99999", "http://host:80"):
+        argv = [*SIM, "--backend", "dask", "--scheduler", address, "--out", f"{tmp_path}/d/"]
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and one_line(err) and "--scheduler" in err, (address, err)
+    code, _, err = run(capsys, *SIM, "--scheduler", "tls://h:1", "--out", tmp_path / "x.parquet")
+    assert code == 2 and one_line(err) and "--backend dask" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_ascii_only_stdout_gets_no_traceback(tmp_path):
+    for argv in (["variants"], ["rules", "lishui"], ["score", "tuidaohu", "11123455678999m",
+                 "--win", "5m", "--self-draw"], ["nosuch-command"]):  # fmt: skip
+        done = _cli(*argv, env={"PYTHONIOENCODING": "ascii"})
+        assert "Traceback" not in done.stderr and done.returncode in (0, 2), done.stderr
+        assert done.stdout.isascii() and done.stderr.isascii()
+        if done.returncode == 0:
+            assert "\\u" in done.stdout  # the 汉字, escaped rather than lost
+
+
+# --------------------------------------------------------------------- inputs wrongly accepted
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["fit", "tuidaohu", "--workers", "0", "--deals", "64", "--dry-run", "--quiet"],
+         "--workers"),
+        (["ladder", "tuidaohu", "--policies", "", "--deals", "64"], "policy ''"),
+        (["ladder", "tuidaohu", "--policies", "random,,value", "--deals", "64"], "policy ''"),
+        (["score", "luodisao", LUODISAO, "--win", "x1", "--xing-card", "99"], "--xing-card"),
+        (["score", "luodisao", LUODISAO, "--win", "x1", "--xing-card", ""], "--xing-card"),
+        (["exact", "--hand", "14", "--wild", ""], "--wild is empty"),
+        (["exact", ""], "unknown variant ''"),
+        (["rescore", "{rec}", "--rule", "pay_base=2", "--out", "{w}/o.parquet", "--gap",
+          "--gap-deals", "0"], "--gap-deals"),
+        (["design", "tuidaohu", "--vary", "horses=0,2", "--target", "dealer_edge<=1", "--deals",
+          "32", "--skill-deals", "-4"], "--skill-deals"),
+        (["design", "tuidaohu", "--vary", "horses=0,0", "--target", "dealer_edge<=1", "--deals",
+          "32"], "given twice"),
+        (["design", "tuidaohu", "--vary", "horses=0,2", "--target", "dealer_edge<=1", "--deals",
+          "32", "--plot", ""], "--plot is empty"),
+        (["summarize", "{rec}", "--loss", "20,20"], "given twice"),
+        (["summarize", "{rec}", "--plot", ""], "--plot is empty"),
+        (["sweep", "tuidaohu", "--rule", "horses=0,4", "--deals", "32", "--out", "{w}/s",
+          "--plot", ""], "--plot is empty"),
+        ([*SIM, "--rules", "", "--out", "{w}/x.parquet"], "--rules is empty"),
+        ([*SIM, "--bot-params", "", "--out", "{w}/x.parquet"], "--bot-params is empty"),
+        ([*SIM, "--scheduler", "tcp://127.0.0.1:1", "--out", "{w}/x.parquet"],
+         "--scheduler goes with --backend dask"),
+        ([*SIM, "--backend", "dask", "--scheduler", "tls://127.0.0.1:1", "--tls-ca-file", "",
+          "--out", "{w}/d/"], "--tls-ca-file is empty"),
+    ],
+)  # fmt: skip
+def test_inputs_once_accepted_are_refused(tmp_path, capsys, rec, argv, needle):
+    work = tmp_path / "work"
+    work.mkdir()
+    argv = [str(a).replace("{w}", str(work)).replace("{rec}", str(rec)) for a in argv]
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and one_line(err) and needle in err, err
+    assert list(work.iterdir()) == []

@@ -14,10 +14,12 @@ def run_design(args) -> int:
     from analysis._util import jsonable
     from analysis.rule_search import _values, design, design_plot, format_design
     from engine import paths
+    from engine.runs.run import MAX_MATCH_LENGTH, MAX_MATCHES, _check_int
     from engine.variants import get as get_variant
     from engine.variants import parse_rule_args
 
     get_variant(args.variant)
+    _check_int("--skill-deals", args.skill_deals, 2, MAX_MATCHES * MAX_MATCH_LENGTH)
     vary = dict(_values(raw) for raw in args.vary)
     if len(vary) != len(args.vary):
         raise UsageError("--vary: an option is given twice")

@@ -27,9 +27,11 @@ def run_rescore(args) -> int:
     from engine import paths
     from engine.play import records
     from engine.runs import rescore as _rs
+    from engine.runs.run import MAX_MATCH_LENGTH, MAX_MATCHES, _check_int
     from engine.variants import parse_rule_args
 
     changes = parse_rule_args(args.rule, args.rules)
+    _check_int("--gap-deals", args.gap_deals, 2, MAX_MATCHES * MAX_MATCH_LENGTH)
     out_path = paths.check_output(args.out, "--out")
     if out_path.suffix != ".parquet":
         raise UsageError(f"--out {out_path}: give a .parquet file name")

@@ -189,6 +189,8 @@ def _loss_amounts(raw: str | None) -> list[float] | None:
             x = float("nan")
         if not x >= 0 or x == float("inf"):
             raise UsageError(f"--loss: {part.strip()!r} is not an amount >= 0 (e.g. --loss 20,50)")
+        if x in out:
+            raise UsageError(f"--loss: the amount {part.strip()} is given twice")
         out.append(x)
     return out
 
