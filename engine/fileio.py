@@ -351,7 +351,8 @@ def verify(pm: ParquetMeta, *, required: bool = True) -> None:
     required : bool
         Whether a file without a whole-file checksum (one written before mjlab kept
         them) is refused (True) or accepted with what it has: the older checksum of
-        its data region and identity, or none.
+        its data region and identity, or none (a footer that holds a checksum entry
+        under a damaged key is refused either way).
 
     Raises
     ------
@@ -360,7 +361,7 @@ def verify(pm: ParquetMeta, *, required: bool = True) -> None:
     """
     path = pm.path
     if pm.sums is None:
-        if required:
+        if required or _footer_holds(path, _LEAD):  # a checksum entry whose key is damaged
             raise UsageError(f"{path}: damaged or from an older mjlab (no checksum)")
         return
     want_f, want_m = pm.sums.get("file"), pm.sums.get("meta")
@@ -375,6 +376,17 @@ def verify(pm: ParquetMeta, *, required: bool = True) -> None:
         raise UsageError(f"{path}: damaged (its metadata does not match its checksum)")
     if file_digest(path) != want_f:
         raise UsageError(f"{path}: damaged (its bytes do not match its checksum)")
+
+
+def _footer_holds(path, text: bytes) -> bool:
+    """Whether the last 16 MiB of a file hold ``text`` (False if it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            f.seek(max(0, size - (16 << 20)))
+            return text in f.read()
+    except OSError:
+        return False
 
 
 def _is_hex(x) -> bool:
@@ -466,16 +478,13 @@ def damaged_output(path, exc: UsageError) -> bool:
     not readable Parquet at all (a file cut short), if it starts as Parquet does. A
     readable Parquet file without any mark, or any other file, is someone else's.
     """
+    if any(_footer_holds(path, mark) for mark in _MARKS):
+        return True
     try:
         with open(path, "rb") as f:
             head = f.read(4)
-            size = os.fstat(f.fileno()).st_size
-            f.seek(max(0, size - (16 << 20)))
-            tail = f.read()
     except OSError:
         return False
-    if any(mark in tail for mark in _MARKS):
-        return True
     return not isinstance(exc, NotMjlab) and head == b"PAR1"
 
 

@@ -164,7 +164,8 @@ def test_summarize_says_when_a_dataset_is_incomplete(tmp_path, capsys):
 # --------------------------------------------------------------------- issue 46: content, not names
 def _flip_positions(size: int, n: int, seed: int) -> list[int]:
     """``n`` byte positions of a file of ``size`` bytes, seeded: its first and last 16
-    bytes (the Parquet magic and footer length) always, the rest drawn at random."""
+    bytes (the Parquet magic and footer length) always, the rest drawn at random.
+    """
     ends = [*range(16), *range(size - 16, size)]
     rest = np.setdiff1d(np.arange(size), ends)
     drawn = np.random.default_rng(seed).choice(rest, n - len(ends), replace=False)
@@ -188,7 +189,8 @@ def _flip_every_sampled_byte(tmp_path, n: int, seed: int):
     victim = sorted(folder.glob("chunk-*.parquet"))[1]
     good = victim.read_bytes()
     masks = np.random.default_rng(seed + 1).integers(1, 256, len(good))
-    positions = _flip_positions(len(good), n, seed)
+    keys = [good.rindex(b"mjlab.sha256") + 5, good.rindex(b'{"file": "') + 3]  # the checksum's
+    positions = sorted({*_flip_positions(len(good), n, seed), *keys})
     for pos in positions:
         damaged = bytearray(good)
         damaged[pos] ^= int(masks[pos])
@@ -206,12 +208,12 @@ def _flip_every_sampled_byte(tmp_path, n: int, seed: int):
 
 
 def test_a_flipped_byte_anywhere_in_a_chunk_is_replayed(tmp_path):
-    assert _flip_every_sampled_byte(tmp_path, 200, seed=46) == 200
+    assert _flip_every_sampled_byte(tmp_path, 200, seed=46) >= 200
 
 
 @pytest.mark.slow
 def test_two_thousand_flipped_bytes_each_replayed(tmp_path):
-    assert _flip_every_sampled_byte(tmp_path, 2000, seed=4646) == 2000
+    assert _flip_every_sampled_byte(tmp_path, 2000, seed=4646) >= 2000
 
 
 def test_a_renamed_column_is_refused_by_summarize_and_replayed(tmp_path, capsys):
