@@ -19,7 +19,7 @@ from pathlib import Path
 from .errors import UsageError
 from .fileio import os_fault
 
-__all__ = ["check_output", "check_writable", "read_input"]
+__all__ = ["check_input", "check_output", "check_writable", "read_input"]
 
 _HOST = socket.gethostname()
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -186,6 +186,38 @@ def check_output(path, what: str, *, folder: bool = False) -> Path:
     return Path(raw)
 
 
+def check_input(path, what: str, *, folder_ok: bool = False) -> os.stat_result:
+    """The ``stat`` of an input path, checked before it is opened.
+
+    Raises
+    ------
+    UsageError
+        Bad input (exit 2) naming the path: an empty name, a name too long, no such
+        file, a folder (unless ``folder_ok``), anything but a regular file or a folder
+        (a FIFO or a device is never opened).
+    OSError
+        The path cannot be looked up (permission), naming it (exit 1).
+    """
+    raw = os.fspath(path)
+    if not raw.strip():
+        raise UsageError(f"{what} is empty: give a file name")
+    if "\0" in raw:
+        raise UsageError(f"{what} {raw!r}: a name cannot hold a NUL character")
+    try:
+        st = os.stat(raw)
+    except (FileNotFoundError, NotADirectoryError):
+        missing = "no such file or folder" if folder_ok else "no such file"
+        raise UsageError(f"{what} {_abridged(raw)}: {missing}") from None
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            raise UsageError(f"{what} {_abridged(raw)}: the name is too long") from None
+        raise os_fault(exc, raw) from exc
+    if stat.S_ISREG(st.st_mode) or (folder_ok and stat.S_ISDIR(st.st_mode)):
+        return st
+    kinds = "a regular file or a folder" if folder_ok else "a regular file"
+    raise UsageError(f"{what} {raw}: is {_kind(st.st_mode)}, not {kinds}")
+
+
 def read_input(path, what: str, limit: int) -> bytes:
     """The bytes of an input file, checked before it is opened.
 
@@ -207,20 +239,7 @@ def read_input(path, what: str, limit: int) -> bytes:
         The file cannot be read (permission), naming it (exit 1).
     """
     raw = os.fspath(path)
-    if not raw.strip():
-        raise UsageError(f"{what} is empty: give a file name")
-    if "\0" in raw:
-        raise UsageError(f"{what} {raw!r}: a name cannot hold a NUL character")
-    try:
-        mode = os.stat(raw).st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        raise UsageError(f"{what} {raw}: no such file") from None
-    except OSError as exc:
-        if exc.errno == errno.ENAMETOOLONG:
-            raise UsageError(f"{what} {_abridged(raw)}: the name is too long") from None
-        raise os_fault(exc, raw) from exc
-    if not stat.S_ISREG(mode):
-        raise UsageError(f"{what} {raw}: is {_kind(mode)}, not a regular file")
+    check_input(raw, what)
     try:
         fd = os.open(raw, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:

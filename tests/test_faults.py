@@ -310,6 +310,21 @@ def test_read_only_and_full_disks_are_environment_faults(tmp_path, capsys, rec):
         _umount(ro, small)
 
 
+@pytest.mark.parametrize("command", ["summarize", "rescore"])
+def test_bad_input_paths_are_refused(tmp_path, capsys, command, monkeypatch):
+    """An input PATH that is empty ("" read the current folder), too long (exit 1), a FIFO
+    or a device (exit 1, "Not a directory")."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    monkeypatch.chdir(tmp_path)
+    tail = ["--rule", "pay_base=2", "--out", tmp_path / "o.parquet"] if command == "rescore" else []
+    for path, needle in (("", "is empty"), (" ", "is empty"), ("/dev/zero", "character device"),
+                         (fifo, "FIFO"), (tmp_path / ("a" * 300), "too long")):  # fmt: skip
+        code, _, err = run(capsys, command, path, *tail)
+        assert code == 2 and one_line(err) and needle in err, (path, err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo"]
+
+
 # --------------------------------------------------------------------- hostile files, exit 2
 LUODISAO = "x1x2x3 x4x5x6 d1d2d3 x7x8x9 x10x10x10"
 DEEP = "a = " + "[" * 5000 + "]" * 5000
