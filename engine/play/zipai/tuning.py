@@ -15,9 +15,16 @@ SPACES = {
         Dim("colour", 0.0, 2.0, 0.3),
         Dim("survive", 0.7, 1.0, 0.04),
         Dim("pass_risk", 0.0, 2.0, 0.3),
+        Dim("pair", 0.0, 0.3, 0.04),
+    ),
+    "value": (
+        Dim("huxi", 0.0, 1.0, 0.15),
+        Dim("pair", 0.0, 5.0, 1.0),
+        Dim("claim_margin", -1.0, 1.0, 0.3),
+        Dim("pass_margin", -0.3, 1.0, 0.2),
     ),
 }
-"""The dimensions of each tuned policy (engine.zipai.params); the value policy has none."""
+"""The dimensions of each tuned policy (engine.zipai.params)."""
 
 
 def relevant(variant, resolved, policy: str) -> list[Dim]:

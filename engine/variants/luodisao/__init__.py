@@ -324,14 +324,29 @@ STRONG_DEFAULTS = {
     "colour": 1.0,
     "survive": 0.9,
     "pass_risk": 0.5,
+    "pair": 0.0625,
 }
 """The strong policy's starting parameters (engine.zipai.params); the tuned ones and the
 fitted model are in ``engine/botdata/luodisao/strong.json``."""
 
 
+VALUE_DEFAULTS = {
+    "huxi": 0.25,
+    "pair": 1.0,
+    "claim_margin": 0.0,
+    "pass_margin": 0.2,
+}
+"""The value policy's hand-set weights (engine.zipai.params): a 胡息 is worth a quarter
+card of distance; a 碰 or 吃 is made when it gains anything; an optional win on another
+player's card is passed when the self-draw race is worth 20 % more (at the seed's ×2 for
+自摸: a self-draw chance above 0.6)."""
+
+
 def bot_params(policy, rules) -> dict:
-    """机器人参数 the default parameters of ``policy`` (only ``strong`` has any)."""
-    return dict(STRONG_DEFAULTS) if policy == "strong" else {}
+    """机器人参数 the default parameters of ``policy`` (``value`` and ``strong``)."""
+    if policy == "strong":
+        return dict(STRONG_DEFAULTS)
+    return dict(VALUE_DEFAULTS) if policy == "value" else {}
 
 
 def pack(rules) -> np.ndarray:
