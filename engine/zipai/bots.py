@@ -1,6 +1,7 @@
 """字牌 bots: the 出牌 / 吃碰 / 胡 decisions of the three policies, compiled (numba).
 
-Three policies, chosen per seat (codes ``P_*`` of :mod:`engine.mahjong.layout`):
+Three policies, chosen per seat (codes ``P_*`` of :mod:`engine.abi`; the fourth,
+``strong``, is :mod:`engine.zipai.strong`):
 
 ``random``
     Discards a uniformly random kind among its legal discards, takes each optional claim
@@ -13,12 +14,20 @@ Three policies, chosen per seat (codes ``P_*`` of :mod:`engine.mahjong.layout`):
     breaking a complete one (and any 碰 bringing 胡息 while short of 6), declares every
     win.
 ``value``
-    The same with 胡息 always weighed (囤 = 胡息 + 3 醒) and the colour factors in view:
-    with at most two red cards it sheds red ones (黑胡 ×4, 一点朱 ×3), with six or more it
-    keeps them (红胡 ×2, 全红 ×4). It passes an optional win on another player's card
-    when a later self-draw (×2, every player pays) is likely enough (:func:`want_win`;
-    the loop estimates that chance from the unseen winning cards, the flips left and the
-    risk that another player wins first).
+    Discards like efficiency with 胡息 always weighed (囤 = 胡息 + 3 醒) and the colour
+    factors of the run in view (:func:`colour_weight`): with at most two red cards it
+    sheds red ones toward 黑胡 / 一点朱, with six or more it keeps them toward 红胡, each
+    by log2 of the run's factor (nothing when it is 1). It claims by what a claim does
+    (:func:`value_claim_gain`): a 碰 or 吃 is made when the cards of distance it saves
+    (the hand as it stands against the best discard after the claim), plus
+    ``value.huxi`` per 胡息 the claim lays, less what the pairs it breaks may still bring
+    as 碰 / 啸 (:func:`pair_potential`, weighted by ``value.pair``), beat
+    ``value.claim_margin``; among 吃 options the best such gain. It passes an optional
+    win on another player's card when the self-draw race (its unseen winning cards, the
+    flips left, each self-draw scored by the engine's scorer under the run's rules, the
+    others winning first meanwhile) beats the win now by ``value.pass_margin``
+    (:func:`value_passes`). Its weights are hand-set defaults tuned against efficiency
+    (``engine/botdata/luodisao/value.json``).
 
 The distance measure. An exact search for the best partial decomposition of a hand costs
 6-24 µs, too slow for 10,000 deals/s, so the bots use a one-pass measure (O(20 × 6)).
@@ -27,10 +36,10 @@ one card sums, over the 3-card groups that contain ``k`` (句, 一二三, 二七
 ``W_FULL`` when the hand holds the whole group, ``W_PART`` when it lacks one card that is
 still unseen (scaled by the unseen copies), plus ``W_PAIR`` for a pair (a 啸 / 碰 / 将 to
 be), each group weighted by its 胡息; a 王 adds ``W_WANG`` to every partial group it
-could complete. The least valuable card is the discard; a claim is judged by whether its
-hand cards already lie in complete groups (:func:`in_group`). :func:`distance` turns the
-same pass into an estimate of the cards a hand still misses (0 for a complete hand), used
-to report and test how close hands are.
+could complete. The least valuable card is the discard; the efficiency bot judges a claim
+by whether its hand cards already lie in complete groups (:func:`in_group`).
+:func:`distance` turns the same pass into an estimate of the cards a hand still misses (0
+for a complete hand), which the value bot's claims and the strong bot's tables read.
 
 All randomness comes from the deal's bot stream (engine.rng BOTS).
 """
@@ -71,7 +80,14 @@ __all__ = [
     "choose_discard",
     "want_claim",
     "choose_chi",
+    "colour_weight",
     "want_win",
+    "value_passes",
+    "value_claim_gain",
+    "value_peng",
+    "value_chi",
+    "pair_potential",
+    "best_after_discard",
 ]
 
 

@@ -3,13 +3,19 @@
 It plays for expected points from what its seat can see, with fitted models and tuned
 weights in its parameter row (:mod:`engine.zipai.params`):
 
-- **Hand value.** A hand's expected points are ``P(win) x V``: ``P(win)`` from a fitted
-  table of the hand's distance (:func:`engine.zipai.bots.distance`: the cards still
-  missing for its 门子, one more while the certain 胡息 is short of 6), its certain 胡息
-  class and the stock left (``strong.p_win``); ``V`` the fitted mean points a win
-  brings its winner (``strong.v_base``), times a fitted factor of the certain 胡息 (囤)
-  and one of the red cards held (``strong.v_red``: 黑胡 ×4, 一点朱 ×3, 红胡 ×2, 全红 ×4 as
-  they come out of real play), the latter raised to the tuned ``strong.colour``.
+- **Hand value.** A hand's expected points are ``P(win) x V``. ``P(win)``: for a hand
+  that waits, from a fitted table of its live outs (the unseen cards on whose own flip
+  it would win, counted by the game loop with the engine's win check) and the stock
+  left (``strong.p_out``); otherwise from a fitted table of its distance
+  (:func:`engine.zipai.bots.distance`: the cards still missing for its 门子, one more
+  while the certain 胡息 is short of 6), its certain 胡息 class and the stock left
+  (``strong.p_win``). ``V``: the fitted mean points a win brings its winner
+  (``strong.v_base``), times a fitted factor of the certain 胡息 (囤) and one of the red
+  cards held (``strong.v_red``: 黑胡, 一点朱, 红胡, 全红 as they come out of real play),
+  the latter raised to the tuned ``strong.colour``; each re-priced from the rules they
+  were fitted under to the run's (the ``derived.*`` factors the game loop fills from
+  the packed rules: the 番 factors and how they combine, 囤 per 醒, 双醒, the 醒
+  procedure and the players who pay, through the fitted composition of the wins).
 - **Danger.** 放炮玩家包赔: a discard won on costs its discarder the win's value for
   every other player. For each opponent and card kind, a logistic model of the chance
   that the opponent can win on that card now (``strong.danger``), from the opponent's
@@ -22,11 +28,13 @@ weights in its parameter row (:mod:`engine.zipai.params`):
   64) - alpha x (danger x what a feeder pays)``, ``D`` the chance someone wins on it and
   ``kv`` the value bot's keep value of the card: it pushes with a good hand and folds
   to safe cards with a poor one. A 碰 or 吃 is made when the best discard after it is
-  worth more than the hand without it, by a tuned margin. An optional win on another
+  worth more than the hand without it, by a tuned margin; a 吃 that breaks a pair
+  first gives up the 碰 / 啸 the pair may still become (``strong.pair`` x the hand's
+  points per 胡息 of :func:`engine.zipai.bots.pair_potential`). An optional win on another
   player's card is passed when the chance to self-draw (a race against the others over
-  the flips left) times the self-draw's real score (×2, every player pays, scored by
-  the engine's own scorer for each winning card) beats the win now by more than the
-  others' wins would cost meanwhile.
+  the flips left) times the self-draw's real score (every player pays, scored by the
+  engine's own scorer under the run's rules for each winning card) beats the win now by
+  more than the others' wins would cost meanwhile.
 
 Ties are broken at random from the deal's bot stream, like the other policies.
 """

@@ -46,7 +46,10 @@ def _c(name: str) -> int:
 # The dealer's 15 cards wait on 肆 / 柒 (陆伍 + 一二三, 贰柒拾, 四五六, 七八九) once 玖 or
 # 伍 / 陆 is gone: discarding 玖 keeps the wait, 伍 breaks it.
 DEALER = "x1x2x3 d2d7d10 x4x5x6 x7x8x9 d5d6 d9"
-OTHERS = {1: "x1x1 x10x10x10 d1d1 d3 d8 x2 x3 d3 d8 d9", 2: "x4x4 x5 x6 x7 x8 x9 d4 d4 x2 x3 x10 d1 d9"}
+OTHERS = {
+    1: "x1x1 x10x10x10 d1d1 d3 d8 x2 x3 d3 d8 d9",
+    2: "x4x4 x5 x6 x7 x8 x9 d4 d4 x2 x3 x10 d1 d9",
+}
 
 
 def _audit(rows, rules=None, policies="value"):

@@ -347,21 +347,32 @@ def test_strong_records_do_not_depend_on_workers_or_chunks():
     assert (a.rec == b.rec).all()
 
 
-# sha256 of rec + match + deal bytes at seed 7, 1,200 deals, from the tree before the strong
-# policy (branch lead at b6de89a): threading the bots' rows and the observation buffer
-# through the loop must leave every other policy's records byte for byte.
+# sha256 of rec + match + deal bytes at seed 7, 1,200 deals. The efficiency and random
+# tables are the records of main before issue 44 (14b171e; the kings=3 one from this tree,
+# whose efficiency and random code paths issue 44 left alone): the value and strong changes
+# must leave them byte for byte. The tables with a value seat are this tree's (issue 44
+# changed how value claims, passes and aims its colour).
 OTHER_POLICIES_SHA256 = {
-    ("value,efficiency,random", ()): (
-        "8bb21365f4704b9f048bf92658653a68c391bae166a069b31451bd44238dd082"
+    ("efficiency,random,efficiency", ()): (
+        "af87a26846d49591073cc8a88523446e71e45945703954c7f732f5b4c50cd111"
     ),
-    ("value,random,efficiency,value", (("players", 4),)): (
-        "195fe458a969f9a5f8fb2067464667aa1aaf2b460f8f136e328d5304efc379bd"
+    ("random,efficiency,efficiency,random", (("players", 4),)): (
+        "3afd749b864296e8ace2846b2a2bc4d17666a5fd1fd01562b289d42332654f9a"
     ),
     ("efficiency,random", (("players", 2),)): (
         "b0189660422629a8cea9708375cd449c898bcaad38f224f74c7fe5858d4ee194"
     ),
+    ("efficiency,random,random", (("kings", 3), ("must_win", "none"), ("xing", "fan"))): (
+        "60578d53c86bed81ce5015704ec362ffb6f5ea4a116969f3237d70ed18804119"
+    ),
+    ("value,efficiency,random", ()): (
+        "7f1441bdb4ba9d1a7be86e02a7ca7de21dc0897db2b92cf868112bf20667d88e"
+    ),
+    ("value,random,efficiency,value", (("players", 4),)): (
+        "1621c1f83ce29d0aea802cc7581f8ccc6ad8462c3b006e3115cf22390e2c78c0"
+    ),
     ("value,efficiency,random", (("kings", 3), ("must_win", "none"), ("xing", "fan"))): (
-        "6dba6bd7285b3f30d5d48d8f621414d7d6f38a7f039da8def875c01762c8ec32"
+        "b62ece3cd5e29e98ce63b737ca319ef737281ff2a3645f0b77a837600bf2be75"
     ),
 }
 
@@ -392,17 +403,19 @@ def test_observing_changes_no_record():
     assert set(np.unique(hand[:, O.H_SEAT])) <= {0, 1, 2}
 
 
-def test_strong_beats_value_by_defending_and_valuing():
+def test_strong_beats_value_by_winning_more_and_feeding_less():
     """In duplicate seating the strong bot's edge over value is resolved, it wins more
-    often and for more, and it feeds fewer wins (包赔) than value in the same seats: a
-    difference of about -0.005 per deal, which 16,000 deals per seating resolve (its 95%
-    half-width is about 0.003 there)."""
+    often (its waits counted by their live outs) and feeds fewer wins (包赔) than value in
+    the same seats: differences of about +0.09 and -0.02 per deal, which 16,000 deals per
+    seating resolve (their 95% half-widths are about 0.005 and 0.002 there). Value's wins
+    are the larger ones (it claims for 胡息), so no claim is made about the value per
+    win."""
     from analysis.ladder import ladder
 
     lad = ladder("luodisao", deals=16000, seed=5, policies=("value", "strong"), progress=False)
     row = lad.rungs.iloc[-1]
     assert row["strong"] == "strong" and row["edge_lo"] > 0
-    assert row["win_lo"] > 0 and row["strong_value"] > row["weak_value"]
+    assert row["win_lo"] > 0
     assert row["dealin_hi"] < 0
 
 
@@ -539,7 +552,7 @@ def test_the_fit_command_path_runs_and_names_its_version(capsys):
     from mjlab.cli import main
 
     res = fit("luodisao", deals=160, seed=3)
-    assert res["identity"]["strong_version"] == strong_version(V) == 1
+    assert res["identity"]["strong_version"] == strong_version(V) == 2
     assert res["model"]["p_win"]
     assert main(["fit", "luodisao", "--deals", "160", "--dry-run", "--quiet"]) == 0
     assert "luodisao:" in capsys.readouterr().out
