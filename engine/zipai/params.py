@@ -32,7 +32,8 @@ S_CHI_BIAS = LAYOUT.block("strong.chi_bias")
 S_COLOUR = LAYOUT.block("strong.colour")
 """Exponent of the fitted colour factor (红胡 / 黑胡 / 一点朱 / 全红 by red cards held)."""
 S_SURVIVE = LAYOUT.block("strong.survive")
-"""Chance that a round of the other players passes without their win (self-draw race)."""
+"""Chance that a round of the other players passes without their win (self-draw race),
+for the two others of a three-seat table (``** ((seats - 1) / 2)`` at another)."""
 S_PASS_RISK = LAYOUT.block("strong.pass_risk")
 """Weight of what the others' wins cost while a passed win waits for its self-draw."""
 S_PAIR = LAYOUT.block("strong.pair")

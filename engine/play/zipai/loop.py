@@ -321,7 +321,8 @@ SSCR = SS.size
 """Length of the strong policy's int64 scratch."""
 SS.limit = SSCR
 SURVIVE = 0.9
-"""Value bot: the chance that a round of the other players ends without their win."""
+"""Value bot: the chance that a round of the two other players of a three-seat table ends
+without their win (:func:`_self_race` scales it to other tables)."""
 
 
 @kernel(inline="always")
@@ -548,9 +549,10 @@ def _self_race(rules, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, 
     ``good`` counts the unseen cards that win seat ``q`` a self-draw and ``vsum`` their
     scores summed (each by the engine's scorer under the run's rules, 醒 counted under 跟醒
     where it depends only on the winning card); ``p`` the chance to self-draw one of them
-    in the flips left, the deal surviving each round of the others with chance ``surv``:
-    ``sum_i surv**i (1 - w)**(i - 1) w``, ``w = good / unseen``. ``(0, 0, 0)`` when no
-    unseen card wins.
+    in the flips left, the deal surviving each round of the others with chance ``surv``
+    (given for two others, the three-seat table; ``surv ** ((active - 1) / 2)`` at
+    another): ``sum_i surv**i (1 - w)**(i - 1) w``, ``w = good / unseen``. ``(0, 0, 0)``
+    when no unseen card wins.
     """
     gen = rules[Z_XING] == 0
     _fill_unseen(hand, pk, pile, q, scratch)
@@ -574,6 +576,8 @@ def _self_race(rules, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, 
         return 0.0, 0.0, 0
     w = good / total
     flips = (ctx[K_NCARDS] - ctx[K_PTR]) // max(ctx[K_ACTIVE], 1)
+    if ctx[K_ACTIVE] != 3:
+        surv = surv ** ((ctx[K_ACTIVE] - 1) / 2.0)  # per two others, as at three seats
     p = 0.0
     alive = 1.0
     for _ in range(flips):

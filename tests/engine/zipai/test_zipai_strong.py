@@ -369,7 +369,7 @@ OTHER_POLICIES_SHA256 = {
         "7f1441bdb4ba9d1a7be86e02a7ca7de21dc0897db2b92cf868112bf20667d88e"
     ),
     ("value,random,efficiency,value", (("players", 4),)): (
-        "1621c1f83ce29d0aea802cc7581f8ccc6ad8462c3b006e3115cf22390e2c78c0"
+        "8444b1498832c73438025d246d21a803aa8f8bc0286fd9f267705d570e77f165"
     ),
     ("value,efficiency,random", (("kings", 3), ("must_win", "none"), ("xing", "fan"))): (
         "b62ece3cd5e29e98ce63b737ca319ef737281ff2a3645f0b77a837600bf2be75"

@@ -212,3 +212,29 @@ def test_strong_keeps_a_big_pair_worth_more_than_a_zero_huxi_chi(hand1):
     lines = deal.text.splitlines()
     at = next(i for i, line in enumerate(lines) if "seat 1 吃s d5" in line)
     assert "d4d5d6" in lines[at + 1]
+
+
+@pytest.mark.parametrize("active", [2, 3, 4])
+def test_the_self_draw_race_reads_the_seats_at_the_table(active):
+    """The passed-win race (value and strong): the deal survives each round of the others
+    with ``surv`` per two others, so at 4 seats a round is riskier than at 3, at 2 safer.
+    The hand waits on 肆 and 柒 (4 and 3 unseen of 66), 20 cards in the stock."""
+    packed = V.pack(RULES)
+    work = Z.workspace(packed)
+    (values, hand, ps, pk, tab, pile, stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used,
+     scratch, out, delta, zmoney, states, kings_held, sq, wvx, gcounts, osums,
+     sscr) = work  # fmt: skip
+    counts, _ = cards.parse("x1x2x3 d2d7d10 x4x5x6 x7x8x9 d5d6")
+    hand[0, :20] = counts
+    ps[Z.PS_KEY] = -1
+    pk[Z.PK_ALIKE] = -1
+    ctx[Z.K_NCARDS], ctx[Z.K_PTR], ctx[Z.K_ACTIVE] = 80, 60, active
+    p, vsum, good = Z._self_race(packed, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx,
+                                 0, 0.9, scratch, out, sq, wvx, gcounts)  # fmt: skip
+    unseen = 80 - counts.sum()
+    assert good == 4 + 3  # 肆 all four unseen, 柒 three
+    w = good / unseen
+    surv = 0.9 ** ((active - 1) / 2)
+    want = sum(surv**i * (1 - w) ** (i - 1) * w for i in range(1, 20 // active + 1))
+    assert p == pytest.approx(want, rel=1e-12)
+    assert vsum > 0
