@@ -27,6 +27,15 @@ SPACES = {
 """The dimensions of each tuned policy (engine.zipai.params)."""
 
 
+PASSING = ("pass_margin", "survive", "pass_risk")
+"""The dimensions of passing an optional win: inert where every win is forced."""
+
+
 def relevant(variant, resolved, policy: str) -> list[Dim]:
-    """The dimensions ``mjlab tune`` searches for ``policy`` (every one of the space)."""
-    return list(SPACES.get(policy, ()))
+    """The dimensions ``mjlab tune`` searches for ``policy``: the space's, less those of
+    passing a win under ``must_win=any`` (有胡必胡: no win may be passed).
+    """
+    dims = list(SPACES.get(policy, ()))
+    if resolved.get("must_win") == "any":
+        dims = [d for d in dims if d.name not in PASSING]
+    return dims

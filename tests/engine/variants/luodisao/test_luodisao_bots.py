@@ -238,3 +238,14 @@ def test_the_self_draw_race_reads_the_seats_at_the_table(active):
     want = sum(surv**i * (1 - w) ** (i - 1) * w for i in range(1, 20 // active + 1))
     assert p == pytest.approx(want, rel=1e-12)
     assert vsum > 0
+
+
+def test_tuning_drops_the_passing_weights_where_every_win_is_forced():
+    from engine.play.zipai.tuning import SPACES, relevant
+
+    for policy in ("value", "strong"):
+        every = [d.name for d in SPACES[policy]]
+        assert [d.name for d in relevant(V, RULES, policy)] == every
+        forced = [d.name for d in relevant(V, V.resolve({"must_win": "any"}), policy)]
+        assert forced == [n for n in every if n not in ("pass_margin", "survive", "pass_risk")]
+        assert len(forced) < len(every)
