@@ -31,6 +31,16 @@ RATES = (
     ("  of them for 游金", "passed_for_youjin", None),
     ("wilds discarded, per deal", "wild_discarded", None),
     ("deal-ins, per deal", "deal_in", None),
+    # 字牌 (engine.play.zipai.audit)
+    ("吃 taken", "chi_made", ("chi_made", "chi_declined")),
+    ("  of them worth 0 胡息", "chi_zero_huxi", ("chi_made",)),
+    ("碰 taken", "peng_made", ("peng_made", "peng_declined")),
+    ("pairs spent on a 0-胡息 吃, per deal", "pair_spent_zero_huxi_chi", None),
+    ("legal wins passed, per deal", "win_passed", None),
+    ("  of them on a discard", "win_passed_discard", None),
+    ("  of them on a flipped card", "win_passed_flip", None),
+    ("  of them on a self-draw", "win_passed_self_draw", None),
+    ("live waits broken, per deal", "wait_broken_live", None),
 )
 """The rates the audit shows."""
 

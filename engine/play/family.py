@@ -26,6 +26,7 @@ from engine.play.mahjong import loop as game_loop
 from engine.play.mahjong import replay as game_replay
 from engine.play.mahjong import testing as game_testing
 from engine.play.mahjong import tuning as game_tuning
+from engine.play.zipai import audit as zipai_audit
 from engine.play.zipai import fit as zipai_fit
 from engine.play.zipai import loop as zipai_loop
 from engine.play.zipai import replay as zipai_replay
@@ -154,7 +155,7 @@ ZIPAI = Family(
     refit=lambda v, resolved, deals, seed, policy, threads, progress, base: zipai_fit.fit_zipai(
         v, resolved, deals, seed, policy, threads, progress
     ),
-    audit=None,
+    audit=zipai_audit.audit_zipai,
     values=None,
 )
 """The 字牌 family (luodisao)."""

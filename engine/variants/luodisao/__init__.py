@@ -61,9 +61,10 @@ the 醒 card and, through a 王 standing for the 醒 kind, the reading: the reco
 would need every method's count and reading (more than the 24 extras), so it is
 simulated instead. The shapes of two or more 王 keep the seed's factors (王钓王 8, 王闯 8,
 王闯王 16, 王炸 16, 王炸王 32): the default deck's one 王 never makes them, so the
-exactness sweep could not check them. The ``value`` and ``strong`` bots read the
-scorer's values (under the live options), as before; ``efficiency`` and ``random`` read
-none.
+exactness sweep could not check them. The ``value`` and ``strong`` bots read the payout
+options (value: its colour aim and its passed wins; strong: its win values and passed
+wins), so their records are simulated again, not re-scored; ``efficiency`` and
+``random`` read none.
 
 Engine simplifications
 ----------------------
@@ -101,15 +102,26 @@ Engine simplifications
 
 Bots
 ----
-``random``, ``efficiency`` and ``value`` (:mod:`engine.zipai.bots`), and ``strong``
-(:mod:`engine.zipai.strong`; its fitted model and tuned parameters, with the commands
-that made them, in ``engine/botdata/luodisao/strong.json``). What ``strong`` does:
+``random``, ``efficiency`` and ``value`` (:mod:`engine.zipai.bots`; value's tuned weights in
+``engine/botdata/luodisao/value.json``), and ``strong`` (:mod:`engine.zipai.strong`; its
+fitted model and tuned parameters, with the commands that made them, in
+``engine/botdata/luodisao/strong.json``). What ``value`` does: it discards by keep value
+with 胡息 weighed and the colour aim scaled by the run's colour factors; it makes a 碰 or
+吃 when the distance it saves and the 胡息 it lays outweigh what the pairs it breaks may
+still bring as 碰 / 啸; it passes an optional win on another player's card when the
+self-draw race, scored under the run's rules, beats it by a margin. What ``strong``
+does:
 
-- It values a hand as P(win) × points: P(win) from a table fitted on its own simulated
-  deals (``mjlab fit luodisao --policy strong``) by the hand's distance (cards missing
-  for 5 门子, one more while the certain 胡息 is short of 6), that 胡息's class and the
-  stock left; the points are the mean win times fitted factors of the certain 胡息 and of
-  the red cards held (黑胡, 一点朱, 红胡, 全红 as they come out of play).
+- It values a hand as P(win) × points. P(win): for a hand that waits, from a table
+  fitted on its own simulated deals (``mjlab fit luodisao --policy strong``) by the
+  hand's live outs (the unseen cards that complete it, by the engine's win check) and
+  the stock left; otherwise by the hand's distance (cards missing for 5 门子, one more
+  while the certain 胡息 is short of 6), that 胡息's class and the stock left. The points:
+  the mean win times fitted factors of the certain 胡息 and of the red cards held (黑胡,
+  一点朱, 红胡, 全红 as they come out of play), re-priced from the rules they were fitted
+  under to the run's (番 factors and how they combine, 囤 per 醒, 双醒, 醒 procedure, the
+  players who pay) through the fitted composition of the wins (colour class by red
+  cards held, win method, 胡息 and 醒).
 - It defends against 包赔 (a discard won on costs its discarder the win for every other
   player). When a claim obliges it to discard, each card's score is the hand's value
   after it times the chance nobody wins on it, less the expected payment of feeding;
@@ -119,18 +131,24 @@ that made them, in ``engine/botdata/luodisao/strong.json``). What ``strong`` doe
   size and colour, its copies unseen, the 王 unseen and the stock left (0 for an
   opponent who showed a 王: he cannot win on a discard).
 - It makes an optional 碰 or 吃 (and picks the 吃 option) when the best discard after
-  it is worth more than the hand without it, by a tuned margin.
+  it is worth more than the hand without it, by a tuned margin; a 吃 that breaks a pair
+  gives up the 碰 / 啸 the pair may still become (its 胡息 times the chance its third
+  card comes, at a tuned worth per 胡息).
 - It passes an optional win on another player's card when the self-draw race (its
-  winning cards unseen, the flips left, each self-draw scored by the engine's scorer,
-  ×2 and every player pays) is worth more than the win now, net of what the others'
-  wins cost meanwhile.
+  winning cards unseen, the flips left, each self-draw scored by the engine's scorer
+  under the run's rules, every player pays) is worth more than the win now, net of what
+  the others' wins cost meanwhile.
 
-What it does not do: no search or roll-out (one discard deep, the value bot's distance);
-no per-opponent model of a win's value (the fitted mean payment) or of the hidden kinds
-of 倾 / 啸; no account of 冲明跑, 臭啸 or 过张 consequences of a claim it passes; no
-choice where the rules force (倾 / 啸 / 跑, 王 never discarded, a 王 holder wins only by
-self-draw) or in the 醒. The model is fitted and the parameters tuned at default rules
-only; under other rules it plays the same model (legal, and not measured there).
+What it does not do: no search or roll-out (one discard deep; outs counted for the hand
+after each discard, not for the hands two cards away); no per-opponent model of a win's
+value (the fitted mean payment) or of the hidden kinds of 倾 / 啸; no account of 冲明跑,
+臭啸 or 过张 consequences of a claim it passes; no choice where the rules force (倾 / 啸 /
+跑 are forced, so no bot has a 跑 or 啸 to weigh; 王 never discarded, a 王 holder wins
+only by self-draw) or in the 醒. The P(win) tables, the danger model and the tuned
+parameters come from the default rules: under other 王 counts or players they are played
+as fitted (a refit under those rules, ``mjlab fit luodisao --rule ...``, replaces them);
+the payout options re-price the values without a refit. The win values ignore ``cap``
+(the engine's scorer, used for passed wins, applies it).
 
 Evidence: ``tests/engine/variants/luodisao/test_luodisao.py`` (golden scoring of every group,
 factor, 醒 mode, 王 win and payment rule), ``tests/engine/variants/luodisao/test_luodisao_play.py``
@@ -138,7 +156,10 @@ factor, 醒 mode, 王 win and payment rule), ``tests/engine/variants/luodisao/te
 and the simulation, the golden replay ``tests/golden/luodisao.txt``),
 ``tests/engine/zipai/test_zipai_strong.py`` (the strong kernels against their definitions,
 determinism, the other policies' records unchanged, a refit against the committed model, the golden
-strong replay ``tests/golden/luodisao-strong.txt``).
+strong replay ``tests/golden/luodisao-strong.txt``),
+``tests/engine/variants/luodisao/test_luodisao_bots.py`` (the value and strong claims on stacked
+positions, the rules each reads), ``tests/engine/zipai/test_zipai_audit.py`` (the decision
+audit, engine.play.zipai.audit).
 """
 
 from __future__ import annotations
@@ -324,14 +345,29 @@ STRONG_DEFAULTS = {
     "colour": 1.0,
     "survive": 0.9,
     "pass_risk": 0.5,
+    "pair": 0.0625,
 }
 """The strong policy's starting parameters (engine.zipai.params); the tuned ones and the
 fitted model are in ``engine/botdata/luodisao/strong.json``."""
 
 
+VALUE_DEFAULTS = {
+    "huxi": 0.25,
+    "pair": 1.0,
+    "claim_margin": 0.0,
+    "pass_margin": 0.2,
+}
+"""The value policy's hand-set weights (engine.zipai.params): a 胡息 is worth a quarter
+card of distance; a 碰 or 吃 is made when it gains anything; an optional win on another
+player's card is passed when the self-draw race is worth 20 % more (at the seed's ×2 for
+自摸: a self-draw chance above 0.6)."""
+
+
 def bot_params(policy, rules) -> dict:
-    """机器人参数 the default parameters of ``policy`` (only ``strong`` has any)."""
-    return dict(STRONG_DEFAULTS) if policy == "strong" else {}
+    """机器人参数 the default parameters of ``policy`` (``value`` and ``strong``)."""
+    if policy == "strong":
+        return dict(STRONG_DEFAULTS)
+    return dict(VALUE_DEFAULTS) if policy == "value" else {}
 
 
 def pack(rules) -> np.ndarray:
@@ -499,8 +535,8 @@ VARIANT = register(
     Variant(
         name="luodisao",
         long_name="祁阳落地扫 Qiyang luodisao (字牌)",
-        # the value bot passes a win on its self-draw chance alone: it reads no payout
-        value_blind=("random", "efficiency", "value"),
+        # value reads the payouts (its colour aim, its passed wins scored by the scorer)
+        value_blind=("random", "efficiency"),
         version=1,
         family="zipai",
         bot_layout=bot_layout,

@@ -36,16 +36,18 @@ GOLDEN = Path(__file__).parents[3] / "golden" / "luodisao.txt"
 
 
 def test_golden_replay(regen):
-    """`mjlab replay luodisao --seed 2 --match 0` pinned line by line (--regen rewrites)."""
-    text = replay("luodisao", 2, 0, 0) + "\n"
+    """`mjlab replay luodisao --seed 2 --match 10` pinned line by line (--regen rewrites):
+    a value table's deal with a 吃, a 碰, a 跑 and a 倾."""
+    text = replay("luodisao", 2, 10, 0) + "\n"
     if regen or not GOLDEN.exists():
         GOLDEN.write_text(text, encoding="utf-8")
     assert text == GOLDEN.read_text(encoding="utf-8")
 
 
 def test_replay_reads_like_the_rules():
-    text = replay("luodisao", 2, 0, 0)
-    for needle in ("dealer: seat", "turns up", "碰s", "跑s", "倾", "wins", "醒", "囤", "payments"):
+    text = replay("luodisao", 2, 10, 0)
+    needles = ("dealer: seat", "turns up", "吃s", "碰s", "跑s", "倾", "wins", "醒", "囤")
+    for needle in (*needles, "payments"):
         assert needle in text
     with pytest.raises(Exception, match="--deal"):
         replay("luodisao", 2, 0, 99)
