@@ -36,6 +36,7 @@ __all__ = [
     "adjust_pvalues",
     "adjusted_levels",
     "interval_at",
+    "adjust_rows",
     "newcombe_diff",
     "newcombe_p",
     "z_value",
@@ -630,7 +631,9 @@ def interval_at(row: dict, level: float, prefix: str = "diff") -> tuple[float, f
     kind = row.get("interval", "normal")
     est = float(row[prefix])
     if kind == "newcombe":
-        return newcombe_diff(row["k"], row["n"], row["k_base"], row["n_base"], level)
+        return newcombe_diff(
+            int(row["k"]), int(row["n_k"]), int(row["k_base"]), int(row["n_base"]), level
+        )
     se = float(row[f"{prefix}_se"])
     if kind == "t":
         q = float(_st.t.ppf(0.5 + level / 2, row["df"]))
@@ -740,3 +743,40 @@ def family_table(
     out["family"] = int(np.isfinite(out["p"].to_numpy(dtype=float)).sum())
     out["reject"] = np.nan_to_num(padj, nan=1.0) < alpha
     return out
+
+
+def adjust_rows(rows, method: str = "holm", alpha: float = 0.05, prefix: str = "diff"):
+    """Adjust a family of tested rows together, and their intervals with them.
+
+    ``rows`` is a list of dicts (or a DataFrame) with a raw ``p`` and an interval that
+    :func:`interval_at` can redo (``prefix``, ``prefix + "_se"`` or the counts, and
+    ``interval``). Sets ``p_adj`` (:func:`adjust_pvalues`), ``adjust``, ``reject``
+    (``p_adj < alpha``), ``<prefix>_level`` (:func:`adjusted_levels`) and
+    ``<prefix>_lo`` / ``<prefix>_hi`` at that level, so that the interval excludes 0
+    exactly when ``reject``; the interval at ``1 - alpha`` stays in ``raw_lo`` /
+    ``raw_hi`` (set once: a second adjustment keeps the first raw interval). Rows
+    without a p-value keep their interval. Returns the rows (a DataFrame for a
+    DataFrame).
+    """
+    frame = isinstance(rows, pd.DataFrame)
+    recs = rows.to_dict("records") if frame else rows
+    ps = np.array([math.nan if r.get("p") is None else float(r["p"]) for r in recs], dtype=float)
+    adj = adjust_pvalues(ps, method)
+    levels = adjusted_levels(ps, method, alpha)
+    lo, hi = f"{prefix}_lo", f"{prefix}_hi"
+    for r, a, lv in zip(recs, adj, levels, strict=True):
+        if r.get("raw_lo") is None or _isnan(r["raw_lo"]):
+            r["raw_lo"], r["raw_hi"] = r.get(lo), r.get(hi)
+        r["adjust"] = method
+        if not math.isfinite(a):
+            r["p_adj"], r["reject"], r[f"{prefix}_level"] = math.nan, False, math.nan
+            continue
+        r["p_adj"], r["reject"], r[f"{prefix}_level"] = float(a), bool(a < alpha), float(lv)
+        r[lo], r[hi] = (float(x) for x in interval_at(r, float(lv), prefix))
+    if frame:
+        return pd.DataFrame.from_records(recs, index=rows.index)
+    return recs
+
+
+def _isnan(x) -> bool:
+    return isinstance(x, float) and math.isnan(x)
