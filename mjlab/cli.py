@@ -224,10 +224,28 @@ def _dataset_args(sim) -> None:
     )
 
 
+def _format_args(p) -> None:
+    """``--json``, ``--format`` and ``--export`` (summarize, sweep, design)."""
+    p.add_argument("--json", action="store_true", help="print JSON (the same as --format json)")
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "csv", "xlsx"),
+        default="text",
+        help="text or JSON printed; CSV printed or written to --export; XLSX (one sheet per "
+        "table) written to --export",
+    )
+    p.add_argument(
+        "--export",
+        default=None,
+        metavar="FILE",
+        help="write the CSV or XLSX of --format to FILE instead of printing (default: print)",
+    )
+
+
 def _add_summarize(sub) -> None:
     sm = sub.add_parser("summarize", help="tables of a record file or dataset")
-    sm.add_argument("path", metavar="PATH")
-    sm.add_argument("--json", action="store_true")
+    sm.add_argument("path", metavar="PATH", help="a record file (.parquet) or a dataset folder")
+    _format_args(sm)
     sm.add_argument("--plot", default=None, metavar="DIR", help="write figures to DIR")
     sm.add_argument(
         "--loss",
