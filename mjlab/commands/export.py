@@ -63,9 +63,7 @@ def _clean(frame):
     out = frame.copy()
     for c in out.columns:
         if out[c].dtype == object:
-            out[c] = [
-                ", ".join(map(str, v)) if isinstance(v, list | tuple) else v for v in out[c]
-            ]
+            out[c] = [", ".join(map(str, v)) if isinstance(v, list | tuple) else v for v in out[c]]
     return out.astype(object).where(pd.notna(out), None)
 
 

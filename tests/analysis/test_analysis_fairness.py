@@ -176,8 +176,11 @@ def test_seat_tests_are_sanity_checks_for_engine_records():
     wide = t.reset_index().assign(p_adj=1.0, reject=False, family=40)
     out = analysis.fairness.word_verdicts(wide, 4, "the 40 tests of this report")
     found = out["kind"] != "sanity"
-    assert out.loc[found, "verdict"].str.contains(
-        "Holm-adjusted p = 1 over the 40 tests of this report").all()
+    assert (
+        out.loc[found, "verdict"]
+        .str.contains("Holm-adjusted p = 1 over the 40 tests of this report")
+        .all()
+    )
     assert out.loc[~found, "verdict"].str.contains("over the 40 sanity checks").all()
 
 
@@ -198,7 +201,8 @@ def test_sanity_checks_leave_the_family():
     for test in analysis.fairness.SANITY:
         assert t.loc[test, "family"] == 2 and t.loc[test, "family_name"] == "sanity"
     holm3 = analysis.stats.adjust_pvalues(
-        t.loc[["dealer_edge", "dealer_equivalence", "role_deltas"], "p"].to_numpy(), "holm")
+        t.loc[["dealer_edge", "dealer_equivalence", "role_deltas"], "p"].to_numpy(), "holm"
+    )
     assert t.loc["dealer_edge", "p_adj"] == pytest.approx(holm3[0])
 
 
@@ -211,7 +215,8 @@ def test_one_dealer_verdict_and_a_joint_role_verdict():
         t = analysis.fairness_tests(df, seats_symmetric=True).set_index("test")
         dealer = t.loc["dealer_edge", "verdict"]
         assert ("fair within" in dealer) and dealer.startswith(
-            "a resolved dealer edge" if t.loc["dealer_edge", "reject"] else "no resolved")
+            "a resolved dealer edge" if t.loc["dealer_edge", "reject"] else "no resolved"
+        )
         roles = t.loc["role_deltas", "verdict"]
         assert "joint test" in roles
         assert " gains " not in roles and "points per deal" not in roles
