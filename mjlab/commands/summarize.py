@@ -297,9 +297,17 @@ def _match_risk_text(table, summary) -> str:
 
 
 def _sweep_values(rule_args) -> tuple[str, list[str], dict[str, str]]:
+    """The swept option, its values (as given) and the fixed ones: the one ``--rule
+    K=V1,V2,...`` with several values, or a lone ``--rule K=V`` (V against the default).
+    """
     swept = [r for r in rule_args if "=" in r and "," in r.split("=", 1)[1]]
+    if not swept and len(rule_args) == 1 and "=" in rule_args[0]:
+        swept = list(rule_args)  # one value, compared with the option's default
     if len(swept) != 1:
-        raise UsageError("mjlab sweep needs exactly one --rule K=V1,V2,... with several values")
+        raise UsageError(
+            "mjlab sweep needs one swept option: --rule K=V1,V2,... (or a lone --rule K=V, "
+            "compared with the default); other --rule K=V hold options fixed"
+        )
     key, values = swept[0].split("=", 1)
     fixed = {}
     for r in rule_args:
@@ -310,8 +318,8 @@ def _sweep_values(rule_args) -> tuple[str, list[str], dict[str, str]]:
         k, v = r.split("=", 1)
         fixed[k.strip()] = v.strip()
     vals = [v.strip() for v in values.split(",") if v.strip()]
-    if len(vals) < 2:
-        raise UsageError(f"--rule {key}: give at least two values")
+    if not vals:
+        raise UsageError(f"--rule {key}: give a value")
     return key.strip(), vals, fixed
 
 
@@ -331,7 +339,15 @@ def safe_name(text: str) -> str:
     return _UNSAFE.sub("-", str(text))
 
 
-SHOWN_METRICS = ("draw_rate", "turns", "value_per_win", "flow", "dealer_edge", "big_hand_per_win")
+SHOWN_METRICS = (
+    "draw_rate",
+    "turns",
+    "value_per_win",
+    "flow",
+    "dealer_edge",
+    "dealer_edge_sd",
+    "big_hand_per_win",
+)
 """The metrics ``mjlab sweep`` prints (``--json`` and ``--plot`` hold every metric)."""
 
 
@@ -347,7 +363,9 @@ def run_sweep(args) -> int:
     writes it.
     """
     from analysis.sweep import metric_doc, sweep_table
+    from mjlab.commands.export import check_export, export
 
+    fmt = check_export(args)
     plan = _plan_sweep(args)
     frames = _play_sweep(plan, args)
     table = sweep_table(
@@ -365,8 +383,21 @@ def run_sweep(args) -> int:
 
         with fileio.staged_folder(args.plot) as stage:  # a full disk leaves no figure
             _sweep_plots(table, stage, plan.variant.name, plan.key, docs)
-    if args.json:
+    if fmt == "json":
         print(_sweep_json(plan, args, table, docs, guard))
+    elif fmt in ("csv", "xlsx"):
+        about = {
+            "variant": plan.variant.name,
+            "option": plan.key,
+            "baseline": plan.baseline,
+            "policies": args.policy,
+            "rules_ids": _rules_ids(plan),
+            "deals": args.deals,
+            "seed": args.seed,
+            "intervals": "95% estimates; differences at the level of their Holm-adjusted "
+            "test (diff_level), unadjusted 95% in raw_lo/raw_hi",
+        }
+        export({"sweep": table, "bot_check": guard}, fmt, args.export, about)
     else:
         print(_sweep_text(plan, args, table, docs, metrics))
         if guard is not None:
@@ -483,6 +514,11 @@ def _swept_values(v, key: str, values: list[str], base: dict, raw_baseline):
     if baseline not in parsed:
         parsed.insert(0, baseline)
         values.insert(0, str(raw_baseline if raw_baseline is not None else baseline))
+    if len(parsed) < 2:
+        raise UsageError(
+            f"--rule {key}={values[0]} is the baseline itself; give another value to compare "
+            "with it (or several: K=V1,V2,...)"
+        )
     return option, parsed, baseline
 
 
@@ -539,6 +575,7 @@ def _sweep_json(plan: _SweepPlan, args, table, docs: dict, guard=None) -> str:
                 "seed": args.seed,
                 "adjust": f"holm over the {n_tests} differences of this sweep",
                 "policies": args.policy,
+                "rules_ids": _rules_ids(plan),
                 "metrics": docs,
                 "table": table,
                 "bot_check": guard,
@@ -560,11 +597,15 @@ def _sweep_text(plan: _SweepPlan, args, table, docs: dict, metrics: list) -> str
         else f"{key} changes the cards dealt, so the values deal different cards from the "
         "same seed and differences are unpaired (two independent samples)"
     )
+    ids = ", ".join(f"{key}={x} {i}" for x, i in _rules_ids(plan).items())
     lines = [
         f"{plan.variant.name}: {key} in {[str(x) for x in plan.parsed]} ({args.deals:,} deals "
-        f"each, seed {args.seed}, policy {args.policy}); baseline {key}={baseline} "
+        f"each, seed {args.seed}, policies {args.policy}); baseline {key}={baseline} "
         f"({base_word}); {pairing}. "
-        f"Intervals 95%; p_adj is Holm-adjusted over the {n_tests} differences of this sweep."
+        f"Estimates with 95% intervals; p_adj is Holm-adjusted over the {n_tests} differences "
+        "of this sweep, and the interval beside it is adjusted the same way (it excludes 0 "
+        "exactly when p_adj < 0.05).",
+        f"rules_id: {ids}",
     ]
     show = table[table["metric"].isin(SHOWN_METRICS)]
     for metric, g in show.groupby("metric", sort=False):
@@ -575,6 +616,14 @@ def _sweep_text(plan: _SweepPlan, args, table, docs: dict, metrics: list) -> str
         + (f" and plotted in {args.plot})" if args.plot else ")")
     )
     return "\n".join(lines)
+
+
+def _rules_ids(plan: _SweepPlan) -> dict:
+    """``value -> rules_id`` of each value the sweep plays."""
+    return {
+        str(x): plan.variant.rules_id(spec.rules)
+        for x, spec in zip(plan.parsed, plan.specs, strict=True)
+    }
 
 
 def _sweep_row_text(key: str, r) -> str:
