@@ -37,8 +37,19 @@ from engine.errors import UsageError
 
 __all__ = ["design", "parse_constraint", "DESIGN_METRICS", "pareto_mask", "design_plot"]
 
-DESIGN_METRICS = ("dealer_edge", "flow", "draw_rate", "value_per_win", "skill_edge")
-"""Metrics a target or keep constraint may name (``skill_edge`` costs its own runs)."""
+DESIGN_METRICS = (
+    "dealer_edge_sd",
+    "dealer_edge_share",
+    "dealer_edge",
+    "flow",
+    "draw_rate",
+    "value_per_win",
+    "skill_edge",
+)
+"""Metrics a target or keep constraint may name (``skill_edge`` costs its own runs). The
+dealer edge in SD units (``dealer_edge_sd``) or as a share of the flow
+(``dealer_edge_share``) does not move with the stakes; in points (``dealer_edge``) it
+shrinks with every payment, so a setting that only pays less looks fairer there."""
 
 _CONSTRAINT = re.compile(
     r"^\s*(?P<abs>\|)?\s*(?P<metric>[a-z_]+)\s*(?P=abs)?\s*(?P<op><=|>=|<|>)\s*"
@@ -233,6 +244,7 @@ def design(
         "deals": deals,
         "seed": seed,
         "rules": base,
+        "rules_id": v.rules_id(base),
         "policies": pol,
         "simulated_runs": len(groups),
         "settings": len(settings),
@@ -357,7 +369,7 @@ def _metric_rows(settings, frames, method, *, paired: bool, level: float) -> lis
 
 def _judge(out: pd.DataFrame, rows: list[dict], cons: list[dict], skill: bool) -> pd.DataFrame:
     """Add a verdict column per constraint, ``passes`` (meets them all) and ``pareto``
-    (over -|dealer edge|, flow and, when measured, the skill edge).
+    (over -|dealer edge in SD units|, flow and, when measured, the skill edge).
     """
     verdicts = []
     for c in cons:
@@ -368,7 +380,7 @@ def _judge(out: pd.DataFrame, rows: list[dict], cons: list[dict], skill: bool) -
         ]
         verdicts.append(col)
     out["passes"] = (out[verdicts] == "meets").all(axis=1)
-    pts = [-out["dealer_edge"].abs().to_numpy(), out["flow"].to_numpy()]
+    pts = [-out["dealer_edge_sd"].abs().to_numpy(), out["flow"].to_numpy()]
     if skill:
         pts.append(out["skill_edge"].to_numpy())
     out["pareto"] = pareto_mask(np.column_stack(pts))
@@ -376,8 +388,8 @@ def _judge(out: pd.DataFrame, rows: list[dict], cons: list[dict], skill: bool) -
 
 
 def design_plot(table: pd.DataFrame, path) -> None:
-    """The trade-off plot: |dealer edge| against flow with intervals, passing settings
-    filled, the Pareto set joined, the skill edge as colour when measured.
+    """The trade-off plot: the dealer edge in SD units against flow with intervals,
+    passing settings filled, the Pareto set joined, the skill edge as colour when measured.
     """
     import matplotlib
 
@@ -388,12 +400,12 @@ def design_plot(table: pd.DataFrame, path) -> None:
 
     with style():
         fig, ax = plt.subplots(figsize=(7.5, 5))
-        x = table["dealer_edge"].to_numpy()
+        x = table["dealer_edge_sd"].to_numpy()
         y = table["flow"].to_numpy()
         ax.errorbar(
             x,
             y,
-            xerr=[x - table["dealer_edge_lo"], table["dealer_edge_hi"] - x],
+            xerr=[x - table["dealer_edge_sd_lo"], table["dealer_edge_sd_hi"] - x],
             yerr=[y - table["flow_lo"], table["flow_hi"] - y],
             fmt="none",
             ecolor="0.6",
@@ -420,19 +432,19 @@ def design_plot(table: pd.DataFrame, path) -> None:
             if colour is not None and face is None:
                 fig.colorbar(sc, ax=ax, label="skill edge (value over efficiency)")
         par = table[table["pareto"]].sort_values("flow")
-        ax.plot(par["dealer_edge"], par["flow"], "k--", lw=0.8, label="Pareto set", zorder=2)
+        ax.plot(par["dealer_edge_sd"], par["flow"], "k--", lw=0.8, label="Pareto set", zorder=2)
         for r in table.itertuples():
             if r.passes or r.pareto:
                 ax.annotate(
                     r.setting,
-                    (r.dealer_edge, r.flow),
+                    (r.dealer_edge_sd, r.flow),
                     fontsize=6,
                     xytext=(3, 3),
                     textcoords="offset points",
                 )
         meta = table.attrs.get("design", {})
         ax.axvline(0, color="0.8", lw=0.6)
-        ax.set_xlabel("dealer edge (points per deal, 95% interval)")
+        ax.set_xlabel("dealer edge in SD units of a seat's result per deal (95% interval)")
         ax.set_ylabel("flow (points changing hands per deal)")
         ax.set_title(f"{meta.get('variant', '')}: target {meta.get('target', '')}")
         ax.legend(fontsize=7, loc="best")
@@ -463,12 +475,15 @@ def format_design(table: pd.DataFrame) -> str:
         f"design {meta.get('variant')}: {meta.get('settings')} settings of a space of "
         f"{meta.get('space')}, {meta.get('simulated_runs')} simulated on seed "
         f"{meta.get('seed')} ({meta.get('deals'):,} deals each), the rest re-scored; "
-        f"policies {','.join(sorted(set(meta.get('policies', []))))}",
+        f"policies {','.join(sorted(set(meta.get('policies', []))))}; rules_id of the fixed "
+        f"rules {meta.get('rules_id')}",
         f"target {meta.get('target')}"
         + (f"; keep {', '.join(meta.get('keep'))}" if meta.get("keep") else "")
         + "; a verdict reads the 95% interval (meets: all of it; fails: none of it)",
     ]
-    order = table.sort_values(["passes", "dealer_edge"], ascending=[False, True], key=None)
+    order = table.assign(_rel=table["dealer_edge_sd"].abs()).sort_values(
+        ["passes", "_rel"], ascending=[False, True]
+    )
     for title, part in (
         ("passing", order[order["passes"]]),
         ("not passing", order[~order["passes"]]),

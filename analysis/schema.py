@@ -20,6 +20,7 @@ __all__ = [
     "IDENTITY",
     "REQUIRED",
     "WIN_TYPES",
+    "BOOKKEEPING",
     "Layout",
     "layout",
     "identity",
@@ -46,6 +47,26 @@ REQUIRED = (
     "value",
 )
 """Columns every record frame has, besides ``delta_*`` and ``pat_*``."""
+
+BOOKKEEPING = frozenset(
+    {
+        "score_in",
+        "alt_tai",
+        "kong_tally_0",
+        "kong_tally_1",
+        "kong_tally_2",
+        "kong_tally_3",
+        "horse_tiles",
+        "kong_feeder",
+        "jin",
+        "xing_card",
+        "xing_raw",
+        "wang_held",
+    }
+)
+"""Extra record columns that are codes, bit fields or sentinels a re-score reads (the
+inputs of its scoring), not results: their mean per deal means nothing, so the summaries
+leave them out."""
 
 WIN_TYPES = ("self_draw", "discard", "rob_kong", "kong_draw", "instant", "none")
 """The ``win_type`` values, in the order used by every table (``none`` = drawn deal)."""

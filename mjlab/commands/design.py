@@ -17,8 +17,10 @@ def run_design(args) -> int:
     from engine.runs.run import MAX_MATCH_LENGTH, MAX_MATCHES, _check_int
     from engine.variants import get as get_variant
     from engine.variants import parse_rule_args
+    from mjlab.commands.export import check_export, export
 
     get_variant(args.variant)
+    fmt = check_export(args)
     _check_int("--skill-deals", args.skill_deals, 2, MAX_MATCHES * MAX_MATCH_LENGTH)
     vary = dict(_values(raw) for raw in args.vary)
     if len(vary) != len(args.vary):
@@ -48,7 +50,11 @@ def run_design(args) -> int:
     )
     if args.plot is not None:
         design_plot(table, args.plot)
-    if args.json:
+    if fmt in ("csv", "xlsx"):
+        meta = table.attrs["design"]
+        export({"design": table}, fmt, args.export, {k: meta[k] for k in meta if k != "rules"})
+        return 0
+    if fmt == "json":
         print(
             json.dumps(
                 jsonable({"design": table.attrs["design"], "settings": table}),
