@@ -774,7 +774,10 @@ def _settle(args) -> None:
             raise UsageError(f"--rule {key} is given twice; give each option once")
         seen.add(key)
     if args.command in _PLAYS and getattr(args, "policy", "") is None:
-        args.policy = default_policy(args.variant)
+        from engine import variants
+
+        if args.variant in variants.names():  # (an unknown one: the command names it)
+            args.policy = default_policy(args.variant)
 
 
 def variant_name(name: str) -> str:

@@ -447,8 +447,8 @@ def value_peng(bot, h, c, huxi_now, min_huxi, need, unseen, values, live, active
     for k in range(21):
         h3[k] = h[k]
     h3[c] -= 2
-    g = value_claim_gain(bot, h, h3, need, 1, huxi_now, values[PENG, c // 10], min_huxi, unseen,
-                         values, live, active, c, kv)  # fmt: skip
+    g = value_claim_gain(bot, h, h3, need, np.int64(1), huxi_now, values[PENG, c // 10], min_huxi,
+                         unseen, values, live, active, c, kv)  # fmt: skip
     return g > bot[V_CLAIM]
 
 
@@ -473,7 +473,7 @@ def value_chi(
             hx += values[opts[i, g, 0], opts[i, g, 1]]
         h3[claimed] += 1
         gain = value_claim_gain(bot, h, h3, need, ng[i], huxi_now, hx, min_huxi, unseen, values,
-                                live, active, -1, kv)  # fmt: skip
+                                live, active, np.int64(-1), kv)  # fmt: skip
         if gain > best:
             best = gain
             besti = i

@@ -598,8 +598,9 @@ def _value_win(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx
     """
     gen = rules[Z_XING] == 0
     _score_win_into(rules, values, hand[q], hand[q, WANG], ps[PS_NTAB, q], ps[PS_TH, q],
-                    ps[PS_TR, q], pk[PK_TCNT, q], c, how, _up_type(tab, pk, q, c), False,
-                    c if gen else -1, False, 0, ws, out, sq, wvx, gcounts)  # fmt: skip
+                    ps[PS_TR, q], pk[PK_TCNT, q], c, how, _up_type(tab, pk, q, c),
+                    np.bool_(False), c if gen else -1, np.bool_(False), np.int64(0), ws, out,
+                    sq, wvx, gcounts)  # fmt: skip
     now = out[O_VALUE]
     if now < 0:
         return True
@@ -729,13 +730,15 @@ def _win_mask(rules, values, wvx0, ws, best2, h, ntab, th, tab, pk, q, sscr, hyp
     if sscr[SS_CKEY + slot] == key:
         return sscr[SS_CMASK + slot]
     mask = 0
-    if _can_win(rules, values, wvx0, h, h[WANG], ntab, th, WANG, HOW_SELF, 0, ws, best2):
+    if _can_win(rules, values, wvx0, h, h[WANG], ntab, th, np.int64(WANG), np.int64(HOW_SELF),
+                np.int64(0), ws, best2):  # fmt: skip
         mask = 1 << WANG
         for x in range(20):
             up = _up_type(tab, pk, q, x)
             if h[WANG] == 0 and h[x] == 0 and up == 0 and not _completes(h, x):
                 continue  # x meets no card of the hand: it joins no 门子
-            if _can_win(rules, values, wvx0, h, h[WANG], ntab, th, x, HOW_SELF, up, ws, best2):
+            if _can_win(rules, values, wvx0, h, h[WANG], ntab, th, x, np.int64(HOW_SELF), up, ws,
+                        best2):  # fmt: skip
                 mask |= 1 << x
     sscr[SS_CKEY + slot] = key
     sscr[SS_CMASK + slot] = mask
@@ -788,7 +791,7 @@ def _strong_discard(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile
     n_opp, wu = _opp_summaries(rules, hand, ps, tab, ctx, p, osums)
     outs = sscr[SS_OUTS : SS_OUTS + 20]
     _discard_outs(rules, values, wvx0, ws, best2, hand[p], ps[PS_NTAB, p], ps[PS_TH, p], tab, pk,
-                  p, unseen, wu, outs, sscr, 0)  # fmt: skip
+                  p, unseen, wu, outs, sscr, np.int64(0))  # fmt: skip
     k, _ = best_discard(
         bot, hand[p], 5 - ps[PS_NTAB, p], _huxi_now(hand, ps, values, p), rules[Z_MIN_HUXI],
         _red_total(hand, ps, p), unseen, values, ctx[K_NCARDS] - ctx[K_PTR], osums, n_opp, wu,
@@ -808,7 +811,7 @@ def _strong_keep_value(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, p
     _, wu = _opp_summaries(rules, hand, ps, tab, ctx, q, osums)
     ntab = ps[PS_NTAB, q]
     now = _live_outs(rules, values, wvx0, ws, best2, hand[q], ntab, ps[PS_TH, q], tab, pk, q,
-                     unseen, wu, sscr, 0)  # fmt: skip
+                     unseen, wu, sscr, np.int64(0))  # fmt: skip
     return hold_ev(bot, hand[q], 5 - ntab, _huxi_now(hand, ps, values, q), rules[Z_MIN_HUXI],
                    _red_total(hand, ps, q), unseen, values, ctx[K_NCARDS] - ctx[K_PTR], kv,
                    now)  # fmt: skip
@@ -828,7 +831,7 @@ def _strong_take_value(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, p
     ntab = ps[PS_NTAB, q]
     outs = sscr[SS_OUTS : SS_OUTS + 20]
     _discard_outs(rules, values, wvx0, ws, best2, h3, ntab + dtab, ps[PS_TH, q] + dhx, tab, pk,
-                  q, unseen, wu, outs, sscr, 1)  # fmt: skip
+                  q, unseen, wu, outs, sscr, np.int64(1))  # fmt: skip
     _, take = best_discard(
         bot, h3, 5 - ntab - dtab, _huxi_now(hand, ps, values, q) + dhx, rules[Z_MIN_HUXI],
         _red_total(hand, ps, q) + dred, unseen, values, ctx[K_NCARDS] - ctx[K_PTR], osums,
@@ -957,7 +960,7 @@ def _observe_discard(rules, pol, values, wvx0, ws, best2, hand, ps, pk, tab, pil
     d = distance(hand[p], 5 - ps[PS_NTAB, p], hx, rules[Z_MIN_HUXI], unseen, values, kv)
     _, wu = _opp_summaries(rules, hand, ps, tab, ctx, p, osums)
     outs = _live_outs(rules, values, wvx0, ws, best2, hand[p], ps[PS_NTAB, p], ps[PS_TH, p], tab,
-                      pk, p, unseen, wu, sscr, 0)  # fmt: skip
+                      pk, p, unseen, wu, sscr, np.int64(0))  # fmt: skip
     observe_hand(obs, p, 1 if p == ctx[K_DEALER] else 0, live, d, hx, _red_total(hand, ps, p),
                  ps[PS_NTAB, p], outs)  # fmt: skip
 
@@ -1892,17 +1895,19 @@ def derive_values(rules, row, active):
     for r in range(N_RED):
         q = M_QCOL + r * N_COL
         row[D_RRED + r] = _ratio_less_one(
-            _fan_mix(rules, row, True, q, M_QMETH, False),
-            _fan_mix(rules, row, False, q, M_QMETH, False),
+            _fan_mix(rules, row, np.bool_(True), q, np.int64(M_QMETH), np.bool_(False)),
+            _fan_mix(rules, row, np.bool_(False), q, np.int64(M_QMETH), np.bool_(False)),
         )
     r_all = (active - 1) / payers
     row[D_RALL] = r_all - 1.0
     tun = _tun(rules, row, True, M_TUN_ALL) / max(_tun(rules, row, False, M_TUN_ALL), 1e-9)
-    feed = _fan_mix(rules, row, True, M_QCOL_ALL, M_QMETH, True) / max(
-        _fan_mix(rules, row, False, M_QCOL_ALL, M_QMETH, True), 1e-9
+    t_, f_ = np.bool_(True), np.bool_(False)
+    q_all, meth, paid_meth = np.int64(M_QCOL_ALL), np.int64(M_QMETH), np.int64(M_QMETH + N_METH)
+    feed = _fan_mix(rules, row, t_, q_all, meth, t_) / max(
+        _fan_mix(rules, row, f_, q_all, meth, t_), 1e-9
     )
-    paid = _fan_mix(rules, row, True, M_QCOL_ALL, M_QMETH + N_METH, False) / max(
-        _fan_mix(rules, row, False, M_QCOL_ALL, M_QMETH + N_METH, False), 1e-9
+    paid = _fan_mix(rules, row, t_, q_all, paid_meth, f_) / max(
+        _fan_mix(rules, row, f_, q_all, paid_meth, f_), 1e-9
     )
     row[D_RLOSS] = r_all * feed * tun - 1.0
     row[D_RLOSS + 1] = paid * tun - 1.0
