@@ -146,7 +146,7 @@ def replay_footer(v, row, seats: int, skip: tuple[str, ...] = ()) -> list[str]:
     not zero (but those in ``skip``, which the text has told already).
     """
     out = ["payments: " + "  ".join(f"seat {s} {int(row[f'delta_{s}']):+d}" for s in range(seats))]
-    extras = [f"{e}={int(row[e])}" for e in v.extras if e not in skip and int(row[e]) != 0]
+    extras = [f"{e}={int(row[e])}" for e in v.extra_columns if e not in skip and int(row[e]) != 0]
     if extras:
         out.append("extras: " + " ".join(extras))
     return out

@@ -75,7 +75,7 @@ def to_frame(
     cols["value"] = rec[:, abi.C_VALUE].astype(np.int32)
     for s in range(players):
         cols[f"delta_{s}"] = rec[:, abi.C_DELTA + s].astype(np.int32)
-    for i, name in enumerate(variant.extras):
+    for i, name in enumerate(variant.extra_columns):
         cols[name] = rec[:, abi.C_EXTRA + i].astype(np.int32)
     return pd.DataFrame(cols)
 

@@ -2,8 +2,9 @@
 
 A variant is declared once, as data (STYLE §2): its name, long name with hanzi, version,
 rule options (typed, with defaults, allowed values, documentation and the RULEBOOK
-entry), its scoring patterns and extra record columns, and a ``pack`` function that
-turns the resolved options into the int64 array the kernel reads.
+entry), its scoring patterns and extra record columns (:class:`Pattern`, :class:`Extra`:
+the kernels' bit numbers and column indices are read from these declarations), and a
+``pack`` function that turns the resolved options into the int64 array the kernel reads.
 """
 
 from __future__ import annotations
@@ -17,9 +18,20 @@ from typing import Any
 
 import numpy as np
 
+from ..abi import MAX_EXTRA
 from ..errors import UsageError
 
-__all__ = ["RuleOption", "Pattern", "Variant", "parse_rule_args", "pattern_bits", "big_mask"]
+__all__ = [
+    "RuleOption",
+    "Pattern",
+    "Extra",
+    "Variant",
+    "parse_rule_args",
+    "pattern_bits",
+    "big_mask",
+    "extra_index",
+    "extra_columns",
+]
 
 
 @dataclass(frozen=True)
@@ -155,6 +167,62 @@ def big_mask(patterns) -> int:
 
 
 @dataclass(frozen=True)
+class Extra:
+    """An extra record column of a variant, or a block of one column per seat.
+
+    Parameters
+    ----------
+    name : str
+        The column's name; a block of ``width`` > 1 has the columns ``<name>_0`` ..
+        ``<name>_<width-1>`` (one per seat).
+    width : int
+        Columns it takes (1, or 4 for a column per seat).
+    doc : str
+        What the column holds.
+    """
+
+    name: str
+    width: int = 1
+    doc: str = ""
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Its record column names, in index order."""
+        if self.width == 1:
+            return (self.name,)
+        return tuple(f"{self.name}_{i}" for i in range(self.width))
+
+
+def extra_index(extras) -> dict[str, int]:
+    """Each extra's first index (``rec[C_EXTRA + index]``) by name: its place in the
+    variant's declaration, the widths before it added up.
+
+    The kernels' ``E_*`` constants are read from this at import (numba freezes them), so
+    an extra is declared once and its index can never drift from its record column.
+    """
+    out: dict[str, int] = {}
+    at = 0
+    for x in extras:
+        if x.name in out:
+            raise ValueError(f"extra {x.name!r} declared twice")
+        if x.width < 1:
+            raise ValueError(f"extra {x.name!r}: width {x.width}")
+        out[x.name] = at
+        at += x.width
+    if at > MAX_EXTRA:
+        raise ValueError(f"{at} extra columns; a record holds {MAX_EXTRA}")
+    return out
+
+
+def extra_columns(extras) -> tuple[str, ...]:
+    """The record column names of declared extras, in index order."""
+    cols = tuple(c for x in extras for c in x.columns)
+    if len(set(cols)) != len(cols):
+        raise ValueError(f"extra columns named twice: {cols}")
+    return cols
+
+
+@dataclass(frozen=True)
 class Variant:
     """A registered variant (see the module docstring)."""
 
@@ -164,7 +232,9 @@ class Variant:
     family: str
     options: tuple[RuleOption, ...]
     patterns: tuple[Pattern, ...]
-    extras: tuple[str, ...]
+    extras: tuple[Extra, ...]
+    """Its extra record columns, declared (:class:`Extra`); their names:
+    :attr:`extra_columns`."""
     pack: Callable[[Mapping[str, Any]], np.ndarray]
     value_unit: str
     doc: str = ""
@@ -213,6 +283,8 @@ class Variant:
     (``mjlab simulate NAME``), and the registry-wide tests cover it."""
 
     def __post_init__(self):
+        extra_index(self.extras)  # declared once each, within the record's extra columns
+        self.extra_columns  # noqa: B018 - and no column named twice
         options = self.option_map
         names = {p.name for p in self.patterns}
         for key, pattern in self.payout_pattern.items():
@@ -263,6 +335,11 @@ class Variant:
             sort_keys=True,
         )
         return hashlib.sha256(blob.encode()).hexdigest()[:10]
+
+    @property
+    def extra_columns(self) -> tuple[str, ...]:
+        """Record column names of the extras, in index order."""
+        return extra_columns(self.extras)
 
     def pattern_columns(self) -> list[str]:
         """Record column names of the patterns, in bit order."""

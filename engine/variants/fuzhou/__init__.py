@@ -278,27 +278,8 @@ OPTIONS = (
 PATTERNS = K.PATTERNS
 """The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
 
-EXTRAS = (
-    "flowers",
-    "huafan",
-    "golds",
-    "lianzhuang",
-    "kongs",
-    "reserve",
-    "youjin",
-    "gold_discards",
-    "last_group",
-    "jin",
-    "deal_max_golds",
-    "special",
-    "dealer_wins",
-)
-"""Extra columns: the winner's flower tiles and 花番 (flowers, sets of four as 6, kongs),
-golds in the winning hand, 连庄数, kongs of the deal, the final reserve, the winner's 游金
-level, golds discarded, whether the last group was reached, the gold kind (-1 none), the
-most golds any seat held at the opening, the special counted (番 or multiplier), and
-the dealer's consecutive wins before the deal without the drawn deals he kept (连庄数
-is this, or ``dealer_streak`` under ``draw_adds_lianzhuang``: a re-score reads it)."""
+EXTRAS = K.EXTRAS
+"""The extra record columns, in index order (declared with the kernels that write them)."""
 
 RESCORE_CONTEXT = {
     **{f"pay_base_{f}": {"scoring": f} for f in ("xinxiuding", "multiplier")},

@@ -44,7 +44,7 @@ from engine.mahjong.layout import (
 )
 from engine.mahjong.patterns import rest_distance
 
-from .._base import Pattern, big_mask, pattern_bits
+from .._base import Extra, Pattern, big_mask, extra_index, pattern_bits
 
 # ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
 PATTERNS = (
@@ -122,20 +122,39 @@ FORMULA_QQ = 0
 FORMULA_XINXIUDING = 1
 FORMULA_MULTIPLIER = 2
 
-# ---- extra record columns (order = engine.variants.fuzhou.EXTRAS) -----------------------
-E_FLOWERS = 0
-E_HUAFAN = 1
-E_GOLDS = 2
-E_LIANZHUANG = 3
-E_KONGS = 4
-E_RESERVE = 5
-E_YOUJIN = 6
-E_GOLD_DISCARDS = 7
-E_LAST_GROUP = 8
-E_JIN = 9
-E_DEAL_MAX_GOLDS = 10
-E_SPECIAL = 11
-E_DEALER_WINS = 12
+# ---- the extra record columns: one declaration each (index = place) -------------------
+EXTRAS = (
+    Extra("flowers", doc="The winner's flower tiles."),
+    Extra("huafan", doc="The winner's 花番 (flowers, sets of four as 6, kongs)."),
+    Extra("golds", doc="Golds in the winning hand."),
+    Extra("lianzhuang", doc="连庄数."),
+    Extra("kongs", doc="Kongs made in the deal."),
+    Extra("reserve", doc="The final reserve."),
+    Extra("youjin", doc="The winner's 游金 level."),
+    Extra("gold_discards", doc="Golds discarded."),
+    Extra("last_group", doc="Whether the last group was reached."),
+    Extra("jin", doc="The gold kind (-1 none)."),
+    Extra("deal_max_golds", doc="The most golds any seat held at the opening."),
+    Extra("special", doc="The special counted (番 or multiplier)."),
+    Extra("dealer_wins", doc="The dealer's consecutive wins before the deal without the "
+          "drawn deals he kept (连庄数 is this, or ``dealer_streak`` under "
+          "``draw_adds_lianzhuang``: a re-score reads it)."),
+)  # fmt: skip
+"""The extra record columns, in index order (``E_*`` below are read from here)."""
+E = extra_index(EXTRAS)
+E_FLOWERS = E["flowers"]
+E_HUAFAN = E["huafan"]
+E_GOLDS = E["golds"]
+E_LIANZHUANG = E["lianzhuang"]
+E_KONGS = E["kongs"]
+E_RESERVE = E["reserve"]
+E_YOUJIN = E["youjin"]
+E_GOLD_DISCARDS = E["gold_discards"]
+E_LAST_GROUP = E["last_group"]
+E_JIN = E["jin"]
+E_DEAL_MAX_GOLDS = E["deal_max_golds"]
+E_SPECIAL = E["special"]
+E_DEALER_WINS = E["dealer_wins"]
 
 # ---- scratch ctx slots written by patterns() for settle() ---------------------------------
 SCRATCH = CTX.sub("scratch", "fuzhou scratch")

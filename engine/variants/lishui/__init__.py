@@ -283,40 +283,9 @@ OPTIONS = (
 PATTERNS = K.PATTERNS
 """The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
 
-EXTRAS = (
-    "kongs",
-    "base",
-    "beigen",
-    "beigen_money_0",
-    "beigen_money_1",
-    "beigen_money_2",
-    "beigen_money_3",
-    "wuda_money_0",
-    "wuda_money_1",
-    "wuda_money_2",
-    "wuda_money_3",
-    "fanqiang_money_0",
-    "fanqiang_money_1",
-    "fanqiang_money_2",
-    "fanqiang_money_3",
-    "tongbao_money_0",
-    "tongbao_money_1",
-    "tongbao_money_2",
-    "tongbao_money_3",
-    "kong_money_0",
-    "kong_money_1",
-    "kong_money_2",
-    "kong_money_3",
-    "score_in",
-)
-"""Extra record columns: kongs made, the deal's 底, 被跟 events (every run of four
-identical discards, whatever ``beigen``), 被跟 units per seat (the net fines of those
-runs at one point each, as under ``beigen=always``: what is paid is ``pay_beigen`` x
-these, or only the first round's, or none), and each other penalty's net money per seat
-(误打财神, 犯枪, 统包 shift, kong money), all inside ``delta_*``; ``score_in``, the
-inputs of a re-score as bits (engine.variants.lishui._kernels ``IN_*``: the readings the winning
-hand completes in and its suit tags, both 财神会 conditions, a first-round 被跟, each
-seat's kong units)."""
+EXTRAS = K.EXTRAS
+"""The extra record columns, in index order (declared with the kernels that write them):
+every penalty's net money is inside ``delta_*``."""
 
 SHAPES = ("standard", "seven_pairs", "buda")
 

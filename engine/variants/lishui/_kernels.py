@@ -43,7 +43,7 @@ from engine.mahjong.layout import (
 from engine.mahjong.patterns import suit_mask, triplets_fit
 
 from ...hand._kernels import STANDARD, _buda, _distance, _pairs_formula
-from .._base import Pattern, big_mask, pattern_bits
+from .._base import Extra, Pattern, big_mask, extra_index, pattern_bits
 
 # ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
 PATTERNS = (
@@ -138,16 +138,34 @@ BEI_ZIMO = np.array(
 )
 """The seed's 倍 of each pattern on a self-drawn win (自摸 column, in bit order)."""
 
-# extra record columns (order = engine.variants.lishui.EXTRAS)
-E_KONGS = 0
-E_BASE = 1
-E_BEIGEN = 2
-E_BEIGEN_MONEY = 3  # 3..6
-E_WUDA_MONEY = 7  # 7..10
-E_FANQIANG_MONEY = 11  # 11..14
-E_TONGBAO_MONEY = 15  # 15..18
-E_KONG_MONEY = 19  # 19..22
-E_SCORE_IN = 23
+# ---- the extra record columns: one declaration each (index = place) -------------------
+EXTRAS = (
+    Extra("kongs", doc="Kongs made in the deal."),
+    Extra("base", doc="The deal's 底."),
+    Extra("beigen", doc="被跟 events: every run of four identical discards, whatever "
+          "``beigen``."),
+    Extra("beigen_money", 4, "被跟 units per seat: the net fines of those runs at one point "
+          "each, as under ``beigen=always`` (what is paid is ``pay_beigen`` x these, or only "
+          "the first round's, or none)."),
+    Extra("wuda_money", 4, "Each seat's net 误打财神 money."),
+    Extra("fanqiang_money", 4, "Each seat's net 犯枪 money."),
+    Extra("tongbao_money", 4, "Each seat's net shift of money by 统包."),
+    Extra("kong_money", 4, "Each seat's net kong money."),
+    Extra("score_in", doc="The inputs of a re-score as bits (``IN_*`` below: the readings "
+          "the winning hand completes in and its suit tags, both 财神会 conditions, a "
+          "first-round 被跟, each seat's kong units)."),
+)  # fmt: skip
+"""The extra record columns, in index order (``E_*`` below are read from here)."""
+E = extra_index(EXTRAS)
+E_KONGS = E["kongs"]
+E_BASE = E["base"]
+E_BEIGEN = E["beigen"]
+E_BEIGEN_MONEY = E["beigen_money"]
+E_WUDA_MONEY = E["wuda_money"]
+E_FANQIANG_MONEY = E["fanqiang_money"]
+E_TONGBAO_MONEY = E["tongbao_money"]
+E_KONG_MONEY = E["kong_money"]
+E_SCORE_IN = E["score_in"]
 
 # bit fields of the score_in column (the inputs of a re-score, engine.runs.rescore)
 IN_STANDARD = 1 << 0

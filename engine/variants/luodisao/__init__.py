@@ -302,7 +302,8 @@ OPTIONS = OPTIONS + tuple(
 PATTERNS = K.PATTERNS
 """The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
 
-EXTRAS = Z.EXTRAS
+EXTRAS = K.EXTRAS
+"""The extra record columns, in index order (declared with the kernels that write them)."""
 
 
 def _check(rules) -> None:

@@ -67,7 +67,7 @@ from engine.zipai.layout import (
     Z_XING,
 )
 
-from .._base import Pattern, big_mask, pattern_bits
+from .._base import Extra, Pattern, big_mask, extra_index, pattern_bits
 
 # ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
 PATTERNS = (
@@ -113,6 +113,57 @@ packed factors ``Z_F`` only price it."""
 TUN_PER_XING_SEED = 3
 """囤 per 醒 of the seed (RULEBOOK §4.6 rule 20), used with :data:`FAN_DEFAULTS` to choose
 the reading."""
+
+# ---- the extra record columns: one declaration each (index = place) -------------------
+EXTRAS = (
+    Extra("huxi", doc="The winning hand's 胡息."),
+    Extra("xing", doc="The 醒 count (doubled under 双醒)."),
+    Extra("tun", doc="囤 = huxi + tun_per_xing × xing."),
+    Extra("fan", doc="The 番 factor."),
+    Extra("red", doc="Red cards of the winner."),
+    Extra("win_on_flip", doc="1: won on a card another player flipped (every other "
+          "player pays)."),
+    Extra("capped", doc="A cap cut a payment."),
+    Extra("zuoxing", doc="The seat sitting out (坐醒), -1."),
+    Extra("zuoxing_money", doc="The 坐醒 seat's money."),
+    Extra("wang_money", 4, "黄庄 王 payments per seat (also in the deltas)."),
+    Extra("qing", doc="倾 made in the deal."),
+    Extra("xiao", doc="啸 made in the deal."),
+    Extra("chouxiao", doc="臭啸 made in the deal."),
+    Extra("pao", doc="跑 made in the deal."),
+    Extra("mingpao", doc="冲明跑 in the deal."),
+    Extra("sishou", doc="死守 turns."),
+    Extra("guozhang", doc="Passed claims (过张)."),
+    Extra("stock_left", doc="Cards left in the stock."),
+    Extra("xing_card", doc="The card the 醒 was counted on: 0..19, 20 王, -1."),
+    Extra("wang_held", doc="A re-score's input: on a 黄庄 the 王 each seat held, seat s's "
+          "count × 10**s; 0 on a win."),
+    Extra("xing_raw", doc="A re-score's input: the 醒 count before 双醒 doubles it (0 on "
+          "a 黄庄)."),
+)  # fmt: skip
+"""The extra record columns, in index order (``X_*`` below are read from here)."""
+X = extra_index(EXTRAS)
+X_HUXI = X["huxi"]
+X_XING = X["xing"]
+X_TUN = X["tun"]
+X_FAN = X["fan"]
+X_RED = X["red"]
+X_ON_FLIP = X["win_on_flip"]
+X_CAPPED = X["capped"]
+X_ZUOXING = X["zuoxing"]
+X_ZUOXING_MONEY = X["zuoxing_money"]
+X_WANG_MONEY = X["wang_money"]
+X_QING = X["qing"]
+X_XIAO = X["xiao"]
+X_CHOUXIAO = X["chouxiao"]
+X_PAO = X["pao"]
+X_MINGPAO = X["mingpao"]
+X_SISHOU = X["sishou"]
+X_GUOZHANG = X["guozhang"]
+X_STOCK_LEFT = X["stock_left"]
+X_XING_CARD = X["xing_card"]
+X_WANG_HELD = X["wang_held"]
+X_XING_RAW = X["xing_raw"]
 
 # ---- this variant's rule slots (inside the 字牌 layout's variant block) ---------------
 VAR = Z.RULES.sub("var", "luodisao rules")

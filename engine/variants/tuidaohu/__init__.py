@@ -257,31 +257,8 @@ OPTIONS = (
 PATTERNS = K.PATTERNS
 """The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
 
-EXTRAS = (
-    "horses",
-    "horse_hits",
-    "kongs",
-    "kong_money_0",
-    "kong_money_1",
-    "kong_money_2",
-    "kong_money_3",
-    "horse_money_0",
-    "horse_money_1",
-    "horse_money_2",
-    "horse_money_3",
-    "kong_tally_0",
-    "kong_tally_1",
-    "kong_tally_2",
-    "kong_tally_3",
-    "horse_tiles",
-    "kong_feeder",
-)
-"""Extra columns: horses drawn and those naming the winner, kongs of the deal, each
-seat's net kong and horse money; the scoring inputs a re-score reads: each seat's kongs
-(``kong_tally_s``: 补杠 in bits 0..2, 暗杠 in 3..5, and in 6 + 3 (k - 1) the 明杠 made on
-a discard of seat (s + k) % 4), the horse tiles by class (``horse_tiles``: 4 bits per
-class, 1 5 9 东 / 2 6 南 / 3 7 西 / 4 8 北 / 中 / 发 / 白) and the seat that fed the 明杠
-before a 杠上开花 (``kong_feeder``, -1 none)."""
+EXTRAS = K.EXTRAS
+"""The extra record columns, in index order (declared with the kernels that write them)."""
 
 
 VALUE_BOT = dict(flush=3, pairs=3, triplets=2)

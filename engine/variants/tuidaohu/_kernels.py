@@ -44,7 +44,7 @@ from engine.mahjong.patterns import (
 )
 
 from ...hand._kernels import _orphans, _pairs_formula
-from .._base import Pattern, big_mask, pattern_bits
+from .._base import Extra, Pattern, big_mask, extra_index, pattern_bits
 
 # ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
 PATTERNS = (
@@ -135,15 +135,30 @@ T_BIG = PAY.block("big", N_PATTERNS)
 """One slot per pattern bit: the multiplier of each 大胡 (2; 大胡 never stack, the largest
 counts), 1 for the other patterns."""
 
-# extra record columns (order = engine.variants.tuidaohu.EXTRAS)
-E_HORSES = 0
-E_HORSE_HITS = 1
-E_KONGS = 2
-E_KONG_MONEY = 3  # 3..6
-E_HORSE_MONEY = 7  # 7..10
-E_KONG_TALLY = 11  # 11..14 each seat's kongs, packed (TALLY_*)
-E_HORSE_TILES = 15
-E_KONG_FEEDER = 16
+# ---- the extra record columns: one declaration each (index = place) -------------------
+EXTRAS = (
+    Extra("horses", doc="Horses drawn (买马)."),
+    Extra("horse_hits", doc="Horses naming the winner."),
+    Extra("kongs", doc="Kongs made in the deal."),
+    Extra("kong_money", 4, "Each seat's net kong money."),
+    Extra("horse_money", 4, "Each seat's net horse money."),
+    Extra("kong_tally", 4, "A re-score's input: each seat's kongs (补杠 in bits 0..2, 暗杠 "
+          "in 3..5, and in 6 + 3 (k - 1) the 明杠 made on a discard of seat (s + k) % 4)."),
+    Extra("horse_tiles", doc="A re-score's input: the horse tiles by class (4 bits per "
+          "class, 1 5 9 东 / 2 6 南 / 3 7 西 / 4 8 北 / 中 / 发 / 白)."),
+    Extra("kong_feeder", doc="A re-score's input: the seat that fed the 明杠 before a "
+          "杠上开花 (-1 none)."),
+)  # fmt: skip
+"""The extra record columns, in index order (``E_*`` below are read from here)."""
+E = extra_index(EXTRAS)
+E_HORSES = E["horses"]
+E_HORSE_HITS = E["horse_hits"]
+E_KONGS = E["kongs"]
+E_KONG_MONEY = E["kong_money"]
+E_HORSE_MONEY = E["horse_money"]
+E_KONG_TALLY = E["kong_tally"]
+E_HORSE_TILES = E["horse_tiles"]
+E_KONG_FEEDER = E["kong_feeder"]
 
 # ---- the kong tally of a seat (3 bits a field) and the horse tiles (4 bits a class) ----
 TALLY_BUGANG = 0

@@ -238,15 +238,8 @@ OPTIONS = (
 PATTERNS = K.PATTERNS
 """The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
 
-EXTRAS = ("kongs", "tai_ordinary", "refused", "alt_tai", "score_in")
-"""Extra record columns: kongs made; the ordinary 台 (without the 8-台 specials) of the
-reading paid, the one whose pattern flags the record carries (the best declarable reading:
-most value, then most ordinary 台); complete hands refused during the deal for want of
-台; and the inputs of a re-score: ``alt_tai``, the ordinary 台 of the best declarable
-reading of the other kind (全字牌 if the one paid is not, else not; -1 when there is
-none: the only readings whose order an 8-台 value or the 无财 rule can change), and
-``score_in``, its pattern bits (0-15), whether it was found first (bit 16) and whether
-the winner's 财神 can all stand for their own kinds (bit 17, 无财 under wucai=guiwei)."""
+EXTRAS = K.EXTRAS
+"""The extra record columns, in index order (declared with the kernels that write them)."""
 
 BONUS = dict(flush=20, half=8, triplets=8)
 """Value-bot target bonuses in quarter tiles: 清一色 (3 台, legal on its own) weighs five

@@ -54,7 +54,7 @@ from engine.mahjong.layout import (
 from engine.mahjong.patterns import rest_distance, triplets_fit
 
 from ...hand._kernels import _distance, _pairs_formula, _suit_indices
-from .._base import Pattern, big_mask, pattern_bits
+from .._base import Extra, Pattern, big_mask, extra_index, pattern_bits
 
 # ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
 PATTERNS = (
@@ -162,12 +162,27 @@ TAI_GANGKAI = int(TAI[P_GANGKAI])
 TAI_QIANGGANG = int(TAI[P_QIANGGANG])
 """The 台 of the shape, suit and context patterns as compile-time constants of the kernels."""
 
-# extra record columns (order = engine.variants.zhuji.EXTRAS)
-E_KONGS = 0
-E_TAI_ORDINARY = 1
-E_REFUSED = 2
-E_ALT_TAI = 3
-E_SCORE_IN = 4
+# ---- the extra record columns: one declaration each (index = place) -------------------
+EXTRAS = (
+    Extra("kongs", doc="Kongs made in the deal."),
+    Extra("tai_ordinary", doc="The ordinary 台 (without the 8-台 specials) of the reading "
+          "paid, the one whose pattern flags the record carries (the best declarable "
+          "reading: most value, then most ordinary 台)."),
+    Extra("refused", doc="Complete hands refused during the deal for want of 台."),
+    Extra("alt_tai", doc="A re-score's input: the ordinary 台 of the best declarable reading "
+          "of the other kind (全字牌 if the one paid is not, else not; -1 when there is "
+          "none): the only readings whose order an 8-台 value or the 无财 rule can change."),
+    Extra("score_in", doc="A re-score's input: the pattern bits of that reading (0-15), "
+          "whether it was found first (bit 16) and whether the winner's 财神 can all stand "
+          "for their own kinds (bit 17, 无财 under wucai=guiwei)."),
+)  # fmt: skip
+"""The extra record columns, in index order (``E_*`` below are read from here)."""
+E = extra_index(EXTRAS)
+E_KONGS = E["kongs"]
+E_TAI_ORDINARY = E["tai_ordinary"]
+E_REFUSED = E["refused"]
+E_ALT_TAI = E["alt_tai"]
+E_SCORE_IN = E["score_in"]
 
 # bit fields of the score_in column (the inputs of a re-score, engine.runs.rescore)
 IN_ALT_BITS = (1 << 16) - 1

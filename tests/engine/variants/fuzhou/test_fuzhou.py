@@ -612,7 +612,7 @@ def test_every_rulebook_option_exists():
         "pat_jinque",
         "pat_jinlong",
     ]
-    assert {"flowers", "golds", "lianzhuang"} <= set(V.extras)
+    assert {"flowers", "golds", "lianzhuang"} <= set(V.extra_columns)
     with pytest.raises(UsageError, match="scoring"):
         V.resolve({"scoring": "sichuan"})
 

@@ -527,7 +527,7 @@ def _frame(rows):
     for name in V.pattern_columns():
         if name not in df:
             df[name] = False
-    for col in V.extras:
+    for col in V.extra_columns:
         if col not in df:
             df[col] = 0
     return df
@@ -671,7 +671,7 @@ def _kernel_row(rules, hand_text, wild, seat, win_type, dealer=0):
     )  # fmt: skip
     for i, p in enumerate(lishui.PATTERNS):
         row[f"pat_{p.name}"] = bool((bits >> i) & 1)
-    for i, name in enumerate(V.extras):
+    for i, name in enumerate(V.extra_columns):
         row[name] = int(extra[i])
     return row
 

@@ -79,8 +79,8 @@ def test_declaration_shape():
         "wangzha",
         "wangzhawang",
     ]
-    assert V.extras[:4] == ("huxi", "xing", "tun", "fan")
-    assert len(V.extras) <= 24
+    assert V.extra_columns[:4] == ("huxi", "xing", "tun", "fan")
+    assert len(V.extra_columns) <= 24
     assert V.n_players(V.resolve({"players": 4, "zuoxing": True})) == 4
     assert V.n_players(V.resolve({"players": 2})) == 2
     assert "Rules" in V.doc and "Engine simplifications" in V.doc

@@ -691,7 +691,7 @@ def _kernel_record(rules, hand_text=ALT_HAND, seat=0, dealer=0):
     )  # fmt: skip
     for i, p in enumerate(zhuji.PATTERNS):
         row[f"pat_{p.name}"] = bool((bits >> i) & 1)
-    for i, name in enumerate(V.extras):
+    for i, name in enumerate(V.extra_columns):
         row[name] = int(extra[i])
     return row
 
