@@ -244,16 +244,13 @@ class Variant:
     rulebook_section: str = ""
     kernel_id: int = 0
     hooks: Any = field(default=None, compare=False)
-    """The variant's kernel module (mahjong family): it owns ``KERNEL_ID`` (the
-    ``kernel_id`` above) and the hook kernels the game loop calls for it through
-    :mod:`engine.play.mahjong.hooks` (``patterns``, ``settle``, ``win_legal`` ...)."""
+    """The variant's kernel module: it owns ``KERNEL_ID`` (the ``kernel_id`` above) and the
+    hook kernels its family's loop calls for it through the family's hook table
+    (:mod:`engine.play.mahjong.hooks`: ``patterns``, ``settle``, ``restore`` ...;
+    :mod:`engine.play.zipai.hooks`)."""
     players_of: Callable[[Mapping[str, Any]], int] | None = None
     exact: Callable[..., dict] | None = field(default=None, compare=False)
     score_hand: Callable[..., dict] | None = field(default=None, compare=False)
-    recompute: Callable[..., dict] | None = field(default=None, compare=False)
-    """``recompute(resolved, frame) -> {column: array}``: record columns recomputed from
-    the pattern flags and the other columns of a record frame (the value paid and the
-    payments). The conformance check compares them on every deal."""
     score_flags: tuple[str, ...] = ()
     """The ``mjlab score --flag`` names ``score_hand`` understands (others are refused)."""
     flower_tiles: int = 0

@@ -47,6 +47,8 @@ Z_DEALER_CARDS = RULES.block("dealer_cards")
 """Cards dealt to the dealer (15)."""
 Z_HAND_CARDS = RULES.block("hand_cards")
 """Cards dealt to the other players (14)."""
+Z_VARIANT = RULES.block("variant")
+"""The variant's kernel id: the loop calls its hooks by it (engine.play.zipai.hooks)."""
 Z_VALUES = RULES.block("values", 20, at=16)
 """16..35: the 胡息 table, ``values[code, size]`` row-major (engine.zipai.huxi codes)."""
 Z_VAR = RULES.block("var", 23, at=40)

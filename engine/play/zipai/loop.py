@@ -63,8 +63,8 @@ from engine.abi import (
     WIN_SELF_DRAW,
     seat_by_dealer,
 )
-from engine.jit.late import LateTable, binding
 from engine.jit.njit import kernel, parallel_kernel
+from engine.play.zipai import hooks as _hooks
 from engine.play.zipai.observe import OBS_W, observe_danger, observe_hand, observe_outcome
 from engine.variants.luodisao._kernels import (
     HOW_DISCARD,
@@ -1924,7 +1924,7 @@ def no_tables() -> tuple:
 # linked into every kernel above and optimised again there (the 字牌 loop's first
 # compile was a minute of CPU); a run without a strong seat does not compile the strong
 # policy at all.
-LATE = LateTable("mjlab_zipai_late", 16)
+LATE = _hooks.LATE
 _late_play_deal = LATE.late(play_deal, types.int64)
 _late_claims = LATE.late(_claims, types.int64)
 _late_strong_discard = LATE.late(_strong_discard, types.int64)
@@ -2078,6 +2078,6 @@ def observe_matches(rules, policies, bots, seed, match_lo, n_matches, match_len,
     return errors
 
 
-play_matches = binding(play_matches, LATE, _late_needed)
-observe_matches = binding(observe_matches, LATE, _late_needed)
-play_match = binding(_play_match, LATE, _late_needed)
+play_matches = _hooks.binding(play_matches, _late_needed)
+observe_matches = _hooks.binding(observe_matches, _late_needed)
+play_match = _hooks.binding(_play_match, _late_needed)

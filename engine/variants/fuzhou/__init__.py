@@ -131,7 +131,7 @@ from engine.mahjong import params as bot_layout
 from .._base import RuleOption, Variant
 from .._mahjong import engine_rules, strong_defaults
 from .._registry import register
-from .._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
+from .._scoring import melds8, pattern_names, settle_hand, win_context
 from . import _kernels as K
 
 SCORING = ("qq", "xinxiuding", "multiplier")
@@ -559,51 +559,6 @@ def score_hand(
     return out
 
 
-def recompute(rules, frame) -> dict:
-    """The record columns that the pattern flags and scoring inputs fix (the conformance
-    check, and the re-score under payout options).
-
-    ``lianzhuang`` = ``dealer_wins`` (or ``dealer_streak`` under ``draw_adds_lianzhuang``);
-    ``special`` = the largest special among the flags under the formula's table (the
-    ``pay_<special>_<formula>`` options; multiplier: 1 if none); ``value`` = X of
-    RULEBOOK §3.5 rule 22 from ``pay_base_<formula>`` and the ``huafan``, ``golds`` and
-    ``lianzhuang`` columns, × the 游金 multiplier of the flags (``pay_danyou`` ...); the
-    deltas: a discard or robbed-kong win paid X by the discarder (新修订: by each other
-    seat), a self-draw X by each other seat.
-    """
-    r = RecordView(frame, 4)
-    formula = rules["scoring"]
-    special = np.full(r.n, 1 if formula == "multiplier" else 0, np.int64)
-    for name in SPECIALS[formula]:
-        v = rules[f"pay_{name}_{formula}"]
-        special = np.where(r.pat(name), np.maximum(special, v), special)
-    lian = r.col("dealer_streak" if rules["draw_adds_lianzhuang"] else "dealer_wins")
-    base = rules[f"pay_base_{formula}"] + r.col("huafan") + r.col("golds") + lian
-    fed = r.is_type("discard", "rob_kong")
-    double = np.where(fed, 1, 2)
-    if formula == "qq":
-        x = base * 2 + special
-    elif formula == "xinxiuding":
-        x = base * double + special
-    else:
-        x = base * double * special
-    mult = np.ones(r.n, np.int64)
-    if rules["youjin"] == "minnan":
-        for name in _YOU:
-            mult = np.where(r.pat(name), rules[f"pay_{name}"], mult)
-    value = np.where(r.won, x * mult, 0)
-    if formula == "xinxiuding":
-        paid = r.others(value)
-    else:
-        paid = np.where(fed[:, None], r.one(r.discarder, value), r.others(value))
-    return {
-        "lianzhuang": lian,
-        "special": np.where(r.won, special, 0),
-        "value": value,
-        **r.deltas(paid),
-    }
-
-
 def _p_hands_complete(jin: int) -> Fraction:
     """P(a uniformly random 17 of the 108 suited tiles is complete), golds by ``jin``."""
     from ... import exact, tiles
@@ -709,7 +664,6 @@ VARIANT = register(
         hooks=K,
         exact=exact_events,
         score_hand=score_hand,
-        recompute=recompute,
         score_flags=(
             "tianhu",
             "dihu",

@@ -13,6 +13,7 @@ import numpy as np
 
 from engine.jit.njit import kernel
 from engine.mahjong.layout import (
+    C_EXTRA,
     CTX,
     M_ADDKONG,
     M_ANKONG,
@@ -43,6 +44,7 @@ from engine.mahjong.layout import (
     X_YOUJIN,
 )
 from engine.mahjong.patterns import rest_distance
+from engine.mahjong.settlement import row_context
 
 from .._base import Extra, Pattern, big_mask, extra_index, pattern_bits
 
@@ -348,3 +350,28 @@ def settle(rules, ctx, pay, bits, players, delta, extra):
             delta[q] += pay[p, q]
             delta[p] -= pay[p, q]
     return x
+
+
+@kernel
+def restore(rules, ctx, pay, row):
+    """What :func:`settle` reads, from a record row (re-scoring): the deal's slots, the
+    winner's flowers, 花番, golds and 游金 level, and the deal's counts as recorded; the
+    pattern bits are the record's (no payout option moves them). The 花番 beyond one a
+    flower (sets of four, kongs) goes to S_MING, which :func:`amount` adds the same.
+    """
+    bits = row_context(ctx, row)
+    x = row[C_EXTRA:]
+    winner = ctx[X_WINNER]
+    ctx[X_DEALER_WINS] = x[E_DEALER_WINS]
+    ctx[X_MINGKONGS] = x[E_KONGS]
+    ctx[X_RESERVE] = x[E_RESERVE]
+    ctx[X_WILD_DISCARDS] = x[E_GOLD_DISCARDS]
+    ctx[X_LAST_GROUP] = x[E_LAST_GROUP]
+    ctx[X_WILD0] = x[E_JIN]
+    ctx[X_DEAL_MAX_WILDS] = x[E_DEAL_MAX_GOLDS]
+    if winner >= 0:
+        ctx[X_FLOWERS + winner] = x[E_FLOWERS]
+        ctx[S_MING] = x[E_HUAFAN] - x[E_FLOWERS]
+        ctx[S_GOLDS] = x[E_GOLDS]
+        ctx[X_YOUJIN + winner] = x[E_YOUJIN]
+    return bits

@@ -39,6 +39,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.abi import (
+    C_DEALER,
+    C_DELTA,
+    C_DISCARDER,
+    C_EXTRA,
+    C_PAT_HI,
+    C_PAT_LO,
+    C_VALUE,
+    C_WIN_TYPE,
+    C_WINNER,
+    WIN_DISCARD,
+    WIN_INSTANT,
+)
 from engine.jit.njit import kernel
 from engine.zipai import layout as Z
 from engine.zipai.huxi import (
@@ -113,6 +126,10 @@ packed factors ``Z_F`` only price it."""
 TUN_PER_XING_SEED = 3
 """囤 per 醒 of the seed (RULEBOOK §4.6 rule 20), used with :data:`FAN_DEFAULTS` to choose
 the reading."""
+
+KERNEL_ID = 1
+"""This variant's id in ``rules[Z_VARIANT]``: the 字牌 loop calls this module's hook
+kernels for it (engine.play.zipai.hooks)."""
 
 # ---- the extra record columns: one declaration each (index = place) -------------------
 EXTRAS = (
@@ -627,3 +644,72 @@ def _pay_huangzhuang(rules, seats, active, dealer, kings, delta, money):
                         rem -= 1
     for s in range(4):
         delta[s] = money[s]
+
+
+_METHOD_BITS = np.array(
+    [P_ZIMO, P_WANGDIAO, P_WANGDIAOWANG, P_WANGCHUANG, P_WANGCHUANGWANG, P_WANGZHA, P_WANGZHAWANG],
+    np.int64,
+)
+"""The win method's pattern bits (自摸, or the 王 shape that replaces it): at most one."""
+
+
+@kernel
+def settle_row(rules, row):
+    """A recorded deal paid again under the packed ``rules`` (re-scoring,
+    engine.play.zipai.rescore), in place: the reading (胡息, 醒 before 双醒, red cards,
+    win method, 天胡 / 地胡) is the record's, which no payout option moves; the 番 and the
+    colour flag by :func:`_fan`, 囤 and the value, and the payments by :func:`_pay_win`,
+    or on a 黄庄 by :func:`_pay_huangzhuang` from the 王 each seat held, as in play.
+    """
+    seats = rules[Z.Z_SEATS]
+    x = row[C_EXTRA:]
+    zx = x[X_ZUOXING]
+    active = np.zeros(4, np.int64)
+    for s in range(seats):
+        active[s] = 1 if s != zx else 0
+    delta = np.zeros(4, np.int64)
+    winner = row[C_WINNER]
+    if winner < 0:
+        kings = np.zeros(4, np.int64)
+        held = x[X_WANG_HELD]
+        for s in range(seats):
+            kings[s] = (held // 10**s) % 10
+        money = np.zeros(4, np.int64)
+        _pay_huangzhuang(rules, seats, active, row[C_DEALER], kings, delta, money)
+        for s in range(4):
+            row[C_DELTA + s] = delta[s]
+            x[X_WANG_MONEY + s] = delta[s]
+        return
+    bits = (row[C_PAT_LO] & 0x7FFFFFFF) | ((row[C_PAT_HI] & 0x7FFFFFFF) << 31)
+    m_bit = -1
+    for b in _METHOD_BITS:
+        if (bits >> b) & 1:
+            m_bit = b
+    tian = (bits >> P_TIANHU) & 1 == 1
+    di = (bits >> P_DIHU) & 1 == 1
+    fan, bits = _fan(rules, rules, np.int64(Z_F), rules[Z.Z_FAN_ADD], m_bit, x[X_RED], tian, di)
+    xraw = x[X_XING_RAW]
+    xing = 2 * xraw if rules[Z.Z_SHUANGXING] else xraw
+    tun = x[X_HUXI] + rules[Z.Z_TUN_PER_XING] * xing
+    value = tun * fan
+    wt = row[C_WIN_TYPE]
+    if wt == WIN_INSTANT:
+        how = HOW_TIANHU
+    elif wt != WIN_DISCARD:
+        how = HOW_SELF
+    elif x[X_ON_FLIP] == 1:
+        how = HOW_FLIP
+    else:
+        how = HOW_DISCARD
+    capped, zm = _pay_win(rules, seats, active, winner, how, row[C_DISCARDER], value, xing, fan,
+                          zx, delta)  # fmt: skip
+    row[C_VALUE] = value
+    row[C_PAT_LO] = bits & 0x7FFFFFFF
+    row[C_PAT_HI] = (bits >> 31) & 0x7FFFFFFF
+    for s in range(4):
+        row[C_DELTA + s] = delta[s]
+    x[X_XING] = xing
+    x[X_TUN] = tun
+    x[X_FAN] = fan
+    x[X_CAPPED] = capped
+    x[X_ZUOXING_MONEY] = zm

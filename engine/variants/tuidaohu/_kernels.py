@@ -13,10 +13,13 @@ import numpy as np
 
 from engine.jit.njit import kernel
 from engine.mahjong.layout import (
+    C_EXTRA,
+    C_WILDS,
     CTX,
     M_ADDKONG,
     M_ANKONG,
     M_KONG,
+    R_PLAYERS,
     RULES,
     WIN_DISCARD,
     WIN_INSTANT,
@@ -42,6 +45,7 @@ from engine.mahjong.patterns import (
     suit_mask,
     triplets_only_distance,
 )
+from engine.mahjong.settlement import row_context
 
 from ...hand._kernels import _orphans, _pairs_formula
 from .._base import Extra, Pattern, big_mask, extra_index, pattern_bits
@@ -263,9 +267,15 @@ def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
         bits |= 1 << P_QIANGGANG
     if wt == WIN_INSTANT:
         bits |= 1 << P_SIGUI
-    if rules[T_NO_GHOST_DOUBLE] == 1 and ctx[X_WILD0] >= 0 and w == 0:
+    if wugui(rules, ctx[X_WILD0] >= 0, w):
         bits |= 1 << P_WUGUI
     return bits
+
+
+@kernel(inline="always")
+def wugui(rules, ghosts, w):
+    """无鬼 under no_ghost_double: 鬼 are in play and the winning hand holds none."""
+    return rules[T_NO_GHOST_DOUBLE] == 1 and ghosts and w == 0
 
 
 @kernel(inline="always")
@@ -400,3 +410,41 @@ def settle(rules, ctx, pay, bits, players, delta, extra):
         ctx[X_KONG_FROM] if winner >= 0 and ctx[X_WIN_TYPE] == WIN_KONG_DRAW else -1
     )
     return amount
+
+
+_HORSE_OF_CLASS = np.array([0, 1, 2, 3, 33, 32, 31], np.int64)
+"""A horse tile of each horse_tiles class (:func:`horse_class` of it is the class)."""
+
+
+@kernel(refcount=False)
+def restore(rules, ctx, pay, row):
+    """What :func:`settle` reads, from a record row (re-scoring): the deal's slots, the
+    kong money of each recorded kong paid again by :func:`on_kong`, the horse tiles (one
+    of each recorded class: a horse pays by its class), the 杠爆 feeder, and the pattern
+    bits with 无鬼 set again under the packed no_ghost_double.
+    """
+    bits = row_context(ctx, row)
+    players = rules[R_PLAYERS]
+    x = row[C_EXTRA:]
+    ctx[X_KONGS] = x[E_KONGS]
+    ctx[X_KONG_FROM] = x[E_KONG_FEEDER]
+    tiles = x[E_HORSE_TILES]
+    n = 0
+    for c in range(7):
+        for _ in range((tiles >> (HORSE_CLASS_BITS * c)) & 15):
+            ctx[X_HORSE + n] = _HORSE_OF_CLASS[c]
+            n += 1
+    ctx[X_NHORSE] = n
+    for s in range(players):
+        t = x[E_KONG_TALLY + s]
+        for _ in range((t >> TALLY_BUGANG) & 7):
+            on_kong(rules, ctx, pay, s, M_ADDKONG, -1, players)
+        for _ in range((t >> TALLY_ANGANG) & 7):
+            on_kong(rules, ctx, pay, s, M_ANKONG, -1, players)
+        for k in range(1, 4):
+            for _ in range((t >> (TALLY_FANGGANG + 3 * (k - 1))) & 7):
+                on_kong(rules, ctx, pay, s, M_KONG, (s + k) % players, players)
+    bits &= ~(np.int64(1) << P_WUGUI)
+    if ctx[X_WINNER] >= 0 and wugui(rules, rules[T_GHOST] != 0, row[C_WILDS]):
+        bits |= 1 << P_WUGUI
+    return bits

@@ -565,12 +565,10 @@ def test_huang_per_wang(kings, pool, want):
 
 
 def test_recompute_huang_money_matches_the_kernel():
-    """recompute's 黄庄 money from ``wang_held`` equals _pay_huangzhuang's, for every
+    """The twin's 黄庄 money from ``wang_held`` equals _pay_huangzhuang's, for every
     holding, dealer, seat count, 坐醒, method and amount per 王."""
     import pandas as pd
-
-    from engine.variants._scoring import RecordView
-    from engine.variants.luodisao import _huang_money
+    from oracles.settlement import RecordView, _huang_money
 
     rng = np.random.default_rng(3)
     for seats, zuoxing in ((2, False), (3, False), (4, False), (4, True)):
