@@ -8,9 +8,9 @@ variant needs, under the hook's name (``patterns``, ``settle``, ``win_legal``,
 module reads the registry once, at import; a variant without a hook gets the hook's
 default (``_no_setup`` ...). Adding a variant never edits the engine.
 
-**Only the running variant's hooks are compiled** (issue 21: a first run compiled every
-variant's scoring kernels, and numba linked and re-optimised all of them into every
-kernel of the game loop that calls a hook). The game loop calls a hook through a table
+**Only the running variant's hooks are compiled**, not every variant's scoring kernels
+linked and optimised again into every kernel of the game loop that calls a hook. The
+game loop calls a hook through a table
 of machine-code addresses, :data:`TABLE`, indexed by hook and variant id
 (``rules[R_VARIANT]``): the family's :class:`engine.jit.hooks.HookTable`, a table of the
 engine's late calls (:mod:`engine.jit.late`), an

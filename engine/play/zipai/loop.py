@@ -1921,9 +1921,8 @@ def no_tables() -> tuple:
 # Late calls (engine.jit.late): the deal, its phases met once a deal (the deal itself, the
 # win's scoring, the settlement), the claims, the strong policy's decisions and the
 # observations are compiled each in a library of its own when a run can reach them, not
-# linked into every kernel above and optimised again there (the 字牌 loop's first
-# compile was a minute of CPU); a run without a strong seat does not compile the strong
-# policy at all.
+# linked into every kernel above and optimised again there; a run without a strong seat
+# does not compile the strong policy at all.
 LATE = _hooks.LATE
 _late_play_deal = LATE.late(play_deal, types.int64)
 _late_claims = LATE.late(_claims, types.int64)

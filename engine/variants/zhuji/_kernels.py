@@ -286,7 +286,7 @@ def honor_table(h, sets, val, hmask, taken):
                             nv[k + t, p + q] = x
                             nm[k + t, p + q] = hmask[k, p] | ((1 << i) if t > 0 else 0)
         for k in range(5):  # by element: an array assigned to a slice compiles numba's
-            for p in range(2):  # shape-mismatch message (f-strings, str.join: 2 s of CPU)
+            for p in range(2):  # shape-mismatch message too
                 val[k, p] = nv[k, p]
                 hmask[k, p] = nm[k, p]
     return
