@@ -58,6 +58,25 @@ Z_BY_DEALER = RULES.block("by_dealer", at=Z_N - 1)
 """Run setting (engine.runs.run), as ``R_BY_DEALER`` of engine.mahjong.layout: 1 reads the
 policies and bot rows by place from the dealer in every deal."""
 
+# ---- a win: how the winning card came, and the scoring output ------------------------------
+HOW_TIANHU = 0
+"""The dealer's dealt cards win (天胡)."""
+HOW_SELF = 1
+"""The winner turned the card up himself (自摸)."""
+HOW_DISCARD = 2
+"""A discard of another player."""
+HOW_FLIP = 3
+"""A card another player turned up from the stock."""
+
+(O_VALUE, O_HUXI, O_XING, O_TUN, O_FAN, O_RED, O_BITS, O_SHAPE, O_UPGRADE, O_XK, O_SEED,
+ O_XRAW) = range(12)  # fmt: skip
+N_OUT = 12
+"""Fields of a win's scoring output ``out`` (the variant's ``score_win_into`` hook fills
+it): value (囤 × 番, -1 if no reading wins), 胡息, 醒, 囤, 番, red cards, pattern bits, 王
+shape (0 plain, 1 王钓, 2 王闯, 3 王炸), whether the winning card joined a table group,
+the 醒 kind used (-1 none), the reading's value under the table that chose it and the 醒
+count before 双醒."""
+
 # ---- table groups ---------------------------------------------------------------------------
 T_CHI = 1
 """吃 (or 比) group: three cards, one possibly from another player."""

@@ -11,7 +11,7 @@ RULEBOOK §4.5-4.6, as implemented here (the variant docstring states the decisi
   cap (``Z_CAP``).
 - **醒** (rule 21): the cards of the 醒 kind among all the winner's cards (hand, table,
   the winning card), each 王 standing for that kind counting too (rule 15); doubled
-  under 双醒. Which kind: :func:`_xing_kind`.
+  under 双醒. Which kind: :func:`xing_kind`.
 - **番** (rule 22): win method ``M`` (a discard or another player's flipped card 1,
   自摸 2, or the 王 factor of rule 19 instead of 自摸), colour ``C`` (黑胡 0 red 4, 一点朱
   1 red 3, 红胡 7-9 red 2, 全红 more than 9 red 4, else 1) and 地胡 2, multiplied (or
@@ -56,18 +56,33 @@ from engine.jit.njit import kernel
 from engine.zipai import layout as Z
 from engine.zipai.huxi import (
     MAX_KINGS,
-    PAO,
-    PENG,
-    QING,
     RED,
     WANG,
-    XIAO,
     _evaluate_core,
     _wang_values_x_into,
+    score_scratch,
 )
+from engine.zipai.huxi import packed_values as _values
+from engine.zipai.huxi import upgrade_delta as _upgrade_delta
 from engine.zipai.layout import (
+    HOW_DISCARD,
+    HOW_FLIP,
+    HOW_SELF,
+    HOW_TIANHU,
+    N_OUT,
+    O_BITS,
+    O_FAN,
+    O_HUXI,
+    O_RED,
+    O_SEED,
+    O_SHAPE,
+    O_TUN,
+    O_UPGRADE,
+    O_VALUE,
+    O_XING,
+    O_XK,
+    O_XRAW,
     T_CHOUXIAO,
-    T_PENG,
     T_XIAO,
     Z_CAP,
     Z_FAN_ADD,
@@ -76,7 +91,6 @@ from engine.zipai.layout import (
     Z_MIN_HUXI,
     Z_SHUANGXING,
     Z_TUN_PER_XING,
-    Z_VALUES,
     Z_XING,
 )
 
@@ -192,35 +206,8 @@ Z_HONG_LO = VAR.block("hong_lo")
 Z_HONG_HI = VAR.block("hong_hi")
 """Most red cards of 红胡 (9); more are 全红."""
 
-HOW_TIANHU = 0
-"""The dealer's dealt cards win (天胡)."""
-HOW_SELF = 1
-"""The winner turned the card up himself (自摸)."""
-HOW_DISCARD = 2
-"""A discard of another player."""
-HOW_FLIP = 3
-"""A card another player turned up from the stock."""
-
-(O_VALUE, O_HUXI, O_XING, O_TUN, O_FAN, O_RED, O_BITS, O_SHAPE, O_UPGRADE, O_XK, O_SEED,
- O_XRAW) = range(12)  # fmt: skip
-N_OUT = 12
-"""Fields of ``out``: value (囤 × 番, -1 if no reading wins), 胡息, 醒, 囤, 番, red cards,
-pattern bits, 王 shape (0 plain, 1 王钓, 2 王闯, 3 王炸), whether the winning card joined a
-table group, the 醒 kind used (-1 none), the reading's value under the seed's table
-(which chose it) and the 醒 count before 双醒."""
-
 SEED_F = np.array(FAN_DEFAULTS, np.int64)
 """The seed's 番 factors (pattern bit order), the table that chooses a reading."""
-
-
-@kernel
-def _values(rules):
-    """The ``(10, 2)`` 胡息 table packed in ``rules``."""
-    v = np.empty((10, 2), np.int64)
-    for i in range(10):
-        v[i, 0] = rules[Z_VALUES + 2 * i]
-        v[i, 1] = rules[Z_VALUES + 2 * i + 1]
-    return v
 
 
 @kernel(inline="always")
@@ -316,29 +303,8 @@ def _consider(rules, best2, hbase, red_base, xreal, xmin, m_bit, tian, di, xk, o
     return changed
 
 
-@kernel(inline="always")
-def _upgrade_delta(values, up, how, kind):
-    """胡息 gained when the winning card joins the table group ``up`` of its kind.
-
-    -1 when it cannot: 啸 -> 倾 on one's own flip, 啸 -> 跑 on another's card, 碰 -> 跑 on
-    any flipped card (never on a discard, rule 11 「有人摸到该张」).
-    """
-    if kind < 0 or kind >= WANG:
-        return -1
-    size = kind // 10
-    if up == T_XIAO or up == T_CHOUXIAO:
-        if how == HOW_SELF:
-            return values[QING, size] - values[XIAO, size]
-        if how == HOW_DISCARD or how == HOW_FLIP:
-            return values[PAO, size] - values[XIAO, size]
-    elif up == T_PENG:
-        if how == HOW_SELF or how == HOW_FLIP:
-            return values[PAO, size] - values[PENG, size]
-    return -1
-
-
 @kernel(refcount=False)
-def _can_win(rules, values, wvx0, counts, kings, ntab, th, cand, how, up, ws, best2):
+def can_win(rules, values, wvx0, counts, kings, ntab, th, cand, how, up, ws, best2):
     """Whether the cards win with ``cand`` arriving ``how`` (no scoring; 醒 untracked).
 
     ``up``: the type of the winner's table group of the card's kind (0 none). A 王 holder
@@ -393,29 +359,18 @@ def _score_win(
     any kind the winner chooses (``xk_any``, a 王 醒 card) with at least ``xmin`` 王
     standing for it (1 when the 醒 card is a 王 in his own hand).
 
-    Makes its own work arrays; the game loop calls :func:`_score_win_into` with the
+    Makes its own work arrays; the game loop calls :func:`score_win_into` with the
     match's (:func:`score_scratch`).
     """
     sq, wvx, gcounts = score_scratch()
-    _score_win_into(
+    score_win_into(
         rules, _values(rules), counts, kings, ntab, th, tr, tcnt, cand, how, up, di,
         xk_fixed, xk_any, xmin, ws, out, sq, wvx, gcounts,
     )  # fmt: skip
 
 
-@kernel
-def score_scratch():
-    """Work arrays of :func:`_score_win_into`: ``(sq, wvx, gcounts)``, int64 ``(4, 5, 5)``,
-    ``(5, 5, 5)`` and ``(20,)`` (made once per match by the game loop).
-    """
-    sq = np.zeros((4, MAX_KINGS + 1, MAX_KINGS + 1), np.int64)
-    wvx = np.zeros((5, 5, 5), np.int64)
-    gcounts = np.zeros(20, np.int64)
-    return sq, wvx, gcounts
-
-
 @kernel(refcount=False)
-def _score_win_into(
+def score_win_into(
     rules,
     values,
     counts,
@@ -437,8 +392,8 @@ def _score_win_into(
     wvx,
     gcounts,
 ):
-    """:func:`_score_win` with the 胡息 table ``values`` (:func:`_values`) and the work
-    arrays of :func:`score_scratch` given (``gcounts`` all zero, and left so).
+    """:func:`_score_win` with the 胡息 table ``values`` (``packed_values``) and the
+    work arrays of ``score_scratch`` (engine.zipai.huxi) given (``gcounts`` all zero, and left so).
     """
     need = 5 - ntab
     for i in range(N_OUT):
@@ -531,8 +486,8 @@ def _score_win_into(
                 out[O_UPGRADE] = 0
 
 
-@kernel(inline="always")
-def _xing_kind(rules, win_card, flip_card):
+@kernel
+def xing_kind(rules, win_card, flip_card):
     """The 醒 kind (rule 21): ``(xk, any, xmin)``.
 
     跟醒: the winning card; 翻醒: the card turned up after the win (``flip_card``, the
@@ -559,7 +514,7 @@ def _xing_kind(rules, win_card, flip_card):
 
 
 @kernel(refcount=False)
-def _pay_win(rules, seats, active, winner, how, feeder, value, xing, fan, zx, delta):
+def pay_win(rules, seats, active, winner, how, feeder, value, xing, fan, zx, delta):
     """Payments of a win into ``delta (4,)``; returns ``(capped, zuoxing_money)``.
 
     自摸, 天胡 and a win on another player's flipped card: every other active seat pays
@@ -601,7 +556,7 @@ def _pay_win(rules, seats, active, winner, how, feeder, value, xing, fan, zx, de
 
 
 @kernel(refcount=False)
-def _pay_huangzhuang(rules, seats, active, dealer, kings, delta, money):
+def pay_huangzhuang(rules, seats, active, dealer, kings, delta, money):
     """黄庄 王 payments (rule 24) into ``delta`` and ``money`` (both (4,)).
 
     Pairwise (default): for every pair of active seats, the one with more 王 pays
@@ -658,8 +613,8 @@ def settle_row(rules, row):
     """A recorded deal paid again under the packed ``rules`` (re-scoring,
     engine.play.zipai.rescore), in place: the reading (胡息, 醒 before 双醒, red cards,
     win method, 天胡 / 地胡) is the record's, which no payout option moves; the 番 and the
-    colour flag by :func:`_fan`, 囤 and the value, and the payments by :func:`_pay_win`,
-    or on a 黄庄 by :func:`_pay_huangzhuang` from the 王 each seat held, as in play.
+    colour flag by :func:`_fan`, 囤 and the value, and the payments by :func:`pay_win`,
+    or on a 黄庄 by :func:`pay_huangzhuang` from the 王 each seat held, as in play.
     """
     seats = rules[Z.Z_SEATS]
     x = row[C_EXTRA:]
@@ -675,7 +630,7 @@ def settle_row(rules, row):
         for s in range(seats):
             kings[s] = (held // 10**s) % 10
         money = np.zeros(4, np.int64)
-        _pay_huangzhuang(rules, seats, active, row[C_DEALER], kings, delta, money)
+        pay_huangzhuang(rules, seats, active, row[C_DEALER], kings, delta, money)
         for s in range(4):
             row[C_DELTA + s] = delta[s]
             x[X_WANG_MONEY + s] = delta[s]
@@ -701,7 +656,7 @@ def settle_row(rules, row):
         how = HOW_FLIP
     else:
         how = HOW_DISCARD
-    capped, zm = _pay_win(rules, seats, active, winner, how, row[C_DISCARDER], value, xing, fan,
+    capped, zm = pay_win(rules, seats, active, winner, how, row[C_DISCARDER], value, xing, fan,
                           zx, delta)  # fmt: skip
     row[C_VALUE] = value
     row[C_PAT_LO] = bits & 0x7FFFFFFF

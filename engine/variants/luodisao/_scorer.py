@@ -85,7 +85,7 @@ def score_win(
     """
     from engine.zipai.huxi import _workspace
 
-    from ._kernels import N_OUT, _score_win, _xing_kind
+    from ._kernels import N_OUT, _score_win, xing_kind
 
     packed = variant.pack(rules)
     seats = variant.n_players(rules)
@@ -103,7 +103,7 @@ def score_win(
         )
     flip_card = _xing_card(rules, tianhu, xing_card, cand, last, notes)
     base = cand if not tianhu else flip_card
-    xk, xany, xmin = _xing_kind(packed, base, flip_card)
+    xk, xany, xmin = xing_kind(packed, base, flip_card)
     if tianhu and rules["xing"] == "gen" and base == 20:
         xmin = 1
     up = int(alike[cand]) if 0 <= cand < 20 else 0
