@@ -14,6 +14,7 @@ import json
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -274,12 +275,20 @@ class Variant:
     rescore_context: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, compare=False)
     """The rules under which each payout option that is idle under the defaults pays
     (another formula's values, 游金, 鬼 in play ...): a re-score test of it plays there."""
+    folder: Path | None = field(default=None, compare=False)
+    """The variant's folder, ``engine/variants/<name>/``, which holds everything of it
+    besides its declaration and kernels: its rules prose (``rules.md``, the rules pages'
+    text, :mod:`engine.runs.rulesdoc`) and its bots' data (``<policy>.json``, made by
+    ``mjlab fit`` / ``mjlab tune``, and the refits under other rules, ``refits/``:
+    :data:`engine.play.bots.BOTDATA`)."""
     listed: bool = True
     """Whether ``mjlab variants``, the report and the docs list it. A variant declared
     ``listed=False`` (a variant for the tests) is registered and runs by name like any other
     (``mjlab simulate NAME``), and the registry-wide tests cover it."""
 
     def __post_init__(self):
+        if self.folder is not None and self.folder.name != self.name:
+            raise ValueError(f"variant {self.name}: its folder is {self.folder}")
         extra_index(self.extras)  # declared once each, within the record's extra columns
         self.extra_columns  # noqa: B018 - and no column named twice
         options = self.option_map

@@ -89,7 +89,7 @@ Engine simplifications
   a plain win for a 金雀 wait (``wild_pair``, ``chase_min_live``). Its parameters are
   tuned by self-play against ``efficiency`` in duplicate seating by place from the
   dealer (``mjlab tune fuzhou --policy value --seating dealer``, committed in
-  ``engine/botdata/fuzhou/value.json``). It does not wait for 金龙 (one third gold
+  ``engine/variants/fuzhou/value.json``). It does not wait for 金龙 (one third gold
   among ~50 unseen tiles is worth less than the win in hand): 金龙 comes from 三金倒
   hands that also read as 金龙.
 
@@ -99,7 +99,7 @@ The strong policy
 measures the distance of what is left to a plain hand and to each target (清一色, 混一色, 对对胡
 and the 金雀 wild pair), the ukeire of the closest, and turns them into points with tables
 fitted from the engine's own play (``mjlab fit``, committed in
-``engine/botdata/fuzhou/strong.json``): the chance to win from that distance, ukeire and
+``engine/variants/fuzhou/strong.json``): the chance to win from that distance, ukeire and
 live tiles, and what each kind of win brings under this variant's scoring, dealer or
 not, plus the stake a seat loses when someone else wins. Against that it weighs, per
 opponent, a logistic danger model of the chance that the tile is won on now (his melds
@@ -122,6 +122,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import comb
+from pathlib import Path
 
 import numpy as np
 
@@ -646,6 +647,7 @@ def exact_events(rules) -> dict:
 VARIANT = register(
     Variant(
         name="fuzhou",
+        folder=Path(__file__).parent,
         long_name="福州麻将 Fuzhou (金, 抢金, 三金倒, 16-tile hands)",
         # its bonuses are constants, not the payout options: its re-scores are exact
         value_blind=("random", "efficiency", "value"),

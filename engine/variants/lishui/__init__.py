@@ -63,7 +63,7 @@ The strong policy
 ``strong`` plays each discard for expected points. For every tile it could throw it
 measures the distance of what is left to a plain hand and to each target (清一色, 混一色, 大对子,
 七对子, 不搭), the ukeire of the closest, and turns them into points with tables fitted from the
-engine's own play (``mjlab fit``, committed in ``engine/botdata/lishui/strong.json``):
+engine's own play (``mjlab fit``, committed in ``engine/variants/lishui/strong.json``):
 the chance to win from that distance, ukeire and live tiles, and what each kind of win
 brings under this variant's scoring, dealer or not, plus the stake a seat loses when
 someone else wins. Against that it weighs, per opponent, a logistic danger model of the
@@ -85,6 +85,8 @@ only its own liability: a 吃 that would be its third from the same 上家 costs
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 
@@ -641,6 +643,7 @@ def exact_tianhu(rules) -> dict:
 VARIANT = register(
     Variant(
         name="lishui",
+        folder=Path(__file__).parent,
         long_name="丽水麻将 Lishui (财神, 白板代财神)",
         # its bonuses are constants, not the payout options: its re-scores are exact
         value_blind=("random", "efficiency", "value"),

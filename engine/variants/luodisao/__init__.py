@@ -104,9 +104,9 @@ Engine simplifications
 Bots
 ----
 ``random``, ``efficiency`` and ``value`` (:mod:`engine.zipai.bots`; value's tuned weights in
-``engine/botdata/luodisao/value.json``), and ``strong`` (:mod:`engine.zipai.strong`; its
+``engine/variants/luodisao/value.json``), and ``strong`` (:mod:`engine.zipai.strong`; its
 fitted model and tuned parameters, with the commands that made them, in
-``engine/botdata/luodisao/strong.json``). What ``value`` does: it discards by keep value
+``engine/variants/luodisao/strong.json``). What ``value`` does: it discards by keep value
 with 胡息 weighed and the colour aim scaled by the run's colour factors; it makes a 碰 or
 吃 when the distance it saves and the 胡息 it lays outweigh what the pairs it breaks may
 still bring as 碰 / 啸; it passes an optional win on another player's card when the
@@ -164,6 +164,8 @@ audit, engine.play.zipai.audit).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 
@@ -350,7 +352,7 @@ STRONG_DEFAULTS = {
     "pair": 0.0625,
 }
 """The strong policy's starting parameters (engine.zipai.params); the tuned ones and the
-fitted model are in ``engine/botdata/luodisao/strong.json``."""
+fitted model are in ``engine/variants/luodisao/strong.json``."""
 
 
 VALUE_DEFAULTS = {
@@ -419,6 +421,7 @@ def score_hand(rules, hand: str, **kwargs) -> dict:
 VARIANT = register(
     Variant(
         name="luodisao",
+        folder=Path(__file__).parent,
         long_name="祁阳落地扫 Qiyang luodisao (字牌)",
         # value reads the payouts (its colour aim, its passed wins scored by the scorer)
         value_blind=("random", "efficiency"),

@@ -42,7 +42,7 @@ The strong policy
 ``strong`` plays each discard for expected points. For every tile it could throw it
 measures the distance of what is left to a plain hand and to each target (清一色, 混一色, 对对胡,
 七对), the ukeire of the closest, and turns them into points with tables fitted from the
-engine's own play (``mjlab fit``, committed in ``engine/botdata/tuidaohu/strong.json``):
+engine's own play (``mjlab fit``, committed in ``engine/variants/tuidaohu/strong.json``):
 the chance to win from that distance, ukeire and live tiles, and what each kind of win
 brings under this variant's scoring, dealer or not, plus the stake a seat loses when
 someone else wins. Wins are self-drawn only (unless ``dianpao``), so the threats it
@@ -65,6 +65,8 @@ distance); it does not reason about the 马 (horses), which pay as they fall.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 
@@ -423,6 +425,7 @@ def exact_tianhu(rules) -> dict:
 VARIANT = register(
     Variant(
         name="tuidaohu",
+        folder=Path(__file__).parent,
         long_name="广东推倒胡 Guangdong push-down (买马)",
         # its bonuses are constants, not the payout options: its re-scores are exact
         value_blind=("random", "efficiency", "value"),

@@ -59,7 +59,7 @@ The strong policy
 measures the distance of what is left to a plain hand and to each target (清一色, 混一色, 对对胡,
 七对 where allowed), the ukeire of the closest, and turns them into points with tables
 fitted from the engine's own play (``mjlab fit``, committed in
-``engine/botdata/zhuji/strong.json``): the chance to win from that distance, ukeire and
+``engine/variants/zhuji/strong.json``): the chance to win from that distance, ukeire and
 live tiles, and what each kind of win brings under this variant's scoring, dealer or
 not, plus the stake a seat loses when someone else wins. Against that it weighs, per
 opponent, a logistic danger model of the chance that the tile is won on now (his melds
@@ -85,6 +85,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -573,6 +574,7 @@ def exact_tianhu(rules) -> dict:
 VARIANT = register(
     Variant(
         name="zhuji",
+        folder=Path(__file__).parent,
         long_name="诸暨麻将 Zhuji (财神, 台, 3 台起胡)",
         # its bonuses are constants, not the payout options: its re-scores are exact
         value_blind=("random", "efficiency", "value"),

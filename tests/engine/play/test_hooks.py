@@ -51,7 +51,7 @@ def test_every_zipai_variant_is_dispatched_by_its_own_id():
     for v in vs:
         assert ZH.KERNELS[v.kernel_id] is v.hooks
         assert v.pack(v.defaults())[Z_VARIANT] == v.hooks.KERNEL_ID
-        for hook, (attr, default, _, _) in ZH.HOOKS.items():
+        for hook, (attr, *_) in ZH.HOOKS.items():
             assert ZH.HOOK_TABLE.variant_kernel(hook, v.kernel_id) is getattr(v.hooks, attr)
 
 

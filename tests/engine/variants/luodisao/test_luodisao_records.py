@@ -13,7 +13,7 @@ prove every other column unchanged. The last pin (双醒 and added 番) was rene
 win's reading is chosen under the seed's table since (engine.variants.luodisao._kernels), and under
 双醒 the seed's table counts the 醒 undoubled. The three pins with a value seat were renewed by
 issue 44, which changed how the value bot claims, passes wins and aims its colour (its
-tuned weights in ``engine/botdata/luodisao/value.json``); the random and efficiency pins
+tuned weights in ``engine/variants/luodisao/value.json``); the random and efficiency pins
 stand.
 """
 
