@@ -546,7 +546,7 @@ COLOURS = ("honghu", "yidianzhu", "quanhong", "heihu")
 
 
 def _huang_money(rules, r, seats, active) -> np.ndarray:
-    """``(n, seats)`` 黄庄 王 money (rule 24) from ``wang_held`` (as ``_pay_huangzhuang``)."""
+    """``(n, seats)`` 黄庄 王 money (rule 24) from ``wang_held`` (as ``pay_huangzhuang``)."""
     held = r.col("wang_held")
     k = np.stack([(held // 10**s) % 10 for s in range(seats)], axis=1) * active
     per = rules["huang_per_wang"]

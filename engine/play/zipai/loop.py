@@ -1083,7 +1083,7 @@ def workspace(rules):
     ``opts`` and ``ng`` the 吃 options, ``kv``, ``h2``, ``used`` and ``scratch`` the bots'
     scratch; ``out`` a score, ``delta`` the payments, ``zmoney`` the 坐醒 and 黄庄 money;
     ``states`` uint64 (2, 4) the WALL and BOTS streams; ``kings_held`` int64 (4,);
-    ``sq``, ``wvx_s``, ``gcounts`` the work arrays of :func:`_score_win_into`; ``osums``
+    ``sq``, ``wvx_s``, ``gcounts`` the work arrays of the variant's ``score_win_into``; ``osums``
     int64 (3, N_OSUM) and ``sscr`` int64 (SSCR,) the strong policy's scratch.
     """
     values = packed_values(rules)
