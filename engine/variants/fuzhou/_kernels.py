@@ -142,21 +142,11 @@ EXTRAS = (
           "drawn deals he kept (连庄数 is this, or ``dealer_streak`` under "
           "``draw_adds_lianzhuang``: a re-score reads it)."),
 )  # fmt: skip
-"""The extra record columns, in index order (``E_*`` below are read from here)."""
-E = extra_index(EXTRAS)
-E_FLOWERS = E["flowers"]
-E_HUAFAN = E["huafan"]
-E_GOLDS = E["golds"]
-E_LIANZHUANG = E["lianzhuang"]
-E_KONGS = E["kongs"]
-E_RESERVE = E["reserve"]
-E_YOUJIN = E["youjin"]
-E_GOLD_DISCARDS = E["gold_discards"]
-E_LAST_GROUP = E["last_group"]
-E_JIN = E["jin"]
-E_DEAL_MAX_GOLDS = E["deal_max_golds"]
-E_SPECIAL = E["special"]
-E_DEALER_WINS = E["dealer_wins"]
+"""The extra record columns, in index order (the ``E_*`` indices below are read from here,
+in this order: tests/engine/variants/test_extras.py checks each name against its extra)."""
+(E_FLOWERS, E_HUAFAN, E_GOLDS, E_LIANZHUANG, E_KONGS, E_RESERVE, E_YOUJIN, E_GOLD_DISCARDS,
+ E_LAST_GROUP, E_JIN, E_DEAL_MAX_GOLDS, E_SPECIAL,
+ E_DEALER_WINS) = extra_index(EXTRAS).values()  # fmt: skip
 
 # ---- scratch ctx slots written by patterns() for settle() ---------------------------------
 SCRATCH = CTX.sub("scratch", "fuzhou scratch")

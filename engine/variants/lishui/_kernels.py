@@ -159,17 +159,10 @@ EXTRAS = (
           "the winning hand completes in and its suit tags, both 财神会 conditions, a "
           "first-round 被跟, each seat's kong units)."),
 )  # fmt: skip
-"""The extra record columns, in index order (``E_*`` below are read from here)."""
-E = extra_index(EXTRAS)
-E_KONGS = E["kongs"]
-E_BASE = E["base"]
-E_BEIGEN = E["beigen"]
-E_BEIGEN_MONEY = E["beigen_money"]
-E_WUDA_MONEY = E["wuda_money"]
-E_FANQIANG_MONEY = E["fanqiang_money"]
-E_TONGBAO_MONEY = E["tongbao_money"]
-E_KONG_MONEY = E["kong_money"]
-E_SCORE_IN = E["score_in"]
+"""The extra record columns, in index order (the ``E_*`` indices below are read from here,
+in this order: tests/engine/variants/test_extras.py checks each name against its extra)."""
+(E_KONGS, E_BASE, E_BEIGEN, E_BEIGEN_MONEY, E_WUDA_MONEY, E_FANQIANG_MONEY, E_TONGBAO_MONEY,
+ E_KONG_MONEY, E_SCORE_IN) = extra_index(EXTRAS).values()  # fmt: skip
 
 # bit fields of the score_in column (the inputs of a re-score, engine.runs.rescore)
 IN_STANDARD = 1 << 0

@@ -39,19 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.abi import (
-    C_DEALER,
-    C_DELTA,
-    C_DISCARDER,
-    C_EXTRA,
-    C_PAT_HI,
-    C_PAT_LO,
-    C_VALUE,
-    C_WIN_TYPE,
-    C_WINNER,
-    WIN_DISCARD,
-    WIN_INSTANT,
-)
+from engine import abi
 from engine.jit.njit import kernel
 from engine.zipai import layout as Z
 from engine.zipai.huxi import (
@@ -172,29 +160,11 @@ EXTRAS = (
     Extra("xing_raw", doc="A re-score's input: the 醒 count before 双醒 doubles it (0 on "
           "a 黄庄)."),
 )  # fmt: skip
-"""The extra record columns, in index order (``X_*`` below are read from here)."""
-X = extra_index(EXTRAS)
-X_HUXI = X["huxi"]
-X_XING = X["xing"]
-X_TUN = X["tun"]
-X_FAN = X["fan"]
-X_RED = X["red"]
-X_ON_FLIP = X["win_on_flip"]
-X_CAPPED = X["capped"]
-X_ZUOXING = X["zuoxing"]
-X_ZUOXING_MONEY = X["zuoxing_money"]
-X_WANG_MONEY = X["wang_money"]
-X_QING = X["qing"]
-X_XIAO = X["xiao"]
-X_CHOUXIAO = X["chouxiao"]
-X_PAO = X["pao"]
-X_MINGPAO = X["mingpao"]
-X_SISHOU = X["sishou"]
-X_GUOZHANG = X["guozhang"]
-X_STOCK_LEFT = X["stock_left"]
-X_XING_CARD = X["xing_card"]
-X_WANG_HELD = X["wang_held"]
-X_XING_RAW = X["xing_raw"]
+"""The extra record columns, in index order (the ``X_*`` indices below are read from here,
+in this order: tests/engine/variants/test_extras.py checks each name against its extra)."""
+(X_HUXI, X_XING, X_TUN, X_FAN, X_RED, X_ON_FLIP, X_CAPPED, X_ZUOXING, X_ZUOXING_MONEY,
+ X_WANG_MONEY, X_QING, X_XIAO, X_CHOUXIAO, X_PAO, X_MINGPAO, X_SISHOU, X_GUOZHANG,
+ X_STOCK_LEFT, X_XING_CARD, X_WANG_HELD, X_XING_RAW) = extra_index(EXTRAS).values()  # fmt: skip
 
 # ---- this variant's rule slots (inside the 字牌 layout's variant block) ---------------
 VAR = Z.RULES.sub("var", "luodisao rules")
@@ -617,25 +587,25 @@ def settle_row(rules, row):
     or on a 黄庄 by :func:`pay_huangzhuang` from the 王 each seat held, as in play.
     """
     seats = rules[Z.Z_SEATS]
-    x = row[C_EXTRA:]
+    x = row[abi.C_EXTRA :]
     zx = x[X_ZUOXING]
     active = np.zeros(4, np.int64)
     for s in range(seats):
         active[s] = 1 if s != zx else 0
     delta = np.zeros(4, np.int64)
-    winner = row[C_WINNER]
+    winner = row[abi.C_WINNER]
     if winner < 0:
         kings = np.zeros(4, np.int64)
         held = x[X_WANG_HELD]
         for s in range(seats):
             kings[s] = (held // 10**s) % 10
         money = np.zeros(4, np.int64)
-        pay_huangzhuang(rules, seats, active, row[C_DEALER], kings, delta, money)
+        pay_huangzhuang(rules, seats, active, row[abi.C_DEALER], kings, delta, money)
         for s in range(4):
-            row[C_DELTA + s] = delta[s]
+            row[abi.C_DELTA + s] = delta[s]
             x[X_WANG_MONEY + s] = delta[s]
         return
-    bits = (row[C_PAT_LO] & 0x7FFFFFFF) | ((row[C_PAT_HI] & 0x7FFFFFFF) << 31)
+    bits = (row[abi.C_PAT_LO] & 0x7FFFFFFF) | ((row[abi.C_PAT_HI] & 0x7FFFFFFF) << 31)
     m_bit = -1
     for b in _METHOD_BITS:
         if (bits >> b) & 1:
@@ -647,22 +617,22 @@ def settle_row(rules, row):
     xing = 2 * xraw if rules[Z.Z_SHUANGXING] else xraw
     tun = x[X_HUXI] + rules[Z.Z_TUN_PER_XING] * xing
     value = tun * fan
-    wt = row[C_WIN_TYPE]
-    if wt == WIN_INSTANT:
+    wt = row[abi.C_WIN_TYPE]
+    if wt == abi.WIN_INSTANT:
         how = HOW_TIANHU
-    elif wt != WIN_DISCARD:
+    elif wt != abi.WIN_DISCARD:
         how = HOW_SELF
     elif x[X_ON_FLIP] == 1:
         how = HOW_FLIP
     else:
         how = HOW_DISCARD
-    capped, zm = pay_win(rules, seats, active, winner, how, row[C_DISCARDER], value, xing, fan,
+    capped, zm = pay_win(rules, seats, active, winner, how, row[abi.C_DISCARDER], value, xing, fan,
                           zx, delta)  # fmt: skip
-    row[C_VALUE] = value
-    row[C_PAT_LO] = bits & 0x7FFFFFFF
-    row[C_PAT_HI] = (bits >> 31) & 0x7FFFFFFF
+    row[abi.C_VALUE] = value
+    row[abi.C_PAT_LO] = bits & 0x7FFFFFFF
+    row[abi.C_PAT_HI] = (bits >> 31) & 0x7FFFFFFF
     for s in range(4):
-        row[C_DELTA + s] = delta[s]
+        row[abi.C_DELTA + s] = delta[s]
     x[X_XING] = xing
     x[X_TUN] = tun
     x[X_FAN] = fan

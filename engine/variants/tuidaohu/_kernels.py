@@ -153,16 +153,10 @@ EXTRAS = (
     Extra("kong_feeder", doc="A re-score's input: the seat that fed the 明杠 before a "
           "杠上开花 (-1 none)."),
 )  # fmt: skip
-"""The extra record columns, in index order (``E_*`` below are read from here)."""
-E = extra_index(EXTRAS)
-E_HORSES = E["horses"]
-E_HORSE_HITS = E["horse_hits"]
-E_KONGS = E["kongs"]
-E_KONG_MONEY = E["kong_money"]
-E_HORSE_MONEY = E["horse_money"]
-E_KONG_TALLY = E["kong_tally"]
-E_HORSE_TILES = E["horse_tiles"]
-E_KONG_FEEDER = E["kong_feeder"]
+"""The extra record columns, in index order (the ``E_*`` indices below are read from here,
+in this order: tests/engine/variants/test_extras.py checks each name against its extra)."""
+(E_HORSES, E_HORSE_HITS, E_KONGS, E_KONG_MONEY, E_HORSE_MONEY, E_KONG_TALLY, E_HORSE_TILES,
+ E_KONG_FEEDER) = extra_index(EXTRAS).values()  # fmt: skip
 
 # ---- the kong tally of a seat (3 bits a field) and the horse tiles (4 bits a class) ----
 TALLY_BUGANG = 0

@@ -179,13 +179,10 @@ EXTRAS = (
           "whether it was found first (bit 16) and whether the winner's 财神 can all stand "
           "for their own kinds (bit 17, 无财 under wucai=guiwei)."),
 )  # fmt: skip
-"""The extra record columns, in index order (``E_*`` below are read from here)."""
-E = extra_index(EXTRAS)
-E_KONGS = E["kongs"]
-E_TAI_ORDINARY = E["tai_ordinary"]
-E_REFUSED = E["refused"]
-E_ALT_TAI = E["alt_tai"]
-E_SCORE_IN = E["score_in"]
+"""The extra record columns, in index order (the ``E_*`` indices below are read from here,
+in this order: tests/engine/variants/test_extras.py checks each name against its extra)."""
+(E_KONGS, E_TAI_ORDINARY, E_REFUSED, E_ALT_TAI,
+ E_SCORE_IN) = extra_index(EXTRAS).values()  # fmt: skip
 
 # bit fields of the score_in column (the inputs of a re-score, engine.runs.rescore)
 IN_ALT_BITS = (1 << 16) - 1
