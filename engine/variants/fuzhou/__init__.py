@@ -650,7 +650,6 @@ VARIANT = register(
         folder=Path(__file__).parent,
         long_name="福州麻将 Fuzhou (金, 抢金, 三金倒, 16-tile hands)",
         # its bonuses are constants, not the payout options: its re-scores are exact
-        value_blind=("random", "efficiency", "value"),
         version=3,
         family="mahjong",
         bot_layout=bot_layout,

@@ -646,7 +646,6 @@ VARIANT = register(
         folder=Path(__file__).parent,
         long_name="丽水麻将 Lishui (财神, 白板代财神)",
         # its bonuses are constants, not the payout options: its re-scores are exact
-        value_blind=("random", "efficiency", "value"),
         version=2,
         family="mahjong",
         bot_layout=bot_layout,

@@ -428,7 +428,6 @@ VARIANT = register(
         folder=Path(__file__).parent,
         long_name="广东推倒胡 Guangdong push-down (买马)",
         # its bonuses are constants, not the payout options: its re-scores are exact
-        value_blind=("random", "efficiency", "value"),
         version=2,
         family="mahjong",
         bot_layout=bot_layout,

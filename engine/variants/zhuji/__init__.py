@@ -577,7 +577,6 @@ VARIANT = register(
         folder=Path(__file__).parent,
         long_name="诸暨麻将 Zhuji (财神, 台, 3 台起胡)",
         # its bonuses are constants, not the payout options: its re-scores are exact
-        value_blind=("random", "efficiency", "value"),
         version=3,
         family="mahjong",
         bot_layout=bot_layout,
