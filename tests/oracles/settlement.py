@@ -369,7 +369,7 @@ def lishui(rules, frame) -> dict:
 # ---- zhuji -------------------------------------------------------------------------------
 TAI = {p.name: int(_zhuji_K.TAI[i]) for i, p in enumerate(_zhuji.PATTERNS) if _zhuji_K.TAI[i]}
 """Ordinary 台 of each pattern that has any (RULEBOOK §2.3 rules 13-16), read by
-:func:`recompute`; from the declarations (:data:`engine.variants.zhuji._kernels.TAI`)."""
+:func:`zhuji`; from the declarations (:data:`engine.variants.zhuji._kernels.TAI`)."""
 
 
 def _bits(frame, names) -> np.ndarray:

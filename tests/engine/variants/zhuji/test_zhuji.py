@@ -768,8 +768,8 @@ def test_tai_tables_are_the_pattern_declarations():
     seed = {"zhong": 1, "fa": 1, "bai": 1, "dongfeng": 2, "pinghu": 1, "duiduihu": 1,
             "qingyise": 3, "hunyise": 1, "sancaishen": 2, "gangkai": 1, "qianggang": 1}  # fmt: skip
     declared = {p.name: p.value for p in K.PATTERNS}
-    assert zhuji.TAI == seed == {n: t for n, t in declared.items() if n not in K.SPECIAL8 and t}
-    assert K.TAI.tolist() == [zhuji.TAI.get(p.name, 0) for p in K.PATTERNS]
+    assert TW.TAI == seed == {n: t for n, t in declared.items() if n not in K.SPECIAL8 and t}
+    assert K.TAI.tolist() == [TW.TAI.get(p.name, 0) for p in K.PATTERNS]
     for name in ("pinghu", "duiduihu", "qingyise", "hunyise", "sancaishen", "gangkai", "qianggang"):
         assert getattr(K, f"TAI_{name.upper()}") == declared[name]
     honors = {27 + i: int(t) for i, t in enumerate(K.HONOR_TAI) if t}
