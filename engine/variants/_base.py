@@ -10,6 +10,7 @@ the kernels' bit numbers and column indices are read from these declarations), a
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import tomllib
 from collections.abc import Callable, Mapping
@@ -276,7 +277,8 @@ class Variant:
     """The rules under which each payout option that is idle under the defaults pays
     (another formula's values, 游金, 鬼 in play ...): a re-score test of it plays there."""
     folder: Path | None = field(default=None, compare=False)
-    """The variant's folder, ``engine/variants/<name>/``, which holds everything of it
+    """The variant's folder, ``engine/variants/<name>/`` (by default the folder of the
+    module that defines ``pack``), which holds everything of it
     besides its declaration and kernels: its rules prose (``rules.md``, the rules pages'
     text, :mod:`engine.runs.rulesdoc`) and its bots' data (``<policy>.json``, made by
     ``mjlab fit`` / ``mjlab tune``, and the refits under other rules, ``refits/``:
@@ -287,7 +289,9 @@ class Variant:
     (``mjlab simulate NAME``), and the registry-wide tests cover it."""
 
     def __post_init__(self):
-        if self.folder is not None and self.folder.name != self.name:
+        if self.folder is None:
+            object.__setattr__(self, "folder", Path(inspect.getfile(self.pack)).parent)
+        if self.folder.name != self.name:
             raise ValueError(f"variant {self.name}: its folder is {self.folder}")
         extra_index(self.extras)  # declared once each, within the record's extra columns
         self.extra_columns  # noqa: B018 - and no column named twice

@@ -122,7 +122,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import comb
-from pathlib import Path
 
 import numpy as np
 
@@ -647,7 +646,6 @@ def exact_events(rules) -> dict:
 VARIANT = register(
     Variant(
         name="fuzhou",
-        folder=Path(__file__).parent,
         long_name="福州麻将 Fuzhou (金, 抢金, 三金倒, 16-tile hands)",
         # its bonuses are constants, not the payout options: its re-scores are exact
         version=3,

@@ -86,8 +86,6 @@ only its own liability: a 吃 that would be its third from the same 上家 costs
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from engine.mahjong import layout as L
@@ -643,7 +641,6 @@ def exact_tianhu(rules) -> dict:
 VARIANT = register(
     Variant(
         name="lishui",
-        folder=Path(__file__).parent,
         long_name="丽水麻将 Lishui (财神, 白板代财神)",
         # its bonuses are constants, not the payout options: its re-scores are exact
         version=2,

@@ -165,8 +165,6 @@ audit, engine.play.zipai.audit).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from engine.zipai import layout as Z
@@ -421,7 +419,6 @@ def score_hand(rules, hand: str, **kwargs) -> dict:
 VARIANT = register(
     Variant(
         name="luodisao",
-        folder=Path(__file__).parent,
         long_name="祁阳落地扫 Qiyang luodisao (字牌)",
         # value reads the payouts (its colour aim, its passed wins scored by the scorer)
         value_blind=("random", "efficiency"),

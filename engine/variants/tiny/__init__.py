@@ -14,8 +14,6 @@ folder (this declaration and ``_kernels.py``) plus its name in ``_registry.MODUL
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from engine.mahjong import layout as L
@@ -101,7 +99,6 @@ def score_hand(rules, counts, wilds, melds, win_kind, win_type, seat, dealer, st
 VARIANT = register(
     Variant(
         name="tiny",
-        folder=Path(__file__).parent,
         long_name="Tiny test variant (136 tiles, no wilds, no chows)",
         version=1,
         family="mahjong",

@@ -66,8 +66,6 @@ distance); it does not reason about the 马 (horses), which pay as they fall.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from engine.mahjong import params as bot_layout
@@ -425,7 +423,6 @@ def exact_tianhu(rules) -> dict:
 VARIANT = register(
     Variant(
         name="tuidaohu",
-        folder=Path(__file__).parent,
         long_name="广东推倒胡 Guangdong push-down (买马)",
         # its bonuses are constants, not the payout options: its re-scores are exact
         version=2,

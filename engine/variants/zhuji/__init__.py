@@ -85,7 +85,6 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -574,7 +573,6 @@ def exact_tianhu(rules) -> dict:
 VARIANT = register(
     Variant(
         name="zhuji",
-        folder=Path(__file__).parent,
         long_name="诸暨麻将 Zhuji (财神, 台, 3 台起胡)",
         # its bonuses are constants, not the payout options: its re-scores are exact
         version=3,
