@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from engine.errors import UsageError
+from engine.play.records import FIXED_COLUMNS
 
 __all__ = [
     "IDENTITY",
@@ -33,20 +34,9 @@ __all__ = [
 IDENTITY = ("run_seed", "match", "deal")
 """Columns that identify a deal across runs with the same seed (the pairing key)."""
 
-REQUIRED = (
-    *IDENTITY,
-    "variant",
-    "rules_id",
-    "dealer",
-    "dealer_streak",
-    "winner",
-    "win_type",
-    "discarder",
-    "turns",
-    "wilds_in_hand",
-    "value",
-)
-"""Columns every record frame has, besides ``delta_*`` and ``pat_*``."""
+REQUIRED = FIXED_COLUMNS
+"""Columns every record frame has, besides ``delta_*`` and ``pat_*``: the engine's
+(:data:`engine.play.records.FIXED_COLUMNS`), whose first three are :data:`IDENTITY`."""
 
 BOOKKEEPING = frozenset(
     {

@@ -3,7 +3,7 @@
 numba compiles a kernel's callees with it and links their code into its own, where LLVM
 optimises it again; every kernel above re-optimises it once more. A game loop's deepest
 kernels were thus optimised three or four times, and a run compiled the strong policy's
-decisions even when no seat played it (issue 21: a first run took a minute of CPU).
+decisions even when no seat played it.
 
 A late call site instead jumps through a table of machine-code addresses, an external
 symbol of the compiled code (:class:`LateTable`, registered with llvmlite's

@@ -9,9 +9,8 @@ used: its documented environment variables, its ``numba:compile`` and
 attributes; nothing of numba, llvmlite or matplotlib is replaced or patched
 (tests/test_public_api.py checks the source).
 
-**A cold start costs what the results need, no more** (issue 21: the first run compiled
-for about a minute of CPU). The house choices that cut it, none of which changes a
-result:
+**A cold start costs what the results need, no more.** The house choices that cut it,
+none of which changes a result:
 
 - LLVM optimizes at level 2 (``NUMBA_OPT=2``; numba's default is 3) unless the user set
   ``NUMBA_OPT``: the game and hand kernels ran as fast as at level 3. Without

@@ -95,8 +95,6 @@ R_KONG_DRAW_FROM_TAIL = RULES.block("kong_draw_from_tail")
 """1: kong replacements come from the tail (always 1 in the current variants)."""
 R_PLAYERS = RULES.block("players")
 """Number of seats (4)."""
-R_HORSES = RULES.block("horses")
-"""Horses drawn from the tail at the start (set by the variant's setup, 0 otherwise)."""
 R_VAR = RULES.block("var", 32, at=32)
 """First slot of the variant's own options (32..63)."""
 # Engine slots 64..79: flowers, the dynamic reserve, the last group, opening wins (福州).
@@ -155,7 +153,6 @@ M_ADDKONG = 4
 M_ANKONG = 5
 """暗杠: four concealed tiles."""
 MELD_NAMES = ("", "chow", "pong", "kong", "addkong", "ankong")
-MAX_MELDS = 6
 
 # ---- tile roles (physical kind -> role) -------------------------------------------------
 ROLE_WILD0 = 40
@@ -209,10 +206,6 @@ PASS_SELF_DRAW = 2
 """Passed a discard win to wait for a self-draw."""
 PASS_YOUJIN = 3
 """Passed to 游金 (or to keep 游ing)."""
-OPTION_NAMES = {OPT_PONG: "pong", OPT_MINGKONG: "mingkong", OPT_CHOW: "chow",
-                OPT_ANKONG: "ankong", OPT_ADDKONG: "addkong", OPT_PASS_DISCARD: "pass_discard",
-                OPT_PASS_SELF: "pass_self", OPT_PASS_ROB: "pass_rob", OPT_WAIT: "wait"}  # fmt: skip
-"""Each E_OPTION choice by name."""
 
 # ---- per-deal context slots (int64 array shared with the variant hooks) ------------------
 N_MEMO = 64
@@ -242,27 +235,22 @@ X_FIRST_TURN = CTX.block("first_turn")
 X_KONGS = CTX.block("kongs")
 X_NHORSE = CTX.block("nhorse")
 X_HORSE = CTX.block("horse", 8)  # 16..23 physical kinds of the horses
-X_KONG_MONEY = CTX.block("kong_money", 4)  # 24..27 net kong money per seat (settled at the end)
-X_CHOWS = CTX.block("chows", 16)  # 28..43 chows made by seat a from seat b's discards: 28 + 4*a + b
+X_CHOWS = CTX.block(
+    "chows", 16, at=28
+)  # 28..43 chows made by seat a from seat b's discards: 28 + 4*a + b
 X_PENALTY = CTX.block("penalty", 4)  # 44..47 net penalty money per seat (误打财神, 被跟 ...)
 X_NEVENT = CTX.block("nevent")
 X_ROBBED = CTX.block("robbed")
 """Seat whose 补杠 was robbed, else -1."""
-X_DRAWS = CTX.block("draws")
-"""Draws each seat has made (bit field: draws of seat s in 51 + s)."""
-X_SEAT_DRAWS = CTX.block("seat_draws", 4)  # 51..54
+X_SEAT_DRAWS = CTX.block("seat_draws", 4, at=51)  # 51..54 draws each seat has made
 X_DISCARDS_TOTAL = CTX.block("discards_total")
-X_LAST_DISCARDS = CTX.block("last_discards", 4)  # 56..59 the last four discards in order (被跟)
 X_WILD_DISCARDED = CTX.block(
-    "wild_discarded", 4
+    "wild_discarded", 4, at=60
 )  # 60..63 seat discarded a wild (福州: self-draw only afterwards)
 X_GEN = CTX.block("gen")
 """Number of 被跟 events (four identical discards in a row)."""
-X_HORSE_HITS = CTX.block("horse_hits")
-X_LOCK = CTX.block("lock", 4)  # 66..69 pass lock per seat
-X_DEAL_TILES = CTX.block("deal_tiles")
-"""Tiles of the set (136/144)."""
-X_VALUE = CTX.block("value")
+X_LOCK = CTX.block("lock", 4, at=66)  # 66..69 pass lock per seat
+X_VALUE = CTX.block("value", at=71)
 """The winning hand's value, for variants whose patterns hook computes it (诸暨 台)."""
 X_RUN_KIND = CTX.block("run_kind")
 """Kind of the current run of identical consecutive discards (被跟), -1 none."""

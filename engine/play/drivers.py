@@ -11,7 +11,8 @@ Everything else, written once here, is the same for both families:
   family renders the text; :func:`replay_footer` gives its payment and extra lines);
 - :func:`play_with_state`: whole matches with every deal's final state, as a frame;
 - :func:`check_policies`: the conformance loop over the policies, each deal checked by
-  the family, then the payments recomputed from the patterns;
+  the family, then the payments paid again from each record row by the variant's
+  settlement;
 - :func:`collect`: the fit's observation runs, blocks of matches on threads;
 - :func:`fit_identity`: what a fitted model file says it was fitted from.
 """
@@ -26,7 +27,7 @@ import numpy as np
 
 from engine import __version__, abi
 from engine.errors import UsageError
-from engine.play.records import check_replay_args, recompute_mismatch, replayed_deal, to_frame
+from engine.play.records import check_replay_args, replayed_deal, settle_mismatch, to_frame
 
 __all__ = [
     "LoopDriver",
@@ -146,7 +147,7 @@ def replay_footer(v, row, seats: int, skip: tuple[str, ...] = ()) -> list[str]:
     not zero (but those in ``skip``, which the text has told already).
     """
     out = ["payments: " + "  ".join(f"seat {s} {int(row[f'delta_{s}']):+d}" for s in range(seats))]
-    extras = [f"{e}={int(row[e])}" for e in v.extras if e not in skip and int(row[e]) != 0]
+    extras = [f"{e}={int(row[e])}" for e in v.extra_columns if e not in skip and int(row[e]) != 0]
     if extras:
         out.append("extras: " + " ".join(extras))
     return out
@@ -188,11 +189,12 @@ def play_with_state(drv: LoopDriver, variant: str, matches: int, seed: int = 0,
 
 
 def check_policies(variant, resolved, policies, play: Callable, check: Callable,
-                   fail: Callable) -> int:  # fmt: skip
+                   fail: Callable, rescore: Callable) -> int:  # fmt: skip
     """Play with every policy in turn (``play(policy) -> (frame, final)``; all the
     variant's policies by default), check every deal (``check(frame, final)`` raises on a
-    violation) and then the payments recomputed from the pattern flags (``fail(i, frame,
-    what)`` raises); returns the deals checked.
+    violation) and then the payments paid again from each record row by the variant's
+    settlement (``rescore``, the family's; ``fail(i, frame, what)`` raises); returns the
+    deals checked.
     """
     checked = 0
     if isinstance(policies, str):
@@ -201,7 +203,7 @@ def check_policies(variant, resolved, policies, play: Callable, check: Callable,
         frame, final = play(pol)
         check(frame, final)
         checked += len(frame)
-        bad = recompute_mismatch(variant, resolved, frame)
+        bad = settle_mismatch(variant, resolved, frame, rescore)
         if bad is not None:
             fail(bad[0], frame, bad[1])
     return checked

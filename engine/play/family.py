@@ -24,12 +24,14 @@ from engine.play.mahjong import audit as game_audit
 from engine.play.mahjong import fit as game_fit
 from engine.play.mahjong import loop as game_loop
 from engine.play.mahjong import replay as game_replay
+from engine.play.mahjong import rescore as game_rescore
 from engine.play.mahjong import testing as game_testing
 from engine.play.mahjong import tuning as game_tuning
 from engine.play.zipai import audit as zipai_audit
 from engine.play.zipai import fit as zipai_fit
 from engine.play.zipai import loop as zipai_loop
 from engine.play.zipai import replay as zipai_replay
+from engine.play.zipai import rescore as zipai_rescore
 from engine.play.zipai import testing as zipai_testing
 from engine.play.zipai import tuning as zipai_tuning
 from engine.variants import _scoring as game_scoring
@@ -95,6 +97,10 @@ class Family:
         price a win under ``resolved`` (what each target's win brings, what feeding one
         costs, the stake), from records played under those rules; None where the
         family's strong reads the payouts from the packed rules itself.
+    rescore : callable
+        ``rescore(variant, packed, rec)``: the kernel rows ``rec`` (int64 (n, N_COLS))
+        paid again under the packed rules by the variant's own settlement, in place
+        (engine.runs.rescore).
     """
 
     name: str
@@ -113,6 +119,7 @@ class Family:
     refit: Callable[..., dict]
     audit: Callable[..., dict] | None
     values: Callable[..., dict] | None
+    rescore: Callable[..., None]
 
     def __repr__(self) -> str:
         return f"Family({self.name!r})"
@@ -135,6 +142,7 @@ MAHJONG = Family(
     refit=game_fit.refit_mahjong,
     audit=game_audit.audit_mahjong,
     values=game_fit.value_blocks,
+    rescore=game_rescore.rescore_rows,
 )
 """The mahjong family (麻将: tuidaohu, lishui, zhuji, fuzhou)."""
 
@@ -157,6 +165,7 @@ ZIPAI = Family(
     ),
     audit=zipai_audit.audit_zipai,
     values=None,
+    rescore=zipai_rescore.rescore_rows,
 )
 """The 字牌 family (luodisao)."""
 

@@ -1,6 +1,6 @@
 """Bots that read the rules they play: the committed bot data adapted to a run's rules.
 
-The committed models and tuned parameters (``engine/botdata/<variant>/``) are made at
+The committed models and tuned parameters (``engine/variants/<variant>/``) are made at
 the variant's default rules (the fit's identity names them). A run under other rules
 plays, for each policy that reads the rules:
 

@@ -255,7 +255,7 @@ def _tuned_keys(policy: str, variant) -> set[str]:
 
 
 def write(variant: str, policy: str, result: dict, path=None):
-    """Store tuned parameters in ``engine/botdata/<variant>/<policy>.json`` (a fitted
+    """Store tuned parameters in ``engine/variants/<variant>/<policy>.json`` (a fitted
     model already there is kept), with the identity of the run that made them.
     """
     import json

@@ -27,7 +27,7 @@ Three policies, chosen per seat (codes ``P_*`` of :mod:`engine.abi`; the fourth,
     flips left, each self-draw scored by the engine's scorer under the run's rules, the
     others winning first meanwhile) beats the win now by ``value.pass_margin``
     (:func:`value_passes`). Its weights are hand-set defaults tuned against efficiency
-    (``engine/botdata/luodisao/value.json``).
+    (``engine/variants/luodisao/value.json``).
 
 The distance measure. An exact search for the best partial decomposition of a hand costs
 6-24 µs, too slow for 10,000 deals/s, so the bots use a one-pass measure (O(20 × 6)).

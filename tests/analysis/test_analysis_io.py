@@ -150,3 +150,13 @@ def test_columns_subset(tmp_path):
     _write(synthetic_records(3, seed=1), tmp_path / "f.parquet")
     df = analysis.load(tmp_path / "f.parquet", columns=["winner", "delta_0"])
     assert list(df.columns) == ["winner", "delta_0"]
+
+
+def test_the_schema_is_the_engines_record_columns():
+    """analysis reads the columns the engine writes (one list, engine.play.records), the
+    pairing key first."""
+    from analysis import schema
+    from engine.play.records import FIXED_COLUMNS
+
+    assert schema.REQUIRED is FIXED_COLUMNS
+    assert schema.REQUIRED[: len(schema.IDENTITY)] == schema.IDENTITY

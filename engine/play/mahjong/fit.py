@@ -17,7 +17,7 @@ The positions are played by ``policies`` (``value`` by default; refit with ``str
 once it exists, so the models describe the play they face). Everything is a pure
 function of the variant, its rules, the policies, the deal count and the seed, so
 :func:`fit` reproduces committed models exactly; :func:`write` stores them in the
-package (``engine/botdata/<variant>/strong.json``) with the command that made them.
+package (``engine/variants/<variant>/strong.json``) with the command that made them.
 """
 
 from __future__ import annotations

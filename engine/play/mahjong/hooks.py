@@ -3,15 +3,17 @@
 The variants own their kernels and their ids: each mahjong variant declares its kernel
 module (``Variant.hooks``), which holds ``KERNEL_ID`` and whichever hook kernels the
 variant needs, under the hook's name (``patterns``, ``settle``, ``win_legal``,
-``win_priority``, ``on_kong``, ``on_discard``, ``deal_setup``, ``four_wild_win``). This
+``win_priority``, ``on_kong``, ``on_discard``, ``deal_setup``, ``four_wild_win``, and
+``restore``, which re-scoring calls: engine.play.mahjong.rescore). This
 module reads the registry once, at import; a variant without a hook gets the hook's
 default (``_no_setup`` ...). Adding a variant never edits the engine.
 
-**Only the running variant's hooks are compiled** (issue 21: a first run compiled every
-variant's scoring kernels, and numba linked and re-optimised all of them into every
-kernel of the game loop that calls a hook). The game loop calls a hook through a table
+**Only the running variant's hooks are compiled**, not every variant's scoring kernels
+linked and optimised again into every kernel of the game loop that calls a hook. The
+game loop calls a hook through a table
 of machine-code addresses, :data:`TABLE`, indexed by hook and variant id
-(``rules[R_VARIANT]``): a table of the engine's late calls (:mod:`engine.jit.late`), an
+(``rules[R_VARIANT]``): the family's :class:`engine.jit.hooks.HookTable`, a table of the
+engine's late calls (:mod:`engine.jit.late`), an
 external symbol of the compiled code (``mjlab_game_hooks``), so the loop's cached machine
 code stays the same whichever variants exist, and a hook kernel is compiled (or loaded
 from the cache) only when :func:`bind` fills its variant's row, which the loop's entry
@@ -22,46 +24,29 @@ through an empty row raises RuntimeError instead of jumping to address 0.
 
 >>> from engine import variants
 >>> sorted(KERNELS) == sorted(variants.get(n).kernel_id for n in variants.names()
-...                            if variants.get(n).hooks is not None)
+...                            if variants.get(n).family == "mahjong")
 True
 """
 
 from __future__ import annotations
 
-import inspect
-import threading
-
-import numba
 from numba.core import types
 
 from engine.jit import late as _late
+from engine.jit.hooks import HookTable
 from engine.jit.njit import kernel
 from engine.mahjong.layout import R_VARIANT
-from engine.variants._registry import loaded
+from engine.variants._registry import kernel_modules, loaded
 
 IDS = 64
 """Variant ids the table has rows for (``0 <= KERNEL_ID < IDS``)."""
 
 
 def _kernel_modules() -> dict[int, object]:
-    """Kernel modules of the registered variants by id (refusing an id claimed twice)."""
-    out: dict[int, object] = {}
-    for v in loaded():
-        name, mod = v.name, v.hooks
-        if mod is None:  # a family with its own loop (字牌)
-            continue
-        if mod.KERNEL_ID != v.kernel_id or mod.KERNEL_ID < 1:
-            raise ValueError(f"variant {name}: kernel id {v.kernel_id} but {mod.__name__} "
-                             f"owns {mod.KERNEL_ID}")  # fmt: skip
-        other = out.setdefault(mod.KERNEL_ID, mod)
-        if other is not mod:
-            raise ValueError(
-                f"kernel id {mod.KERNEL_ID} is claimed by {other.__name__} and {mod.__name__}"
-            )
-    for i, mod in out.items():
-        if i >= IDS:
-            raise ValueError(f"{mod.__name__}: kernel id {i}; the hook table has ids 0..{IDS - 1}")
-    return dict(sorted(out.items()))
+    """Kernel modules of the registered mahjong variants by id (refusing an id claimed
+    twice).
+    """
+    return kernel_modules("mahjong", IDS, loaded())
 
 
 KERNELS = _kernel_modules()
@@ -104,6 +89,13 @@ def _no_four_wild_win(rules):
     return False
 
 
+@kernel(refcount=False)
+def _no_restore(rules, ctx, pay, row):
+    if row.shape[0] >= 0:
+        raise ValueError("mjlab: this variant has no restore hook, so it cannot be re-scored")
+    return 0
+
+
 # ---- the hooks: declared signatures, the address table, the calls ---------------------
 _A = types.Array(types.int64, 1, "C")
 _A2 = types.Array(types.int64, 2, "C")
@@ -125,102 +117,47 @@ HOOKS = {
     "on_discard": ("on_discard", _no_discard_money, types.none, (_A, _A, _A2, _I, _I, _I)),
     "settle": ("settle", _no_settlement, _I, (_A, _A, _A2, _I, _I, _A, _A)),
     "four_wild_win": ("four_wild_win", _no_four_wild_win, types.boolean, (_A,)),
+    "restore": ("restore", _no_restore, _I, (_A, _A, _A2, _A)),
 }
 """Every hook: the variants' kernel name, its default, its return and argument types."""
 
-_ORDER = tuple(HOOKS)
+PLAY = tuple(h for h in HOOKS if h != "restore")
+"""The hooks the game loop calls (:func:`bind`'s default); re-scoring binds ``restore``
+and ``settle`` (engine.play.mahjong.rescore)."""
 
-SKIP = 1
-"""The table's address for a hook a variant does not define whose default does nothing
-(:data:`_SKIPPED`): the call site skips the call instead of jumping to the no-op (the
-loop calls ``on_discard`` after every discard; for most variants it is the default)."""
+HOOK_TABLE = HookTable(
+    "mjlab_game_hooks", HOOKS, lambda: KERNELS, R_VARIANT, ids=IDS,
+    skipped=frozenset({"on_kong", "on_discard"}),
+)  # fmt: skip
+"""The hook table of the mahjong loop (engine.jit.hooks)."""
 
-_SKIPPED = frozenset({"on_kong", "on_discard"})
-assert all(HOOKS[h][2] == types.none for h in _SKIPPED)
-
-TABLE = _late.LateTable("mjlab_game_hooks", len(_ORDER), rows=IDS)
+TABLE = HOOK_TABLE.table
 """The machine code of hook ``h`` (its index in :data:`_ORDER`) for variant ``v`` in entry
 (``h``, ``v``) (engine.jit.late; 0: not bound)."""
+_ORDER = HOOK_TABLE.order
+SKIP = HOOK_TABLE.SKIP
+"""The table's address for a hook a variant does not define whose default does nothing:
+the call site skips the call instead of jumping to the no-op (the loop calls
+``on_discard`` after every discard; for most variants it is the default)."""
+variant_kernel = HOOK_TABLE.variant_kernel
 
 
-def _signature(hook: str, tab_type):
-    _, _, ret, args = HOOKS[hook]
-    return ret(*(tab_type if a == "tab" else a for a in args))
-
-
-def variant_kernel(hook: str, vid: int):
-    """The kernel hook ``hook`` calls for variant id ``vid`` (its default if it has none)."""
-    attr, default, _, _ = HOOKS[hook]
-    mod = KERNELS.get(int(vid))
-    return getattr(mod, attr, default) if mod is not None else default
-
-
-_BOUND: set = set()
-_LOCK = threading.Lock()
-
-
-def bind(vid: int, tab) -> None:
+def bind(vid: int, tab, hooks: tuple[str, ...] = PLAY) -> None:
     """Fill variant ``vid``'s row of :data:`TABLE` for hand tables ``tab``: compile (or load
-    from the cache) its hook kernels for the declared signatures. Cheap once bound.
+    from the cache) its kernels of ``hooks`` for the declared signatures. Cheap once bound.
     """
-    vid = int(vid)
-    if not 0 <= vid < IDS:
-        raise ValueError(f"variant id {vid} is outside the hook table (0..{IDS - 1})")
-    tab_type = numba.typeof(tab)
-    if (vid, tab_type) in _BOUND:
-        return
-    with _LOCK:
-        for h, hook in enumerate(_ORDER):
-            sig = _signature(hook, tab_type)
-            fn = variant_kernel(hook, vid)
-            if hook in _SKIPPED and fn is HOOKS[hook][1]:
-                TABLE.set_address(h, vid, SKIP)
-                continue
-            TABLE.fill(h, vid, fn, sig.args, sig.return_type, declared=True)
-        _BOUND.add((vid, tab_type))
+    HOOK_TABLE.bind(vid, tab, hooks)
 
 
-def binding(disp, needs=lambda args: ()):
-    """``disp`` (an entry kernel: Python calls it) binding its variant's hooks first, and
-    the :func:`late` kernels ``needs(args)`` names for a call's arguments (by name);
+def binding(disp, needs=lambda args: (), hooks: tuple[str, ...] = PLAY):
+    """``disp`` (an entry kernel: Python calls it) binding its variant's ``hooks`` first,
+    and the :func:`late` kernels ``needs(args)`` names for a call's arguments (by name);
     ``rules`` is its first argument and the hand tables its argument ``tab``.
     """
-    if numba.config.DISABLE_JIT:  # the hooks call the variants' Python functions directly
-        return disp
-    at = tuple(inspect.signature(disp.py_func).parameters).index("tab")
-
-    def bind_hooks(args):
-        bind(args[0][R_VARIANT], args[at])
-
-    return _late.binding(disp, LATE, needs, bind_hooks)
+    return HOOK_TABLE.binding(disp, LATE, needs, hooks)
 
 
-def _hook_call(hook: str):
-    """An intrinsic ``call(vid, *args)``: hook ``hook`` of variant ``vid`` through TABLE."""
-    decl = HOOKS[hook][3]
-
-    def declared(args):
-        if len(args) != len(decl):
-            raise numba.core.errors.TypingError(f"hook {hook} takes {len(decl)} arguments")
-        return _signature(hook, args[decl.index("tab")] if "tab" in decl else None)
-
-    message = (
-        f"mjlab: hook {hook} called for a variant that is not bound "
-        "(engine.play.mahjong.hooks.bind)"
-    )
-    skip = SKIP if hook in _SKIPPED else 0
-    return TABLE.indexed(f"hook {hook}", len(decl), declared, message, skip)
-
-
-if numba.config.DISABLE_JIT:  # pure Python (the coverage pass): call the variant's function
-
-    def _hook_call(hook: str):  # noqa: F811 - the interpreted twin of the intrinsic above
-        def call(vid, *args):
-            return variant_kernel(hook, vid)(*args)
-
-        return call
-
-
+_hook_call = HOOK_TABLE.call
 _deal_setup = _hook_call("deal_setup")
 _win_patterns = _hook_call("win_patterns")
 _win_priority = _hook_call("win_priority")
@@ -229,6 +166,7 @@ _on_kong = _hook_call("on_kong")
 _on_discard = _hook_call("on_discard")
 _settle = _hook_call("settle")
 _four_wild_win = _hook_call("four_wild_win")
+_restore = _hook_call("restore")
 
 
 # ---- late calls: kernels the loop compiles only when a run needs them ----------------
@@ -286,3 +224,11 @@ def settle(rules, ctx, pay, bits, players, delta, extra):
 def four_wild_win(rules):
     """Whether holding four wilds wins at once (推倒胡 四鬼胡牌)."""
     return _four_wild_win(rules[R_VARIANT], rules)
+
+
+@kernel(refcount=False)
+def restore(rules, ctx, pay, row):
+    """Rebuild what ``settle`` reads (context slots, money owed) from a record row under
+    the packed ``rules``; returns the pattern bits to settle (re-scoring).
+    """
+    return _restore(rules[R_VARIANT], rules, ctx, pay, row)

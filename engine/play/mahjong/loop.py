@@ -725,14 +725,7 @@ def _strong_chow(
     best = ev_pass + bot[S_CHOW_BIAS]
     choice = -1
     for lo in range(pos - 2, pos + 1):
-        if lo < 0 or lo > 6:
-            continue
-        ok = True
-        for q in range(3):
-            kind = k - pos + lo + q
-            if kind != k and hand[s, kind] == 0:
-                ok = False
-        if not ok:
+        if not _chow_fits(hand, s, k, pos, lo):
             continue
         _chow_apply(htmp, minfo, k, lo, m0, nm, np.int64(-1))
         _, ev = _strong_best(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, osums, view,
@@ -2001,6 +1994,20 @@ def _phys_of(role, k):
     return k
 
 
+@kernel(inline="always")
+def _chow_fits(hand, s, k, pos, lo):
+    """Whether seat ``s`` holds the two other tiles of the chow of kind ``k`` (rank ``pos``
+    in its suit) that starts at rank ``lo`` (0..6).
+    """
+    if lo < 0 or lo > 6:
+        return False
+    for q in range(3):
+        kind = k - pos + lo + q
+        if kind != k and hand[s, kind] == 0:
+            return False
+    return True
+
+
 @kernel(refcount=False)
 def _chow_apply(htmp, minfo, k, lo, m0, nm, sign):
     """Take (sign -1) or give back (+1) the two hand tiles of the 吃 ``lo..lo+2`` of ``k``.
@@ -2036,14 +2043,7 @@ def _choose_chow(
     n = 0
     best_sc = INF_KEY
     for lo in range(pos - 2, pos + 1):
-        if lo < 0 or lo > 6:
-            continue
-        ok = True
-        for q in range(3):
-            kind = k - pos + lo + q
-            if kind != k and hand[s, kind] == 0:
-                ok = False
-        if not ok:
+        if not _chow_fits(hand, s, k, pos, lo):
             continue
         _chow_apply(htmp, minfo, k, lo, m0, nm, np.int64(-1))
         sc = hand_sc(ps, htmp, w, sets - 1, sh, tab, bot, minfo, score)

@@ -4,8 +4,9 @@
 checks DESIGN's conservation rules on every deal (``engine.runs.testing.check_variant``
 reaches it through the variant's family): every tile accounted for, no fifth copy
 anywhere, deltas summing to 0, winner / win_type / discarder consistent, ``pat_*`` set
-only with a winner, the value paid and the payments recomputed from the pattern flags
-(:func:`engine.play.records.recompute_mismatch`), and (given a ``complete`` function, e.g.
+only with a winner, the value paid and the payments paid again from the record row by
+the variant's settlement (:func:`engine.play.records.settle_mismatch`), and (given a
+``complete`` function, e.g.
 the brute-force twin of the tests) the winning hand really complete.
 """
 
@@ -20,6 +21,7 @@ from engine.hand._tables import kernel_tables
 from engine.mahjong import layout as L
 from engine.play import drivers as _drivers
 from engine.play.mahjong.loop import FINAL_ZONES, observe_matches, play_match
+from engine.play.mahjong.rescore import rescore_rows
 from engine.play.records import conformance_failure
 from engine.variants import get as get_variant
 
@@ -125,5 +127,5 @@ def check_mahjong_variant(
 
     return _drivers.check_policies(
         v, resolved, policies, lambda pol: play_with_state(variant, matches, seed, rules, pol)[:2],
-        check, conformance_failure,
+        check, conformance_failure, rescore_rows,
     )  # fmt: skip

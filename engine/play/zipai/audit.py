@@ -43,8 +43,8 @@ from collections import Counter
 import numpy as np
 
 from engine import abi
+from engine.play.zipai.hooks import HOOK_TABLE
 from engine.play.zipai.testing import DRIVER
-from engine.variants.luodisao._kernels import HOW_DISCARD, HOW_FLIP, HOW_SELF, _can_win, _values
 from engine.zipai import layout as Z
 from engine.zipai.huxi import (
     DAZIDA,
@@ -58,6 +58,7 @@ from engine.zipai.huxi import (
     YIERSAN,
     _wang_values_x,
     _workspace,
+    packed_values,
 )
 
 __all__ = ["audit_zipai", "audit_events", "KEYS"]
@@ -113,6 +114,7 @@ class _Deal:
         self.hidden = np.zeros((4, 21), np.int64)
         self.wshown = np.zeros(4, np.int64)
         self.wvx0 = _wang_values_x(values, -1)
+        self.can_win = HOOK_TABLE.variant_kernel("can_win", packed[Z.Z_VARIANT])
         self.ws = _workspace()
         self.best2 = np.zeros((5, 5), np.int64)
 
@@ -166,9 +168,9 @@ class _Deal:
                 unseen = 4 - h[x] - self.seen[x] - self.hidden[s, x] - (x == out_card)
             if unseen <= 0:
                 continue
-            hows = (HOW_SELF,) if h[WANG] > 0 or x == WANG else (HOW_SELF, HOW_FLIP, HOW_DISCARD)
+            hows = (Z.HOW_SELF,) if h[WANG] > 0 or x == WANG else _HOWS
             for how in hows:
-                if _can_win(self.packed, self.values, self.wvx0, h, h[WANG], ntab, th, x, how,
+                if self.can_win(self.packed, self.values, self.wvx0, h, h[WANG], ntab, th, x, how,
                             self.up(s, x), self.ws, self.best2):  # fmt: skip
                     return True
         return False
@@ -310,6 +312,9 @@ def _possible(key: str, must_win: int) -> bool:
     return True
 
 
+_HOWS = (Z.HOW_SELF, Z.HOW_FLIP, Z.HOW_DISCARD)
+
+
 class _Tally:
     """Counts over deals of one table (policies by seat, resolved rules)."""
 
@@ -317,7 +322,7 @@ class _Tally:
         self.v = v
         self.resolved = resolved
         self.packed = v.pack(resolved)
-        self.values = _values(self.packed)
+        self.values = packed_values(self.packed)
         self.pols, self.bots = DRIVER.seat(v, resolved, policies, overrides)
         self.seats = v.n_players(resolved)
         self.names = [abi.POLICY_NAMES[int(self.pols[s % len(self.pols)])] for s in range(4)]

@@ -40,6 +40,7 @@ import numpy as np
 from engine import abi
 from engine.play import drivers as _drivers
 from engine.play.zipai import observe as O
+from engine.variants.luodisao._kernels import X_ON_FLIP
 from engine.zipai import layout as Z
 from engine.zipai import params as P
 from engine.zipai.strong import MAX_FI
@@ -154,7 +155,7 @@ def _values(hand: np.ndarray, rec: np.ndarray, players: int):
     g = w[:, O.H_GAIN].astype(np.float64)
     v_huxi = _factor(hb, g, P.N_HX, vbase)
     v_red = _factor(w[:, O.H_RED], g, P.N_RED, vbase)
-    on_flip = rec[:, abi.C_EXTRA + Z.X_ON_FLIP] == 1
+    on_flip = rec[:, abi.C_EXTRA + X_ON_FLIP] == 1
     disc = rec[:, abi.C_DISCARDER]
     fed = won & (rec[:, abi.C_WIN_TYPE] == abi.WIN_DISCARD) & ~on_flip & (disc >= 0)
     feed = -delta[rows, np.maximum(disc, 0)][fed]
@@ -203,7 +204,7 @@ def _composition(v, resolved, hand: np.ndarray, rec: np.ndarray, players: int) -
     col_all = _shares(_classes(bits, COLOURS, pats), P.N_COL)
     meth = _classes(bits, METHODS, pats)
     paid = (rec[won, abi.C_WIN_TYPE] == abi.WIN_SELF_DRAW) | (
-        rec[won, abi.C_EXTRA + Z.X_ON_FLIP] == 1
+        rec[won, abi.C_EXTRA + X_ON_FLIP] == 1
     )
     q_method = np.concatenate([_shares(meth, P.N_METH), _shares(meth[paid], P.N_METH)])
     w = hand[hand[:, O.H_WON] == 1]
@@ -273,7 +274,7 @@ def fit_zipai(v, resolved, deals, seed, policy, threads=2, progress=False) -> di
     identity = _drivers.fit_identity(v, resolved, policy, rec, deals, seed)
     if policy == "strong":
         identity["observed_with"] = _observed_with(v)
-    fed = (rec[:, abi.C_WIN_TYPE] == abi.WIN_DISCARD) & (rec[:, abi.C_EXTRA + Z.X_ON_FLIP] == 0)
+    fed = (rec[:, abi.C_WIN_TYPE] == abi.WIN_DISCARD) & (rec[:, abi.C_EXTRA + X_ON_FLIP] == 0)
     summary = {
         "hand_positions": int(hand.shape[0]),
         "danger_positions": int(danger.shape[0]),

@@ -63,26 +63,12 @@ from engine.abi import (
     WIN_SELF_DRAW,
     seat_by_dealer,
 )
-from engine.jit.late import LateTable, binding
 from engine.jit.njit import kernel, parallel_kernel
+from engine.play.zipai import hooks as _hooks
+from engine.play.zipai.hooks import can_win, pay_huangzhuang, pay_win, score_win_into, xing_kind
 from engine.play.zipai.observe import OBS_W, observe_danger, observe_hand, observe_outcome
 from engine.variants.luodisao._kernels import (
-    HOW_DISCARD,
-    HOW_FLIP,
-    HOW_SELF,
-    HOW_TIANHU,
-    N_OUT,
     N_PATTERNS,
-    O_BITS,
-    O_FAN,
-    O_HUXI,
-    O_RED,
-    O_SHAPE,
-    O_TUN,
-    O_UPGRADE,
-    O_VALUE,
-    O_XING,
-    O_XRAW,
     P_HEIHU,
     P_HONGHU,
     P_QUANHONG,
@@ -94,15 +80,28 @@ from engine.variants.luodisao._kernels import (
     P_WANGZHAWANG,
     P_YIDIANZHU,
     P_ZIMO,
+    X_CAPPED,
+    X_CHOUXIAO,
+    X_FAN,
+    X_GUOZHANG,
+    X_HUXI,
+    X_MINGPAO,
+    X_ON_FLIP,
+    X_PAO,
+    X_QING,
+    X_RED,
+    X_SISHOU,
+    X_STOCK_LEFT,
+    X_TUN,
+    X_WANG_HELD,
+    X_WANG_MONEY,
+    X_XIAO,
+    X_XING,
+    X_XING_CARD,
+    X_XING_RAW,
+    X_ZUOXING,
+    X_ZUOXING_MONEY,
     Z_F,
-    _can_win,
-    _pay_huangzhuang,
-    _pay_win,
-    _score_win_into,
-    _upgrade_delta,
-    _values,
-    _xing_kind,
-    score_scratch,
 )
 from engine.zipai.bots import (
     choose_chi,
@@ -128,6 +127,9 @@ from engine.zipai.huxi import (
     XIAO,
     _wang_values_x,
     _workspace,
+    packed_values,
+    score_scratch,
+    upgrade_delta,
 )
 from engine.zipai.layout import (
     EV_CHI,
@@ -157,6 +159,10 @@ from engine.zipai.layout import (
     FZ_STOCK,
     FZ_TABLE,
     FZ_WIN_HAND,
+    HOW_DISCARD,
+    HOW_FLIP,
+    HOW_SELF,
+    HOW_TIANHU,
     I_CAND,
     I_HUXI,
     I_NEED,
@@ -167,33 +173,23 @@ from engine.zipai.layout import (
     I_THUXI,
     I_TRED,
     MAX_GROUPS,
+    N_OUT,
+    O_BITS,
+    O_FAN,
+    O_HUXI,
+    O_RED,
+    O_SHAPE,
+    O_TUN,
+    O_UPGRADE,
+    O_VALUE,
+    O_XING,
+    O_XRAW,
     T_CHI,
     T_CHOUXIAO,
     T_PAO,
     T_PENG,
     T_QING,
     T_XIAO,
-    X_CAPPED,
-    X_CHOUXIAO,
-    X_FAN,
-    X_GUOZHANG,
-    X_HUXI,
-    X_MINGPAO,
-    X_ON_FLIP,
-    X_PAO,
-    X_QING,
-    X_RED,
-    X_SISHOU,
-    X_STOCK_LEFT,
-    X_TUN,
-    X_WANG_HELD,
-    X_WANG_MONEY,
-    X_XIAO,
-    X_XING,
-    X_XING_CARD,
-    X_XING_RAW,
-    X_ZUOXING,
-    X_ZUOXING_MONEY,
     Z_BY_DEALER,
     Z_DEALER_CARDS,
     Z_FAN_ADD,
@@ -524,7 +520,7 @@ def _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, c, how):
     if ps[PS_ISO, q] > 2 + 2 * hand[q, WANG]:
         return False
     up = _up_type(tab, pk, q, c)
-    return _can_win(
+    return can_win(
         rules,
         values,
         wvx0,
@@ -565,7 +561,7 @@ def _self_race(rules, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, 
         if unseen[x] > 0 and _win_check(
             rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, x, np.int64(HOW_SELF)
         ):
-            _score_win_into(rules, values, hand[q], hand[q, WANG], ps[PS_NTAB, q], ps[PS_TH, q],
+            score_win_into(rules, values, hand[q], hand[q, WANG], ps[PS_NTAB, q], ps[PS_TH, q],
                             ps[PS_TR, q], pk[PK_TCNT, q], x, np.int64(HOW_SELF),
                             _up_type(tab, pk, q, x), np.bool_(False), x if gen else -1,
                             np.bool_(False), np.int64(0), ws, out, sq, wvx,
@@ -597,7 +593,7 @@ def _value_win(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx
     every value from the engine's scorer under the run's rules.
     """
     gen = rules[Z_XING] == 0
-    _score_win_into(rules, values, hand[q], hand[q, WANG], ps[PS_NTAB, q], ps[PS_TH, q],
+    score_win_into(rules, values, hand[q], hand[q, WANG], ps[PS_NTAB, q], ps[PS_TH, q],
                     ps[PS_TR, q], pk[PK_TCNT, q], c, how, _up_type(tab, pk, q, c),
                     np.bool_(False), c if gen else -1, np.bool_(False), np.int64(0), ws, out,
                     sq, wvx, gcounts)  # fmt: skip
@@ -730,14 +726,14 @@ def _win_mask(rules, values, wvx0, ws, best2, h, ntab, th, tab, pk, q, sscr, hyp
     if sscr[SS_CKEY + slot] == key:
         return sscr[SS_CMASK + slot]
     mask = 0
-    if _can_win(rules, values, wvx0, h, h[WANG], ntab, th, np.int64(WANG), np.int64(HOW_SELF),
+    if can_win(rules, values, wvx0, h, h[WANG], ntab, th, np.int64(WANG), np.int64(HOW_SELF),
                 np.int64(0), ws, best2):  # fmt: skip
         mask = 1 << WANG
         for x in range(20):
             up = _up_type(tab, pk, q, x)
             if h[WANG] == 0 and h[x] == 0 and up == 0 and not _completes(h, x):
                 continue  # x meets no card of the hand: it joins no 门子
-            if _can_win(rules, values, wvx0, h, h[WANG], ntab, th, x, np.int64(HOW_SELF), up, ws,
+            if can_win(rules, values, wvx0, h, h[WANG], ntab, th, x, np.int64(HOW_SELF), up, ws,
                         best2):  # fmt: skip
                 mask |= 1 << x
     sscr[SS_CKEY + slot] = key
@@ -913,7 +909,7 @@ def _strong_win(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ct
     gen = rules[Z_XING] == 0
     up = _up_type(tab, pk, q, c)
     xk = c if gen else -1
-    _score_win_into(rules, values, hand[q], hand[q, WANG], ps[PS_NTAB, q], ps[PS_TH, q],
+    score_win_into(rules, values, hand[q], hand[q, WANG], ps[PS_NTAB, q], ps[PS_TH, q],
                     ps[PS_TR, q], pk[PK_TCNT, q], c, how, up, np.bool_(False), xk,
                     np.bool_(False), np.int64(0), ws, out, sq, wvx, gcounts)  # fmt: skip
     now = out[O_VALUE]
@@ -1090,10 +1086,10 @@ def workspace(rules):
     ``opts`` and ``ng`` the 吃 options, ``kv``, ``h2``, ``used`` and ``scratch`` the bots'
     scratch; ``out`` a score, ``delta`` the payments, ``zmoney`` the 坐醒 and 黄庄 money;
     ``states`` uint64 (2, 4) the WALL and BOTS streams; ``kings_held`` int64 (4,);
-    ``sq``, ``wvx_s``, ``gcounts`` the work arrays of :func:`_score_win_into`; ``osums``
+    ``sq``, ``wvx_s``, ``gcounts`` the work arrays of the variant's ``score_win_into``; ``osums``
     int64 (3, N_OSUM) and ``sscr`` int64 (SSCR,) the strong policy's scratch.
     """
-    values = _values(rules)
+    values = packed_values(rules)
     sq, wvx_s, gcounts = score_scratch()
     return (
         values,
@@ -1144,18 +1140,18 @@ def _record_win(rules, work, rec, final, log, q, card, how, feeder, di):
     else:
         flip = ctx[K_LAST_DEALT]
     base_card = card if card >= 0 else ctx[K_LAST_DEALT]
-    xk, xany, xmin = _xing_kind(rules, base_card, flip)
+    xk, xany, xmin = xing_kind(rules, base_card, flip)
     if card < 0 and base_card == WANG and rules[Z_XING] == 0:
         xmin = 1
     up = _up_type(tab, pk, q, card)
-    _score_win_into(
+    score_win_into(
         rules, values, hand[q], hand[q, WANG], ps[PS_NTAB, q], ps[PS_TH, q], ps[PS_TR, q],
         pk[PK_TCNT, q], card, how, up, di, xk, xany, xmin, ws, out, sq, wvx, gcounts,
     )  # fmt: skip
     if out[O_VALUE] < 0:
         ctx[K_ERROR] += 1
         return
-    capped, zm = _pay_win(
+    capped, zm = pay_win(
         rules, seats, ps[PS_ACTIVE], q, how, feeder, out[O_VALUE], out[O_XING], out[O_FAN],
         ctx[K_ZX], delta,
     )  # fmt: skip
@@ -1196,7 +1192,7 @@ def _record_win(rules, work, rec, final, log, q, card, how, feeder, di):
         if card >= 0:
             final[FZ_FLIGHT, card] += 1
         info = final[FZ_INFO]
-        dh = _upgrade_delta(values, up, how, card) if out[O_UPGRADE] == 1 else 0
+        dh = upgrade_delta(values, up, how, card) if out[O_UPGRADE] == 1 else 0
         info[I_CAND] = -1 if out[O_UPGRADE] == 1 else card
         info[I_SELF] = 1 if how == HOW_SELF or how == HOW_TIANHU else 0
         info[I_TGROUPS] = ps[PS_NTAB, q]
@@ -1755,7 +1751,7 @@ def _settle(rules, work, rec, final, log, obs, dealer, winner):
             kings_held[s] = 0
         for s in range(seats):
             kings_held[s] = hand[s, WANG]
-        _pay_huangzhuang(rules, seats, ps[PS_ACTIVE], dealer, kings_held, delta, zmoney[1:5])
+        pay_huangzhuang(rules, seats, ps[PS_ACTIVE], dealer, kings_held, delta, zmoney[1:5])
         held = 0
         for s in range(4):
             rec[C_DELTA + s] = delta[s]
@@ -1926,10 +1922,9 @@ def no_tables() -> tuple:
 # Late calls (engine.jit.late): the deal, its phases met once a deal (the deal itself, the
 # win's scoring, the settlement), the claims, the strong policy's decisions and the
 # observations are compiled each in a library of its own when a run can reach them, not
-# linked into every kernel above and optimised again there (the 字牌 loop's first
-# compile was a minute of CPU); a run without a strong seat does not compile the strong
-# policy at all.
-LATE = LateTable("mjlab_zipai_late", 16)
+# linked into every kernel above and optimised again there; a run without a strong seat
+# does not compile the strong policy at all.
+LATE = _hooks.LATE
 _late_play_deal = LATE.late(play_deal, types.int64)
 _late_claims = LATE.late(_claims, types.int64)
 _late_strong_discard = LATE.late(_strong_discard, types.int64)
@@ -2083,6 +2078,6 @@ def observe_matches(rules, policies, bots, seed, match_lo, n_matches, match_len,
     return errors
 
 
-play_matches = binding(play_matches, LATE, _late_needed)
-observe_matches = binding(observe_matches, LATE, _late_needed)
-play_match = binding(_play_match, LATE, _late_needed)
+play_matches = _hooks.binding(play_matches, _late_needed)
+observe_matches = _hooks.binding(observe_matches, _late_needed)
+play_match = _hooks.binding(_play_match, _late_needed)

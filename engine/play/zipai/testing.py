@@ -32,6 +32,7 @@ from engine import abi
 from engine.errors import UsageError
 from engine.play import drivers as _drivers
 from engine.play.zipai.loop import observe_matches, play_match
+from engine.play.zipai.rescore import rescore_rows
 from engine.zipai import layout as Z
 from engine.zipai import params as _params
 
@@ -224,4 +225,4 @@ def check_zipai_variant(
         for i in range(len(frame)):
             check_deal(i, frame, final, v, resolved, complete)
 
-    return _drivers.check_policies(v, resolved, policies, play, check, _fail)
+    return _drivers.check_policies(v, resolved, policies, play, check, _fail, rescore_rows)

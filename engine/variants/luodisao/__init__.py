@@ -50,9 +50,10 @@ payout options: ``pay_tianhu``, ``pay_dihu``, ``pay_zimo``, ``pay_honghu``,
 ``pay_yidianzhu``, ``pay_quanhong``, ``pay_heihu``, ``pay_wangdiao`` (each pattern's 番
 factor, 1..32), ``tun_per_xing`` (囤 per 醒, 0..10), ``shuangxing``, ``fan_combine``,
 ``cap``, ``huangzhuang`` and ``huang_per_wang`` (黄庄 分 per 王, 0..32). A re-score
-recomputes ``xing``, ``tun``, ``fan``, ``value``, ``capped``, ``zuoxing_money``,
+pays ``xing``, ``tun``, ``fan``, ``value``, ``capped``, ``zuoxing_money``,
 ``wang_money_*``, the colour flags and the deltas from ``huxi``, ``xing_raw``, ``red``,
-``wang_held`` and the flags; for ``efficiency`` and ``random`` records it equals a fresh
+``wang_held`` and the flags by the variant's own settlement (``settle_row``, as in play); for
+``efficiency`` and ``random`` records it equals a fresh
 simulation column for column (``tests/engine/runs/test_rescore.py``). It cannot change the deal as
 played, nor the reading (胡息, red cards, patterns), which no payout option moves (see
 below). The play options (``players``, ``zuoxing``, ``kings``, ``must_win``) change the
@@ -103,9 +104,9 @@ Engine simplifications
 Bots
 ----
 ``random``, ``efficiency`` and ``value`` (:mod:`engine.zipai.bots`; value's tuned weights in
-``engine/botdata/luodisao/value.json``), and ``strong`` (:mod:`engine.zipai.strong`; its
+``engine/variants/luodisao/value.json``), and ``strong`` (:mod:`engine.zipai.strong`; its
 fitted model and tuned parameters, with the commands that made them, in
-``engine/botdata/luodisao/strong.json``). What ``value`` does: it discards by keep value
+``engine/variants/luodisao/strong.json``). What ``value`` does: it discards by keep value
 with 胡息 weighed and the colour aim scaled by the run's colour factors; it makes a 碰 or
 吃 when the distance it saves and the 胡息 it lays outweigh what the pairs it breaks may
 still bring as 碰 / 啸; it passes an optional win on another player's card when the
@@ -302,7 +303,8 @@ OPTIONS = OPTIONS + tuple(
 PATTERNS = K.PATTERNS
 """The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
 
-EXTRAS = Z.EXTRAS
+EXTRAS = K.EXTRAS
+"""The extra record columns, in index order (declared with the kernels that write them)."""
 
 
 def _check(rules) -> None:
@@ -348,7 +350,7 @@ STRONG_DEFAULTS = {
     "pair": 0.0625,
 }
 """The strong policy's starting parameters (engine.zipai.params); the tuned ones and the
-fitted model are in ``engine/botdata/luodisao/strong.json``."""
+fitted model are in ``engine/variants/luodisao/strong.json``."""
 
 
 VALUE_DEFAULTS = {
@@ -388,6 +390,7 @@ def pack(rules) -> np.ndarray:
     r[Z.Z_HZ_PER_WANG] = rules["huang_per_wang"]
     r[Z.Z_DEALER_CARDS] = 15
     r[Z.Z_HAND_CARDS] = 14
+    r[Z.Z_VARIANT] = K.KERNEL_ID
     r[Z.Z_VALUES : Z.Z_VALUES + 20] = zhand.values_table().reshape(-1)
     r[K.Z_F : K.Z_F + K.N_PATTERNS] = factors(rules)
     r[K.Z_HONG_LO], r[K.Z_HONG_HI] = RED_HONGHU
@@ -413,124 +416,6 @@ def score_hand(rules, hand: str, **kwargs) -> dict:
     return score_win(VARIANT, rules, hand, **kwargs)
 
 
-WIN_METHODS = (
-    "zimo",
-    "wangdiao",
-    "wangdiaowang",
-    "wangchuang",
-    "wangchuangwang",
-    "wangzha",
-    "wangzhawang",
-)
-"""Patterns of the win method factor (自摸 ×2, or a 王 shape that replaces it)."""
-
-COLOURS = ("honghu", "yidianzhu", "quanhong", "heihu")
-"""Patterns of the colour factor (at most one)."""
-
-
-def _huang_money(rules, r, seats, active) -> np.ndarray:
-    """``(n, seats)`` 黄庄 王 money (rule 24) from ``wang_held`` (as ``_pay_huangzhuang``)."""
-    held = r.col("wang_held")
-    k = np.stack([(held // 10**s) % 10 for s in range(seats)], axis=1) * active
-    per = rules["huang_per_wang"]
-    n = np.maximum(active.sum(axis=1), 1)
-    if rules["huangzhuang"] == "pairwise":
-        # seat s: per × Σ_b (k_b - k_s) over the other active seats b
-        return per * (k.sum(axis=1)[:, None] - n[:, None] * k) * active
-    total = per * k.sum(axis=1)
-    zero = ((k == 0) & active).sum(axis=1)
-    pays = (zero > 0) & (total > 0)
-    base = np.where(pays, total // np.maximum(zero, 1), 0)
-    rem = np.where(pays, total - base * zero, 0)
-    money = np.zeros_like(k)
-    rows = np.arange(r.n)
-    for i in range(seats):
-        s = (r.dealer + i) % seats
-        ks, on = k[rows, s], active[rows, s] & pays
-        extra = (rem > 0) & (ks == 0) & on
-        money[rows, s] = np.where(on, np.where(ks > 0, -per * ks, base + extra), 0)
-        rem = rem - extra
-    return money
-
-
-def recompute(rules, frame) -> dict:
-    """The record columns that the payout options and the reading fix (the conformance
-    check, and re-scoring: :mod:`engine.runs.rescore`).
-
-    ``xing`` = ``xing_raw`` (× 2 under 双醒); ``tun`` = ``huxi`` + ``tun_per_xing`` × 醒
-    (RULEBOOK §4.6 rule 20); the colour flag from the ``red`` count (黑胡 0, 一点朱 1, 红胡
-    7-9, 全红 more); ``fan`` from the flags and the ``pay_*`` factors (rule 22: win method
-    × colour × 地胡, or their sum under ``fan_combine=add``; 天胡 its single largest
-    factor, max(天胡, colour)); ``value`` = 囤 × 番; ``zuoxing_money`` = (``tun_per_xing``
-    × 醒 × 番) // 2 under 坐醒; the deltas of rule 23 (each other playing seat pays
-    ``value``, a discarder pays it for each, at most ``cap``); on a 黄庄 the 王 money from
-    ``wang_held`` (``huangzhuang``, ``huang_per_wang``). The reading (胡息, red cards,
-    patterns) is the one the seed's table chose, which no payout option moves.
-    """
-    from .._scoring import RecordView
-
-    seats = players_of(rules)
-    r = RecordView(frame, seats)
-    factor = dict(zip((p.name for p in PATTERNS), factors(rules), strict=True))
-
-    def pick(names):
-        f = np.ones(r.n, np.int64)
-        for name in names:
-            f = np.where(r.pat(name), factor[name], f)
-        return f
-
-    method, colour, di = pick(WIN_METHODS), pick(COLOURS), pick(("dihu",))
-    if rules["fan_combine"] == "add":
-        fan = np.maximum(sum(np.where(f > 1, f, 0) for f in (method, colour, di)), 1)
-    else:
-        fan = method * colour * di
-    fan = np.where(r.pat("tianhu"), np.maximum(factor["tianhu"], colour), fan)
-    fan = np.where(r.won, fan, 0)
-    xing = np.where(r.won, r.col("xing_raw") * (2 if rules["shuangxing"] else 1), 0)
-    per_xing = rules["tun_per_xing"]
-    tun = np.where(r.won, r.col("huxi") + per_xing * xing, 0)
-    value = tun * fan
-    red = r.col("red")
-    shade = {
-        "heihu": red == 0,
-        "yidianzhu": red == 1,
-        "honghu": (red >= RED_HONGHU[0]) & (red <= RED_HONGHU[1]),
-        "quanhong": red > RED_HONGHU[1],
-    }
-    shade = {f"pat_{k}": (r.won & v).astype(np.int64) for k, v in shade.items()}
-    zx = r.col("zuoxing")
-    zmoney = np.where(r.won & (zx >= 0), (per_xing * xing * fan) // 2, 0)
-    cap = rules["cap"] or np.iinfo(np.int64).max
-    active = np.arange(seats)[None, :] != zx[:, None]
-    payers = (active & (np.arange(seats)[None, :] != r.winner[:, None])).sum(axis=1)
-    each = r.others(np.minimum(value, cap)) * active
-    alone = r.one(r.discarder, np.minimum(value * payers, cap))
-    on_discard = r.is_type("discard") & (r.col("win_on_flip") == 0)
-    paid = np.where(on_discard[:, None], alone, each)
-    deltas = r.deltas(paid)
-    rows = np.flatnonzero(zmoney)
-    huang = np.where(r.won[:, None], 0, _huang_money(rules, r, seats, active))
-    for s in range(seats):
-        d = deltas[f"delta_{s}"]
-        d[rows] += np.where(zx[rows] == s, zmoney[rows], 0)
-        d[rows] -= np.where(r.winner[rows] == s, zmoney[rows], 0)
-        deltas[f"delta_{s}"] = np.where(r.won, d, huang[:, s])
-    wang = {f"wang_money_{s}": huang[:, s] if s < seats else np.zeros(r.n, np.int64)
-            for s in range(4)}  # fmt: skip
-    capped = np.where(on_discard, value * payers > cap, r.won & (value > cap))
-    return {
-        **shade,
-        "xing": xing,
-        "tun": tun,
-        "fan": fan,
-        "value": value,
-        "zuoxing_money": zmoney,
-        "capped": capped.astype(np.int64),
-        **wang,
-        **deltas,
-    }
-
-
 VARIANT = register(
     Variant(
         name="luodisao",
@@ -551,9 +436,10 @@ VARIANT = register(
         players=3,
         bench_deals=100_000,
         rulebook_section="§4",
+        kernel_id=K.KERNEL_ID,
+        hooks=K,
         players_of=players_of,
         exact=exact,
         score_hand=score_hand,
-        recompute=recompute,
     )
 )

@@ -59,7 +59,7 @@ The strong policy
 measures the distance of what is left to a plain hand and to each target (清一色, 混一色, 对对胡,
 七对 where allowed), the ukeire of the closest, and turns them into points with tables
 fitted from the engine's own play (``mjlab fit``, committed in
-``engine/botdata/zhuji/strong.json``): the chance to win from that distance, ukeire and
+``engine/variants/zhuji/strong.json``): the chance to win from that distance, ukeire and
 live tiles, and what each kind of win brings under this variant's scoring, dealer or
 not, plus the stake a seat loses when someone else wins. Against that it weighs, per
 opponent, a logistic danger model of the chance that the tile is won on now (his melds
@@ -96,7 +96,7 @@ from ...errors import UsageError
 from .._base import RuleOption, Variant
 from .._mahjong import engine_rules, strong_defaults
 from .._registry import register
-from .._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
+from .._scoring import melds8, pattern_names, settle_hand, win_context
 from . import _kernels as K
 
 
@@ -238,15 +238,8 @@ OPTIONS = (
 PATTERNS = K.PATTERNS
 """The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
 
-EXTRAS = ("kongs", "tai_ordinary", "refused", "alt_tai", "score_in")
-"""Extra record columns: kongs made; the ordinary 台 (without the 8-台 specials) of the
-reading paid, the one whose pattern flags the record carries (the best declarable reading:
-most value, then most ordinary 台); complete hands refused during the deal for want of
-台; and the inputs of a re-score: ``alt_tai``, the ordinary 台 of the best declarable
-reading of the other kind (全字牌 if the one paid is not, else not; -1 when there is
-none: the only readings whose order an 8-台 value or the 无财 rule can change), and
-``score_in``, its pattern bits (0-15), whether it was found first (bit 16) and whether
-the winner's 财神 can all stand for their own kinds (bit 17, 无财 under wucai=guiwei)."""
+EXTRAS = K.EXTRAS
+"""The extra record columns, in index order (declared with the kernels that write them)."""
 
 BONUS = dict(flush=20, half=8, triplets=8)
 """Value-bot target bonuses in quarter tiles: 清一色 (3 台, legal on its own) weighs five
@@ -452,122 +445,8 @@ def score_hand(
     return out
 
 
-TAI = {p.name: int(K.TAI[i]) for i, p in enumerate(PATTERNS) if K.TAI[i]}
-"""Ordinary 台 of each pattern that has any (RULEBOOK §2.3 rules 13-16), read by
-:func:`recompute`; from the declarations (:data:`engine.variants.zhuji._kernels.TAI`)."""
-
 SPECIAL8 = K.SPECIAL8
 """The 8-台 hands (RULEBOOK §2.3 rule 17)."""
-
-
-def _bits(frame, names) -> np.ndarray:
-    """The pattern flags of the records as int32 bits (bit order)."""
-    out = np.zeros(len(frame), np.int32)
-    for name in names:
-        flag = frame[f"pat_{name}"].to_numpy()
-        if flag.any():
-            out |= flag.astype(np.int32) << K.BIT[name]
-    return out
-
-
-def recompute(rules, frame) -> dict:
-    """The record columns the payout options and the scoring inputs fix: the conformance
-    check, and the re-score of recorded deals (engine.runs.rescore).
-
-    ``tai_ordinary`` = the sum of the flags' 台. A reading with an 8-台 hand (天胡, 地胡,
-    无财 under ``wucai``, 全字牌) is worth max(S, 台), or S + 台 under ``special8=add``,
-    where S is the largest of their values (pay_special8); the reading paid is the better (most
-    value, then most ordinary 台, then the first found) of the recorded one and the
-    alternative of the other kind (``alt_tai``, ``score_in``), and its flags are the
-    record's; the value paid is at most ``tai_cap``; the deltas are RULEBOOK §2.4 rule 18.
-    """
-    missing = [c for c in ("alt_tai", "score_in") if c not in frame.columns]
-    if missing:
-        raise UsageError(
-            f"zhuji: these records lack {', '.join(missing)} (the inputs of a re-score); "
-            "simulate them again with this version"
-        )
-    r = RecordView(frame, 4)
-    i32 = np.int32
-    names = [p.name for p in PATTERNS]
-    si = frame["score_in"].to_numpy().astype(i32, copy=False)
-    guiwei = (si & K.IN_GUIWEI) != 0
-    held = frame["wilds_in_hand"].to_numpy()
-    wucai = (held == 0) | ((rules["wucai"] == "guiwei") & guiwei)
-    wucai &= r.won & (rules["caishen"] > 0)
-    wbit = i32(1 << K.BIT["wucai"])
-    recorded = _bits(frame, names)
-    paid_bits = np.where(wucai, recorded | wbit, recorded & ~wbit)
-    alt_ord = frame["alt_tai"].to_numpy().astype(i32, copy=False)
-    has_alt = alt_ord >= 0
-    any_alt = bool(has_alt.any())
-    alt_bits = np.where(has_alt, np.where(wucai, si | wbit, si & ~wbit) & K.IN_ALT_BITS, 0)
-    alt_first = (si & K.IN_ALT_FIRST) != 0
-    ordinary = np.zeros(r.n, i32)
-    for name, t in TAI.items():
-        if (recorded & (1 << K.BIT[name])).any():
-            ordinary += i32(t) * ((recorded >> K.BIT[name]) & 1)
-    values = special_values(rules)
-    add = rules["special8"] == "add"
-
-    def worth(bits, ord_):
-        eight = np.full(r.n, -1, i32)
-        for name in SPECIAL8:
-            has = ((bits >> K.BIT[name]) & 1) == 1
-            if has.any():
-                eight = np.where(has, np.maximum(eight, i32(values[name])), eight)
-        boosted = eight + ord_ if add else np.maximum(eight, ord_)
-        return np.where(eight >= 0, boosted, ord_)
-
-    v_paid = worth(paid_bits, ordinary)
-    if any_alt:
-        v_alt = worth(alt_bits, alt_ord)
-        swap = has_alt & (
-            (v_alt > v_paid)
-            | ((v_alt == v_paid) & (alt_ord > ordinary))
-            | ((v_alt == v_paid) & (alt_ord == ordinary) & alt_first)
-        )
-        bits = np.where(swap, alt_bits, paid_bits)
-        tai = np.where(swap, alt_ord, ordinary)
-        value = np.where(swap, v_alt, v_paid)
-    else:
-        swap = np.zeros(r.n, bool)
-        bits, tai, value = paid_bits, ordinary, v_paid
-    if rules["tai_cap"] > 0:
-        value = np.minimum(value, i32(rules["tai_cap"]))
-    value = np.where(r.won, value, i32(0))
-    fed = r.is_type("discard", "rob_kong")
-    mode = rules["discard_pay"]
-    times = i32(3 if mode == "discarder_x3" else 1)
-    winner = frame["winner"].to_numpy()
-    discarder = frame["discarder"].to_numpy()
-    paid = []
-    for s in range(4):
-        each = np.where(r.won & (winner != s), value, i32(0))
-        if mode != "all_three":
-            each = np.where(fed, np.where(discarder == s, times * value, i32(0)), each)
-        paid.append(each)
-    total = paid[0] + paid[1] + paid[2] + paid[3]
-    other_bits = np.where(swap, paid_bits, alt_bits)
-    # after a swap the recorded reading is the alternative; it was found first exactly
-    # when the new paid one was not
-    first_after = np.where(swap, ~alt_first, alt_first) & has_alt
-    score_in = (
-        np.where(has_alt, other_bits, 0)
-        | np.where(first_after, i32(K.IN_ALT_FIRST), i32(0))
-        | np.where(guiwei, i32(K.IN_GUIWEI), i32(0))
-    )
-    out = {
-        "tai_ordinary": np.where(r.won, tai, i32(0)),
-        "value": value,
-        "alt_tai": np.where(has_alt, np.where(swap, ordinary, alt_ord), i32(-1)),
-        "score_in": score_in,
-    }
-    for s in range(4):
-        out[f"delta_{s}"] = np.where(winner == s, total, i32(0)) - paid[s]
-    for name in names:
-        out[f"pat_{name}"] = r.won & (((bits >> K.BIT[name]) & 1) == 1)
-    return out
 
 
 def _aggregate(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -711,7 +590,6 @@ VARIANT = register(
         hooks=K,
         exact=exact_tianhu,
         score_hand=score_hand,
-        recompute=recompute,
         score_flags=("tianhu", "dihu", "gangkai", "qianggang"),
         bot_params=bot_params,
         bot_targets=BOT_TARGETS,

@@ -18,6 +18,7 @@ from engine.play.zipai import fit as zfit
 from engine.play.zipai import loop as Z
 from engine.play.zipai import observe as O
 from engine.runs.testing import check_variant
+from engine.variants.luodisao import _kernels as LK
 from engine.variants.luodisao._kernels import _values
 from engine.zipai import params as P
 from engine.zipai.bots import W_HUXI, distance, keep_values
@@ -384,7 +385,7 @@ def test_other_policies_records_are_unchanged(case):
     pols, rules = case
     run = simulate("luodisao", 1200, seed=7, policies=pols, rules=dict(rules), progress=False)
     rec = run.rec.copy()
-    for x in (Z.X_WANG_HELD, Z.X_XING_RAW):  # the re-scoring extras came after the pins
+    for x in (LK.X_WANG_HELD, LK.X_XING_RAW):  # the re-scoring extras came after the pins
         rec[:, L.C_EXTRA + x] = 0
     got = hashlib.sha256(rec.tobytes() + run.match.tobytes() + run.deal.tobytes())
     assert got.hexdigest() == OTHER_POLICIES_SHA256[case]
@@ -423,7 +424,6 @@ def test_ladder_deal_in_is_the_discards_won_on_not_the_flips():
     """In 字牌 the ladder's deal-in is 包赔 (a discard won on); a win on a card the seat
     flipped is paid by every other player and is no deal-in."""
     from analysis.ladder import ladder
-    from engine.zipai import layout as Z
 
     lad = ladder("luodisao", deals=320, seed=6, policies=("value", "strong"), progress=False)
     row = lad.rungs.iloc[-1]
@@ -435,7 +435,7 @@ def test_ladder_deal_in_is_the_discards_won_on_not_the_flips():
         rec = simulate("luodisao", 320, seed=6, policies=pols, progress=False, seating="dealer").rec
         seat = (rec[:, L.C_DEALER] + s) % 3
         disc = rec[:, L.C_DISCARDER]
-        fed = (disc >= 0) & (rec[:, L.C_EXTRA + Z.X_ON_FLIP] == 0)
+        fed = (disc >= 0) & (rec[:, L.C_EXTRA + LK.X_ON_FLIP] == 0)
         flips += int(((disc >= 0) & ~fed).sum())
         fed_s += int((fed & (disc == seat)).sum())
         fed_f += int((fed & (disc != seat)).sum())

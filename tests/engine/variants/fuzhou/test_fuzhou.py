@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from oracles import settlement as TW
 from scipy.stats import binomtest
 
 from engine import tiles, variants
@@ -539,7 +540,6 @@ def test_no_win_is_worth_zero(scoring, youjin):
     wins worth 0 before the 底番); the flags and columns reproduce every value and
     payment."""
     from engine.runs.run import simulate
-    from engine.runs.testing import recompute_mismatch
 
     rules = {"scoring": scoring, "youjin": youjin}
     bare = score(rules=rules, win_type="discard", discarder=2)
@@ -549,7 +549,7 @@ def test_no_win_is_worth_zero(scoring, youjin):
     df = simulate("fuzhou", 20_000, seed=3, rules=resolved, progress=False).to_pandas()
     won = df[df.winner >= 0]
     assert len(won) > 19_000 and (won.value > 0).all()
-    assert recompute_mismatch(V, resolved, df) is None
+    assert TW.twin_mismatch(V, resolved, df) is None
 
 
 def test_multiplier_formula():
@@ -612,7 +612,7 @@ def test_every_rulebook_option_exists():
         "pat_jinque",
         "pat_jinlong",
     ]
-    assert {"flowers", "golds", "lianzhuang"} <= set(V.extras)
+    assert {"flowers", "golds", "lianzhuang"} <= set(V.extra_columns)
     with pytest.raises(UsageError, match="scoring"):
         V.resolve({"scoring": "sichuan"})
 
@@ -735,7 +735,7 @@ def test_replay_golden(regen):
     assert out.splitlines() == path.read_text().splitlines()
 
 
-# ---- payout options (issue 22): worked hands, recompute = kernel, re-scoring --------------
+# ---- payout options (issue 22): worked hands, twin = kernel, re-scoring --------------
 
 
 def test_pay_base_and_specials_of_each_formula():
@@ -788,7 +788,7 @@ _SPECIAL_HANDS = {
 
 
 def _frame_of(hands, rules):
-    """A record frame of scored hands (the columns recompute reads), as the kernel pays."""
+    """A record frame of scored hands (the columns the twin reads), as the kernel pays."""
     import pandas as pd
 
     rows = []
@@ -813,7 +813,7 @@ def _frame_of(hands, rules):
 
 @pytest.mark.parametrize("formula", F.SCORING)
 def test_recompute_pays_every_special_as_the_kernel(formula):
-    """Specials too rare to meet in a simulated sample (金龙, 地胡 ...): recompute, on the
+    """Specials too rare to meet in a simulated sample (金龙, 地胡 ...): the twin, on the
     flags and columns of a scored hand, pays what the kernel pays under each option."""
     for name, default in F.SPECIALS[formula].items():
         rules = {"scoring": formula, f"pay_{name}_{formula}": default + 3, "youjin": "minnan"}
@@ -821,7 +821,7 @@ def test_recompute_pays_every_special_as_the_kernel(formula):
         hands = [_SPECIAL_HANDS[name], _SPECIAL_HANDS["danyou"], _SPECIAL_HANDS["sanyou"]]
         frame, scored = _frame_of(hands, rules)
         assert scored[0]["special"] == default + 3 or name == "jinlong" and formula == "qq"
-        got = V.recompute(V.resolve(rules), frame)
+        got = TW.fuzhou(V.resolve(rules), frame)
         for i, r in enumerate(scored):
             assert got["value"][i] == r["value"] and got["special"][i] == r["special"]
             assert [got[f"delta_{s}"][i] for s in range(4)] == r["deltas"]

@@ -13,7 +13,7 @@ prove every other column unchanged. The last pin (双醒 and added 番) was rene
 win's reading is chosen under the seed's table since (engine.variants.luodisao._kernels), and under
 双醒 the seed's table counts the 醒 undoubled. The three pins with a value seat were renewed by
 issue 44, which changed how the value bot claims, passes wins and aims its colour (its
-tuned weights in ``engine/botdata/luodisao/value.json``); the random and efficiency pins
+tuned weights in ``engine/variants/luodisao/value.json``); the random and efficiency pins
 stand.
 """
 
@@ -27,7 +27,7 @@ from numba.core.runtime import _nrt_python as nrt
 
 from engine.abi import C_EXTRA
 from engine.runs.run import simulate
-from engine.zipai import layout as Z
+from engine.variants.luodisao import _kernels as LK
 
 SEED = 20261201
 
@@ -60,7 +60,7 @@ PINS = [
 def _pinned_bytes(run) -> bytes:
     """The record array with the re-scoring extras (added after the pins) zeroed."""
     rec = run.rec.copy()
-    for x in (Z.X_WANG_HELD, Z.X_XING_RAW):
+    for x in (LK.X_WANG_HELD, LK.X_XING_RAW):
         rec[:, C_EXTRA + x] = 0
     return rec.tobytes()
 
