@@ -280,8 +280,9 @@ def test_pareto_is_over_the_edge_relative_to_the_stakes():
     edge in SD units it is dominated."""
     rows = []
     for scale in (1.0, 0.5, 0.25):  # the same game at a third of the stakes and less
-        rows.append({"setting": f"x{scale}", "dealer_edge": 1.0 * scale, "dealer_edge_lo": 0.9 * scale,
-                     "dealer_edge_hi": 1.1 * scale, "dealer_edge_sd": 0.05, "dealer_edge_sd_lo": 0.04,
+        rows.append({"setting": f"x{scale}", "dealer_edge": 1.0 * scale,
+                     "dealer_edge_lo": 0.9 * scale, "dealer_edge_hi": 1.1 * scale,
+                     "dealer_edge_sd": 0.05, "dealer_edge_sd_lo": 0.04,
                      "dealer_edge_sd_hi": 0.06, "flow": 10 * scale, "flow_lo": 9 * scale,
                      "flow_hi": 11 * scale})  # fmt: skip
     cons = [dz.parse_constraint("flow>=0")]
