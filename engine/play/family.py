@@ -85,9 +85,10 @@ class Family:
         mahjong hand tables; the 字牌 loop reads none, and a first 落地扫 run does not
         build them).
     refit : callable
-        ``refit(variant, resolved, deals, seed, policy, threads, progress, base) -> dict``:
-        :attr:`fit` under other rules, keeping what of the ``base`` model (the committed
-        one) does not depend on them (engine.runs.adapt).
+        ``refit(variant, resolved, deals, seed, policy, threads, progress, base,
+        base_rules) -> dict``: :attr:`fit` under other rules, keeping what of the ``base``
+        model (the committed one, fitted under ``base_rules``) does not depend on the
+        difference (engine.runs.adapt).
     audit : callable or None
         ``audit(variant, resolved, seed, deals, policies, match_length, overrides) ->
         dict``: the decision audit's counts (``mjlab audit``); None where the family has
@@ -160,8 +161,8 @@ ZIPAI = Family(
     fit=zipai_fit.fit_zipai,
     by_dealer_slot=zipai_layout.Z_BY_DEALER,
     tables=zipai_loop.no_tables,
-    refit=lambda v, resolved, deals, seed, policy, threads, progress, base: zipai_fit.fit_zipai(
-        v, resolved, deals, seed, policy, threads, progress
+    refit=lambda v, resolved, deals, seed, policy, threads, progress, base, base_rules=None: (
+        zipai_fit.fit_zipai(v, resolved, deals, seed, policy, threads, progress)
     ),
     audit=zipai_audit.audit_zipai,
     values=None,

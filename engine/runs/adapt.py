@@ -13,7 +13,8 @@ plays, for each policy that reads the rules:
   wilds, minimums, claims, locks, the wall, players), the chances to win move too, so
   the model is **refitted** under the run's rules (the committed fit's deals, seed and
   policy with these rules; :attr:`engine.play.family.Family.refit` keeps what does not
-  depend on them, the mahjong danger models). The tuned scalar weights stay.
+  depend on them: the mahjong danger models, unless the rules make other tiles wild).
+  The tuned scalar weights stay.
 - ``value`` with each target bonus moved by how the run's rules change that target's
   worth against a plain win: :data:`BETA` quarter tiles of distance per doubling
   (a tile farther costs about half the chance to win, so a doubled worth pays for one
@@ -182,10 +183,10 @@ def refit(v, resolved, progress: bool = False) -> dict:
     """The strong models of ``v`` refitted under ``resolved`` rules (the committed fit's
     deals, seed and policy, :attr:`Family.refit`): ``{"model", "fit", "base"}``.
     """
-    data, _ = _fit_identity(v)
+    data, fit_rules = _fit_identity(v)
     fit = data["fit"]
     res = family_of(v).refit(v, resolved, int(fit["deals"]), int(fit["seed"]), fit["policy"],
-                             2, progress, data["model"])  # fmt: skip
+                             2, progress, data["model"], fit_rules)  # fmt: skip
     return {"model": res["model"], "fit": {**res["identity"], **res["summary"]},
             "base": _base_digest(data["model"])}  # fmt: skip
 

@@ -27,6 +27,7 @@ import numpy as np
 from engine import abi
 from engine._fitting import collect_with_bar, feature_logistic
 from engine.jit.njit import kernel
+from engine.mahjong import layout as L
 from engine.mahjong import params as P
 from engine.mahjong.strong import MAX_FI
 from engine.play import drivers as _drivers
@@ -454,9 +455,26 @@ def fit_mahjong(v, resolved, deals, seed, policy, threads=2, progress=False,
     return {"model": model, "identity": identity, "summary": summary}
 
 
-def refit_mahjong(v, resolved, deals, seed, policy, threads, progress, base: dict) -> dict:
-    """:func:`fit_mahjong` under ``resolved`` rules keeping the ``base`` model's danger
-    models: the chances to win, the legality and the win values move with the rules; the
-    reading of an opponent's visible play is the committed one (engine.runs.adapt).
+WILD_SLOTS = (L.R_WILD_MODE, L.R_WILD_KINDS, L.R_WILD_FIXED0, L.R_WILD_FIXED1)
+"""The packed rules that say which tiles are wild: where they differ from the committed
+fit's, a refit fits the danger models again (:func:`refit_mahjong`)."""
+
+
+def same_wilds(v, a, b) -> bool:
+    """Whether resolved rules ``a`` and ``b`` of ``v`` make the same tiles wild."""
+    pa, pb = v.pack(a), v.pack(b)
+    return all(int(pa[i]) == int(pb[i]) for i in WILD_SLOTS)
+
+
+def refit_mahjong(v, resolved, deals, seed, policy, threads, progress, base: dict,
+                  base_rules=None) -> dict:  # fmt: skip
+    """:func:`fit_mahjong` under ``resolved`` rules: the chances to win, the legality and
+    the win values move with the rules. The danger models (the reading of an opponent's
+    visible play) are the ``base`` model's where the same tiles are wild as under
+    ``base_rules`` (the committed fit's), and fitted again where they are not: wilds
+    bring every opponent nearer to a win and change which discards are safe (the kept
+    models lost to the value bot at every other wild count of each variant).
     """
+    if base_rules is not None and not same_wilds(v, resolved, base_rules):
+        base = None
     return fit_mahjong(v, resolved, deals, seed, policy, threads, progress, danger=base)

@@ -87,7 +87,8 @@ def test_adapted_rows_are_what_the_run_plays():
 
 
 def _fake_family(calls):
-    def fit(v, resolved, deals, seed, policy, threads, progress, base):
+    def fit(v, resolved, deals, seed, policy, threads, progress, base, base_rules):
+        assert base_rules == adapt._fit_identity(v)[1]
         calls.append((dict(resolved), deals, seed, policy))
         model = {"value": [float(resolved["caishen"])] * 14, "stake": [1.0, 2.0]}
         return {"model": model, "identity": {"rules": dict(resolved)}, "summary": {}}
@@ -97,9 +98,10 @@ def _fake_family(calls):
                            play_matches=real.play_matches, tables=real.tables)  # fmt: skip
 
 
-def test_a_play_option_refits_once_then_loads_the_cached_model(monkeypatch, capsys):
+def test_a_play_option_refits_once_then_loads_the_cached_model(monkeypatch, capsys, tmp_path):
     calls = []
     monkeypatch.setattr(adapt, "family_of", lambda v: _fake_family(calls))
+    monkeypatch.setattr(adapt, "refit_path", lambda v, r: tmp_path / "no-committed-refit.json")
     v = variants.get("zhuji")
     fit = adapt._fit_identity(v)[0]["fit"]
     ad = adapt.adaptation(v, v.resolve({"caishen": 1}))
@@ -115,6 +117,7 @@ def test_a_play_option_refits_once_then_loads_the_cached_model(monkeypatch, caps
 def test_a_damaged_cached_model_is_rebuilt_with_a_message(monkeypatch, capsys, tmp_path):
     calls = []
     monkeypatch.setattr(adapt, "family_of", lambda v: _fake_family(calls))
+    monkeypatch.setattr(adapt, "refit_path", lambda v, r: tmp_path / "no-committed-refit.json")
     v = variants.get("zhuji")
     adapt.adaptation(v, v.resolve({"caishen": 0}))
     (path,) = (tmp_path / "cache").glob("bots-zhuji-*-refit-*")
@@ -166,3 +169,29 @@ def test_a_committed_refit_is_played_without_fitting_and_a_stale_one_is_ignored(
 def test_fit_with_a_rule_refits_and_a_payout_only_rule_is_refused(capsys):
     assert main(["fit", "tuidaohu", "--rule", "pay_qingyise=8", "--dry-run"]) == 2
     assert "changes no play option" in capsys.readouterr().err
+
+
+def test_a_refit_fits_the_danger_models_again_only_where_other_tiles_are_wild(monkeypatch):
+    from engine.play.mahjong import fit as mfit
+
+    seen = []
+    monkeypatch.setattr(mfit, "fit_mahjong", lambda *a, danger=None: seen.append(danger))
+    base = {"danger": [1.0], "kong_danger": [2.0]}
+    cases = [
+        ("zhuji", {"caishen": 1}, False),
+        ("zhuji", {"caishen": 0}, False),
+        ("zhuji", {"min_tai": 1}, True),
+        ("tuidaohu", {"ghost": "fan"}, False),
+        ("tuidaohu", {"ghost": "baiban"}, False),
+        ("tuidaohu", {"horses": "4"}, True),
+        ("lishui", {"caishen": 2}, False),
+        ("fuzhou", {"jin": 0}, False),
+    ]
+    for name, rules, kept in cases:
+        v = variants.get(name)
+        fit_rules = adapt._fit_identity(v)[1]
+        mfit.refit_mahjong(v, v.resolve(rules), 8, 1, "value", 1, False, base, fit_rules)
+        assert (seen[-1] is base) == kept, (name, rules)
+    # without the fit's rules (an older caller) the danger models are kept
+    mfit.refit_mahjong(v, v.resolve({"jin": 0}), 8, 1, "value", 1, False, base)
+    assert seen[-1] is base
