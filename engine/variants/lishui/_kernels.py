@@ -471,9 +471,9 @@ def restore(rules, ctx, pay, row):
             ctx[X_RUN_LEN] = players
             ctx[X_RUN_START] = s
             ctx[X_DISCARDS_TOTAL] = players if first and s == ctx[X_DEALER] and j == 0 else 0
-            on_discard(rules, ctx, pay, s, -1, players)
+            on_discard(rules, ctx, pay, s, np.int64(-1), players)
         for _ in range((si >> (IN_KONG_SHIFT + 4 * s)) & 15):
-            on_kong(rules, ctx, pay, s, M_KONG, -1, players)
+            on_kong(rules, ctx, pay, s, np.int64(M_KONG), np.int64(-1), players)
     if winner < 0:
         return bits
     low = 0

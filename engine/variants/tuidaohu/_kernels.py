@@ -432,12 +432,12 @@ def restore(rules, ctx, pay, row):
     for s in range(players):
         t = x[E_KONG_TALLY + s]
         for _ in range((t >> TALLY_BUGANG) & 7):
-            on_kong(rules, ctx, pay, s, M_ADDKONG, -1, players)
+            on_kong(rules, ctx, pay, s, np.int64(M_ADDKONG), np.int64(-1), players)
         for _ in range((t >> TALLY_ANGANG) & 7):
-            on_kong(rules, ctx, pay, s, M_ANKONG, -1, players)
+            on_kong(rules, ctx, pay, s, np.int64(M_ANKONG), np.int64(-1), players)
         for k in range(1, 4):
             for _ in range((t >> (TALLY_FANGGANG + 3 * (k - 1))) & 7):
-                on_kong(rules, ctx, pay, s, M_KONG, (s + k) % players, players)
+                on_kong(rules, ctx, pay, s, np.int64(M_KONG), (s + k) % players, players)
     bits &= ~(np.int64(1) << P_WUGUI)
     if ctx[X_WINNER] >= 0 and wugui(rules, rules[T_GHOST] != 0, row[C_WILDS]):
         bits |= 1 << P_WUGUI
