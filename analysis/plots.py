@@ -79,10 +79,34 @@ def style():
 
 @functools.cache
 def _style_params() -> dict:
-    """The settings of :data:`STYLE`, as ``matplotlib.style.use`` reads the file."""
+    """The settings of :data:`STYLE`, as ``matplotlib.style.use`` reads the file, with a
+    CJK font after the default sans-serif one where one is installed (:func:`cjk_font`),
+    so that Chinese names beside the pinyin are drawn.
+    """
     import matplotlib
 
-    return dict(matplotlib.rc_params_from_file(str(STYLE), use_default_template=False))
+    params = dict(matplotlib.rc_params_from_file(str(STYLE), use_default_template=False))
+    cjk = cjk_font()
+    if cjk is not None:
+        first = list(matplotlib.rcParams["font.sans-serif"])[:1]
+        params["font.sans-serif"] = [*first, cjk]
+    return params
+
+
+CJK_FONTS = ("Noto Sans CJK SC", "Noto Serif CJK SC", "WenQuanYi Zen Hei", "AR PL UMing CN")
+"""CJK fonts the figures use for Chinese names, the first installed one (Debian's
+``fonts-noto-cjk`` has the first two)."""
+
+
+@functools.cache
+def cjk_font() -> str | None:
+    """The first of :data:`CJK_FONTS` matplotlib finds installed, else None (the figures
+    then keep to pinyin: a name drawn without its glyphs would show boxes).
+    """
+    from matplotlib import font_manager
+
+    names = {f.name for f in font_manager.fontManager.ttflist}
+    return next((f for f in CJK_FONTS if f in names), None)
 
 
 def _axes(ax):
