@@ -261,8 +261,8 @@ def confirm_changes(
         same_sign = r["found_diff"] * r["diff"] > 0
         r["confirmed"] = bool(r["reject"] and same_sign and r["direction"] == r["found_direction"])
     keep = ["option", "option_value", "diff", "diff_lo", "diff_hi", "diff_level", "p", "p_adj",
-            "e0", "e0_lo", "e0_hi", "direction", "found_diff", "found_direction", "points",
-            "points_lo", "points_hi", "n_pairs", "paired", "confirmed"]  # fmt: skip
+            "reject", "e0", "e0_lo", "e0_hi", "direction", "found_diff", "found_direction",
+            "points", "points_lo", "points_hi", "n_pairs", "paired", "confirmed"]  # fmt: skip
     out["table"] = pd.DataFrame(rows)[keep]
     return out
 
@@ -401,9 +401,9 @@ def recommendations(
         )  # fmt: skip
     if groups["unclear"]:
         out.append(
-            f"These move {name}'s dealer edge in SD units by a resolved margin, but whether "
-            "that is fairer is not resolved (the defaults' edge is not resolved from 0, or "
-            "the change may carry it past 0): " + "; ".join(groups["unclear"]) + "."
+            f"Not called fairer or less fair, though {name}'s dealer edge in SD units moves "
+            "by a resolved margin (the defaults' edge is not resolved from 0, or the change "
+            "may carry it past 0): " + "; ".join(groups["unclear"]) + "."
         )
     if unconfirmed:
         out.append(

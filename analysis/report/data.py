@@ -570,6 +570,13 @@ def _summary(plan: _ReportPlan, senses: list, family: str, sections: dict) -> di
     return summary
 
 
+def _over(x, sd):
+    """``x / sd``, None where either is missing."""
+    if x is None or sd is None or not sd > 0 or not np.isfinite(x):
+        return None
+    return float(x) / float(sd)
+
+
 def _box(sec: dict) -> dict:
     """A variant's summary box: its fairness verdict, what skill is worth and the one most
     useful change, each with its interval (the details are in its section).
@@ -590,9 +597,11 @@ def _box(sec: dict) -> dict:
             "hi": edge["effect_hi"],
             "level": edge["effect_level"],
             "p_adj": edge["p_adj"],
+            # in SD units: the same interval (at the level of the adjusted test) over the
+            # per-deal SD of a seat's result
             "edge_sd": de.get("edge_sd"),
-            "lo_sd": de.get("lo_sd"),
-            "hi_sd": de.get("hi_sd"),
+            "lo_sd": _over(edge["effect_lo"], de.get("sd")),
+            "hi_sd": _over(edge["effect_hi"], de.get("sd")),
             "unit": sec["value_unit"],
         }
     skill = None
