@@ -166,9 +166,7 @@ def test_numbers_equal_the_analysis_of_the_records(made):
                 big=big or None,
                 paired=not opt.changes_deal,
             )
-            assert [unadjusted(r) for r in sw["table"]] == [
-                unadjusted(r) for r in jsonable(table)
-            ]
+            assert [unadjusted(r) for r in sw["table"]] == [unadjusted(r) for r in jsonable(table)]
             assert sw["baseline"] == opt.default and sw["paired"] == (not opt.changes_deal)
 
         players = sec["players"]

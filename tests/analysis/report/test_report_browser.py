@@ -309,3 +309,25 @@ def test_report_fits_a_few_screens_at_1440_px(small_report, tmp_path):
     assert lay["pageWidth"] <= WIDTH, lay["pageWidth"]
     widest = max(lay["tables"], key=lambda t: t["width"] - t["room"])
     assert widest["width"] <= widest["room"] + 1, widest
+
+
+@pytest.mark.skipif(
+    not (COMMITTED / "balance-report.json").is_file(),
+    reason="no committed example report in reports/ yet (issue 9)",
+)
+def test_committed_report_rendered_again_fits_a_few_screens(tmp_path):
+    """The committed five-variant report's numbers, rendered by these templates: under
+    15,000 px tall collapsed at 1440 px (about 99,000 px as one long page, issue 45), every
+    table within the page, every rules table's integer ranges written as ranges."""
+    ctx = json.loads((COMMITTED / "balance-report.json").read_text(encoding="utf-8"))
+    report.render(ctx, tmp_path / "again")
+    html = tmp_path / "again" / "balance-report.html"
+    checks, _, errors = open_page(html, tmp_path, WIDTH, LAYOUT_JS)
+    assert errors == [], errors
+    lay = checks["extra"]
+    assert lay["collapsed"] < MAX_HEIGHT < lay["expanded"], lay["collapsed"]
+    assert lay["pageWidth"] <= WIDTH
+    widest = max(lay["tables"], key=lambda t: t["width"] - t["room"])
+    assert widest["width"] <= widest["room"] + 1, widest
+    text = html.read_text(encoding="utf-8")
+    assert "0–240" in text and "| 239 |" not in text
