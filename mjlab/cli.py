@@ -649,6 +649,12 @@ def _add_design(sub) -> None:
     dg.add_argument(
         "--plot", default=None, metavar="FILE.png", help="draw the trade-off (default: none)"
     )
+    dg.add_argument(
+        "--no-bot-check",
+        action="store_true",
+        help="skip the check that strong still beats value at each passing or Pareto "
+        "setting (analysis.guard; a flagged setting is a possible bot artifact)",
+    )
     _workers_arg(dg)
     _format_args(dg)
     _quiet_arg(dg)

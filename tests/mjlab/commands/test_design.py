@@ -80,7 +80,24 @@ def test_rescored_design_equals_simulated_design():
     assert fast["pareto"].any()
 
 
-def test_strong_play_is_first_order_and_play_options_simulate():
+def test_strong_play_is_first_order_and_play_options_simulate(monkeypatch):
+    """Strong play: payout settings are re-scored to first order, play options simulated;
+    the bot guard checks every setting the answer names at the run's own N, reusing the
+    strong records simulated there; a setting it flags is a possible bot artifact, not a
+    finding (issue 44.3)."""
+    import analysis.guard as guard
+
+    seen = {}
+
+    def fake_guard(variant, settings, deals, seed=0, workers=None, level=0.95, played=None,
+                   base=None):  # fmt: skip
+        seen.update(variant=variant, n=len(settings), deals=deals, played=set(played or {}))
+        flag = [s["min_tai"] == 2 and s["discard_pay"] == "all_three" for s in settings]
+        assert any(flag)  # a passing (or Pareto) setting: the one flagged
+        return pd.DataFrame({"setting": [str(s) for s in settings], "flag": flag,
+                             "why": ["value beats strong" if f else "" for f in flag]})  # fmt: skip
+
+    monkeypatch.setattr(guard, "bot_guard", fake_guard)
     t = analysis.design(
         "zhuji",
         {"min_tai": [2, 3], "discard_pay": ["discarder", "all_three"]},
@@ -92,6 +109,19 @@ def test_strong_play_is_first_order_and_play_options_simulate():
     )
     assert t.attrs["design"]["simulated_runs"] == 2
     assert set(t["method"]) == {"simulated", "rescored (first-order)"}
+    named = t["passes"] | t["pareto"] | t["bot_check"].str.startswith("possible")
+    assert seen["variant"] == "zhuji" and seen["deals"] == 300 and seen["n"] == named.sum()
+    assert seen["played"]  # the strong records simulated there are reused
+    bad = t["setting"] == "min_tai=2,discard_pay=all_three"
+    assert t.loc[bad, "bot_check"].iloc[0] == "possible bot artifact: value beats strong"
+    assert not t.loc[bad, "passes"].iloc[0] and not t.loc[bad, "pareto"].iloc[0]
+    assert set(t.loc[~bad & named, "bot_check"]) == {"ok"}
+    text = dz.format_design(t)
+    tail = text.split("possible bot artifacts (the bot check fails: not findings)")[1]
+    assert "min_tai=2,discard_pay=all_three" in tail
+    off = analysis.design("zhuji", {"min_tai": [2, 3]}, target="dealer_edge<=1", deals=300,
+                          seed=1, policies="strong", progress=False, bot_check=False)  # fmt: skip
+    assert set(off["bot_check"]) == {"not checked"}
 
 
 def test_large_spaces_are_sampled_by_latin_hypercube():
@@ -280,10 +310,10 @@ def test_pareto_is_over_the_edge_relative_to_the_stakes():
     edge in SD units it is dominated."""
     rows = []
     for scale in (1.0, 0.5, 0.25):  # the same game at a third of the stakes and less
-        rows.append({"setting": f"x{scale}", "dealer_edge": 1.0 * scale, "dealer_edge_lo": 0.9 * scale,
-                     "dealer_edge_hi": 1.1 * scale, "dealer_edge_sd": 0.05, "dealer_edge_sd_lo": 0.04,
-                     "dealer_edge_sd_hi": 0.06, "flow": 10 * scale, "flow_lo": 9 * scale,
-                     "flow_hi": 11 * scale})  # fmt: skip
+        rows.append({"setting": f"x{scale}", "dealer_edge": 1.0 * scale,
+                     "dealer_edge_lo": 0.9 * scale, "dealer_edge_hi": 1.1 * scale,
+                     "dealer_edge_sd": 0.05, "dealer_edge_sd_lo": 0.04, "dealer_edge_sd_hi": 0.06,
+                     "flow": 10 * scale, "flow_lo": 9 * scale, "flow_hi": 11 * scale})  # fmt: skip
     cons = [dz.parse_constraint("flow>=0")]
     out = dz._judge(pd.DataFrame(rows), rows, cons, skill=False)
     assert out["pareto"].tolist() == [True, False, False]
