@@ -861,3 +861,57 @@ def test_every_recommendation_recomputed_in_sd_units(made):
             verb = "raises" if c["diff"] > 0 else "lowers"
             assert f"{c['option']}={c['option_value']} {verb} " in words
     assert seen > 0, "no change was confirmed: the test would check nothing"
+
+
+def test_the_bot_guard_flags_sweep_values_as_possible_bot_artifacts(made, tmp_path, monkeypatch):
+    """Issue 44.3: every headline sweep value the report's strong bots played is checked by
+    the bot guard at the sweep's own N; a value it flags is marked a possible bot artifact
+    in the JSON and the HTML, not shown as a plain finding."""
+    from types import SimpleNamespace
+
+    import analysis.guard as guard
+    from analysis.report import data
+
+    _, ctx = made
+    for n in ctx["settings"]["variants"]:
+        sec = ctx["variants"][n]
+        strong = report.report_policy(variants.get(n)) == "strong"
+        for sw in sec["sweeps"]:
+            if strong:
+                assert [g["option_value"] for g in sw["guard"]] == [
+                    x for x in sw["values"] if x != sw["baseline"]
+                ]
+                assert all("bot_artifact" in r for r in sw["table"])
+        cf = sec["sensitivity"].get("confirm")
+        if strong and cf and cf["table"]:
+            keys = {(r["option"], r["option_value"]) for r in cf["table"]}
+            assert {(g["option"], g["option_value"]) for g in sec["sensitivity"]["guard"]} == keys
+    calls = []
+
+    def fake(variant, settings, deals, seed=0, workers=None, level=0.95, played=None, base=None):
+        calls.append((variant, deals, len(settings), sorted(played), sorted(base)))
+        return pd.DataFrame({"setting": [str(s) for s in settings], "flag": True,
+                             "why": "value beats strong"})  # fmt: skip
+
+    monkeypatch.setattr(guard, "bot_guard", fake)
+    name = ctx["settings"]["variants"][0]
+    sweeps = json.loads(json.dumps(ctx["variants"][name]["sweeps"]))
+    v = variants.get(name)
+    plan = SimpleNamespace(
+        names=[name], bots={name: "strong"}, vobj={name: v}, seed=SEED, workers=1,
+        budgets={name: report.budget_for(name, N)},
+    )  # fmt: skip
+    played = {name: {(sw["option"], x): object() for sw in sweeps for x in sw["values"]}}
+    mains = SimpleNamespace(strong={name: "S"}, value={name: "V"})
+    data._guard_sweeps(plan, mains, {name: sweeps}, played, False)
+    assert [c[1] for c in calls] == [N // 2] * len(sweeps)  # the sweep's own N
+    assert all(c[4] == ["strong", "value"] for c in calls)  # the main runs' first deals
+    for sw in sweeps:
+        for r in sw["table"]:
+            flagged = r["option_value"] != sw["baseline"]
+            assert (r["bot_artifact"] == "value beats strong") == flagged
+    ctx2 = trimmed(ctx)
+    ctx2["variants"][name]["sweeps"] = sweeps
+    report.render(ctx2, tmp_path / "flagged")
+    html = (tmp_path / "flagged" / "balance-report.html").read_text(encoding="utf-8")
+    assert 'class="artifact"' in html and "possible bot artifact" in html
