@@ -915,3 +915,20 @@ def test_the_bot_guard_flags_sweep_values_as_possible_bot_artifacts(made, tmp_pa
     report.render(ctx2, tmp_path / "flagged")
     html = (tmp_path / "flagged" / "balance-report.html").read_text(encoding="utf-8")
     assert 'class="artifact"' in html and "possible bot artifact" in html
+
+
+def test_methods_show_the_decision_audit_and_the_bots_are_named(made):
+    """Issue 44.5: the methods show each variant's decision audit for the report's bots,
+    each rate with its interval; the sensitivity words name the bots they played."""
+    out, ctx = made
+    html = (out / "balance-report.html").read_text(encoding="utf-8")
+    for n in ctx["settings"]["variants"]:
+        sec = ctx["variants"][n]
+        au = sec["audit"]
+        assert au["policy"] == report.report_policy(variants.get(n))
+        assert au["deals"] == sec["budget"]["audit"] and au["table"]
+        for r in au["table"]:
+            assert r["lo"] <= r["rate"] <= r["hi"]
+        assert f'id="audit-{n}"' in html and au["command"] in html
+        assert sec["sensitivity"]["recommendations"][0].startswith("With value bots")
+    assert "Decision audit" in html
