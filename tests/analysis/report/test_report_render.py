@@ -303,4 +303,16 @@ def test_figures_draw_chinese_names_with_a_cjk_font():
     font = plots.cjk_font()
     if font is None:
         pytest.skip("no CJK font installed (Debian: fonts-noto-cjk)")
-    assert plots._style_params()["font.sans-serif"][-1] == font
+    assert plots._style_params()["font.family"][-1] == font
+    import warnings
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    with plots.style(), warnings.catch_warnings():
+        warnings.simplefilter("error")  # a glyph missing from every font warns
+        fig = Figure()
+        fig.subplots().set_title("gangkai 杠开, qingyise 清一色")
+        fig.canvas.draw()
