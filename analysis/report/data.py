@@ -701,17 +701,17 @@ def _bot_sensitivity(v, policy, strong, value, sweeps, sens) -> dict | None:
             other = vt.get((sw["option"], str(row["option_value"]), row["metric"]))
             if other is None:  # a metric or value the sensitivity table does not hold
                 continue
-            effects.append(
+            effects.append(  # side by side, no verdict: the unadjusted 95% intervals
                 {
                     "option": sw["option"],
                     "option_value": row["option_value"],
                     "metric": row["metric"],
                     "strong": row.get("diff"),
-                    "strong_lo": row.get("diff_lo"),
-                    "strong_hi": row.get("diff_hi"),
+                    "strong_lo": row.get("raw_lo", row.get("diff_lo")),
+                    "strong_hi": row.get("raw_hi", row.get("diff_hi")),
                     "value": other.get("diff"),
-                    "value_lo": other.get("diff_lo"),
-                    "value_hi": other.get("diff_hi"),
+                    "value_lo": other.get("raw_lo", other.get("diff_lo")),
+                    "value_hi": other.get("raw_hi", other.get("diff_hi")),
                 }
             )
     return {

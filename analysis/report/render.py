@@ -534,9 +534,11 @@ def _draw_figures(ctx: dict, bar: _Bar | None, cache: _FigureCache | None) -> li
             ncol = 2 if len(metrics) <= 4 else 3
             base = sw.get("baseline", sw.get("default"))
             bands = (
-                "paired (band) and unpaired (dashed) 95% intervals"
+                "the band: the paired difference's interval at the level of its adjusted "
+                "test (clear of 0 exactly when resolved); dashed: the unpaired 95% interval"
                 if sw.get("paired", True)
-                else "unpaired 95% intervals (the option changes the cards dealt)"
+                else "unpaired intervals at the level of each adjusted test (the option "
+                "changes the cards dealt)"
             )
 
             def draw_sweep(table=table, metrics=metrics, ncol=ncol):
@@ -603,7 +605,8 @@ def _risk_figures(v: dict) -> list[tuple]:
                     "sensitivity",
                     f"each rule option value's difference from the default rules "
                     f"({sv['deals']:,} deals per value on the same seed; filled: resolved "
-                    "after the report-wide Holm adjustment; 95% intervals, paired unless the "
+                    "after the report-wide Holm adjustment; each interval at the level of its "
+                    "adjusted test, so clear of 0 exactly when filled; paired unless the "
                     "option changes the cards dealt).",
                     (2.5 + 2.5 * panels, 1.4 + 0.24 * rows),  # 10 inches for 3 panels
                     draw_sens,
