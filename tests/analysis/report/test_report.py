@@ -932,3 +932,11 @@ def test_methods_show_the_decision_audit_and_the_bots_are_named(made):
         assert f'id="audit-{n}"' in html and au["command"] in html
         assert sec["sensitivity"]["recommendations"][0].startswith("With value bots")
     assert "Decision audit" in html
+    # issue 45: 汉字 beside the pinyin of roles and patterns; each variant's advice a list
+    # of sentences, not one paragraph of tokens
+    assert "<code>dealer</code> 庄家" in html and "<code>xiajia</code> 下家" in html
+    v = variants.get(ctx["settings"]["variants"][0])
+    assert any(p.hanzi and f"<td>{p.hanzi}</td>" in html for p in v.patterns)
+    recs = html.split('id="recommendations"')[1].split("</details>")[0]
+    for n in ctx["settings"]["variants"]:
+        assert recs.count("<li>") >= len(ctx["summary"]["recommendations"][n])
