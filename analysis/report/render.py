@@ -436,6 +436,12 @@ def _draw_figures(ctx: dict, bar: _Bar | None, cache: _FigureCache | None) -> li
     out = []
 
     def save(fid, caption, data, draw):
+        v = ctx["variants"].get(fid.split("-", 1)[0]) if "-" in fid else None
+        if v is not None:  # the bots and the rules a variant's figure played
+            pols = "value" if fid.endswith("-sensitivity") else ",".join(
+                dict.fromkeys(v.get("policies") or [])
+            )  # fmt: skip
+            caption = f"{caption} Bots: {pols}; rules_id {v.get('rules_id')} (the defaults)."
         key = cache.key(fid, caption, data)
         png = cache.get(key)
         if png is None:

@@ -931,6 +931,10 @@ def test_methods_show_the_decision_audit_and_the_bots_are_named(made):
             assert r["lo"] <= r["rate"] <= r["hi"]
         assert f'id="audit-{n}"' in html and au["command"] in html
         assert sec["sensitivity"]["recommendations"][0].startswith("With value bots")
+        # every figure names the bots and the rules it played (issue 45.3)
+        pols = ",".join(dict.fromkeys(sec["policies"]))
+        assert f"Bots: {pols}; rules_id {sec['rules_id']}" in html
+        assert f"Bots: value; rules_id {sec['rules_id']}" in html  # the sensitivity figure
     assert "Decision audit" in html
     # issue 45: 汉字 beside the pinyin of roles and patterns; each variant's advice a list
     # of sentences, not one paragraph of tokens
