@@ -48,20 +48,32 @@ def _play(v, resolved, policy, deals, seed, workers):
                     workers=workers, progress=False).to_pandas()  # fmt: skip
 
 
-def _setting(v, resolved, deals, seed, workers, level, frames=None):
-    """The guard's figures at one setting: the rung and both policies' draws by match."""
-    frames = dict(frames or {})
+def _frames(v, resolved, deals, seed, workers, frames=None):
+    """All-strong and all-value records at one setting (the first ``deals`` of those given)."""
+    frames = {k: f.iloc[:deals].reset_index(drop=True) for k, f in (frames or {}).items()}
     for pol in ("strong", "value"):
         if pol not in frames:
             frames[pol] = _play(v, resolved, pol, deals, seed, workers)
+    return frames
+
+
+def _gap(frames):
+    """Per match, all-strong draws less all-value draws, and the deals of each match."""
+    n_match = max(int(f["match"].max()) + 1 for f in frames.values())
+    ds, n = _draws_by_match(frames["strong"], n_match)
+    dv, _ = _draws_by_match(frames["value"], n_match)
+    return ds - dv, n
+
+
+def _setting(v, resolved, deals, seed, workers, level, frames=None):
+    """The guard's figures at one setting: the rung and both policies' draws by match."""
+    frames = _frames(v, resolved, deals, seed, workers, frames)
     seats = v.n_players(resolved)
     per = max(deals // seats, 32)
     rung = rung_row(rung_frames(v, resolved, "strong", "value", per, seed, workers=workers),
                     "strong", "value", level)  # fmt: skip
-    n_match = max(int(f["match"].max()) + 1 for f in frames.values())
-    ds, n = _draws_by_match(frames["strong"], n_match)
-    dv, _ = _draws_by_match(frames["value"], n_match)
-    return rung, ds - dv, n
+    gap, n = _gap(frames)
+    return rung, gap, n
 
 
 def bot_guard(
@@ -72,13 +84,15 @@ def bot_guard(
     workers: int | None = None,
     level: float = 0.95,
     played: Mapping[int, Mapping[str, pd.DataFrame]] | None = None,
+    base: Mapping[str, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """The guard at each of ``settings`` (rule mappings) against the defaults.
 
     ``deals`` per all-strong and all-value run (``deals / players`` per seating of the
     rung), all on seed ``seed``; ``played`` maps a setting's index to the record frames
-    already played there (``{"strong": df, "value": df}``), which are used instead of
-    playing them again. Returns one row per setting: ``setting`` (its options that differ
+    already played there (``{"strong": df, "value": df}``, either or both; their first
+    ``deals`` rows), which are used instead of playing them again, and ``base`` those of
+    the defaults. Returns one row per setting: ``setting`` (its options that differ
     from the defaults), the rung's ``edge`` / ``edge_lo`` / ``edge_hi`` (strong over
     value, points per deal), ``draw_gap`` (the draw rate of all-strong tables less that
     of all-value tables), its ``shift`` from the defaults' with ``shift_lo`` /
@@ -88,7 +102,10 @@ def bot_guard(
 
     v = get(variant)
     defaults = v.resolve({})
-    _, gap0, _ = _setting(v, defaults, deals, seed, workers, level)
+    if base is not None:  # the defaults' draws only: their rung is not needed
+        gap0, _ = _gap(_frames(v, defaults, deals, seed, workers, base))
+    else:
+        _, gap0, _ = _setting(v, defaults, deals, seed, workers, level)
     rows = []
     for i, rules in enumerate(settings):
         resolved = v.resolve(rules)

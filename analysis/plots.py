@@ -79,10 +79,57 @@ def style():
 
 @functools.cache
 def _style_params() -> dict:
-    """The settings of :data:`STYLE`, as ``matplotlib.style.use`` reads the file."""
+    """The settings of :data:`STYLE`, as ``matplotlib.style.use`` reads the file, with a
+    CJK font after the default sans-serif one where one is installed (:func:`cjk_font`),
+    so that Chinese names beside the pinyin are drawn (``font.family`` names both: a
+    glyph missing from the first is drawn from the second).
+    """
     import matplotlib
 
-    return dict(matplotlib.rc_params_from_file(str(STYLE), use_default_template=False))
+    params = dict(matplotlib.rc_params_from_file(str(STYLE), use_default_template=False))
+    cjk = cjk_font()
+    if cjk is not None:  # named families: matplotlib falls back along a list of names only
+        first = list(matplotlib.rcParams["font.sans-serif"])[:1]
+        params["font.family"] = [*first, cjk]
+    return params
+
+
+CJK_FONTS = (
+    "Noto Sans CJK SC",
+    "Noto Sans CJK JP",
+    "Noto Serif CJK SC",
+    "Noto Serif CJK JP",
+    "WenQuanYi Zen Hei",
+    "AR PL UMing CN",
+)
+"""CJK fonts the figures use for Chinese names, the first installed one (Debian's
+``fonts-noto-cjk``: matplotlib reads the first face of its collections, ``JP``, whose
+glyphs cover the 汉字 of the variants)."""
+
+
+@functools.cache
+def cjk_font() -> str | None:
+    """The first of :data:`CJK_FONTS` matplotlib finds installed, else None (the figures
+    then keep to pinyin: a name drawn without its glyphs would show boxes). A font
+    installed after matplotlib built its font list is added from the system's fonts.
+    """
+    from matplotlib import font_manager
+
+    def found():
+        names = {f.name for f in font_manager.fontManager.ttflist}
+        return next((f for f in CJK_FONTS if f in names), None)
+
+    hit = found()
+    if hit is None:
+        for path in font_manager.findSystemFonts():
+            low = Path(path).name.lower()
+            if "cjk" in low or "wqy" in low or "uming" in low:
+                try:
+                    font_manager.fontManager.addfont(path)
+                except (OSError, RuntimeError, ValueError):
+                    continue
+        hit = found()
+    return hit
 
 
 def _axes(ax):

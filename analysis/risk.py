@@ -502,8 +502,13 @@ def skill_gain(
         + (
             f"it is ahead {ahead:.0%} of the time after {matches:,} matches "
             "(normal approximation with the measured mean and SD)"
-            if matches is not None
-            else "it is not expected to be ahead"
+            if matches is not None and lo > 0
+            else (
+                "its gain is not resolved from 0 at this N, so no number of matches to be "
+                f"ahead is claimed (at the estimate: {matches:,})"
+                if matches is not None
+                else "it is not expected to be ahead"
+            )
         )
     )
     row = {

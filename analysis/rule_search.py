@@ -169,6 +169,7 @@ def design(
     workers: int | None = None,
     progress: bool = True,
     level: float = 0.95,
+    bot_check: bool = True,
 ) -> pd.DataFrame:
     """Search rule settings of ``variant`` for a target; one row per setting.
 
@@ -193,6 +194,15 @@ def design(
         Most settings played; a larger space is sampled.
     skill_deals : int
         Deals per seating for ``skill_edge`` (only when a constraint names it).
+    bot_check : bool
+        Where every seat plays ``strong``: check with the bot guard
+        (:mod:`analysis.guard`, strong against value at ``deals`` deals, the run's own N)
+        each setting the answer would name, the passing ones and the Pareto set. A
+        setting the guard flags is a possible bot artifact: it neither passes nor joins
+        the Pareto set (which is taken again without it). The other settings are not
+        checked: the guard plays a value run and a strong-against-value rung per setting
+        (and a strong run where the setting was re-scored), several times a design's own
+        cost if every setting of the space had it.
 
     Returns
     -------
@@ -200,7 +210,8 @@ def design(
         One row per setting: the varied options, ``method`` (``simulated`` /
         ``rescored`` / ``rescored (first-order)``), for each metric its estimate and
         interval (``<m>``, ``<m>_lo``, ``<m>_hi``), one verdict column per constraint,
-        ``passes`` (bool) and ``pareto`` (bool). ``attrs["design"]`` holds the inputs.
+        ``passes`` (bool), ``pareto`` (bool) and ``bot_check`` (``ok``, ``possible bot
+        artifact: <why>``, or ``not checked``). ``attrs["design"]`` holds the inputs.
     """
     from tqdm.auto import tqdm
 
@@ -236,6 +247,9 @@ def design(
             bar.update(1)
     bar.close()
     out = _judge(pd.DataFrame(rows), rows, cons, want_skill)
+    out["bot_check"] = "not checked"
+    if bot_check and set(pol) == {"strong"} and "value" in v.policies:
+        out = _bot_check(out, settings, frames, method, runs, cons, want_skill)
     out.attrs["design"] = {
         "variant": variant,
         "vary": {k: [str(x) for x in vals] for k, vals in vary.items()},
@@ -367,6 +381,39 @@ def _metric_rows(settings, frames, method, *, paired: bool, level: float) -> lis
     return rows
 
 
+def _bot_check(out, settings, frames, method, runs, cons, skill) -> pd.DataFrame:
+    """The bot guard at the settings the answer names (passing or Pareto); a flagged one
+    neither passes nor joins the Pareto set, which is taken again without it.
+    """
+    from analysis.guard import bot_guard
+
+    pick = [i for i in range(len(out)) if out["passes"].iloc[i] or out["pareto"].iloc[i]]
+    if not pick:
+        return out
+    labels = [_label(settings[i]) for i in pick]
+    played = {
+        j: {"strong": frames[lab]} for j, lab in enumerate(labels) if method[lab] == "simulated"
+    }
+    full = [{**runs.base, **settings[i]} for i in pick]
+    g = bot_guard(runs.variant, full, runs.deals, seed=runs.seed, workers=runs.workers,
+                  level=runs.level, played=played)  # fmt: skip
+    out = out.copy()
+    for i, r in zip(pick, g.to_dict("records"), strict=True):
+        out.loc[out.index[i], "bot_check"] = (
+            f"possible bot artifact: {r['why']}" if r["flag"] else "ok"
+        )
+    bad = out["bot_check"].str.startswith("possible").to_numpy()
+    if bad.any():
+        out.loc[bad, "passes"] = False
+        pts = [-out["dealer_edge_sd"].abs().to_numpy(), out["flow"].to_numpy()]
+        if skill:
+            pts.append(out["skill_edge"].to_numpy())
+        mask = np.zeros(len(out), dtype=bool)
+        mask[~bad] = pareto_mask(np.column_stack(pts)[~bad])
+        out["pareto"] = mask
+    return out
+
+
 def _judge(out: pd.DataFrame, rows: list[dict], cons: list[dict], skill: bool) -> pd.DataFrame:
     """Add a verdict column per constraint, ``passes`` (meets them all) and ``pareto``
     (over -|dealer edge in SD units|, flow and, when measured, the skill edge).
@@ -484,16 +531,24 @@ def format_design(table: pd.DataFrame) -> str:
     order = table.assign(_rel=table["dealer_edge_sd"].abs()).sort_values(
         ["passes", "_rel"], ascending=[False, True]
     )
+    artifact = order["bot_check"].astype(str).str.startswith("possible") if (
+        "bot_check" in order) else pd.Series(False, index=order.index)  # fmt: skip
     for title, part in (
         ("passing", order[order["passes"]]),
-        ("not passing", order[~order["passes"]]),
+        ("not passing", order[~order["passes"] & ~artifact]),
+        ("possible bot artifacts (the bot check fails: not findings)", order[artifact]),
     ):
+        if title.startswith("possible") and not len(part):
+            continue
         lines.append(f"\n{title} ({len(part)}):")
         for r in part.to_dict("records"):
             cells = [f"{m} {r[m]:.4g} [{r[m + '_lo']:.4g}, {r[m + '_hi']:.4g}]" for m in metrics]
             marks = " ".join(f"{c[8:]}: {r[c]}" for c in verdicts)
             star = " (Pareto)" if r["pareto"] else ""
-            lines.append(f"  {r['setting']}{star} [{r['method']}]")
+            check = (
+                f"; bot check {r['bot_check']}" if r.get("bot_check", "") != "not checked" else ""
+            )
+            lines.append(f"  {r['setting']}{star} [{r['method']}{check}]")
             lines.append(f"      {'; '.join(cells)}")
             lines.append(f"      {marks}")
     return "\n".join(lines)

@@ -385,7 +385,10 @@ def _add_sweep(sub) -> None:
         "--rule K=V hold options fixed",
     )
     sw.add_argument(
-        "--rules", default=None, metavar="FILE.toml", help="fixed rule options from TOML"
+        "--rules",
+        default=None,
+        metavar="FILE.toml",
+        help="fixed rule options from TOML (default: none)",
     )
     sw.add_argument(
         "--deals", type=count, required=True, metavar="N", help="deals per value (e.g. 1e5)"
@@ -609,7 +612,7 @@ def _add_design(sub) -> None:
         action="append",
         default=[],
         metavar="K=V1,V2,...",
-        help="an option and the values to combine (repeatable)",
+        help="an option and the values to combine (repeatable; default: none, so one setting)",
     )
     dg.add_argument(
         "--target",
@@ -648,6 +651,12 @@ def _add_design(sub) -> None:
     )
     dg.add_argument(
         "--plot", default=None, metavar="FILE.png", help="draw the trade-off (default: none)"
+    )
+    dg.add_argument(
+        "--no-bot-check",
+        action="store_true",
+        help="skip the check that strong still beats value at each passing or Pareto "
+        "setting (analysis.guard; a flagged setting is a possible bot artifact)",
     )
     _workers_arg(dg)
     _format_args(dg)
@@ -774,10 +783,10 @@ def _settle(args) -> None:
             raise UsageError(f"--rule {key} is given twice; give each option once")
         seen.add(key)
     if args.command in _PLAYS and getattr(args, "policy", "") is None:
-        from engine import variants
-
-        if args.variant in variants.names():  # (an unknown one: the command names it)
+        try:
             args.policy = default_policy(args.variant)
+        except UsageError:  # an unknown variant: the command names the known ones
+            pass
 
 
 def variant_name(name: str) -> str:

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis._util import ROLE_PROSE, jsonable
+from analysis._util import ROLE_HANZI, ROLE_PROSE, WIN_TYPE_HANZI, jsonable
 from analysis.compare import METRICS
 from analysis.report._config import (
     ALPHA,
@@ -436,6 +436,12 @@ def _draw_figures(ctx: dict, bar: _Bar | None, cache: _FigureCache | None) -> li
     out = []
 
     def save(fid, caption, data, draw):
+        v = ctx["variants"].get(fid.split("-", 1)[0]) if "-" in fid else None
+        if v is not None:  # the bots and the rules a variant's figure played
+            pols = "value" if fid.endswith("-sensitivity") else ",".join(
+                dict.fromkeys(v.get("policies") or [])
+            )  # fmt: skip
+            caption = f"{caption} Bots: {pols}; rules_id {v.get('rules_id')} (the defaults)."
         key = cache.key(fid, caption, data)
         png = cache.get(key)
         if png is None:
@@ -472,13 +478,18 @@ def _draw_figures(ctx: dict, bar: _Bar | None, cache: _FigureCache | None) -> li
     for name, v in ctx["variants"].items():
         pats = pd.DataFrame(v["patterns"])
         if len(pats):
+            hanzi = {p["pattern"]: p.get("hanzi") or "" for p in v.get("pattern_info", [])}
 
-            def draw_patterns(pats=pats):
+            def draw_patterns(pats=pats, hanzi=hanzi):
                 frame = (
                     _reaching(pats[pats["per"] == "win"], "rate")
                     .sort_values("rate", ascending=False, kind="stable")
                     .reset_index(drop=True)
                 )
+                if plots.cjk_font() is not None:  # the Chinese name beside the pinyin
+                    frame["pattern"] = [
+                        f"{p} {hanzi.get(p, '')}".rstrip() for p in frame["pattern"]
+                    ]
                 fig = Figure(figsize=(7, 1.2 + 0.28 * len(frame)), layout="constrained")
                 plots.draw_pattern_frequencies(frame, ax=fig.subplots())
                 return fig
@@ -529,9 +540,11 @@ def _draw_figures(ctx: dict, bar: _Bar | None, cache: _FigureCache | None) -> li
             ncol = 2 if len(metrics) <= 4 else 3
             base = sw.get("baseline", sw.get("default"))
             bands = (
-                "paired (band) and unpaired (dashed) 95% intervals"
+                "the band: the paired difference's interval at the level of its adjusted "
+                "test (clear of 0 exactly when resolved); dashed: the unpaired 95% interval"
                 if sw.get("paired", True)
-                else "unpaired 95% intervals (the option changes the cards dealt)"
+                else "unpaired intervals at the level of each adjusted test (the option "
+                "changes the cards dealt)"
             )
 
             def draw_sweep(table=table, metrics=metrics, ncol=ncol):
@@ -598,7 +611,8 @@ def _risk_figures(v: dict) -> list[tuple]:
                     "sensitivity",
                     f"each rule option value's difference from the default rules "
                     f"({sv['deals']:,} deals per value on the same seed; filled: resolved "
-                    "after the report-wide Holm adjustment; 95% intervals, paired unless the "
+                    "after the report-wide Holm adjustment; each interval at the level of its "
+                    "adjusted test, so clear of 0 exactly when filled; paired unless the "
                     "option changes the cards dealt).",
                     (2.5 + 2.5 * panels, 1.4 + 0.24 * rows),  # 10 inches for 3 panels
                     draw_sens,
@@ -649,6 +663,7 @@ def _environment(kind: str, bytecode_cache=None):
         p=_p,
         signed=_signed,
         show=_show,
+        allowed=_allowed,
     )
     env.globals["md_raw"] = _MdRaw
     return env
@@ -749,6 +764,36 @@ def _show(v) -> str:
     return str(v)
 
 
+def _allowed(values) -> str:
+    """An option's allowed values: runs of consecutive integers as ranges (``0–240``),
+    the others joined with `` | ``.
+
+    Examples
+    --------
+    >>> _allowed(list(range(0, 241)))
+    '0–240'
+    >>> _allowed([0, 1, 2, 5, 8, 9, 10])
+    '0–2 | 5 | 8–10'
+    >>> _allowed([True, False])
+    'true | false'
+    """
+    vals = list(values)
+    if vals and all(isinstance(x, int) and not isinstance(x, bool) for x in vals):
+        out, run = [], [vals[0]]
+        for x in vals[1:]:
+            if x == run[-1] + 1:
+                run.append(x)
+                continue
+            out.append(run)
+            run = [x]
+        out.append(run)
+        return " | ".join(
+            str(r[0]) if len(r) == 1 else (f"{r[0]}, {r[1]}" if len(r) == 2 else f"{r[0]}–{r[-1]}")
+            for r in out
+        )
+    return " | ".join(_show(x) for x in vals)
+
+
 _KIND_LABEL = {
     "sanity": "engine sanity check: null true by construction, expected to pass",
     "equivalence": "equivalence test (TOST): a rejection means fair within the margin",
@@ -793,7 +838,14 @@ def _views(ctx: dict) -> dict:
                 (w for w in v["roles"] if w["distance"] == r["distance"] and w["per"] == "deal"),
                 None,
             )
-            roles.append({"pay": r, "win": wins, "prose": ROLE_PROSE.get(r["role"], r["role"])})
+            roles.append(
+                {
+                    "pay": r,
+                    "win": wins,
+                    "prose": ROLE_PROSE.get(r["role"], r["role"]),
+                    "hanzi": ROLE_HANZI.get(r["role"], ""),
+                }
+            )
         wt = []
         for r in v["win_types"]:
             if r["per"] != "deal":
@@ -801,7 +853,7 @@ def _views(ctx: dict) -> dict:
             pay = {
                 p["quantity"]: p for p in v["win_type_payouts"] if p["win_type"] == r["win_type"]
             }
-            wt.append({"freq": r, "pay": pay})
+            wt.append({"freq": r, "pay": pay, "hanzi": WIN_TYPE_HANZI.get(r["win_type"], "")})
         sweeps = []
         for sw in v["sweeps"]:
             rows = {}

@@ -47,6 +47,7 @@ def run_design(args) -> int:
         skill_deals=args.skill_deals,
         workers=args.workers,
         progress=not args.quiet,
+        bot_check=not args.no_bot_check,
     )
     if args.plot is not None:
         design_plot(table, args.plot)

@@ -293,3 +293,26 @@ def test_the_figure_cache_key_follows_every_module_that_draws_report_figures(mon
     monkeypatch.setattr(inspect, "getsource", real)
     render._figure_code_key.cache_clear()
     assert render._figure_code_key() == base
+
+
+def test_figures_draw_chinese_names_with_a_cjk_font():
+    """Issue 45.4: pattern names get their 汉字 in the figures where a CJK font is
+    installed (the style puts it after the default sans-serif font)."""
+    from analysis import plots
+
+    font = plots.cjk_font()
+    if font is None:
+        pytest.skip("no CJK font installed (Debian: fonts-noto-cjk)")
+    assert plots._style_params()["font.family"][-1] == font
+    import warnings
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    with plots.style(), warnings.catch_warnings():
+        warnings.simplefilter("error")  # a glyph missing from every font warns
+        fig = Figure()
+        fig.subplots().set_title("gangkai 杠开, qingyise 清一色")
+        fig.canvas.draw()
