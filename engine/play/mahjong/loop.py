@@ -247,10 +247,14 @@ discarder (-1) and winning logical kind (-1); this turn's 游金 forced wild dis
 金雀 chase discard (-1 none); the discard's logical kind (-1 a wild) and physical tile."""
 N_G = 16
 
+RUNS = 16
+"""Runs :func:`play_matches` splits its matches into (its parallel loop's items)."""
+
 SCR = Slots("mahjong loop scratch")
 """The int64 scratch of :func:`workspace`, block by block: the seat's unseen counts, its
 meld info and a hand copy (the bots' inputs); the wall pointers ``(head, tail, live)``;
-``far`` per seat (see :func:`_deal_wall`); the 补花 rounds' per-seat need; the claim
+``far`` per seat (see :func:`_deal_wall`); the distance of each seat's waiting hand
+(:func:`_waitd`); the 补花 rounds' per-seat need; the claim
 options of :func:`_claim_chow`; the bots' score scratch; the strong policy's scratch and
 its view of the table (``view`` in :func:`_strong_best`)."""
 SC_UNSEEN = SCR.block("unseen", N_KINDS)
@@ -258,6 +262,7 @@ SC_MINFO = SCR.block("minfo", N_MINFO)
 SC_HTMP = SCR.block("htmp", N_KINDS)
 SC_PTR = SCR.block("ptr", 3)
 SC_FAR = SCR.block("far", 4)
+SC_WAITD = SCR.block("wait_dist", 4)
 SC_NEED = SCR.block("flower_need", 4)
 SC_COPT = SCR.block("chow_options", 6)
 SC_SCORE = SCR.block("score", SCRATCH)
@@ -285,6 +290,18 @@ def _ptr(scratch):
 def _far(scratch):
     """``far[s]``: seat ``s``'s concealed hand is known to be two or more from complete."""
     return scratch[SC_FAR : SC_FAR + 4]
+
+
+@kernel(inline="always")
+def _waitd(scratch):
+    """``waitd[s]``: the distance of seat ``s``'s concealed hand as it waits between its
+    turns (``3*sets+1`` tiles), or -1 while unknown. Worked out when another seat's
+    discard is checked for a win, kept until the seat's hand changes (its discard, a
+    claim, a kong). One real tile takes at most one off a distance, so a seat waiting
+    two or more tiles from complete cannot win on a discard or on a drawn tile that is
+    not a wild: those checks are skipped.
+    """
+    return scratch[SC_WAITD : SC_WAITD + 4]
 
 
 @kernel(inline="always")
@@ -808,7 +825,7 @@ _OBSERVE_LATE = (observe_danger, observe_hand, observe_outcome)
 @kernel(refcount=False)
 def _discard_winner(
     rules, ctx, policies, bots, live, hand, wslot, melds, nmeld, cur, k, players, sets_full, tab,
-    wtype, visible, log,
+    wtype, visible, log, waitd,
 ):  # fmt: skip
     """The seat that wins on logical tile ``k`` given up by ``cur`` (discard or 补杠), or -1.
 
@@ -816,7 +833,8 @@ def _discard_winner(
     ``win_priority`` (福州 金雀) beats nearer seats. Seats under the pass lock and seats
     that discarded a wild under R_WILD_DISCARD_SELFDRAW cannot win; a value bot waiting
     for 金雀 passes a plain win (R_CHASE_MIN_LIVE, ``live`` tiles beyond the reserve).
-    ``hand`` is left unchanged.
+    ``hand`` is left unchanged. ``waitd`` the seats' waiting distances (:func:`_waitd`),
+    filled here where unknown: a seat two or more from complete is not checked.
     """
     best = -1
     best_prio = -1
@@ -826,6 +844,10 @@ def _discard_winner(
             continue
         ws_ = wslot[s, 0] + wslot[s, 1]
         sets_s = sets_full - nmeld[s]
+        if waitd[s] < 0:
+            waitd[s] = _distance(hand[s], ws_, sets_s, rules[R_SHAPES], tab)
+        if waitd[s] >= 2:
+            continue
         hand[s, k] += 1
         ok = _complete(rules, hand, s, ws_, sets_s, tab)
         if ok:
@@ -1035,8 +1057,10 @@ def _deal_wall(rules, ctx, ws, seed, match, deal, preset):
     # (set when an efficiency bot discards, whose scores are 4 x distance; cleared when
     # the hand changes otherwise): its next draw cannot complete it, so no check is made
     far = _far(scratch)
+    waitd = _waitd(scratch)
     for s in range(4):
         far[s] = 0
+        waitd[s] = -1
     n = rules[R_TILESET]
     i = 0
     for k in range(N_KINDS):
@@ -1293,7 +1317,14 @@ def _self_draw(rules, policies, bots, tab, ctx, ws, log):
     if not declare and log.shape[0] > 1:
         _log_self_pass(rules, ctx, hand, cur, w_cur, sets_cur, melds, nmeld, tab, last_phys,
                        role, gs, log, np.int64(PASS_YOUJIN))  # fmt: skip
-    if declare and far[cur] == 0 and _complete(rules, hand, cur, w_cur, sets_cur, tab):
+    # a real tile drawn to a hand that waited two or more from complete cannot complete it
+    waited_far = _waitd(scratch)[cur] >= 2 and last_phys >= 0 and role[last_phys] < N_KINDS
+    if (
+        declare
+        and far[cur] == 0
+        and not waited_far
+        and _complete(rules, hand, cur, w_cur, sets_cur, tab)
+    ):
         if _passes_for_jinque(
             bots[cur], pol, ptr[2] - ctx[X_RESERVE], hand[cur], w_cur, sets_cur, tab, visible,
             rules[R_PLAYERS],
@@ -1329,8 +1360,9 @@ def _choose_kong(rules, policies, bots, tab, ctx, ws, log):
     bs = states[ST_BOTS : ST_BOTS + 4]
     unseen, minfo, htmp, score, sscr, sview = _bot_scratch(scratch)
     ptr = _ptr(scratch)
-    _unseen(hand, cur, visible, unseen)
-    meld_info(melds, nmeld, cur, minfo)
+    if pol != 0:  # (the random policy reads neither)
+        _unseen(hand, cur, visible, unseen)
+        meld_info(melds, nmeld, cur, minfo)
     kong_scan = gs[G_FORCE_WILD] == 0 and ctx[X_YOUJIN + cur] == 0 and gs[G_CHASE] < 0
     live = ptr[2] - ctx[X_RESERVE]
     # the kinds a kong could be made of, as a bit set walked in kind order:
@@ -1402,6 +1434,7 @@ def _make_kong(rules, policies, bots, tab, ctx, ws, log, kk):
         robber = _discard_winner(
             rules, ctx, policies, bots, ptr[2] - ctx[X_RESERVE], hand, wslot, melds,
             nmeld, cur, kk, players, rules[R_SETS], tab, np.int64(WIN_ROB_KONG), visible, log,
+            _waitd(scratch),
         )  # fmt: skip
         if robber >= 0:
             hand[robber, kk] += 1
@@ -1412,6 +1445,7 @@ def _make_kong(rules, policies, bots, tab, ctx, ws, log, kk):
             _ev(log, ctx, E_KONG, cur, ktype, _phys_of(role, kk), 1)  # robbed
             return _win_now(gs, robber, WIN_ROB_KONG, kk)
     far[cur] = 0
+    _waitd(scratch)[cur] = -1
     if ktype == M_ANKONG:
         hand[cur, kk] -= 4
         m = nmeld[cur]
@@ -1493,8 +1527,9 @@ def _choose_discard(rules, policies, bots, tab, ctx, ws, obs):
     unseen, minfo, htmp, score, sscr, sview = _bot_scratch(scratch)
     ptr = _ptr(scratch)
     far = _far(scratch)
-    if gs[G_PHASE] != AFTER_DRAW:
-        # (after a draw they were computed for the kong scan, and nothing changed since)
+    if gs[G_PHASE] != AFTER_DRAW and pol != 0:
+        # (after a draw they were computed for the kong scan, and nothing changed since;
+        # the random policy reads neither)
         _unseen(hand, cur, visible, unseen)
         meld_info(melds, nmeld, cur, minfo)
     for q in range(N_KINDS):
@@ -1617,6 +1652,7 @@ def _make_discard(rules, ctx, ws, tab, log, k):
         ):
             ctx[X_YOUJIN + cur] = 1
             _ev(log, ctx, E_YOUJIN, cur, 1, 0, 0)
+    _waitd(scratch)[cur] = -1
     disc[cur, ndisc[cur]] = phys
     ndisc[cur] += 1
     ctx[X_DISCARDS_TOTAL] += 1
@@ -1648,6 +1684,7 @@ def _claim_win(rules, policies, bots, tab, ctx, ws, log):
         winner = _discard_winner(
             rules, ctx, policies, bots, ptr[2] - ctx[X_RESERVE], hand, wslot, melds, nmeld,
             cur, k, players, rules[R_SETS], tab, np.int64(WIN_DISCARD), visible, log,
+            _waitd(scratch),
         )  # fmt: skip
         if winner >= 0:
             hand[winner, k] += 1
@@ -1673,14 +1710,14 @@ def _pong_choice(rules, policies, bots, tab, ctx, ws, s, k, kong_ok):
     bs = states[ST_BOTS : ST_BOTS + 4]
     unseen, minfo, htmp, score, sscr, sview = _bot_scratch(scratch)
     ptr = _ptr(scratch)
+    if ps == 0:
+        return rng.below(bs, 3 if kong_ok else 2)  # 0 pass, 1 pong, 2 kong
     _unseen(hand, s, visible, unseen)
     meld_info(melds, nmeld, s, minfo)
     for q in range(N_KINDS):
         htmp[q] = hand[s, q]
     do = 0
-    if ps == 0:
-        do = rng.below(bs, 3 if kong_ok else 2)  # 0 pass, 1 pong, 2 kong
-    elif ps == P_STRONG:
+    if ps == P_STRONG:
         _late_strong_view(
             rules, ctx, s, melds, nmeld, disc, ndisc, role, ptr[2] - ctx[X_RESERVE],
             rules[R_PLAYERS], osums, sview,
@@ -1743,6 +1780,7 @@ def _claim_pong(rules, policies, bots, tab, ctx, ws, log):
         if do == 0:
             return GO
         far[s] = 0
+        _waitd(scratch)[s] = -1
         ndisc[cur] -= 1
         m = nmeld[s]
         melds[s, m, 0] = M_PONG if do == 1 else M_KONG
@@ -1793,10 +1831,11 @@ def _claim_chow(rules, policies, bots, tab, ctx, ws, log):
     unseen, minfo, htmp, score, sscr, sview = _bot_scratch(scratch)
     ptr = _ptr(scratch)
     far = _far(scratch)
-    _unseen(hand, s, visible, unseen)
-    meld_info(melds, nmeld, s, minfo)
-    for q in range(N_KINDS):
-        htmp[q] = hand[s, q]
+    if ps != 0:  # (the random policy reads none of them)
+        _unseen(hand, s, visible, unseen)
+        meld_info(melds, nmeld, s, minfo)
+        for q in range(N_KINDS):
+            htmp[q] = hand[s, q]
     best_opt = -1
     if ps == 0:
         r = rng.below(bs, n_opt + 1)
@@ -1830,6 +1869,7 @@ def _claim_chow(rules, policies, bots, tab, ctx, ws, log):
             hand[s, base + q] -= 1
             visible[base + q] += 1
     far[s] = 0
+    _waitd(scratch)[s] = -1
     ndisc[cur] -= 1
     m = nmeld[s]
     melds[s, m, 0] = M_CHOW
@@ -2230,20 +2270,46 @@ def _play_match(
         an array of another first dimension to skip that.
     log, log_deal : the replay log (int32 (MAX_EVENTS, 5)) filled for deal ``log_deal``.
     """
+    _play_match_in(
+        rules, policies, bots, seed, match, n_deals, tab, rec_out, final_out, log, log_deal, obs,
+        _match_arrays(rules, policies, bots),
+    )  # fmt: skip
+
+
+@kernel(inline="always")
+def _match_arrays(rules, policies, bots):
+    """What a match plays in, reused from match to match (each deal clears what it uses):
+    ``(ctx, ws, ms, no_final, no_log, no_preset, pols, brows)``, the deal's context and
+    work arrays, the match's random stream, the empty final / log / preset arrays, and
+    the seats' policies and parameter rows as seated by dealer.
+    """
+    return (
+        np.zeros(N_CTX, np.int64),
+        workspace(rules[R_TILESET]),
+        np.empty(4, np.uint64),
+        np.zeros((1, 1), np.int16),
+        np.zeros((1, 5), np.int32),
+        np.zeros(0, np.int64),
+        policies.copy(),
+        bots.copy(),
+    )
+
+
+@kernel(inline="always")
+def _play_match_in(
+    rules, policies, bots, seed, match, n_deals, tab, rec_out, final_out, log, log_deal, obs, arrs
+):  # fmt: skip
+    """:func:`_play_match` in the arrays ``arrs`` of :func:`_match_arrays`."""
+    ctx, ws, ms, no_final, no_log, no_preset, pols, brows = arrs
     players = rules[R_PLAYERS]
-    ctx = np.zeros(N_CTX, np.int64)
-    ws = workspace(rules[R_TILESET])
-    ms = np.empty(4, np.uint64)
     rng.seed_state(ms, seed, match, np.int64(0), rng.MATCH)
     dealer = rng.below(ms, players)
     streak = 0
     wins = 0
-    no_final = np.zeros((1, 1), np.int16)
-    no_log = np.zeros((1, 5), np.int32)
-    no_preset = np.zeros(0, np.int64)
     by_dealer = rules[R_BY_DEALER] == 1
-    pols = policies.copy() if by_dealer else policies
-    brows = bots.copy() if by_dealer else bots
+    if not by_dealer:
+        pols[:] = policies
+        brows[:, :] = bots
     for d in range(n_deals):
         ctx[X_DEALER] = dealer
         ctx[X_STREAK] = streak
@@ -2304,13 +2370,18 @@ def play_matches(
     no_final = np.zeros((0, 1, 1), np.int16)
     no_log = np.zeros((1, 5), np.int32)
     no_obs = np.zeros((1, 1), np.int64)
-    for i in numba.prange(n_matches):
-        n = match_len if i < n_matches - 1 else n_last
-        lo = i * match_len
-        _play_match(
-            rules, policies, bots, seed, match_lo + i, n, tab, rec_out[lo : lo + n], no_final,
-            no_log, -1, no_obs,
-        )  # fmt: skip
+    # the matches in a few runs, each run's arrays made once (the serial twin, which the
+    # runs call from threads of their own, then allocates them RUNS times a call)
+    n_runs = min(n_matches, RUNS)
+    for r in numba.prange(n_runs):
+        arrs = _match_arrays(rules, policies, bots)
+        for i in range(r * n_matches // n_runs, (r + 1) * n_matches // n_runs):
+            n = match_len if i < n_matches - 1 else n_last
+            lo = i * match_len
+            _play_match_in(
+                rules, policies, bots, seed, match_lo + i, n, tab, rec_out[lo : lo + n],
+                no_final, no_log, -1, no_obs, arrs,
+            )  # fmt: skip
 
 
 @kernel
