@@ -238,13 +238,16 @@ turn (of ``gs[G_CUR]``, in phase ``gs[G_PHASE]``), or the deal is over."""
     G_CHASE,
     G_K,
     G_PHYS,
-) = range(15)
+    G_NEAR,
+) = range(16)
 """Slots of ``gs``, the play's scalars that the phases of :func:`play_deal` share: the seat
 in turn and its phase (AFTER_DRAW / AFTER_CLAIM); 1 if its tile came from a kong; 1 while
 nobody has claimed or konged; 1 if a claim came since the last discard (a run of equal
 discards breaks); the last physical tile drawn or won; the draws; the winner (-1), win type,
 discarder (-1) and winning logical kind (-1); this turn's 游金 forced wild discard (1) and
-金雀 chase discard (-1 none); the discard's logical kind (-1 a wild) and physical tile."""
+金雀 chase discard (-1 none); the discard's logical kind (-1 a wild) and physical tile; a
+lower bound of the distance of the seat's hand after its draw, or -1 (:func:`_self_draw`),
+which its discard keeps as its waiting distance (:func:`_waitd`)."""
 N_G = 16
 
 RUNS = 16
@@ -294,12 +297,15 @@ def _far(scratch):
 
 @kernel(inline="always")
 def _waitd(scratch):
-    """``waitd[s]``: the distance of seat ``s``'s concealed hand as it waits between its
-    turns (``3*sets+1`` tiles), or -1 while unknown. Worked out when another seat's
-    discard is checked for a win, kept until the seat's hand changes (its discard, a
-    claim, a kong). One real tile takes at most one off a distance, so a seat waiting
-    two or more tiles from complete cannot win on a discard or on a drawn tile that is
-    not a wild: those checks are skipped.
+    """``waitd[s]``: a lower bound of the distance of seat ``s``'s concealed hand as it
+    waits between its turns (``3*sets+1`` tiles), or -1 while unknown. Worked out when
+    another seat's discard is checked for a win, or kept from the seat's own turn: a
+    discard leaves a hand at least as far as the hand it came from (``gs[G_NEAR]``);
+    kept until the seat's hand changes (a claim, a kong, its next discard). One real
+    tile takes at most one off a distance (a wild may take more: it can be a fifth
+    copy), so a seat waiting two or more tiles from complete cannot win on a discard or
+    on a drawn tile that is not a wild: those checks are skipped, and the hand after
+    such a draw is at least one less from complete than the bound.
     """
     return scratch[SC_WAITD : SC_WAITD + 4]
 
@@ -1002,6 +1008,7 @@ def play_deal(
         while True:
             gs[G_FORCE_WILD] = 0
             gs[G_CHASE] = -1
+            gs[G_NEAR] = -1
             if gs[G_PHASE] == AFTER_DRAW:
                 if _self_draw(rules, policies, bots, tab, ctx, ws, log) == END:
                     break
@@ -1318,13 +1325,16 @@ def _self_draw(rules, policies, bots, tab, ctx, ws, log):
         _log_self_pass(rules, ctx, hand, cur, w_cur, sets_cur, melds, nmeld, tab, last_phys,
                        role, gs, log, np.int64(PASS_YOUJIN))  # fmt: skip
     # a real tile drawn to a hand that waited two or more from complete cannot complete it
-    waited_far = _waitd(scratch)[cur] >= 2 and last_phys >= 0 and role[last_phys] < N_KINDS
-    if (
-        declare
-        and far[cur] == 0
-        and not waited_far
-        and _complete(rules, hand, cur, w_cur, sets_cur, tab)
-    ):
+    # (the bound one less carries on to the hand after the discard)
+    wd = _waitd(scratch)[cur]
+    d = np.int64(-1)
+    if declare and far[cur] == 0:
+        if wd >= 2 and last_phys >= 0 and role[last_phys] < N_KINDS:
+            gs[G_NEAR] = wd - 1
+        else:
+            d = _distance(hand[cur], w_cur, sets_cur, rules[R_SHAPES], tab)
+            gs[G_NEAR] = d
+    if d == 0:
         if _passes_for_jinque(
             bots[cur], pol, ptr[2] - ctx[X_RESERVE], hand[cur], w_cur, sets_cur, tab, visible,
             rules[R_PLAYERS],
@@ -1652,7 +1662,7 @@ def _make_discard(rules, ctx, ws, tab, log, k):
         ):
             ctx[X_YOUJIN + cur] = 1
             _ev(log, ctx, E_YOUJIN, cur, 1, 0, 0)
-    _waitd(scratch)[cur] = -1
+    _waitd(scratch)[cur] = gs[G_NEAR] if gs[G_NEAR] >= 2 else -1
     disc[cur, ndisc[cur]] = phys
     ndisc[cur] += 1
     ctx[X_DISCARDS_TOTAL] += 1
