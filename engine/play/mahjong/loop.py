@@ -168,6 +168,7 @@ from engine.mahjong.layout import (
 )
 from engine.mahjong.params import (
     B_CHASE_MIN_LIVE,
+    B_CLAIM_MARGIN,
     B_KONG_SLACK,
     B_PASS_SELF,
     M_STAKE,
@@ -196,6 +197,7 @@ from engine.mahjong.strong import (
     N_FSC,
     N_OSUM,
     SS_KONG_FI,
+    SS_TARGETS,
     SSCR,
     best_discard,
     danger_bases,
@@ -257,7 +259,7 @@ SCR = Slots("mahjong loop scratch")
 """The int64 scratch of :func:`workspace`, block by block: the seat's unseen counts, its
 meld info and a hand copy (the bots' inputs); the wall pointers ``(head, tail, live)``;
 ``far`` per seat (see :func:`_deal_wall`); the distance of each seat's waiting hand
-(:func:`_waitd`); the 补花 rounds' per-seat need; the claim
+(:func:`_waitd`) and its score (:func:`_wsc`); the 补花 rounds' per-seat need; the claim
 options of :func:`_claim_chow`; the bots' score scratch; the strong policy's scratch and
 its view of the table (``view`` in :func:`_strong_best`)."""
 SC_UNSEEN = SCR.block("unseen", N_KINDS)
@@ -266,6 +268,7 @@ SC_HTMP = SCR.block("htmp", N_KINDS)
 SC_PTR = SCR.block("ptr", 3)
 SC_FAR = SCR.block("far", 4)
 SC_WAITD = SCR.block("wait_dist", 4)
+SC_WSC = SCR.block("wait_score", 4)
 SC_NEED = SCR.block("flower_need", 4)
 SC_COPT = SCR.block("chow_options", 6)
 SC_SCORE = SCR.block("score", SCRATCH)
@@ -311,6 +314,25 @@ def _waitd(scratch):
 
 
 @kernel(inline="always")
+def _wsc(scratch):
+    """``wsc[s]``: the efficiency or value score of seat ``s``'s waiting hand (``3*sets+1``
+    tiles, engine.mahjong.bots ``waiting_sc`` before the claim margin), or ``INF_KEY``
+    while unknown: the score its discard had when it chose it (``discard_scores`` of the
+    hand before the discard, the same number), kept for its claim checks until its hand
+    changes (a claim, a kong, its next discard).
+    """
+    return scratch[SC_WSC : SC_WSC + 4]
+
+
+@kernel(inline="always")
+def _waiting_score(ps, h, w, sets, sh, tab, bot, minfo, kept):
+    """``waiting_sc`` of the claim checks, from the score ``kept`` (:func:`_wsc`) when known."""
+    if kept == INF_KEY:
+        return waiting_sc(ps, h, w, sets, sh, tab, bot, minfo)
+    return kept - np.int64(bot[B_CLAIM_MARGIN]) if ps == P_VALUE else kept
+
+
+@kernel(inline="always")
 def _kong_slack(bots, seat, pol):
     """How many tiles further from complete a kong may leave the hand of ``seat``: the
     value bot's ``B_KONG_SLACK`` (its parameter row), none for the other policies.
@@ -342,6 +364,15 @@ def _next_kind(k):
     if k == 32:
         return 31
     return 33
+
+
+@kernel(inline="always")
+def _seat_after(s, j, players):
+    """Seat ``(s + j) % players`` for ``0 <= s < players`` and ``0 <= j <= players``, without
+    a division by the (run-time) number of players.
+    """
+    t = s + j
+    return t - players if t >= players else t
 
 
 @kernel(refcount=False, inline="always")  # small: inlined where called
@@ -470,7 +501,7 @@ def _deal_flowers(rules, ctx, wall, dead, ptr, role, dealer, players, hand, wslo
     while more:
         more = False
         for j in range(players):
-            s = (dealer + j) % players
+            s = _seat_after(dealer, j, players)
             n = need[s]
             need[s] = 0
             for _ in range(n):
@@ -635,7 +666,7 @@ def _strong_view(rules, ctx, seat, melds, nmeld, disc, ndisc, role, live, player
     """
     n = 0
     for j in range(1, players):
-        o = (seat + j) % players
+        o = _seat_after(seat, j, players)
         opp_summary(
             ctx[X_DEALER], ctx[X_WILD_DISCARDED + o], o, melds, nmeld, disc, ndisc, role, osums[n]
         )
@@ -697,7 +728,7 @@ def _strong_pong(
     """
     ev_pass = _strong_wait(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr)
     closer = bot[S_CLAIM_CLOSER]
-    d_now = _distance(htmp, w, sets, sh, tab) if closer > 0 else 0
+    d_now = sscr[SS_TARGETS + T_PLAIN]  # the hand's distance, as waiting_value found it
     m0 = minfo[0]
     m2 = minfo[2]
     m3 = minfo[3]
@@ -740,7 +771,7 @@ def _strong_chow(
     """
     ev_pass = _strong_wait(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr)
     closer = bot[S_CLAIM_CLOSER]
-    d_now = _distance(htmp, w, sets, sh, tab) if closer > 0 else 0
+    d_now = sscr[SS_TARGETS + T_PLAIN]  # the hand's distance, as waiting_value found it
     liable = bot[S_TONGBAO] * view[9]  # the third 吃 from this 上家 (统包)
     pos = k % 9
     m0 = minfo[0]
@@ -845,7 +876,7 @@ def _discard_winner(
     best = -1
     best_prio = -1
     for j in range(1, players):
-        s = (cur + j) % players
+        s = _seat_after(cur, j, players)
         if ctx[X_LOCK + s] == 1 or ctx[X_WILD_DISCARDED + s] == 1:
             continue
         ws_ = wslot[s, 0] + wslot[s, 1]
@@ -924,7 +955,7 @@ def _opening(
     need = rules[R_INSTANT_WILDS]
     if need > 0:
         for j in range(players):
-            s = (d + j) % players
+            s = _seat_after(d, j, players)
             if wslot[s, 0] + wslot[s, 1] >= need:
                 ctx[X_WIN_TYPE] = WIN_INSTANT
                 ctx[X_OPENING_WIN] = 1
@@ -932,7 +963,7 @@ def _opening(
     if ctx[X_INDICATOR_POS] < 0 or ctx[X_WILD0] < 0:
         return -1
     for j in range(1, players):
-        s = (d + j) % players
+        s = _seat_after(d, j, players)
         ws_ = wslot[s, 0] + wslot[s, 1] + 1
         sets_s = sets_full - nmeld[s]
         if _complete(rules, hand, s, ws_, sets_s, tab):
@@ -1065,9 +1096,11 @@ def _deal_wall(rules, ctx, ws, seed, match, deal, preset):
     # the hand changes otherwise): its next draw cannot complete it, so no check is made
     far = _far(scratch)
     waitd = _waitd(scratch)
+    wsc = _wsc(scratch)
     for s in range(4):
         far[s] = 0
         waitd[s] = -1
+        wsc[s] = INF_KEY
     n = rules[R_TILESET]
     i = 0
     for k in range(N_KINDS):
@@ -1188,7 +1221,7 @@ def _deal_hands(rules, ctx, ws, log):
     dealer = ctx[X_DEALER]
     size = 3 * rules[R_SETS] + 1
     for j in range(players):
-        s = (dealer + j) % players
+        s = _seat_after(dealer, j, players)
         take = size + (1 if s == dealer else 0)
         for _ in range(take):
             t = _pop(wall, dead, ptr, False)
@@ -1456,6 +1489,7 @@ def _make_kong(rules, policies, bots, tab, ctx, ws, log, kk):
             return _win_now(gs, robber, WIN_ROB_KONG, kk)
     far[cur] = 0
     _waitd(scratch)[cur] = -1
+    _wsc(scratch)[cur] = INF_KEY
     if ktype == M_ANKONG:
         hand[cur, kk] -= 4
         m = nmeld[cur]
@@ -1545,6 +1579,7 @@ def _choose_discard(rules, policies, bots, tab, ctx, ws, obs):
     for q in range(N_KINDS):
         htmp[q] = hand[cur, q]
     picked = -1
+    scored = False  # discard_scores filled ``score`` for this hand
     if obs.shape[0] > 1 and pol != 0 and not force_wild:
         _late_observe_danger(
             rules, ctx, cur, hand, wslot, melds, nmeld, disc, ndisc, visible, role,
@@ -1574,12 +1609,15 @@ def _choose_discard(rules, policies, bots, tab, ctx, ws, obs):
             rules[R_WILD_DISCARD] > 0, score,
         )  # fmt: skip
         picked = k
+        scored = pol != 0
         if youjin and pol != 0 and ctx[X_YOUJIN + cur] == 0:
             q = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, np.int64(1))
             if q >= 0:
                 k = q
     # the efficiency bot's own pick: score[k] is 4 x the distance after it
     far[cur] = 1 if pol == 1 and k >= 0 and k == picked and score[k] >= 8 else 0
+    # the score of the hand the discard leaves, for the seat's claim checks
+    _wsc(scratch)[cur] = score[k] if scored and k >= 0 else INF_KEY
     if obs.shape[0] > 1 and pol != 0 and k >= 0:
         _late_observe_hand(
             rules, ctx, cur, hand, wslot, melds, nmeld, unseen, k, ptr[2] - ctx[X_RESERVE],
@@ -1746,7 +1784,9 @@ def _pong_choice(rules, policies, bots, tab, ctx, ws, s, k, kong_ok):
         if do == 0:
             # 碰 when the hand after it (and its discard) keys lower than now;
             # keys are score*1000 - ukeire, so the ukeire decides ties only
-            now_sc = waiting_sc(ps, htmp, ws_, sets_s, sh, tab, bots[s], minfo)
+            now_sc = _waiting_score(
+                ps, htmp, ws_, sets_s, sh, tab, bots[s], minfo, _wsc(scratch)[s]
+            )
             htmp[k] -= 2
             minfo[0] |= 1 << (k // 9 if k < 27 else 3)
             minfo[2] += 1
@@ -1779,7 +1819,7 @@ def _claim_pong(rules, policies, bots, tab, ctx, ws, log):
     ptr = _ptr(scratch)
     far = _far(scratch)
     for j in range(1, players):
-        s = (cur + j) % players
+        s = _seat_after(cur, j, players)
         if hand[s, k] < 2 or ctx[X_YOUJIN + s] > 0:
             continue
         kong_ok = hand[s, k] == 3 and ptr[2] > ctx[X_RESERVE] + rules[R_RESERVE_KONG]
@@ -1791,6 +1831,7 @@ def _claim_pong(rules, policies, bots, tab, ctx, ws, log):
             return GO
         far[s] = 0
         _waitd(scratch)[s] = -1
+        _wsc(scratch)[s] = INF_KEY
         ndisc[cur] -= 1
         m = nmeld[s]
         melds[s, m, 0] = M_PONG if do == 1 else M_KONG
@@ -1824,7 +1865,7 @@ def _claim_chow(rules, policies, bots, tab, ctx, ws, log):
     cur = gs[G_CUR]
     k = gs[G_K]
     players = rules[R_PLAYERS]
-    s = (cur + 1) % players
+    s = _seat_after(cur, 1, players)
     if rules[R_CHOW] != 1 or k >= 27 or ctx[X_YOUJIN + s] != 0:
         return GO
     pos = k % 9
@@ -1868,7 +1909,7 @@ def _claim_chow(rules, policies, bots, tab, ctx, ws, log):
     else:
         best_opt = _late_choose_chow(
             ps, htmp, ws_, sets_s, rules[R_SHAPES], bots[s], tab, unseen, minfo, score,
-            scratch[SC_COPT : SC_COPT + 6], hand, s, k, nmeld[s], bs[:0],
+            scratch[SC_COPT : SC_COPT + 6], hand, s, k, nmeld[s], bs[:0], _wsc(scratch)[s],
         )  # fmt: skip
     _ev(log, ctx, E_OPTION, s, OPT_CHOW, k, 1 if best_opt >= 0 else 0)
     if best_opt < 0:
@@ -1880,6 +1921,7 @@ def _claim_chow(rules, policies, bots, tab, ctx, ws, log):
             visible[base + q] += 1
     far[s] = 0
     _waitd(scratch)[s] = -1
+    _wsc(scratch)[s] = INF_KEY
     ndisc[cur] -= 1
     m = nmeld[s]
     melds[s, m, 0] = M_CHOW
@@ -1920,7 +1962,7 @@ def _draw(rules, tab, ctx, ws, log):
     if rules[R_LAST_GROUP] > 0 and ptr[2] - ctx[X_RESERVE] <= rules[R_LAST_GROUP]:
         _late_last_group(rules, tab, ctx, ws, log)
         return END
-    cur = (gs[G_CUR] + 1) % rules[R_PLAYERS]
+    cur = _seat_after(gs[G_CUR], 1, rules[R_PLAYERS])
     gs[G_CUR] = cur
     t = _pop(wall, dead, ptr, False)
     ctx[X_SEAT_DRAWS + cur] += 1
@@ -1947,7 +1989,7 @@ def _last_group(rules, tab, ctx, ws, log):
     ctx[X_FIRST_TURN] = 0
     cur = gs[G_CUR]
     while ptr[2] > ctx[X_RESERVE]:
-        cur = (cur + 1) % players
+        cur = _seat_after(cur, 1, players)
         gs[G_CUR] = cur
         t = _pop(wall, dead, ptr, False)
         ctx[X_SEAT_DRAWS + cur] += 1
@@ -2069,7 +2111,7 @@ def _chow_apply(htmp, minfo, k, lo, m0, nm, sign):
 
 @kernel(refcount=False)
 def _choose_chow(
-    ps, htmp, w, sets, sh, bot, tab, unseen, minfo, score, copt, hand, s, k, nm, no_rng
+    ps, htmp, w, sets, sh, bot, tab, unseen, minfo, score, copt, hand, s, k, nm, no_rng, kept
 ):
     """The 吃 a bot of policy ``ps`` takes of the discard ``k`` (its low rank), or -1.
 
@@ -2078,11 +2120,12 @@ def _choose_chow(
     tie, which decides the same as comparing full keys.
     copt : int64 (6,) scratch: the options' low ranks and scores.
     no_rng : an empty uint64 array (keys need no random tie-break).
+    kept : the hand's score as its discard found it (``_wsc``), INF_KEY if not known.
     """
     pos = k % 9
     m0 = minfo[0]
     m1 = minfo[1]
-    now_sc = waiting_sc(ps, htmp, w, sets, sh, tab, bot, minfo)
+    now_sc = _waiting_score(ps, htmp, w, sets, sh, tab, bot, minfo, kept)
     n = 0
     best_sc = INF_KEY
     for lo in range(pos - 2, pos + 1):
@@ -2337,7 +2380,7 @@ def _play_match_in(
             streak += 1
             wins += 1
         elif winner >= 0:
-            dealer = winner if rules[R_ROT_WIN] == 0 else (dealer + 1) % players
+            dealer = winner if rules[R_ROT_WIN] == 0 else _seat_after(dealer, 1, players)
             streak = 0
             wins = 0
         else:
@@ -2345,7 +2388,7 @@ def _play_match_in(
                 streak += 1
                 wins += rules[R_DRAW_ADDS_WINS]
             else:
-                dealer = (dealer + 1) % players
+                dealer = _seat_after(dealer, 1, players)
                 streak = 0
                 wins = 0
 
