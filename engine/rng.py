@@ -81,50 +81,9 @@ def next_u64(state):
     return result
 
 
-SMALL = 256
-"""Bounds below this have their rejection limit and reciprocal in tables (:func:`below`)."""
-_MASK32 = np.uint64(0xFFFFFFFF)
-_LIMIT = np.array(
-    [0] + [0xFFFFFFFFFFFFFFFF - 0xFFFFFFFFFFFFFFFF % b for b in range(1, SMALL)], np.uint64
-)
-"""``_LIMIT[b]``: the outputs below it are accepted for the bound ``b`` (a multiple of ``b``)."""
-_RECIP = np.array([0, 0] + [(1 << 64) // b for b in range(2, SMALL)], np.uint64)
-"""``_RECIP[b] = floor(2**64 / b)``: the high word of ``x * _RECIP[b]`` is ``x // b`` or one
-less."""
-
-
-@kernel(inline="always")
-def _mul_high(a, b):
-    """The high 64 bits of the 128-bit product of the uint64 ``a`` and ``b``."""
-    a_lo = a & _MASK32
-    a_hi = a >> np.uint64(32)
-    b_lo = b & _MASK32
-    b_hi = b >> np.uint64(32)
-    p1 = a_lo * b_hi
-    p2 = a_hi * b_lo
-    mid = ((a_lo * b_lo) >> np.uint64(32)) + (p1 & _MASK32) + (p2 & _MASK32)
-    return a_hi * b_hi + (p1 >> np.uint64(32)) + (p2 >> np.uint64(32)) + (mid >> np.uint64(32))
-
-
 @kernel(refcount=False)
 def below(state, n):
-    """Uniform integer in ``[0, n)`` (unbiased, by rejection); ``n >= 1``.
-
-    An output ``x`` of the stream is accepted below the largest multiple of ``n`` that
-    fits 64 bits and gives ``x % n``. For ``n < SMALL`` the limit comes from a table and
-    the remainder from a multiplication by the tabled reciprocal, one correction at
-    most, instead of two 64-bit divisions: the same numbers (by test), a third of the
-    time of a shuffle.
-    """
-    if n > 1 and n < SMALL:
-        bound = np.uint64(n)
-        limit = _LIMIT[n]
-        recip = _RECIP[n]
-        while True:
-            x = next_u64(state)
-            if x < limit:
-                r = x - _mul_high(x, recip) * bound
-                return np.int64(r - bound if r >= bound else r)
+    """Uniform integer in ``[0, n)`` (unbiased, by rejection); ``n >= 1``."""
     bound = np.uint64(n)
     limit = np.uint64(0xFFFFFFFFFFFFFFFF) - (np.uint64(0xFFFFFFFFFFFFFFFF) % bound)
     while True:
