@@ -42,17 +42,31 @@ import numpy as np
 from engine import rng
 from engine._slots import Slots
 from engine.hand._kernels import (
+    _ORPHAN,
+    _POW5,
     BUDA,
+    INF,
     SEVEN_PAIRS,
     _buda,
+    _buda_masks,
+    _buda_without,
     _distance,
+    _held_masks,
     _pairs_formula,
+    _rest_classes,
+    _shape_counts,
+    _shape_flags,
     _suit_indices,
     discard_ukeire,
     level,
 )
 from engine.jit.njit import kernel, lowest_bit
-from engine.mahjong.evaluation import count_categories, triplets_closed, wild_pair_distance
+from engine.mahjong.evaluation import (
+    _cat_add,
+    count_categories,
+    triplets_closed,
+    wild_pair_distance,
+)
 from engine.mahjong.params import (
     M_DANGER,
     M_KONGDANGER,
@@ -85,7 +99,6 @@ from engine.mahjong.params import (
     T_WILDPAIR,
 )
 
-INF = 99
 MIDDLE = np.int64(sum(1 << (s * 9 + r) for s in range(3) for r in range(2, 7)))
 """Bit set of the suit kinds of rank 3-7."""
 N_OSUM = 10
@@ -173,6 +186,128 @@ def target_dists(h, w, sets, shapes, tab, minfo, wildgame, out):
         a = comb[comb[comb[suit_cls[i0], suit_cls[i1]], suit_cls[i2]], c3]
         lv_pair = level(w - 2 if w > 2 else 0)  # the sets' budget when two wilds pair
         out[T_WILDPAIR] = wild_pair_distance(np.int64(tab[5][a, lv_pair, sets]), w)
+
+
+@kernel(inline="always")
+def _flush_pair(cls, c3, t, mask, lv, sets, w, comb, dist):
+    """``(flush, half flush)`` distances of suit ``t`` of class ``cls`` with honors of class
+    ``c3``; INF where the exposed melds (suit mask ``mask``) rule it out.
+    """
+    other = mask & ~(1 << t)
+    fl = INF
+    hf = INF
+    if other == 0:
+        fl = max(np.int64(dist[cls, lv, sets]) - w, 0)
+    if (other & 7) == 0:
+        hf = max(np.int64(dist[comb[cls, c3], lv, sets]) - w, 0)
+    return fl, hf
+
+
+@kernel(refcount=False)
+def discard_target_dists(h, w, sets, shapes, tab, minfo, wildgame, held, out):
+    """:func:`target_dists` of the ``3*sets+2``-tile hand ``h`` less one tile of each kind
+    in the bit set ``held``, into ``out[k * N_TARGET :]``: the same numbers, worked out
+    from the hand's suit classes and counts once (a discard changes one suit's class and
+    one kind's count) instead of from the counts of each hand after a discard.
+    """
+    suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
+    i0, i1, i2, i3 = _suit_indices(h)
+    idx = (i0, i1, i2, i3)
+    c0 = np.int64(suit_cls[i0])
+    c1 = np.int64(suit_cls[i1])
+    c2 = np.int64(suit_cls[i2])
+    c3 = np.int64(honor_cls[i3])
+    cs = (c0, c1, c2)
+    _, _, e0, e1, e2, e3 = _rest_classes(c0, c1, c2, c3, comb)
+    ex = (e0, e1, e2, e3)
+    std, sp, to, bd = _shape_flags(shapes, sets)
+    four = sets == 4
+    pairs = singles = distinct = opair = 0
+    if four:
+        pairs, singles, distinct, opair = _shape_counts(h)
+    lv = level(w)
+    lv_pair = level(w - 2 if w > 2 else 0)  # the sets' budget when two wilds pair
+    mask = minfo[0]
+    buda_on = four and (shapes & BUDA) != 0
+    hm0 = hm1 = hm2 = hhon = 0
+    buda_h = INF
+    if buda_on:
+        hm0, hm1, hm2, hhon = _held_masks(h)
+        buda_h = _buda_masks(hm0, hm1, hm2, hhon, tab[4])
+    trip = minfo[1] == 1
+    n3 = n2 = n1 = 0
+    if trip:
+        n3, n2, n1 = count_categories(h)
+    # seven pairs after dropping a kind held an even or an odd number of times
+    sp_even = _pairs_formula(pairs - 1, singles + 1)
+    sp_odd = _pairs_formula(pairs, singles - 1)
+    to_base = 14 - distinct - (1 if opair > 0 else 0)
+    to_once = to_base + 1  # an orphan held once
+    to_twice = 14 - distinct - (1 if opair > 1 else 0)  # an orphan held twice
+    pairs_open = four and minfo[2] == 0
+    # the flushes of each suit as it is (the discard's suit is worked out per discard)
+    fl0, hf0 = _flush_pair(c0, c3, 0, mask, lv, sets, w, comb, dist)
+    fl1, hf1 = _flush_pair(c1, c3, 1, mask, lv, sets, w, comb, dist)
+    fl2, hf2 = _flush_pair(c2, c3, 2, mask, lv, sets, w, comb, dist)
+    fls = (fl0, fl1, fl2)
+    hfs = (hf0, hf1, hf2)
+    m = held
+    while m != 0:
+        k = lowest_bit(m)
+        m &= m - 1
+        x = np.int64(h[k])
+        s = k // 9
+        pos = k - 9 * s
+        if s < 3:
+            ms = np.int64(suit_cls[idx[s] - _POW5[pos]])
+        else:
+            ms = np.int64(honor_cls[i3 - _POW5[pos]])
+        cls_k = np.int64(comb[ex[s], ms])  # the whole hand less the discard
+        o = out[k * N_TARGET : k * N_TARGET + N_TARGET]
+        v_sp = sp_even if x % 2 == 0 else sp_odd
+        # the plain distance over the shapes (engine.hand's _distance)
+        d = np.int64(dist[cls_k, lv, sets]) if std else INF
+        if sp and v_sp < d:
+            d = v_sp
+        if to:
+            v = to_base
+            if _ORPHAN[k]:
+                v = to_once if x == 1 else (to_twice if x == 2 else to_base)
+            if v < d:
+                d = v
+        buda_k = INF
+        if buda_on:
+            buda_k = _buda_without(hm0, hm1, hm2, hhon, x, k, buda_h, tab[4])
+        if bd and buda_k < d:
+            d = buda_k
+        o[T_PLAIN] = max(d - w, 0)
+        fl = INF
+        hf = INF
+        for t in range(3):
+            if t == s:
+                a, b = _flush_pair(ms, c3, t, mask, lv, sets, w, comb, dist)
+            elif s == 3:
+                a, b = _flush_pair(cs[t], ms, t, mask, lv, sets, w, comb, dist)
+            else:
+                a = fls[t]
+                b = hfs[t]
+            fl = min(fl, a)
+            hf = min(hf, b)
+        o[T_FLUSH] = fl
+        o[T_HALF] = hf
+        o[T_TRIPLETS] = INF
+        if trip:
+            a3, a2, a1 = _cat_add(n3, n2, n1, x, -1)
+            o[T_TRIPLETS] = max(triplets_closed(a3, a2, a1, sets) - w, 0)
+        o[T_PAIRS] = INF
+        if pairs_open and (shapes & SEVEN_PAIRS) != 0:
+            o[T_PAIRS] = max(v_sp - w, 0)
+        o[T_BUDA] = INF
+        if pairs_open and (shapes & BUDA) != 0:
+            o[T_BUDA] = max(buda_k - w, 0)
+        o[T_WILDPAIR] = INF
+        if wildgame:
+            o[T_WILDPAIR] = wild_pair_distance(np.int64(tab[5][cls_k, lv_pair, sets]), w)
 
 
 @kernel(inline="always")
@@ -540,14 +675,12 @@ def best_discard(
     hold = hold_weight(bot, tb)
     trips = held_triplets(h, unseen) if hold != 0.0 else 0
     # pass 1: the target distances after each discard; the ukeire of the closest
+    discard_target_dists(h, w, sets, shapes, tab, minfo, wildgame, held, dall)
     best_d = INF
     m = held
     while m != 0:
         k = lowest_bit(m)
         m &= m - 1
-        h[k] -= 1
-        target_dists(h, w, sets, shapes, tab, minfo, wildgame, dall[k * N_TARGET :])
-        h[k] += 1
         if dall[k * N_TARGET + T_PLAIN] < best_d:
             best_d = dall[k * N_TARGET + T_PLAIN]
     near = np.int64(0)

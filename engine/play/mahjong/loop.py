@@ -168,6 +168,7 @@ from engine.mahjong.layout import (
 )
 from engine.mahjong.params import (
     B_CHASE_MIN_LIVE,
+    B_CLAIM_MARGIN,
     B_KONG_SLACK,
     B_PASS_SELF,
     M_STAKE,
@@ -196,6 +197,7 @@ from engine.mahjong.strong import (
     N_FSC,
     N_OSUM,
     SS_KONG_FI,
+    SS_TARGETS,
     SSCR,
     best_discard,
     danger_bases,
@@ -238,19 +240,26 @@ turn (of ``gs[G_CUR]``, in phase ``gs[G_PHASE]``), or the deal is over."""
     G_CHASE,
     G_K,
     G_PHYS,
-) = range(15)
+    G_NEAR,
+) = range(16)
 """Slots of ``gs``, the play's scalars that the phases of :func:`play_deal` share: the seat
 in turn and its phase (AFTER_DRAW / AFTER_CLAIM); 1 if its tile came from a kong; 1 while
 nobody has claimed or konged; 1 if a claim came since the last discard (a run of equal
 discards breaks); the last physical tile drawn or won; the draws; the winner (-1), win type,
 discarder (-1) and winning logical kind (-1); this turn's 游金 forced wild discard (1) and
-金雀 chase discard (-1 none); the discard's logical kind (-1 a wild) and physical tile."""
+金雀 chase discard (-1 none); the discard's logical kind (-1 a wild) and physical tile; a
+lower bound of the distance of the seat's hand after its draw, or -1 (:func:`_self_draw`),
+which its discard keeps as its waiting distance (:func:`_waitd`)."""
 N_G = 16
+
+RUNS = 16
+"""Runs :func:`play_matches` splits its matches into (its parallel loop's items)."""
 
 SCR = Slots("mahjong loop scratch")
 """The int64 scratch of :func:`workspace`, block by block: the seat's unseen counts, its
 meld info and a hand copy (the bots' inputs); the wall pointers ``(head, tail, live)``;
-``far`` per seat (see :func:`_deal_wall`); the 补花 rounds' per-seat need; the claim
+``far`` per seat (see :func:`_deal_wall`); the distance of each seat's waiting hand
+(:func:`_waitd`) and its score (:func:`_wsc`); the 补花 rounds' per-seat need; the claim
 options of :func:`_claim_chow`; the bots' score scratch; the strong policy's scratch and
 its view of the table (``view`` in :func:`_strong_best`)."""
 SC_UNSEEN = SCR.block("unseen", N_KINDS)
@@ -258,6 +267,8 @@ SC_MINFO = SCR.block("minfo", N_MINFO)
 SC_HTMP = SCR.block("htmp", N_KINDS)
 SC_PTR = SCR.block("ptr", 3)
 SC_FAR = SCR.block("far", 4)
+SC_WAITD = SCR.block("wait_dist", 4)
+SC_WSC = SCR.block("wait_score", 4)
 SC_NEED = SCR.block("flower_need", 4)
 SC_COPT = SCR.block("chow_options", 6)
 SC_SCORE = SCR.block("score", SCRATCH)
@@ -285,6 +296,40 @@ def _ptr(scratch):
 def _far(scratch):
     """``far[s]``: seat ``s``'s concealed hand is known to be two or more from complete."""
     return scratch[SC_FAR : SC_FAR + 4]
+
+
+@kernel(inline="always")
+def _waitd(scratch):
+    """``waitd[s]``: a lower bound of the distance of seat ``s``'s concealed hand as it
+    waits between its turns (``3*sets+1`` tiles), or -1 while unknown. Worked out when
+    another seat's discard is checked for a win, or kept from the seat's own turn: a
+    discard leaves a hand at least as far as the hand it came from (``gs[G_NEAR]``);
+    kept until the seat's hand changes (a claim, a kong, its next discard). One real
+    tile takes at most one off a distance (a wild may take more: it can be a fifth
+    copy), so a seat waiting two or more tiles from complete cannot win on a discard or
+    on a drawn tile that is not a wild: those checks are skipped, and the hand after
+    such a draw is at least one less from complete than the bound.
+    """
+    return scratch[SC_WAITD : SC_WAITD + 4]
+
+
+@kernel(inline="always")
+def _wsc(scratch):
+    """``wsc[s]``: the efficiency or value score of seat ``s``'s waiting hand (``3*sets+1``
+    tiles, engine.mahjong.bots ``waiting_sc`` before the claim margin), or ``INF_KEY``
+    while unknown: the score its discard had when it chose it (``discard_scores`` of the
+    hand before the discard, the same number), kept for its claim checks until its hand
+    changes (a claim, a kong, its next discard).
+    """
+    return scratch[SC_WSC : SC_WSC + 4]
+
+
+@kernel(inline="always")
+def _waiting_score(ps, h, w, sets, sh, tab, bot, minfo, kept):
+    """``waiting_sc`` of the claim checks, from the score ``kept`` (:func:`_wsc`) when known."""
+    if kept == INF_KEY:
+        return waiting_sc(ps, h, w, sets, sh, tab, bot, minfo)
+    return kept - np.int64(bot[B_CLAIM_MARGIN]) if ps == P_VALUE else kept
 
 
 @kernel(inline="always")
@@ -319,6 +364,15 @@ def _next_kind(k):
     if k == 32:
         return 31
     return 33
+
+
+@kernel(inline="always")
+def _seat_after(s, j, players):
+    """Seat ``(s + j) % players`` for ``0 <= s < players`` and ``0 <= j <= players``, without
+    a division by the (run-time) number of players.
+    """
+    t = s + j
+    return t - players if t >= players else t
 
 
 @kernel(refcount=False, inline="always")  # small: inlined where called
@@ -447,7 +501,7 @@ def _deal_flowers(rules, ctx, wall, dead, ptr, role, dealer, players, hand, wslo
     while more:
         more = False
         for j in range(players):
-            s = (dealer + j) % players
+            s = _seat_after(dealer, j, players)
             n = need[s]
             need[s] = 0
             for _ in range(n):
@@ -612,7 +666,7 @@ def _strong_view(rules, ctx, seat, melds, nmeld, disc, ndisc, role, live, player
     """
     n = 0
     for j in range(1, players):
-        o = (seat + j) % players
+        o = _seat_after(seat, j, players)
         opp_summary(
             ctx[X_DEALER], ctx[X_WILD_DISCARDED + o], o, melds, nmeld, disc, ndisc, role, osums[n]
         )
@@ -674,7 +728,7 @@ def _strong_pong(
     """
     ev_pass = _strong_wait(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr)
     closer = bot[S_CLAIM_CLOSER]
-    d_now = _distance(htmp, w, sets, sh, tab) if closer > 0 else 0
+    d_now = sscr[SS_TARGETS + T_PLAIN]  # the hand's distance, as waiting_value found it
     m0 = minfo[0]
     m2 = minfo[2]
     m3 = minfo[3]
@@ -717,7 +771,7 @@ def _strong_chow(
     """
     ev_pass = _strong_wait(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr)
     closer = bot[S_CLAIM_CLOSER]
-    d_now = _distance(htmp, w, sets, sh, tab) if closer > 0 else 0
+    d_now = sscr[SS_TARGETS + T_PLAIN]  # the hand's distance, as waiting_value found it
     liable = bot[S_TONGBAO] * view[9]  # the third 吃 from this 上家 (统包)
     pos = k % 9
     m0 = minfo[0]
@@ -801,7 +855,7 @@ _OBSERVE_LATE = (observe_danger, observe_hand, observe_outcome)
 @kernel(refcount=False)
 def _discard_winner(
     rules, ctx, policies, bots, live, hand, wslot, melds, nmeld, cur, k, players, sets_full, tab,
-    wtype, visible, log,
+    wtype, visible, log, waitd,
 ):  # fmt: skip
     """The seat that wins on logical tile ``k`` given up by ``cur`` (discard or 补杠), or -1.
 
@@ -809,16 +863,21 @@ def _discard_winner(
     ``win_priority`` (福州 金雀) beats nearer seats. Seats under the pass lock and seats
     that discarded a wild under R_WILD_DISCARD_SELFDRAW cannot win; a value bot waiting
     for 金雀 passes a plain win (R_CHASE_MIN_LIVE, ``live`` tiles beyond the reserve).
-    ``hand`` is left unchanged.
+    ``hand`` is left unchanged. ``waitd`` the seats' waiting distances (:func:`_waitd`),
+    filled here where unknown: a seat two or more from complete is not checked.
     """
     best = -1
     best_prio = -1
     for j in range(1, players):
-        s = (cur + j) % players
+        s = _seat_after(cur, j, players)
         if ctx[X_LOCK + s] == 1 or ctx[X_WILD_DISCARDED + s] == 1:
             continue
         ws_ = wslot[s, 0] + wslot[s, 1]
         sets_s = sets_full - nmeld[s]
+        if waitd[s] < 0:
+            waitd[s] = _distance(hand[s], ws_, sets_s, rules[R_SHAPES], tab)
+        if waitd[s] >= 2:
+            continue
         hand[s, k] += 1
         ok = _complete(rules, hand, s, ws_, sets_s, tab)
         if ok:
@@ -889,7 +948,7 @@ def _opening(
     need = rules[R_INSTANT_WILDS]
     if need > 0:
         for j in range(players):
-            s = (d + j) % players
+            s = _seat_after(d, j, players)
             if wslot[s, 0] + wslot[s, 1] >= need:
                 ctx[X_WIN_TYPE] = WIN_INSTANT
                 ctx[X_OPENING_WIN] = 1
@@ -897,7 +956,7 @@ def _opening(
     if ctx[X_INDICATOR_POS] < 0 or ctx[X_WILD0] < 0:
         return -1
     for j in range(1, players):
-        s = (d + j) % players
+        s = _seat_after(d, j, players)
         ws_ = wslot[s, 0] + wslot[s, 1] + 1
         sets_s = sets_full - nmeld[s]
         if _complete(rules, hand, s, ws_, sets_s, tab):
@@ -973,6 +1032,7 @@ def play_deal(
         while True:
             gs[G_FORCE_WILD] = 0
             gs[G_CHASE] = -1
+            gs[G_NEAR] = -1
             if gs[G_PHASE] == AFTER_DRAW:
                 if _self_draw(rules, policies, bots, tab, ctx, ws, log) == END:
                     break
@@ -1028,8 +1088,12 @@ def _deal_wall(rules, ctx, ws, seed, match, deal, preset):
     # (set when an efficiency bot discards, whose scores are 4 x distance; cleared when
     # the hand changes otherwise): its next draw cannot complete it, so no check is made
     far = _far(scratch)
+    waitd = _waitd(scratch)
+    wsc = _wsc(scratch)
     for s in range(4):
         far[s] = 0
+        waitd[s] = -1
+        wsc[s] = INF_KEY
     n = rules[R_TILESET]
     i = 0
     for k in range(N_KINDS):
@@ -1150,7 +1214,7 @@ def _deal_hands(rules, ctx, ws, log):
     dealer = ctx[X_DEALER]
     size = 3 * rules[R_SETS] + 1
     for j in range(players):
-        s = (dealer + j) % players
+        s = _seat_after(dealer, j, players)
         take = size + (1 if s == dealer else 0)
         for _ in range(take):
             t = _pop(wall, dead, ptr, False)
@@ -1286,7 +1350,17 @@ def _self_draw(rules, policies, bots, tab, ctx, ws, log):
     if not declare and log.shape[0] > 1:
         _log_self_pass(rules, ctx, hand, cur, w_cur, sets_cur, melds, nmeld, tab, last_phys,
                        role, gs, log, np.int64(PASS_YOUJIN))  # fmt: skip
-    if declare and far[cur] == 0 and _complete(rules, hand, cur, w_cur, sets_cur, tab):
+    # a real tile drawn to a hand that waited two or more from complete cannot complete it
+    # (the bound one less carries on to the hand after the discard)
+    wd = _waitd(scratch)[cur]
+    d = np.int64(-1)
+    if declare and far[cur] == 0:
+        if wd >= 2 and last_phys >= 0 and role[last_phys] < N_KINDS:
+            gs[G_NEAR] = wd - 1
+        else:
+            d = _distance(hand[cur], w_cur, sets_cur, rules[R_SHAPES], tab)
+            gs[G_NEAR] = d
+    if d == 0:
         if _passes_for_jinque(
             bots[cur], pol, ptr[2] - ctx[X_RESERVE], hand[cur], w_cur, sets_cur, tab, visible,
             rules[R_PLAYERS],
@@ -1322,8 +1396,9 @@ def _choose_kong(rules, policies, bots, tab, ctx, ws, log):
     bs = states[ST_BOTS : ST_BOTS + 4]
     unseen, minfo, htmp, score, sscr, sview = _bot_scratch(scratch)
     ptr = _ptr(scratch)
-    _unseen(hand, cur, visible, unseen)
-    meld_info(melds, nmeld, cur, minfo)
+    if pol != 0:  # (the random policy reads neither)
+        _unseen(hand, cur, visible, unseen)
+        meld_info(melds, nmeld, cur, minfo)
     kong_scan = gs[G_FORCE_WILD] == 0 and ctx[X_YOUJIN + cur] == 0 and gs[G_CHASE] < 0
     live = ptr[2] - ctx[X_RESERVE]
     # the kinds a kong could be made of, as a bit set walked in kind order:
@@ -1395,6 +1470,7 @@ def _make_kong(rules, policies, bots, tab, ctx, ws, log, kk):
         robber = _discard_winner(
             rules, ctx, policies, bots, ptr[2] - ctx[X_RESERVE], hand, wslot, melds,
             nmeld, cur, kk, players, rules[R_SETS], tab, np.int64(WIN_ROB_KONG), visible, log,
+            _waitd(scratch),
         )  # fmt: skip
         if robber >= 0:
             hand[robber, kk] += 1
@@ -1405,6 +1481,8 @@ def _make_kong(rules, policies, bots, tab, ctx, ws, log, kk):
             _ev(log, ctx, E_KONG, cur, ktype, _phys_of(role, kk), 1)  # robbed
             return _win_now(gs, robber, WIN_ROB_KONG, kk)
     far[cur] = 0
+    _waitd(scratch)[cur] = -1
+    _wsc(scratch)[cur] = INF_KEY
     if ktype == M_ANKONG:
         hand[cur, kk] -= 4
         m = nmeld[cur]
@@ -1486,13 +1564,15 @@ def _choose_discard(rules, policies, bots, tab, ctx, ws, obs):
     unseen, minfo, htmp, score, sscr, sview = _bot_scratch(scratch)
     ptr = _ptr(scratch)
     far = _far(scratch)
-    if gs[G_PHASE] != AFTER_DRAW:
-        # (after a draw they were computed for the kong scan, and nothing changed since)
+    if gs[G_PHASE] != AFTER_DRAW and pol != 0:
+        # (after a draw they were computed for the kong scan, and nothing changed since;
+        # the random policy reads neither)
         _unseen(hand, cur, visible, unseen)
         meld_info(melds, nmeld, cur, minfo)
     for q in range(N_KINDS):
         htmp[q] = hand[cur, q]
     picked = -1
+    scored = False  # discard_scores filled ``score`` for this hand
     if obs.shape[0] > 1 and pol != 0 and not force_wild:
         _late_observe_danger(
             rules, ctx, cur, hand, wslot, melds, nmeld, disc, ndisc, visible, role,
@@ -1522,12 +1602,15 @@ def _choose_discard(rules, policies, bots, tab, ctx, ws, obs):
             rules[R_WILD_DISCARD] > 0, score,
         )  # fmt: skip
         picked = k
+        scored = pol != 0
         if youjin and pol != 0 and ctx[X_YOUJIN + cur] == 0:
             q = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, np.int64(1))
             if q >= 0:
                 k = q
     # the efficiency bot's own pick: score[k] is 4 x the distance after it
     far[cur] = 1 if pol == 1 and k >= 0 and k == picked and score[k] >= 8 else 0
+    # the score of the hand the discard leaves, for the seat's claim checks
+    _wsc(scratch)[cur] = score[k] if scored and k >= 0 else INF_KEY
     if obs.shape[0] > 1 and pol != 0 and k >= 0:
         _late_observe_hand(
             rules, ctx, cur, hand, wslot, melds, nmeld, unseen, k, ptr[2] - ctx[X_RESERVE],
@@ -1610,6 +1693,7 @@ def _make_discard(rules, ctx, ws, tab, log, k):
         ):
             ctx[X_YOUJIN + cur] = 1
             _ev(log, ctx, E_YOUJIN, cur, 1, 0, 0)
+    _waitd(scratch)[cur] = gs[G_NEAR] if gs[G_NEAR] >= 2 else -1
     disc[cur, ndisc[cur]] = phys
     ndisc[cur] += 1
     ctx[X_DISCARDS_TOTAL] += 1
@@ -1641,6 +1725,7 @@ def _claim_win(rules, policies, bots, tab, ctx, ws, log):
         winner = _discard_winner(
             rules, ctx, policies, bots, ptr[2] - ctx[X_RESERVE], hand, wslot, melds, nmeld,
             cur, k, players, rules[R_SETS], tab, np.int64(WIN_DISCARD), visible, log,
+            _waitd(scratch),
         )  # fmt: skip
         if winner >= 0:
             hand[winner, k] += 1
@@ -1666,14 +1751,14 @@ def _pong_choice(rules, policies, bots, tab, ctx, ws, s, k, kong_ok):
     bs = states[ST_BOTS : ST_BOTS + 4]
     unseen, minfo, htmp, score, sscr, sview = _bot_scratch(scratch)
     ptr = _ptr(scratch)
+    if ps == 0:
+        return rng.below(bs, 3 if kong_ok else 2)  # 0 pass, 1 pong, 2 kong
     _unseen(hand, s, visible, unseen)
     meld_info(melds, nmeld, s, minfo)
     for q in range(N_KINDS):
         htmp[q] = hand[s, q]
     do = 0
-    if ps == 0:
-        do = rng.below(bs, 3 if kong_ok else 2)  # 0 pass, 1 pong, 2 kong
-    elif ps == P_STRONG:
+    if ps == P_STRONG:
         _late_strong_view(
             rules, ctx, s, melds, nmeld, disc, ndisc, role, ptr[2] - ctx[X_RESERVE],
             rules[R_PLAYERS], osums, sview,
@@ -1692,7 +1777,9 @@ def _pong_choice(rules, policies, bots, tab, ctx, ws, s, k, kong_ok):
         if do == 0:
             # 碰 when the hand after it (and its discard) keys lower than now;
             # keys are score*1000 - ukeire, so the ukeire decides ties only
-            now_sc = waiting_sc(ps, htmp, ws_, sets_s, sh, tab, bots[s], minfo)
+            now_sc = _waiting_score(
+                ps, htmp, ws_, sets_s, sh, tab, bots[s], minfo, _wsc(scratch)[s]
+            )
             htmp[k] -= 2
             minfo[0] |= 1 << (k // 9 if k < 27 else 3)
             minfo[2] += 1
@@ -1725,7 +1812,7 @@ def _claim_pong(rules, policies, bots, tab, ctx, ws, log):
     ptr = _ptr(scratch)
     far = _far(scratch)
     for j in range(1, players):
-        s = (cur + j) % players
+        s = _seat_after(cur, j, players)
         if hand[s, k] < 2 or ctx[X_YOUJIN + s] > 0:
             continue
         kong_ok = hand[s, k] == 3 and ptr[2] > ctx[X_RESERVE] + rules[R_RESERVE_KONG]
@@ -1736,6 +1823,8 @@ def _claim_pong(rules, policies, bots, tab, ctx, ws, log):
         if do == 0:
             return GO
         far[s] = 0
+        _waitd(scratch)[s] = -1
+        _wsc(scratch)[s] = INF_KEY
         ndisc[cur] -= 1
         m = nmeld[s]
         melds[s, m, 0] = M_PONG if do == 1 else M_KONG
@@ -1769,7 +1858,7 @@ def _claim_chow(rules, policies, bots, tab, ctx, ws, log):
     cur = gs[G_CUR]
     k = gs[G_K]
     players = rules[R_PLAYERS]
-    s = (cur + 1) % players
+    s = _seat_after(cur, 1, players)
     if rules[R_CHOW] != 1 or k >= 27 or ctx[X_YOUJIN + s] != 0:
         return GO
     pos = k % 9
@@ -1786,10 +1875,11 @@ def _claim_chow(rules, policies, bots, tab, ctx, ws, log):
     unseen, minfo, htmp, score, sscr, sview = _bot_scratch(scratch)
     ptr = _ptr(scratch)
     far = _far(scratch)
-    _unseen(hand, s, visible, unseen)
-    meld_info(melds, nmeld, s, minfo)
-    for q in range(N_KINDS):
-        htmp[q] = hand[s, q]
+    if ps != 0:  # (the random policy reads none of them)
+        _unseen(hand, s, visible, unseen)
+        meld_info(melds, nmeld, s, minfo)
+        for q in range(N_KINDS):
+            htmp[q] = hand[s, q]
     best_opt = -1
     if ps == 0:
         r = rng.below(bs, n_opt + 1)
@@ -1812,7 +1902,7 @@ def _claim_chow(rules, policies, bots, tab, ctx, ws, log):
     else:
         best_opt = _late_choose_chow(
             ps, htmp, ws_, sets_s, rules[R_SHAPES], bots[s], tab, unseen, minfo, score,
-            scratch[SC_COPT : SC_COPT + 6], hand, s, k, nmeld[s], bs[:0],
+            scratch[SC_COPT : SC_COPT + 6], hand, s, k, nmeld[s], bs[:0], _wsc(scratch)[s],
         )  # fmt: skip
     _ev(log, ctx, E_OPTION, s, OPT_CHOW, k, 1 if best_opt >= 0 else 0)
     if best_opt < 0:
@@ -1823,6 +1913,8 @@ def _claim_chow(rules, policies, bots, tab, ctx, ws, log):
             hand[s, base + q] -= 1
             visible[base + q] += 1
     far[s] = 0
+    _waitd(scratch)[s] = -1
+    _wsc(scratch)[s] = INF_KEY
     ndisc[cur] -= 1
     m = nmeld[s]
     melds[s, m, 0] = M_CHOW
@@ -1863,7 +1955,7 @@ def _draw(rules, tab, ctx, ws, log):
     if rules[R_LAST_GROUP] > 0 and ptr[2] - ctx[X_RESERVE] <= rules[R_LAST_GROUP]:
         _late_last_group(rules, tab, ctx, ws, log)
         return END
-    cur = (gs[G_CUR] + 1) % rules[R_PLAYERS]
+    cur = _seat_after(gs[G_CUR], 1, rules[R_PLAYERS])
     gs[G_CUR] = cur
     t = _pop(wall, dead, ptr, False)
     ctx[X_SEAT_DRAWS + cur] += 1
@@ -1890,7 +1982,7 @@ def _last_group(rules, tab, ctx, ws, log):
     ctx[X_FIRST_TURN] = 0
     cur = gs[G_CUR]
     while ptr[2] > ctx[X_RESERVE]:
-        cur = (cur + 1) % players
+        cur = _seat_after(cur, 1, players)
         gs[G_CUR] = cur
         t = _pop(wall, dead, ptr, False)
         ctx[X_SEAT_DRAWS + cur] += 1
@@ -2026,7 +2118,7 @@ def _chow_apply(htmp, minfo, k, lo, m0, nm, sign):
 
 @kernel(refcount=False)
 def _choose_chow(
-    ps, htmp, w, sets, sh, bot, tab, unseen, minfo, score, copt, hand, s, k, nm, no_rng
+    ps, htmp, w, sets, sh, bot, tab, unseen, minfo, score, copt, hand, s, k, nm, no_rng, kept
 ):
     """The 吃 a bot of policy ``ps`` takes of the discard ``k`` (its low rank), or -1.
 
@@ -2035,11 +2127,12 @@ def _choose_chow(
     tie, which decides the same as comparing full keys.
     copt : int64 (6,) scratch: the options' low ranks and scores.
     no_rng : an empty uint64 array (keys need no random tie-break).
+    kept : the hand's score as its discard found it (``_wsc``), INF_KEY if not known.
     """
     pos = k % 9
     m0 = minfo[0]
     m1 = minfo[1]
-    now_sc = waiting_sc(ps, htmp, w, sets, sh, tab, bot, minfo)
+    now_sc = _waiting_score(ps, htmp, w, sets, sh, tab, bot, minfo, kept)
     n = 0
     best_sc = INF_KEY
     for lo in range(pos - 2, pos + 1):
@@ -2230,20 +2323,46 @@ def _play_match(
         an array of another first dimension to skip that.
     log, log_deal : the replay log (int32 (MAX_EVENTS, 5)) filled for deal ``log_deal``.
     """
+    _play_match_in(
+        rules, policies, bots, seed, match, n_deals, tab, rec_out, final_out, log, log_deal, obs,
+        _match_arrays(rules, policies, bots),
+    )  # fmt: skip
+
+
+@kernel(inline="always")
+def _match_arrays(rules, policies, bots):
+    """What a match plays in, reused from match to match (each deal clears what it uses):
+    ``(ctx, ws, ms, no_final, no_log, no_preset, pols, brows)``, the deal's context and
+    work arrays, the match's random stream, the empty final / log / preset arrays, and
+    the seats' policies and parameter rows as seated by dealer.
+    """
+    return (
+        np.zeros(N_CTX, np.int64),
+        workspace(rules[R_TILESET]),
+        np.empty(4, np.uint64),
+        np.zeros((1, 1), np.int16),
+        np.zeros((1, 5), np.int32),
+        np.zeros(0, np.int64),
+        policies.copy(),
+        bots.copy(),
+    )
+
+
+@kernel(inline="always")
+def _play_match_in(
+    rules, policies, bots, seed, match, n_deals, tab, rec_out, final_out, log, log_deal, obs, arrs
+):  # fmt: skip
+    """:func:`_play_match` in the arrays ``arrs`` of :func:`_match_arrays`."""
+    ctx, ws, ms, no_final, no_log, no_preset, pols, brows = arrs
     players = rules[R_PLAYERS]
-    ctx = np.zeros(N_CTX, np.int64)
-    ws = workspace(rules[R_TILESET])
-    ms = np.empty(4, np.uint64)
     rng.seed_state(ms, seed, match, np.int64(0), rng.MATCH)
     dealer = rng.below(ms, players)
     streak = 0
     wins = 0
-    no_final = np.zeros((1, 1), np.int16)
-    no_log = np.zeros((1, 5), np.int32)
-    no_preset = np.zeros(0, np.int64)
     by_dealer = rules[R_BY_DEALER] == 1
-    pols = policies.copy() if by_dealer else policies
-    brows = bots.copy() if by_dealer else bots
+    if not by_dealer:
+        pols[:] = policies
+        brows[:, :] = bots
     for d in range(n_deals):
         ctx[X_DEALER] = dealer
         ctx[X_STREAK] = streak
@@ -2261,7 +2380,7 @@ def _play_match(
             streak += 1
             wins += 1
         elif winner >= 0:
-            dealer = winner if rules[R_ROT_WIN] == 0 else (dealer + 1) % players
+            dealer = winner if rules[R_ROT_WIN] == 0 else _seat_after(dealer, 1, players)
             streak = 0
             wins = 0
         else:
@@ -2269,7 +2388,7 @@ def _play_match(
                 streak += 1
                 wins += rules[R_DRAW_ADDS_WINS]
             else:
-                dealer = (dealer + 1) % players
+                dealer = _seat_after(dealer, 1, players)
                 streak = 0
                 wins = 0
 
@@ -2304,13 +2423,18 @@ def play_matches(
     no_final = np.zeros((0, 1, 1), np.int16)
     no_log = np.zeros((1, 5), np.int32)
     no_obs = np.zeros((1, 1), np.int64)
-    for i in numba.prange(n_matches):
-        n = match_len if i < n_matches - 1 else n_last
-        lo = i * match_len
-        _play_match(
-            rules, policies, bots, seed, match_lo + i, n, tab, rec_out[lo : lo + n], no_final,
-            no_log, -1, no_obs,
-        )  # fmt: skip
+    # the matches in a few runs, each run's arrays made once (the serial twin, which the
+    # runs call from threads of their own, then allocates them RUNS times a call)
+    n_runs = min(n_matches, RUNS)
+    for r in numba.prange(n_runs):
+        arrs = _match_arrays(rules, policies, bots)
+        for i in range(r * n_matches // n_runs, (r + 1) * n_matches // n_runs):
+            n = match_len if i < n_matches - 1 else n_last
+            lo = i * match_len
+            _play_match_in(
+                rules, policies, bots, seed, match_lo + i, n, tab, rec_out[lo : lo + n],
+                no_final, no_log, -1, no_obs, arrs,
+            )  # fmt: skip
 
 
 @kernel
