@@ -358,9 +358,11 @@ def test_youjin_minnan_rules_on_shuffled_walls(rng):
 
 def test_jinque_beats_nearer_seats_on_a_discard():
     """RULEBOOK §3.3 rule 9: head bump, except that a 金雀 win beats nearer players."""
+    from engine.play.mahjong import hooks
     from engine.play.mahjong.loop import _discard_winner
 
     r = V.pack(V.resolve({}))
+    hooks.bind(int(r[L.R_VARIANT]), TAB)  # the loop binds them before a run; here by hand
     ctx = np.zeros(L.N_CTX, np.int64)
     hand = np.zeros((4, 34), np.int64)
     hand[1] = tiles.parse(WAIT_7P)  # a plain wait on 7p, nearer to the discarder
@@ -374,8 +376,9 @@ def test_jinque_beats_nearer_seats_on_a_discard():
     k = tiles.kind("7p")
     visible = np.zeros(34, np.int64)
     no_log = np.zeros((1, 5), np.int32)
+    waitd = np.full(4, -1, np.int64)  # the seats' waiting distances, not known yet
     args = (r, ctx, pols, bots, 30, hand, wslot, melds, nmeld, 0, k, 4, 5, TAB, L.WIN_DISCARD,
-            visible, no_log)  # fmt: skip
+            visible, no_log, waitd)  # fmt: skip
     assert _discard_winner(*args) == 2
     r2 = r.copy()
     r2[L.R_WIN_PRIORITY] = 0
