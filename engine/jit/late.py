@@ -312,7 +312,13 @@ class Bound:
         if kernels and not table.bind(kernels):
             # their call sites are not compiled yet: compile the entry (not run it) first;
             # binding a late kernel compiles it, which types the late calls it makes
-            self._disp.compile(tuple(numba.typeof(a) for a in args))
+            sig = tuple(numba.typeof(a) for a in args)
+            self._disp.compile(sig)
+            if not table.bind(kernels):
+                # the entry came from the cache but the record of its late call sites did
+                # not (removed since, e.g. by another process): type a fresh copy of it,
+                # which records them (slow, once)
+                numba.njit(cache=False)(self._disp.py_func).compile(sig)
             if not table.bind(kernels):
                 raise RuntimeError(f"{self._disp}: late kernels {kernels} did not bind")
         return self._disp(*args)

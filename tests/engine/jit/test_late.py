@@ -64,6 +64,63 @@ def test_a_late_callee_compiles_when_an_entry_needs_it_and_not_before():
     assert len(_never.signatures) == 1
 
 
+_SUB = """
+import sys
+
+import numpy as np
+from numba.core import types
+
+from engine.jit.late import LateTable, binding
+from engine.jit.njit import kernel
+
+T = LateTable("mjlab_test_late_sub", 1)
+
+
+@kernel
+def _inc(x):
+    return x + 1
+
+
+_late_inc = T.late(_inc, types.int64)
+
+
+@kernel
+def _entry(x):
+    return _late_inc(x)
+
+
+print(binding(_entry, T, lambda a: (_inc,))(np.int64(41)))
+"""
+
+
+def test_an_entry_loaded_without_the_record_of_its_late_calls_types_them_again(tmp_path):
+    """A later process loads the entry from the cache and reads the argument types of its
+    late call sites from their record beside it; where that record is gone (removed by
+    another process), the entry is typed again instead of failing to bind."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "latemod.py").write_text(_SUB, encoding="utf-8")
+    repo = Path(__file__).resolve().parents[3]
+    env = {**os.environ, "MJLAB_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": os.pathsep.join((str(repo), str(tmp_path)))}  # fmt: skip
+    env.pop("NUMBA_CACHE_DIR", None)
+
+    def run():
+        return subprocess.run([sys.executable, "-c", "import latemod"], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=600)  # fmt: skip
+
+    first = run()
+    assert first.returncode == 0 and first.stdout.split() == ["42"], first.stderr
+    (record,) = (tmp_path / "cache").rglob("latemod._inc.sig")
+    record.unlink()
+    again = run()
+    assert again.returncode == 0 and again.stdout.split() == ["42"], again.stderr
+    assert list((tmp_path / "cache").rglob("latemod._inc.sig"))  # recorded again
+
+
 RET_TABLE = LateTable("mjlab_test_late_ret", 1)
 
 
