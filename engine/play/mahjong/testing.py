@@ -47,7 +47,7 @@ def _observe(packed, pols, bots, seed, match_lo, n_matches, match_length, rec, o
 
 
 DRIVER = _drivers.LoopDriver(
-    "mahjong", lambda v: v.hooks is not None, _seat, (FINAL_ZONES, L.N_PHYS), L.MAX_EVENTS,
+    "mahjong", lambda v: v.family == "mahjong", _seat, (FINAL_ZONES, L.N_PHYS), L.MAX_EVENTS,
     L.EVENT_COLS, _play, _observe,
 )  # fmt: skip
 """The mahjong loop as the shared drivers (engine.play.drivers) call it: it plays the variants
