@@ -23,8 +23,9 @@ to compile, naming the hook), and every variant's kernel is compiled for them. A
 through an empty row raises RuntimeError instead of jumping to address 0.
 
 >>> from engine import variants
+>>> from engine.mahjong import params
 >>> sorted(KERNELS) == sorted(variants.get(n).kernel_id for n in variants.names()
-...                            if variants.get(n).family == "mahjong")
+...                            if variants.get(n).bot_layout is params)
 True
 """
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from engine.hand._tables import kernel_tables
 from engine.mahjong import layout as L
+from engine.mahjong import params as _params
 from engine.play import drivers as _drivers
 from engine.play.mahjong.loop import FINAL_ZONES, observe_matches, play_match
 from engine.play.mahjong.rescore import rescore_rows
@@ -47,7 +48,7 @@ def _observe(packed, pols, bots, seed, match_lo, n_matches, match_length, rec, o
 
 
 DRIVER = _drivers.LoopDriver(
-    "mahjong", lambda v: v.family == "mahjong", _seat, (FINAL_ZONES, L.N_PHYS), L.MAX_EVENTS,
+    "mahjong", lambda v: v.bot_layout is _params, _seat, (FINAL_ZONES, L.N_PHYS), L.MAX_EVENTS,
     L.EVENT_COLS, _play, _observe,
 )  # fmt: skip
 """The mahjong loop as the shared drivers (engine.play.drivers) call it: it plays the variants

@@ -8,8 +8,9 @@ the hooks' names (:data:`HOOKS`); the loop calls them through one
 more folder under ``engine/variants/``. Only the running variant's hooks are compiled.
 
 >>> from engine import variants
+>>> from engine.zipai import params
 >>> sorted(KERNELS) == sorted(variants.get(n).kernel_id for n in variants.names()
-...                            if variants.get(n).family == "zipai")
+...                            if variants.get(n).bot_layout is params)
 True
 """
 
