@@ -466,7 +466,7 @@ def test_refit_at_small_n_reproduces_the_committed_model():
     assert cells.sum() >= 10
     se = np.sqrt(p_old * (1 - p_old) / np.maximum(n, 1))
     assert (np.abs(p_new - p_old)[cells] <= 4.5 * se[cells] + 0.02).all()
-    vbase, v_huxi, v_red, loss = zfit._values(hand, rec, 3)
+    vbase, v_huxi, v_red, loss = zfit._values(hand, rec, 3, zfit.won_on_flip(V, rec))
     gains = rec[rec[:, L.C_WINNER] >= 0]
     g = gains[np.arange(len(gains)), L.C_DELTA + gains[:, L.C_WINNER]].astype(float)
     assert abs(vbase - model["v_base"]) <= 4.5 * g.std() / math.sqrt(g.size)
