@@ -1,7 +1,10 @@
 """The 字牌 game loop kernel (numba): deal, flips, claims, forced groups, wins, payments.
 
-One compiled loop plays 祁阳落地扫 (RULEBOOK §4); the rules arrive as the packed int64
-array ``rules`` (slots ``Z_*`` in :mod:`engine.zipai.layout`). :func:`play_matches` runs
+One compiled loop plays the 字牌 family's variants (祁阳落地扫, RULEBOOK §4); the rules
+arrive as the packed int64 array ``rules`` (slots ``Z_*`` in :mod:`engine.zipai.layout`),
+and the running variant's scoring, payments, record extras and the prices its bots read
+are its hooks, called through :mod:`engine.play.zipai.hooks` (this module imports no
+variant). :func:`play_matches` runs
 a batch of matches in parallel (``prange``), each match deal by deal because the dealer
 rotation connects them. The shuffle draws from the deal's WALL stream only and the bots
 from its BOTS stream only (engine.rng), so records do not depend on threads or chunks.
@@ -29,7 +32,8 @@ State arrays (all int64; seats 0..3, card kinds 0..19 and 20 = 王):
   (-1 none), 过张 flags, table cards hidden from the others;
 - ``pile (2, 21)``: dead cards, and cards every player has seen (dead or shown on a
   table);
-- ``ctx (N_K,)``: the deal's scalars (``K_*``).
+- ``ctx (N_K,)``: the deal's scalars (``K_*`` of :mod:`engine.zipai.layout`, which the
+  variant's ``record_deal`` hook reads).
 """
 
 from __future__ import annotations

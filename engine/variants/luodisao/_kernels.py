@@ -2,8 +2,10 @@
 
 The patterns are declared here, beside their detectors (:data:`PATTERNS`): each one's
 bit, the seed's 番 table (:data:`FAN_DEFAULTS`, from each pattern's ``value``) and the
-variant's slots of the packed rules (``Z_F``, ``Z_HONG_*``, inside the block the 字牌
-layout leaves to the variant) are derived from that declaration at import.
+packed factors (the 字牌 layout's ``Z_F`` block, one slot per pattern) follow that
+declaration; the variant's own slots (``Z_HONG_*``) are inside the block the layout
+leaves to it. The hooks at the end write the extra record columns (:data:`EXTRAS`) and
+give the bots the prices they read from these patterns.
 
 RULEBOOK §4.5-4.6, as implemented here (the variant docstring states the decisions):
 
