@@ -88,11 +88,15 @@ policies and bot rows by place from the dealer in every deal."""
     K_ERROR,
     K_NDISC,
     K_PASSER,
-) = range(22)
+    K_AIM_LO,
+    K_AIM_HI,
+) = range(24)
 """The deal's scalars (``ctx``, engine.play.zipai.loop): the stock pointer and size, turns,
 dealer, the 坐醒 seat (-1 none), seats, ..., the deal's counts of 倾, 啸, 臭啸, 跑, 冲明跑,
 死守 turns and passed claims (过张); ``K_PASSER`` is the seat that passed a 碰 of the card
-under claim (-1 none): its 过张 starts once the card is gone by."""
+under claim (-1 none): its 过张 starts once the card is gone by; ``K_AIM_LO`` and
+``K_AIM_HI`` the value bot's colour aims under the run's rules (the variant's
+``colour_aim`` hook, read once a deal: engine.zipai.bots.colour_weight)."""
 N_K = 24
 
 # ---- a win: how the winning card came, and the scoring output ------------------------------

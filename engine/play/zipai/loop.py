@@ -150,6 +150,8 @@ from engine.zipai.layout import (
     I_THUXI,
     I_TRED,
     K_ACTIVE,
+    K_AIM_HI,
+    K_AIM_LO,
     K_CHOU,
     K_DEALER,
     K_ERROR,
@@ -1485,6 +1487,7 @@ def _deal(rules, seed, match, deal, dealer, zx, deck, work, logging, log):
     tab[:] = 0
     pile[:] = 0
     ctx[:] = 0
+    ctx[K_AIM_LO], ctx[K_AIM_HI] = colour_aim(rules)
     sscr[SS_CKEY : SS_CKEY + N_CACHE] = -1
     ctx[K_SEATS] = seats
     ctx[K_ZX] = zx
@@ -1592,10 +1595,7 @@ def _discard_turn(rules, pols, bots, work, rec, final, log, obs, p):
         hx = _huxi_now(hand, ps, values, p)
         _fill_unseen(hand, pk, pile, p, scratch)
         unseen = scratch
-        red_w = 0
-        if pol == P_VALUE:  # colour_weight is 0 for the other policies
-            low_f, high_f = colour_aim(rules)
-            red_w = colour_weight(pol, _red_total(hand, ps, p), low_f, high_f)
+        red_w = colour_weight(pol, _red_total(hand, ps, p), ctx[K_AIM_LO], ctx[K_AIM_HI])
         k = choose_discard(
             pol, hand[p], unseen, values, hx, rules[Z_MIN_HUXI], red_w, bstate, kv
         )  # fmt: skip
