@@ -181,11 +181,19 @@ def _values(hand: np.ndarray, rec: np.ndarray, players: int, on_flip: np.ndarray
     return vbase, v_huxi, v_red, loss
 
 
-COLOURS = ("heihu", "yidianzhu", "honghu", "quanhong")
-"""The colour patterns, classes 1..4 of the strong model (0: none)."""
-METHODS = ("zimo", "wangdiao", "wangdiaowang", "wangchuang", "wangchuangwang", "wangzha",
-           "wangzhawang")  # fmt: skip
-"""The win-method patterns, classes 1..7 (0: another player's card)."""
+def _win_classes(v) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The variant's patterns of the strong model's colour classes 1.. and win methods 1..
+    (``Variant.bot_targets``: ``colour``, ``method``; class 0 is none / another player's
+    card), checked against the model's class counts.
+    """
+    targets = v.bot_targets or {}
+    colours, methods = tuple(targets.get("colour", ())), tuple(targets.get("method", ()))
+    if len(colours) != P.N_COL - 1 or len(methods) != P.N_METH - 1:
+        raise ValueError(
+            f"{v.name}: bot_targets must name {P.N_COL - 1} colour and {P.N_METH - 1} method "
+            f"patterns, got {len(colours)} and {len(methods)}"
+        )
+    return colours, methods
 
 
 def _classes(bits: np.ndarray, names: tuple[str, ...], patterns) -> np.ndarray:
@@ -210,14 +218,15 @@ def _composition(v, resolved, hand: np.ndarray, rec: np.ndarray, players: int,
     and ``fit_rules``.
     """
     pats = v.patterns
+    colours, methods = _win_classes(v)
     won = rec[:, abi.C_WINNER] >= 0
     bits = rec[won, abi.C_PAT_LO].astype(np.int64)
-    col_all = _shares(_classes(bits, COLOURS, pats), P.N_COL)
-    meth = _classes(bits, METHODS, pats)
+    col_all = _shares(_classes(bits, colours, pats), P.N_COL)
+    meth = _classes(bits, methods, pats)
     paid = (rec[won, abi.C_WIN_TYPE] == abi.WIN_SELF_DRAW) | on_flip[won]
     q_method = np.concatenate([_shares(meth, P.N_METH), _shares(meth[paid], P.N_METH)])
     w = hand[hand[:, O.H_WON] == 1]
-    c = _classes(w[:, O.H_FBITS].astype(np.int64), COLOURS, pats)
+    c = _classes(w[:, O.H_FBITS].astype(np.int64), colours, pats)
     r = np.clip(w[:, O.H_RED], 0, P.N_RED - 1)
     n = np.zeros((P.N_RED, P.N_COL))
     np.add.at(n, (r, c), 1.0)

@@ -700,10 +700,16 @@ def colour_aim(rules):
     return max(rules[Z_F + P_HEIHU], rules[Z_F + P_YIDIANZHU]), rules[Z_F + P_HONGHU]
 
 
-COLOUR_BITS = np.array([-1, P_HEIHU, P_YIDIANZHU, P_HONGHU, P_QUANHONG], np.int64)
-"""The pattern of each colour class of the strong model (engine.zipai.params.N_COL; -1 none)."""
-METHOD_BITS = np.array([-1, *_METHOD_BITS], np.int64)
-"""The pattern of each win method of the strong model (N_METH; -1: another player's card)."""
+COLOUR_PATTERNS = ("heihu", "yidianzhu", "honghu", "quanhong")
+"""The patterns of the strong model's colour classes 1..4 (engine.zipai.params.N_COL; 0:
+none), in class order (``Variant.bot_targets["colour"]``, which the fit reads)."""
+METHOD_PATTERNS = ("zimo", "wangdiao", "wangdiaowang", "wangchuang", "wangchuangwang", "wangzha",
+                   "wangzhawang")  # fmt: skip
+"""The patterns of its win methods 1..7 (N_METH; 0: another player's card; ``"method"``)."""
+COLOUR_BITS = np.array([-1, *(BIT[n] for n in COLOUR_PATTERNS)], np.int64)
+"""The pattern bit of each colour class (-1: none)."""
+METHOD_BITS = np.array([-1, *(BIT[n] for n in METHOD_PATTERNS)], np.int64)
+"""The pattern bit of each win method (-1: another player's card)."""
 
 
 @kernel(refcount=False)

@@ -482,6 +482,23 @@ def test_refit_at_small_n_reproduces_the_committed_model():
     assert pred[lab == 1].mean() > 4 * pred[lab == 0].mean()
 
 
+def test_the_fit_and_the_pricing_read_one_declaration_of_the_win_classes():
+    """The fit counts the wins of each colour class and win method by the patterns the
+    variant declares for them (``bot_targets``), the pricing hook reads the same classes'
+    factors (engine.zipai.strong.derive_values): both come from one pair of tuples, and a
+    declaration that does not match the model's classes is refused with its counts."""
+    import dataclasses
+
+    colours, methods = zfit._win_classes(V)
+    assert (colours, methods) == (LK.COLOUR_PATTERNS, LK.METHOD_PATTERNS)
+    assert LK.COLOUR_BITS.tolist() == [-1] + [LK.BIT[n] for n in colours]
+    assert LK.METHOD_BITS.tolist() == [-1] + [LK.BIT[n] for n in methods]
+    assert len(LK.COLOUR_BITS) == P.N_COL and len(LK.METHOD_BITS) == P.N_METH
+    short = dataclasses.replace(V, bot_targets={"colour": colours[:3], "method": methods})
+    with pytest.raises(ValueError, match="name 4 colour and 7 method patterns, got 3 and 7"):
+        zfit._win_classes(short)
+
+
 def test_committed_file_holds_the_commands_that_made_it():
     data = load_params(BOTDATA / "luodisao" / "strong.json", V, "strong")
     assert data["fit"]["command"].startswith("mjlab fit luodisao --deals")
