@@ -86,6 +86,17 @@ def _planted(tmp_path, module: str, line: str):
         ("engine.jit.late", "from engine import tiles", "engine.tiles"),
         ("engine.mahjong.layout", "from engine.zipai import cards", "engine.zipai.cards"),
         ("analysis.stats", "from mjlab import cli", "mjlab.cli"),
+        # play reaches a variant only through its family's hook table (issue 43.4)
+        (
+            "engine.play.zipai.loop",
+            "from engine.variants.luodisao._kernels import Z_F",
+            "engine.variants.luodisao._kernels",
+        ),
+        (
+            "engine.play.mahjong.fit",
+            "from engine.variants.tuidaohu import VARIANT",
+            "engine.variants.tuidaohu",
+        ),
     ],
 )
 def test_a_backward_import_breaks_the_contract(tmp_path, module, line, named):
@@ -93,6 +104,34 @@ def test_a_backward_import_breaks_the_contract(tmp_path, module, line, named):
     proc = _planted(tmp_path, module, line)
     assert proc.returncode != 0, proc.stdout
     assert module in proc.stdout and named in proc.stdout
+
+
+def _graph():
+    grimp = pytest.importorskip("grimp")  # import-linter's graph builder
+    sys.path.insert(0, str(ROOT))
+    try:
+        return grimp.build_graph("mjlab", "engine", "analysis", include_external_packages=False)
+    finally:
+        sys.path.remove(str(ROOT))
+
+
+def test_importing_a_variant_package_reaches_its_folder():
+    """The contract that keeps play from importing a variant forbids the modules inside the
+    variants' folders (``engine.variants.*.*``); importing a variant's package is caught
+    because each package imports its own kernels: every registered variant's does. And no
+    play module imports a module of a variant's folder."""
+    from engine import variants
+
+    graph = _graph()
+    for name in variants.names():
+        pkg = f"engine.variants.{name}"
+        own = {m for m in graph.find_modules_directly_imported_by(pkg) if m.startswith(pkg + ".")}
+        assert own, f"{pkg} imports nothing of its folder"
+    inside = {m for m in graph.modules if m.count(".") >= 3 and m.startswith("engine.variants.")}
+    assert "engine.variants.luodisao._kernels" in inside
+    play = {m for m in graph.modules if m.startswith("engine.play.")}
+    for m in sorted(play):
+        assert not graph.find_modules_directly_imported_by(m) & inside, m
 
 
 def _cycles(graph) -> list[list[str]]:
@@ -139,13 +178,7 @@ def _cycles(graph) -> list[list[str]]:
 
 
 def test_no_import_cycle():
-    grimp = pytest.importorskip("grimp")  # import-linter's graph builder
-    sys.path.insert(0, str(ROOT))
-    try:
-        graph = grimp.build_graph("mjlab", "engine", "analysis", include_external_packages=False)
-    finally:
-        sys.path.remove(str(ROOT))
-    assert _cycles(graph) == []
+    assert _cycles(_graph()) == []
 
 
 def test_the_cycle_finder_finds_a_planted_cycle():

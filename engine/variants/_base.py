@@ -268,7 +268,9 @@ class Variant:
     it for each)."""
     bot_targets: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
     """The patterns that make each hand target of the strong policy (``flush``, ``half``,
-    ``triplets``, ``pairs``, ``wild_pair``), for fitting what each is worth."""
+    ``triplets``, ``pairs``, ``wild_pair``), for fitting what each is worth; for a 字牌
+    variant the patterns of the strong model's win classes, in class order (``colour``,
+    ``method``: engine.play.zipai.fit)."""
     payout_pattern: Mapping[str, str] = field(default_factory=dict, compare=False)
     """The pattern each pattern-value payout option pays for (``pay_qingyise`` ->
     ``qingyise``): such an option can move no payment in a sample without its pattern,

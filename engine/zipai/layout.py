@@ -51,12 +51,53 @@ Z_VARIANT = RULES.block("variant")
 """The variant's kernel id: the loop calls its hooks by it (engine.play.zipai.hooks)."""
 Z_VALUES = RULES.block("values", 20, at=16)
 """16..35: the 胡息 table, ``values[code, size]`` row-major (engine.zipai.huxi codes)."""
-Z_VAR = RULES.block("var", 23, at=40)
-"""40..62: the variant's own slots (its 番 table and colour bounds:
-:mod:`engine.variants.luodisao._kernels` lays them out with ``RULES.sub("var")``)."""
+N_FAN = 13
+"""The 番 factors the packed rules hold (:data:`Z_F`): one per pattern of the variant."""
+Z_F = RULES.block("fan", N_FAN, at=40)
+"""40..52: the 番 factor of each of the variant's patterns, in its pattern bit order (the
+variant packs them; the strong policy's fit records them, engine.zipai.params
+``strong.fit_rules``, and prices its wins from them)."""
+Z_VAR = RULES.block("var", 10)
+"""53..62: the variant's own slots (e.g. 落地扫's colour bounds: its kernel module lays
+them out with ``RULES.sub("var")``)."""
 Z_BY_DEALER = RULES.block("by_dealer", at=Z_N - 1)
 """Run setting (engine.runs.run), as ``R_BY_DEALER`` of engine.mahjong.layout: 1 reads the
 policies and bot rows by place from the dealer in every deal."""
+
+# ---- the deal's scalars ``ctx`` (the loop keeps them; the variant's record hook reads them) --
+(
+    K_PTR,
+    K_NCARDS,
+    K_TURNS,
+    K_DEALER,
+    K_ZX,
+    K_SEATS,
+    K_FIRST,
+    K_NEV,
+    K_LOG,
+    K_LAST_DEALT,
+    K_WINNER,
+    K_QING,
+    K_XIAO,
+    K_CHOU,
+    K_PAO,
+    K_MINGPAO,
+    K_SISHOU,
+    K_GUO,
+    K_ACTIVE,
+    K_ERROR,
+    K_NDISC,
+    K_PASSER,
+    K_AIM_LO,
+    K_AIM_HI,
+) = range(24)
+"""The deal's scalars (``ctx``, engine.play.zipai.loop): the stock pointer and size, turns,
+dealer, the 坐醒 seat (-1 none), seats, ..., the deal's counts of 倾, 啸, 臭啸, 跑, 冲明跑,
+死守 turns and passed claims (过张); ``K_PASSER`` is the seat that passed a 碰 of the card
+under claim (-1 none): its 过张 starts once the card is gone by; ``K_AIM_LO`` and
+``K_AIM_HI`` the value bot's colour aims under the run's rules (the variant's
+``colour_aim`` hook, read once a deal: engine.zipai.bots.colour_weight)."""
+N_K = 24
 
 # ---- a win: how the winning card came, and the scoring output ------------------------------
 HOW_TIANHU = 0

@@ -11,6 +11,7 @@ way.
 from __future__ import annotations
 
 from engine._slots import Slots
+from engine.zipai.layout import N_FAN
 
 STRONG_VERSION = 2
 """Version of the strong policy's parameter layout and meaning; a file made for another
@@ -79,8 +80,6 @@ N_COL = 5
 """Colour classes of a win: none, 黑胡, 一点朱, 红胡, 全红."""
 N_METH = 8
 """Win methods: another player's card, 自摸, 王钓, 王钓王, 王闯, 王闯王, 王炸, 王炸王."""
-N_FAN = 13
-"""The 番 factors the packed rules hold (the variant's patterns, in bit order)."""
 M_QCOL = LAYOUT.block("strong.q_colour", N_RED * N_COL)
 """P(a win's colour class | the red cards its winner held at the position): [red, c]."""
 M_QCOL_ALL = LAYOUT.block("strong.q_colour_all", N_COL)

@@ -13,8 +13,8 @@ weights in its parameter row (:mod:`engine.zipai.params`):
   (``strong.v_base``), times a fitted factor of the certain 胡息 (囤) and one of the red
   cards held (``strong.v_red``: 黑胡, 一点朱, 红胡, 全红 as they come out of real play),
   the latter raised to the tuned ``strong.colour``; each re-priced from the rules they
-  were fitted under to the run's (the ``derived.*`` factors the game loop fills from
-  the packed rules: the 番 factors and how they combine, 囤 per 醒, 双醒, the 醒
+  were fitted under to the run's (the ``derived.*`` factors :func:`derive_values` fills
+  once a match from the packed rules: the 番 factors and how they combine, 囤 per 醒, 双醒, the 醒
   procedure and the players who pay, through the fitted composition of the wins).
 - **Danger.** 放炮玩家包赔: a discard won on costs its discarder the win's value for
   every other player. For each opponent and card kind, a logistic model of the chance
@@ -49,20 +49,31 @@ from engine import rng
 from engine.jit.njit import kernel
 from engine.zipai.bots import W_HUXI, distance, keep_values
 from engine.zipai.huxi import N_TEMPLATES, RED, TEMPLATES
+from engine.zipai.layout import Z_F, Z_FAN_ADD, Z_SHUANGXING, Z_TUN_PER_XING, Z_XING
 from engine.zipai.params import (
     D_RALL,
     D_RHX,
     D_RLOSS,
     D_RRED,
     M_DANGER,
+    M_FIT_RULES,
     M_LOSS,
     M_POUT,
     M_PWIN,
+    M_QCOL,
+    M_QCOL_ALL,
+    M_QMETH,
+    M_TUN,
+    M_TUN_ALL,
     M_VBASE,
     M_VHX,
     M_VRED,
+    N_COL,
     N_D,
+    N_FAN,
     N_HS,
+    N_HX,
+    N_METH,
     N_RED,
     N_T,
     S_ALPHA,
@@ -311,3 +322,128 @@ def best_discard(
             if bstate.shape[0] > 0 and rng.below(bstate, n_best) == 0:
                 choice = k
     return choice, best
+
+
+# ---- the win values priced under the run's rules (the game loop, once a match) --------------
+@kernel(inline="always")
+def _factor(rules, row, run, bit):
+    """番 factor of pattern ``bit`` (-1: 1) under the run's rules or the fit's (``row``)."""
+    if bit < 0:
+        return 1.0
+    if run:
+        return float(rules[Z_F + bit])
+    return row[M_FIT_RULES + bit]
+
+
+@kernel(inline="always")
+def _combine(a, b, add):
+    """Two 番 factors multiplied, or added (those above 1, at least 1: ``fan_combine``)."""
+    if add:
+        s = (a if a > 1.0 else 0.0) + (b if b > 1.0 else 0.0)
+        return s if s > 1.0 else 1.0
+    return a * b
+
+
+@kernel(refcount=False)
+def _fan_mix(rules, row, run, qc, qm, only_other, colour_bits, method_bits):
+    """Mean 番 of colour classes ``row[qc:qc + N_COL]`` and win methods ``row[qm:...]``
+    (``only_other``: another player's card only) under the run's rules or the fit's; the
+    classes' patterns are ``colour_bits`` and ``method_bits`` (:func:`derive_values`).
+    """
+    add = rules[Z_FAN_ADD] == 1 if run else row[M_FIT_RULES + N_FAN + 2] > 0.5
+    m_hi = 1 if only_other else N_METH
+    out = 0.0
+    for c in range(N_COL):
+        fc = _factor(rules, row, run, colour_bits[c])
+        for m in range(m_hi):
+            w = row[qc + c] * (1.0 if only_other else row[qm + m])
+            if w > 0.0:
+                out += w * _combine(fc, _factor(rules, row, run, method_bits[m]), add)
+    return out
+
+
+@kernel(inline="always")
+def _tun(rules, row, run, t):
+    """Mean 囤 of wins whose 胡息 and 醒 means are ``row[t:t + 3]`` (M_TUN), under the run's
+    rules or the fit's: 胡息 + 囤 per 醒 x 醒 (x 2 under 双醒), the 醒 of the fit's procedure
+    when the run's is the same, else of a kind turned up at random.
+    """
+    fr = M_FIT_RULES + N_FAN
+    if run:
+        per = rules[Z_TUN_PER_XING] * (2 if rules[Z_SHUANGXING] == 1 else 1)
+        same = rules[Z_XING] == int(row[fr + 4])
+        x = row[t + 1] if same or rules[Z_XING] == 0 else row[t + 2]
+    else:
+        per = row[fr] * (2.0 if row[fr + 1] > 0.5 else 1.0)
+        x = row[t + 1]
+    return row[t] + per * x
+
+
+@kernel(inline="always")
+def _ratio_less_one(num, den):
+    return num / den - 1.0 if den > 0.0 and num > 0.0 else 0.0
+
+
+@kernel(refcount=False)
+def derive_values(rules, row, active, colour_bits, method_bits):
+    """Fill the derived blocks (``derived.*``, each a factor less one) of one strong row:
+    its fitted win values re-priced from the rules they were fitted under
+    (``strong.fit_rules``) to the run's (the 番 factors and how they combine, 囤 per 醒,
+    双醒, the 醒 procedure, the ``active - 1`` players who pay). A row without fitted
+    values (another policy's) keeps them 0: the fit's prices.
+
+    The variant names its patterns of the model's classes: ``colour_bits`` (N_COL) the
+    pattern bit of each colour class, ``method_bits`` (N_METH) of each win method (-1: a
+    class without a pattern, factor 1); its ``derive_values`` hook calls this with them
+    (engine.play.zipai.hooks).
+    """
+    for i in range(N_HX):
+        row[D_RHX + i] = 0.0
+    for i in range(N_RED):
+        row[D_RRED + i] = 0.0
+    row[D_RALL] = 0.0
+    row[D_RLOSS] = 0.0
+    row[D_RLOSS + 1] = 0.0
+    payers = row[M_FIT_RULES + N_FAN + 3]
+    if payers <= 0.0:
+        return
+    for i in range(N_HX):
+        t = M_TUN + 3 * i
+        row[D_RHX + i] = _ratio_less_one(_tun(rules, row, True, t), _tun(rules, row, False, t))
+    for r in range(N_RED):
+        q = M_QCOL + r * N_COL
+        row[D_RRED + r] = _ratio_less_one(
+            _fan_mix(
+                rules,
+                row,
+                np.bool_(True),
+                q,
+                np.int64(M_QMETH),
+                np.bool_(False),
+                colour_bits,
+                method_bits,
+            ),
+            _fan_mix(
+                rules,
+                row,
+                np.bool_(False),
+                q,
+                np.int64(M_QMETH),
+                np.bool_(False),
+                colour_bits,
+                method_bits,
+            ),
+        )
+    r_all = (active - 1) / payers
+    row[D_RALL] = r_all - 1.0
+    tun = _tun(rules, row, True, M_TUN_ALL) / max(_tun(rules, row, False, M_TUN_ALL), 1e-9)
+    t_, f_ = np.bool_(True), np.bool_(False)
+    q_all, meth, paid_meth = np.int64(M_QCOL_ALL), np.int64(M_QMETH), np.int64(M_QMETH + N_METH)
+    feed = _fan_mix(rules, row, t_, q_all, meth, t_, colour_bits, method_bits) / max(
+        _fan_mix(rules, row, f_, q_all, meth, t_, colour_bits, method_bits), 1e-9
+    )
+    paid = _fan_mix(rules, row, t_, q_all, paid_meth, f_, colour_bits, method_bits) / max(
+        _fan_mix(rules, row, f_, q_all, paid_meth, f_, colour_bits, method_bits), 1e-9
+    )
+    row[D_RLOSS] = r_all * feed * tun - 1.0
+    row[D_RLOSS + 1] = paid * tun - 1.0

@@ -76,9 +76,11 @@ def test_the_record_row_is_the_fixed_columns_then_the_extras():
 
 def test_the_per_pattern_blocks_follow_the_declared_patterns():
     """The 落地扫 番 factors and the 福州 special values hold one slot per declared
-    pattern, and the block after each starts right after its last slot."""
-    assert _luodisao.VAR.blocks["fan"][1] == _luodisao.N_PATTERNS == len(get("luodisao").patterns)
-    assert _luodisao.Z_HONG_LO == _luodisao.Z_F + _luodisao.N_PATTERNS
+    pattern, and the block after each starts right after its last slot (the 番 block is
+    the 字牌 layout's, the variant's own slots follow it)."""
+    assert Z.RULES.blocks["fan"][1] == Z.N_FAN == len(get("luodisao").patterns)
+    assert _luodisao.Z_F == Z.Z_F and _luodisao.N_PATTERNS == Z.N_FAN
+    assert _luodisao.Z_HONG_LO == _luodisao.Z_F + _luodisao.N_PATTERNS == Z.Z_VAR
     assert _fuzhou.VAR.blocks["special"][1] == _fuzhou.N_PATTERNS == len(get("fuzhou").patterns)
     assert _fuzhou.F_YOU_MULT == _fuzhou.F_SPECIAL + _fuzhou.N_PATTERNS
 

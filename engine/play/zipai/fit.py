@@ -40,7 +40,6 @@ import numpy as np
 from engine import abi
 from engine.play import drivers as _drivers
 from engine.play.zipai import observe as O
-from engine.variants.luodisao._kernels import X_ON_FLIP
 from engine.zipai import layout as Z
 from engine.zipai import params as P
 from engine.zipai.strong import MAX_FI
@@ -141,8 +140,22 @@ def _factor(idx: np.ndarray, gain: np.ndarray, size: int, vbase: float) -> np.nd
     return (s / max(vbase, 1e-9) + SHRINK) / (n + SHRINK)
 
 
-def _values(hand: np.ndarray, rec: np.ndarray, players: int):
-    """``(v_base, v_huxi, v_red, loss)`` (module docstring)."""
+ON_FLIP = "win_on_flip"
+"""The extra column in which a 字牌 variant records a win on a card another player turned
+up (1): every other player pays it, so its 'discarder' (the flipper) did not feed it."""
+
+
+def won_on_flip(v, rec: np.ndarray) -> np.ndarray:
+    """Whether each record's win came on a card another player turned up (:data:`ON_FLIP`,
+    an extra of the variant ``v``).
+    """
+    return rec[:, abi.C_EXTRA + v.extra_columns.index(ON_FLIP)] == 1
+
+
+def _values(hand: np.ndarray, rec: np.ndarray, players: int, on_flip: np.ndarray):
+    """``(v_base, v_huxi, v_red, loss)`` (module docstring); ``on_flip``: :func:`won_on_flip`
+    of the records.
+    """
     winner = rec[:, abi.C_WINNER]
     won = winner >= 0
     rows = np.arange(len(rec))
@@ -155,7 +168,6 @@ def _values(hand: np.ndarray, rec: np.ndarray, players: int):
     g = w[:, O.H_GAIN].astype(np.float64)
     v_huxi = _factor(hb, g, P.N_HX, vbase)
     v_red = _factor(w[:, O.H_RED], g, P.N_RED, vbase)
-    on_flip = rec[:, abi.C_EXTRA + X_ON_FLIP] == 1
     disc = rec[:, abi.C_DISCARDER]
     fed = won & (rec[:, abi.C_WIN_TYPE] == abi.WIN_DISCARD) & ~on_flip & (disc >= 0)
     feed = -delta[rows, np.maximum(disc, 0)][fed]
@@ -169,11 +181,19 @@ def _values(hand: np.ndarray, rec: np.ndarray, players: int):
     return vbase, v_huxi, v_red, loss
 
 
-COLOURS = ("heihu", "yidianzhu", "honghu", "quanhong")
-"""The colour patterns, classes 1..4 of the strong model (0: none)."""
-METHODS = ("zimo", "wangdiao", "wangdiaowang", "wangchuang", "wangchuangwang", "wangzha",
-           "wangzhawang")  # fmt: skip
-"""The win-method patterns, classes 1..7 (0: another player's card)."""
+def _win_classes(v) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The variant's patterns of the strong model's colour classes 1.. and win methods 1..
+    (``Variant.bot_targets``: ``colour``, ``method``; class 0 is none / another player's
+    card), checked against the model's class counts.
+    """
+    targets = v.bot_targets or {}
+    colours, methods = tuple(targets.get("colour", ())), tuple(targets.get("method", ()))
+    if len(colours) != P.N_COL - 1 or len(methods) != P.N_METH - 1:
+        raise ValueError(
+            f"{v.name}: bot_targets must name {P.N_COL - 1} colour and {P.N_METH - 1} method "
+            f"patterns, got {len(colours)} and {len(methods)}"
+        )
+    return colours, methods
 
 
 def _classes(bits: np.ndarray, names: tuple[str, ...], patterns) -> np.ndarray:
@@ -191,24 +211,22 @@ def _shares(idx: np.ndarray, size: int) -> np.ndarray:
     return n / n.sum()
 
 
-def _composition(v, resolved, hand: np.ndarray, rec: np.ndarray, players: int) -> dict:
+def _composition(v, resolved, hand: np.ndarray, rec: np.ndarray, players: int,
+                 on_flip: np.ndarray) -> dict:  # fmt: skip
     """What the wins were made of, and the rules they were priced under (module docstring):
     the model blocks ``q_colour``, ``q_colour_all``, ``q_method``, ``tun``, ``tun_all``
     and ``fit_rules``.
     """
-    from engine.variants.luodisao._kernels import Z_F
-
     pats = v.patterns
+    colours, methods = _win_classes(v)
     won = rec[:, abi.C_WINNER] >= 0
     bits = rec[won, abi.C_PAT_LO].astype(np.int64)
-    col_all = _shares(_classes(bits, COLOURS, pats), P.N_COL)
-    meth = _classes(bits, METHODS, pats)
-    paid = (rec[won, abi.C_WIN_TYPE] == abi.WIN_SELF_DRAW) | (
-        rec[won, abi.C_EXTRA + X_ON_FLIP] == 1
-    )
+    col_all = _shares(_classes(bits, colours, pats), P.N_COL)
+    meth = _classes(bits, methods, pats)
+    paid = (rec[won, abi.C_WIN_TYPE] == abi.WIN_SELF_DRAW) | on_flip[won]
     q_method = np.concatenate([_shares(meth, P.N_METH), _shares(meth[paid], P.N_METH)])
     w = hand[hand[:, O.H_WON] == 1]
-    c = _classes(w[:, O.H_FBITS].astype(np.int64), COLOURS, pats)
+    c = _classes(w[:, O.H_FBITS].astype(np.int64), colours, pats)
     r = np.clip(w[:, O.H_RED], 0, P.N_RED - 1)
     n = np.zeros((P.N_RED, P.N_COL))
     np.add.at(n, (r, c), 1.0)
@@ -224,7 +242,7 @@ def _composition(v, resolved, hand: np.ndarray, rec: np.ndarray, players: int) -
         tun[b] = (sel.sum(axis=0) + SHRINK * tun_all) / (len(sel) + SHRINK)
     packed = v.pack(resolved)
     active = players - (1 if resolved.get("zuoxing") else 0)
-    fit_rules = [float(x) for x in packed[Z_F : Z_F + P.N_FAN]] + [
+    fit_rules = [float(x) for x in packed[Z.Z_F : Z.Z_F + P.N_FAN]] + [
         float(packed[Z.Z_TUN_PER_XING]),
         float(packed[Z.Z_SHUANGXING]),
         float(packed[Z.Z_FAN_ADD]),
@@ -259,7 +277,8 @@ def fit_zipai(v, resolved, deals, seed, policy, threads=2, progress=False) -> di
     min_huxi = int(v.pack(resolved)[Z.Z_MIN_HUXI])
     p_win = _win_table(hand, min_huxi)
     p_out = _out_table(hand)
-    vbase, v_huxi, v_red, loss = _values(hand, rec, players)
+    on_flip = won_on_flip(v, rec)
+    vbase, v_huxi, v_red, loss = _values(hand, rec, players, on_flip)
     w = _danger(danger)
     model = {
         "p_win": p_win.reshape(-1).round(6).tolist(),
@@ -269,12 +288,12 @@ def fit_zipai(v, resolved, deals, seed, policy, threads=2, progress=False) -> di
         "v_red": v_red.round(4).tolist(),
         "loss": [round(x, 4) for x in loss],
         "danger": w.round(5).tolist(),
-        **_composition(v, resolved, hand, rec, players),
+        **_composition(v, resolved, hand, rec, players, on_flip),
     }
     identity = _drivers.fit_identity(v, resolved, policy, rec, deals, seed)
     if policy == "strong":
         identity["observed_with"] = _observed_with(v)
-    fed = (rec[:, abi.C_WIN_TYPE] == abi.WIN_DISCARD) & (rec[:, abi.C_EXTRA + X_ON_FLIP] == 0)
+    fed = (rec[:, abi.C_WIN_TYPE] == abi.WIN_DISCARD) & ~on_flip
     summary = {
         "hand_positions": int(hand.shape[0]),
         "danger_positions": int(danger.shape[0]),

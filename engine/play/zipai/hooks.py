@@ -7,6 +7,14 @@ the hooks' names (:data:`HOOKS`); the loop calls them through one
 ``rules[Z_VARIANT]``, so that the loop imports no variant and a second 字牌 game is one
 more folder under ``engine/variants/``. Only the running variant's hooks are compiled.
 
+What the loop knows of a variant is the 字牌 layout (engine.zipai.layout): the family's
+rule slots (its patterns' 番 factors in ``Z_F``), a win's scoring output ``O_*`` and the
+deal's scalars ``K_*``. The variant's own pattern bits and extra record columns stay in
+its kernel module: it writes its extras (``record_win``, ``record_deal``) and gives the
+bots the prices they read from its patterns (``colour_aim``, ``derive_values``).
+pyproject.toml's contract "The play layer imports no variant's package" holds the loop to
+that.
+
 >>> from engine import variants
 >>> from engine.zipai import params
 >>> sorted(KERNELS) == sorted(variants.get(n).kernel_id for n in variants.names()
@@ -46,6 +54,7 @@ def _no_hook(rules, *args):
 _A = types.Array(types.int64, 1, "C")
 _A2 = types.Array(types.int64, 2, "C")
 _A3 = types.Array(types.int64, 3, "C")
+_F = types.Array(types.float64, 1, "C")
 _I = types.int64
 _B = types.boolean
 
@@ -63,6 +72,10 @@ HOOKS = {
         "pay_win", _no_hook, types.UniTuple(_I, 2), (_A, _I, _A, _I, _I, _I, _I, _I, _I, _I, _A)
     ),
     "pay_huangzhuang": ("pay_huangzhuang", _no_hook, types.none, (_A, _I, _A, _I, _A, _A, _A)),
+    "record_win": ("record_win", _no_hook, types.none, (_A, _A, _A, _I, _I, _I, _I)),
+    "record_deal": ("record_deal", _no_hook, types.none, (_A, _A, _A, _I, _A)),
+    "colour_aim": ("colour_aim", _no_hook, types.UniTuple(_I, 2), (_A,)),
+    "derive_values": ("derive_values", _no_hook, types.none, (_A, _F, _I)),
     "settle_row": ("settle_row", _no_settle_row, types.none, (_A, _A)),
 }  # fmt: skip
 """Every hook: the variants' kernel name, its default, its return and argument types."""
@@ -93,6 +106,10 @@ _score_win_into = HOOK_TABLE.call("score_win_into")
 _xing_kind = HOOK_TABLE.call("xing_kind")
 _pay_win = HOOK_TABLE.call("pay_win")
 _pay_huangzhuang = HOOK_TABLE.call("pay_huangzhuang")
+_record_win = HOOK_TABLE.call("record_win")
+_record_deal = HOOK_TABLE.call("record_deal")
+_colour_aim = HOOK_TABLE.call("colour_aim")
+_derive_values = HOOK_TABLE.call("derive_values")
 _settle_row = HOOK_TABLE.call("settle_row")
 
 
@@ -129,6 +146,38 @@ def pay_win(rules, seats, active, winner, how, feeder, value, xing, fan, zx, del
 def pay_huangzhuang(rules, seats, active, dealer, kings, delta, money):
     """The payments of a drawn deal (黄庄) into ``delta`` and ``money``."""
     _pay_huangzhuang(rules[Z_VARIANT], rules, seats, active, dealer, kings, delta, money)
+
+
+@kernel(refcount=False)
+def record_win(rules, rec, out, how, capped, zmoney, xing_card):
+    """A win's extras into the record row ``rec``: from its scoring ``out``, ``how`` it
+    came, what :func:`pay_win` returned and the card the 醒 was counted on.
+    """
+    _record_win(rules[Z_VARIANT], rules, rec, out, how, capped, zmoney, xing_card)
+
+
+@kernel(refcount=False)
+def record_deal(rules, ctx, rec, winner, kings_held):
+    """The deal's extras into the record row ``rec`` at its end, from the deal's scalars
+    ``ctx`` (``K_*``, engine.zipai.layout), the winner (-1 黄庄) and the 王 each seat held.
+    """
+    _record_deal(rules[Z_VARIANT], rules, ctx, rec, winner, kings_held)
+
+
+@kernel(refcount=False)
+def colour_aim(rules):
+    """The value bot's colour aims: ``(low_f, high_f)`` of engine.zipai.bots.colour_weight,
+    the 番 factors it chases with few red cards and with many.
+    """
+    return _colour_aim(rules[Z_VARIANT], rules)
+
+
+@kernel(refcount=False)
+def derive_values(rules, row, active):
+    """Price the strong parameter row ``row``'s fitted win values under the packed rules
+    with ``active`` seats playing (engine.zipai.strong.derive_values).
+    """
+    _derive_values(rules[Z_VARIANT], rules, row, active)
 
 
 @kernel(refcount=False)

@@ -1,7 +1,10 @@
 """The 字牌 game loop kernel (numba): deal, flips, claims, forced groups, wins, payments.
 
-One compiled loop plays 祁阳落地扫 (RULEBOOK §4); the rules arrive as the packed int64
-array ``rules`` (slots ``Z_*`` in :mod:`engine.zipai.layout`). :func:`play_matches` runs
+One compiled loop plays the 字牌 family's variants (祁阳落地扫, RULEBOOK §4); the rules
+arrive as the packed int64 array ``rules`` (slots ``Z_*`` in :mod:`engine.zipai.layout`),
+and the running variant's scoring, payments, record extras and the prices its bots read
+are its hooks, called through :mod:`engine.play.zipai.hooks` (this module imports no
+variant). :func:`play_matches` runs
 a batch of matches in parallel (``prange``), each match deal by deal because the dealer
 rotation connects them. The shuffle draws from the deal's WALL stream only and the bots
 from its BOTS stream only (engine.rng), so records do not depend on threads or chunks.
@@ -29,7 +32,8 @@ State arrays (all int64; seats 0..3, card kinds 0..19 and 20 = 王):
   (-1 none), 过张 flags, table cards hidden from the others;
 - ``pile (2, 21)``: dead cards, and cards every player has seen (dead or shown on a
   table);
-- ``ctx (N_K,)``: the deal's scalars (``K_*``).
+- ``ctx (N_K,)``: the deal's scalars (``K_*`` of :mod:`engine.zipai.layout`, which the
+  variant's ``record_deal`` hook reads).
 """
 
 from __future__ import annotations
@@ -44,7 +48,6 @@ from engine.abi import (
     C_DEALER,
     C_DELTA,
     C_DISCARDER,
-    C_EXTRA,
     C_PAT_HI,
     C_PAT_LO,
     C_STREAK,
@@ -65,44 +68,18 @@ from engine.abi import (
 )
 from engine.jit.njit import kernel, parallel_kernel
 from engine.play.zipai import hooks as _hooks
-from engine.play.zipai.hooks import can_win, pay_huangzhuang, pay_win, score_win_into, xing_kind
-from engine.play.zipai.observe import OBS_W, observe_danger, observe_hand, observe_outcome
-from engine.variants.luodisao._kernels import (
-    N_PATTERNS,
-    P_HEIHU,
-    P_HONGHU,
-    P_QUANHONG,
-    P_WANGCHUANG,
-    P_WANGCHUANGWANG,
-    P_WANGDIAO,
-    P_WANGDIAOWANG,
-    P_WANGZHA,
-    P_WANGZHAWANG,
-    P_YIDIANZHU,
-    P_ZIMO,
-    X_CAPPED,
-    X_CHOUXIAO,
-    X_FAN,
-    X_GUOZHANG,
-    X_HUXI,
-    X_MINGPAO,
-    X_ON_FLIP,
-    X_PAO,
-    X_QING,
-    X_RED,
-    X_SISHOU,
-    X_STOCK_LEFT,
-    X_TUN,
-    X_WANG_HELD,
-    X_WANG_MONEY,
-    X_XIAO,
-    X_XING,
-    X_XING_CARD,
-    X_XING_RAW,
-    X_ZUOXING,
-    X_ZUOXING_MONEY,
-    Z_F,
+from engine.play.zipai.hooks import (
+    can_win,
+    colour_aim,
+    pay_huangzhuang,
+    pay_win,
+    record_deal,
+    record_win,
+    score_win_into,
+    xing_kind,
 )
+from engine.play.zipai.hooks import derive_values as _derive_values
+from engine.play.zipai.observe import OBS_W, observe_danger, observe_hand, observe_outcome
 from engine.zipai.bots import (
     choose_chi,
     choose_discard,
@@ -172,7 +149,32 @@ from engine.zipai.layout import (
     I_TGROUPS,
     I_THUXI,
     I_TRED,
+    K_ACTIVE,
+    K_AIM_HI,
+    K_AIM_LO,
+    K_CHOU,
+    K_DEALER,
+    K_ERROR,
+    K_FIRST,
+    K_GUO,
+    K_LAST_DEALT,
+    K_LOG,
+    K_MINGPAO,
+    K_NCARDS,
+    K_NDISC,
+    K_NEV,
+    K_PAO,
+    K_PASSER,
+    K_PTR,
+    K_QING,
+    K_SEATS,
+    K_SISHOU,
+    K_TURNS,
+    K_WINNER,
+    K_XIAO,
+    K_ZX,
     MAX_GROUPS,
+    N_K,
     N_OUT,
     O_BITS,
     O_FAN,
@@ -192,35 +194,19 @@ from engine.zipai.layout import (
     T_XIAO,
     Z_BY_DEALER,
     Z_DEALER_CARDS,
-    Z_FAN_ADD,
     Z_HAND_CARDS,
     Z_KINGS,
     Z_MIN_HUXI,
     Z_MUST_WIN,
     Z_SEATS,
-    Z_SHUANGXING,
-    Z_TUN_PER_XING,
     Z_XING,
     Z_ZUOXING,
 )
 from engine.zipai.params import (
     D_RALL,
-    D_RHX,
     D_RLOSS,
-    D_RRED,
-    M_FIT_RULES,
     M_LOSS,
-    M_QCOL,
-    M_QCOL_ALL,
-    M_QMETH,
-    M_TUN,
-    M_TUN_ALL,
     M_VBASE,
-    N_COL,
-    N_FAN,
-    N_HX,
-    N_METH,
-    N_RED,
     S_CHI_BIAS,
     S_PAIR,
     S_PASS_RISK,
@@ -257,33 +243,6 @@ GUO_PENG = 2
 """The seat passed a 碰 of this kind (a later 啸 of it is a 臭啸)."""
 PL_DEAD, PL_SEEN = 0, 1
 
-(
-    K_PTR,
-    K_NCARDS,
-    K_TURNS,
-    K_DEALER,
-    K_ZX,
-    K_SEATS,
-    K_FIRST,
-    K_NEV,
-    K_LOG,
-    K_LAST_DEALT,
-    K_WINNER,
-    K_QING,
-    K_XIAO,
-    K_CHOU,
-    K_PAO,
-    K_MINGPAO,
-    K_SISHOU,
-    K_GUO,
-    K_ACTIVE,
-    K_ERROR,
-    K_NDISC,
-    K_PASSER,
-) = range(22)
-"""The deal's scalars (``ctx``); ``K_PASSER`` is the seat that passed a 碰 of the card
-under claim (-1 none): its 过张 starts once the card is gone by."""
-N_K = 24
 
 PHASE_DISCARD = 0
 PHASE_FLIP = 1
@@ -1173,16 +1132,8 @@ def _record_win(rules, work, rec, final, log, q, card, how, feeder, di):
     rec[C_PAT_HI] = (bits >> 31) & 0x7FFFFFFF
     for s in range(4):
         rec[C_DELTA + s] = delta[s]
-    rec[C_EXTRA + X_HUXI] = out[O_HUXI]
-    rec[C_EXTRA + X_XING] = out[O_XING]
-    rec[C_EXTRA + X_XING_RAW] = out[O_XRAW]
-    rec[C_EXTRA + X_TUN] = out[O_TUN]
-    rec[C_EXTRA + X_FAN] = out[O_FAN]
-    rec[C_EXTRA + X_RED] = out[O_RED]
-    rec[C_EXTRA + X_ON_FLIP] = 1 if how == HOW_FLIP else 0
-    rec[C_EXTRA + X_CAPPED] = capped
-    rec[C_EXTRA + X_ZUOXING_MONEY] = zm
-    rec[C_EXTRA + X_XING_CARD] = flip if rules[Z_XING] != 0 else base_card
+    xcard = flip if rules[Z_XING] != 0 else base_card
+    record_win(rules, rec, out, np.int64(how), capped, zm, xcard)
     _ev(log, ctx, EV_WIN, q, wt, card, feeder)
     _ev(log, ctx, EV_XING, flip if rules[Z_XING] != 0 else base_card, out[O_XING], xk, 0)
     _ev(log, ctx, EV_SCORE, out[O_HUXI], out[O_XING], out[O_TUN], out[O_FAN])
@@ -1489,7 +1440,6 @@ def play_deal(
     rec[C_WINNER] = -1
     rec[C_WIN_TYPE] = WIN_NONE
     rec[C_DISCARDER] = -1
-    rec[C_EXTRA + X_ZUOXING] = zx
     winner = -1
     # 天胡: the dealer's dealt cards (rule 22).
     if _tianhu(rules, work, dealer):
@@ -1537,6 +1487,7 @@ def _deal(rules, seed, match, deal, dealer, zx, deck, work, logging, log):
     tab[:] = 0
     pile[:] = 0
     ctx[:] = 0
+    ctx[K_AIM_LO], ctx[K_AIM_HI] = colour_aim(rules)
     sscr[SS_CKEY : SS_CKEY + N_CACHE] = -1
     ctx[K_SEATS] = seats
     ctx[K_ZX] = zx
@@ -1644,10 +1595,7 @@ def _discard_turn(rules, pols, bots, work, rec, final, log, obs, p):
         hx = _huxi_now(hand, ps, values, p)
         _fill_unseen(hand, pk, pile, p, scratch)
         unseen = scratch
-        red_w = colour_weight(
-            pol, _red_total(hand, ps, p), max(rules[Z_F + P_HEIHU], rules[Z_F + P_YIDIANZHU]),
-            rules[Z_F + P_HONGHU],
-        )  # fmt: skip
+        red_w = colour_weight(pol, _red_total(hand, ps, p), ctx[K_AIM_LO], ctx[K_AIM_HI])
         k = choose_discard(
             pol, hand[p], unseen, values, hx, rules[Z_MIN_HUXI], red_w, bstate, kv
         )  # fmt: skip
@@ -1744,7 +1692,6 @@ def _settle(rules, work, rec, final, log, obs, dealer, winner):
      scratch, out, delta, zmoney, states, kings_held, sq, wvx_s, gcounts, osums,
      sscr) = work  # fmt: skip
     seats = ctx[K_SEATS]
-    left = ctx[K_NCARDS] - ctx[K_PTR]
     if winner < 0:
         _ev(log, ctx, EV_HUANG, 0, 0, 0, 0)
         for s in range(4):
@@ -1752,23 +1699,10 @@ def _settle(rules, work, rec, final, log, obs, dealer, winner):
         for s in range(seats):
             kings_held[s] = hand[s, WANG]
         pay_huangzhuang(rules, seats, ps[PS_ACTIVE], dealer, kings_held, delta, zmoney[1:5])
-        held = 0
         for s in range(4):
             rec[C_DELTA + s] = delta[s]
-            rec[C_EXTRA + X_WANG_MONEY + s] = delta[s]
-            held += kings_held[s] * 10**s
-        rec[C_EXTRA + X_WANG_HELD] = held
     rec[C_TURNS] = ctx[K_TURNS]
-    rec[C_EXTRA + X_QING] = ctx[K_QING]
-    rec[C_EXTRA + X_XIAO] = ctx[K_XIAO]
-    rec[C_EXTRA + X_CHOUXIAO] = ctx[K_CHOU]
-    rec[C_EXTRA + X_PAO] = ctx[K_PAO]
-    rec[C_EXTRA + X_MINGPAO] = ctx[K_MINGPAO]
-    rec[C_EXTRA + X_SISHOU] = ctx[K_SISHOU]
-    rec[C_EXTRA + X_GUOZHANG] = ctx[K_GUO]
-    rec[C_EXTRA + X_STOCK_LEFT] = left
-    if winner < 0:
-        rec[C_EXTRA + X_XING_CARD] = -1
+    record_deal(rules, ctx, rec, winner, kings_held)
     for s in range(seats):
         _ev(log, ctx, EV_PAY, s, rec[C_DELTA + s], 0, 0)
     if obs.shape[0] > 1:
@@ -1779,9 +1713,11 @@ def _settle(rules, work, rec, final, log, obs, dealer, winner):
             for k in range(20):
                 real += hand[winner, k] + pk[PK_TCNT, winner, k]
             xr = (100 * real) // 20 + 100 * hand[winner, WANG]
+        # the win's 胡息 and 醒 before 双醒 as scored (none unless the win was recorded)
+        scored = rec[C_WINNER] >= 0
         _late_observe_outcome(
-            obs, winner, rec[C_DELTA : C_DELTA + 4], rec[C_WIN_TYPE], rec[C_EXTRA + X_HUXI],
-            rec[C_EXTRA + X_XING_RAW], xr, rec[C_PAT_LO],
+            obs, winner, rec[C_DELTA : C_DELTA + 4], rec[C_WIN_TYPE],
+            out[O_HUXI] if scored else 0, out[O_XRAW] if scored else 0, xr, rec[C_PAT_LO],
         )  # fmt: skip
     if final.shape[0] > FZ_INFO:
         for s in range(seats):
@@ -1793,120 +1729,6 @@ def _settle(rules, work, rec, final, log, obs, dealer, winner):
             final[FZ_DEAD, k] = pile[PL_DEAD, k]
         for i in range(ctx[K_PTR], ctx[K_NCARDS]):
             final[FZ_STOCK, stock[i]] += 1
-
-
-# ---- the strong policy's values under the run's rules ---------------------------------------
-
-if N_FAN != N_PATTERNS:  # pragma: no cover - a pattern added to the variant
-    raise ImportError(f"engine.zipai.params.N_FAN is {N_FAN}, the variant has {N_PATTERNS}")
-
-COLOUR_BITS = np.array([-1, P_HEIHU, P_YIDIANZHU, P_HONGHU, P_QUANHONG], np.int64)
-"""Pattern of each colour class of the strong model (engine.zipai.params.N_COL; -1 none)."""
-METHOD_BITS = np.array(
-    [-1, P_ZIMO, P_WANGDIAO, P_WANGDIAOWANG, P_WANGCHUANG, P_WANGCHUANGWANG, P_WANGZHA,
-     P_WANGZHAWANG], np.int64,
-)  # fmt: skip
-"""Pattern of each win method of the strong model (N_METH; -1: another player's card)."""
-
-
-@kernel(inline="always")
-def _factor(rules, row, run, bit):
-    """番 factor of pattern ``bit`` (-1: 1) under the run's rules or the fit's (``row``)."""
-    if bit < 0:
-        return 1.0
-    if run:
-        return float(rules[Z_F + bit])
-    return row[M_FIT_RULES + bit]
-
-
-@kernel(inline="always")
-def _combine(a, b, add):
-    """Two 番 factors multiplied, or added (those above 1, at least 1: ``fan_combine``)."""
-    if add:
-        s = (a if a > 1.0 else 0.0) + (b if b > 1.0 else 0.0)
-        return s if s > 1.0 else 1.0
-    return a * b
-
-
-@kernel(refcount=False)
-def _fan_mix(rules, row, run, qc, qm, only_other):
-    """Mean 番 of colour classes ``row[qc:qc + N_COL]`` and win methods ``row[qm:...]``
-    (``only_other``: another player's card only) under the run's rules or the fit's.
-    """
-    add = rules[Z_FAN_ADD] == 1 if run else row[M_FIT_RULES + N_FAN + 2] > 0.5
-    m_hi = 1 if only_other else N_METH
-    out = 0.0
-    for c in range(N_COL):
-        fc = _factor(rules, row, run, COLOUR_BITS[c])
-        for m in range(m_hi):
-            w = row[qc + c] * (1.0 if only_other else row[qm + m])
-            if w > 0.0:
-                out += w * _combine(fc, _factor(rules, row, run, METHOD_BITS[m]), add)
-    return out
-
-
-@kernel(inline="always")
-def _tun(rules, row, run, t):
-    """Mean 囤 of wins whose 胡息 and 醒 means are ``row[t:t + 3]`` (M_TUN), under the run's
-    rules or the fit's: 胡息 + 囤 per 醒 x 醒 (x 2 under 双醒), the 醒 of the fit's procedure
-    when the run's is the same, else of a kind turned up at random.
-    """
-    fr = M_FIT_RULES + N_FAN
-    if run:
-        per = rules[Z_TUN_PER_XING] * (2 if rules[Z_SHUANGXING] == 1 else 1)
-        same = rules[Z_XING] == int(row[fr + 4])
-        x = row[t + 1] if same or rules[Z_XING] == 0 else row[t + 2]
-    else:
-        per = row[fr] * (2.0 if row[fr + 1] > 0.5 else 1.0)
-        x = row[t + 1]
-    return row[t] + per * x
-
-
-@kernel(inline="always")
-def _ratio_less_one(num, den):
-    return num / den - 1.0 if den > 0.0 and num > 0.0 else 0.0
-
-
-@kernel(refcount=False)
-def derive_values(rules, row, active):
-    """Fill the derived blocks (``derived.*``, each a factor less one) of one strong row:
-    its fitted win values re-priced from the rules they were fitted under
-    (``strong.fit_rules``) to the run's (the 番 factors and how they combine, 囤 per 醒,
-    双醒, the 醒 procedure, the ``active - 1`` players who pay). A row without fitted
-    values (another policy's) keeps them 0: the fit's prices.
-    """
-    for i in range(N_HX):
-        row[D_RHX + i] = 0.0
-    for i in range(N_RED):
-        row[D_RRED + i] = 0.0
-    row[D_RALL] = 0.0
-    row[D_RLOSS] = 0.0
-    row[D_RLOSS + 1] = 0.0
-    payers = row[M_FIT_RULES + N_FAN + 3]
-    if payers <= 0.0:
-        return
-    for i in range(N_HX):
-        t = M_TUN + 3 * i
-        row[D_RHX + i] = _ratio_less_one(_tun(rules, row, True, t), _tun(rules, row, False, t))
-    for r in range(N_RED):
-        q = M_QCOL + r * N_COL
-        row[D_RRED + r] = _ratio_less_one(
-            _fan_mix(rules, row, np.bool_(True), q, np.int64(M_QMETH), np.bool_(False)),
-            _fan_mix(rules, row, np.bool_(False), q, np.int64(M_QMETH), np.bool_(False)),
-        )
-    r_all = (active - 1) / payers
-    row[D_RALL] = r_all - 1.0
-    tun = _tun(rules, row, True, M_TUN_ALL) / max(_tun(rules, row, False, M_TUN_ALL), 1e-9)
-    t_, f_ = np.bool_(True), np.bool_(False)
-    q_all, meth, paid_meth = np.int64(M_QCOL_ALL), np.int64(M_QMETH), np.int64(M_QMETH + N_METH)
-    feed = _fan_mix(rules, row, t_, q_all, meth, t_) / max(
-        _fan_mix(rules, row, f_, q_all, meth, t_), 1e-9
-    )
-    paid = _fan_mix(rules, row, t_, q_all, paid_meth, f_) / max(
-        _fan_mix(rules, row, f_, q_all, paid_meth, f_), 1e-9
-    )
-    row[D_RLOSS] = r_all * feed * tun - 1.0
-    row[D_RLOSS + 1] = paid * tun - 1.0
 
 
 NO_TABLES = (np.zeros(1, np.int64),)
@@ -1987,7 +1809,7 @@ def _play_match(
     priced = bots.copy()
     active = seats - (1 if rules[Z_ZUOXING] == 1 else 0)
     for s in range(priced.shape[0]):
-        derive_values(rules, priced[s], active)
+        _derive_values(rules, priced[s], active)
     brows = priced.copy() if by_dealer else priced
     for d in range(n_deals):
         zx = (dealer + 2) % seats if rules[Z_ZUOXING] == 1 else -1
@@ -2081,3 +1903,6 @@ def observe_matches(rules, policies, bots, seed, match_lo, n_matches, match_len,
 play_matches = _hooks.binding(play_matches, _late_needed)
 observe_matches = _hooks.binding(observe_matches, _late_needed)
 play_match = _hooks.binding(_play_match, _late_needed)
+derive_values = _hooks.binding(_derive_values, hooks=("derive_values",))
+"""The variant's ``derive_values`` hook from Python: a strong row's win values priced
+under the packed rules (engine.zipai.strong.derive_values)."""

@@ -427,6 +427,7 @@ VARIANT = register(
         bot_layout=bot_layout,
         policies=("random", "efficiency", "value", "strong"),
         bot_params=bot_params,
+        bot_targets=dict(colour=K.COLOUR_PATTERNS, method=K.METHOD_PATTERNS),
         options=OPTIONS,
         patterns=PATTERNS,
         extras=EXTRAS,

@@ -2,8 +2,10 @@
 
 The patterns are declared here, beside their detectors (:data:`PATTERNS`): each one's
 bit, the seed's 番 table (:data:`FAN_DEFAULTS`, from each pattern's ``value``) and the
-variant's slots of the packed rules (``Z_F``, ``Z_HONG_*``, inside the block the 字牌
-layout leaves to the variant) are derived from that declaration at import.
+packed factors (the 字牌 layout's ``Z_F`` block, one slot per pattern) follow that
+declaration; the variant's own slots (``Z_HONG_*``) are inside the block the layout
+leaves to it. The hooks at the end write the extra record columns (:data:`EXTRAS`) and
+give the bots the prices they read from these patterns.
 
 RULEBOOK §4.5-4.6, as implemented here (the variant docstring states the decisions):
 
@@ -81,6 +83,7 @@ from engine.zipai.layout import (
     Z_TUN_PER_XING,
     Z_XING,
 )
+from engine.zipai.strong import derive_values as _derive_values
 
 from .._base import Extra, Pattern, big_mask, extra_index, pattern_bits
 
@@ -167,10 +170,12 @@ in this order: tests/engine/variants/test_extras.py checks each name against its
  X_STOCK_LEFT, X_XING_CARD, X_WANG_HELD, X_XING_RAW) = extra_index(EXTRAS).values()  # fmt: skip
 
 # ---- this variant's rule slots (inside the 字牌 layout's variant block) ---------------
+if N_PATTERNS != Z.N_FAN:  # pragma: no cover - a pattern added without growing the block
+    raise ImportError(f"engine.zipai.layout.N_FAN is {Z.N_FAN}, luodisao has {N_PATTERNS} patterns")
+Z_F = Z.Z_F
+"""The 番 factor of each pattern, in pattern bit order (``P_*``): the 字牌 layout's block
+(the strong policy's fit records it, engine.zipai.params ``strong.fit_rules``)."""
 VAR = Z.RULES.sub("var", "luodisao rules")
-Z_F = VAR.block("fan", N_PATTERNS)
-"""The 番 factor of each pattern, in pattern bit order (``P_*``); one pattern more moves
-the 红胡 bounds after it, and a pattern past the block is refused at import."""
 Z_HONG_LO = VAR.block("hong_lo")
 """Fewest red cards of 红胡 (7)."""
 Z_HONG_HI = VAR.block("hong_hi")
@@ -638,3 +643,79 @@ def settle_row(rules, row):
     x[X_FAN] = fan
     x[X_CAPPED] = capped
     x[X_ZUOXING_MONEY] = zm
+
+
+# ---- the record and the bots' prices: hooks of the 字牌 loop (engine.play.zipai.hooks) ----
+@kernel(refcount=False)
+def record_win(rules, rec, out, how, capped, zmoney, xing_card):
+    """A win's extras into the record row ``rec``: the reading ``out`` (``O_*``) scored,
+    whether it came on another player's flip (``how``), the payments' cap and 坐醒 money
+    (what :func:`pay_win` returned) and the card the 醒 was counted on.
+    """
+    x = abi.C_EXTRA
+    rec[x + X_HUXI] = out[O_HUXI]
+    rec[x + X_XING] = out[O_XING]
+    rec[x + X_XING_RAW] = out[O_XRAW]
+    rec[x + X_TUN] = out[O_TUN]
+    rec[x + X_FAN] = out[O_FAN]
+    rec[x + X_RED] = out[O_RED]
+    rec[x + X_ON_FLIP] = 1 if how == HOW_FLIP else 0
+    rec[x + X_CAPPED] = capped
+    rec[x + X_ZUOXING_MONEY] = zmoney
+    rec[x + X_XING_CARD] = xing_card
+
+
+@kernel(refcount=False)
+def record_deal(rules, ctx, rec, winner, kings_held):
+    """The deal's extras into the record row ``rec`` at its end, from the deal's scalars
+    ``ctx`` (``K_*`` of engine.zipai.layout): the 坐醒 seat, the counts of 倾, 啸, 臭啸, 跑,
+    冲明跑, 死守 and 过张, the stock left; on a 黄庄 (``winner`` < 0) the 王 payments (the
+    deltas the loop wrote) and the 王 each seat held (``kings_held``), and no 醒 card.
+    """
+    x = abi.C_EXTRA
+    rec[x + X_ZUOXING] = ctx[Z.K_ZX]
+    if winner < 0:
+        held = 0
+        for s in range(4):
+            rec[x + X_WANG_MONEY + s] = rec[abi.C_DELTA + s]
+            held += kings_held[s] * 10**s
+        rec[x + X_WANG_HELD] = held
+    rec[x + X_QING] = ctx[Z.K_QING]
+    rec[x + X_XIAO] = ctx[Z.K_XIAO]
+    rec[x + X_CHOUXIAO] = ctx[Z.K_CHOU]
+    rec[x + X_PAO] = ctx[Z.K_PAO]
+    rec[x + X_MINGPAO] = ctx[Z.K_MINGPAO]
+    rec[x + X_SISHOU] = ctx[Z.K_SISHOU]
+    rec[x + X_GUOZHANG] = ctx[Z.K_GUO]
+    rec[x + X_STOCK_LEFT] = ctx[Z.K_NCARDS] - ctx[Z.K_PTR]
+    if winner < 0:
+        rec[x + X_XING_CARD] = -1
+
+
+@kernel(refcount=False)
+def colour_aim(rules):
+    """The value bot's colour aims under the packed factors (engine.zipai.bots.colour_weight):
+    the larger of 黑胡's and 一点朱's (few red cards), and 红胡's (many).
+    """
+    return max(rules[Z_F + P_HEIHU], rules[Z_F + P_YIDIANZHU]), rules[Z_F + P_HONGHU]
+
+
+COLOUR_PATTERNS = ("heihu", "yidianzhu", "honghu", "quanhong")
+"""The patterns of the strong model's colour classes 1..4 (engine.zipai.params.N_COL; 0:
+none), in class order (``Variant.bot_targets["colour"]``, which the fit reads)."""
+METHOD_PATTERNS = ("zimo", "wangdiao", "wangdiaowang", "wangchuang", "wangchuangwang", "wangzha",
+                   "wangzhawang")  # fmt: skip
+"""The patterns of its win methods 1..7 (N_METH; 0: another player's card; ``"method"``)."""
+COLOUR_BITS = np.array([-1, *(BIT[n] for n in COLOUR_PATTERNS)], np.int64)
+"""The pattern bit of each colour class (-1: none)."""
+METHOD_BITS = np.array([-1, *(BIT[n] for n in METHOD_PATTERNS)], np.int64)
+"""The pattern bit of each win method (-1: another player's card)."""
+
+
+@kernel(refcount=False)
+def derive_values(rules, row, active):
+    """The strong row ``row``'s win values priced under the packed rules
+    (engine.zipai.strong.derive_values, with this variant's patterns of the model's
+    classes).
+    """
+    _derive_values(rules, row, active, COLOUR_BITS, METHOD_BITS)

@@ -466,7 +466,7 @@ def test_refit_at_small_n_reproduces_the_committed_model():
     assert cells.sum() >= 10
     se = np.sqrt(p_old * (1 - p_old) / np.maximum(n, 1))
     assert (np.abs(p_new - p_old)[cells] <= 4.5 * se[cells] + 0.02).all()
-    vbase, v_huxi, v_red, loss = zfit._values(hand, rec, 3)
+    vbase, v_huxi, v_red, loss = zfit._values(hand, rec, 3, zfit.won_on_flip(V, rec))
     gains = rec[rec[:, L.C_WINNER] >= 0]
     g = gains[np.arange(len(gains)), L.C_DELTA + gains[:, L.C_WINNER]].astype(float)
     assert abs(vbase - model["v_base"]) <= 4.5 * g.std() / math.sqrt(g.size)
@@ -480,6 +480,23 @@ def test_refit_at_small_n_reproduces_the_committed_model():
     assert abs(pred.mean() - lab.mean()) <= 4.5 * math.sqrt(lab.mean() / lab.size) * 3
     # and it ranks them: the labelled rows score far above the others
     assert pred[lab == 1].mean() > 4 * pred[lab == 0].mean()
+
+
+def test_the_fit_and_the_pricing_read_one_declaration_of_the_win_classes():
+    """The fit counts the wins of each colour class and win method by the patterns the
+    variant declares for them (``bot_targets``), the pricing hook reads the same classes'
+    factors (engine.zipai.strong.derive_values): both come from one pair of tuples, and a
+    declaration that does not match the model's classes is refused with its counts."""
+    import dataclasses
+
+    colours, methods = zfit._win_classes(V)
+    assert (colours, methods) == (LK.COLOUR_PATTERNS, LK.METHOD_PATTERNS)
+    assert LK.COLOUR_BITS.tolist() == [-1] + [LK.BIT[n] for n in colours]
+    assert LK.METHOD_BITS.tolist() == [-1] + [LK.BIT[n] for n in methods]
+    assert len(LK.COLOUR_BITS) == P.N_COL and len(LK.METHOD_BITS) == P.N_METH
+    short = dataclasses.replace(V, bot_targets={"colour": colours[:3], "method": methods})
+    with pytest.raises(ValueError, match="name 4 colour and 7 method patterns, got 3 and 7"):
+        zfit._win_classes(short)
 
 
 def test_committed_file_holds_the_commands_that_made_it():
