@@ -68,6 +68,7 @@ __all__ = [
     "OutputLock",
     "remove_dead_temps",
     "is_temp",
+    "new_folder",
     "staged_folder",
     "file_digest",
     "damaged_output",
@@ -511,26 +512,37 @@ def staged_folder(out):
     import shutil
 
     out = Path(out)
+    with new_folder(out):
+        stage = _temp_name(out / "staging")
+        try:
+            remove_dead_temps(out)
+            stage.mkdir(mode=0o777)
+            yield stage
+            _merge(stage, out)
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def new_folder(out):
+    """Create the folder ``out`` if it is missing (its parent must exist; an OS fault is
+    :func:`os_fault`'s one line) and yield it; when the block fails, remove ``out`` again
+    if this call created it and it is still empty, so a failed command leaves no folder
+    behind.
+    """
+    out = Path(out)
     created = not out.exists()
     try:
         out.mkdir(exist_ok=True)
     except OSError as exc:
         raise os_fault(exc, out) from exc
-    stage = _temp_name(out / "staging")
     try:
-        remove_dead_temps(out)
-        stage.mkdir(mode=0o777)
-        yield stage
-        _merge(stage, out)
+        yield out
     except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
         if created:
-            try:
+            with contextlib.suppress(OSError):
                 out.rmdir()
-            except OSError:
-                pass
         raise
-    shutil.rmtree(stage, ignore_errors=True)
 
 
 def _merge(src: Path, dst: Path) -> None:
@@ -662,6 +674,15 @@ class OutputLock:
     def _fault(self, exc: OSError) -> OSError:
         return os_fault(exc, self.path)
 
+    def _abandon(self, fd: int, tmp: Path, exc: BaseException) -> None:
+        """Close and remove a lock file being made; an OS fault is raised as one line
+        naming the lock (any other exception is the caller's to re-raise).
+        """
+        os.close(fd)
+        _unlink_quietly(tmp)
+        if isinstance(exc, OSError):
+            raise self._fault(exc) from exc
+
     def _prepared(self) -> tuple[int, Path]:
         """A new lock file under a temporary name: its content written and fsynced, and
         flock-ed (nobody else can have it yet). Removed again if anything fails.
@@ -678,10 +699,7 @@ class OutputLock:
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
             os.fsync(fd)
         except BaseException as exc:
-            os.close(fd)
-            _unlink_quietly(tmp)
-            if isinstance(exc, OSError):
-                raise self._fault(exc) from exc
+            self._abandon(fd, tmp, exc)
             raise
         return fd, tmp
 
@@ -769,10 +787,7 @@ class OutputLock:
         try:
             os.replace(tmp, self.path)
         except BaseException as exc:
-            os.close(fd)
-            _unlink_quietly(tmp)
-            if isinstance(exc, OSError):
-                raise self._fault(exc) from exc
+            self._abandon(fd, tmp, exc)
             raise
         finally:
             os.close(old)

@@ -15,20 +15,11 @@ import textwrap
 
 import pyarrow.parquet as pq
 import pytest
+from clirun import one_line, run
 
 from mjlab.cli import main
 
 SIM = ["simulate", "tuidaohu", "--deals", "320", "--policy", "random", "--quiet"]
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line(err: str) -> bool:
-    return err.count("\n") == 1 and "Traceback" not in err
 
 
 def dataset(tmp_path, capsys, name="d", *extra):

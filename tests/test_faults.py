@@ -15,22 +15,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from clirun import fill, one_line, run
 
 from mjlab.cli import main
 
 SIM = ["simulate", "tuidaohu", "--deals", "64", "--policy", "random", "--quiet"]
 DEAD = 2**22 + 12345
 """A pid above Linux's largest (``pid_max`` is at most 2**22): no process has it."""
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line(err: str) -> bool:
-    return err.count("\n") == 1 and "Traceback" not in err
 
 
 def dataset(tmp_path, capsys, name="d", *extra):
@@ -55,22 +46,6 @@ def _mount(target: Path, *opts) -> bool:
 def _umount(*targets: Path) -> None:
     for t in targets:
         subprocess.run(["umount", "-l", str(t)], capture_output=True)  # -l: even if busy
-
-
-def _fill(folder: Path) -> Path:
-    """Fill a small file system to the last byte; returns the filler file."""
-    filler = folder / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o644)
-    try:
-        for size in (1 << 16, 4096, 1):
-            try:
-                while os.write(fd, b"\0" * size):
-                    pass
-            except OSError:
-                pass
-    finally:
-        os.close(fd)
-    return filler
 
 
 # --------------------------------------------------------------------- a damaged chunk survives
@@ -100,7 +75,7 @@ def test_a_full_disk_at_start_leaves_no_lock(tmp_path, capsys):
     if not _mount(small, "size=1m"):
         pytest.skip("cannot mount a tmpfs here")
     try:
-        filler = _fill(small)
+        filler = fill(small)
         for out, lock in ((f"{small}/d/", small / "d" / ".mjlab.lock"),
                           (small / "x.parquet", small / ".x.parquet.lock")):  # fmt: skip
             code, _, err = run(capsys, *SIM, "--out", out)
@@ -303,7 +278,7 @@ def test_read_only_and_full_disks_are_environment_faults(tmp_path, capsys, rec):
         assert list(small.iterdir()) == []  # the figures and rules pages written first: gone
         code, _, err = run(capsys, *_argv("rules", str(small / "r"), tmp_path, rec))
         assert code == 0, err
-        _fill(small)
+        fill(small)
         code, _, err = run(capsys, "rules", "--quiet", "--out", small / "r2", "--format", "md")
         assert code == 1 and one_line(err) and not (small / "r2").exists(), err
     finally:

@@ -34,34 +34,21 @@ def run_report(args) -> int:
     from engine import fileio
 
     t0 = time.perf_counter()
-    created = not out.exists()
-    try:
-        out.mkdir(exist_ok=True)
-    except OSError as exc:
-        raise fileio.os_fault(exc, out) from exc
-    try:
-        with fileio.OutputLock(out, f"report --seed {args.seed}"):
-            ctx = build_report(
-                variants=None if args.variants is None else names,
-                deals=args.deals,
-                seed=args.seed,
-                workers=args.workers,
-                progress=not args.quiet,
-            )
-            with fileio.staged_folder(out) as stage:  # a full disk leaves no partial report
-                staged = render(ctx, stage, progress=not args.quiet)
-            paths = _moved(staged, stage, out)
-            keep = {p.name for p in paths["figures"]}
-            for old in (out / FIGURES_DIR).glob("*.png"):  # figures of an earlier report
-                if old.name not in keep:
-                    old.unlink()
-    except BaseException:
-        if created:
-            try:
-                out.rmdir()
-            except OSError:
-                pass
-        raise
+    with fileio.new_folder(out), fileio.OutputLock(out, f"report --seed {args.seed}"):
+        ctx = build_report(
+            variants=None if args.variants is None else names,
+            deals=args.deals,
+            seed=args.seed,
+            workers=args.workers,
+            progress=not args.quiet,
+        )
+        with fileio.staged_folder(out) as stage:  # a full disk leaves no partial report
+            staged = render(ctx, stage, progress=not args.quiet)
+        paths = _moved(staged, stage, out)
+        keep = {p.name for p in paths["figures"]}
+        for old in (out / FIGURES_DIR).glob("*.png"):  # figures of an earlier report
+            if old.name not in keep:
+                old.unlink()
     if not args.quiet:
         took = time.perf_counter() - t0
         print(

@@ -4,15 +4,10 @@ import json
 
 import pandas as pd
 import pytest
+from clirun import run
 
 import analysis
 from mjlab.cli import main
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")

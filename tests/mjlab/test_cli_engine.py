@@ -5,17 +5,11 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from clirun import run
 
 from engine import variants
-from mjlab.cli import main
 
 GOLDEN = Path(__file__).parents[1] / "golden"
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_variants_json(capsys):

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from clirun import fill
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -244,16 +245,7 @@ def disks(tmp_path_factory):
         for m in (ro, full):
             subprocess.run(["umount", "-l", str(m)], capture_output=True)
         pytest.skip("cannot mount a tmpfs here")
-    fd = os.open(full / "filler", os.O_WRONLY | os.O_CREAT, 0o644)
-    try:
-        for size in (1 << 16, 4096, 1):
-            try:
-                while os.write(fd, b"\0" * size):
-                    pass
-            except OSError:
-                pass
-    finally:
-        os.close(fd)
+    fill(full)
     try:
         yield {"read-only": ro, "full": full}
     finally:

@@ -12,18 +12,13 @@ import math
 
 import pandas as pd
 import pytest
+from clirun import run
 
 from analysis import report
 from analysis.schema import BOOKKEEPING
 from engine import variants
 from mjlab import cli
 from mjlab.cli import main
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")
