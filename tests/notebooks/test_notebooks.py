@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 DEALS = "256"
 """``MJLAB_NB_DEALS`` for the suite: small, so that all notebooks run in about a minute."""
+
+
+@pytest.fixture(autouse=True)
+def _this_checkout(monkeypatch):
+    """The kernels import this checkout's packages, whichever one pip installed."""
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    )
 
 
 def test_the_five_notebooks_exist():
