@@ -13,6 +13,7 @@ chunk in bounded memory.
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -53,12 +54,14 @@ def record_files(path: str | Path) -> list[Path]:
     Raises
     ------
     UsageError
-        The path does not exist or the folder holds no Parquet file.
+        The path is empty, does not exist, is neither a regular file nor a folder (a
+        FIFO, a device), or the folder holds no Parquet file.
     """
+    from engine import paths
+
+    st = paths.check_input(path, "PATH", folder_ok=True)  # a FIFO or device is never opened
     path = Path(path)
-    if not path.exists():
-        raise UsageError(f"{path}: no such file or folder")
-    if path.is_file():
+    if stat.S_ISREG(st.st_mode):
         return [path]
     files = sorted(
         f

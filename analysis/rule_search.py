@@ -447,7 +447,11 @@ def _values(raw: str) -> tuple[str, list[str]]:
     key, sep, vals = raw.partition("=")
     if not sep or not key.strip() or not vals.strip():
         raise UsageError(f"--vary {raw!r}: write KEY=V1,V2,...")
-    return key.strip(), [x.strip() for x in vals.split(",") if x.strip()]
+    values = [x.strip() for x in vals.split(",") if x.strip()]
+    twice = next((x for i, x in enumerate(values) if x in values[:i]), None)
+    if twice is not None:
+        raise UsageError(f"--vary {key.strip()}: the value {twice} is given twice")
+    return key.strip(), values
 
 
 def format_design(table: pd.DataFrame) -> str:

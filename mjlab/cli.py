@@ -447,6 +447,7 @@ def _rule_args(p) -> None:
 
 def main(argv=None) -> int:
     """Entry point of the ``mjlab`` console script; returns the exit code."""
+    _encodable_output()
     parser = _build_parser()
     try:
         args = parser.parse_args(argv)
@@ -488,6 +489,22 @@ def main(argv=None) -> int:
         traceback.print_exc()
         print("mjlab: internal error (the traceback above); please report it", file=sys.stderr)
         return 1
+
+
+def _encodable_output() -> None:
+    """Let stdout and stderr write any text: a stream whose encoding cannot hold 汉字
+    (``PYTHONIOENCODING=ascii``, an ASCII-only terminal) writes them as backslash
+    escapes instead of failing.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            "麻".encode(stream.encoding or "ascii")
+        except (LookupError, UnicodeEncodeError):
+            reconfigure = getattr(stream, "reconfigure", None)
+            if reconfigure is not None:
+                reconfigure(errors="backslashreplace")
+        except (AttributeError, TypeError):
+            continue
 
 
 def _debug_traceback() -> None:

@@ -368,8 +368,8 @@ def test_a_real_small_disk_and_a_read_only_folder(tmp_path, capsys):
         assert list(small.iterdir()) == []
         assert _mount(ro, "size=64k", "ro")
         for argv in ([*SIM, "--out", ro / "x.parquet"], [*SIM, "--out", f"{ro}/d/"]):
-            code, _, err = run(capsys, *argv)
-            assert code == 2 and one_line(err) and "not writable" in err
+            code, _, err = run(capsys, *argv)  # the environment's fault: exit 1 (issue 46)
+            assert code == 1 and one_line(err) and "Read-only file system" in err
     finally:
         for m in (ro, small):
             subprocess.run(["umount", str(m)], capture_output=True)

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 CROSS_CUTTING = {
     "test_contract.py": "issue 17's data contract of every command (locks, checksums, exits)",
+    "test_faults.py": "issue 46's faults across the commands (resume, locks, paths, hostile files)",
     "test_layers.py": "the import-layer contracts of the whole project (lint-imports)",
     "test_layout.py": "this layout itself: every test mirrors a package",
 }

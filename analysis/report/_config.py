@@ -336,17 +336,18 @@ def _check_deals(deals) -> None:
 def check_out_dir(out_dir) -> Path:
     """Check that ``out_dir`` is (or can be created as) a writable folder.
 
-    Nothing is created (engine.fileio.check_writable probes with a file it removes).
-    Raises :class:`~engine.errors.UsageError` naming the problem.
+    Nothing is created (:func:`engine.paths.check_output` probes with a file it
+    removes). Raises :class:`~engine.errors.UsageError` naming a bad path (empty, the
+    root folder, too long, a missing parent, not a folder), ``OSError`` naming a folder
+    that cannot be written.
 
     Returns
     -------
     Path
     """
-    from engine import fileio
+    from engine import paths
 
-    fileio.check_writable(out_dir, "--out")
-    return Path(out_dir)
+    return paths.check_output(out_dir, "--out", folder=True)
 
 
 # ----------------------------------------------------------------------------- plans

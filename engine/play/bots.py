@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -78,26 +79,96 @@ def policy_codes(policies: Sequence[str]) -> np.ndarray:
     return np.array([POLICY_NAMES.index(p) for p in policies], np.int64)
 
 
+PARAMS_FILE_BYTES = 8 << 20
+"""The largest bot parameter file read (the committed ones are about 140 kB)."""
+
+PARAMS_DEPTH = 12
+"""The deepest nesting of lists and objects a bot parameter file may have (they have 5)."""
+
+
 @functools.lru_cache(maxsize=64)
-def _read(path: Path, mtime: float) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
+def _read(path: Path, mtime_ns: int, size: int) -> dict:
+    from engine import paths
+
+    raw = paths.read_input(path, "bot parameter file", PARAMS_FILE_BYTES)
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"bot parameter file {path} is not readable JSON: {exc}") from None
+    except RecursionError:
+        raise UsageError(f"bot parameter file {path} is nested too deeply") from None
+    _check_schema(data, path)
+    return data
+
+
+def _depth(data) -> int:
+    """How deeply lists and objects nest in ``data`` (walked without recursion)."""
+    deepest, todo = 0, [(data, 1)]
+    while todo:
+        node, d = todo.pop()
+        if isinstance(node, dict | list):
+            deepest = max(deepest, d)
+            if d <= PARAMS_DEPTH:
+                todo.extend((x, d + 1) for x in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
+def _number(x) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and np.isfinite(float(x))
+
+
+def _check_schema(data, path: Path) -> None:
+    """UsageError naming the file and the entry unless ``data`` has a bot parameter file's
+    shape: ``bot`` (``variant``, ``policy``, an integer ``version``), ``params`` and an
+    optional ``model`` mapping names to a finite number or a flat list of them.
+    """
+    where = f"bot parameter file {path}"
+    if _depth(data) > PARAMS_DEPTH:
+        raise UsageError(f"{where} is nested more than {PARAMS_DEPTH} levels deep")
+    if not isinstance(data, dict) or "params" not in data or "bot" not in data:
+        raise UsageError(f"{path} is not an mjlab bot parameter file")
+    bot = data["bot"]
+    if not isinstance(bot, dict):
+        raise UsageError(f"{where}: 'bot' is not an object")
+    for key in ("variant", "policy"):
+        if not isinstance(bot.get(key), str):
+            raise UsageError(f"{where}: 'bot' has no {key} name")
+    version = bot.get("version")
+    if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
+        raise UsageError(f"{where}: 'bot' has a version that is not an integer")
+    for part in ("params", "model"):
+        table = data.get(part)
+        if table is None and part == "model":
+            continue
+        if not isinstance(table, dict):
+            raise UsageError(f"{where}: {part!r} is not an object of parameter values")
+        for name, value in table.items():
+            flat = value if isinstance(value, list) else [value]
+            if not flat or not all(_number(x) for x in flat):
+                raise UsageError(
+                    f"{where}: {part}.{name[:40]} is not a finite number or a flat list of them"
+                )
 
 
 def load_params(path, variant=None, policy: str | None = None) -> dict:
     """The parameter file at ``path`` (JSON), checked against ``variant`` and ``policy``.
 
-    A file made for another variant, policy or parameter version, or one that is not a
-    parameter file, raises UsageError naming what is wrong.
+    The file is checked before it is read (a regular file of at most
+    :data:`PARAMS_FILE_BYTES`; a FIFO or a device is never opened) and its content by
+    shape (:data:`PARAMS_DEPTH` levels at most; ``bot``, ``params`` and ``model`` as a
+    parameter file has them). A file made for another variant, policy or parameter
+    version, or one that is not a parameter file, raises UsageError naming what is wrong.
     """
+    if not os.fspath(path).strip():
+        raise UsageError("--bot-params is empty: give a file name")
     path = Path(path)
     try:
-        data = _read(path, path.stat().st_mtime)
-    except FileNotFoundError:
+        st = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
         raise UsageError(f"bot parameter file not found: {path}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UsageError(f"bot parameter file {path} is not readable JSON: {exc}") from None
-    if not isinstance(data, dict) or "params" not in data or "bot" not in data:
-        raise UsageError(f"{path} is not an mjlab bot parameter file")
+    except OSError as exc:
+        raise UsageError(f"bot parameter file {path}: {exc.strerror}") from None
+    data = _read(path, st.st_mtime_ns, st.st_size)
     bot = data["bot"]
     if variant is not None and bot.get("variant") != variant.name:
         raise UsageError(f"{path} holds parameters for {bot.get('variant')}, not {variant.name}")

@@ -12,20 +12,24 @@ files come from ``--tls-ca-file/--tls-cert/--tls-key`` (the names ``dask schedul
 does the rest. A ``tcp://`` scheduler authenticates no one; the README says it must sit
 only on a trusted network.
 
-Without ``--scheduler`` the run starts a LocalCluster on this machine. Its scheduler
-listens on a loopback port, which every local user can reach, so it is secured with a
-temporary certificate that exists only in this process and its workers
-(:meth:`distributed.Security.temporary`).
+Without ``--scheduler`` the run starts a LocalCluster on this machine. Everything it opens
+listens on loopback only (the scheduler, the workers, and the scheduler's HTTP server,
+whose dashboard is off); since every local user can reach a loopback port, the cluster
+is secured with a temporary certificate that exists only in this process and its workers
+(:meth:`distributed.Security.temporary`). Connecting to a plain ``tcp://`` scheduler
+prints :data:`TCP_WARNING`.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import ssl
+import sys
 
 from engine.errors import UsageError
 
-__all__ = ["client_security", "connect", "local_cluster"]
+__all__ = ["TCP_WARNING", "check_address", "client_security", "connect", "local_cluster"]
 
 _OPTIONS = (
     ("--tls-ca-file", "tls_ca_file", "distributed.comm.tls.ca-file"),
@@ -38,6 +42,28 @@ def _scheme(address: str) -> str:
     return address.split("://", 1)[0].lower() if "://" in address else "tcp"
 
 
+TCP_WARNING = (
+    "mjlab: warning: {address} is a plain tcp:// scheduler, which authenticates no one: "
+    "everyone who can reach its port may run code as you (use tls://, see the README)"
+)
+"""The line printed on stderr when a run connects to a plain ``tcp://`` scheduler."""
+
+_ADDRESS = re.compile(r"^(?:(tcp|tls)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$")
+
+
+def check_address(address: str) -> str:
+    """``address`` if it is ``tls://HOST:PORT`` or ``tcp://HOST:PORT`` (no scheme: tcp);
+    UsageError naming it otherwise (before Dask sees it).
+    """
+    m = _ADDRESS.match(address.strip()) if isinstance(address, str) else None
+    if m is None or not 1 <= int(m.group(3)) <= 65535:
+        raise UsageError(
+            f"--scheduler {str(address)[:80]!r}: not a scheduler address; give "
+            "tls://HOST:PORT (or tcp://HOST:PORT on a trusted network)"
+        )
+    return address.strip()
+
+
 def client_security(scheduler: str, ca_file=None, cert=None, key=None):
     """The :class:`distributed.Security` for a client of ``scheduler``, or ``None``.
 
@@ -46,6 +72,10 @@ def client_security(scheduler: str, ca_file=None, cert=None, key=None):
     the certificate file), given here or in Dask's configuration; the files are loaded
     now, so a missing or unusable one is a UsageError naming it.
     """
+    scheduler = check_address(scheduler)
+    for (option, _, _), value in zip(_OPTIONS, (ca_file, cert, key), strict=True):
+        if value is not None and not os.fspath(value).strip():
+            raise UsageError(f"{option} is empty: give a file name")
     given = {
         field: os.fspath(value)
         for (_, field, _), value in zip(_OPTIONS, (ca_file, cert, key), strict=True)
@@ -89,13 +119,18 @@ def connect(scheduler: str, security=None):
     """
     from distributed import Client
 
+    scheduler = check_address(scheduler)
     try:
-        return Client(scheduler, security=security, timeout="10s")
-    except (OSError, TypeError) as exc:  # TypeError: Dask's "TLS expects an ssl_context"
+        client = Client(scheduler, security=security, timeout="10s")
+    except (OSError, TypeError, ValueError) as exc:  # TypeError: "TLS expects an ssl_context"
         hint = ""
         if _scheme(scheduler) == "tls":
             hint = " (check that the certificate is signed by the cluster's CA)"
-        raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {exc}{hint}") from None
+        text = " ".join(str(exc).split())
+        raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {text}{hint}") from None
+    if _scheme(scheduler) == "tcp":
+        print(TCP_WARNING.format(address=scheduler), file=sys.stderr)
+    return client
 
 
 def local_cluster(workers: int):
@@ -115,8 +150,12 @@ def local_cluster(workers: int):
         n_workers=workers,
         threads_per_worker=1,
         processes=True,
+        host="127.0.0.1",
         dashboard_address=None,
-        scheduler_kwargs={"dashboard_address": ":0"},  # its HTTP server: any free port
+        worker_dashboard_address=None,
+        # no dashboard, and the scheduler's HTTP server (health checks) on a free loopback
+        # port: a bare ":0" would listen on every interface
+        scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
         security=security,
         protocol="tls://",
     )

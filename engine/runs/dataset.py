@@ -4,9 +4,11 @@
 ``chunk-<first match>-<end match>.parquet``. Each is written to a hidden temporary name
 and renamed when complete, and carries the run's identity (variant, full rule options,
 seed, deals, match length, policies, package and variant versions, chunk size) plus its
-match range in the Parquet metadata. Rerunning the same command resumes: complete
-chunks are verified and skipped; a folder holding another run's files is refused (exit
-2) and left untouched; a damaged chunk is named.
+match range in the Parquet metadata. Rerunning the same command resumes: every complete
+chunk is verified against its whole-file checksum and skipped, a damaged one is named and
+played again; a folder holding another run's files is refused (exit 2) and left
+untouched. A resume touches only chunk names: the user's copies of a chunk under any
+other name are never changed or removed.
 
 Given a ``reducer`` (:class:`Reducer`) a chunk stores its records reduced to a JSON-able
 dict instead of its rows, so 100M+ deals are summarised in bounded memory. The caller
@@ -32,7 +34,7 @@ from typing import Protocol
 
 import pandas as pd
 
-from engine import fileio
+from engine import fileio, paths
 from engine.errors import UsageError
 from engine.runs.run import (
     MAX_MATCH_LENGTH,
@@ -283,38 +285,55 @@ def _write_summary(folder: Path, lo: int, hi: int, result: dict) -> None:
 def _scan(folder: Path, ident: dict, force: bool, reducer=None) -> set[tuple[int, int]]:
     """Complete, verified chunks of this run in ``folder`` (the caller holds its lock).
 
-    A damaged chunk of this run (checksum, claims or footer) is removed, with a message,
-    to be played again. Chunks of another run are refused, or removed with ``force``.
-    Files that are not mjlab chunks (other names, or a chunk's name on a file that is not
-    Parquet or has no mjlab metadata) are refused and never touched.
+    Resume touches only chunk names (``chunk-<lo>-<hi>.parquet``, :func:`chunk_name`).
+    A file of such a name that is this run's but damaged (its whole-file checksum, its
+    claims, or a footer too damaged to read that still shows mjlab's marks) is removed,
+    with a message, to be played again; another run's chunk is refused, or removed with
+    ``force``; a file of that name that is not mjlab output at all is refused. Hidden
+    names (``.`` or ``_`` first, as ``summarize`` skips them) and files that are not
+    ``.parquet`` are never read. Any other ``.parquet`` file is never touched, not even
+    with ``force``: the folder is refused naming it (a copy of a chunk under another
+    name, or someone else's file), since ``summarize`` would refuse it too.
     """
     done, damaged, others = set(), [], []
     for f in sorted(folder.iterdir()):
-        if f.name == ".mjlab.lock" or fileio.is_temp(f.name):
+        if f.name.startswith((".", "_")) or f.suffix != ".parquet" or not f.is_file():
             continue
-        if f.suffix != ".parquet" or not f.is_file():
-            continue
+        own = _NAME.match(f.name) is not None
         try:
             pm = fileio.read_meta(f)
         except UsageError as exc:
-            if not _NAME.match(f.name) or isinstance(exc, fileio.NotMjlab) or not _parquet(f):
-                raise UsageError(
-                    f"{f}: not a mjlab chunk ({_reason(exc, f)}); this folder holds other "
-                    "files, use another --out"
-                ) from None
-            damaged.append((f, _reason(exc, f)))
-            continue
-        theirs = run_identity(pm.meta)
-        diff = differs(theirs, ident)
-        if diff and fileio.meta_intact(pm):  # else damaged, not another run's
+            if own and fileio.damaged_output(f, exc):
+                damaged.append((f, _reason(exc, f)))
+                continue
+            raise UsageError(
+                f"{f}: not a mjlab chunk ({_reason(exc, f)}); this folder holds other "
+                "files, use another --out"
+            ) from None
+        try:
+            fileio.verify(pm)
+        except UsageError as exc:
+            if own:
+                damaged.append((f, _reason(exc, f)))
+                continue
+            raise _not_ours(f, f"damaged mjlab output ({_reason(exc, f)})") from None
+        diff = differs(run_identity(pm.meta), ident)
+        if diff:
+            if not own:
+                raise _not_ours(f, f"another run's file (it differs in {', '.join(diff)})")
             others.append((f, diff))
             continue
         try:
-            rng = check_claims(pm, reducer=reducer)
-            fileio.verify(pm)
+            rng = check_claims(pm, reducer=reducer, check_name=own)
         except UsageError as exc:
-            damaged.append((f, _reason(exc, f)))
-            continue
+            if own:
+                damaged.append((f, _reason(exc, f)))
+                continue
+            why = f"a file of this run that is not a chunk ({_reason(exc, f)})"
+            raise _not_ours(f, why) from None
+        if not own:
+            lo, hi = rng if rng is not None else ("?", "?")
+            raise _not_ours(f, f"a copy of this run's chunk [{lo}, {hi}) under another name")
         done.add(rng)
     if others and not force:
         f, diff = others[0]
@@ -334,13 +353,11 @@ def _scan(folder: Path, ident: dict, force: bool, reducer=None) -> set[tuple[int
     return done
 
 
-def _parquet(f: Path) -> bool:
-    """Whether a file starts as Parquet does (a chunk cut short still does)."""
-    try:
-        with open(f, "rb") as fh:
-            return fh.read(4) == b"PAR1"
-    except OSError:
-        return False
+def _not_ours(f: Path, what: str) -> UsageError:
+    return UsageError(
+        f"{f}: {what}; a resume touches only its own chunk names, so move it out of the "
+        "folder (summarize would refuse the folder with it)"
+    )
 
 
 def _reason(exc: UsageError, f: Path) -> str:
@@ -381,9 +398,7 @@ def run_dataset(
         raise UsageError(f"--chunk-matches must be 1..{MAX_MATCHES}, got {chunk_matches}")
     if backend not in ("local", "dask"):
         raise UsageError(f"unknown backend {backend!r}; backends: local, dask")
-    if folder.exists() and not folder.is_dir():
-        raise UsageError(f"{folder} exists and is not a folder")
-    fileio.check_writable(folder, "--out")
+    paths.check_output(folder, "--out", folder=True)
     ident = _identity(spec, chunk_matches, reducer is not None)
     created = not folder.exists()
     try:

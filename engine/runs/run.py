@@ -81,18 +81,106 @@ def place_seats(dealer, place: int, players: int, seating: str = "seat") -> np.n
 
 
 def _available_memory() -> int | None:
-    """Bytes of memory available to a new allocation (``MemAvailable``), None if unknown."""
+    """Bytes of memory available to a new allocation, None if unknown: the machine's
+    (``MemAvailable``), or what the process's cgroup limit leaves, whichever is less.
+    """
+    machine = _machine_memory()
+    group = _cgroup_memory()
+    if machine is None or group is None:
+        return machine if group is None else group
+    return min(machine, group)
+
+
+def _machine_memory() -> int | None:
     try:
         with open("/proc/meminfo") as f:
             for line in f:
                 if line.startswith("MemAvailable:"):
                     return int(line.split()[1]) * 1024
-    except OSError:
+    except (OSError, ValueError, IndexError):
         pass
     try:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError):
         return None
+
+
+_CGROUP_ROOT = "/sys/fs/cgroup"
+"""Where the cgroup file systems are mounted (v2 unified here, v1's under ``memory/``)."""
+
+_PROC_CGROUP = "/proc/self/cgroup"
+"""The process's cgroups, one ``ID:CONTROLLERS:PATH`` line each."""
+
+_NO_LIMIT = 1 << 60
+"""A cgroup v1 limit this large is no limit (the kernel writes about 2**63)."""
+
+_CGROUP_FILES = {
+    "v2": ("memory.max", "memory.current", "inactive_file"),
+    "v1": ("memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file"),
+}
+
+
+def _cgroup_memory() -> int | None:
+    """Bytes the process's memory cgroup still lets it use, None where no limit applies.
+
+    The tightest of its cgroup's and every enclosing cgroup's limit (cgroup v2
+    ``memory.max``, v1 ``memory.limit_in_bytes``) minus what that cgroup uses, page
+    cache that can be dropped (``inactive_file``) not counted as used.
+    """
+    try:
+        with open(_PROC_CGROUP) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    best = None
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        if parts[1] == "" and parts[0] == "0":
+            base, files = _CGROUP_ROOT, _CGROUP_FILES["v2"]
+        elif "memory" in parts[1].split(","):
+            base, files = os.path.join(_CGROUP_ROOT, "memory"), _CGROUP_FILES["v1"]
+        else:
+            continue
+        for folder in _cgroup_folders(base, parts[2]):
+            left = _cgroup_left(folder, *files)
+            if left is not None:
+                best = left if best is None else min(best, left)
+    return best
+
+
+def _cgroup_folders(base: str, path: str) -> list[str]:
+    """The folders of cgroup ``path`` and of each cgroup above it, under ``base`` (just
+    ``base`` when the path is not there: a container sees its own cgroup as the root).
+    """
+    parts = [p for p in path.split("/") if p]
+    folders = [os.path.join(base, *parts[:i]) for i in range(len(parts), -1, -1)]
+    found = [f for f in folders if os.path.isdir(f)]
+    return found or [base]
+
+
+def _cgroup_left(folder: str, limit_file: str, usage_file: str, inactive_key: str) -> int | None:
+    try:
+        with open(os.path.join(folder, limit_file)) as f:
+            raw = f.read().strip()
+    except OSError:
+        return None
+    if not raw.isdigit() or int(raw) >= _NO_LIMIT:  # "max", or v1's no-limit value
+        return None
+    used = 0
+    try:
+        with open(os.path.join(folder, usage_file)) as f:
+            used = int(f.read().strip())
+        with open(os.path.join(folder, "memory.stat")) as f:
+            for line in f:
+                key, _, value = line.partition(" ")
+                if key == inactive_key:
+                    used -= min(used, int(value))
+                    break
+    except (OSError, ValueError):
+        pass
+    return max(0, int(raw) - used)
 
 
 def check_memory(deals: int, way_out: str, copies: int = 1) -> None:
@@ -109,9 +197,12 @@ def check_memory(deals: int, way_out: str, copies: int = 1) -> None:
     need = deals * copies * BYTES_PER_DEAL
     avail = _available_memory()
     if avail is not None and need > avail:
+        group = _cgroup_memory()
+        under = " under this process's cgroup memory limit" if group == avail else ""
         raise UsageError(
             f"--deals {deals:,}{f' x {copies} values' if copies > 1 else ''} needs about "
-            f"{need / 2**30:,.1f} GiB of memory, {avail / 2**30:,.1f} GiB available; {way_out}"
+            f"{need / 2**30:,.1f} GiB of memory, {avail / 2**30:,.1f} GiB available{under}; "
+            f"{way_out}"
         )
 
 

@@ -13,7 +13,6 @@ import json
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -270,26 +269,39 @@ class Variant:
         return [f"pat_{p.name}" for p in self.patterns]
 
 
+RULES_FILE_BYTES = 1 << 20
+"""The largest ``--rules`` file read (a rules file is a few lines)."""
+
+
 def parse_rule_args(rule_args, rules_file=None) -> dict[str, str]:
     """``["k=v", ...]`` and an optional TOML file -> a dict of raw option values.
 
-    Later ``--rule`` values override the file. UsageError on malformed input.
+    The file must be a regular file of at most :data:`RULES_FILE_BYTES`, checked before it
+    is opened (a FIFO or a device is refused, never read), and hold ``key = value`` pairs,
+    at the top or under ``[rules]``, whose values are strings, integers, numbers or
+    booleans. Later ``--rule`` values override the file. UsageError on malformed input.
     """
     rules: dict[str, Any] = {}
-    if rules_file:
-        path = Path(rules_file)
+    if rules_file is not None:
+        from engine import paths
+
+        raw = paths.read_input(rules_file, "--rules", RULES_FILE_BYTES)
         try:
-            with path.open("rb") as f:
-                data = tomllib.load(f)
-        except FileNotFoundError:
-            raise UsageError(f"rules file not found: {rules_file}") from None
-        except IsADirectoryError:
-            raise UsageError(f"--rules {rules_file}: is a folder, not a TOML file") from None
+            data = tomllib.loads(raw.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise UsageError(f"rules file {rules_file} is not valid TOML: {exc}") from None
+            raise UsageError(f"--rules {rules_file}: not valid TOML ({exc})") from None
+        except RecursionError:
+            raise UsageError(f"--rules {rules_file}: not valid TOML (nested too deeply)") from None
         table = data.get("rules", data)
         if not isinstance(table, dict):
-            raise UsageError(f"rules file {rules_file}: expected key = value pairs")
+            raise UsageError(f"--rules {rules_file}: expected key = value pairs")
+        for key, value in table.items():
+            if isinstance(value, dict | list) or not isinstance(value, str | int | float | bool):
+                what = {dict: "a table", list: "an array"}.get(type(value), "a date or time")
+                raise UsageError(
+                    f"--rules {rules_file}: option {key[:40]!r} is {what}; a rule option's value "
+                    "is a string, a number or true/false"
+                )
         rules.update(table)
     for item in rule_args or ():
         if "=" not in item:

@@ -19,7 +19,7 @@ def run_fit(args) -> int:
         raise UsageError("mjlab fit: the committed models are fitted at default rules")
     res = fit.fit(
         args.variant, deals=args.deals, seed=args.seed, policy=args.policy,
-        threads=args.workers or 2, progress=not args.quiet,
+        threads=2 if args.workers is None else args.workers, progress=not args.quiet,
     )  # fmt: skip
     s = res["summary"]
     print(

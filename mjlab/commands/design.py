@@ -13,11 +13,13 @@ def run_design(args) -> int:
 
     from analysis._util import jsonable
     from analysis.rule_search import _values, design, design_plot, format_design
-    from engine import fileio
+    from engine import paths
+    from engine.runs.run import MAX_MATCH_LENGTH, MAX_MATCHES, _check_int
     from engine.variants import get as get_variant
     from engine.variants import parse_rule_args
 
     get_variant(args.variant)
+    _check_int("--skill-deals", args.skill_deals, 2, MAX_MATCHES * MAX_MATCH_LENGTH)
     vary = dict(_values(raw) for raw in args.vary)
     if len(vary) != len(args.vary):
         raise UsageError("--vary: an option is given twice")
@@ -25,13 +27,10 @@ def run_design(args) -> int:
     both = set(fixed) & set(vary)
     if both:
         raise UsageError(f"--rule and --vary both set {', '.join(sorted(both))}")
-    if args.plot:
+    if args.plot is not None:
+        paths.check_output(args.plot, "--plot")
         if not args.plot.endswith(".png"):
             raise UsageError(f"--plot {args.plot}: give a .png file name")
-        from pathlib import Path
-
-        parent = Path(args.plot).parent
-        fileio.check_writable(parent if str(parent) else ".", "--plot")
     table = design(
         args.variant,
         vary,
@@ -47,7 +46,7 @@ def run_design(args) -> int:
         workers=args.workers,
         progress=not args.quiet,
     )
-    if args.plot:
+    if args.plot is not None:
         design_plot(table, args.plot)
     if args.json:
         print(

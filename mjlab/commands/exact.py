@@ -20,6 +20,8 @@ def _cli_wild(args) -> tuple[str | list[str], int | list[int], str]:
     from engine import tiles as _tiles
     from engine.exact import FLIP_MODES
 
+    if args.wild is not None and not args.wild.strip():
+        raise UsageError("exact: --wild is empty: give a tile (7z, 5m,5p) or flip, flip2, flip0")
     wild = (args.wild or "").strip()
     if wild.lower() in FLIP_MODES:
         if args.wild_copies != 4:
@@ -47,7 +49,7 @@ def _variant_cli(args, print_json) -> int:
     v = get(args.variant)
     if v.exact is None:
         raise UsageError(f"exact {v.name}: no exact deal events for this variant yet")
-    if args.tiles is not None or args.hand is not None or args.wild or args.shanten:
+    if args.tiles is not None or args.hand is not None or args.wild is not None or args.shanten:
         raise UsageError(
             "exact VARIANT takes its deck and wilds from the rules; "
             "use --rule K=V instead of --tiles/--hand/--wild/--shanten"
@@ -92,7 +94,7 @@ def run_exact(args) -> int:
     from engine.exact import default_shapes, p_complete, shanten_distribution
     from engine.fileio import print_json
 
-    if getattr(args, "variant", None):
+    if getattr(args, "variant", None) is not None:
         return _variant_cli(args, print_json)
     if getattr(args, "rule", None):
         raise UsageError("exact: --rule needs a VARIANT")

@@ -15,9 +15,9 @@ def run_ladder(args) -> int:
     from engine.variants import get, parse_rule_args
 
     rules = parse_rule_args(args.rule, args.rules)
-    pols = args.policies.split(",") if args.policies else None
+    pols = None if args.policies is None else [p.strip() for p in args.policies.split(",")]
     params = None
-    if args.bot_params:
+    if args.bot_params is not None:
         data = load_params(args.bot_params, get(args.variant))
         params = {data["bot"]["policy"]: {**(data.get("model") or {}), **data["params"]}}
     lad = ladder(

@@ -35,7 +35,10 @@ def run_report(args) -> int:
 
     t0 = time.perf_counter()
     created = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise fileio.os_fault(exc, out) from exc
     try:
         with fileio.OutputLock(out, f"report --seed {args.seed}"):
             ctx = build_report(
@@ -45,7 +48,13 @@ def run_report(args) -> int:
                 workers=args.workers,
                 progress=not args.quiet,
             )
-            paths = render(ctx, out, progress=not args.quiet)
+            with fileio.staged_folder(out) as stage:  # a full disk leaves no partial report
+                staged = render(ctx, stage, progress=not args.quiet)
+            paths = _moved(staged, stage, out)
+            keep = {p.name for p in paths["figures"]}
+            for old in (out / FIGURES_DIR).glob("*.png"):  # figures of an earlier report
+                if old.name not in keep:
+                    old.unlink()
     except BaseException:
         if created:
             try:
@@ -60,3 +69,12 @@ def run_report(args) -> int:
             f"{out / FIGURES_DIR}) and {paths['json']} in {took:.0f} s"
         )
     return 0
+
+
+def _moved(paths: dict, stage, out) -> dict:
+    """``render``'s paths, written in ``stage``, as they are once moved into ``out``."""
+
+    def move(p):
+        return out / p.relative_to(stage)
+
+    return {k: [move(p) for p in v] if isinstance(v, list) else move(v) for k, v in paths.items()}

@@ -24,20 +24,21 @@ def run_rescore(args) -> int:
     from analysis._util import jsonable
     from analysis.io import load
     from analysis.rescoring import cached_gap, effect_table, rescore_gap
-    from engine import fileio
+    from engine import paths
     from engine.play import records
     from engine.runs import rescore as _rs
+    from engine.runs.run import MAX_MATCH_LENGTH, MAX_MATCHES, _check_int
     from engine.variants import parse_rule_args
 
     changes = parse_rule_args(args.rule, args.rules)
-    out_path = Path(args.out)
+    _check_int("--gap-deals", args.gap_deals, 2, MAX_MATCHES * MAX_MATCH_LENGTH)
+    out_path = paths.check_output(args.out, "--out")
     if out_path.suffix != ".parquet":
         raise UsageError(f"--out {out_path}: give a .parquet file name")
-    if out_path.exists() and not args.force:
-        raise UsageError(f"--out {out_path}: exists (give --force to replace it)")
     if out_path.resolve() in {p.resolve() for p in _inputs(args.path)}:
         raise UsageError(f"--out {out_path}: is one of the input files")
-    fileio.check_writable(out_path.parent if str(out_path.parent) else ".", "--out")
+    if out_path.exists() and not args.force:
+        raise UsageError(f"--out {out_path}: exists (give --force to replace it)")
     frame = load(args.path)
     meta = dict(frame.attrs["mjlab"])
     from engine.variants import get as get_variant

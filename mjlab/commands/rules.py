@@ -14,7 +14,7 @@ __all__ = ["run_rules"]
 
 def run_rules(args) -> int:
     """Handle ``mjlab rules``."""
-    from engine import fileio
+    from engine import fileio, paths
     from engine.runs import rulesdoc
     from engine.variants import get
 
@@ -25,13 +25,10 @@ def run_rules(args) -> int:
             raise UsageError("rules: name one VARIANT to print, or give --out DIR for several")
         print(rulesdoc.page(names[0], fmt or "md"), end="")
         return 0
-    from pathlib import Path
-
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out}: exists and is not a folder")
-    fileio.check_writable(out, "--out")
-    paths = rulesdoc.write(out, names or None, fmt or "html")
+    out = paths.check_output(args.out, "--out", folder=True)
+    with fileio.staged_folder(out) as stage:  # a full disk leaves no partial reference
+        staged = rulesdoc.write(stage, names or None, fmt or "html")
+    paths = [out / p.relative_to(stage) for p in staged]
     if not args.quiet:
         print(f"wrote {len(paths) - 1} rules pages and {paths[-1]}")
     return 0

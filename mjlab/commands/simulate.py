@@ -22,7 +22,7 @@ __all__ = ["run_simulate"]
 def run_simulate(args) -> int:
     """Handle ``mjlab simulate``: one Parquet file, or a chunked dataset folder ``DIR/``."""
     from analysis.summary import SummaryReducer
-    from engine import fileio
+    from engine import fileio, paths
     from engine.play.bots import file_overrides
     from engine.runs.dataset import DEFAULT_CHUNK_MATCHES, run_dataset
     from engine.runs.run import (
@@ -38,10 +38,13 @@ def run_simulate(args) -> int:
     from engine.variants import get as get_variant
     from engine.variants import parse_rule_args
 
-    out = Path(args.out)
+    raw = str(args.out)
+    out = Path(raw)
+    as_folder = raw.endswith(("/", os.sep)) or (bool(raw.strip()) and os.path.isdir(raw))
+    paths.check_output(raw, "--out", folder=as_folder)
     rules = parse_rule_args(args.rule, args.rules)
     overrides = None
-    if getattr(args, "bot_params", None):
+    if getattr(args, "bot_params", None) is not None:
         v = get_variant(args.variant)
         pols = resolve_policies(v, args.policy, v.n_players(v.resolve(rules)))
         overrides = file_overrides(v, pols, args.bot_params)
@@ -56,29 +59,28 @@ def run_simulate(args) -> int:
         getattr(args, "seating", "seat"),
     )
     tls = (args.tls_ca_file, args.tls_cert, args.tls_key)
-    if any(tls) and not args.scheduler:
+    if any(x is not None for x in tls) and args.scheduler is None:
         raise UsageError("--tls-ca-file, --tls-cert and --tls-key go with --scheduler tls://...")
+    if args.scheduler is not None and args.backend != "dask":
+        raise UsageError("--scheduler goes with --backend dask")
     if args.workers is not None:
         _check_int("--workers", args.workers, 1, MAX_WORKERS)
     if args.chunk_matches is not None:
         _check_int("--chunk-matches", args.chunk_matches, 1, MAX_MATCHES)
-    as_folder = str(args.out).endswith(("/", os.sep)) or out.is_dir()
     if as_folder or args.summary_only or args.backend != "local":
         if not as_folder:
             raise UsageError(
                 "--summary-only and --backend dask write a chunked dataset: "
                 "give --out DIR/ (with a trailing slash)"
             )
-        if args.backend == "local" and args.scheduler:
-            raise UsageError("--scheduler goes with --backend dask")
         cores = os.cpu_count() or 1
-        if args.backend == "dask" and not args.scheduler and (args.workers or 0) > cores:
+        if args.backend == "dask" and args.scheduler is None and (args.workers or 0) > cores:
             raise UsageError(
                 f"--workers {args.workers}: a local Dask cluster runs at most one worker per "
                 f"core ({cores} here); give --scheduler ADDR for a larger cluster"
             )
         security = None
-        if args.scheduler:
+        if args.scheduler is not None:
             from engine.runs.cluster import client_security
 
             security = client_security(args.scheduler, *tls)
@@ -110,10 +112,7 @@ def run_simulate(args) -> int:
         spec.deals,
         "give --out DIR/ for a chunked dataset, which holds one chunk at a time",
     )
-    parent = out.parent if str(out.parent) else Path(".")
-    if not parent.is_dir():
-        raise UsageError(f"cannot write to {args.out}: folder {parent} is missing or not writable")
-    fileio.check_writable(parent, f"cannot write to {args.out}:")
+    paths.check_output(out, "--out")
     with fileio.OutputLock(out, f"simulate {spec.variant} --deals {spec.deals} --seed {spec.seed}"):
         if out.exists() and _existing_is_complete(out, spec, args.force):
             if not args.quiet:

@@ -134,10 +134,10 @@ def run_summarize(args) -> int:
     import analysis
     from analysis._util import jsonable
     from analysis.io import planned_deals
-    from engine import fileio
+    from engine import fileio, paths
 
-    if args.plot:
-        fileio.check_writable(args.plot, "--plot")
+    if args.plot is not None:
+        paths.check_output(args.plot, "--plot", folder=True)
     summary = analysis.summarize(args.path)
     planned = planned_deals(args.path)
     incomplete = planned is not None and summary.n_deals < planned
@@ -149,13 +149,11 @@ def run_summarize(args) -> int:
         )
     tables = summary.tables()
     risk = _match_risk(args, summary)
-    if args.plot:
-        plot_dir = Path(args.plot)
-        if plot_dir.exists() and not plot_dir.is_dir():
-            raise UsageError(f"--plot {plot_dir}: exists and is not a folder")
+    if args.plot is not None:
         from analysis.plots import save_figures
 
-        save_figures(summary, plot_dir)
+        with fileio.staged_folder(args.plot) as stage:  # a full disk leaves no figure
+            save_figures(summary, stage)
     if args.json:
         print(
             json.dumps(
@@ -191,6 +189,8 @@ def _loss_amounts(raw: str | None) -> list[float] | None:
             x = float("nan")
         if not x >= 0 or x == float("inf"):
             raise UsageError(f"--loss: {part.strip()!r} is not an amount >= 0 (e.g. --loss 20,50)")
+        if x in out:
+            raise UsageError(f"--loss: the amount {part.strip()} is given twice")
         out.append(x)
     return out
 
@@ -283,8 +283,11 @@ def run_sweep(args) -> int:
     )
     metrics = list(dict.fromkeys(table["metric"]))
     docs = {m: metric_doc(m) for m in metrics}
-    if args.plot:
-        _sweep_plots(table, Path(args.plot), plan.variant.name, plan.key, docs)
+    if args.plot is not None:
+        from engine import fileio
+
+        with fileio.staged_folder(args.plot) as stage:  # a full disk leaves no figure
+            _sweep_plots(table, stage, plan.variant.name, plan.key, docs)
     if args.json:
         print(_sweep_json(plan, args, table, docs))
     else:
@@ -313,7 +316,7 @@ class _SweepPlan:
 
 def _plan_sweep(args) -> _SweepPlan:
     """Check every input and every value's rules before anything is played or written."""
-    from engine import fileio, variants
+    from engine import paths, variants
     from engine.runs.run import MAX_WORKERS, check_memory, make_spec
     from engine.variants import parse_rule_args
 
@@ -338,12 +341,9 @@ def _plan_sweep(args) -> _SweepPlan:
     names = [f"{safe_name(key)}={safe_name(raw)}.parquet" for raw in values]
     if len(set(names)) < len(names):  # two values the same once made safe: number them
         names = [f"{safe_name(key)}-{i}.parquet" for i in range(len(values))]
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} exists and is not a folder")
-    fileio.check_writable(out, "--out")
-    if args.plot:
-        fileio.check_writable(args.plot, "--plot")
+    out = paths.check_output(args.out, "--out", folder=True)
+    if args.plot is not None:
+        paths.check_output(args.plot, "--plot", folder=True)
     sweep_id = {
         "variant": v.name,
         "option": key,
@@ -389,7 +389,10 @@ def _play_sweep(plan: _SweepPlan, args) -> dict:
 
     out = plan.out
     created = not out.exists()
-    out.mkdir(exist_ok=True)
+    try:
+        out.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise fileio.os_fault(exc, out) from exc
     label = f"sweep {plan.variant.name} {plan.key}={','.join(plan.values)}"
     try:
         lock = fileio.OutputLock(out, label).acquire()
@@ -498,7 +501,6 @@ def _sweep_plots(table, plot_dir: Path, variant: str, key: str, docs: dict) -> N
 
     from analysis.plots import draw_sweep, save_figure, style
 
-    plot_dir.mkdir(parents=True, exist_ok=True)
     for metric, doc in docs.items():
         with style():
             fig, ax = plt.subplots()
@@ -516,44 +518,62 @@ def _rmdir_if_empty(folder: Path, created: bool) -> None:
             pass
 
 
+_SWEEP_FILE = re.compile(r"^[A-Za-z0-9._+-]+(=[A-Za-z0-9._=+-]+|-\d+)\.parquet$")
+"""The names a sweep gives its files (``KEY=VALUE.parquet``, or ``KEY-I.parquet``)."""
+
+
 def _sweep_folder(out: Path, sweep_id: dict, expected: dict, force: bool) -> set[str]:
     """Names of the files in a sweep folder that are complete, verified and reusable.
 
-    Files of another sweep are refused, or removed with ``force``; a damaged file of
-    this sweep is played again; a file that is not mjlab output is always refused.
+    A rerun touches only the names a sweep gives its files: a damaged file of this
+    sweep is played again; files of another sweep are refused, or removed with
+    ``force``. Any other ``.parquet`` file (a copy under another name, someone else's
+    file) is never touched, not even with ``force``: the folder is refused naming it.
+    Hidden names are never read.
     """
     from analysis.summary import SummaryReducer
     from engine import fileio
     from engine.runs.dataset import check_claims, differs, run_identity
 
+    def refuse(f: Path, what: str) -> UsageError:
+        return UsageError(
+            f"--out {out}: holds {f.name}, {what}; a sweep touches only its own file names, "
+            "use another --out"
+        )
+
     reuse, remove = set(), []
     for f in sorted(out.iterdir()):
-        if f.name.startswith(".") or f.suffix != ".parquet" or not f.is_file():
+        if f.name.startswith((".", "_")) or f.suffix != ".parquet" or not f.is_file():
             continue
+        ours = f.name in expected
         try:
             pm = fileio.read_meta(f)
+            fileio.verify(pm)
         except UsageError as exc:
-            raise UsageError(
-                f"--out {out}: holds {f.name}, which is not a sweep file "
-                f"({str(exc).split(': ', 1)[-1]}); use another --out"
-            ) from None
+            if ours and fileio.damaged_output(f, exc):
+                print(f"mjlab: {exc}; playing it again", file=sys.stderr)
+                remove.append(f)
+                continue
+            raise refuse(f, f"which is not a sweep file ({str(exc).split(': ', 1)[-1]})") from None
         theirs = pm.meta.get("sweep")
-        if differs(theirs, sweep_id) and fileio.meta_intact(pm):  # else damaged: played again
-            if not force:
-                what = "no sweep" if not isinstance(theirs, dict) else _differs(theirs, sweep_id)
+        if differs(theirs, sweep_id):
+            what = "no sweep" if not isinstance(theirs, dict) else _differs(theirs, sweep_id)
+            if not force or not isinstance(theirs, dict) or not _SWEEP_FILE.match(f.name):
                 raise UsageError(
                     f"--out {out}: holds another sweep ({f.name}: {what}); "
-                    "use another --out, or --force to replace it"
-                )
+                    + ("use another --out, or --force to replace it" if not force else
+                       "--force replaces only files named as a sweep names them")
+                )  # fmt: skip
             remove.append(f)
             continue
-        spec = expected.get(f.name)
+        if not ours:
+            raise refuse(f, "a copy of a file of this sweep under another name")
+        spec = expected[f.name]
         ident = {k: x for k, x in run_identity(pm.meta).items() if k != "sweep"}
         try:
-            if spec is None or differs(ident, spec.identity()):
+            if differs(ident, spec.identity()):
                 raise UsageError(f"{f}: not one of this sweep's values")
             check_claims(pm, reducer=SummaryReducer)
-            fileio.verify(pm)
         except UsageError as exc:
             print(f"mjlab: {exc}; playing it again", file=sys.stderr)
             remove.append(f)

@@ -114,7 +114,7 @@ def test_unwritable_out_exits_2(tmp_path, capsys):
         "--out",
         str(tmp_path / "missing" / "x.parquet"),
     )
-    assert code == 2 and "not writable" in err
+    assert code == 2 and "missing does not exist" in err
 
 
 def test_internal_error_exits_1(monkeypatch, capsys):

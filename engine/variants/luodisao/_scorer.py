@@ -208,11 +208,17 @@ def _card_win(win, counts, kings, seats, seat, dealer, zx, from_seat, flip, dihu
 
 
 def _xing_card(rules, tianhu, xing_card, cand, last, notes) -> int:
-    """The card turned up for 醒 (-1 under 跟醒 but 天胡), noting a default in ``notes``."""
+    """The card turned up for 醒 (-1 under 跟醒 but 天胡), noting a default in ``notes``.
+
+    A given ``xing_card`` is checked whether or not the rules turn a card up.
+    """
+    given = None if xing_card is None else _card(xing_card, "--xing-card")
     if rules["xing"] == "gen" and not tianhu:
+        if given is not None:
+            notes.append("--xing-card not used: under xing=gen (跟醒) no card is turned up")
         return -1
-    if xing_card is not None:
-        return _card(xing_card, "xing card")
+    if given is not None:
+        return given
     if not tianhu:
         notes.append("醒 card: the winning card (no --xing-card given)")
         return cand

@@ -9,6 +9,7 @@ import socket
 import ssl
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -53,7 +54,8 @@ def tls_cluster(tmp_path_factory):
         protocol="tls://",
         security=security,
         dashboard_address=None,
-        scheduler_kwargs={"dashboard_address": ":0"},  # its HTTP server: any free port
+        host="127.0.0.1",
+        scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
     )
     try:
         yield cluster.scheduler_address, cert, key, folder
@@ -179,3 +181,52 @@ def test_the_local_cluster_admits_only_this_run(tmp_path):
             with socket.create_connection(_host_port(address), timeout=10) as raw:
                 with ctx.wrap_socket(raw) as tls:
                     tls.recv(4096)
+
+
+def _listening(process) -> set[tuple[str, int]]:
+    """The addresses and ports ``process`` listens on (TCP)."""
+    import psutil
+
+    return {
+        (c.laddr.ip, c.laddr.port)
+        for c in process.net_connections(kind="inet")
+        if c.status == psutil.CONN_LISTEN
+    }
+
+
+def test_the_local_cluster_opens_nothing_beyond_loopback():
+    """Issue 46.6: its scheduler's dashboard listened on every interface, over plain HTTP."""
+    import psutil
+
+    from engine.runs.cluster import local_cluster
+
+    me = psutil.Process()
+    before = _listening(me)
+    children = {c.pid for c in me.children(recursive=True)}
+    with local_cluster(2):
+        new = [c for c in me.children(recursive=True) if c.pid not in children]
+        opened = (_listening(me) - before).union(*(_listening(c) for c in new))
+        assert len(new) >= 2 and len(opened) >= 3  # the scheduler, its HTTP, the workers
+        assert all(ip in ("127.0.0.1", "::1") for ip, _ in opened), opened
+
+
+def test_a_plain_tcp_scheduler_prints_the_readmes_warning(tmp_path, capsys):
+    """Issue 46.6: a run through a ``tcp://`` scheduler says, once, what that means."""
+    from distributed import LocalCluster
+
+    from engine.runs.cluster import TCP_WARNING
+    from mjlab.cli import main
+
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, host="127.0.0.1",
+        dashboard_address=None, protocol="tcp://",
+    ) as cluster:  # fmt: skip
+        address = cluster.scheduler_address
+        argv = ["simulate", "tuidaohu", "--deals", "64", "--policy", "random", "--quiet",
+                "--backend", "dask", "--scheduler", address, "--out", f"{tmp_path}/d/"]  # fmt: skip
+        assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert err.count(TCP_WARNING.format(address=address)) == 1, err
+    readme = (Path(__file__).parents[3] / "README.md").read_text(encoding="utf-8")
+    assert TCP_WARNING.format(address="tcp://HEAD:8786") in readme
+    assert len(list((tmp_path / "d").glob("chunk-*.parquet"))) == 1

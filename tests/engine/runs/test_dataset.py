@@ -1,6 +1,7 @@
 """Chunked, resumable runs (issue 10): kill and resume, foreign and damaged chunks, Dask."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -158,3 +159,102 @@ def test_summarize_says_when_a_dataset_is_incomplete(tmp_path, capsys):
 
     doc = json.loads(out.out)
     assert doc["deals"] == 480 and doc["planned_deals"] == 640
+
+
+# --------------------------------------------------------------------- issue 46: content, not names
+def _flip_positions(size: int, n: int, seed: int) -> list[int]:
+    """``n`` byte positions of a file of ``size`` bytes, seeded: its first and last 16
+    bytes (the Parquet magic and footer length) always, the rest drawn at random.
+    """
+    ends = [*range(16), *range(size - 16, size)]
+    rest = np.setdiff1d(np.arange(size), ends)
+    drawn = np.random.default_rng(seed).choice(rest, n - len(ends), replace=False)
+    return sorted([*ends, *drawn.tolist()])
+
+
+def _flip_every_sampled_byte(tmp_path, n: int, seed: int):
+    """Flip each sampled byte of a small chunk in turn (an XOR with a random mask): the
+    summary refuses the folder naming the chunk, and a resume plays it again, to the
+    clean bytes and the clean summary, every time."""
+    import contextlib
+    import io
+
+    import analysis
+
+    spec = make_spec("tuidaohu", 64, seed=3, policies="random")
+    folder = tmp_path / "flip"
+    run_dataset(spec, folder, chunk_matches=1, progress=False)
+    clean = analysis.summarize(folder)
+    files = {p.name: p.read_bytes() for p in folder.iterdir()}
+    victim = sorted(folder.glob("chunk-*.parquet"))[1]
+    good = victim.read_bytes()
+    masks = np.random.default_rng(seed + 1).integers(1, 256, len(good))
+    keys = [good.rindex(b"mjlab.sha256") + 5, good.rindex(b'{"file": "') + 3]  # the checksum's
+    positions = sorted({*_flip_positions(len(good), n, seed), *keys})
+    for pos in positions:
+        damaged = bytearray(good)
+        damaged[pos] ^= int(masks[pos])
+        victim.write_bytes(bytes(damaged))
+        with pytest.raises(UsageError, match=victim.name):
+            analysis.summarize(folder)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            res = run_dataset(spec, folder, chunk_matches=1, progress=False)
+        assert res["played"] == 1, (pos, res, err.getvalue())
+        assert victim.name in err.getvalue() and "playing it again" in err.getvalue(), pos
+        assert {p.name: p.read_bytes() for p in folder.iterdir()} == files, pos
+        assert analysis.summarize(folder) == clean, pos
+    return len(positions)
+
+
+def test_a_flipped_byte_anywhere_in_a_chunk_is_replayed(tmp_path):
+    assert _flip_every_sampled_byte(tmp_path, 200, seed=46) >= 200
+
+
+@pytest.mark.slow
+def test_two_thousand_flipped_bytes_each_replayed(tmp_path):
+    assert _flip_every_sampled_byte(tmp_path, 2000, seed=4646) >= 2000
+
+
+def test_a_renamed_column_is_refused_by_summarize_and_replayed(tmp_path, capsys):
+    """A flip in the footer that renames a column (outside the old data checksum)."""
+    import analysis
+
+    spec = make_spec("tuidaohu", 64, seed=3, policies="random")
+    folder = tmp_path / "col"
+    run_dataset(spec, folder, chunk_matches=1, progress=False)
+    victim = sorted(folder.glob("chunk-*.parquet"))[2]
+    good = victim.read_bytes()
+    footer = len(good) - 8 - int.from_bytes(good[-8:-4], "little")
+    at = good.index(b"dealer_streak", footer)
+    victim.write_bytes(good[:at] + b"dealer_streal" + good[at + 13 :])
+    with pytest.raises(UsageError, match=f"{victim.name}.*damaged"):
+        analysis.summarize(folder)
+    res = run_dataset(spec, folder, chunk_matches=1, progress=False)
+    assert res["played"] == 1 and victim.read_bytes() == good
+    assert "playing it again" in capsys.readouterr().err
+
+
+def test_resume_touches_only_its_own_chunk_names(tmp_path, capsys):
+    """Copies of a chunk under other names are the user's: never deleted or changed."""
+    spec = make_spec("tuidaohu", 64, seed=3, policies="random")
+    folder = tmp_path / "own"
+    run_dataset(spec, folder, chunk_matches=1, progress=False)
+    first = sorted(folder.glob("chunk-*.parquet"))[0]
+    hidden = {".backup.parquet": first.read_bytes(), "_backup.parquet": first.read_bytes()}
+    for name, data in hidden.items():
+        (folder / name).write_bytes(data)
+    res = run_dataset(spec, folder, chunk_matches=1, progress=False)
+    assert res["skipped"] == 4  # hidden names are skipped, as summarize skips them
+    assert {n: (folder / n).read_bytes() for n in hidden} == hidden
+    for name in ("backup.parquet", f"{first.stem} (copy).parquet"):
+        copy = folder / name
+        copy.write_bytes(first.read_bytes())
+        with pytest.raises(UsageError, match=rf"{re.escape(name)}.*copy of.*\[0, 1\)"):
+            run_dataset(spec, folder, chunk_matches=1, progress=False)
+        assert copy.read_bytes() == first.read_bytes()
+        with pytest.raises(UsageError, match=re.escape(name)):
+            run_dataset(spec, folder, chunk_matches=1, progress=False, force=True)
+        assert copy.read_bytes() == first.read_bytes()
+        copy.unlink()
+    assert {n: (folder / n).read_bytes() for n in hidden} == hidden
