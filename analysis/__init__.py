@@ -20,7 +20,7 @@ import types
 
 # each public name (``__all__``) and the module that defines it: imported on first use, so that
 # ``from analysis.summary import ...`` (mjlab simulate) does not import SciPy and the
-# rest of the analysis layer (0.6 s of CPU on every command that only plays deals)
+# rest of the analysis layer on every command that only plays deals
 _WHERE = {
     "Summary": "summary",
     "WIN_TYPES": "schema",

@@ -20,6 +20,28 @@ ROLE_PROSE = {
 }
 
 
+ROLE_HANZI = {
+    "dealer": "庄家",
+    "xiajia": "下家",
+    "duijia": "对家",
+    "shangjia": "上家",
+    "non_dealer": "闲家",
+    "opponent": "闲家",
+    "any": "任一家",
+}
+"""Chinese name of each role label, shown beside the pinyin."""
+
+WIN_TYPE_HANZI = {
+    "self_draw": "自摸",
+    "discard": "点炮",
+    "rob_kong": "抢杠",
+    "kong_draw": "杠上开花",
+    "instant": "天胡/地胡",
+    "none": "流局",
+}
+"""Chinese name of each win type, shown beside the record's label."""
+
+
 def with_identity(
     variant: str, rules_id: str, rows: list[dict], columns: list[str] | None = None
 ) -> pd.DataFrame:

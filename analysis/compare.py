@@ -38,7 +38,10 @@ METRICS = {
     ),
     "big_hand_share": "share of won deals with a big pattern",
     "swinginess": "share of points changing hands in the top 1% of deals",
-    "skill_snr": "strong policy's edge per match / SD of a match total",
+    "skill_snr": (
+        "the stronger bot's edge per match over the weaker ones / SD of a match total "
+        "(the pair compared is named where it is shown)"
+    ),
 }
 """Panel metrics and their units, in panel order."""
 

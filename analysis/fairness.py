@@ -51,15 +51,24 @@ from scipy import stats as _st
 
 from analysis._util import ROLE_NAMES, ROLE_PROSE, with_identity
 from analysis.stats import (
+    adjust_pvalues,
+    adjusted_levels,
     chi2_uniform_rao_scott,
-    family_table,
     format_p,
-    format_pm,
     wald_clustered,
 )
 from analysis.summary import as_summary, register_tables
 
-__all__ = ["fairness_tests", "seat_edges", "dealer_edge", "word_verdicts", "MARGIN_SD", "SANITY"]
+__all__ = [
+    "fairness_tests",
+    "seat_edges",
+    "dealer_edge",
+    "word_verdicts",
+    "set_family",
+    "MARGIN_SD",
+    "SANITY",
+    "JOINT",
+]
 
 MARGIN_SD = 0.1
 """Default practical margin of the dealer-edge equivalence test, in per-deal SDs of a
@@ -80,14 +89,22 @@ _TEST_COLS = [
     "p_adj",
     "adjust",
     "family",
+    "family_name",
     "reject",
     "kind",
+    "joint",
     "margin",
     "margin_sd",
     "subject",
     "effect",
+    "effect_se",
+    "df",
+    "sd",
+    "effect_level",
     "effect_lo",
     "effect_hi",
+    "raw_lo",
+    "raw_hi",
     "unit",
     "verdict",
 ]
@@ -218,9 +235,9 @@ def fairness_tests(
     alpha : float
         Family-wise error rate for ``reject``.
     adjust : {"holm", "bonferroni", "none"}
-        Multiplicity adjustment over the five tests.
+        Multiplicity adjustment within each family.
     level : float
-        Confidence level of the effect intervals (quoted as ``± half-width``).
+        Confidence level of the unadjusted intervals (``raw_lo``, ``raw_hi``).
     margin_sd : float
         Practical margin of the dealer-edge equivalence test, in per-deal SDs of a
         seat's result (stated in its verdict in points and in SDs).
@@ -233,13 +250,29 @@ def fairness_tests(
     -------
     DataFrame
         ``variant, rules_id, test, method, statistic, df1, df2, p, p_adj, adjust,
-        family, reject, kind, margin, subject, effect, effect_lo, effect_hi, unit,
-        verdict``. The effect is the largest deviation (verdicts quote it as ``estimate
-        ± half-width`` of its ``level`` interval, and the adjusted p-value): the share of
-        wins of the seat furthest from ``1/P``; the edge (points per deal over the
-        others) of the seat or role furthest from 0; the dealer's edge. ``kind`` is
-        ``sanity`` (null true by construction), ``finding`` or ``equivalence`` (TOST:
-        a rejection means the edge lies within ``±margin`` points).
+        family, family_name, reject, kind, joint, margin, margin_sd, subject, effect,
+        effect_se, df, effect_level, effect_lo, effect_hi, raw_lo, raw_hi, unit,
+        verdict``.
+
+        The findings (the dealer-edge t test, its equivalence test and the joint test of
+        the roles; the seat tests too when seats are not symmetric by construction) are
+        one family, adjusted together (``family_name = "fairness"``); the sanity checks
+        are a family of their own (``"sanity"``), reported apart.
+
+        The effect is the largest deviation: the share of wins of the seat furthest from
+        ``1/P``; the edge (points per deal over the others) of the seat or role furthest
+        from 0; the dealer's edge. ``effect_lo, effect_hi`` is the interval that agrees
+        with the verdict: for the dealer edge the t interval at ``effect_level``, the
+        level its step of the adjustment tests at (it excludes 0 exactly when
+        ``reject``); for the equivalence test the interval at ``1 - 2 (1 -
+        effect_level)`` (inside ``±margin`` exactly when ``reject``). A joint test
+        (``joint``: the seat and role tests) has no such interval (NaN): its verdict
+        quotes none. ``raw_lo, raw_hi`` is the unadjusted interval at ``level``.
+
+        The dealer gets one verdict, on the ``dealer_edge`` row: the edge with its
+        adjusted interval, and whether it is shown fair within the margin (the
+        ``dealer_equivalence`` row's verdict is its own part of it). ``kind`` is
+        ``sanity`` (null true by construction), ``finding`` or ``equivalence`` (TOST).
     """
     s = as_summary(records)
     if seats_symmetric is None:
@@ -255,11 +288,77 @@ def fairness_tests(
     for r in rows:
         r.setdefault("margin", math.nan)
         r.setdefault("margin_sd", math.nan)
+        r.setdefault("effect_se", math.nan)
+        r.setdefault("df", math.nan)
         r["kind"] = _kind(r["test"], seats_symmetric)
-    table = family_table(rows, alpha=alpha, adjust=adjust)
-    table = word_verdicts(table, s.players)
+        r["joint"] = r["test"] in JOINT
+        r["family_name"] = "sanity" if r["kind"] == "sanity" else "fairness"
+        r["raw_lo"], r["raw_hi"] = r["effect_lo"], r["effect_hi"]
+    table = pd.DataFrame.from_records(rows)
+    parts = [
+        set_family(g, adjust=adjust, alpha=alpha)
+        for _, g in table.groupby("family_name", sort=False)
+    ]
+    table = word_verdicts(pd.concat(parts).sort_index(), s.players)
     rows = table.to_dict("records")
     return with_identity(s.variant, s.rules_id, rows, _TEST_COLS)
+
+
+JOINT = ("seat_win_rates", "seat_deltas", "role_deltas")
+"""Tests of every seat or role at once: no one interval agrees with their verdict."""
+
+
+def set_family(
+    table: pd.DataFrame,
+    *,
+    adjust: str = "holm",
+    alpha: float = 0.05,
+    p_adj=None,
+    levels=None,
+) -> pd.DataFrame:
+    """Adjust the tests of ``table`` as one family and redo their intervals to agree.
+
+    ``p_adj`` and ``levels`` (the adjusted p-values and the levels of
+    :func:`analysis.stats.adjusted_levels`) default to those of ``table``'s own ``p``
+    under ``adjust``; a wider family (a whole report) passes its own. Sets ``p_adj``,
+    ``adjust``, ``family``, ``reject``, ``effect_level`` and ``effect_lo`` /
+    ``effect_hi`` (see :func:`fairness_tests`). Verdicts are not reworded
+    (:func:`word_verdicts`).
+    """
+    out = table.copy()
+    p = out["p"].to_numpy(dtype=float)
+    if p_adj is None:
+        p_adj = adjust_pvalues(p, adjust)
+        levels = adjusted_levels(p, adjust, alpha)
+        out["family"] = int(np.isfinite(p).sum())
+    out["p_adj"] = np.asarray(p_adj, dtype=float)
+    out["adjust"] = adjust
+    out["reject"] = np.nan_to_num(out["p_adj"].to_numpy(dtype=float), nan=1.0) < alpha
+    out["effect_level"] = np.asarray(levels, dtype=float)
+    lo, hi = [], []
+    for r in out.to_dict("records"):
+        a, b = _interval(r, r["effect_level"])
+        lo.append(a)
+        hi.append(b)
+    out["effect_lo"], out["effect_hi"] = lo, hi
+    return out
+
+
+def _interval(r: dict, level: float) -> tuple[float, float]:
+    """The interval of a test that agrees with its verdict at ``level`` (NaN for a
+    joint test): a t interval of the dealer edge, or for the equivalence test the one
+    at ``1 - 2 (1 - level)`` (TOST at ``1 - level`` rejects exactly when it lies inside
+    the margin).
+    """
+    if r["test"] not in ("dealer_edge", "dealer_equivalence") or not math.isfinite(level):
+        return math.nan, math.nan
+    if r["test"] == "dealer_equivalence":
+        level = 1 - 2 * (1 - level)
+    se, df = r["effect_se"], r["df"]
+    if not (math.isfinite(se) and df > 0):
+        return math.nan, math.nan
+    q = float(_st.t.ppf(0.5 + level / 2, df))
+    return r["effect"] - q * se, r["effect"] + q * se
 
 
 def _kind(test: str, seats_symmetric: bool) -> str:
@@ -310,9 +409,10 @@ def _delta_row(s, test: str, by: str, level: float) -> dict:
     h = wald_clustered(mean[:-1], cov[:-1, :-1], g)
     e = seat_edges(s, by=by, level=level)
     j = int(np.argmax(np.abs(e["edge"].to_numpy())))
+    what = "seat" if by == "seat" else "role"
     return {
         "test": test,
-        "method": f"cluster-robust T² that every {by}'s mean delta is 0 (sum is 0)",
+        "method": f"cluster-robust T² that every {what}'s mean delta is 0, jointly (sum is 0)",
         "statistic": h["statistic"],
         "df1": h["df1"],
         "df2": h["df2"],
@@ -330,6 +430,17 @@ def _dealer_rows(s, level: float, margin_sd: float) -> tuple[dict, dict]:
     SDs of a seat's result per deal (TOST).
     """
     de = dealer_edge(s, level=level).iloc[0]
+    df = int(de["matches"]) - 1
+    common = {
+        "subject": "dealer",
+        "effect": float(de["edge"]),
+        "effect_se": float(de["se"]),
+        "df": df,
+        "effect_lo": float(de["lo"]),
+        "effect_hi": float(de["hi"]),
+        "unit": "points per deal over the others",
+        "sd": float(de["sd"]),
+    }
     dealer_row = {
         "test": "dealer_edge",
         "method": "t test of the dealer's edge over an average non-dealer",
@@ -337,11 +448,7 @@ def _dealer_rows(s, level: float, margin_sd: float) -> tuple[dict, dict]:
         "df1": math.nan,
         "df2": math.nan,
         "p": float(de["p"]),
-        "subject": "dealer",
-        "effect": float(de["edge"]),
-        "effect_lo": float(de["lo"]),
-        "effect_hi": float(de["hi"]),
-        "unit": "points per deal over the others",
+        **common,
     }
     margin = margin_sd * float(de["sd"])
     equiv_row = {
@@ -353,12 +460,8 @@ def _dealer_rows(s, level: float, margin_sd: float) -> tuple[dict, dict]:
         "statistic": float(de["edge"]) / float(de["se"]) if de["se"] > 0 else math.nan,
         "df1": math.nan,
         "df2": math.nan,
-        "p": _tost(float(de["edge"]), float(de["se"]), margin, int(de["matches"]) - 1),
-        "subject": "dealer",
-        "effect": float(de["edge"]),
-        "effect_lo": float(de["lo"]),
-        "effect_hi": float(de["hi"]),
-        "unit": "points per deal over the others",
+        "p": _tost(float(de["edge"]), float(de["se"]), margin, df),
+        **common,
         "margin": margin,
         "margin_sd": margin_sd,
     }
@@ -366,18 +469,20 @@ def _dealer_rows(s, level: float, margin_sd: float) -> tuple[dict, dict]:
 
 
 def word_verdicts(table: pd.DataFrame, players: int, family_name: str | None = None):
-    """(Re)word the ``verdict`` of each test from its ``p_adj`` and ``reject``.
+    """(Re)word the ``verdict`` of each test from its ``p_adj``, ``reject`` and interval.
 
-    Used after a wider multiplicity adjustment (a whole report) changes ``p_adj``.
+    Used after a wider multiplicity adjustment (a whole report, :func:`set_family`)
+    changes ``p_adj`` and the intervals.
 
     Parameters
     ----------
     table : DataFrame
-        Rows of :func:`fairness_tests` (``p_adj``, ``adjust``, ``family``, ``reject``).
+        Rows of :func:`fairness_tests` (``p_adj``, ``adjust``, ``family``, ``reject``,
+        ``effect_lo``, ``effect_hi``).
     players : int
     family_name : str, optional
-        What the family is, for the verdict (default: ``"the N tests of this
-        variant"``).
+        What the findings' family is, for the verdict (default: ``"the N tests of this
+        variant"``); the sanity checks are always their own family.
 
     Returns
     -------
@@ -385,7 +490,9 @@ def word_verdicts(table: pd.DataFrame, players: int, family_name: str | None = N
         A copy with ``verdict`` rewritten.
     """
     out = table.copy()
-    out["verdict"] = [_verdict(r, players, family_name) for r in out.to_dict("records")]
+    recs = out.to_dict("records")
+    equiv = next((r for r in recs if r["test"] == "dealer_equivalence"), None)
+    out["verdict"] = [_verdict(r, players, family_name, equiv) for r in recs]
     return out
 
 
@@ -393,9 +500,26 @@ def _adj_text(r: dict, family_name: str | None) -> str:
     pstr = format_p(r["p_adj"])
     if r["adjust"] == "none":
         return pstr
-    fam = family_name or f"the {r['family']} tests of this variant"
+    if r.get("family_name") == "sanity":
+        fam = f"the {r['family']} sanity checks of this variant"
+    else:
+        fam = family_name or f"the {r['family']} tests of this variant"
     name = {"holm": "Holm", "bonferroni": "Bonferroni"}.get(r["adjust"], r["adjust"])
     return f"{name}-adjusted {pstr} over {fam}"
+
+
+def _ci_text(r: dict, unit: str = "") -> str:
+    """``x [lo, hi] unit (L% interval)`` of a test's effect, its interval's level named."""
+    lo, hi = r["effect_lo"], r["effect_hi"]
+    if not (_finite(lo) and _finite(hi)):
+        return f"{r['effect']:+.3g}{unit}"
+    half = (hi - lo) / 2
+    digits = max(0, -int(math.floor(math.log10(half))) + 1) if half > 0 else 3
+    lv = r.get("effect_level")
+    if r["test"] == "dealer_equivalence" and _finite(lv):
+        lv = 1 - 2 * (1 - lv)
+    what = f" ({100 * lv:.3g}% interval)" if _finite(lv) else ""
+    return f"{r['effect']:+.{digits}f} [{lo:+.{digits}f}, {hi:+.{digits}f}]{unit}{what}"
 
 
 _SANITY_PASS = "engine sanity check (seats are interchangeable by construction), passed: "
@@ -405,66 +529,65 @@ _SANITY_FAIL = (
 )
 
 
-def _verdict(r: dict, players: int, family_name: str | None = None) -> str:
-    half = (r["effect_hi"] - r["effect_lo"]) / 2
+def _verdict(r: dict, players: int, family_name=None, equiv: dict | None = None) -> str:
     pstr = _adj_text(r, family_name)
     sanity = r.get("kind") == "sanity"
+    head = (_SANITY_FAIL if r["reject"] else _SANITY_PASS) if sanity else ""
     if r["test"] == "seat_win_rates":
-        est = format_pm(r["effect"], half, percent=True)
         fair = f"{100 / players:.3g}%"
-        if sanity:
-            head = _SANITY_FAIL if r["reject"] else _SANITY_PASS
-            return (
-                f"{head}no seat's share of wins differs from {fair} beyond the noise "
-                f"(largest gap {r['subject']}: {est}); {pstr}"
-                if not r["reject"]
-                else f"{head}{r['subject']} wins {est} of won deals vs {fair}; {pstr}"
-            )
+        share = f"{100 * r['effect']:.3g}%" if _finite(r["effect"]) else "n/a"
         if r["reject"]:
-            return f"{r['subject']} wins {est} of won deals, not the {fair} of equal seats; {pstr}"
+            return (
+                f"{head}the seats' shares of wins are not all {fair} (a joint test of the "
+                f"{players} seats; the furthest is {r['subject']}, {share}); {pstr}"
+            )
         return (
-            f"no evidence that seats win at different rates "
-            f"({r['subject']}: {est} vs {fair}); {pstr}"
+            f"{head}no evidence that seats win at different rates (a joint test of the "
+            f"{players} seats; the furthest from {fair} is {r['subject']}, {share}); {pstr}"
         )
-    verb, mag = _verb(r["effect"])
-    est = format_pm(mag, half)
     if r["test"] == "seat_deltas":
-        who = r["subject"]
-        if sanity:
-            if r["reject"]:
-                return f"{_SANITY_FAIL}{who} {verb} {est} points per deal; {pstr}"
-            return (
-                f"{_SANITY_PASS}no seat's mean result differs beyond the noise (largest "
-                f"gap {who}, {verb} {est} points per deal); {pstr}"
-            )
         if r["reject"]:
-            return f"{who} {verb} {est} points per deal over the others; {pstr}"
+            return (
+                f"{head}the seats' mean results are not all equal (a joint test of the "
+                f"{players} seats; the largest gap is {r['subject']}'s); {pstr}"
+            )
         return (
-            f"no evidence that any seat gains: the largest gap is {who}, "
-            f"{verb} {est} points per deal; {pstr}"
+            f"{head}no evidence that any seat's mean result differs (a joint test of the "
+            f"{players} seats); {pstr}"
+        )
+    if r["test"] == "role_deltas":
+        who = ROLE_PROSE.get(r["subject"], r["subject"])
+        if r["reject"]:
+            return (
+                f"the roles' mean results are not all equal (a joint test of the {players} "
+                f"places from the dealer; the largest gap is {who}'s; each role's interval "
+                f"is in the payouts by role); {pstr}"
+            )
+        return (
+            f"no evidence that the roles' mean results differ (a joint test of the "
+            f"{players} places from the dealer); {pstr}"
         )
     if r["test"] == "dealer_equivalence":
-        m = r["margin"]
-        mtext = f"±{m:.3g} points per deal" + (
-            f" (±{r['margin_sd']:g} SD)" if "margin_sd" in r and _finite(r["margin_sd"]) else ""
-        )
+        mtext = f"±{r['margin']:.3g} points per deal (±{r['margin_sd']:g} SD)"
         if r["reject"]:
-            return f"fair within {mtext}: the dealer's edge, {verb} {est}, lies inside it; {pstr}"
+            return f"fair within {mtext}: the dealer's edge, {_ci_text(r)}, lies inside it; {pstr}"
         return (
-            f"not shown fair within {mtext}: the dealer's edge ({verb} {est}) may reach "
+            f"not shown fair within {mtext}: the dealer's edge, {_ci_text(r)}, may reach "
             f"beyond it; {pstr}"
         )
-    if r["test"] == "dealer_edge":
-        if r["reject"]:
-            return f"the dealer {verb} {est} points per deal over the non-dealers; {pstr}"
-        return f"no evidence of a dealer edge: the dealer {verb} {est} points per deal; {pstr}"
-    who = ROLE_PROSE.get(r["subject"], r["subject"])
+    # the dealer's one verdict: the edge, and whether it is shown fair within the margin
+    sd = r.get("sd")
+    in_sd = f", {r['effect'] / sd:+.3g} SD units" if _finite(sd) and sd > 0 else ""
+    edge = f"{_ci_text(r, ' points per deal')}{in_sd}"
+    fair, eq_p = "", ""
+    if equiv is not None and _finite(equiv.get("p_adj")):
+        m = f"±{equiv['margin']:.3g} points (±{equiv['margin_sd']:g} SD)"
+        fair = f"; fair within {m}" if equiv["reject"] else f"; not shown fair within {m}"
+        eq_p = f"; fair within the margin: {_adj_text(equiv, family_name)}"
     if r["reject"]:
-        return f"{who} {verb} {est} points per deal over the others; {pstr}"
-    return (
-        f"no evidence that seat roles differ: the largest gap is {who}, "
-        f"{verb} {est} points per deal; {pstr}"
-    )
+        verb = "gains" if r["effect"] > 0 else "loses"
+        return f"a resolved dealer edge (the dealer {verb}): {edge}{fair} (edge: {pstr}{eq_p})"
+    return f"no resolved dealer edge: {edge}{fair} (edge: {pstr}{eq_p})"
 
 
 register_tables(fairness=fairness_tests)

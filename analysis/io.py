@@ -24,7 +24,16 @@ from analysis import schema
 from analysis.summary import Summary
 from engine.errors import UsageError
 
-__all__ = ["META_KEY", "FORMATS", "load", "summarize", "read_metadata", "record_files"]
+__all__ = [
+    "META_KEY",
+    "FORMATS",
+    "BATCH_ROWS",
+    "load",
+    "summarize",
+    "read_metadata",
+    "record_files",
+    "row_batches",
+]
 
 META_KEY = b"mjlab"
 """Parquet key-value metadata key of the run identity (JSON), as ``engine.play.records``."""
@@ -272,12 +281,48 @@ def planned_deals(path: str | Path) -> int | None:
     return int(value) if isinstance(value, int) else None
 
 
+BATCH_ROWS = 1 << 16
+"""Rows a reader decodes at once (:func:`row_batches`): a row group of a single-file run
+holds up to about a million rows, which as a frame took about 0.9 GB."""
+
+
+def row_batches(pf, f: Path, columns: Sequence[str] | None = None, rows: int | None = None):
+    """``(row group, frame)`` of the rows of the open Parquet file ``pf`` (of path ``f``),
+    in record order, at most ``rows`` (default :data:`BATCH_ROWS`) at a time: a reader
+    that reduces frame by frame holds one batch, not the file or a row group. Empty
+    batches are skipped.
+
+    Raises
+    ------
+    UsageError
+        A row group that cannot be decoded, naming the file and the row group.
+    """
+    import pyarrow as pa
+
+    rows = BATCH_ROWS if rows is None else rows
+    cols = list(columns) if columns is not None else None
+    for i in range(pf.num_row_groups):
+        try:
+            for batch in pf.iter_batches(batch_size=rows, row_groups=[i], columns=cols,
+                                         use_threads=False):  # fmt: skip
+                if batch.num_rows == 0:
+                    continue
+                df = pa.Table.from_batches([batch]).to_pandas()
+                del batch
+                yield i, df
+        except UsageError:
+            raise
+        except Exception as exc:
+            raise UsageError(f"{f}: damaged, cannot decode row group {i} ({_short(exc)})") from None
+
+
 def summarize(path: str | Path) -> Summary:
     """Merge the summaries of every chunk of a record file or dataset folder.
 
-    Row chunks are read and summarised one Parquet row group at a time (so memory is
-    bounded by one row group, not the dataset); summary-only chunks contribute their
-    stored summary. Both kinds may be mixed in one folder.
+    Row chunks are read and summarised at most :data:`BATCH_ROWS` rows at a time
+    (:func:`row_batches`: memory is bounded by one batch, not the dataset or a row
+    group); summary-only chunks contribute their stored summary. Both kinds may be mixed
+    in one folder.
 
     Parameters
     ----------
@@ -313,15 +358,7 @@ def summarize(path: str | Path) -> Summary:
             pf = pq.ParquetFile(f)
         except Exception as exc:
             raise UsageError(f"{f}: damaged, cannot open ({_short(exc)})") from None
-        for i in range(pf.num_row_groups):
-            try:
-                df = pf.read_row_group(i).to_pandas()
-            except Exception as exc:
-                raise UsageError(
-                    f"{f}: damaged, cannot decode row group {i} ({_short(exc)})"
-                ) from None
-            if len(df) == 0:
-                continue
+        for i, df in row_batches(pf, f):
             schema.validate_records(df, source=f"{f} (row group {i})")
             _check_rows(f, df, m, f" (row group {i})")
             if (df["variant"].iloc[0], df["rules_id"].iloc[0]) != (
@@ -330,6 +367,7 @@ def summarize(path: str | Path) -> Summary:
             ):
                 raise UsageError(f"{f}: rows do not match the file's metadata")
             part = Summary.from_records(df, meta=meta)
+            del df
             out = part if out is None else out.merge(part)
     if out is None:
         raise UsageError(f"{path}: no records")

@@ -15,7 +15,7 @@ returns the Axes; extra keyword arguments go to the main matplotlib call.
 from __future__ import annotations
 
 import functools
-import math
+import re
 import textwrap
 from collections.abc import Hashable, Mapping, Sequence
 from contextlib import contextmanager
@@ -79,10 +79,57 @@ def style():
 
 @functools.cache
 def _style_params() -> dict:
-    """The settings of :data:`STYLE`, as ``matplotlib.style.use`` reads the file."""
+    """The settings of :data:`STYLE`, as ``matplotlib.style.use`` reads the file, with a
+    CJK font after the default sans-serif one where one is installed (:func:`cjk_font`),
+    so that Chinese names beside the pinyin are drawn (``font.family`` names both: a
+    glyph missing from the first is drawn from the second).
+    """
     import matplotlib
 
-    return dict(matplotlib.rc_params_from_file(str(STYLE), use_default_template=False))
+    params = dict(matplotlib.rc_params_from_file(str(STYLE), use_default_template=False))
+    cjk = cjk_font()
+    if cjk is not None:  # named families: matplotlib falls back along a list of names only
+        first = list(matplotlib.rcParams["font.sans-serif"])[:1]
+        params["font.family"] = [*first, cjk]
+    return params
+
+
+CJK_FONTS = (
+    "Noto Sans CJK SC",
+    "Noto Sans CJK JP",
+    "Noto Serif CJK SC",
+    "Noto Serif CJK JP",
+    "WenQuanYi Zen Hei",
+    "AR PL UMing CN",
+)
+"""CJK fonts the figures use for Chinese names, the first installed one (Debian's
+``fonts-noto-cjk``: matplotlib reads the first face of its collections, ``JP``, whose
+glyphs cover the 汉字 of the variants)."""
+
+
+@functools.cache
+def cjk_font() -> str | None:
+    """The first of :data:`CJK_FONTS` matplotlib finds installed, else None (the figures
+    then keep to pinyin: a name drawn without its glyphs would show boxes). A font
+    installed after matplotlib built its font list is added from the system's fonts.
+    """
+    from matplotlib import font_manager
+
+    def found():
+        names = {f.name for f in font_manager.fontManager.ttflist}
+        return next((f for f in CJK_FONTS if f in names), None)
+
+    hit = found()
+    if hit is None:
+        for path in font_manager.findSystemFonts():
+            low = Path(path).name.lower()
+            if "cjk" in low or "wqy" in low or "uming" in low:
+                try:
+                    font_manager.fontManager.addfont(path)
+                except (OSError, RuntimeError, ValueError):
+                    continue
+        hit = found()
+    return hit
 
 
 def _axes(ax):
@@ -165,48 +212,63 @@ def _plain_log_labels(ax) -> None:
         ):
             old = get()
             if type(old) is LogFormatterSciNotation:
-                new = power(old._base, labelOnlyBase=old.labelOnlyBase, linthresh=old._linthresh)
-                new.minor_thresholds = old.minor_thresholds
-                put(new)
+                put(power(old))
+
+
+_MATHTEXT_LABEL = re.compile(
+    r"\$\\mathdefault\{(?P<sign>-?)(?:(?P<coeff>[^\\^{}]+)\\times)?"
+    r"(?P<body>[^\\^{}]+)(?:\^\{(?P<exp>-?\d+)\})?\}\$"
+)
+r"""A label of matplotlib's ``LogFormatterSciNotation``: ``$\mathdefault{-2\times10^{-3}}$``."""
+
+
+def _plain_label(label: str) -> str:
+    """A ``LogFormatterSciNotation`` label as plain text with Unicode superscripts."""
+    import matplotlib
+
+    m = _MATHTEXT_LABEL.fullmatch(label)
+    if m is None:
+        return label  # "" (a tick it leaves unlabelled)
+    minus = "\u2212" if matplotlib.rcParams["axes.unicode_minus"] else "-"
+    sign = minus if m["sign"] else ""
+    if m["exp"] is None:
+        return sign + m["body"].replace("-", minus)
+    power = m["body"] + m["exp"].translate(_SUPERSCRIPTS)
+    return f"{sign}{m['coeff']}×{power}" if m["coeff"] else sign + power
 
 
 @functools.cache
 def _power_formatter():
     """The class ``_PowerFormatter`` (built on first use: matplotlib is imported lazily)."""
-    from matplotlib.ticker import LogFormatter
+    from matplotlib.ticker import Formatter
 
-    class _PowerFormatter(LogFormatter):
-        """Log-axis tick labels as plain text with Unicode superscripts: ``10⁻³``,
-        ``−10²``, ``2×10⁻³``, the labels ``LogFormatterSciNotation`` writes as mathtext.
+    class _PowerFormatter(Formatter):
+        r"""The labels of a ``LogFormatterSciNotation`` (which ticks get one, and what)
+        written as plain text with Unicode superscripts: ``10⁻³``, ``−10²``, ``2×10⁻³``
+        instead of the mathtext ``$\mathdefault{10^{-3}}$``.
 
         Mathtext costs a pyparsing parse per label (and, the first time, building the
         parser): a good part of drawing a log axis. DejaVu Sans has these glyphs.
         """
 
-        def __call__(self, x, pos=None):
-            import matplotlib
+        def __init__(self, inner):
+            self.inner = inner
 
-            if x == 0:  # symlog
-                return "0"
-            minus = "\u2212" if matplotlib.rcParams["axes.unicode_minus"] else "-"
-            sign = minus if x < 0 else ""
-            x, b = abs(x), self._base
-            fx = math.log(x) / math.log(b)
-            decade = math.isclose(fx, round(fx))
-            exponent = round(fx) if decade else math.floor(fx)
-            coeff = b ** (fx - exponent)
-            if self.labelOnlyBase and not decade:
-                return ""
-            if self._sublabels is not None and round(coeff) not in self._sublabels:
-                return ""
-            if abs(fx) < matplotlib.rcParams["axes.formatter.min_exponent"]:
-                return f"{sign}{x:g}".replace("-", minus)
-            power = f"{b:g}" + str(exponent).translate(_SUPERSCRIPTS)
-            if decade:
-                return sign + power
-            if math.isclose(coeff, round(coeff)):
-                coeff = round(coeff)
-            return f"{sign}{coeff:g}×{power}"
+        def set_axis(self, axis):
+            super().set_axis(axis)
+            self.inner.set_axis(axis)
+
+        def set_locs(self, locs):
+            self.inner.set_locs(locs)
+
+        def __call__(self, x, pos=None):
+            return _plain_label(self.inner(x, pos))
+
+        def format_data(self, value):
+            return self.inner.format_data(value)
+
+        def format_data_short(self, value):
+            return self.inner.format_data_short(value)
 
     return _PowerFormatter
 

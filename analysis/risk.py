@@ -358,15 +358,15 @@ def format_match_risk(risk: pd.DataFrame, deals_per_match: float | None = None) 
 def load_match_table(path: str | Path) -> pd.DataFrame | None:
     """The :func:`match_table` of a record file or dataset folder, or None without rows.
 
-    Reads only ``run_seed, match, deal, dealer, variant, rules_id`` and the deltas, one
-    row group at a time, and adds the per-match partial results up (a match may straddle
-    row groups). Returns None when any chunk is summary-only (``--summary-only``: the
-    per-match results were not kept). Call after :func:`analysis.summarize`, which
-    validates the files.
+    Reads only ``run_seed, match, deal, dealer, variant, rules_id`` and the deltas, a
+    batch of rows at a time (:func:`analysis.io.row_batches`), and adds the per-match
+    partial results up (a match may straddle batches). Returns None when any chunk is
+    summary-only (``--summary-only``: the per-match results were not kept). Call after
+    :func:`analysis.summarize`, which validates the files.
     """
     import pyarrow.parquet as pq
 
-    from analysis.io import read_metadata, record_files
+    from analysis.io import read_metadata, record_files, row_batches
 
     files = record_files(path)
     parts = []
@@ -381,10 +381,7 @@ def load_match_table(path: str | Path) -> pd.DataFrame | None:
             if c in ("variant", "rules_id", "run_seed", "match", "deal", "dealer")
             or c.startswith("delta_")
         ]
-        for i in range(pf.num_row_groups):
-            df = pf.read_row_group(i, columns=cols).to_pandas()
-            if len(df) == 0:
-                continue
+        for _, df in row_batches(pf, f, columns=cols):
             deltas = [c for c in df.columns if c.startswith("delta_")]
             g = df.groupby(["run_seed", "match"], sort=False, observed=True)
             part = g[deltas].sum()
@@ -502,8 +499,13 @@ def skill_gain(
         + (
             f"it is ahead {ahead:.0%} of the time after {matches:,} matches "
             "(normal approximation with the measured mean and SD)"
-            if matches is not None
-            else "it is not expected to be ahead"
+            if matches is not None and lo > 0
+            else (
+                "its gain is not resolved from 0 at this N, so no number of matches to be "
+                f"ahead is claimed (at the estimate: {matches:,})"
+                if matches is not None
+                else "it is not expected to be ahead"
+            )
         )
     )
     row = {

@@ -37,8 +37,19 @@ from engine.errors import UsageError
 
 __all__ = ["design", "parse_constraint", "DESIGN_METRICS", "pareto_mask", "design_plot"]
 
-DESIGN_METRICS = ("dealer_edge", "flow", "draw_rate", "value_per_win", "skill_edge")
-"""Metrics a target or keep constraint may name (``skill_edge`` costs its own runs)."""
+DESIGN_METRICS = (
+    "dealer_edge_sd",
+    "dealer_edge_share",
+    "dealer_edge",
+    "flow",
+    "draw_rate",
+    "value_per_win",
+    "skill_edge",
+)
+"""Metrics a target or keep constraint may name (``skill_edge`` costs its own runs). The
+dealer edge in SD units (``dealer_edge_sd``) or as a share of the flow
+(``dealer_edge_share``) does not move with the stakes; in points (``dealer_edge``) it
+shrinks with every payment, so a setting that only pays less looks fairer there."""
 
 _CONSTRAINT = re.compile(
     r"^\s*(?P<abs>\|)?\s*(?P<metric>[a-z_]+)\s*(?P=abs)?\s*(?P<op><=|>=|<|>)\s*"
@@ -158,6 +169,7 @@ def design(
     workers: int | None = None,
     progress: bool = True,
     level: float = 0.95,
+    bot_check: bool = True,
 ) -> pd.DataFrame:
     """Search rule settings of ``variant`` for a target; one row per setting.
 
@@ -182,6 +194,15 @@ def design(
         Most settings played; a larger space is sampled.
     skill_deals : int
         Deals per seating for ``skill_edge`` (only when a constraint names it).
+    bot_check : bool
+        Where every seat plays ``strong``: check with the bot guard
+        (:mod:`analysis.guard`, strong against value at ``deals`` deals, the run's own N)
+        each setting the answer would name, the passing ones and the Pareto set. A
+        setting the guard flags is a possible bot artifact: it neither passes nor joins
+        the Pareto set (which is taken again without it). The other settings are not
+        checked: the guard plays a value run and a strong-against-value rung per setting
+        (and a strong run where the setting was re-scored), several times a design's own
+        cost if every setting of the space had it.
 
     Returns
     -------
@@ -189,7 +210,8 @@ def design(
         One row per setting: the varied options, ``method`` (``simulated`` /
         ``rescored`` / ``rescored (first-order)``), for each metric its estimate and
         interval (``<m>``, ``<m>_lo``, ``<m>_hi``), one verdict column per constraint,
-        ``passes`` (bool) and ``pareto`` (bool). ``attrs["design"]`` holds the inputs.
+        ``passes`` (bool), ``pareto`` (bool) and ``bot_check`` (``ok``, ``possible bot
+        artifact: <why>``, or ``not checked``). ``attrs["design"]`` holds the inputs.
     """
     from tqdm.auto import tqdm
 
@@ -225,6 +247,9 @@ def design(
             bar.update(1)
     bar.close()
     out = _judge(pd.DataFrame(rows), rows, cons, want_skill)
+    out["bot_check"] = "not checked"
+    if bot_check and set(pol) == {"strong"} and "value" in v.policies:
+        out = _bot_check(out, settings, frames, method, runs, cons, want_skill)
     out.attrs["design"] = {
         "variant": variant,
         "vary": {k: [str(x) for x in vals] for k, vals in vary.items()},
@@ -233,6 +258,7 @@ def design(
         "deals": deals,
         "seed": seed,
         "rules": base,
+        "rules_id": v.rules_id(base),
         "policies": pol,
         "simulated_runs": len(groups),
         "settings": len(settings),
@@ -355,9 +381,42 @@ def _metric_rows(settings, frames, method, *, paired: bool, level: float) -> lis
     return rows
 
 
+def _bot_check(out, settings, frames, method, runs, cons, skill) -> pd.DataFrame:
+    """The bot guard at the settings the answer names (passing or Pareto); a flagged one
+    neither passes nor joins the Pareto set, which is taken again without it.
+    """
+    from analysis.guard import bot_guard
+
+    pick = [i for i in range(len(out)) if out["passes"].iloc[i] or out["pareto"].iloc[i]]
+    if not pick:
+        return out
+    labels = [_label(settings[i]) for i in pick]
+    played = {
+        j: {"strong": frames[lab]} for j, lab in enumerate(labels) if method[lab] == "simulated"
+    }
+    full = [{**runs.base, **settings[i]} for i in pick]
+    g = bot_guard(runs.variant, full, runs.deals, seed=runs.seed, workers=runs.workers,
+                  level=runs.level, played=played)  # fmt: skip
+    out = out.copy()
+    for i, r in zip(pick, g.to_dict("records"), strict=True):
+        out.loc[out.index[i], "bot_check"] = (
+            f"possible bot artifact: {r['why']}" if r["flag"] else "ok"
+        )
+    bad = out["bot_check"].str.startswith("possible").to_numpy()
+    if bad.any():
+        out.loc[bad, "passes"] = False
+        pts = [-out["dealer_edge_sd"].abs().to_numpy(), out["flow"].to_numpy()]
+        if skill:
+            pts.append(out["skill_edge"].to_numpy())
+        mask = np.zeros(len(out), dtype=bool)
+        mask[~bad] = pareto_mask(np.column_stack(pts)[~bad])
+        out["pareto"] = mask
+    return out
+
+
 def _judge(out: pd.DataFrame, rows: list[dict], cons: list[dict], skill: bool) -> pd.DataFrame:
     """Add a verdict column per constraint, ``passes`` (meets them all) and ``pareto``
-    (over -|dealer edge|, flow and, when measured, the skill edge).
+    (over -|dealer edge in SD units|, flow and, when measured, the skill edge).
     """
     verdicts = []
     for c in cons:
@@ -368,7 +427,7 @@ def _judge(out: pd.DataFrame, rows: list[dict], cons: list[dict], skill: bool) -
         ]
         verdicts.append(col)
     out["passes"] = (out[verdicts] == "meets").all(axis=1)
-    pts = [-out["dealer_edge"].abs().to_numpy(), out["flow"].to_numpy()]
+    pts = [-out["dealer_edge_sd"].abs().to_numpy(), out["flow"].to_numpy()]
     if skill:
         pts.append(out["skill_edge"].to_numpy())
     out["pareto"] = pareto_mask(np.column_stack(pts))
@@ -376,8 +435,8 @@ def _judge(out: pd.DataFrame, rows: list[dict], cons: list[dict], skill: bool) -
 
 
 def design_plot(table: pd.DataFrame, path) -> None:
-    """The trade-off plot: |dealer edge| against flow with intervals, passing settings
-    filled, the Pareto set joined, the skill edge as colour when measured.
+    """The trade-off plot: the dealer edge in SD units against flow with intervals,
+    passing settings filled, the Pareto set joined, the skill edge as colour when measured.
     """
     import matplotlib
 
@@ -388,12 +447,12 @@ def design_plot(table: pd.DataFrame, path) -> None:
 
     with style():
         fig, ax = plt.subplots(figsize=(7.5, 5))
-        x = table["dealer_edge"].to_numpy()
+        x = table["dealer_edge_sd"].to_numpy()
         y = table["flow"].to_numpy()
         ax.errorbar(
             x,
             y,
-            xerr=[x - table["dealer_edge_lo"], table["dealer_edge_hi"] - x],
+            xerr=[x - table["dealer_edge_sd_lo"], table["dealer_edge_sd_hi"] - x],
             yerr=[y - table["flow_lo"], table["flow_hi"] - y],
             fmt="none",
             ecolor="0.6",
@@ -420,19 +479,19 @@ def design_plot(table: pd.DataFrame, path) -> None:
             if colour is not None and face is None:
                 fig.colorbar(sc, ax=ax, label="skill edge (value over efficiency)")
         par = table[table["pareto"]].sort_values("flow")
-        ax.plot(par["dealer_edge"], par["flow"], "k--", lw=0.8, label="Pareto set", zorder=2)
+        ax.plot(par["dealer_edge_sd"], par["flow"], "k--", lw=0.8, label="Pareto set", zorder=2)
         for r in table.itertuples():
             if r.passes or r.pareto:
                 ax.annotate(
                     r.setting,
-                    (r.dealer_edge, r.flow),
+                    (r.dealer_edge_sd, r.flow),
                     fontsize=6,
                     xytext=(3, 3),
                     textcoords="offset points",
                 )
         meta = table.attrs.get("design", {})
         ax.axvline(0, color="0.8", lw=0.6)
-        ax.set_xlabel("dealer edge (points per deal, 95% interval)")
+        ax.set_xlabel("dealer edge in SD units of a seat's result per deal (95% interval)")
         ax.set_ylabel("flow (points changing hands per deal)")
         ax.set_title(f"{meta.get('variant', '')}: target {meta.get('target', '')}")
         ax.legend(fontsize=7, loc="best")
@@ -463,22 +522,33 @@ def format_design(table: pd.DataFrame) -> str:
         f"design {meta.get('variant')}: {meta.get('settings')} settings of a space of "
         f"{meta.get('space')}, {meta.get('simulated_runs')} simulated on seed "
         f"{meta.get('seed')} ({meta.get('deals'):,} deals each), the rest re-scored; "
-        f"policies {','.join(sorted(set(meta.get('policies', []))))}",
+        f"policies {','.join(sorted(set(meta.get('policies', []))))}; rules_id of the fixed "
+        f"rules {meta.get('rules_id')}",
         f"target {meta.get('target')}"
         + (f"; keep {', '.join(meta.get('keep'))}" if meta.get("keep") else "")
         + "; a verdict reads the 95% interval (meets: all of it; fails: none of it)",
     ]
-    order = table.sort_values(["passes", "dealer_edge"], ascending=[False, True], key=None)
+    order = table.assign(_rel=table["dealer_edge_sd"].abs()).sort_values(
+        ["passes", "_rel"], ascending=[False, True]
+    )
+    artifact = order["bot_check"].astype(str).str.startswith("possible") if (
+        "bot_check" in order) else pd.Series(False, index=order.index)  # fmt: skip
     for title, part in (
         ("passing", order[order["passes"]]),
-        ("not passing", order[~order["passes"]]),
+        ("not passing", order[~order["passes"] & ~artifact]),
+        ("possible bot artifacts (the bot check fails: not findings)", order[artifact]),
     ):
+        if title.startswith("possible") and not len(part):
+            continue
         lines.append(f"\n{title} ({len(part)}):")
         for r in part.to_dict("records"):
             cells = [f"{m} {r[m]:.4g} [{r[m + '_lo']:.4g}, {r[m + '_hi']:.4g}]" for m in metrics]
             marks = " ".join(f"{c[8:]}: {r[c]}" for c in verdicts)
             star = " (Pareto)" if r["pareto"] else ""
-            lines.append(f"  {r['setting']}{star} [{r['method']}]")
+            check = (
+                f"; bot check {r['bot_check']}" if r.get("bot_check", "") != "not checked" else ""
+            )
+            lines.append(f"  {r['setting']}{star} [{r['method']}{check}]")
             lines.append(f"      {'; '.join(cells)}")
             lines.append(f"      {marks}")
     return "\n".join(lines)

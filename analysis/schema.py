@@ -15,11 +15,13 @@ import numpy as np
 import pandas as pd
 
 from engine.errors import UsageError
+from engine.play.records import FIXED_COLUMNS
 
 __all__ = [
     "IDENTITY",
     "REQUIRED",
     "WIN_TYPES",
+    "BOOKKEEPING",
     "Layout",
     "layout",
     "identity",
@@ -32,20 +34,29 @@ __all__ = [
 IDENTITY = ("run_seed", "match", "deal")
 """Columns that identify a deal across runs with the same seed (the pairing key)."""
 
-REQUIRED = (
-    *IDENTITY,
-    "variant",
-    "rules_id",
-    "dealer",
-    "dealer_streak",
-    "winner",
-    "win_type",
-    "discarder",
-    "turns",
-    "wilds_in_hand",
-    "value",
+REQUIRED = FIXED_COLUMNS
+"""Columns every record frame has, besides ``delta_*`` and ``pat_*``: the engine's
+(:data:`engine.play.records.FIXED_COLUMNS`), whose first three are :data:`IDENTITY`."""
+
+BOOKKEEPING = frozenset(
+    {
+        "score_in",
+        "alt_tai",
+        "kong_tally_0",
+        "kong_tally_1",
+        "kong_tally_2",
+        "kong_tally_3",
+        "horse_tiles",
+        "kong_feeder",
+        "jin",
+        "xing_card",
+        "xing_raw",
+        "wang_held",
+    }
 )
-"""Columns every record frame has, besides ``delta_*`` and ``pat_*``."""
+"""Extra record columns that are codes, bit fields or sentinels a re-score reads (the
+inputs of its scoring), not results: their mean per deal means nothing, so the summaries
+leave them out."""
 
 WIN_TYPES = ("self_draw", "discard", "rob_kong", "kong_draw", "instant", "none")
 """The ``win_type`` values, in the order used by every table (``none`` = drawn deal)."""

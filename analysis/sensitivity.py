@@ -9,9 +9,9 @@ changing hands per deal and the draw rate): the difference from the defaults wit
 interval and a two-sided p-value, paired deal by deal unless the option changes the
 cards dealt. :func:`sensitivity` plays the runs and tabulates them (Holm over its own
 table); the balance report adjusts the p-values together with every other test of the
-report instead. :func:`ranking` says which options move each metric most, and
-:func:`recommendations` says in words what to change to make a variant fairer (its dealer
-edge closer to 0), only for resolved effects.
+report instead. :func:`ranking` says which options move each metric most;
+:mod:`analysis.recommend` says in words what to change to make a variant fairer (its
+dealer edge in SD units closer to 0), only for resolved effects confirmed on a fresh seed.
 
 With ``skill_deals``, the table also has the skill edge (:data:`SKILL_METRIC`): the
 ``value`` policy's edge over ``efficiency`` per deal in duplicate seating, one run per
@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.rescoring import WIDE
-from analysis.stats import adjust_pvalues, format_pm, ratio_influence
+from analysis.stats import adjust_pvalues, ratio_influence
 from analysis.sweep import metric_doc, sweep_table
 from engine.errors import UsageError
 
@@ -38,7 +38,7 @@ __all__ = [
     "sensitivity_table",
     "sensitivity",
     "ranking",
-    "recommendations",
+    "FAIR_METRIC",
     "draw_sensitivity",
     "figure_metrics",
     "skill_runs",
@@ -48,8 +48,14 @@ __all__ = [
     "SKILL_PAIR",
 ]
 
-METRICS: tuple[str, ...] = ("dealer_edge", "flow", "draw_rate")
-"""The metrics of the sensitivity table (:data:`analysis.sweep.METRIC_DOCS` defines them)."""
+METRICS: tuple[str, ...] = ("dealer_edge", "dealer_edge_sd", "flow", "draw_rate")
+"""The metrics of the sensitivity table (:data:`analysis.sweep.METRIC_DOCS` defines them).
+``dealer_edge_sd`` (the dealer edge in SD units of a seat's result) is the one a "fairer"
+claim reads: an option that shrinks every payment lowers the edge in points without
+making the game any fairer, and leaves it in SD units where it was."""
+
+FAIR_METRIC = "dealer_edge_sd"
+"""The metric of every "fairer / less fair" claim (:func:`fairness_changes`)."""
 
 SKILL_METRIC = "skill_edge"
 """The table's skill metric (with ``skill_deals``)."""
@@ -73,6 +79,8 @@ _COLS = [
     "metric",
     "n",
     "baseline_estimate",
+    "baseline_lo",
+    "baseline_hi",
     "estimate",
     "lo",
     "hi",
@@ -80,6 +88,11 @@ _COLS = [
     "diff_se",
     "diff_lo",
     "diff_hi",
+    "interval",
+    "k",
+    "n_k",
+    "k_base",
+    "n_base",
     "p",
 ]
 
@@ -218,10 +231,13 @@ def sensitivity_table(
     -------
     DataFrame
         ``variant, option, option_value, baseline, paired, inert, metric, n,
-        baseline_estimate, estimate, lo, hi, diff, diff_se, diff_lo, diff_hi, p`` (p
-        unadjusted). ``inert`` is True when the value leaves every deal's winner and
-        every seat's result unchanged: the option does nothing under the other defaults
-        and these bots.
+        baseline_estimate, baseline_lo, baseline_hi, estimate, lo, hi, diff, diff_se,
+        diff_lo, diff_hi, interval, k, n_k, k_base, n_base, p`` (p unadjusted;
+        ``baseline_lo, baseline_hi`` the interval of the defaults' estimate; ``interval``
+        and the counts as :func:`analysis.sweep_table` gives them, so that an adjusted
+        interval can be redone, :func:`analysis.stats.interval_at`). ``inert`` is True
+        when the value leaves every deal's winner and every seat's result unchanged: the
+        option does nothing under the other defaults and these bots.
     """
     from engine import variants as registry
 
@@ -240,11 +256,13 @@ def sensitivity_table(
             paired=paired,
             adjust="none",
         )
-        b = t[t["is_baseline"]].set_index("metric")["estimate"]
+        b = t[t["is_baseline"]].set_index("metric")
         t = t[~t["is_baseline"]].copy()
         t["baseline"] = _show(default)
         t["option_value"] = _show(val)
-        t["baseline_estimate"] = t["metric"].map(b)
+        t["baseline_estimate"] = t["metric"].map(b["estimate"])
+        t["baseline_lo"] = t["metric"].map(b["lo"])
+        t["baseline_hi"] = t["metric"].map(b["hi"])
         inert = bool(paired and _same_results(base, f))
         t["inert"] = inert
         parts.append(t)
@@ -486,6 +504,8 @@ def skill_rows(
                 "metric": SKILL_METRIC,
                 "n": int(len(f)),
                 "baseline_estimate": e0,
+                "baseline_lo": e0 - z * se0,
+                "baseline_hi": e0 + z * se0,
                 "estimate": e1,
                 "lo": e1 - z * se1,
                 "hi": e1 + z * se1,
@@ -493,6 +513,11 @@ def skill_rows(
                 "diff_se": se,
                 "diff_lo": diff - z * se,
                 "diff_hi": diff + z * se,
+                "interval": "normal",
+                "k": math.nan,
+                "n_k": math.nan,
+                "k_base": math.nan,
+                "n_base": math.nan,
                 "p": math.nan if inert else p,
             }
         )
@@ -550,165 +575,6 @@ def ranking(table, *, alpha: float = 0.05) -> pd.DataFrame:
     out["rank"] = out.groupby("metric").cumcount() + 1
     cols = ["metric", "option", "option_value", "diff", "diff_lo", "diff_hi", "p_adj"]
     return out[[*cols, "resolved", "rank"]].reset_index(drop=True)
-
-
-def _pm(row, *, magnitude: bool = False) -> str:
-    d = float(row["diff"])
-    return format_pm(
-        abs(d) if magnitude else d, (float(row["diff_hi"]) - float(row["diff_lo"])) / 2
-    )
-
-
-def _metric_words(metric: str, unit: str) -> str:
-    return {
-        "dealer_edge": f"dealer edge ({unit}-based points per deal)",
-        "flow": f"flow ({unit}-based points changing hands per deal)",
-        "draw_rate": "draw rate (share of deals drawn)",
-        SKILL_METRIC: f"skill edge (value over efficiency, {unit}-based points per deal)",
-    }.get(metric, metric)
-
-
-def recommendations(
-    table,
-    *,
-    name: str,
-    unit: str,
-    edge: Mapping | None = None,
-    alpha: float = 0.05,
-    deals: int | None = None,
-    family: str = "",
-) -> list[str]:
-    """What to change to make a variant fairer, in words, only for resolved effects.
-
-    Parameters
-    ----------
-    table : DataFrame or list of dict
-        :func:`sensitivity_table` rows with ``p_adj``.
-    name : str
-        The variant's name in the sentences (丽水麻将...).
-    unit : str
-        Its value unit.
-    edge : mapping, optional
-        The default rules' dealer edge ``{"edge", "lo", "hi"}`` (points per deal).
-    alpha : float
-    deals : int, optional
-        Deals per value (for the sentence on unresolved effects).
-    family : str
-        The multiplicity family in words (``"the 312 tests of this report"``).
-
-    Returns
-    -------
-    list of str
-        Sentences: the fairer changes (resolved dealer-edge differences that move the
-        edge toward 0), the changes that move it away, the options with no resolved
-        effect, and the options that change nothing.
-    """
-    t = pd.DataFrame(table)
-    if t.empty:
-        return [f"{name}: no rule option could be swept alone."]
-    t["resolved"] = [_resolved(r, alpha) for r in t.to_dict("records")]
-    inert = t[t["inert"].astype(bool)]
-    live = t[~t["inert"].astype(bool)]
-    de = live[live["metric"] == "dealer_edge"]
-    # the comparisons' own baseline (the default rules on the same deals)
-    e0 = float(de["baseline_estimate"].iloc[0]) if len(de) else 0.0
-    out = []
-    how = f" (Holm-adjusted p < {alpha:g} over {family})" if family else ""
-    if edge is not None and edge.get("edge") is not None and edge.get("lo") is not None:
-        resolved0 = edge["lo"] > 0 or edge["hi"] < 0
-        text = format_pm(float(edge["edge"]), (edge["hi"] - edge["lo"]) / 2)
-        n0 = f" over {edge['n']:,} deals" if edge.get("n") else ""
-        out.append(
-            f"The default rules give {name} a dealer edge of {text} points per deal{n0}"
-            + ("." if resolved0 else ", not resolved from 0.")
-            + (f" On the {deals:,} deals of each comparison it is {e0:+.3g}." if deals else "")
-        )
-    else:
-        out.append(f"The default rules give {name} a dealer edge of {e0:+.3g} points per deal.")
-    fair, unfair = [], []
-    for r in de[de["resolved"]].to_dict("records"):
-        new = e0 + float(r["diff"])
-        verb = "raises" if r["diff"] > 0 else "lowers"
-        side = []
-        for m in ("flow", "draw_rate"):
-            o = live[
-                (live["metric"] == m)
-                & (live["option"] == r["option"])
-                & (live["option_value"] == r["option_value"])
-            ]
-            if len(o) and bool(o["resolved"].iloc[0]):
-                o = o.iloc[0]
-                if m == "flow":
-                    side.append(f"flow by {_pm(o)} points per deal")
-                else:
-                    pct = {k: 100 * float(o[k]) for k in ("diff", "diff_lo", "diff_hi")}
-                    side.append(f"the draw rate by {_pm(pct)} percentage points")
-        tail = f"; it also changes {' and '.join(side)}" if side else ""
-        sent = (
-            f"{r['option']}={r['option_value']} {verb} {name}'s dealer edge by "
-            f"{_pm(r, magnitude=True)} "
-            f"points per deal (from {e0:+.3g} to {new:+.3g}){tail}"
-        )
-        toward = abs(new) < abs(e0)
-        (fair if toward else unfair).append((abs(new), sent))
-    if fair:
-        fair.sort()
-        out.append(
-            f"To make {name} fairer between the dealer and the others{how}: "
-            + "; ".join(s for _, s in fair)
-            + "."
-        )
-    if unfair:
-        unfair.sort(reverse=True)
-        out.append(
-            f"These move {name}'s dealer edge away from 0 (less fair): "
-            + "; ".join(s for _, s in unfair)
-            + "."
-        )
-    unres = de[~de["resolved"]]
-    if len(unres):
-        big = unres.loc[unres["diff"].astype(float).abs().idxmax()]
-        n = f" at {deals:,} deals per value" if deals else ""
-        other = "other " if fair or unfair else ""
-        out.append(
-            f"The {other}{len(unres)} option values do not resolve an effect on the dealer "
-            f"edge{n} (the largest, {big['option']}={big['option_value']}, is "
-            f"{_pm(big)} points per deal, not resolved); a non-resolved effect may still "
-            "be real but smaller than this N can see."
-        )
-    if not len(de):
-        out.append(f"No option value could be compared on {name}'s dealer edge.")
-    sk = live[live["metric"] == SKILL_METRIC]
-    if len(sk):
-        s0 = float(sk["baseline_estimate"].iloc[0])
-        res = sk[sk["resolved"]]
-        if len(res):
-            parts = []
-            for r in res.sort_values("diff", key=lambda x: -x.abs()).to_dict("records"):
-                verb = "raises" if r["diff"] > 0 else "lowers"
-                parts.append(
-                    f"{r['option']}={r['option_value']} {verb} it by {_pm(r, magnitude=True)} "
-                    f"(to {s0 + float(r['diff']):+.3g})"
-                )
-            out.append(
-                f"What skill is worth in {name} (the value bot's edge over efficiency, "
-                f"{s0:+.3g} points per deal under the defaults){how}: " + "; ".join(parts) + "."
-            )
-        else:
-            big = sk.loc[sk["diff"].astype(float).abs().idxmax()]
-            out.append(
-                f"No option value resolves an effect on what skill is worth in {name} (the "
-                f"value bot's edge over efficiency, {s0:+.3g} points per deal under the "
-                f"defaults; the largest, {big['option']}={big['option_value']}, is "
-                f"{_pm(big)}, not resolved)."
-            )
-    if len(inert):
-        vals = sorted({f"{r['option']}={r['option_value']}" for r in inert.to_dict("records")})
-        out.append(
-            "These leave every deal's result unchanged under the other defaults and these "
-            f"bots, so they cannot matter here: {', '.join(vals)}."
-        )
-    return out
 
 
 def figure_metrics(table) -> list[str]:

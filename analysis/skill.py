@@ -249,12 +249,18 @@ def _row(fmt, seatings, t, m, match_sd, level, ahead) -> dict:
     matches = k(snr)
     verb, mag = ("gains", r["edge"]) if r["edge"] >= 0 else ("loses", -r["edge"])
     half = (r["hi"] - r["lo"]) / 2
-    tail = (
-        f"it finishes ahead {ahead:.0%} of the time after {math.ceil(matches)} matches "
-        f"(normal approximation)"
-        if math.isfinite(matches)
-        else "it is not expected to finish ahead"
-    )
+    if not math.isfinite(matches):
+        tail = "it is not expected to finish ahead"
+    elif r["lo"] > 0:
+        tail = (
+            f"it finishes ahead {ahead:.0%} of the time after {math.ceil(matches)} matches "
+            f"(normal approximation)"
+        )
+    else:  # the edge is not resolved from 0: no number of matches is claimed
+        tail = (
+            f"its edge is not resolved from 0 at this N, so no number of matches to be ahead "
+            f"is claimed (at the estimate: {math.ceil(matches)})"
+        )
     verdict = f"the strong policy {verb} {format_pm(mag, half)} points per deal ({fmt}); {tail}"
     return {
         "format": fmt,

@@ -34,6 +34,11 @@ __all__ = [
     "wald_clustered",
     "chi2_uniform_rao_scott",
     "adjust_pvalues",
+    "adjusted_levels",
+    "interval_at",
+    "adjust_rows",
+    "newcombe_diff",
+    "newcombe_p",
     "z_value",
     "format_pm",
     "format_p",
@@ -509,9 +514,132 @@ def adjust_pvalues(p, method: str = "holm"):
         adj = np.empty(m)
         adj[order] = np.minimum(stepped, 1.0)
         out[ok] = adj
+    elif method == "bh":
+        order = np.argsort(q, kind="stable")
+        stepped = q[order] * m / np.arange(1, m + 1)
+        stepped = np.minimum.accumulate(stepped[::-1])[::-1]
+        adj = np.empty(m)
+        adj[order] = np.minimum(stepped, 1.0)
+        out[ok] = adj
     else:
-        raise ValueError(f"method must be 'holm', 'bonferroni' or 'none', not {method!r}")
+        raise ValueError(f"method must be 'holm', 'bonferroni', 'bh' or 'none', not {method!r}")
     return out
+
+
+def adjusted_levels(p, method: str = "holm", alpha: float = 0.05) -> np.ndarray:
+    """The confidence level of each test's interval that agrees with its adjusted verdict.
+
+    An interval at level ``L`` of a two-sided test's estimate excludes the null exactly
+    when the raw p-value is below ``1 - L``. The levels returned make that happen exactly
+    when the adjusted p-value (:func:`adjust_pvalues`) is below ``alpha``:
+
+    - ``holm``: a test rejected at step ``k`` (its p the k-th smallest of ``m``) gets
+      ``1 - alpha / (m - k + 1)``, the level that step tests at; a test not rejected gets
+      ``1 - alpha / m`` (Bonferroni's level, whose interval then covers the null);
+    - ``bonferroni``: ``1 - alpha / m`` for every test;
+    - ``bh`` (false-discovery rate): with ``R`` tests rejected, ``1 - R alpha / m`` for
+      every test (Benjamini and Yekutieli's false-coverage-rate intervals; ``1 - alpha /
+      m`` when none is rejected);
+    - ``none``: ``1 - alpha``.
+
+    NaN p-values (not tested) get NaN.
+
+    Examples
+    --------
+    >>> adjusted_levels([0.001, 0.03, 0.5], "holm").round(4).tolist()
+    [0.9833, 0.9833, 0.9833]
+    >>> adjusted_levels([0.001, 0.02, 0.5], "holm").round(4).tolist()
+    [0.9833, 0.975, 0.9833]
+    """
+    p = np.asarray(p, dtype=float)
+    out = np.full_like(p, np.nan)
+    ok = ~np.isnan(p)
+    m = int(ok.sum())
+    if m == 0:
+        return out
+    if method == "none":
+        out[ok] = 1 - alpha
+        return out
+    adj = adjust_pvalues(p, method)[ok]
+    reject = adj < alpha
+    if method == "bonferroni":
+        out[ok] = 1 - alpha / m
+    elif method == "holm":
+        q = p[ok]
+        rank = np.empty(m, dtype=int)
+        rank[np.argsort(q, kind="stable")] = np.arange(1, m + 1)
+        out[ok] = np.where(reject, 1 - alpha / (m - rank + 1), 1 - alpha / m)
+    elif method == "bh":
+        r = int(reject.sum())
+        out[ok] = 1 - max(r, 1) * alpha / m
+    else:
+        raise ValueError(f"method must be 'holm', 'bonferroni', 'bh' or 'none', not {method!r}")
+    return out
+
+
+def newcombe_diff(k1, n1, k0, n0, level: float = 0.95) -> tuple[float, float]:
+    """Newcombe's hybrid score interval for a difference of proportions ``k1/n1 - k0/n0``.
+
+    Built from the two Wilson intervals (Newcombe 1998, method 10), it keeps close to its
+    level for rare events, where the normal interval collapses: two rates of 0 give
+    ``0 [-u0, u1]`` (each ``u`` a Wilson upper bound), not ``0 [0, 0]``. It treats the two
+    samples as independent; for two runs on the same walls (positively correlated) it is
+    conservative.
+    """
+    p1, p0 = k1 / n1, k0 / n0
+    l1, u1 = wilson(k1, n1, level)
+    l0, u0 = wilson(k0, n0, level)
+    d = p1 - p0
+    return d - math.hypot(p1 - l1, u0 - p0), d + math.hypot(u1 - p1, p0 - l0)
+
+
+def newcombe_p(k1, n1, k0, n0) -> float:
+    """The two-sided p-value that agrees with :func:`newcombe_diff`: the smallest ``1 - L``
+    at which the level-``L`` interval excludes 0 (1 when the rates are equal).
+    """
+    if k1 * n0 == k0 * n1:
+        return 1.0
+
+    def excludes(a):
+        lo, hi = newcombe_diff(k1, n1, k0, n0, 1 - a)
+        return lo > 0 or hi < 0
+
+    lo, hi = 1e-300, 1.0
+    if excludes(lo):
+        return 0.0
+    if not excludes(hi - 1e-12):
+        return 1.0
+    for _ in range(200):  # bisection on log(alpha): excludes() grows with alpha
+        mid = math.sqrt(lo * hi) if hi / lo > 1.001 else (lo + hi) / 2
+        if excludes(mid):
+            hi = mid
+        else:
+            lo = mid
+        if hi - lo <= 1e-12 * hi:
+            break
+    return hi
+
+
+def interval_at(row: dict, level: float, prefix: str = "diff") -> tuple[float, float]:
+    """The interval of a tested estimate at another ``level``, by how it was made.
+
+    ``row[prefix]`` is the estimate; ``row["interval"]`` names the method: ``normal``
+    (``row[prefix + "_se"]``), ``t`` (``_se`` and ``row["df"]``) or ``newcombe`` (the
+    counts ``k``, ``n``, ``k_base``, ``n_base`` of :func:`newcombe_diff`). Used to put
+    beside an adjusted p-value the interval adjusted the same way (:func:`adjusted_levels`).
+    """
+    kind = row.get("interval", "normal")
+    est = float(row[prefix])
+    if kind == "newcombe":
+        return newcombe_diff(
+            int(row["k"]), int(row["n_k"]), int(row["k_base"]), int(row["n_base"]), level
+        )
+    se = float(row[f"{prefix}_se"])
+    if kind == "t":
+        q = float(_st.t.ppf(0.5 + level / 2, row["df"]))
+    else:
+        q = z_value(level)
+    return est - q * se, est + q * se
 
 
 def _sig_round(x: float, digits: int = 2) -> float:
@@ -615,3 +743,40 @@ def family_table(
     out["family"] = int(np.isfinite(out["p"].to_numpy(dtype=float)).sum())
     out["reject"] = np.nan_to_num(padj, nan=1.0) < alpha
     return out
+
+
+def adjust_rows(rows, method: str = "holm", alpha: float = 0.05, prefix: str = "diff"):
+    """Adjust a family of tested rows together, and their intervals with them.
+
+    ``rows`` is a list of dicts (or a DataFrame) with a raw ``p`` and an interval that
+    :func:`interval_at` can redo (``prefix``, ``prefix + "_se"`` or the counts, and
+    ``interval``). Sets ``p_adj`` (:func:`adjust_pvalues`), ``adjust``, ``reject``
+    (``p_adj < alpha``), ``<prefix>_level`` (:func:`adjusted_levels`) and
+    ``<prefix>_lo`` / ``<prefix>_hi`` at that level, so that the interval excludes 0
+    exactly when ``reject``; the interval at ``1 - alpha`` stays in ``raw_lo`` /
+    ``raw_hi`` (set once: a second adjustment keeps the first raw interval). Rows
+    without a p-value keep their interval. Returns the rows (a DataFrame for a
+    DataFrame).
+    """
+    frame = isinstance(rows, pd.DataFrame)
+    recs = rows.to_dict("records") if frame else rows
+    ps = np.array([math.nan if r.get("p") is None else float(r["p"]) for r in recs], dtype=float)
+    adj = adjust_pvalues(ps, method)
+    levels = adjusted_levels(ps, method, alpha)
+    lo, hi = f"{prefix}_lo", f"{prefix}_hi"
+    for r, a, lv in zip(recs, adj, levels, strict=True):
+        if r.get("raw_lo") is None or _isnan(r["raw_lo"]):
+            r["raw_lo"], r["raw_hi"] = r.get(lo), r.get(hi)
+        r["adjust"] = method
+        if not math.isfinite(a):
+            r["p_adj"], r["reject"], r[f"{prefix}_level"] = math.nan, False, math.nan
+            continue
+        r["p_adj"], r["reject"], r[f"{prefix}_level"] = float(a), bool(a < alpha), float(lv)
+        r[lo], r[hi] = (float(x) for x in interval_at(r, float(lv), prefix))
+    if frame:
+        return pd.DataFrame.from_records(recs, index=rows.index)
+    return recs
+
+
+def _isnan(x) -> bool:
+    return isinstance(x, float) and math.isnan(x)

@@ -756,10 +756,16 @@ class Summary:
 
         t = self.tables()
         head = escape(repr(self))
+        fair = t["fairness"][["test", "verdict"]].style.set_caption(
+            "fairness tests, each with its verdict"
+        )
+        pats = t["patterns"].style.set_caption(
+            "pattern frequencies: rate per win and per deal, 95% Wilson intervals"
+        )
         return (
             f"<div><p><b>{head}</b></p>"
-            + t["fairness"][["test", "verdict"]].to_html(index=False)
-            + t["patterns"].to_html(index=False)
+            + fair.hide(axis="index").to_html()
+            + pats.format(precision=4).hide(axis="index").to_html()
             + "</div>"
         )
 

@@ -36,7 +36,7 @@ from scipy import stats as _st
 from analysis import schema
 from analysis.payouts import role_matrix
 from analysis.schema import IDENTITY, WIN_TYPES
-from analysis.stats import z_value
+from analysis.stats import newcombe_diff, newcombe_p, wilson, z_value
 from engine.errors import UsageError
 
 __all__ = [
@@ -62,6 +62,14 @@ METRIC_DOCS: dict[str, str] = {
     "dealer_edge": (
         "dealer edge: the dealer's mean result per deal minus the mean result of the "
         "non-dealers, in the variant's points"
+    ),
+    "dealer_edge_sd": (
+        "dealer edge in SD units: the dealer edge divided by the per-deal SD of a seat's "
+        "result under the same rules, so that it does not move with the stakes"
+    ),
+    "dealer_edge_share": (
+        "dealer edge as a share of the money moved: the dealer edge per deal divided by "
+        "the flow (points changing hands per deal) under the same rules"
     ),
     "big_hand_per_win": "share of won deals with a big pattern",
 }
@@ -93,6 +101,28 @@ def is_rate(name: str) -> bool:
     return name in ("draw_rate", "big_hand_per_win") or name.startswith(("win_type:", "pattern:"))
 
 
+RARE = 10
+"""A rate metric whose events (or non-events) number fewer than this in either run
+gets Newcombe's interval for its difference (:func:`analysis.stats.newcombe_diff`) and
+Wilson's for its estimate: the normal interval collapses to a point on a handful of
+events (two rates of 0 gave "0 [0, 0]")."""
+
+
+class SDScale:
+    """The second element of an SD-unit metric: per deal, the mean over the seats of the
+    squared deviation of a seat's result from its mean, ``(1/P) Σ_s (d_s - m_s)²``.
+
+    The metric is ``mean(y) / sqrt(mean(q))``: the mean of ``y`` in units of the per-deal
+    SD of a seat's result (the SD :func:`analysis.fairness.dealer_edge` divides by).
+    """
+
+    def __init__(self, q: np.ndarray):
+        self.q = np.asarray(q, dtype=float)
+
+    def __getitem__(self, idx) -> SDScale:
+        return SDScale(self.q[idx])
+
+
 _COLS = [
     "variant",
     "rules_id",
@@ -115,9 +145,18 @@ _COLS = [
     "unpaired_lo",
     "unpaired_hi",
     "se_ratio",
+    "interval",
+    "k",
+    "n_k",
+    "k_base",
+    "n_base",
     "p",
     "p_adj",
     "adjust",
+    "reject",
+    "diff_level",
+    "raw_lo",
+    "raw_hi",
 ]
 
 
@@ -137,6 +176,8 @@ def sweep_metrics(df: pd.DataFrame, *, big: Sequence[str] | None = None) -> dict
         ``name -> f(frame) -> (y, z or None)``: ``draw_rate``, ``turns``,
         ``value_per_win``, ``flow`` (points changing hands per deal),
         ``dealer_edge`` (the dealer's result minus the non-dealers' mean, per deal),
+        ``dealer_edge_sd`` (the dealer edge in SD units of a seat's result, which does
+        not move with the stakes), ``dealer_edge_share`` (the dealer edge over the flow),
         ``seat_delta:<s>``, ``win_type:<t>`` (per deal), ``pattern:<name>`` (per deal)
         and ``big_hand_per_win``; :func:`metric_doc` defines each in words.
     """
@@ -149,11 +190,10 @@ def sweep_metrics(df: pd.DataFrame, *, big: Sequence[str] | None = None) -> dict
         "draw_rate": lambda f: ((f["winner"].to_numpy() < 0).astype(float), None),
         "turns": lambda f: (f["turns"].to_numpy().astype(float), None),
         "value_per_win": lambda f: (f["value"].to_numpy() * won(f), won(f)),
-        "flow": lambda f: (
-            np.maximum(schema.deltas(f, schema.layout(f)), 0).sum(axis=1).astype(float),
-            None,
-        ),
+        "flow": lambda f: (_flow(f), None),
         "dealer_edge": lambda f: (_dealer_edge(f), None),
+        "dealer_edge_sd": lambda f: (_dealer_edge(f), SDScale(_seat_sq_dev(f))),
+        "dealer_edge_share": lambda f: (_dealer_edge(f), _flow(f)),
     }
     for s in range(lay.players):
         out[f"seat_delta:{s}"] = lambda f, s=s: (f[f"delta_{s}"].to_numpy().astype(float), None)
@@ -184,8 +224,28 @@ def _dealer_edge(f: pd.DataFrame) -> np.ndarray:
     return d0 * p / (p - 1)
 
 
-def _linear(y: np.ndarray, z: np.ndarray | None) -> tuple[float, np.ndarray]:
-    """Estimate and its per-deal influence values (mean 0) for a mean or ratio metric."""
+def _flow(f: pd.DataFrame) -> np.ndarray:
+    """Per deal, the points changing hands: the total the seats that gain receive."""
+    return np.maximum(schema.deltas(f, schema.layout(f)), 0).sum(axis=1).astype(float)
+
+
+def _seat_sq_dev(f: pd.DataFrame) -> np.ndarray:
+    """Per deal, ``(1/P) Σ_s (d_s - m_s)²`` with ``m_s`` seat s's mean over the frame."""
+    d = schema.deltas(f, schema.layout(f)).astype(float)
+    return ((d - d.mean(axis=0)) ** 2).mean(axis=1)
+
+
+def _linear(y: np.ndarray, z) -> tuple[float, np.ndarray]:
+    """Estimate and its per-deal influence values (mean 0) for a mean, ratio or SD-unit
+    metric (``z`` None, an array, or an :class:`SDScale`).
+    """
+    if isinstance(z, SDScale):
+        ybar, qbar = float(y.mean()), float(z.q.mean())
+        if not qbar > 0:
+            return math.nan, np.full_like(y, math.nan, dtype=float)
+        sd = math.sqrt(qbar)
+        est = ybar / sd
+        return est, (y - ybar) / sd - est / (2 * qbar) * (z.q - qbar)
     if z is None:
         est = float(y.mean())
         return est, y - est
@@ -256,20 +316,27 @@ def sweep_table(
     DataFrame
         ``variant, rules_id, option, option_value, is_baseline, paired, metric, n,
         estimate, se, lo, hi, n_pairs, diff, diff_se, diff_lo, diff_hi, unpaired_se,
-        unpaired_lo, unpaired_hi, se_ratio, p, p_adj, adjust``. ``diff_*`` is paired on
-        ``(run_seed, match, deal)`` (deals present under both values) when ``paired``;
+        unpaired_lo, unpaired_hi, se_ratio, interval, k, n_k, k_base, n_base, p, p_adj,
+        adjust, reject, diff_level, raw_lo, raw_hi``. ``diff`` is paired on ``(run_seed,
+        match, deal)`` (deals present under both values) when ``paired``;
         ``unpaired_*`` is the interval two independent runs of the same sizes give;
         ``se_ratio = unpaired_se / diff_se`` is the factor common random numbers buy
-        (NaN when unpaired). ``p`` tests ``diff = 0`` (normal); ``p_adj`` is adjusted.
-        The baseline's rows have ``diff = 0`` and no p-value. Intervals of shares
-        (:func:`is_rate`) are clipped to [0, 1].
+        (NaN when unpaired). ``p`` tests ``diff = 0`` (normal; for a rate with fewer
+        than :data:`RARE` events or non-events, ``interval = "newcombe"``: Newcombe's
+        interval from the counts ``k / n_k`` and ``k_base / n_base``, and the p-value that
+        agrees with it); ``p_adj`` is adjusted and ``reject`` is ``p_adj < 1 - level``.
+        ``diff_lo, diff_hi`` is the interval adjusted the same way (at ``diff_level``,
+        :func:`analysis.stats.adjusted_levels`), so that it excludes 0 exactly when
+        ``reject``; ``raw_lo, raw_hi`` is the unadjusted interval at ``level``. The
+        baseline's rows have ``diff = 0`` and no p-value. Intervals of shares
+        (:func:`is_rate`) are clipped to [0, 1] (Wilson's for rare ones).
 
     Raises
     ------
     UsageError
         ``baseline`` is not a key, frames of different variants, or no common deals.
     """
-    from analysis.stats import adjust_pvalues
+    from analysis.stats import adjust_rows
 
     if baseline is None:
         baseline = default
@@ -280,10 +347,8 @@ def sweep_table(
     rows = []
     for key, f in frames.items():
         rows.extend(_value_rows(ref, key, f, key == baseline, option, paired, z))
-    out = pd.DataFrame.from_records(rows, columns=_COLS[:-2])
-    out["p_adj"] = adjust_pvalues(out["p"].to_numpy(dtype=float), adjust)
-    out["adjust"] = adjust
-    return out[_COLS]
+    rows = adjust_rows(rows, adjust, alpha=1 - level)
+    return pd.DataFrame.from_records(rows, columns=_COLS)
 
 
 def _chosen_metrics(base: pd.DataFrame, metrics, big) -> dict[str, Metric]:
@@ -362,6 +427,7 @@ def _value_rows(ref: _Baseline, key, f: pd.DataFrame, is_base, option, paired, z
         raise UsageError(f"sweep mixes variants {ref.variant!r} and {v!r}")
     pairs = _pairing(ref, key, f)
     codes = _match_codes(f)
+    level = 2 * _st.norm.cdf(z) - 1
     rows = []
     for name, fn in ref.metrics.items():
         y, zz = fn(f)
@@ -375,13 +441,27 @@ def _value_rows(ref: _Baseline, key, f: pd.DataFrame, is_base, option, paired, z
         else:
             diff, dse = est - ref.lin[name][0], use
         lo, hi = est - z * se, est + z * se
-        if is_rate(name):
-            lo, hi = max(lo, 0.0), min(hi, 1.0)
         pv = (
             float(2 * _st.norm.sf(abs(diff) / dse))
             if not is_base and dse > 0 and math.isfinite(dse)
             else math.nan
         )
+        dlo, dhi = diff - z * dse, diff + z * dse
+        kind = "normal"
+        counts = {"k": math.nan, "n_k": math.nan, "k_base": math.nan, "n_base": math.nan}
+        if is_rate(name):
+            lo, hi = max(lo, 0.0), min(hi, 1.0)
+            rare = _rare_counts(ref, name, pairs if paired else None, y, zz)
+            if rare is not None:
+                k1, n1, k0, n0 = rare
+                lo, hi = wilson(int((y if zz is None else y * zz).sum()),
+                                int(y.size if zz is None else zz.sum()), level)  # fmt: skip
+                if not is_base:
+                    kind = "newcombe"
+                    counts = {"k": k1, "n_k": n1, "k_base": k0, "n_base": n0}
+                    diff = k1 / n1 - k0 / n0
+                    dlo, dhi = newcombe_diff(k1, n1, k0, n0, level)
+                    pv = newcombe_p(k1, n1, k0, n0)
         rows.append(
             {
                 "variant": v,
@@ -399,16 +479,41 @@ def _value_rows(ref: _Baseline, key, f: pd.DataFrame, is_base, option, paired, z
                 "n_pairs": pairs.n if paired else 0,
                 "diff": diff,
                 "diff_se": dse,
-                "diff_lo": diff - z * dse,
-                "diff_hi": diff + z * dse,
+                "diff_lo": dlo,
+                "diff_hi": dhi,
                 "unpaired_se": use,
                 "unpaired_lo": diff - z * use,
                 "unpaired_hi": diff + z * use,
                 "se_ratio": use / dse if paired and dse > 0 else math.nan,
+                "interval": kind,
+                **counts,
                 "p": pv,
             }
         )
     return rows
+
+
+def _rare_counts(ref: _Baseline, name: str, pairs: _Pairing | None, y, zz):
+    """``(k, n, k_base, n_base)`` of a rate metric on the deals compared (the common
+    ones when paired), when either run has fewer than :data:`RARE` events or non-events;
+    else None.
+    """
+    yb, zb = ref.raw[name]
+    if pairs is not None:
+        y, yb = y[pairs.pos_value], yb[pairs.pos_base]
+        zz = None if zz is None else zz[pairs.pos_value]
+        zb = None if zb is None else zb[pairs.pos_base]
+
+    def count(yy, z):
+        if z is None:
+            return int(round(float(yy.sum()))), int(yy.size)
+        return int(round(float((yy * z).sum()))), int(round(float(z.sum())))
+
+    k1, n1 = count(y, zz)
+    k0, n0 = count(yb, zb)
+    if n1 == 0 or n0 == 0 or min(k1, n1 - k1, k0, n0 - k0) >= RARE:
+        return None
+    return k1, n1, k0, n0
 
 
 def _paired_diff(ref: _Baseline, name: str, pairs: _Pairing, y, zz) -> tuple[float, float]:

@@ -49,16 +49,93 @@ _COMMANDS = {
     "rescore": commands.run_rescore,
     "design": commands.run_design,
     "warmup": commands.run_warmup,
+    "audit": commands.run_audit,
 }
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="mjlab", description=__doc__.splitlines()[0].strip(" ."))
+    p = _Parser(
+        prog="mjlab",
+        description=__doc__.splitlines()[0].strip(" ."),
+        formatter_class=_Formatter,
+    )
     p.add_argument("--version", action="store_true", help="print the version and exit")
     sub = p.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
     for build in _BUILDERS.values():
         build(sub)
+    for q in sub.choices.values():
+        q.formatter_class = _Formatter
     return p
+
+
+class _Formatter(argparse.HelpFormatter):
+    """Help that shows every option's default (unless its text already says it)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        d = action.default
+        if (
+            "default" in text
+            or d is None
+            or d is False
+            or d == []
+            or d is argparse.SUPPRESS
+            or action.required
+            or not action.option_strings
+        ):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def count(text: str) -> int:
+    """An exact whole number of deals (or matches, settings): ``100000``, ``100_000``,
+    ``1e6`` or ``2.5e5``; anything that is not a whole number is refused.
+
+    >>> count("1e6"), count("2.5e5"), count("1_000")
+    (1000000, 250000, 1000)
+    """
+    from decimal import Decimal, InvalidOperation
+
+    raw = str(text).strip()
+    if raw.isascii() and raw.lstrip("+-").replace("_", "").isdigit():
+        return int(raw)
+    try:
+        d = Decimal(raw.replace("_", "")) if raw.isascii() else None
+    except InvalidOperation:
+        d = None
+    if d is None or not d.is_finite() or d != d.to_integral_value() or abs(d) > 10**30:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a whole number (write e.g. 100000, 100_000 or 1e6)"
+        )
+    return int(d)
+
+
+_VARIANT_HELP = (
+    "a variant: fuzhou, lishui, luodisao, tuidaohu or zhuji (or its Chinese name, e.g. 丽水 "
+    "or 推倒胡); `mjlab variants` lists them"
+)
+_POLICY_HELP = (
+    "bot policy for every seat, or one per seat: random, efficiency, value, strong "
+    "(default: the balance report's, strong where the variant has it, else value)"
+)
+
+
+def _variant_arg(p) -> None:
+    p.add_argument("variant", metavar="VARIANT", help=_VARIANT_HELP)
+
+
+def _seed_arg(p, default: int = 0, what: str = "the run's seed") -> None:
+    p.add_argument("--seed", type=int, default=default, metavar="S", help=what)
+
+
+def _workers_arg(p) -> None:
+    p.add_argument(
+        "--workers", type=int, default=None, metavar="W", help="threads (default: every core)"
+    )
+
+
+def _quiet_arg(p, what: str = "no progress bar") -> None:
+    p.add_argument("--quiet", action="store_true", help=what)
 
 
 def _add_hand(sub) -> None:
@@ -95,13 +172,22 @@ def _add_exact(sub) -> None:
         metavar="VARIANT",
         help="a variant name (its 天胡 and deal events), or none with --tiles/--hand",
     )
-    e.add_argument("--tiles", type=int, choices=(136, 108), default=None)
-    e.add_argument("--hand", type=int, default=None, metavar="N", help="tiles in the hand")
+    e.add_argument(
+        "--tiles",
+        type=int,
+        choices=(136, 108),
+        default=None,
+        help="tiles in the set (default: the variant's, else 136)",
+    )
+    e.add_argument(
+        "--hand", type=int, default=None, metavar="N", help="tiles in the hand (default: 14)"
+    )
     e.add_argument(
         "--wild",
         default=None,
         metavar="TILE[,TILE]",
-        help="wild kind(s), e.g. 7z or 5m,5p; 'flip' or 'flip2' for a random indicator",
+        help="wild kind(s), e.g. 7z or 5m,5p; 'flip' or 'flip2' for a random indicator "
+        "(default: no wilds)",
     )
     e.add_argument(
         "--wild-copies",
@@ -115,15 +201,26 @@ def _add_exact(sub) -> None:
         action="store_true",
         help="print the exact distribution of the dealt hand's shanten",
     )
-    e.add_argument("--rule", action="append", default=[], metavar="K=V")
-    e.add_argument("--json", action="store_true")
+    e.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="set a rule option of VARIANT (repeatable)",
+    )
+    e.add_argument("--json", action="store_true", help="print JSON")
 
 
 def _add_bench(sub) -> None:
     b = sub.add_parser("bench", help="measure hand evaluation and simulation speed")
-    b.add_argument("--json", action="store_true")
+    b.add_argument("--json", action="store_true", help="print JSON")
     b.add_argument("--quick", action="store_true", help="small sizes (for tests)")
-    b.add_argument("--only", choices=("hand", "simulate"), default=None)
+    b.add_argument(
+        "--only",
+        choices=("hand", "simulate"),
+        default=None,
+        help="measure only this (default: both)",
+    )
 
 
 def _add_warmup(sub) -> None:
@@ -131,12 +228,12 @@ def _add_warmup(sub) -> None:
         "warmup", help="compile the kernels and build the tables ahead of the first run"
     )
     w.add_argument("variants", nargs="*", metavar="VARIANT", help="default: every variant")
-    w.add_argument("--quiet", action="store_true", help="no summary line")
+    _quiet_arg(w, "no summary line")
 
 
 def _add_variants(sub) -> None:
     v = sub.add_parser("variants", help="list the variants and their rule options")
-    v.add_argument("--json", action="store_true")
+    v.add_argument("--json", action="store_true", help="print JSON")
 
 
 def _add_rules(sub) -> None:
@@ -153,26 +250,23 @@ def _add_rules(sub) -> None:
         default=None,
         help="page format (default: md when printed, html with --out)",
     )
-    ru.add_argument("--quiet", action="store_true", help="no summary line")
+    _quiet_arg(ru, "no summary line")
 
 
 def _add_simulate(sub) -> None:
     sim = sub.add_parser("simulate", help="play deals of a variant and write their records")
-    sim.add_argument("variant", metavar="VARIANT")
-    sim.add_argument("--deals", type=int, required=True, metavar="N")
-    sim.add_argument("--seed", type=int, default=0, metavar="S")
-    _rule_args(sim)
+    _variant_arg(sim)
     sim.add_argument(
-        "--policy",
-        default="value",
-        metavar="P|P0,P1,P2,P3",
-        help="bot policy for every seat, or one per seat",
+        "--deals", type=count, required=True, metavar="N", help="deals to play (e.g. 1e6)"
     )
+    _seed_arg(sim)
+    _rule_args(sim)
+    sim.add_argument("--policy", default=None, metavar="P|P0,P1,P2,P3", help=_POLICY_HELP)
     sim.add_argument(
         "--seating",
         choices=("seat", "dealer"),
         default="seat",
-        help="read --policy by seat (default) or by place from each deal's dealer "
+        help="read --policy by seat, or by place from each deal's dealer "
         "(the first policy always deals: duplicate seating keeps each policy's role)",
     )
     sim.add_argument(
@@ -185,14 +279,37 @@ def _add_simulate(sub) -> None:
 
 def _cluster_args(sim) -> None:
     """``simulate``'s workers and where they run: here, or on a Dask cluster over TLS."""
-    sim.add_argument("--workers", type=int, default=None, metavar="W")
-    sim.add_argument("--backend", choices=("local", "dask"), default="local")
+    _workers_arg(sim)
     sim.add_argument(
-        "--scheduler", default=None, metavar="ADDR", help="tls://HOST:PORT or tcp://HOST:PORT"
+        "--backend",
+        choices=("local", "dask"),
+        default="local",
+        help="play here, or on a Dask cluster (a LocalCluster without --scheduler)",
     )
-    sim.add_argument("--tls-ca-file", default=None, metavar="FILE", help="the cluster's CA (PEM)")
-    sim.add_argument("--tls-cert", default=None, metavar="FILE", help="client certificate (PEM)")
-    sim.add_argument("--tls-key", default=None, metavar="FILE", help="client private key (PEM)")
+    sim.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDR",
+        help="tls://HOST:PORT or tcp://HOST:PORT (default: a LocalCluster)",
+    )
+    sim.add_argument(
+        "--tls-ca-file",
+        default=None,
+        metavar="FILE",
+        help="the cluster's CA (PEM; default: Dask's configuration)",
+    )
+    sim.add_argument(
+        "--tls-cert",
+        default=None,
+        metavar="FILE",
+        help="client certificate (PEM; default: Dask's configuration)",
+    )
+    sim.add_argument(
+        "--tls-key",
+        default=None,
+        metavar="FILE",
+        help="client private key (PEM; default: Dask's configuration)",
+    )
 
 
 def _dataset_args(sim) -> None:
@@ -204,10 +321,10 @@ def _dataset_args(sim) -> None:
     )
     sim.add_argument(
         "--chunk-matches",
-        type=int,
+        type=count,
         default=None,
         metavar="K",
-        help="matches per chunk file of a dataset folder",
+        help="matches per chunk file of a dataset folder (default: 4096)",
     )
     sim.add_argument(
         "--out",
@@ -215,7 +332,7 @@ def _dataset_args(sim) -> None:
         metavar="PATH",
         help="PATH.parquet (one file) or DIR/ (a chunked, resumable dataset)",
     )
-    sim.add_argument("--quiet", action="store_true", help="no progress bar")
+    _quiet_arg(sim)
     sim.add_argument(
         "--force",
         action="store_true",
@@ -223,11 +340,31 @@ def _dataset_args(sim) -> None:
     )
 
 
+def _format_args(p) -> None:
+    """``--json``, ``--format`` and ``--export`` (summarize, sweep, design)."""
+    p.add_argument("--json", action="store_true", help="print JSON (the same as --format json)")
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "csv", "xlsx"),
+        default="text",
+        help="text or JSON printed; CSV printed or written to --export; XLSX (one sheet per "
+        "table) written to --export",
+    )
+    p.add_argument(
+        "--export",
+        default=None,
+        metavar="FILE",
+        help="write the CSV or XLSX of --format to FILE instead of printing (default: print)",
+    )
+
+
 def _add_summarize(sub) -> None:
     sm = sub.add_parser("summarize", help="tables of a record file or dataset")
-    sm.add_argument("path", metavar="PATH")
-    sm.add_argument("--json", action="store_true")
-    sm.add_argument("--plot", default=None, metavar="DIR", help="write figures to DIR")
+    sm.add_argument("path", metavar="PATH", help="a record file (.parquet) or a dataset folder")
+    _format_args(sm)
+    sm.add_argument(
+        "--plot", default=None, metavar="DIR", help="write figures to DIR (default: none)"
+    )
     sm.add_argument(
         "--loss",
         default=None,
@@ -238,41 +375,76 @@ def _add_summarize(sub) -> None:
 
 def _add_sweep(sub) -> None:
     sw = sub.add_parser("sweep", help="one rule option over several values, paired deals")
-    sw.add_argument("variant", metavar="VARIANT")
-    sw.add_argument("--rule", action="append", default=[], metavar="K=V1,V2,...")
-    sw.add_argument("--rules", default=None, metavar="FILE.toml")
-    sw.add_argument("--deals", type=int, required=True, metavar="N")
-    sw.add_argument("--seed", type=int, default=0)
-    sw.add_argument("--policy", default="value")
-    sw.add_argument("--workers", type=int, default=None)
-    sw.add_argument("--out", required=True, metavar="DIR")
-    sw.add_argument("--json", action="store_true")
-    sw.add_argument("--plot", default=None, metavar="DIR")
+    _variant_arg(sw)
+    sw.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="K=V[,V...]",
+        help="the swept option, K=V1,V2,... (or K=V: V against the default); other "
+        "--rule K=V hold options fixed",
+    )
+    sw.add_argument(
+        "--rules",
+        default=None,
+        metavar="FILE.toml",
+        help="fixed rule options from TOML (default: none)",
+    )
+    sw.add_argument(
+        "--deals", type=count, required=True, metavar="N", help="deals per value (e.g. 1e5)"
+    )
+    _seed_arg(sw, 0, "the seed of every value (common random numbers)")
+    sw.add_argument("--policy", default=None, metavar="P|P0,P1,P2,P3", help=_POLICY_HELP)
+    _workers_arg(sw)
+    sw.add_argument(
+        "--out", required=True, metavar="DIR", help="folder of the values' record files"
+    )
+    _format_args(sw)
+    sw.add_argument(
+        "--plot", default=None, metavar="DIR", help="write a figure per metric (default: none)"
+    )
     sw.add_argument(
         "--baseline",
         default=None,
         metavar="V",
         help="the value differences are taken from (default: the option's default, always played)",
     )
-    sw.add_argument("--quiet", action="store_true", help="no progress bar")
+    _quiet_arg(sw)
     sw.add_argument(
         "--force", action="store_true", help="replace a folder that holds another sweep"
+    )
+    sw.add_argument(
+        "--no-bot-check",
+        action="store_true",
+        help="skip the check that strong still beats value at each value (analysis.guard)",
     )
 
 
 def _add_report(sub) -> None:
     rp = sub.add_parser("report", help="the balance report (HTML, Markdown, JSON)")
-    rp.add_argument("--variants", default=None, metavar="a,b,...")
-    rp.add_argument("--deals", type=int, default=None, metavar="N")
-    rp.add_argument("--seed", type=int, default=2026)
-    rp.add_argument("--workers", type=int, default=None)
-    rp.add_argument("--out", default="reports", metavar="DIR")
-    rp.add_argument("--quiet", action="store_true")
+    rp.add_argument(
+        "--variants",
+        default=None,
+        metavar="a,b,...",
+        help="the variants to report (names or Chinese names; default: every variant)",
+    )
+    rp.add_argument(
+        "--deals",
+        type=count,
+        default=None,
+        metavar="N",
+        help="deals of each main run, half of it per sweep value, skill seating and "
+        "sensitivity value (default: each variant's embedded budget)",
+    )
+    _seed_arg(rp, 2026, "the seed of every run")
+    _workers_arg(rp)
+    rp.add_argument("--out", default="reports", metavar="DIR", help="the report's folder")
+    _quiet_arg(rp, "no progress bars or summary line")
 
 
 def _add_score(sub) -> None:
     sc = sub.add_parser("score", help="score a winning hand under a variant's rules")
-    sc.add_argument("variant", metavar="VARIANT")
+    _variant_arg(sc)
     sc.add_argument("hand", metavar="HAND", help="concealed tiles including the winning tile")
     sc.add_argument(
         "--win",
@@ -281,15 +453,40 @@ def _add_score(sub) -> None:
         help="the winning tile (for a 字牌 天胡, optional: the dealer's last dealt card)",
     )
     how = sc.add_mutually_exclusive_group()
-    how.add_argument("--self-draw", action="store_true")
-    how.add_argument("--from", dest="from_seat", type=int, default=None, metavar="SEAT")
-    sc.add_argument("--melds", default="", metavar='"pong:5z kong:1p ankong:9s chow:123m"')
-    sc.add_argument("--seat", type=int, default=0)
-    sc.add_argument("--dealer", type=int, default=0)
-    sc.add_argument("--streak", type=int, default=0)
-    sc.add_argument("--wild", action="append", default=[], metavar="TILE")
-    sc.add_argument("--flowers", type=int, default=0, metavar="N")
-    sc.add_argument("--xing-card", default=None, metavar="CARD", help="字牌: the 醒 card")
+    how.add_argument(
+        "--self-draw", action="store_true", help="a self-draw (the default without --from)"
+    )
+    how.add_argument(
+        "--from",
+        dest="from_seat",
+        type=int,
+        default=None,
+        metavar="SEAT",
+        help="won on a discard of SEAT (default: a self-draw)",
+    )
+    sc.add_argument(
+        "--melds",
+        default="",
+        metavar='"pong:5z kong:1p ankong:9s chow:123m"',
+        help="exposed groups (default: none)",
+    )
+    sc.add_argument("--seat", type=int, default=0, help="the winner's seat")
+    sc.add_argument("--dealer", type=int, default=0, help="the dealer's seat")
+    sc.add_argument("--streak", type=int, default=0, help="the dealer's streak")
+    sc.add_argument(
+        "--wild",
+        action="append",
+        default=[],
+        metavar="TILE",
+        help="a wild kind (repeatable; default: the variant's)",
+    )
+    sc.add_argument("--flowers", type=int, default=0, metavar="N", help="flower tiles held")
+    sc.add_argument(
+        "--xing-card",
+        default=None,
+        metavar="CARD",
+        help="字牌: the 醒 card (default: the winning card)",
+    )
     sc.add_argument(
         "--flag",
         action="append",
@@ -298,41 +495,49 @@ def _add_score(sub) -> None:
         help="context patterns: tianhu, dihu, gangkai, qianggang, ...",
     )
     _rule_args(sc)
-    sc.add_argument("--json", action="store_true")
+    sc.add_argument("--json", action="store_true", help="print JSON")
 
 
 def _add_replay(sub) -> None:
     rl = sub.add_parser("replay", help="print one deal turn by turn")
-    rl.add_argument("variant", metavar="VARIANT")
-    rl.add_argument("--seed", type=int, required=True)
-    rl.add_argument("--match", type=int, required=True)
-    rl.add_argument("--deal", type=int, default=0)
+    _variant_arg(rl)
+    rl.add_argument("--seed", type=int, required=True, metavar="S", help="the run's seed")
+    rl.add_argument("--match", type=int, required=True, metavar="I", help="the match")
+    rl.add_argument("--deal", type=int, default=0, metavar="J", help="the deal of the match")
     _rule_args(rl)
-    rl.add_argument("--policy", default="value")
-    rl.add_argument("--match-length", type=int, default=None)
+    rl.add_argument("--policy", default=None, metavar="P|P0,P1,P2,P3", help=_POLICY_HELP)
+    rl.add_argument(
+        "--match-length", type=int, default=None, metavar="M", help="deals per match (default 16)"
+    )
 
 
 def _add_fit(sub) -> None:
     ft = sub.add_parser("fit", help="fit the strong policy's models from simulated positions")
-    ft.add_argument("variant", metavar="VARIANT")
-    ft.add_argument("--deals", type=int, default=20_000)
-    ft.add_argument("--seed", type=int, default=1)
+    _variant_arg(ft)
+    ft.add_argument("--deals", type=count, default=20_000, metavar="N", help="deals observed")
+    _seed_arg(ft, 1)
     ft.add_argument("--policy", default="value", help="the policy whose play is observed")
-    ft.add_argument("--workers", type=int, default=None)
+    _workers_arg(ft)
     ft.add_argument("--dry-run", action="store_true", help="fit and report, write nothing")
-    ft.add_argument("--quiet", action="store_true")
+    _quiet_arg(ft)
     _rule_args(ft)
 
 
 def _add_tune(sub) -> None:
     tu = sub.add_parser("tune", help="tune a policy's parameters by self-play (CMA-ES)")
-    tu.add_argument("variant", metavar="VARIANT")
-    tu.add_argument("--policy", default="strong", choices=("strong", "value"))
-    tu.add_argument("--deals", type=int, default=3000, help="deals per seating and candidate")
-    tu.add_argument("--seed", type=int, default=1)
-    tu.add_argument("--generations", type=int, default=12)
-    tu.add_argument("--popsize", type=int, default=None)
-    tu.add_argument("--workers", type=int, default=None)
+    _variant_arg(tu)
+    tu.add_argument(
+        "--policy", default="strong", choices=("strong", "value"), help="the policy tuned"
+    )
+    tu.add_argument(
+        "--deals", type=count, default=3000, metavar="N", help="deals per seating and candidate"
+    )
+    _seed_arg(tu, 1)
+    tu.add_argument("--generations", type=int, default=12, help="CMA-ES generations")
+    tu.add_argument(
+        "--popsize", type=int, default=None, help="candidates per generation (default: CMA-ES's)"
+    )
+    _workers_arg(tu)
     tu.add_argument(
         "--seating",
         choices=("seat", "dealer"),
@@ -344,62 +549,118 @@ def _add_tune(sub) -> None:
         metavar="NAME[,NAME...]",
         type=lambda s: [n.strip() for n in s.split(",")],
         default=None,
-        help="search only these parameters; the others keep their committed values",
+        help="search only these parameters; the others keep their committed values (default: all)",
     )
     tu.add_argument("--dry-run", action="store_true", help="tune and report, write nothing")
-    tu.add_argument("--quiet", action="store_true")
+    _quiet_arg(tu)
     _rule_args(tu)
 
 
 def _add_ladder(sub) -> None:
     ld = sub.add_parser("ladder", help="each policy against the one below, duplicate seating")
-    ld.add_argument("variant", metavar="VARIANT")
-    ld.add_argument("--deals", type=int, default=40_000, help="deals per seating")
-    ld.add_argument("--seed", type=int, default=1)
-    ld.add_argument("--policies", default=None, metavar="P1,P2,...", help="weakest first")
-    ld.add_argument("--workers", type=int, default=None)
-    ld.add_argument("--json", action="store_true")
-    ld.add_argument("--quiet", action="store_true")
+    _variant_arg(ld)
+    ld.add_argument("--deals", type=count, default=40_000, metavar="N", help="deals per seating")
+    _seed_arg(ld, 1)
+    ld.add_argument(
+        "--policies",
+        default=None,
+        metavar="P1,P2,...",
+        help="weakest first (default: every policy of the variant)",
+    )
+    _workers_arg(ld)
+    ld.add_argument("--json", action="store_true", help="print JSON")
+    _quiet_arg(ld)
     _rule_args(ld)
     _bot_params_arg(ld)
+
+
+def _add_audit(sub) -> None:
+    au = sub.add_parser(
+        "audit", help="what a policy chose wherever it had a choice (claims, kongs, passes)"
+    )
+    _variant_arg(au)
+    au.add_argument("--policy", default="strong", help="the policy at every seat")
+    au.add_argument("--deals", type=count, default=400, metavar="N", help="deals replayed")
+    _seed_arg(au, 7)
+    au.add_argument("--json", action="store_true", help="print JSON")
+    _rule_args(au)
 
 
 def _add_rescore(sub) -> None:
     rs = sub.add_parser("rescore", help="pay recorded deals again under other payout options")
     rs.add_argument("path", metavar="PATH", help="a record file or dataset folder")
     _rule_args(rs)
-    rs.add_argument("--out", required=True, metavar="FILE.parquet")
+    rs.add_argument("--out", required=True, metavar="FILE.parquet", help="the re-scored records")
     rs.add_argument("--force", action="store_true", help="replace --out if it exists")
     rs.add_argument(
         "--gap",
         action="store_true",
         help="measure the bias against re-simulation (value-aware play) and cache it",
     )
-    rs.add_argument("--gap-deals", type=int, default=20_000, metavar="N")
-    rs.add_argument("--json", action="store_true")
-    rs.add_argument("--quiet", action="store_true")
+    rs.add_argument(
+        "--gap-deals", type=count, default=20_000, metavar="N", help="deals of the --gap runs"
+    )
+    rs.add_argument("--json", action="store_true", help="print JSON")
+    _quiet_arg(rs)
 
 
 def _add_design(sub) -> None:
     dg = sub.add_parser("design", help="search rule settings for a fairness target")
-    dg.add_argument("variant", metavar="VARIANT")
-    dg.add_argument("--vary", action="append", default=[], metavar="K=V1,V2,...", help="repeatable")
-    dg.add_argument("--target", required=True, metavar="C", help='e.g. "dealer_edge<=0.02"')
+    _variant_arg(dg)
     dg.add_argument(
-        "--keep", action="append", default=[], metavar="C", help='e.g. "flow>=5" (repeatable)'
+        "--vary",
+        action="append",
+        default=[],
+        metavar="K=V1,V2,...",
+        help="an option and the values to combine (repeatable; default: none, so one setting)",
     )
-    dg.add_argument("--deals", type=int, default=100_000, help="deals per simulated setting")
-    dg.add_argument("--seed", type=int, default=0)
-    dg.add_argument("--policy", default="value", metavar="P[,P...]")
+    dg.add_argument(
+        "--target",
+        required=True,
+        metavar="C",
+        help='e.g. "|dealer_edge_sd|<=0.02" (SD units, which do not move with the stakes)',
+    )
+    dg.add_argument(
+        "--keep",
+        action="append",
+        default=[],
+        metavar="C",
+        help='further constraints, e.g. "flow>=5" (repeatable; default: none)',
+    )
+    dg.add_argument(
+        "--deals", type=count, default=100_000, metavar="N", help="deals per simulated setting"
+    )
+    _seed_arg(dg, 0, "the seed of every setting (common random numbers)")
+    dg.add_argument("--policy", default=None, metavar="P[,P...]", help=_POLICY_HELP)
     dg.add_argument(
         "--simulate-all", action="store_true", help="simulate every setting (no re-scoring)"
     )
-    dg.add_argument("--max-settings", type=int, default=64, metavar="N")
-    dg.add_argument("--skill-deals", type=int, default=4_000, metavar="N")
-    dg.add_argument("--plot", default=None, metavar="FILE.png")
-    dg.add_argument("--workers", type=int, default=None)
-    dg.add_argument("--json", action="store_true")
-    dg.add_argument("--quiet", action="store_true")
+    dg.add_argument(
+        "--max-settings",
+        type=count,
+        default=64,
+        metavar="N",
+        help="most settings played (a larger space is sampled)",
+    )
+    dg.add_argument(
+        "--skill-deals",
+        type=count,
+        default=4_000,
+        metavar="N",
+        help="deals per seating of the skill edge (when a constraint names it)",
+    )
+    dg.add_argument(
+        "--plot", default=None, metavar="FILE.png", help="draw the trade-off (default: none)"
+    )
+    dg.add_argument(
+        "--no-bot-check",
+        action="store_true",
+        help="skip the check that strong still beats value at each passing or Pareto "
+        "setting (analysis.guard; a flagged setting is a possible bot artifact)",
+    )
+    _workers_arg(dg)
+    _format_args(dg)
+    _quiet_arg(dg)
     _rule_args(dg)
 
 
@@ -422,6 +683,7 @@ _BUILDERS = {
     "ladder": _add_ladder,
     "rescore": _add_rescore,
     "design": _add_design,
+    "audit": _add_audit,
 }
 
 
@@ -440,9 +702,15 @@ def _rule_args(p) -> None:
         action="append",
         default=[],
         metavar="K=V",
-        help="set a rule option (repeatable); see `mjlab variants`",
+        help="set a rule option (repeatable, each option once; default: the variant's "
+        "defaults); see `mjlab variants`",
     )
-    p.add_argument("--rules", default=None, metavar="FILE.toml", help="rule options from TOML")
+    p.add_argument(
+        "--rules",
+        default=None,
+        metavar="FILE.toml",
+        help="rule options from TOML (default: none)",
+    )
 
 
 def main(argv=None) -> int:
@@ -459,6 +727,7 @@ def main(argv=None) -> int:
         if not args.command:
             parser.print_help()
             return 2
+        _settle(args)
         return int(_COMMANDS[args.command](args) or 0)
     except UsageError as exc:
         _debug_traceback()
@@ -489,6 +758,65 @@ def main(argv=None) -> int:
         traceback.print_exc()
         print("mjlab: internal error (the traceback above); please report it", file=sys.stderr)
         return 1
+
+
+_PLAYS = ("simulate", "sweep", "design", "replay")
+"""Commands whose ``--policy`` defaults to the balance report's policy."""
+
+
+def _settle(args) -> None:
+    """Checks and defaults every command shares, once parsed: variant names (a Chinese
+    name is accepted), a rule option given twice (refused), the default policy.
+    """
+    if getattr(args, "variant", None):
+        args.variant = variant_name(args.variant)
+    names = getattr(args, "variants", None)
+    if isinstance(names, list):
+        args.variants = [variant_name(n) for n in names]
+    elif isinstance(names, str):
+        args.variants = ",".join(variant_name(n) if n.strip() else n for n in names.split(","))
+    rules = getattr(args, "rule", None) or []
+    seen: set[str] = set()
+    for r in rules:
+        key = r.split("=", 1)[0].strip()
+        if "=" in r and key in seen:
+            raise UsageError(f"--rule {key} is given twice; give each option once")
+        seen.add(key)
+    if args.command in _PLAYS and getattr(args, "policy", "") is None:
+        try:
+            args.policy = default_policy(args.variant)
+        except UsageError:  # an unknown variant: the command names the known ones
+            pass
+
+
+def variant_name(name: str) -> str:
+    """A registered variant's name from its name or its Chinese name (丽水, 丽水麻将, 推倒胡):
+    the one variant whose Chinese name contains ``name``; anything else is returned as is
+    (the command then names the known variants).
+    """
+    text = str(name).strip()
+    if not text or text.isascii():
+        return text
+    from engine import variants
+
+    hits = [n for n in variants.names() if len(text) >= 2 and text in _hanzi_name(n)]
+    return hits[0] if len(hits) == 1 else text
+
+
+def _hanzi_name(name: str) -> str:
+    from engine import variants
+
+    return variants.get(name).long_name.split()[0]
+
+
+def default_policy(variant: str) -> str:
+    """The policy a command plays by default: the balance report's (``strong`` where the
+    variant has it, else ``value``: :func:`analysis.report.report_policy`).
+    """
+    from analysis.report._config import report_policy
+    from engine import variants
+
+    return report_policy(variants.get(variant))
 
 
 def _encodable_output() -> None:

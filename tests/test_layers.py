@@ -53,7 +53,9 @@ def test_no_import_is_ignored():
 def _planted(tmp_path, module: str, line: str):
     """``lint-imports`` on a copy of the project with ``line`` added to ``module``."""
     pkg = tmp_path / "engine"
-    shutil.copytree(ROOT / "engine", pkg, ignore=shutil.ignore_patterns("botdata", "__pycache__"))
+    shutil.copytree(
+        ROOT / "engine", pkg, ignore=shutil.ignore_patterns("*.json", "*.md", "__pycache__")
+    )
     for other in ("analysis", "mjlab"):
         shutil.copytree(
             ROOT / other, tmp_path / other, ignore=shutil.ignore_patterns("__pycache__")

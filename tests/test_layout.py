@@ -27,6 +27,7 @@ CROSS_CUTTING = {
     "test_faults.py": "issue 46's faults across the commands (resume, locks, paths, hostile files)",
     "test_layers.py": "the import-layer contracts of the whole project (lint-imports)",
     "test_layout.py": "this layout itself: every test mirrors a package",
+    "test_public_api.py": "engine/ and analysis/ use only public numba, llvmlite, matplotlib",
 }
 """Tests that stay at the top of ``tests/``, each with why it tests no one package."""
 

@@ -30,8 +30,9 @@ the public names (the command, ``mjlab report``, is :mod:`mjlab.commands.report`
 Examples
 --------
 >>> from analysis import report
->>> report.budget_for("tuidaohu", 64)
-Budget(main=64, sweep=32, skill=32, sensitivity=32, sensitivity_skill=32, whatif_check=32)
+>>> report.budget_for("tuidaohu", 64)  # doctest: +NORMALIZE_WHITESPACE
+Budget(main=64, sweep=32, skill=32, sensitivity=32, sensitivity_skill=32, whatif_check=32,
+       confirm=32, audit=32)
 """
 
 from __future__ import annotations

@@ -80,6 +80,15 @@ class Budget:
         The what-if section's one re-simulation: the payout change that moves the
         dealer edge most, played on this many deals (the main run's first deals,
         re-scored, are its pair). 0 leaves the check out.
+    confirm : int
+        The confirmation of the recommendations (:mod:`analysis.recommend`): the defaults
+        and each change whose dealer edge in SD units is resolved (the
+        :data:`CONFIRM_TOP` largest each way) played again by the report's bots on a
+        fresh seed, this many deals each; the bot guard (:mod:`analysis.guard`) checks
+        those settings on the same deals. 0 confirms nothing, and recommends nothing.
+    audit : int
+        Deals of the decision audit of the report's bots (``mjlab audit``) in the
+        methods section. 0 leaves it out.
     """
 
     main: int
@@ -88,6 +97,14 @@ class Budget:
     sensitivity: int = 0
     sensitivity_skill: int = 0
     whatif_check: int = 0
+    confirm: int = 0
+    audit: int = 0
+
+
+CONFIRM_TOP = 3
+"""Changes confirmed per variant and direction (fairer, less fair): the largest moves of
+the dealer edge in SD units. Each costs a run of the report's bots, one of value bots and
+a rung of the guard at ``Budget.confirm`` deals."""
 
 
 DEFAULT_BUDGETS: dict[str, Budget] = {
@@ -98,6 +115,8 @@ DEFAULT_BUDGETS: dict[str, Budget] = {
         sensitivity=16_000,
         sensitivity_skill=4_000,
         whatif_check=16_000,
+        confirm=8_000,
+        audit=200,
     ),
     "lishui": Budget(
         main=80_000,
@@ -106,6 +125,8 @@ DEFAULT_BUDGETS: dict[str, Budget] = {
         sensitivity=16_000,
         sensitivity_skill=4_000,
         whatif_check=16_000,
+        confirm=8_000,
+        audit=200,
     ),
     "luodisao": Budget(
         main=80_000,
@@ -114,6 +135,8 @@ DEFAULT_BUDGETS: dict[str, Budget] = {
         sensitivity=16_000,
         sensitivity_skill=4_000,
         whatif_check=16_000,
+        confirm=8_000,
+        audit=200,
     ),
     "tuidaohu": Budget(
         main=48_000,
@@ -122,6 +145,8 @@ DEFAULT_BUDGETS: dict[str, Budget] = {
         sensitivity=16_000,
         sensitivity_skill=4_000,
         whatif_check=16_000,
+        confirm=8_000,
+        audit=200,
     ),
     "zhuji": Budget(
         main=48_000,
@@ -130,6 +155,8 @@ DEFAULT_BUDGETS: dict[str, Budget] = {
         sensitivity=16_000,
         sensitivity_skill=3_200,
         whatif_check=16_000,
+        confirm=8_000,
+        audit=200,
     ),
 }
 """Embedded defaults of ``mjlab report`` (no ``--deals``), set from the CPU time each stage
@@ -156,9 +183,13 @@ The issue's "about 5x the deals" predates the strong bots, which play at a quart
 third of value's speed: at 5x, the main runs alone would take about 5 minutes of CPU."""
 
 
+AUDIT_DEALS = 200
+"""Deals of the decision audit per variant (it replays deals with the event log on)."""
+
+
 FALLBACK_BUDGET = Budget(
     main=24_000, sweep=8_000, skill=4_800, sensitivity=8_000, sensitivity_skill=2_400,
-    whatif_check=8_000,
+    whatif_check=8_000, confirm=4_000, audit=200,
 )  # fmt: skip
 """Defaults of a registered variant that :data:`DEFAULT_BUDGETS` does not list."""
 
@@ -171,9 +202,10 @@ def budget_for(variant: str, deals: int | None = None) -> Budget:
     variant : str
     deals : int, optional
         ``--deals N``: the main run plays ``N`` deals, each sweep value, each skill
-        seating and each value of the sensitivity table ``N // 2`` (never fewer than
-        :data:`MIN_DEALS`). Default: the variant's entry of :data:`DEFAULT_BUDGETS`
-        (else :data:`FALLBACK_BUDGET`).
+        seating and each value of the sensitivity table ``N // 2``, the sensitivity's
+        skill runs, the what-if check and the confirmations ``N // 4`` (never fewer than
+        :data:`MIN_DEALS`), the audit ``min(N // 4, AUDIT_DEALS)``. Default: the
+        variant's entry of :data:`DEFAULT_BUDGETS` (else :data:`FALLBACK_BUDGET`).
 
     Returns
     -------
@@ -185,7 +217,7 @@ def budget_for(variant: str, deals: int | None = None) -> Budget:
     quarter = min(deals, max(MIN_DEALS, deals // 4))
     return Budget(
         main=deals, sweep=half, skill=half, sensitivity=half, sensitivity_skill=quarter,
-        whatif_check=quarter,
+        whatif_check=quarter, confirm=quarter, audit=min(quarter, AUDIT_DEALS),
     )  # fmt: skip
 
 

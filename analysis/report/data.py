@@ -35,6 +35,7 @@ from analysis.payouts import (
 )
 from analysis.report._config import (
     _EXPECTED,
+    ALPHA,
     BOT_METRICS,
     DEFAULT_BUDGETS,
     DEFAULT_SEED,
@@ -126,6 +127,8 @@ def build_report(
         mains = _play_main(plan, progress)
     with _timed(timing, "sweeps"):
         sweeps, played = _play_sweeps(plan, mains, progress)
+    with _timed(timing, "guard"):
+        _guard_sweeps(plan, mains, sweeps, played, progress)
     with _timed(timing, "skill"):
         skill, skill_frames = _play_skill(plan, mains, progress)
     with _timed(timing, "sensitivity"):
@@ -144,8 +147,17 @@ def build_report(
             whatif[n] = _whatif_section(v, mains.strong[n], mains.meta[n], budget, plan.run)
     with _timed(timing, "analysis"):
         sections, panel = _analyse(plan, mains, sweeps, skill, sens, whatif, progress)
-    panel_rows = jsonable(panel)
-    summary = _summary(plan, panel_rows, sections)
+        panel_rows = jsonable(panel)
+        long_names = {n: plan.vobj[n].long_name for n in names}
+        edges = {n: sections[n]["dealer_edge"] for n in names}
+        senses = _rank(panel_rows, long_names, edges)
+        family = _adjust_report(sections, senses)
+    with _timed(timing, "confirm"):
+        _confirm_changes(plan, sections, progress)
+    with _timed(timing, "audit"):
+        for n in names:
+            sections[n]["audit"] = _audit_section(plan, n)
+    summary = _summary(plan, senses, family, sections)
     timing["total"] = time.perf_counter() - t_start
     timing["total_cpu"] = _cpu_seconds() - c_start
     return jsonable(_context(plan, summary, panel_rows, sections, timing))
@@ -368,6 +380,139 @@ def _play_skill(plan: _ReportPlan, mains: _MainRuns, progress: bool):
     return skill, skill_frames
 
 
+def _guard_sweeps(plan: _ReportPlan, mains: _MainRuns, sweeps: dict, played: dict, progress):
+    """Stage 2b: the bot guard (:mod:`analysis.guard`) at every headline sweep value the
+    report's strong bots played, at the sweep's own N on the report's seed: the sweep's
+    strong records and the main runs' first deals (strong and value) are reused, so each
+    value costs a value run and a strong-against-value rung. Each sweep entry gets
+    ``guard`` (one row per value) and each row of a flagged value ``bot_artifact`` (why).
+    """
+    from analysis.guard import bot_guard
+
+    todo = [
+        (n, sw)
+        for n in plan.names
+        if plan.bots[n] == "strong" and "value" in plan.vobj[n].policies
+        for sw in sweeps[n]
+    ]
+    total = sum(plan.budgets[n].sweep * 2 * (len(sw["values"]) - 1) for n, sw in todo)
+    bar = _Bar(progress, total, "2b bot check")
+    try:
+        for n, sw in todo:
+            key, deals = sw["option"], plan.budgets[n].sweep
+            bar.set_postfix_str(f"{n} {key}")
+            vals = [x for x in sw["values"] if x != sw["baseline"]]
+            frames = {i: {"strong": played[n][(key, x)]} for i, x in enumerate(vals)}
+            base = {"strong": mains.strong[n], "value": mains.value[n]}
+            g = bot_guard(n, [{key: x} for x in vals], deals, seed=plan.seed,
+                          workers=plan.workers, level=LEVEL, played=frames, base=base)  # fmt: skip
+            g.insert(0, "option_value", vals)
+            sw["guard"] = jsonable(g)
+            why = {str(x): w for x, w, f in zip(vals, g["why"], g["flag"], strict=True) if f}
+            for row in sw["table"]:
+                row["bot_artifact"] = why.get(str(row["option_value"]))
+            bar.update(deals * 2 * len(vals))
+    finally:
+        bar.close()
+
+
+def _confirm_changes(plan: _ReportPlan, sections: dict, progress: bool) -> None:
+    """Stage 6: each variant's resolved changes of the dealer edge in SD units (the
+    :data:`CONFIRM_TOP` largest each way) played again by the report's bots on a fresh
+    seed (:func:`analysis.recommend.confirm_changes`), and the bot guard at those settings
+    on the same deals. Sets the sensitivity section's ``changes``, ``confirm`` and
+    ``guard``; the words (:func:`analysis.report.text._sensitivity_words`) recommend only
+    confirmed changes the guard does not flag.
+
+    The guard checks these settings only, not all of the table's values: strong bots at
+    every value would cost several times the whole sensitivity table, and these are the
+    settings the report turns into advice. The table's other rows are value-bot
+    measurements and say so.
+    """
+    from analysis.guard import bot_guard
+    from analysis.recommend import CONFIRM_SEED, changes_json, confirm_changes, fairness_changes
+    from analysis.report._config import CONFIRM_TOP
+
+    picks = {}
+    for n in plan.names:
+        sv = sections[n].get("sensitivity")
+        if not sv:
+            continue
+        ch = fairness_changes(sv["table"], alpha=ALPHA)
+        fairer = ch[ch["direction"] == "fairer"].head(CONFIRM_TOP)
+        worse = ch[ch["direction"] == "less fair"].iloc[::-1].head(CONFIRM_TOP)
+        picks[n] = (ch, pd.concat([fairer, worse], ignore_index=True))
+    budgets = plan.budgets
+    total = sum(budgets[n].confirm * (1 + 3 * len(p)) for n, (_, p) in picks.items() if len(p))
+    bar = _Bar(progress, total, "6 confirmations")
+    seed = plan.seed + CONFIRM_SEED
+    try:
+        for n, (ch, pick) in picks.items():
+            sv = sections[n]["sensitivity"]
+            k = budgets[n].confirm
+            sv["confirm"] = None
+            sv["guard"] = []
+            if k < MIN_DEALS:
+                sv["changes"] = changes_json(ch, [], {})
+                continue
+            v = plan.vobj[n]
+            bar.set_postfix_str(f"{n} ({len(pick)} changes)")
+            conf = confirm_changes(
+                v, pick, k, seed=seed, policies=plan.bots[n], workers=plan.workers,
+                level=LEVEL, alpha=ALPHA, match_length=MATCH_LENGTH,
+            )  # fmt: skip
+            bar.update(k * (1 + len(pick)))
+            flags = {}
+            if len(pick) and plan.bots[n] == "strong" and "value" in v.policies:
+                keys = list(conf["frames"])
+                settings = [{o: v.option_map[o].parse(str(x))} for o, x in keys]
+                g = bot_guard(n, settings, k, seed=seed, workers=plan.workers, level=LEVEL,
+                              played={i: {"strong": conf["frames"][key]}
+                                      for i, key in enumerate(keys)},
+                              base={"strong": conf["base"]})  # fmt: skip
+                g.insert(0, "option", [o for o, _ in keys])
+                g.insert(1, "option_value", [str(x) for _, x in keys])
+                sv["guard"] = jsonable(g)
+                flags = {(r["option"], r["option_value"]): r["why"]
+                         for r in sv["guard"] if r["flag"]}  # fmt: skip
+            bar.update(k * 2 * len(pick))
+            sv["confirm"] = {
+                "seed": seed,
+                "deals": k,
+                "policies": plan.bots[n],
+                "table": jsonable(conf["table"]),
+            }
+            sv["changes"] = changes_json(ch, conf["table"], flags)
+    finally:
+        bar.close()
+
+
+def _audit_section(plan: _ReportPlan, name: str) -> dict | None:
+    """The decision audit of the report's bots (``mjlab audit``) on ``Budget.audit`` deals
+    of the report's seed: each rate with its 95% interval (:func:`analysis.audit_table`).
+    """
+    from analysis.audit import audit_table
+    from engine.runs.audit import audit
+
+    k = plan.budgets[name].audit
+    if k <= 0:
+        return None
+    try:
+        res = audit(name, deals=k, seed=plan.seed, policy=plan.bots[name],
+                    match_length=MATCH_LENGTH)  # fmt: skip
+    except UsageError as exc:
+        return {"policy": plan.bots[name], "deals": k, "table": [], "reason": str(exc)}
+    return {
+        "policy": res["policy"],
+        "deals": res["deals"],
+        "seed": res["seed"],
+        "rules_id": res["rules_id"],
+        "bots": res["bots"],
+        "command": f"mjlab audit {name} --policy {res['policy']} --deals {k} --seed {res['seed']}",
+        "table": jsonable(audit_table(res, level=LEVEL)),
+    }
+
+
 def _skill_entry(name: str, strong: str, weak: str, frames: dict) -> dict:
     """One skill pair's numbers: the duplicate gain, the ladder rung, the skill edge
     table by dealer seating and the gain per match.
@@ -414,17 +559,72 @@ def _analyse(plan: _ReportPlan, mains: _MainRuns, sweeps, skill, sens, whatif, p
     return sections, panel
 
 
-def _summary(plan: _ReportPlan, panel_rows: list, sections: dict) -> dict:
-    """The headline in words: the ranking (Holm-adjusted with every p-value of the
-    report, which rewords the sections' verdicts too) and the recommendations.
+def _summary(plan: _ReportPlan, senses: list, family: str, sections: dict) -> dict:
+    """The headline in words (the ranking, from gaps adjusted with every p-value of the
+    report), the recommendations and one box per variant.
     """
     long_names = {n: plan.vobj[n].long_name for n in plan.names}
-    edges = {n: sections[n]["dealer_edge"] for n in plan.names}
-    senses = _rank(panel_rows, long_names, edges)
-    family = _adjust_report(sections, senses)
     summary = _word_summary(senses, long_names, family)
     summary["recommendations"] = _sensitivity_words(sections, family)
+    summary["boxes"] = {n: _box(sections[n]) for n in plan.names}
     return summary
+
+
+def _over(x, sd):
+    """``x / sd``, None where either is missing."""
+    if x is None or sd is None or not sd > 0 or not np.isfinite(x):
+        return None
+    return float(x) / float(sd)
+
+
+def _box(sec: dict) -> dict:
+    """A variant's summary box: its fairness verdict, what skill is worth and the one most
+    useful change, each with its interval (the details are in its section).
+    """
+    ft = sec["fairness"]
+    rows = ft.to_dict("records") if isinstance(ft, pd.DataFrame) else list(ft)
+    edge = next((r for r in rows if r["test"] == "dealer_edge"), None)
+    equiv = next((r for r in rows if r["test"] == "dealer_equivalence"), None)
+    de = sec["dealer_edge"]
+    fair = None
+    if edge is not None:
+        fair = {
+            "resolved": bool(edge["reject"]),
+            "fair_within": bool(equiv["reject"]) if equiv is not None else None,
+            "margin_sd": equiv.get("margin_sd") if equiv is not None else None,
+            "edge": edge["effect"],
+            "lo": edge["effect_lo"],
+            "hi": edge["effect_hi"],
+            "level": edge["effect_level"],
+            "p_adj": edge["p_adj"],
+            # in SD units: the same interval (at the level of the adjusted test) over the
+            # per-deal SD of a seat's result
+            "edge_sd": de.get("edge_sd"),
+            "lo_sd": _over(edge["effect_lo"], de.get("sd")),
+            "hi_sd": _over(edge["effect_hi"], de.get("sd")),
+            "unit": sec["value_unit"],
+        }
+    skill = None
+    ladder = {(k["strong"], k["weak"]): k for k in sec["skill"]}
+    for pair in (("strong", "value"), ("value", "efficiency"), ("efficiency", "random")):
+        k = ladder.get(pair)
+        if k is not None and k.get("gain"):
+            g = k["gain"]
+            resolved = g.get("lo") is not None and g["lo"] > 0
+            skill = {
+                "strong": pair[0],
+                "weak": pair[1],
+                "mean": g["mean"],
+                "lo": g["lo"],
+                "hi": g["hi"],
+                "resolved": bool(resolved),
+                "matches": g.get("matches") if resolved else None,
+            }
+            break
+    sv = sec.get("sensitivity") or {}
+    printed = [c for c in sv.get("changes", []) if c["printed"] and c["direction"] == "fairer"]
+    change = printed[0] if printed else None
+    return {"fairness": fair, "skill": skill, "change": change, "policies": sec["policies"]}
 
 
 def _context(plan: _ReportPlan, summary, panel_rows, sections, timing) -> dict:
@@ -501,17 +701,17 @@ def _bot_sensitivity(v, policy, strong, value, sweeps, sens) -> dict | None:
             other = vt.get((sw["option"], str(row["option_value"]), row["metric"]))
             if other is None:  # a metric or value the sensitivity table does not hold
                 continue
-            effects.append(
+            effects.append(  # side by side, no verdict: the unadjusted 95% intervals
                 {
                     "option": sw["option"],
                     "option_value": row["option_value"],
                     "metric": row["metric"],
                     "strong": row.get("diff"),
-                    "strong_lo": row.get("diff_lo"),
-                    "strong_hi": row.get("diff_hi"),
+                    "strong_lo": row.get("raw_lo", row.get("diff_lo")),
+                    "strong_hi": row.get("raw_hi", row.get("diff_hi")),
                     "value": other.get("diff"),
-                    "value_lo": other.get("diff_lo"),
-                    "value_hi": other.get("diff_hi"),
+                    "value_lo": other.get("raw_lo", other.get("diff_lo")),
+                    "value_hi": other.get("raw_hi", other.get("diff_hi")),
                 }
             )
     return {

@@ -5,7 +5,6 @@ templates and the files.
 from __future__ import annotations
 
 import base64
-import contextlib
 import functools
 import gc
 import hashlib
@@ -22,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis._util import ROLE_PROSE, jsonable
+from analysis._util import ROLE_HANZI, ROLE_PROSE, WIN_TYPE_HANZI, jsonable
 from analysis.compare import METRICS
 from analysis.report._config import (
     ALPHA,
@@ -365,293 +364,6 @@ def _grid_layout(fig) -> bool:
     return True
 
 
-_FONT_RC = (
-    "font.family",
-    "font.style",
-    "font.variant",
-    "font.weight",
-    "font.stretch",
-    "font.size",
-    "font.serif",
-    "font.sans-serif",
-    "font.cursive",
-    "font.fantasy",
-    "font.monospace",
-    "text.hinting",
-    "text.hinting_factor",
-    "text.kerning_factor",
-)
-"""The settings a text's font, measures and glyphs depend on besides its own properties."""
-
-
-class _TextMemo:
-    """What the Agg renderers of one report have measured and laid out, by text and font.
-
-    Matplotlib measures a text once per renderer, and every figure has its own, so each
-    figure measured its tick labels, titles and axis labels again (the same strings in
-    the same fonts, figure after figure), laid out the glyphs of every text it drew with
-    FreeType once more and read the font's height metrics from its tables for every
-    measurement; each costs about half a millisecond of FreeType's hinting per text.
-    The results depend only on the string, the font properties, the dpi and the font
-    settings (:data:`_FONT_RC`), which are all in the key, so they are the same numbers
-    and glyphs whichever figure asked first. It lives for one :func:`_figures` call.
-    """
-
-    def __init__(self):
-        self.metrics: dict = {}
-        self.heights: dict = {}
-        self.layouts: dict = {}
-
-
-_MEMO: list[_TextMemo | None] = [None]
-"""The memo of the :func:`_figures` call under way (None: each figure has its own)."""
-
-
-def _font_key(prop) -> tuple:
-    """The font properties a text is measured and drawn with, as a key."""
-    return (
-        tuple(prop.get_family()),
-        prop.get_style(),
-        prop.get_variant(),
-        prop.get_weight(),
-        prop.get_stretch(),
-        prop.get_size_in_points(),
-        prop.get_file(),
-        prop.get_math_fontfamily(),
-    )
-
-
-_GLYPH_VERSION = (3, 11)
-"""The matplotlib version whose text measuring and drawing :func:`_canvas_class` repeats
-glyph for glyph, and whose ticks :func:`_ticks_kept` keeps (tests/analysis/report checks
-the pixels against savefig's); with another, a figure is drawn as matplotlib draws it."""
-
-
-def _memo_drawing() -> bool:
-    """Whether figures are drawn with :func:`_canvas_class` and :func:`_ticks_kept`: with
-    the matplotlib of :data:`_GLYPH_VERSION`, which has the private calls they make.
-    """
-    import matplotlib
-    from matplotlib import ft2font
-    from matplotlib.backends.backend_agg import RendererAgg
-
-    version = tuple(int(v) for v in re.findall(r"\d+", matplotlib.__version__)[:2])
-    return (
-        version == _GLYPH_VERSION
-        and hasattr(ft2font, "RenderMode")
-        and all(hasattr(ft2font.FT2Font, m) for m in ("_layout", "_set_transform", "_render_glyph"))
-        and hasattr(RendererAgg, "_prepare_font")
-    )
-
-
-@functools.cache
-def _canvas_class():
-    """The class ``_Canvas``: an Agg canvas whose renderer shares a :class:`_TextMemo`.
-
-    Built on first use (matplotlib is imported lazily). Its renderer is matplotlib's
-    Agg renderer with three methods answered from the memo when it holds the answer
-    (a plain-text string; mathtext is left to matplotlib): the measure of a string,
-    the font's height metrics (the hook ``Text._get_layout`` asks the renderer for
-    before reading the font's tables itself, computed here as it computes them) and
-    the glyphs a string is drawn with, which FreeType places the same for the same
-    string, font and size.
-    """
-    import matplotlib
-    from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg, get_hinting_flag
-    from matplotlib.font_manager import fontManager, get_font
-    from matplotlib.ft2font import RenderMode
-
-    def settings() -> tuple:
-        rc = matplotlib.rcParams
-        return tuple(tuple(v) if isinstance(v, list) else v for v in (rc[k] for k in _FONT_RC))
-
-    class _Renderer(RendererAgg):
-        def __init__(self, width, height, dpi, memo: _TextMemo):
-            super().__init__(width, height, dpi)
-            self._memo = memo
-            self._settings = settings()
-
-        def get_text_width_height_descent(self, s, prop, ismath):
-            if ismath:
-                return super().get_text_width_height_descent(s, prop, ismath)
-            key = (s, _font_key(prop), self.dpi, self._settings)
-            got = self._memo.metrics.get(key)
-            if got is None:
-                got = super().get_text_width_height_descent(s, prop, ismath)
-                self._memo.metrics[key] = got
-            return got
-
-        def _get_font_height_metrics(self, prop):
-            key = (_font_key(prop), self.dpi, self._settings)
-            got = self._memo.heights.get(key)
-            if got is None:
-                got = None, None, None  # Text._get_layout then measures "lp"
-                font = get_font(fontManager._find_fonts_by_props(prop))
-                possible = [
-                    ("OS/2", "sTypoLineGap", "sTypoAscender", "sTypoDescender"),
-                    ("hhea", "lineGap", "ascent", "descent"),
-                ]
-                for table_name, linegap_key, ascent_key, descent_key in possible:
-                    table = font.get_sfnt_table(table_name)
-                    if table is None:
-                        continue
-                    fontsize = prop.get_size_in_points()
-                    units_per_em = font.get_sfnt_table("head")["unitsPerEm"]
-                    scale = 1 / units_per_em * fontsize * self.dpi / 72
-                    got = (
-                        table[ascent_key] * scale,
-                        -table[descent_key] * scale,
-                        table[linegap_key] * scale,
-                    )
-                    break
-                self._memo.heights[key] = got
-            return got
-
-        def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
-            if ismath:
-                return super().draw_text(gc, x, y, s, prop, angle, ismath, mtext)
-            features = mtext.get_fontfeatures() if mtext is not None else None
-            language = mtext.get_language() if mtext is not None else None
-            key = (s, _font_key(prop), self.dpi, self._settings, features, language)
-            glyphs = self._memo.layouts.get(key)
-            if glyphs is None:
-                font = self._prepare_font(prop)
-                items = font._layout(
-                    s, flags=get_hinting_flag(), features=features, language=language
-                )
-                glyphs = [(it.ft_object, it.glyph_index, it.x, it.y) for it in items]
-                self._memo.layouts[key] = glyphs
-            self._draw_glyphs(gc, x, y, angle, prop.get_size_in_points(), glyphs)
-
-        def _draw_glyphs(self, gc, x, y, angle, size, glyphs):
-            """``_draw_text_glyphs_and_boxes`` of plain glyphs (no slant, no stretch, no
-            boxes), with their rotation built once and each font sized once: matplotlib
-            sizes the font again before each glyph, which makes FreeType set up its
-            scaling and hinting anew, more than half of rendering a glyph.
-            """
-            cos = math.cos(math.radians(angle))
-            sin = math.sin(math.radians(angle))
-            load_flags = get_hinting_flag()
-            antialiased = gc.get_antialiased()
-            mode = RenderMode.NORMAL if antialiased else RenderMode.MONO
-            matrix = (0x10000 * np.array([[cos, -sin], [sin, cos]]) @ [[1, 0], [0, 1]]).round()
-            matrix = matrix.astype(int)
-            height = self.height
-            sized = set()
-            for font, glyph_index, dx, dy in glyphs:  # dy is upwards; y is downwards
-                if id(font) not in sized:
-                    font.set_size(size, self.dpi)
-                    sized.add(id(font))
-                font._set_transform(
-                    matrix,
-                    [
-                        round(0x40 * (x + dx * cos - dy * sin)),
-                        round(0x40 * (height - y + dx * sin + dy * cos)),
-                    ],
-                )
-                bitmap = font._render_glyph(glyph_index, load_flags, mode)
-                buffer = bitmap.buffer
-                if not antialiased:
-                    buffer *= 0xFF
-                self._renderer.draw_text_image(
-                    buffer, bitmap.left, int(height) - bitmap.top + buffer.shape[0], 0, gc
-                )
-
-    class _Canvas(FigureCanvasAgg):
-        def __init__(self, figure, memo: _TextMemo):
-            super().__init__(figure)
-            self._memo = memo
-
-        def get_renderer(self):
-            w, h = self.get_width_height(physical=True)
-            key = w, h, self.figure.dpi
-            if self._lastKey != key:
-                self.renderer = _Renderer(w, h, self.figure.dpi, self._memo)
-                self._lastKey = key
-            return self.renderer
-
-    return _Canvas
-
-
-class _KeptTicks:
-    """One axis' ticks and their labels' boxes, kept while its Axes stays put (see
-    :func:`_ticks_kept`).
-    """
-
-    def __init__(self, axis):
-        self.axis = axis
-        self.update_real = axis._update_ticks
-        self.boxes_real = axis._get_ticklabel_bboxes
-        self.ticks_key = self.ticks = None
-        self.boxes_key = self.boxes = None
-
-    def key(self) -> tuple:
-        """What the ticks an axis draws depend on: its Axes' place, the view and data
-        limits, the scale, the locators, formatters and ticks made.
-        """
-        axis = self.axis
-        made = vars(axis)  # the tick lists, if made (reading them makes one)
-        return (
-            axis.axes.bbox.bounds,
-            tuple(axis.get_view_interval()),
-            tuple(axis.get_data_interval()),
-            axis.get_scale(),
-            axis.get_transform(),
-            axis.major.locator,
-            axis.major.formatter,
-            axis.minor.locator,
-            axis.minor.formatter,
-            len(made.get("majorTicks", ())),
-            len(made.get("minorTicks", ())),
-        )
-
-    def update_ticks(self):
-        if self.ticks_key != self.key():
-            self.ticks = self.update_real()
-            self.ticks_key = self.key()  # with the ticks it made
-        return list(self.ticks)
-
-    def ticklabel_bboxes(self, ticks, renderer):
-        key = (self.key(), id(renderer), renderer.dpi, tuple(map(id, ticks)))
-        if self.boxes_key != key:
-            self.boxes = self.boxes_real(ticks, renderer)
-            self.boxes_key = key
-        return tuple([b.frozen() for b in boxes] for boxes in self.boxes)
-
-
-@contextmanager
-def _ticks_kept(fig):
-    """Let each axis of ``fig`` work out its ticks and measure their labels once per
-    place and view in the block.
-
-    Matplotlib asks an axis for the ticks it will draw (``Axis._update_ticks``: run the
-    locator and the formatter, place every tick and set its label, keep those in view)
-    for its bounding box, for each spine's, for the axis label's position, then to
-    draw, and again for every sibling axis: about seven times per axis for a report
-    figure, each the same answer while the Axes stays where it is with the same limits;
-    and it measures the boxes of those ticks' labels (``_get_ticklabel_bboxes``) twice
-    for the layout and twice for the draw. Both answers are kept with the Axes' place,
-    its view and data limits, its scale, its locators and formatters and the ticks made
-    (the boxes with the renderer and the ticks asked about too), and worked out again
-    when any of them changes (the layout moves the Axes). Nothing else changes the
-    ticks between layout and draw. The axes get matplotlib's methods back at the end.
-    """
-    patched = []
-    for ax in fig.axes:
-        for axis in ax._axis_map.values():
-            if "_update_ticks" in vars(axis) or "_get_ticklabel_bboxes" in vars(axis):
-                continue
-            kept = _KeptTicks(axis)
-            axis._update_ticks = kept.update_ticks
-            axis._get_ticklabel_bboxes = kept.ticklabel_bboxes
-            patched.append(axis)
-    try:
-        yield
-    finally:
-        for axis in patched:
-            del axis._update_ticks, axis._get_ticklabel_bboxes
-
-
 def _png(fig) -> bytes:
     """The PNG of a report figure at its own size, laid out once and drawn once.
 
@@ -663,25 +375,19 @@ def _png(fig) -> bytes:
     artist once more and draws on a renderer of the cropped size, which measures every
     text again. The pixels are those of ``savefig`` (the figure is opaque), stored as
     RGB at zlib level 1: half the encoding time of savefig's RGBA at level 6 for about
-    the same bytes. Call it inside :func:`analysis.plots.style`.
+    the same bytes. matplotlib measures and draws every text itself (its public API
+    only). Call it inside :func:`analysis.plots.style`.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from PIL import Image
 
     fig.set_dpi(FIGURE_DPI)
-    if _memo_drawing():
-        memo = _MEMO[0] if _MEMO[0] is not None else _TextMemo()
-        canvas = _canvas_class()(fig, memo)
-        kept = _ticks_kept(fig)
-    else:
-        canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
-        kept = contextlib.nullcontext()
-    with kept:
-        engine = fig.get_layout_engine()
-        if engine is not None and not _grid_layout(fig):
-            engine.execute(fig)
-        fig._layout_engine = None  # laid out: the draw must not run it again
-        canvas.draw()
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    engine = fig.get_layout_engine()
+    if engine is not None and not _grid_layout(fig):
+        engine.execute(fig)
+        fig.set_layout_engine("none")  # laid out: the draw must not run it again
+    canvas.draw()
     size = canvas.get_width_height(physical=True)
     image = Image.frombuffer("RGBA", size, canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
     buf = io.BytesIO()
@@ -716,13 +422,8 @@ def _figures(ctx: dict, bar: _Bar | None = None, cache: _FigureCache | None = No
     Each figure is drawn from its data only when ``cache`` does not already hold it, with
     the heap frozen (:func:`_heap_frozen`).
     """
-    outer = _MEMO[0]
-    _MEMO[0] = outer if outer is not None else _TextMemo()
-    try:
-        with _heap_frozen():
-            return _draw_figures(ctx, bar, cache)
-    finally:
-        _MEMO[0] = outer
+    with _heap_frozen():
+        return _draw_figures(ctx, bar, cache)
 
 
 def _draw_figures(ctx: dict, bar: _Bar | None, cache: _FigureCache | None) -> list[dict]:
@@ -735,6 +436,12 @@ def _draw_figures(ctx: dict, bar: _Bar | None, cache: _FigureCache | None) -> li
     out = []
 
     def save(fid, caption, data, draw):
+        v = ctx["variants"].get(fid.split("-", 1)[0]) if "-" in fid else None
+        if v is not None:  # the bots and the rules a variant's figure played
+            pols = "value" if fid.endswith("-sensitivity") else ",".join(
+                dict.fromkeys(v.get("policies") or [])
+            )  # fmt: skip
+            caption = f"{caption} Bots: {pols}; rules_id {v.get('rules_id')} (the defaults)."
         key = cache.key(fid, caption, data)
         png = cache.get(key)
         if png is None:
@@ -771,13 +478,18 @@ def _draw_figures(ctx: dict, bar: _Bar | None, cache: _FigureCache | None) -> li
     for name, v in ctx["variants"].items():
         pats = pd.DataFrame(v["patterns"])
         if len(pats):
+            hanzi = {p["pattern"]: p.get("hanzi") or "" for p in v.get("pattern_info", [])}
 
-            def draw_patterns(pats=pats):
+            def draw_patterns(pats=pats, hanzi=hanzi):
                 frame = (
                     _reaching(pats[pats["per"] == "win"], "rate")
                     .sort_values("rate", ascending=False, kind="stable")
                     .reset_index(drop=True)
                 )
+                if plots.cjk_font() is not None:  # the Chinese name beside the pinyin
+                    frame["pattern"] = [
+                        f"{p} {hanzi.get(p, '')}".rstrip() for p in frame["pattern"]
+                    ]
                 fig = Figure(figsize=(7, 1.2 + 0.28 * len(frame)), layout="constrained")
                 plots.draw_pattern_frequencies(frame, ax=fig.subplots())
                 return fig
@@ -828,9 +540,11 @@ def _draw_figures(ctx: dict, bar: _Bar | None, cache: _FigureCache | None) -> li
             ncol = 2 if len(metrics) <= 4 else 3
             base = sw.get("baseline", sw.get("default"))
             bands = (
-                "paired (band) and unpaired (dashed) 95% intervals"
+                "the band: the paired difference's interval at the level of its adjusted "
+                "test (clear of 0 exactly when resolved); dashed: the unpaired 95% interval"
                 if sw.get("paired", True)
-                else "unpaired 95% intervals (the option changes the cards dealt)"
+                else "unpaired intervals at the level of each adjusted test (the option "
+                "changes the cards dealt)"
             )
 
             def draw_sweep(table=table, metrics=metrics, ncol=ncol):
@@ -897,7 +611,8 @@ def _risk_figures(v: dict) -> list[tuple]:
                     "sensitivity",
                     f"each rule option value's difference from the default rules "
                     f"({sv['deals']:,} deals per value on the same seed; filled: resolved "
-                    "after the report-wide Holm adjustment; 95% intervals, paired unless the "
+                    "after the report-wide Holm adjustment; each interval at the level of its "
+                    "adjusted test, so clear of 0 exactly when filled; paired unless the "
                     "option changes the cards dealt).",
                     (2.5 + 2.5 * panels, 1.4 + 0.24 * rows),  # 10 inches for 3 panels
                     draw_sens,
@@ -948,6 +663,7 @@ def _environment(kind: str, bytecode_cache=None):
         p=_p,
         signed=_signed,
         show=_show,
+        allowed=_allowed,
     )
     env.globals["md_raw"] = _MdRaw
     return env
@@ -1048,6 +764,36 @@ def _show(v) -> str:
     return str(v)
 
 
+def _allowed(values) -> str:
+    """An option's allowed values: runs of consecutive integers as ranges (``0–240``),
+    the others joined with `` | ``.
+
+    Examples
+    --------
+    >>> _allowed(list(range(0, 241)))
+    '0–240'
+    >>> _allowed([0, 1, 2, 5, 8, 9, 10])
+    '0–2 | 5 | 8–10'
+    >>> _allowed([True, False])
+    'true | false'
+    """
+    vals = list(values)
+    if vals and all(isinstance(x, int) and not isinstance(x, bool) for x in vals):
+        out, run = [], [vals[0]]
+        for x in vals[1:]:
+            if x == run[-1] + 1:
+                run.append(x)
+                continue
+            out.append(run)
+            run = [x]
+        out.append(run)
+        return " | ".join(
+            str(r[0]) if len(r) == 1 else (f"{r[0]}, {r[1]}" if len(r) == 2 else f"{r[0]}–{r[-1]}")
+            for r in out
+        )
+    return " | ".join(_show(x) for x in vals)
+
+
 _KIND_LABEL = {
     "sanity": "engine sanity check: null true by construction, expected to pass",
     "equivalence": "equivalence test (TOST): a rejection means fair within the margin",
@@ -1092,7 +838,14 @@ def _views(ctx: dict) -> dict:
                 (w for w in v["roles"] if w["distance"] == r["distance"] and w["per"] == "deal"),
                 None,
             )
-            roles.append({"pay": r, "win": wins, "prose": ROLE_PROSE.get(r["role"], r["role"])})
+            roles.append(
+                {
+                    "pay": r,
+                    "win": wins,
+                    "prose": ROLE_PROSE.get(r["role"], r["role"]),
+                    "hanzi": ROLE_HANZI.get(r["role"], ""),
+                }
+            )
         wt = []
         for r in v["win_types"]:
             if r["per"] != "deal":
@@ -1100,7 +853,7 @@ def _views(ctx: dict) -> dict:
             pay = {
                 p["quantity"]: p for p in v["win_type_payouts"] if p["win_type"] == r["win_type"]
             }
-            wt.append({"freq": r, "pay": pay})
+            wt.append({"freq": r, "pay": pay, "hanzi": WIN_TYPE_HANZI.get(r["win_type"], "")})
         sweeps = []
         for sw in v["sweeps"]:
             rows = {}

@@ -26,21 +26,27 @@ from analysis.stats import format_pm
 def _sensitivity_words(sections: dict, family: str) -> dict:
     """Per variant: the ranking and the recommendations, from the adjusted p-values."""
     from analysis import sensitivity as sens
+    from analysis.recommend import recommendations
 
     out = {}
     for name, sec in sections.items():
         sv = sec.get("sensitivity")
         if not sv:
             continue
-        edge = sec["dealer_edge"]
-        words = sens.recommendations(
+        conf = sv.get("confirm")
+        flags = {(r["option"], r["option_value"]): r["why"]
+                 for r in sv.get("guard") or [] if r["flag"]}  # fmt: skip
+        words = recommendations(
             sv["table"],
             name=sec["long_name"].split(" ")[0],
             unit=sec["value_unit"],
-            edge={"edge": edge["edge"], "lo": edge["lo"], "hi": edge["hi"], "n": sec["deals"]},
             alpha=ALPHA,
             deals=sv["deals"],
             family=family,
+            policy="value",  # the sensitivity table's bots (data._run_sensitivity)
+            confirmed=conf["table"] if conf else [],
+            confirm_policy=conf["policies"] if conf else None,
+            guard=flags,
         )
         sv["recommendations"] = words
         sv["ranking"] = jsonable(sens.ranking(sv["table"], alpha=ALPHA))
@@ -50,60 +56,115 @@ def _sensitivity_words(sections: dict, family: str) -> dict:
 
 # ----------------------------------------------------------------------------- multiplicity
 def _adjust_report(sections: dict, senses: list) -> str:
-    """Holm-adjust every p-value of the report together; return the family in words.
+    """Holm-adjust every finding's p-value of the report together, and redo each interval
+    beside one at the level its adjusted test tests at; return the family in words.
 
-    The family: every fairness test of every variant, every difference of every sweep
-    from its baseline, every difference of the sensitivity tables and every ranking gap
-    of the summary. ``p_adj`` (and ``reject``,
-    and each fairness verdict) are rewritten in place with the report-wide adjustment.
+    The family: every fairness finding of every variant (the seat sanity checks keep
+    their own family: their null holds by construction), every difference of every sweep
+    from its baseline, every difference of the sensitivity tables and of the
+    bot-sensitivity tables, and every ranking gap of the summary. ``p_adj``, ``reject``,
+    the level (``diff_level``, ``effect_level``, ``gap_level``) and the interval beside
+    each (``diff_lo``/``diff_hi``, ``effect_lo``/``effect_hi``, ``gap_lo``/``gap_hi``:
+    :func:`analysis.stats.adjusted_levels`, so that it excludes 0 exactly when the
+    verdict says resolved) are rewritten in place, the unadjusted interval kept in
+    ``raw_lo``/``raw_hi``; each fairness verdict is reworded.
     """
-    from analysis.stats import adjust_pvalues
+    from analysis.fairness import set_family
+    from analysis.stats import adjust_pvalues, adjusted_levels
 
-    slots: list[tuple[object, object]] = []  # (container, key) whose "p" joins the family
+    # (kind, container, index): "row" a dict with diff_*; "gap" a ranking gap; "fair" a
+    # fairness table's row
+    slots: list[tuple[str, object, object]] = []
     for sec in sections.values():
         ft = sec["fairness"]
         for i in range(len(ft)):
-            slots.append((ft, i))
+            if ft["kind"].iloc[i] != "sanity":
+                slots.append(("fair", ft, i))
         for sw in sec["sweeps"]:
             for row in sw["table"]:
                 if row.get("p") is not None:
-                    slots.append((row, None))
+                    slots.append(("row", row, None))
         for row in (sec.get("sensitivity") or {}).get("table", []):
             if row.get("p") is not None:
-                slots.append((row, None))
+                slots.append(("row", row, None))
         for row in (sec.get("bots") or {}).get("table", []):
             if row.get("p") is not None:
-                slots.append((row, None))
+                slots.append(("row", row, None))
     for item in senses:
         for g in item["adjacent"]:
-            slots.append((g, None))
+            slots.append(("gap", g, None))
         if "span_test" in item:
-            slots.append((item["span_test"], None))
+            slots.append(("gap", item["span_test"], None))
 
     def raw(slot):
-        c, i = slot
-        v = c["p"].iloc[i] if i is not None else c.get("p")
+        kind, c, i = slot
+        v = c["p"].iloc[i] if kind == "fair" else c.get("p")
         return math.nan if v is None else float(v)
 
     ps = np.array([raw(x) for x in slots], dtype=float)
     n = int(np.isfinite(ps).sum())
     adj = adjust_pvalues(ps, "holm")
+    levels = adjusted_levels(ps, "holm", ALPHA)
     family = f"the {n} tests of this report"
-    for (c, i), a in zip(slots, adj, strict=True):
+    fair: dict[int, list] = {}
+    for (kind, c, i), a, lv in zip(slots, adj, levels, strict=True):
         a = None if not math.isfinite(a) else float(a)
-        if i is None:
-            c["p_adj"] = a
-            if "adjust" in c:
-                c["adjust"] = "holm"
+        if kind == "fair":
+            fair.setdefault(id(c), [c, {}])[1][i] = (a, lv)
+            continue
+        c["p_adj"] = a
+        c["adjust"] = "holm"
+        c["reject"] = a is not None and a < ALPHA
+        if a is None:
+            continue
+        if kind == "gap":
+            _redo_gap(c, float(lv))
         else:
-            c.loc[c.index[i], "p_adj"] = math.nan if a is None else a
+            _redo_row(c, float(lv))
     for sec in sections.values():
         ft = sec["fairness"]
-        ft["adjust"] = "holm"
-        ft["family"] = n
-        ft["reject"] = np.nan_to_num(ft["p_adj"].to_numpy(dtype=float), nan=1.0) < ALPHA
-        sec["fairness"] = word_verdicts(ft, sec["players"], family)
+        got = fair.get(id(ft), [ft, {}])[1]
+        sanity = (ft["kind"] == "sanity").to_numpy()
+        p_adj = ft["p_adj"].to_numpy(dtype=float).copy()
+        lv = ft["effect_level"].to_numpy(dtype=float).copy()
+        for i, (a, level) in got.items():
+            p_adj[i] = math.nan if a is None else a
+            lv[i] = level
+        out = set_family(ft, adjust="holm", alpha=ALPHA, p_adj=p_adj, levels=lv)
+        out["family"] = np.where(sanity, ft["family"].to_numpy(), n)
+        # the sanity checks keep their own family's adjustment
+        for col in ("p_adj", "reject", "effect_level", "effect_lo", "effect_hi"):
+            out.loc[sanity, col] = ft.loc[sanity, col]
+        sec["fairness"] = word_verdicts(out, sec["players"], family)
     return family
+
+
+def _redo_row(row: dict, level: float) -> None:
+    """A tested difference's interval at ``level`` (keeping the unadjusted one)."""
+    from analysis.stats import interval_at
+
+    if row.get("raw_lo") is None or (isinstance(row["raw_lo"], float) and
+                                     math.isnan(row["raw_lo"])):  # fmt: skip
+        row["raw_lo"], row["raw_hi"] = row.get("diff_lo"), row.get("diff_hi")
+    row["diff_level"] = level
+    if row.get("diff_se") is None and row.get("interval") != "newcombe":
+        return
+    kind = row.get("interval") or "normal"
+    lo, hi = interval_at({**row, "interval": kind}, level, "diff")
+    row["diff_lo"], row["diff_hi"] = float(lo), float(hi)
+
+
+def _redo_gap(g: dict, level: float) -> None:
+    """A ranking gap's normal interval at ``level`` (its SE from the interval at LEVEL)."""
+    from analysis.stats import z_value
+
+    if g.get("gap_lo") is None or g.get("gap_hi") is None:
+        return
+    g.setdefault("raw_lo", g["gap_lo"])
+    g.setdefault("raw_hi", g["gap_hi"])
+    se = (g["raw_hi"] - g["raw_lo"]) / (2 * z_value(LEVEL))
+    g["gap_level"] = level
+    g["gap_lo"], g["gap_hi"] = g["gap"] - z_value(level) * se, g["gap"] + z_value(level) * se
 
 
 # ----------------------------------------------------------------------------- summary
@@ -165,9 +226,12 @@ def _phrase(metric: str, e: dict, edges: dict | None = None) -> str:
             f"a {strong} bot among {weak} bots {verb} {_value(e, sign=sign)} SD of a match "
             "total per match"
         )
-        if x > 0:
+        lo = e.get("lo")
+        if x > 0 and lo is not None and lo > 0:  # only a resolved edge gets a match count
             k = math.ceil((float(norm.ppf(0.95)) / x) ** 2)
             text += f", enough to be ahead after about {k:,} matches 95% of the time"
+        elif x > 0:
+            text += " (not resolved from 0, so no number of matches to be ahead is claimed)"
         return text
     if metric == "swinginess":
         return (
@@ -217,11 +281,16 @@ def _rank(panel: list[dict], long_names: dict[str, str], edges: dict | None = No
             }
             for r in ranked
         ]
+        unit = METRICS[metric]
+        if metric == "skill_snr":  # name what it measures: the panel's skill pair
+            strong, weak = SKILL_PAIRS[0]
+            sense = f"{sense} ({strong} over {weak})"
+            unit = f"a {strong} bot's edge over {weak} bots per match / SD of a match total"
         item = {
             "metric": metric,
             "sense": sense,
             "better": better,
-            "unit": METRICS[metric],
+            "unit": unit,
             "gap_unit": gap_unit,
             "ranking": entries,
             "adjacent": [_gap(ranked[k], ranked[k + 1], score) for k in range(len(ranked) - 1)],
@@ -293,7 +362,11 @@ def _gap_text(g: dict, item: dict) -> str:
 def _sense_sentence(item: dict, long_names: dict[str, str], family: str) -> str:
     e = item["ranking"]
     top = [x for x in e if x["rank"] == 1]
-    lead = "Rewarding skill most" if item["metric"] == "skill_snr" else f"Fairest {item['sense']}"
+    lead = (
+        f"Rewarding skill most ({item['sense'].split('(', 1)[-1].rstrip(')')})"
+        if item["metric"] == "skill_snr"
+        else f"Fairest {item['sense']}"
+    )
     if len(e) == 1:
         only = _short(e[0]["variant"], long_names)
         return f"{lead}: {only}, where {e[0]['phrase']}. (The only variant in this report.)"
@@ -310,7 +383,10 @@ def _sense_sentence(item: dict, long_names: dict[str, str], family: str) -> str:
             f"{lead}: tied between {names}; no order among them is resolved (the first "
             f"gap is {_gap_text(item['adjacent'][0], item)})."
         )
-    if len(e) > len(top) and len(e) > 2 and "span_test" in item:
+    # "Last is X" only where the ranking table puts X alone in last place (the gap
+    # before it resolved); otherwise the last places are tied and no last is named
+    alone_last = len(e) > 1 and e[-1]["rank"] > e[-2]["rank"]
+    if len(e) > len(top) and len(e) > 2 and "span_test" in item and alone_last:
         last = e[-1]
         text += (
             f" Last is {_short(last['variant'], long_names)}, where {last['phrase']}; it "
@@ -336,12 +412,17 @@ def _methods() -> dict:
             "sanity checks: the first dealer of every match is drawn at random, so the "
             "absolute seats are interchangeable by construction and these nulls hold; they "
             "are expected to pass and are never reported as findings.",
-            "Multiplicity: every p-value of this report (the fairness tests of every "
-            "variant, every sweep difference from its baseline, every difference of the "
-            "sensitivity tables and every ranking gap of the summary) is Holm-adjusted as "
-            "one family, so the chance of any false finding in "
+            "Multiplicity: every p-value of a finding in this report (the fairness tests of "
+            "every variant but the two seat sanity checks, which are adjusted apart, every "
+            "sweep difference from its baseline, every difference of the sensitivity and "
+            "bot-sensitivity tables and every ranking gap of the summary) is Holm-adjusted "
+            "as one family, so the chance of any false finding in "
             f"the whole report is at most {ALPHA:g}; 'adjusted p' always means this "
-            "report-wide Holm adjustment.",
+            "report-wide Holm adjustment. The interval beside an adjusted p is at the level "
+            "its Holm step tests at (1 − α/(m − k + 1) for the k-th smallest of m p-values "
+            "when it is rejected, 1 − α/m otherwise), so it excludes 0 exactly when the "
+            "verdict says resolved; a rare-event rate difference has Newcombe's interval "
+            "(from the two Wilson intervals) and the p-value that agrees with it.",
             "Dealer edge: the dealer's mean result per deal minus the mean result of the "
             "non-dealers, in the variant's points (a deal's results sum to 0, so it is the "
             "dealer's mean × P / (P - 1)); the cross-variant version divides it by the "
@@ -385,9 +466,15 @@ def _methods() -> dict:
             "the others at their defaults, played on the same seed as the defaults and "
             "compared with the first deals of the main run as a sweep (paired deal by deal "
             "unless the option changes the cards dealt); a value that leaves every deal's "
-            "result unchanged is called inert and has no test. A recommendation names only "
-            "resolved dealer-edge differences (report-wide Holm); it calls a change fairer "
-            "when the new dealer edge's estimate is closer to 0. The skill edge (value "
+            "result unchanged is called inert and has no test. The table plays value bots. "
+            "A recommendation reads the dealer edge in SD units (which does not move with "
+            "the stakes: a change that only shrinks every payment is not fairer), points "
+            "beside: it names a change only where its difference in SD units is resolved "
+            "(report-wide Holm), calls it fairer when the whole interval brings the edge "
+            "toward 0 without carrying it past 0 (the defaults' edge resolved from 0), and "
+            "prints it only after the change, played again by the report's bots on a fresh "
+            "seed, gives a difference of the same sign resolved after Holm over the changes "
+            "confirmed, moving fairness the same way. The skill edge (value "
             "over efficiency) plays every value in duplicate seating by place from the "
             "dealer, one run per place, and is compared with the defaults' skill runs match "
             "by match on the same walls (a ratio estimator with matches as units; unpaired "
@@ -395,6 +482,18 @@ def _methods() -> dict:
             "Cross-variant panel: payout effects divided by the variant's pooled per-deal "
             "SD of a seat's result (SD units); swinginess is the top-1% share of points "
             "changing hands with a match-clustered delta-method interval.",
+            "Bot check (analysis.guard): at every headline sweep value (at the sweep's N) "
+            "and every confirmed change (at the confirmation's N), strong against value in "
+            "duplicate seating by dealer, and the two bots' draw rates against the gap "
+            "between them at the defaults; a setting where value beats strong by a "
+            "resolved margin, or where the draw-rate gap moves by more than 5 percentage "
+            "points (its interval clear of that), is flagged a possible bot artifact and "
+            "is not a finding. The sensitivity table's other values are value-bot "
+            "measurements and are not checked (strong bots at all of them would cost "
+            "several times the table).",
+            "Decision audit (mjlab audit): what the report's bots chose wherever they had "
+            "a choice, replaying a few hundred deals with the event log on; a share of "
+            "choices has a Wilson interval, a count per deal a Poisson interval.",
             "Summary gaps between two variants are differences of independent estimates, "
             "with half-widths combined in quadrature (normal approximation) and a two-sided "
             "normal p-value in the report's family.",

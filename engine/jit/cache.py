@@ -17,6 +17,22 @@ It does not fall back to another folder: a cache that fails the check is a sign 
 at, not to route around. Folders are created ``0700`` and files without group/other
 write permission, whatever the umask, so mjlab never trips over its own files.
 
+numba reads and writes the compiled kernels' files itself (engine.jit.njit points it at a
+folder of this cache), so their folder is checked whole, by :func:`check_tree`, before
+numba reads anything from it in a process: every folder and file under it must pass the
+checks above (and be a plain folder or regular file, not a link). Once it has, nobody
+else can add or change a file there.
+
+**A damaged compiled file is compiled again, never loaded.** numba writes each file whole
+(to a temporary name, then renamed over the old one) and does not check what it reads
+back: a truncated index stops every run with a traceback, a changed byte of machine code
+may run. So each of its files gets a checksum beside it (``<file>.sum``: the file's inode,
+size and CRC-32), recorded after numba writes it (:func:`record_sums`), and
+:func:`verify_sums` removes, with a one-line notice, a file whose bytes changed where it
+lies (same inode, other size or CRC); numba then compiles its kernels again. A file with
+no checksum yet, or renamed in since (another process sharing the cache wrote it), gets
+one.
+
 Tables are stored under a key that hashes the builder's source, so a change to a builder
 invalidates its cache, with a SHA-256 of the stored bytes in the file's first line: a
 table whose bytes do not match (a damaged disk, a killed copy) is rebuilt, with a
@@ -26,6 +42,7 @@ leaves a truncated table behind; ``.npz`` payloads are read with ``allow_pickle=
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import inspect
 import io
@@ -33,6 +50,7 @@ import os
 import stat
 import sys
 import tempfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -41,11 +59,15 @@ import platformdirs
 __all__ = [
     "CacheError",
     "cache_dir",
+    "cache_path",
     "check_folder",
+    "check_tree",
     "open_private",
     "private_makedirs",
     "source_key",
     "load_or_build",
+    "record_sums",
+    "verify_sums",
 ]
 
 
@@ -78,6 +100,21 @@ def _owner_fault(path: Path, st: os.stat_result, what: str) -> str | None:
     return None
 
 
+def _folder_error(path: Path, fault: str) -> CacheError:
+    return CacheError(
+        f"{fault}; mjlab loads compiled code from it, so only you may be able to "
+        f"change it: run chmod -R go-w {path} if it is yours, else set "
+        "MJLAB_CACHE_DIR to a folder of your own"
+    )
+
+
+def _file_error(path: Path, fault: str) -> CacheError:
+    return CacheError(
+        f"{fault}; mjlab does not load cache files another user could have "
+        f"written: remove it (rm {path}) after checking where it came from"
+    )
+
+
 def check_folder(path: Path) -> None:
     """CacheError unless ``path`` is a folder the user owns and only the user can write."""
     path = Path(path)
@@ -86,11 +123,30 @@ def check_folder(path: Path) -> None:
         raise CacheError(f"{path}: the mjlab cache folder is not a folder; set MJLAB_CACHE_DIR")
     fault = _owner_fault(path, st, "mjlab's cache folder")
     if fault:
-        raise CacheError(
-            f"{fault}; mjlab loads compiled code from it, so only you may be able to "
-            f"change it: run chmod -R go-w {path} if it is yours, else set "
-            "MJLAB_CACHE_DIR to a folder of your own"
-        )
+        raise _folder_error(path, fault)
+
+
+def check_tree(folder, root) -> None:
+    """CacheError unless ``folder``, the folders above it up to ``root`` and everything
+    under it belong to the user and only the user can write them: folders and regular
+    files only (a link is refused: it could lead anywhere).
+    """
+    folder = Path(folder)
+    _check_chain(folder, root)
+    for top, dirs, files in os.walk(folder):
+        for name in (*dirs, *files):
+            path = Path(top, name)
+            st = os.lstat(path)
+            if stat.S_ISDIR(st.st_mode):
+                fault = _owner_fault(path, st, "a folder of mjlab's cache")
+                if fault:
+                    raise _folder_error(path, fault)
+            elif stat.S_ISREG(st.st_mode):
+                fault = _owner_fault(path, st, "this cached file")
+                if fault:
+                    raise _file_error(path, fault)
+            else:
+                raise _file_error(path, f"{path}: not a regular file or folder")
 
 
 _CHECKED: set[Path] = set()
@@ -128,10 +184,7 @@ def open_private(path, root):
             else _owner_fault(path, st, "this cached file")
         )
         if fault:
-            raise CacheError(
-                f"{fault}; mjlab does not load cache files another user could have "
-                f"written: remove it (rm {path}) after checking where it came from"
-            )
+            raise _file_error(path, fault)
         _check_chain(path.parent, root)
     except BaseException:
         f.close()
@@ -160,10 +213,15 @@ def private_makedirs(path, root=None) -> Path:
     return path
 
 
+def cache_path() -> Path:
+    """The cache folder's path (``$MJLAB_CACHE_DIR``, else the user's cache folder)."""
+    path = Path(os.environ.get("MJLAB_CACHE_DIR") or platformdirs.user_cache_dir("mjlab"))
+    return path.expanduser().absolute()
+
+
 def cache_dir() -> Path:
     """The cache folder (created ``0700`` on first use), checked by :func:`check_folder`."""
-    path = Path(os.environ.get("MJLAB_CACHE_DIR") or platformdirs.user_cache_dir("mjlab"))
-    path = path.expanduser().absolute()
+    path = cache_path()
     if path not in _CHECKED:
         private_makedirs(path)
         check_folder(path)
@@ -241,3 +299,106 @@ def _prune(folder: Path, name: str, keep: Path, n: int = 2) -> None:
     )
     for old in others[: max(0, len(others) - n)]:
         old.unlink(missing_ok=True)
+
+
+# ---- checksums of the files numba writes ----------------------------------------------
+_SUM = ".sum"
+
+
+def _files(folder: Path):
+    """The regular files under ``folder`` other than checksums (paths, sorted)."""
+    out = []
+    for top, _, files in os.walk(folder):
+        out.extend(Path(top, f) for f in files if not f.endswith(_SUM) and ".tmp." not in f)
+    return sorted(out)
+
+
+def _measure(path: Path) -> tuple[int, int, int]:
+    """The inode, size and CRC-32 of a file (of one version of it: read on one descriptor)."""
+    with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        crc = 0
+        while chunk := f.read(1 << 20):
+            crc = zlib.crc32(chunk, crc)
+    return st.st_ino, st.st_size, crc
+
+
+def _read_sum(path: Path) -> tuple[int, int, int] | None:
+    try:
+        with open(path, "rb") as f:
+            fields = f.read(100).split()
+        ino, size, crc = (int(v) for v in fields)
+    except (OSError, ValueError):
+        return None
+    return ino, size, crc
+
+
+def _write_sum(path: Path, measured: tuple[int, int, int]) -> None:
+    target = Path(f"{path}{_SUM}")
+    tmp = target.with_name(f"{target.name}.tmp.{os.getpid()}")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(" ".join(map(str, measured)) + "\n")
+        os.replace(tmp, target)
+    except OSError:  # a checksum is a safeguard: without one the file is measured next time
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+_RECORDED: dict[Path, int] = {}
+"""Files whose checksum this process wrote or verified, by path: their inode then."""
+
+
+def verify_sums(folder) -> list[Path]:
+    """Remove each file under ``folder`` whose bytes changed where it lies since its checksum
+    was recorded (the same inode, another size or CRC-32), with one line on stderr naming
+    them; return them. A file without a checksum, or another inode than its checksum
+    names (renamed in by a writer since), is measured and gets one.
+    """
+    damaged = []
+    for path in _files(Path(folder)):
+        try:
+            measured = _measure(path)
+        except FileNotFoundError:  # replaced or removed meanwhile
+            continue
+        kept = _read_sum(Path(f"{path}{_SUM}"))
+        if kept is not None and kept[0] == measured[0] and kept != measured:
+            damaged.append(path)
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            with contextlib.suppress(OSError):
+                os.unlink(f"{path}{_SUM}")
+            continue
+        if kept != measured:
+            _write_sum(path, measured)
+        _RECORDED[path] = measured[0]
+    if damaged:
+        named = ", ".join(map(str, damaged[:3]))
+        if len(damaged) > 3:
+            named += f" and {len(damaged) - 3} more"
+        one = len(damaged) == 1
+        print(
+            f"mjlab: compiled-kernel cache file{'' if one else 's'} {named} "
+            f"{'is' if one else 'are'} damaged (the checksum does not match); removed: "
+            f"{'its' if one else 'their'} kernels are compiled again",
+            file=sys.stderr,
+            flush=True,
+        )
+    return damaged
+
+
+def record_sums(folder) -> None:
+    """Record the checksum of each file under ``folder`` written since this process last
+    recorded or verified it (a new inode: numba writes a file whole, renamed in).
+    """
+    for path in _files(Path(folder)):
+        try:
+            ino = os.stat(path).st_ino
+            if _RECORDED.get(path) == ino:
+                continue
+            measured = _measure(path)
+        except FileNotFoundError:
+            continue
+        _write_sum(path, measured)
+        _RECORDED[path] = measured[0]

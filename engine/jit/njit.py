@@ -2,48 +2,53 @@
 
 Every kernel in mjlab is compiled with ``nogil=True`` (threads may run kernels
 concurrently) and ``error_model="numpy"`` (no Python exception checks in arithmetic), and
-its machine code is cached on disk between runs. No ``fastmath``: scores and counts are
-exact integers.
+its machine code is cached on disk between runs by numba's own cache (``cache=True``).
+No ``fastmath``: scores and counts are exact integers. Only numba's public means are
+used: its documented environment variables, its ``numba:compile`` and
+``numba:compiler_lock`` events (:mod:`numba.core.event`) and the dispatcher's documented
+attributes; nothing of numba, llvmlite or matplotlib is replaced or patched
+(tests/test_public_api.py checks the source).
 
-**A cold start costs what the results need, no more** (issue 21: the first run compiled
-for about a minute of CPU). Four house choices cut it, none of which changes a result:
+**A cold start costs what the results need, no more.** The house choices that cut it,
+none of which changes a result:
 
 - LLVM optimizes at level 2 (``NUMBA_OPT=2``; numba's default is 3) unless the user set
-  ``NUMBA_OPT``: it cut the first mahjong compile by about a tenth, and the game and
-  hand kernels ran as fast as at level 3 (within the noise of a shared machine). Without
+  ``NUMBA_OPT``: the game and hand kernels ran as fast as at level 3. Without
   ``fastmath`` every level computes the same integers and floats.
-- A kernel called from a kernel compiles once for its arguments' plain types, not once
-  per constant a call site passes (:func:`_unliteral_calls`).
+- numba compiles a kernel called from a kernel once per constant a call site passes
+  (``f(x, 3)`` and ``f(x, 4)`` type the constant as ``Literal[int](3)`` and
+  ``Literal[int](4)``: two compiles). The engine's call sites pass variables
+  (tests/engine/jit/test_compile_cuts.py checks that no kernel compiles for a constant).
+- Late calls (:mod:`engine.jit.late`) compile a callee once, in its own library, and only
+  when a run needs it.
 - A :func:`parallel_kernel` has a serial twin, so that the game loops can be run on
   Python threads without numba's parallel lowering (see :func:`parallel_kernel`).
 - Python's cyclic garbage collector is paused while a kernel compiles
-  (:class:`_PausedCollector`): compiling makes hundreds of thousands of objects that live
-  for the whole compile, and each collection walked them all again (a first 落地扫 run
-  about a tenth less CPU; a first 推倒胡 run gains only on a loaded machine).
-- Two pieces of numba's compile bookkeeping are made cheap for the same span
-  (:class:`_CheapBookkeeping`): compiler flags hash and compare without building a dict
-  of their values, and the LLVM lock broadcasts no timing events (a first run 4-10 % less
-  CPU). The machine code is the same.
+  (:class:`_Compiles`): compiling makes hundreds of thousands of objects that live for
+  the whole compile, and each collection walked them all again.
 
 **The compile cache is keyed by the content of all kernel sources.** numba stamps a
 cached function with its own file only, so after an edit to a callee in another module (a
 variant's scoring kernels, the bots) a caller such as the game loop would load stale
-machine code with the old callee inlined. The kernels' cache therefore lives in a folder
-named by a hash of :func:`kernel_sources` (every module that defines kernels and,
-transitively, every engine module they import from) and the numba version:
-``<cache>/numba-<hash>/<subpackage>/`` under the cache folder of :mod:`engine.jit.cache`
-(or under ``$NUMBA_CACHE_DIR`` if the user set it). Each cached function is stamped with
-that same hash, not with its file's path, modification time or size, so a reinstall that
-rewrites identical sources, or the same sources in another place (a copy, another
-virtual environment, a Dask worker importing the installed package), loads the compiled
-code instead of compiling again. Any change to those sources starts a fresh folder
-(older ones are pruned); Python-only modules (CLI, datasets, the variants' Python side)
-are not part of the key, so editing them does not recompile.
+machine code with the old callee inlined. numba's cache folder (``NUMBA_CACHE_DIR``,
+set when this module is imported) is therefore ``<cache>/numba-<hash>``: named by a hash
+of :func:`kernel_sources` (every module that defines kernels and, transitively, every
+engine module they import from) and the numba version, under the cache folder of
+:mod:`engine.jit.cache` (or under the user's own ``$NUMBA_CACHE_DIR``). Any change to
+those sources starts a fresh folder (older ones are pruned); Python-only modules (CLI,
+datasets, the variants' Python side) are not part of the key, so editing them does not
+recompile. Inside it numba files each kernel by its source folder's path, so the same
+sources installed at another path compile again.
 
-**Only the owner's files are loaded.** numba's index and data files are pickles: each is
-opened through :func:`engine.jit.cache.open_private` (the file and its folders must belong to
-the user and not be writable by group or others) and written without group/other write
-permission whatever the umask; see :mod:`engine.jit.cache`.
+**Only the owner's files are loaded, and a damaged one is compiled again.** numba's
+index and data files are pickles: before numba reads anything in a process, the whole
+folder is checked (:func:`engine.jit.cache.check_tree`: it and everything in it must
+belong to the user and not be writable by group or others) and each file is checked
+against the checksum mjlab recorded after numba wrote it
+(:func:`engine.jit.cache.verify_sums`: a damaged one is removed, with a notice, and
+compiled again). While numba holds its compiler lock (when it writes its files) and while
+a kernel is declared (when numba makes its folders), the process umask withholds group
+and other write, whatever the user's umask.
 
 **The first compile says so.** When a kernel is about to be compiled rather than loaded,
 :mod:`engine.jit.warmup` prints a one-line notice on stderr (what is compiled, roughly how
@@ -56,26 +61,20 @@ import ast
 import contextlib
 import gc
 import hashlib
+import importlib.metadata
 import os
-import pickle
 import re
 import shutil
+import threading
 import types as pytypes
-import uuid
+import weakref
 from pathlib import Path
 
 import numba
 from llvmlite import ir
-from llvmlite.binding import ffi as llvm_ffi
+from numba.core import config as numba_config
 from numba.core import event, types
-from numba.core.caching import (
-    CompileResultCacheImpl,
-    FunctionCache,
-    IndexDataCacheFile,
-    _CacheLocator,
-)
 from numba.core.dispatcher import Dispatcher
-from numba.core.targetconfig import TargetConfig
 from numba.extending import intrinsic
 
 __all__ = [
@@ -85,20 +84,18 @@ __all__ = [
     "bit_count",
     "lowest_bit",
     "parallel_kernel",
+    "prepare_cache",
     "source_hash",
 ]
 
 _ROOT = Path(__file__).resolve().parents[1]
-"""The engine package: the root of the kernel sources and of the cache's subfolders."""
+"""The engine package: the root of the kernel sources."""
 
 _KEEP = 3
 """Cache folders of earlier engine versions kept before pruning."""
 
 OPT_LEVEL = 2
 """LLVM optimization level of the kernels unless ``NUMBA_OPT`` is set (module docstring)."""
-
-if "NUMBA_OPT" not in os.environ:
-    numba.config.OPT = type(numba.config.OPT)(OPT_LEVEL)
 
 
 _KERNEL_MARK = re.compile(r"^@(kernel|parallel_kernel)\b|numba\.njit", re.M)
@@ -196,363 +193,250 @@ def kernel_sources(root: Path | None = None) -> list[Path]:
 def source_hash(root: Path | None = None) -> str:
     """A short hash of :func:`kernel_sources` and the numba version."""
     root = (root or _ROOT).resolve()
-    h = hashlib.sha256(numba.__version__.encode())
+    h = hashlib.sha256(importlib.metadata.version("numba").encode())
     for path in kernel_sources(root):
         h.update(str(path.relative_to(root)).encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]
 
 
-_COMPILED: Path | None = None
+# ---- where numba caches the kernels --------------------------------------------------
+_SET_BY_MJLAB = "MJLAB_NUMBA_CACHE_DIR"
+"""The ``NUMBA_CACHE_DIR`` this module set (inherited by child processes, which recompute
+their own from ``MJLAB_CACHE_DIR``)."""
+
+_USERS_OWN = "MJLAB_USER_NUMBA_CACHE_DIR"
+"""The user's own ``NUMBA_CACHE_DIR`` when this module replaced it (the folder's base)."""
+
+
+def _base() -> Path:
+    """The folder the ``numba-<hash>`` folders live in (not created here)."""
+    given = os.environ.get("NUMBA_CACHE_DIR")
+    if given and given == os.environ.get(_SET_BY_MJLAB):  # a parent mjlab set it
+        given = os.environ.get(_USERS_OWN)
+    if given:
+        return Path(given).expanduser().absolute()
+    from engine.jit.cache import cache_path
+
+    return cache_path()
+
+
+def _point_numba_here() -> Path:
+    """Point numba's cache at this engine version's folder (numba's documented
+    ``NUMBA_CACHE_DIR``, read again by numba's :func:`reload_config`); the folder.
+    """
+    base = _base()
+    target = base / f"numba-{source_hash()}"
+    users = os.environ.get("NUMBA_CACHE_DIR")
+    if users and users != os.environ.get(_SET_BY_MJLAB):
+        os.environ[_USERS_OWN] = users
+    os.environ["NUMBA_CACHE_DIR"] = os.environ[_SET_BY_MJLAB] = str(target)
+    os.environ.setdefault("NUMBA_OPT", str(OPT_LEVEL))
+    numba_config.reload_config()  # numba was imported before this module set them
+    return target
+
+
+_FOLDER = _point_numba_here()
+_BASE = _FOLDER.parent
+
+_READY = threading.Lock()
+_CHECKED = [False]
 
 
 def compiled_dir() -> Path:
-    """The folder of this engine version's compiled kernels (created, checked, pruned)."""
-    global _COMPILED
-    if _COMPILED is None:
-        from engine.jit.cache import cache_dir, check_folder, private_makedirs
+    """The folder of this engine version's compiled kernels (``NUMBA_CACHE_DIR``), checked
+    whole and its files' checksums verified (:func:`prepare_cache`).
+    """
+    prepare_cache()
+    return _FOLDER
 
-        user = os.environ.get("NUMBA_CACHE_DIR")
-        if user:
-            base = private_makedirs(Path(user).expanduser().absolute())
-            check_folder(base)
+
+def prepare_cache() -> None:
+    """Once per process, before numba reads from its cache: create the folder (``0700``),
+    refuse it unless only the user can change it and all in it
+    (:func:`engine.jit.cache.check_tree`), remove damaged files
+    (:func:`engine.jit.cache.verify_sums`) and prune older engine versions' folders.
+    """
+    if _CHECKED[0]:
+        return
+    with _READY:
+        if _CHECKED[0]:
+            return
+        from engine.jit.cache import (
+            cache_dir,
+            check_folder,
+            check_tree,
+            private_makedirs,
+            verify_sums,
+        )
+
+        if os.environ.get(_USERS_OWN):
+            private_makedirs(_BASE)
+            check_folder(_BASE)
         else:
-            base = cache_dir()
-        target = private_makedirs(base / f"numba-{_stamp()}", base)
-        check_folder(target)
+            cache_dir()  # created and checked
+        private_makedirs(_FOLDER, _BASE)
+        check_tree(_FOLDER, _BASE)
+        verify_sums(_FOLDER)
         others = sorted(
-            (p for p in base.glob("numba-*") if p != target and p.is_dir()),
+            (p for p in _BASE.glob("numba-*") if p != _FOLDER and p.is_dir()),
             key=lambda p: p.stat().st_mtime,
         )
         for old in others[: max(0, len(others) - _KEEP)]:
             shutil.rmtree(old, ignore_errors=True)
-        _COMPILED = target
-    return _COMPILED
+        _CHECKED[0] = True
 
 
-_STAMP: str | None = None
+_UMASK = threading.Lock()
+_UMASK_STATE = {"depth": 0, "saved": 0}
 
 
-def _stamp() -> str:
-    global _STAMP
-    if _STAMP is None:
-        _STAMP = source_hash()
-    return _STAMP
+def _tighten() -> None:
+    """Files and folders are made without group or other write permission until the
+    matching :func:`_loosen` (nested, any thread): the process umask gains ``022``.
+    """
+    with _UMASK:
+        if _UMASK_STATE["depth"] == 0:
+            saved = os.umask(0o022)
+            os.umask(saved | 0o022)
+            _UMASK_STATE["saved"] = saved
+        _UMASK_STATE["depth"] += 1
 
 
-class _Locator(_CacheLocator):
-    """Where a kernel's cache files live: ``numba-<hash>/<its subpackage>`` (no absolute
-    path, so the same sources elsewhere find them), stamped with the sources' hash.
+def _loosen() -> None:
+    """The end of a :func:`_tighten`: the last one gives the umask back."""
+    with _UMASK:
+        _UMASK_STATE["depth"] -= 1
+        if _UMASK_STATE["depth"] == 0:
+            os.umask(_UMASK_STATE["saved"])
+
+
+@contextlib.contextmanager
+def _private_files():
+    """:func:`_tighten` for the block."""
+    _tighten()
+    try:
+        yield
+    finally:
+        _loosen()
+
+
+class _CompilerLock(event.Listener):
+    """numba's compiler lock (``numba:compiler_lock``), under which numba loads and saves
+    its cache: the cache is checked before the first load of a process
+    (:func:`prepare_cache`), files are made private while it is held or waited for, and
+    the checksums of the files written meanwhile are recorded when the outermost hold
+    ends after a compile. (numba sends the start before taking the lock and the end
+    after releasing it, so several threads may be between the two.)
     """
 
-    def __init__(self, py_func, py_file):
-        self._py_file = py_file
-        self._lineno = py_func.__code__.co_firstlineno
+    def __init__(self):
+        self.depth = 0
+        self.wrote = False
+        self.mutex = threading.Lock()
+
+    def wrote_files(self):
+        """A compile ended: numba writes its cache files before it lets the lock go."""
+        self.wrote = True
+
+    def on_start(self, ev):
+        prepare_cache()  # CacheError here stops the load before numba reads anything
+        _tighten()
+        with self.mutex:
+            self.depth += 1
+
+    def on_end(self, ev):
+        with self.mutex:
+            self.depth -= 1
+            record = self.depth == 0 and self.wrote
+            if record:
+                self.wrote = False
         try:
-            self._sub = Path(py_file).resolve().parent.relative_to(_ROOT).as_posix()
-        except ValueError:  # a kernel outside the engine package (a test's)
-            self._sub = "_outside/" + _CacheLocator.get_suitable_cache_subpath(py_file)
+            if record:
+                from engine.jit.cache import record_sums
 
-    def get_cache_path(self):
-        return str(compiled_dir() / self._sub)
-
-    def ensure_cache_path(self):
-        from engine.jit.cache import private_makedirs
-
-        private_makedirs(self.get_cache_path(), compiled_dir())
-
-    def get_source_stamp(self):
-        return _stamp()
-
-    def get_disambiguator(self):
-        return str(self._lineno)
-
-    @classmethod
-    def from_function(cls, py_func, py_file):
-        return cls(py_func, py_file)
+                record_sums(_FOLDER)
+        finally:
+            _loosen()
 
 
-class _Impl(CompileResultCacheImpl):
-    _locator_classes = [_Locator]
+_LOCK_WATCH = _CompilerLock()
+event.register("numba:compiler_lock", _LOCK_WATCH)
 
 
-class _CheckedFile(IndexDataCacheFile):
-    """numba's index/data files, read only through :func:`engine.jit.cache.open_private`."""
-
-    def _load_index(self):
-        from engine.jit.cache import open_private
-
-        try:
-            f = open_private(self._index_path, compiled_dir())
-        except FileNotFoundError:
-            return {}
-        with f:
-            version = pickle.load(f)
-            data = f.read()
-        if version != self._version:
-            return {}
-        stamp, overloads = pickle.loads(data)
-        return overloads if stamp == self._source_stamp else {}
-
-    def _load_data(self, name):
-        from engine.jit.cache import open_private
-
-        with open_private(self._data_path(name), compiled_dir()) as f:
-            data = f.read()
-        return pickle.loads(data)
-
-    @contextlib.contextmanager
-    def _open_for_write(self, filepath):
-        tmp = f"{filepath}.tmp.{uuid.uuid4().hex[:16]}"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                yield f
-            os.replace(tmp, filepath)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-
-
-class _KernelCache(FunctionCache):
-    """numba's per-function cache with the locator and checked files above.
-
-    The folder and stamp are computed on first use, not at import, so importing the
-    engine touches no cache; the compile notice hooks in where a load misses.
-    """
-
-    _impl_class = _Impl
-
-    def __init__(self, py_func):
-        self._name = repr(py_func)
-        self._py_func = py_func
-        self._impl = self._impl_class(py_func)
-        self._file = None
-        self.enable()
-
-    @property
-    def _cache_path(self):
-        return self._impl.locator.get_cache_path()
-
-    @property
-    def _cache_file(self):
-        if self._file is None:
-            self._file = _CheckedFile(
-                cache_path=self._cache_path,
-                filename_base=self._impl.filename_base,
-                source_stamp=_stamp(),
-            )
-        return self._file
-
-    def load_overload(self, sig, target_context):
-        data = super().load_overload(sig, target_context)
-        if data is None:
-            from engine.jit.warmup import compiling
-
-            compiling(self._py_func)
-        return data
-
-    def save_overload(self, sig, data):
-        super().save_overload(sig, data)
-        from engine.jit.warmup import compiled
-
-        compiled(self._py_func)
-
+# ---- compiles of house kernels: the notice, the collector ------------------------------
+_HOUSE: weakref.WeakSet = weakref.WeakSet()
+"""The dispatchers this module made (the kernels whose compiles are announced)."""
 
 _YOUNG_LIMIT = 1_000_000
 """Objects made while the collector is paused before the youngest are collected."""
 
 
-def _engine_compile(ev) -> bool:
-    """Whether a ``numba:compile`` event is the compile of an mjlab kernel."""
-    disp = ev.data.get("dispatcher") if ev.data else None
-    module = getattr(getattr(disp, "py_func", None), "__module__", "") or ""
-    return module.split(".")[0] == __name__.split(".")[0]
+class _Compiles(event.Listener):
+    """numba's compiles (``numba:compile`` events; they nest: a kernel's callees compile
+    inside it). For the outermost compile of a house kernel:
 
+    - :mod:`engine.jit.warmup` announces it (once per part) and counts every function
+      compiled until it ends;
+    - the cyclic garbage collector is paused from its start to its end, when it was
+      running (a caller's own ``gc.disable()`` is left alone). Compiling creates objects
+      (numba's IR, types and LLVM wrappers) that stay alive until the compile returns; a
+      collection during it finds little garbage but walks them, and every object alive
+      before. The garbage made meanwhile is collected by the collector's next run after
+      the compile, or, when more than :data:`_YOUNG_LIMIT` objects were made since the
+      last collection, at the end of a callee's compile by a collection of the youngest
+      generation alone (each object is walked there once).
 
-class _PausedCollector(event.Listener):
-    """Pauses the cyclic garbage collector from the start of an outermost compile of an
-    mjlab kernel to its end (numba's ``numba:compile`` events nest: a kernel's callees
-    compile inside it), when it was running; a caller's own ``gc.disable()`` is left
-    alone.
-
-    Compiling creates objects (numba's IR, types and LLVM wrappers) that stay alive until
-    the compile returns; a collection during it finds little garbage but walks them, and
-    every object alive before. The garbage made meanwhile is collected by the
-    collector's next run after the compile, or, when more than :data:`_YOUNG_LIMIT`
-    objects were made since the last collection, at the end of a callee's compile by a
-    collection of the youngest generation alone (each object is walked there once;
-    without it a first 推倒胡 run peaked 300 MB higher).
-
-    A first ``mjlab simulate --deals 1000`` from an empty cache, in CPU-s: on a quiet
-    machine 落地扫 42-44 down to 37-41, 推倒胡 61-62 against 63-65 (no gain resolved);
-    beside another job 落地扫 54-60 to 46-55 and 推倒胡 88.5 to 74-78. The peak grows
-    from 639 to 783 MB for 推倒胡, 457 to 522 MB for 落地扫.
+    Compiles hold numba's compiler lock, so they come from one thread at a time.
     """
 
     def __init__(self):
         self.depth = 0
+        self.house = False
         self.paused = False
 
     def on_start(self, ev):
-        if self.depth == 0 and _engine_compile(ev) and gc.isenabled():
-            gc.disable()
-            self.paused = True
+        if self.depth == 0:
+            disp = ev.data.get("dispatcher") if ev.data else None
+            self.house = disp is not None and disp in _HOUSE
+            if self.house:
+                from engine.jit.warmup import compiling
+
+                compiling(disp.py_func)
+                if gc.isenabled():
+                    gc.disable()
+                    self.paused = True
         self.depth += 1
 
     def on_end(self, ev):
         self.depth -= 1
+        _LOCK_WATCH.wrote_files()
+        if self.house:
+            from engine.jit import warmup
+
+            warmup.tick()
+            if self.depth == 0:
+                warmup.outermost_done()
         if self.paused and gc.get_count()[0] > _YOUNG_LIMIT:
             gc.collect(0)  # the youngest only: what was made since, once
-        if self.depth == 0 and self.paused:
-            self.paused = False
-            gc.enable()
+        if self.depth == 0:
+            self.house = False
+            if self.paused:
+                self.paused = False
+                gc.enable()
 
 
-event.register("numba:compile", _PausedCollector())
+event.register("numba:compile", _Compiles())
 
 
-_ORIGINAL_FLAGS = (TargetConfig.__eq__, TargetConfig.__hash__)
-_FLAG_HASHES: dict[type, int] = {}
-
-
-def _flags_eq(self, other):
-    """``TargetConfig.__eq__`` (equal values of every option), for two flags of one class
-    without building the values of every option: the same object, or the same options set
-    to the same values, else the values of the options set in either (an option set in
-    neither has its default in both).
-    """
-    if self is other:
-        return True
-    if type(self) is not type(other):
-        return _ORIGINAL_FLAGS[0](self, other)
-    mine, theirs = self._values, other._values
-    if mine == theirs:
-        return True
-    return all(getattr(self, k) == getattr(other, k) for k in mine.keys() | theirs.keys())
-
-
-def _flags_hash(self):
-    """``TargetConfig.__hash__``, the hash of the sorted option names, once per class."""
-    cls = type(self)
-    h = _FLAG_HASHES.get(cls)
-    if h is None:
-        h = _FLAG_HASHES[cls] = hash(tuple(sorted(self.options)))
-    return h
-
-
-def _flags_as_assumed() -> bool:
-    """Whether this numba's flags hash and compare as :func:`_flags_hash` and
-    :func:`_flags_eq` assume (else they are left alone).
-    """
-    from numba.core.compiler import Flags
-
-    a, b = Flags(), Flags()
-    b.nrt = not a.nrt
-    return (
-        hasattr(a, "_values")
-        and _ORIGINAL_FLAGS[1](a) == _flags_hash(a) == _ORIGINAL_FLAGS[1](b)
-        and not _ORIGINAL_FLAGS[0](a, b)
-    )
-
-
-def _numba_lock_callbacks() -> list:
-    """The callbacks numba puts on llvmlite's LLVM lock (an event per lock taken and released)."""
-    lock = getattr(getattr(llvm_ffi, "lib", None), "_lock", None)
-    found = []
-    for pair in getattr(lock, "_cblist", ()):
-        fn = pair[0]
-        if getattr(fn, "__module__", "") == "numba.core.base" and "llvm_lock" in getattr(
-            fn, "__qualname__", ""
-        ):
-            found.append(pair)
-    return found
-
-
-class _CheapBookkeeping(event.Listener):
-    """Makes two pieces of numba's bookkeeping cheap from the start of an outermost compile
-    of an mjlab kernel to its end; the compiled code is the same.
-
-    - **Compiler flags compare and hash without building their values.** Every typing of
-      a call tries each ``@overload`` registered for it (an array ``a[i]`` tries seven:
-      strings, lists, dicts, ...), and each try looks up a cache keyed by the compile's
-      flags. numba's ``Flags.__hash__`` is the same for all flags of a class (the sorted
-      option names) and ``__eq__`` builds a dict of every option's value on both sides,
-      so each lookup built about 90 values: a tenth of a first 落地扫 compile. Here the
-      hash is computed once per class (the same number), and two flags of one class
-      compare by the options set in either, an option set in neither having its default
-      in both (exact; flags of two classes go to numba's own comparison).
-    - **No event per LLVM lock.** numba broadcasts a ``numba:llvm_lock`` start and end
-      event each time llvmlite takes its lock (about 140,000 in a first 落地扫 compile),
-      only to time it for the compile's metadata (``timers["llvm_lock"]``, which is 0
-      for mjlab kernels). Its callbacks are taken off llvmlite's lock for the compile
-      and put back after.
-
-    Both are restored when the outermost compile ends, failed or not, so code outside
-    mjlab's compiles sees numba unchanged. Compiles hold numba's global compiler lock, so
-    no other thread compiles meanwhile. A first ``mjlab simulate --deals 1000`` from an
-    empty cache, against the code before beside it: 落地扫 0.90-0.96 of the CPU, 推倒胡
-    0.91-0.99 (the compile alone, in-process: 0.83-0.94).
-    """
-
-    def __init__(self):
-        self.depth = 0
-        self.active = False
-        self.callbacks: list = []
-        self.flags_ok = _flags_as_assumed()
-
-    def on_start(self, ev):
-        if self.depth == 0 and _engine_compile(ev):
-            self.active = True
-            if self.flags_ok and TargetConfig.__eq__ is _ORIGINAL_FLAGS[0]:
-                TargetConfig.__eq__ = _flags_eq
-                TargetConfig.__hash__ = _flags_hash
-            self.callbacks = _numba_lock_callbacks()
-            for acquire, release in self.callbacks:
-                llvm_ffi.unregister_lock_callback(acquire, release)
-        self.depth += 1
-
-    def on_end(self, ev):
-        self.depth -= 1
-        if self.depth == 0 and self.active:
-            self.active = False
-            if TargetConfig.__eq__ is _flags_eq:
-                TargetConfig.__eq__, TargetConfig.__hash__ = _ORIGINAL_FLAGS
-            for acquire, release in self.callbacks:
-                llvm_ffi.register_lock_callback(acquire, release)
-            self.callbacks = []
-
-
-event.register("numba:compile", _CheapBookkeeping())
-
-
+# ---- the decorators ----------------------------------------------------------------------
 def _jit(options, func):
-    disp = numba.njit(**options)(func)
+    options = {"cache": True, **options}
+    with _private_files():  # numba makes the kernel's cache folder here
+        disp = numba.njit(**options)(func)
     if isinstance(disp, Dispatcher):  # not with NUMBA_DISABLE_JIT
-        disp._cache = _KernelCache(disp.py_func)
-        disp.get_call_template = _unliteral_calls(disp.get_call_template)
+        _HOUSE.add(disp)
     return disp
-
-
-def _unliteral_calls(get_call_template):
-    """A kernel called from a kernel compiles for the arguments' plain types.
-
-    numba otherwise compiles one version of a callee per constant a call site passes
-    (``f(x, 3)`` and ``f(x, 4)`` type the constant as ``Literal[int](3)`` and
-    ``Literal[int](4)``: two full compiles, and a third for a variable). With the literal
-    types dropped every call site shares one version; the values are the same, so the
-    results are too (a callee that needs a constant at compile time, such as an index into
-    a heterogeneous tuple, fails to compile, loudly).
-    """
-
-    def unliteral(args, kws):
-        return get_call_template(
-            tuple(types.unliteral(a) for a in args),
-            {k: types.unliteral(v) for k, v in kws.items()},
-        )
-
-    return unliteral
 
 
 def kernel(func=None, *, refcount=True, **extra):
@@ -564,6 +448,7 @@ def kernel(func=None, *, refcount=True, **extra):
     fifth of a mahjong deal's time. Such a kernel cannot allocate (``np.empty``,
     ``.copy()``): numba refuses to compile it, so a mistake fails loudly. It may call
     kernels that allocate (every kernel states the option, so none inherits it).
+    ``cache=False`` (for tests) compiles in every process.
     """
     # explicit either way: numba lets a kernel without the option inherit its caller's
     options = dict(nogil=True, error_model="numpy", _nrt=refcount)
@@ -573,7 +458,30 @@ def kernel(func=None, *, refcount=True, **extra):
     return _jit(options, func)
 
 
-def parallel_kernel(func):
+class ParallelKernel:
+    """A kernel compiled with ``parallel=True`` and its serial twin, :attr:`serial`.
+
+    Calls go to the parallel kernel; every other attribute (``py_func``, ``signatures``,
+    ``targetoptions``, ``compile`` ...) is the parallel kernel's. Called from Python only
+    (a kernel cannot call it).
+    """
+
+    def __init__(self, disp, serial):
+        self._disp = disp
+        self.serial = serial
+        """The same function compiled without ``parallel`` (``prange`` is ``range``)."""
+
+    def __call__(self, *args):
+        return self._disp(*args)
+
+    def __getattr__(self, name):
+        return getattr(self._disp, name)
+
+    def __repr__(self):
+        return f"parallel({self._disp!r})"
+
+
+def parallel_kernel(func, **extra):
     """Compile ``func`` with the house options and ``parallel=True`` (for ``prange``).
 
     Its ``serial`` attribute is the same function compiled without ``parallel``
@@ -583,12 +491,11 @@ def parallel_kernel(func):
     wrappers), each optimized and turned into machine code again; for the game loops that
     is a fifth of a cold start.
     """
-    disp = _jit(dict(nogil=True, error_model="numpy", parallel=True), func)
-    if isinstance(disp, Dispatcher):
-        disp.serial = _jit(dict(nogil=True, error_model="numpy"), _twin(func, "serial"))
-    else:  # NUMBA_DISABLE_JIT: the plain function is its own serial version
-        disp.serial = disp
-    return disp
+    options = dict(nogil=True, error_model="numpy", **extra)
+    disp = _jit(dict(options, parallel=True), func)
+    if not isinstance(disp, Dispatcher):  # NUMBA_DISABLE_JIT: the plain function, twice
+        return ParallelKernel(disp, disp)
+    return ParallelKernel(disp, _jit(options, _twin(func, "serial")))
 
 
 def _twin(func, suffix: str):

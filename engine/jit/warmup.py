@@ -9,8 +9,9 @@ functions numba compiles (numba's ``numba:compile`` event) against the count mea
 for that part of the engine. The bar closes when the outermost compile returns; a warm
 start prints nothing.
 
-This module is a floor of the engine (engine.jit.njit calls it on a cache miss): it
-imports nothing above it; ``mjlab warmup`` lives in :mod:`mjlab.commands.warmup`.
+This module is a floor of the engine (engine.jit.njit calls it when a house kernel's
+outermost compile starts, and as each function compiles and the compile ends): it imports
+nothing above it; ``mjlab warmup`` lives in :mod:`mjlab.commands.warmup`.
 """
 
 from __future__ import annotations
@@ -18,22 +19,16 @@ from __future__ import annotations
 import contextlib
 import sys
 
-from numba.core import event
-
-__all__ = ["compiling", "compiled", "expect", "PARTS"]
+__all__ = ["compiling", "expect", "outermost_done", "tick", "PARTS"]
 
 PARTS = {
-    # module prefix: (what, numba compiles, CPU seconds) from an empty cache: the CPU
-    # seconds of a first `mjlab simulate` of each family (2-core machine, numba 0.68,
-    # with the compile-time cuts of engine.jit.njit, the hook table of engine.play.mahjong.hooks
-    # and the late kernels of engine.jit.late, the rules' rarer phases among them: on 3 Dec
-    # 2026 a first 推倒胡 run took 37-49 CPU-s in all, about 110 compiles, a later
-    # mahjong variant 5-11 CPU-s; a first 落地扫 run 24-34 CPU-s and about 78); rough on
-    # purpose: the notice says "about".
-    "engine.play.mahjong": ("the mahjong game kernels", 110, 40),
-    "engine.mahjong": ("the mahjong game kernels", 110, 40),
-    "engine.play.zipai": ("the 字牌 (luodisao) game kernels", 80, 28),
-    "engine.zipai": ("the 字牌 (luodisao) game kernels", 80, 28),
+    # module prefix: (what, numba compiles, CPU seconds) of a first `mjlab simulate` of
+    # each family from an empty cache (README gives the measured figures); rough on
+    # purpose: the notice says "about"
+    "engine.play.mahjong": ("the mahjong game kernels", 100, 50),
+    "engine.mahjong": ("the mahjong game kernels", 100, 50),
+    "engine.play.zipai": ("the 字牌 (luodisao) game kernels", 75, 35),
+    "engine.zipai": ("the 字牌 (luodisao) game kernels", 75, 35),
     "engine.hand._tables": ("the hand-table builder", 20, 4),
     "engine.hand": ("the hand-evaluation kernels", 60, 6),
     "engine.variants": ("the scoring kernels", 60, 10),
@@ -52,13 +47,12 @@ def _part(py_func):
     return _DEFAULT
 
 
-class _Progress(event.Listener):
-    """Counts numba compiles while a part compiles; closes when the outermost returns."""
+class _Progress:
+    """The bar of one announced compile: counts the functions numba compiles in it."""
 
     def __init__(self, what, total, seconds):
         from tqdm.auto import tqdm
 
-        self.depth = 0
         self.count = 0
         self.what = what
         self.bar = tqdm(
@@ -70,18 +64,12 @@ class _Progress(event.Listener):
             leave=False,
         )
 
-    def on_start(self, ev):
-        self.depth += 1
-
-    def on_end(self, ev):
-        self.depth -= 1
+    def tick(self):
         self.count += 1
         bar = self.bar
         if bar.total is not None and bar.n + 1 > bar.total:
             bar.total = bar.n + 1
         bar.update(1)
-        if self.depth <= 0 and not _EXPECT:
-            _finish()
 
 
 _ACTIVE: _Progress | None = None
@@ -100,7 +88,7 @@ def expect(part: str):
         yield
     finally:
         _EXPECT.pop()
-        if not _EXPECT and (_ACTIVE is None or _ACTIVE.depth <= 0):
+        if not _EXPECT:
             _finish()
 
 
@@ -111,17 +99,17 @@ LAST: dict[str, int] = {}
 def _finish() -> None:
     global _ACTIVE
     if _ACTIVE is not None:
-        event.unregister("numba:compile", _ACTIVE)
         _ACTIVE.bar.close()
         LAST[_ACTIVE.what] = _ACTIVE.count
         _ACTIVE = None
 
 
 def compiling(py_func) -> None:
-    """A kernel was not found in the cache and is about to be compiled: say so once.
+    """A kernel is about to be compiled (not loaded from the cache): say so once.
 
-    Called by the kernels' cache (engine.jit.njit) on every miss; only the first miss of a
-    compile that is not already announced prints the notice and starts the bar.
+    Called by engine.jit.njit at the start of every outermost compile of a house kernel;
+    only a compile that is not already announced prints the notice (once per part and
+    process) and starts the bar.
     """
     global _ACTIVE
     if _ACTIVE is not None:
@@ -136,12 +124,20 @@ def compiling(py_func) -> None:
             flush=True,
         )
     _ACTIVE = _Progress(what, total, seconds)
-    # the outermost compile starts right after this miss: count it and all it calls
-    event.register("numba:compile", _ACTIVE)
 
 
-def compiled(py_func) -> None:
-    """A compiled kernel was saved to the cache (nothing to do: the bar counts events)."""
+def tick() -> None:
+    """A function finished compiling inside an announced compile: count it."""
+    if _ACTIVE is not None:
+        _ACTIVE.tick()
+
+
+def outermost_done() -> None:
+    """The outermost compile of a house kernel returned: close the bar, unless an
+    :func:`expect` block goes on (its later compiles count in the same bar).
+    """
+    if not _EXPECT:
+        _finish()
 
 
 def _rough(seconds: float) -> str:

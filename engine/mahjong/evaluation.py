@@ -31,6 +31,8 @@ from engine.mahjong.layout import M_CHOW
 from engine.mahjong.params import B_FLUSH, B_HALF, B_PAIRS, B_TRIPLETS, B_WILD_PAIR
 
 INF = 99
+N_MINFO = 4
+"""Length of the meld summary :func:`meld_info` fills."""
 
 
 @kernel(inline="always")
@@ -338,15 +340,27 @@ def discard_scores(policy, h, w, sets, shapes, tab, bot, minfo, score):
 @kernel(refcount=False)
 def meld_info(melds, nmeld, seat, out):
     """What the bots read of ``seat``'s exposed melds: ``out[0]`` the suit mask (bits 0-2
-    suits, 3 honors), ``out[1]`` 1 if no meld is a chow, ``out[2]`` the number of melds.
+    suits, 3 honors), ``out[1]`` 1 if no meld is a chow, ``out[2]`` the number of melds,
+    ``out[3]`` the honor kinds melded as a 碰 or kong (bit ``k - 27``; see
+    :func:`honor_bit`).
     """
     mask = 0
     trip = 1
+    honors = 0
     for i in range(nmeld[seat]):
         k = melds[seat, i, 1]
         mask |= 1 << (k // 9 if k < 27 else 3)
         if melds[seat, i, 0] == M_CHOW:
             trip = 0
+        else:
+            honors |= honor_bit(k)
     out[0] = mask
     out[1] = trip
     out[2] = nmeld[seat]
+    out[3] = honors
+
+
+@kernel(inline="always")
+def honor_bit(k):
+    """Bit ``k - 27`` for an honor kind ``k`` (27..33), 0 for a suit kind."""
+    return (1 << (k - 27)) if k >= 27 else 0

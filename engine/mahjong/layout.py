@@ -95,8 +95,6 @@ R_KONG_DRAW_FROM_TAIL = RULES.block("kong_draw_from_tail")
 """1: kong replacements come from the tail (always 1 in the current variants)."""
 R_PLAYERS = RULES.block("players")
 """Number of seats (4)."""
-R_HORSES = RULES.block("horses")
-"""Horses drawn from the tail at the start (set by the variant's setup, 0 otherwise)."""
 R_VAR = RULES.block("var", 32, at=32)
 """First slot of the variant's own options (32..63)."""
 # Engine slots 64..79: flowers, the dynamic reserve, the last group, opening wins (福州).
@@ -155,7 +153,6 @@ M_ADDKONG = 4
 M_ANKONG = 5
 """暗杠: four concealed tiles."""
 MELD_NAMES = ("", "chow", "pong", "kong", "addkong", "ankong")
-MAX_MELDS = 6
 
 # ---- tile roles (physical kind -> role) -------------------------------------------------
 ROLE_WILD0 = 40
@@ -179,8 +176,36 @@ E_PAY = 11  # seat, delta
 E_FLOWER = 12  # seat, phys kind, 1 if no replacement is drawn for it
 E_PENALTY = 13  # seat (payer), amount each, reason
 E_YOUJIN = 14  # seat, 游金 level reached
+E_OPTION = 15  # seat, OPT_* choice, logical kind, taken (1) or not (0); a pass: PASS_* why
 EVENT_COLS = 5
-MAX_EVENTS = 600
+MAX_EVENTS = 1000
+
+# ---- the choices a replay logs (E_OPTION), for the decision audit (mjlab audit) -----------
+OPT_PONG = 1
+"""A 碰 of the discard was open to the seat (taken: 1 if it claimed it, as 碰 or 明杠)."""
+OPT_MINGKONG = 2
+"""A 明杠 of the discard was open to the seat (taken: 1 if it made it)."""
+OPT_CHOW = 3
+"""A 吃 of the discard was open to the seat."""
+OPT_ANKONG = 4
+"""A 暗杠 was open to the seat in turn."""
+OPT_ADDKONG = 5
+"""A 补杠 was open to the seat in turn."""
+OPT_PASS_DISCARD = 6
+"""The seat passed a legal win on a discard (the last column: its PASS_* reason)."""
+OPT_PASS_SELF = 7
+"""The seat passed a legal self-drawn win."""
+OPT_PASS_ROB = 8
+"""The seat passed a legal win on a robbed 补杠."""
+OPT_WAIT = 9
+"""The seat's fourteen tiles could discard to a live wait (taken: 1 if its discard kept
+one; 0: it broke the wait while a winning tile was still unseen)."""
+PASS_JINQUE = 1
+"""Passed to chase 金雀 (two wilds as the pair)."""
+PASS_SELF_DRAW = 2
+"""Passed a discard win to wait for a self-draw."""
+PASS_YOUJIN = 3
+"""Passed to 游金 (or to keep 游ing)."""
 
 # ---- per-deal context slots (int64 array shared with the variant hooks) ------------------
 N_MEMO = 64
@@ -210,27 +235,22 @@ X_FIRST_TURN = CTX.block("first_turn")
 X_KONGS = CTX.block("kongs")
 X_NHORSE = CTX.block("nhorse")
 X_HORSE = CTX.block("horse", 8)  # 16..23 physical kinds of the horses
-X_KONG_MONEY = CTX.block("kong_money", 4)  # 24..27 net kong money per seat (settled at the end)
-X_CHOWS = CTX.block("chows", 16)  # 28..43 chows made by seat a from seat b's discards: 28 + 4*a + b
+X_CHOWS = CTX.block(
+    "chows", 16, at=28
+)  # 28..43 chows made by seat a from seat b's discards: 28 + 4*a + b
 X_PENALTY = CTX.block("penalty", 4)  # 44..47 net penalty money per seat (误打财神, 被跟 ...)
 X_NEVENT = CTX.block("nevent")
 X_ROBBED = CTX.block("robbed")
 """Seat whose 补杠 was robbed, else -1."""
-X_DRAWS = CTX.block("draws")
-"""Draws each seat has made (bit field: draws of seat s in 51 + s)."""
-X_SEAT_DRAWS = CTX.block("seat_draws", 4)  # 51..54
+X_SEAT_DRAWS = CTX.block("seat_draws", 4, at=51)  # 51..54 draws each seat has made
 X_DISCARDS_TOTAL = CTX.block("discards_total")
-X_LAST_DISCARDS = CTX.block("last_discards", 4)  # 56..59 the last four discards in order (被跟)
 X_WILD_DISCARDED = CTX.block(
-    "wild_discarded", 4
+    "wild_discarded", 4, at=60
 )  # 60..63 seat discarded a wild (福州: self-draw only afterwards)
 X_GEN = CTX.block("gen")
 """Number of 被跟 events (four identical discards in a row)."""
-X_HORSE_HITS = CTX.block("horse_hits")
-X_LOCK = CTX.block("lock", 4)  # 66..69 pass lock per seat
-X_DEAL_TILES = CTX.block("deal_tiles")
-"""Tiles of the set (136/144)."""
-X_VALUE = CTX.block("value")
+X_LOCK = CTX.block("lock", 4, at=66)  # 66..69 pass lock per seat
+X_VALUE = CTX.block("value", at=71)
 """The winning hand's value, for variants whose patterns hook computes it (诸暨 台)."""
 X_RUN_KIND = CTX.block("run_kind")
 """Kind of the current run of identical consecutive discards (被跟), -1 none."""

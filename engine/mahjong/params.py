@@ -144,6 +144,30 @@ S_TONGBAO = LAYOUT.block("strong.tongbao")
 after three, if that 上家 wins, the chower pays every loser's share; his own wins pay him
 the same either way). 0: not weighed; a variant opts in through its strong defaults."""
 
+S_KONG_TEMPO = LAYOUT.block("strong.kong_tempo")
+"""Weight of a kong's tempo in the strong bot's kong choice: the replacement tile is a
+draw the seat gets now, worth about ``players / 8`` of a live-tile bucket of its hand's
+value (the win tables' buckets are 8 live tiles; a round of draws is ``players``). 0:
+not weighed; a variant opts in through its strong defaults (诸暨, where a kong pays no
+money, makes its kongs for this)."""
+
+N_LEGAL = 4
+"""Buckets of the 台 a hand still needs for the variant's minimum: 0, 1, 2, 3 or more."""
+S_MIN_TAI = LAYOUT.block("strong.min_tai")
+"""The 台 (or 番) a win needs (诸暨 ``min_tai``); 0: every complete hand may be declared and
+the strong bot counts no 台 (the blocks below are not read). A variant derives it and the
+next two blocks from its rules (its strong defaults)."""
+S_HONOR_TAI = LAYOUT.block("strong.honor_tai", 7)
+"""台 a 碰, kong or concealed triplet of each honor kind brings toward the minimum (东南西北
+白发中, kinds 27..33)."""
+S_WILD_TAI = LAYOUT.block("strong.wild_tai", 2)
+"""台 that holding wilds brings toward the minimum: ``[台, from this many wilds]``."""
+M_LEGAL = LAYOUT.block("strong.legal", N_LEGAL)
+"""The chance of a win with no target's pattern (the plain-only rest of the win chance)
+when the hand still needs 0, 1, 2, 3+ 台 for the minimum after its honors and wilds,
+relative to the win tables' (fitted from the positions' outcomes, non-increasing in the
+台 needed: engine.play.mahjong.fit)."""
+
 N_BOT = LAYOUT.size
 """Length of one seat's parameter row (grows as blocks are declared above)."""
 

@@ -42,20 +42,35 @@ import numpy as np
 from engine import rng
 from engine._slots import Slots
 from engine.hand._kernels import (
+    _ORPHAN,
+    _POW5,
     BUDA,
+    INF,
     SEVEN_PAIRS,
     _buda,
+    _buda_masks,
+    _buda_without,
     _distance,
+    _held_masks,
     _pairs_formula,
+    _rest_classes,
+    _shape_counts,
+    _shape_flags,
     _suit_indices,
     discard_ukeire,
     level,
 )
 from engine.jit.njit import kernel, lowest_bit
-from engine.mahjong.evaluation import count_categories, triplets_closed, wild_pair_distance
+from engine.mahjong.evaluation import (
+    _cat_add,
+    count_categories,
+    triplets_closed,
+    wild_pair_distance,
+)
 from engine.mahjong.params import (
     M_DANGER,
     M_KONGDANGER,
+    M_LEGAL,
     M_LOSS,
     M_PPLAIN,
     M_PTARGET,
@@ -63,14 +78,18 @@ from engine.mahjong.params import (
     M_UBAR,
     M_VALUE,
     N_D,
+    N_LEGAL,
     N_T,
     N_TARGET,
     N_UK,
     S_ALPHA,
     S_ALPHA_KONG,
     S_FEED_KONG,
+    S_HONOR_TAI,
     S_KONG_HOLD,
+    S_MIN_TAI,
     S_MULT,
+    S_WILD_TAI,
     T_BUDA,
     T_FLUSH,
     T_HALF,
@@ -80,7 +99,6 @@ from engine.mahjong.params import (
     T_WILDPAIR,
 )
 
-INF = 99
 MIDDLE = np.int64(sum(1 << (s * 9 + r) for s in range(3) for r in range(2, 7)))
 """Bit set of the suit kinds of rank 3-7."""
 N_OSUM = 10
@@ -171,6 +189,128 @@ def target_dists(h, w, sets, shapes, tab, minfo, wildgame, out):
 
 
 @kernel(inline="always")
+def _flush_pair(cls, c3, t, mask, lv, sets, w, comb, dist):
+    """``(flush, half flush)`` distances of suit ``t`` of class ``cls`` with honors of class
+    ``c3``; INF where the exposed melds (suit mask ``mask``) rule it out.
+    """
+    other = mask & ~(1 << t)
+    fl = INF
+    hf = INF
+    if other == 0:
+        fl = max(np.int64(dist[cls, lv, sets]) - w, 0)
+    if (other & 7) == 0:
+        hf = max(np.int64(dist[comb[cls, c3], lv, sets]) - w, 0)
+    return fl, hf
+
+
+@kernel(refcount=False)
+def discard_target_dists(h, w, sets, shapes, tab, minfo, wildgame, held, out):
+    """:func:`target_dists` of the ``3*sets+2``-tile hand ``h`` less one tile of each kind
+    in the bit set ``held``, into ``out[k * N_TARGET :]``: the same numbers, worked out
+    from the hand's suit classes and counts once (a discard changes one suit's class and
+    one kind's count) instead of from the counts of each hand after a discard.
+    """
+    suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
+    i0, i1, i2, i3 = _suit_indices(h)
+    idx = (i0, i1, i2, i3)
+    c0 = np.int64(suit_cls[i0])
+    c1 = np.int64(suit_cls[i1])
+    c2 = np.int64(suit_cls[i2])
+    c3 = np.int64(honor_cls[i3])
+    cs = (c0, c1, c2)
+    _, _, e0, e1, e2, e3 = _rest_classes(c0, c1, c2, c3, comb)
+    ex = (e0, e1, e2, e3)
+    std, sp, to, bd = _shape_flags(shapes, sets)
+    four = sets == 4
+    pairs = singles = distinct = opair = 0
+    if four:
+        pairs, singles, distinct, opair = _shape_counts(h)
+    lv = level(w)
+    lv_pair = level(w - 2 if w > 2 else 0)  # the sets' budget when two wilds pair
+    mask = minfo[0]
+    buda_on = four and (shapes & BUDA) != 0
+    hm0 = hm1 = hm2 = hhon = 0
+    buda_h = INF
+    if buda_on:
+        hm0, hm1, hm2, hhon = _held_masks(h)
+        buda_h = _buda_masks(hm0, hm1, hm2, hhon, tab[4])
+    trip = minfo[1] == 1
+    n3 = n2 = n1 = 0
+    if trip:
+        n3, n2, n1 = count_categories(h)
+    # seven pairs after dropping a kind held an even or an odd number of times
+    sp_even = _pairs_formula(pairs - 1, singles + 1)
+    sp_odd = _pairs_formula(pairs, singles - 1)
+    to_base = 14 - distinct - (1 if opair > 0 else 0)
+    to_once = to_base + 1  # an orphan held once
+    to_twice = 14 - distinct - (1 if opair > 1 else 0)  # an orphan held twice
+    pairs_open = four and minfo[2] == 0
+    # the flushes of each suit as it is (the discard's suit is worked out per discard)
+    fl0, hf0 = _flush_pair(c0, c3, 0, mask, lv, sets, w, comb, dist)
+    fl1, hf1 = _flush_pair(c1, c3, 1, mask, lv, sets, w, comb, dist)
+    fl2, hf2 = _flush_pair(c2, c3, 2, mask, lv, sets, w, comb, dist)
+    fls = (fl0, fl1, fl2)
+    hfs = (hf0, hf1, hf2)
+    m = held
+    while m != 0:
+        k = lowest_bit(m)
+        m &= m - 1
+        x = np.int64(h[k])
+        s = k // 9
+        pos = k - 9 * s
+        if s < 3:
+            ms = np.int64(suit_cls[idx[s] - _POW5[pos]])
+        else:
+            ms = np.int64(honor_cls[i3 - _POW5[pos]])
+        cls_k = np.int64(comb[ex[s], ms])  # the whole hand less the discard
+        o = out[k * N_TARGET : k * N_TARGET + N_TARGET]
+        v_sp = sp_even if x % 2 == 0 else sp_odd
+        # the plain distance over the shapes (engine.hand's _distance)
+        d = np.int64(dist[cls_k, lv, sets]) if std else INF
+        if sp and v_sp < d:
+            d = v_sp
+        if to:
+            v = to_base
+            if _ORPHAN[k]:
+                v = to_once if x == 1 else (to_twice if x == 2 else to_base)
+            if v < d:
+                d = v
+        buda_k = INF
+        if buda_on:
+            buda_k = _buda_without(hm0, hm1, hm2, hhon, x, k, buda_h, tab[4])
+        if bd and buda_k < d:
+            d = buda_k
+        o[T_PLAIN] = max(d - w, 0)
+        fl = INF
+        hf = INF
+        for t in range(3):
+            if t == s:
+                a, b = _flush_pair(ms, c3, t, mask, lv, sets, w, comb, dist)
+            elif s == 3:
+                a, b = _flush_pair(cs[t], ms, t, mask, lv, sets, w, comb, dist)
+            else:
+                a = fls[t]
+                b = hfs[t]
+            fl = min(fl, a)
+            hf = min(hf, b)
+        o[T_FLUSH] = fl
+        o[T_HALF] = hf
+        o[T_TRIPLETS] = INF
+        if trip:
+            a3, a2, a1 = _cat_add(n3, n2, n1, x, -1)
+            o[T_TRIPLETS] = max(triplets_closed(a3, a2, a1, sets) - w, 0)
+        o[T_PAIRS] = INF
+        if pairs_open and (shapes & SEVEN_PAIRS) != 0:
+            o[T_PAIRS] = max(v_sp - w, 0)
+        o[T_BUDA] = INF
+        if pairs_open and (shapes & BUDA) != 0:
+            o[T_BUDA] = max(buda_k - w, 0)
+        o[T_WILDPAIR] = INF
+        if wildgame:
+            o[T_WILDPAIR] = wild_pair_distance(np.int64(tab[5][cls_k, lv_pair, sets]), w)
+
+
+@kernel(inline="always")
 def live_triplet(h, unseen, k):
     """Whether ``h`` holds a concealed triplet of ``k`` with its fourth copy unseen (a kong)."""
     return h[k] == 3 and unseen[k] > 0
@@ -193,17 +333,51 @@ def hold_weight(bot, tb):
 
 
 @kernel(inline="always")
+def secured_tai(bot, h, w, honors):
+    """台 a hand holds toward the variant's minimum: each honor kind melded (bit set
+    ``honors``, engine.mahjong.evaluation.meld_info) or held three times, and its wilds
+    (``strong.honor_tai``, ``strong.wild_tai``).
+    """
+    tai = np.int64(0)
+    for i in range(7):
+        if (honors >> i) & 1 or h[27 + i] >= 3:
+            tai += np.int64(bot[S_HONOR_TAI + i])
+    if bot[S_WILD_TAI + 1] > 0 and w >= bot[S_WILD_TAI + 1]:
+        tai += np.int64(bot[S_WILD_TAI])
+    return tai
+
+
+@kernel(inline="always")
+def tai_need(bot, h, w, honors):
+    """台 the hand still needs for the minimum beyond what it holds (0 without one)."""
+    if bot[S_MIN_TAI] <= 0:
+        return np.int64(0)
+    return np.int64(bot[S_MIN_TAI]) - secured_tai(bot, h, w, honors)
+
+
+@kernel(inline="always")
+def _legal(bot, need):
+    """``strong.legal`` at ``need`` 台 still missing (1 where the variant has no minimum)."""
+    if bot[S_MIN_TAI] <= 0:
+        return 1.0
+    return bot[M_LEGAL + _clip(max(need, 0), N_LEGAL - 1)]
+
+
+@kernel(inline="always")
 def live_bucket(live):
     """Live-tile bucket of the win tables."""
     return _clip(max(live, 0) // 8, N_T - 1)
 
 
 @kernel(refcount=False)
-def hand_value(bot, dd, u, tb, dealer):
+def hand_value(bot, dd, u, tb, dealer, need):
     """Expected points of a ``3*sets+1``-tile hand with target distances ``dd``.
 
     u : ukeire of the plain hand (-1: not computed, the distance's mean is used); tb :
-    live bucket; dealer : 1 if the seat deals.
+    live bucket; dealer : 1 if the seat deals; need : 台 the hand still needs for the
+    variant's minimum (:func:`tai_need`): the plain-only rest of the win chance is
+    weighed by ``strong.legal`` there (a target's chance is fitted with its pattern's
+    台 in it).
     """
     if dd[T_PLAIN] >= INF:
         return 0.0
@@ -222,11 +396,12 @@ def hand_value(bot, dd, u, tb, dealer):
         pt = bot[M_PTARGET + (t * N_D + dt) * N_T + tb]
         ptot += pt
         wv += bot[S_MULT + t] * pt * (bot[M_VALUE + t * 2 + dealer] + stake)
-    # the plain-only rest of the win chance (mult.0 weighs it: in 诸暨 a hand without
-    # 台 cannot be declared, so a plain hand's chance is less than its distance says)
+    # the plain-only rest of the win chance (mult.0 weighs it; in 诸暨 the 台 the hand
+    # still needs weigh it too)
     rest = pp - ptot
     if rest > 0.0:
-        wv += bot[S_MULT + T_PLAIN] * rest * (bot[M_VALUE + T_PLAIN * 2 + dealer] + stake)
+        g = _legal(bot, need)
+        wv += bot[S_MULT + T_PLAIN] * rest * g * (bot[M_VALUE + T_PLAIN * 2 + dealer] + stake)
     return wv
 
 
@@ -495,18 +670,17 @@ def best_discard(
         return -1, -math.inf
     alpha = bot[S_ALPHA]
     alpha_k = bot[S_ALPHA_KONG]
+    need = tai_need(bot, h, w, minfo[3])
     # holding a triplet for its kong (strong.kong_hold, 0 where kongs pay nothing)
     hold = hold_weight(bot, tb)
     trips = held_triplets(h, unseen) if hold != 0.0 else 0
     # pass 1: the target distances after each discard; the ukeire of the closest
+    discard_target_dists(h, w, sets, shapes, tab, minfo, wildgame, held, dall)
     best_d = INF
     m = held
     while m != 0:
         k = lowest_bit(m)
         m &= m - 1
-        h[k] -= 1
-        target_dists(h, w, sets, shapes, tab, minfo, wildgame, dall[k * N_TARGET :])
-        h[k] += 1
         if dall[k * N_TARGET + T_PLAIN] < best_d:
             best_d = dall[k * N_TARGET + T_PLAIN]
     near = np.int64(0)
@@ -529,7 +703,9 @@ def best_discard(
         m &= m - 1
         dd = dall[k * N_TARGET : k * N_TARGET + N_TARGET]
         u = uke[k] if (near >> k) & 1 else -1
-        v = hand_value(bot, dd, u, tb, dealer)
+        # discarding the third of an honor triplet gives its 台 up
+        nk = need + (np.int64(bot[S_HONOR_TAI + k - 27]) if k >= 27 and h[k] == 3 else 0)
+        v = hand_value(bot, dd, u, tb, dealer, nk)
         if hold != 0.0:
             v += hold * (trips - (1 if live_triplet(h, unseen, k) else 0))
         # where the tables cannot tell (no chance left, distances past the last bucket)
@@ -565,7 +741,7 @@ def waiting_value(h, w, sets, shapes, tab, bot, unseen, minfo, wildgame, tb, dea
     h[x] += 1
     discard_ukeire(h, w, sets, shapes, tab, unseen, np.int64(1) << x, uke, work)
     h[x] -= 1
-    v = hand_value(bot, dd, uke[x], tb, dealer)
+    v = hand_value(bot, dd, uke[x], tb, dealer, tai_need(bot, h, w, minfo[3]))
     hold = hold_weight(bot, tb)
     if hold != 0.0:
         v += hold * held_triplets(h, unseen)

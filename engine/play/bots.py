@@ -34,8 +34,9 @@ __all__ = [
     "seat_bots",
 ]
 
-BOTDATA = Path(__file__).resolve().parents[1] / "botdata"
-"""Committed bot parameters: ``<variant>/<policy>.json`` (fitted models, tuned values)."""
+BOTDATA = Path(__file__).resolve().parents[1] / "variants"
+"""Where the committed bot parameters are: ``<variant>/<policy>.json`` (fitted models,
+tuned values) and ``<variant>/refits/``, each in its variant's folder (``Variant.folder``)."""
 
 
 def strong_version(variant) -> int:

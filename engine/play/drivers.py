@@ -11,7 +11,8 @@ Everything else, written once here, is the same for both families:
   family renders the text; :func:`replay_footer` gives its payment and extra lines);
 - :func:`play_with_state`: whole matches with every deal's final state, as a frame;
 - :func:`check_policies`: the conformance loop over the policies, each deal checked by
-  the family, then the payments recomputed from the patterns;
+  the family, then the payments paid again from each record row by the variant's
+  settlement;
 - :func:`collect`: the fit's observation runs, blocks of matches on threads;
 - :func:`fit_identity`: what a fitted model file says it was fitted from.
 """
@@ -26,7 +27,7 @@ import numpy as np
 
 from engine import __version__, abi
 from engine.errors import UsageError
-from engine.play.records import check_replay_args, recompute_mismatch, replayed_deal, to_frame
+from engine.play.records import check_replay_args, replayed_deal, settle_mismatch, to_frame
 
 __all__ = [
     "LoopDriver",
@@ -51,8 +52,9 @@ class LoopDriver:
     plays : callable
         ``plays(variant) -> bool``: whether this loop plays the variant.
     seat : callable
-        ``seat(variant, resolved, policies) -> (policy codes, parameter rows)``;
-        UsageError naming an unknown policy.
+        ``seat(variant, resolved, policies, overrides=None) -> (policy codes, parameter
+        rows)``, the rows under per-seat parameter ``overrides``; UsageError naming an
+        unknown policy.
     final_shape : tuple of int
         ``(zones, width)`` of one deal's final state.
     max_events, event_cols : int
@@ -86,16 +88,18 @@ def _variant(drv: LoopDriver, variant: str):
 
 
 def replay_deal(
-    drv: LoopDriver, variant: str, seed: int, match: int, deal: int, rules, policies, match_length
-):
+    drv: LoopDriver, variant: str, seed: int, match: int, deal: int, rules, policies, match_length,
+    overrides=None,
+):  # fmt: skip
     """Play match ``match`` up to ``deal`` with the event log on; ``(events, row, final,
-    rules)`` of that deal (:func:`engine.play.records.replayed_deal`).
+    rules)`` of that deal (:func:`engine.play.records.replayed_deal`). ``overrides``: per
+    seat, parameters over the committed ones (a run's adapted bots, engine.runs.adapt).
     """
     v = _variant(drv, variant)
     check_replay_args(seed, match, deal, match_length)
     resolved = v.resolve(rules)
     packed = v.pack(resolved)
-    pols, bots = drv.seat(v, resolved, policies)
+    pols, bots = drv.seat(v, resolved, policies, overrides)
     n = deal + 1
     rec = np.zeros((n, abi.N_COLS), np.int32)
     final = np.zeros((n, *drv.final_shape), np.int16)
@@ -110,18 +114,19 @@ def replay_entry_points(drv: LoopDriver, render: Callable):
     """
 
     def replay_events(variant: str, seed: int, match: int, deal: int = 0, rules=None,
-                      policies="value", match_length: int = 16):  # fmt: skip
+                      policies="value", match_length: int = 16, overrides=None):  # fmt: skip
         """Play match ``match`` up to ``deal`` with the event log on; ``(events, row,
         final, rules)``: the log's rows (int32 ``(n, event_cols)``), the deal's record
         row, where everything ended (int16 ``final_shape``) and the resolved rules.
         """
-        return replay_deal(drv, variant, seed, match, deal, rules, policies, match_length)
+        return replay_deal(drv, variant, seed, match, deal, rules, policies, match_length,
+                           overrides)  # fmt: skip
 
     def replay(variant: str, seed: int, match: int, deal: int = 0, rules=None,
-               policies="value", match_length: int = 16) -> str:  # fmt: skip
+               policies="value", match_length: int = 16, overrides=None) -> str:  # fmt: skip
         """The text of one deal, turn by turn (``mjlab replay``)."""
         events, row, final, resolved = replay_events(
-            variant, seed, match, deal, rules, policies, match_length
+            variant, seed, match, deal, rules, policies, match_length, overrides
         )
         header = replay_header(variant, seed, match, deal, row, policies)
         return render(variant, events, row, final, resolved, header)
@@ -142,7 +147,7 @@ def replay_footer(v, row, seats: int, skip: tuple[str, ...] = ()) -> list[str]:
     not zero (but those in ``skip``, which the text has told already).
     """
     out = ["payments: " + "  ".join(f"seat {s} {int(row[f'delta_{s}']):+d}" for s in range(seats))]
-    extras = [f"{e}={int(row[e])}" for e in v.extras if e not in skip and int(row[e]) != 0]
+    extras = [f"{e}={int(row[e])}" for e in v.extra_columns if e not in skip and int(row[e]) != 0]
     if extras:
         out.append("extras: " + " ".join(extras))
     return out
@@ -184,11 +189,12 @@ def play_with_state(drv: LoopDriver, variant: str, matches: int, seed: int = 0,
 
 
 def check_policies(variant, resolved, policies, play: Callable, check: Callable,
-                   fail: Callable) -> int:  # fmt: skip
+                   fail: Callable, rescore: Callable) -> int:  # fmt: skip
     """Play with every policy in turn (``play(policy) -> (frame, final)``; all the
     variant's policies by default), check every deal (``check(frame, final)`` raises on a
-    violation) and then the payments recomputed from the pattern flags (``fail(i, frame,
-    what)`` raises); returns the deals checked.
+    violation) and then the payments paid again from each record row by the variant's
+    settlement (``rescore``, the family's; ``fail(i, frame, what)`` raises); returns the
+    deals checked.
     """
     checked = 0
     if isinstance(policies, str):
@@ -197,7 +203,7 @@ def check_policies(variant, resolved, policies, play: Callable, check: Callable,
         frame, final = play(pol)
         check(frame, final)
         checked += len(frame)
-        bad = recompute_mismatch(variant, resolved, frame)
+        bad = settle_mismatch(variant, resolved, frame, rescore)
         if bad is not None:
             fail(bad[0], frame, bad[1])
     return checked

@@ -20,14 +20,18 @@ from typing import Any
 from engine.hand._tables import kernel_tables
 from engine.mahjong import layout as game_layout
 from engine.mahjong import params as game_params
+from engine.play.mahjong import audit as game_audit
 from engine.play.mahjong import fit as game_fit
 from engine.play.mahjong import loop as game_loop
 from engine.play.mahjong import replay as game_replay
+from engine.play.mahjong import rescore as game_rescore
 from engine.play.mahjong import testing as game_testing
 from engine.play.mahjong import tuning as game_tuning
+from engine.play.zipai import audit as zipai_audit
 from engine.play.zipai import fit as zipai_fit
 from engine.play.zipai import loop as zipai_loop
 from engine.play.zipai import replay as zipai_replay
+from engine.play.zipai import rescore as zipai_rescore
 from engine.play.zipai import testing as zipai_testing
 from engine.play.zipai import tuning as zipai_tuning
 from engine.variants import _scoring as game_scoring
@@ -80,6 +84,24 @@ class Family:
         ``tables() -> tuple``: the ``tab`` argument its ``play_matches`` takes (the
         mahjong hand tables; the 字牌 loop reads none, and a first 落地扫 run does not
         build them).
+    refit : callable
+        ``refit(variant, resolved, deals, seed, policy, threads, progress, base,
+        base_rules) -> dict``: :attr:`fit` under other rules, keeping what of the ``base``
+        model (the committed one, fitted under ``base_rules``) does not depend on the
+        difference (engine.runs.adapt).
+    audit : callable or None
+        ``audit(variant, resolved, seed, deals, policies, match_length, overrides) ->
+        dict``: the decision audit's counts (``mjlab audit``); None where the family has
+        none yet.
+    values : callable or None
+        ``values(variant, resolved, rec) -> dict``: the blocks of the strong model that
+        price a win under ``resolved`` (what each target's win brings, what feeding one
+        costs, the stake), from records played under those rules; None where the
+        family's strong reads the payouts from the packed rules itself.
+    rescore : callable
+        ``rescore(variant, packed, rec)``: the kernel rows ``rec`` (int64 (n, N_COLS))
+        paid again under the packed rules by the variant's own settlement, in place
+        (engine.runs.rescore).
     """
 
     name: str
@@ -95,6 +117,10 @@ class Family:
     fit: Callable[..., dict]
     by_dealer_slot: int
     tables: Callable[[], tuple]
+    refit: Callable[..., dict]
+    audit: Callable[..., dict] | None
+    values: Callable[..., dict] | None
+    rescore: Callable[..., None]
 
     def __repr__(self) -> str:
         return f"Family({self.name!r})"
@@ -114,6 +140,10 @@ MAHJONG = Family(
     fit=game_fit.fit_mahjong,
     by_dealer_slot=game_layout.R_BY_DEALER,
     tables=kernel_tables,
+    refit=game_fit.refit_mahjong,
+    audit=game_audit.audit_mahjong,
+    values=game_fit.value_blocks,
+    rescore=game_rescore.rescore_rows,
 )
 """The mahjong family (麻将: tuidaohu, lishui, zhuji, fuzhou)."""
 
@@ -131,6 +161,12 @@ ZIPAI = Family(
     fit=zipai_fit.fit_zipai,
     by_dealer_slot=zipai_layout.Z_BY_DEALER,
     tables=zipai_loop.no_tables,
+    refit=lambda v, resolved, deals, seed, policy, threads, progress, base, base_rules=None: (
+        zipai_fit.fit_zipai(v, resolved, deals, seed, policy, threads, progress)
+    ),
+    audit=zipai_audit.audit_zipai,
+    values=None,
+    rescore=zipai_rescore.rescore_rows,
 )
 """The 字牌 family (luodisao)."""
 

@@ -18,7 +18,16 @@ import pandas as pd
 from engine import abi
 from engine.fileio import META_KEY
 
-__all__ = ["to_frame", "write_parquet", "read_metadata", "META_KEY", "FIXED_COLUMNS"]
+__all__ = [
+    "to_frame",
+    "to_rows",
+    "settled_columns",
+    "settle_mismatch",
+    "write_parquet",
+    "read_metadata",
+    "META_KEY",
+    "FIXED_COLUMNS",
+]
 
 
 FIXED_COLUMNS = (
@@ -75,9 +84,60 @@ def to_frame(
     cols["value"] = rec[:, abi.C_VALUE].astype(np.int32)
     for s in range(players):
         cols[f"delta_{s}"] = rec[:, abi.C_DELTA + s].astype(np.int32)
-    for i, name in enumerate(variant.extras):
+    for i, name in enumerate(variant.extra_columns):
         cols[name] = rec[:, abi.C_EXTRA + i].astype(np.int32)
     return pd.DataFrame(cols)
+
+
+ROW_COLUMNS = {
+    "dealer": abi.C_DEALER,
+    "dealer_streak": abi.C_STREAK,
+    "winner": abi.C_WINNER,
+    "discarder": abi.C_DISCARDER,
+    "turns": abi.C_TURNS,
+    "wilds_in_hand": abi.C_WILDS,
+    "value": abi.C_VALUE,
+}
+"""The fixed record columns that are one kernel row column each (``win_type`` is coded)."""
+
+
+def to_rows(variant, frame: pd.DataFrame) -> np.ndarray:
+    """Kernel rows (int64 (n, N_COLS)) of a record frame: the inverse of :func:`to_frame`
+    for the columns a deal's settlement reads (the run's identity columns are not rows').
+
+    UsageError naming the first column the frame lacks (records of an older version).
+    """
+    from engine.errors import UsageError
+
+    players = sum(1 for c in frame.columns if c.startswith("delta_"))
+    need = [*ROW_COLUMNS, "win_type", *variant.pattern_columns()]
+    need += [f"delta_{s}" for s in range(players)] + list(variant.extra_columns)
+    missing = [c for c in need if c not in frame.columns]
+    if missing:
+        raise UsageError(
+            f"{variant.name}: these records lack the column {missing[0]!r}; simulate them "
+            "again with this version"
+        )
+    rec = np.zeros((len(frame), abi.N_COLS), np.int64)
+    for name, c in ROW_COLUMNS.items():
+        rec[:, c] = frame[name].to_numpy()
+    codes = {name: i for i, name in enumerate(abi.WIN_TYPE_NAMES)}
+    wt = frame["win_type"].astype(str).map(codes)
+    if wt.isna().any():
+        raise UsageError(
+            f"{variant.name}: unknown win_type {frame['win_type'][wt.isna()].iloc[0]!r}"
+        )
+    rec[:, abi.C_WIN_TYPE] = wt.to_numpy(np.int64)
+    bits = np.zeros(len(frame), np.int64)
+    for i, name in enumerate(variant.pattern_columns()):
+        bits |= frame[name].to_numpy().astype(np.int64) << i
+    rec[:, abi.C_PAT_LO] = bits & 0x7FFFFFFF
+    rec[:, abi.C_PAT_HI] = (bits >> 31) & 0x7FFFFFFF
+    for s in range(players):
+        rec[:, abi.C_DELTA + s] = frame[f"delta_{s}"].to_numpy()
+    for i, name in enumerate(variant.extra_columns):
+        rec[:, abi.C_EXTRA + i] = frame[name].to_numpy()
+    return rec
 
 
 def check_replay_args(seed: int, match: int, deal: int, match_length: int) -> None:
@@ -141,18 +201,30 @@ class ConformanceError(AssertionError):
     """A deal broke a conservation rule."""
 
 
-def recompute_mismatch(variant, resolved: Mapping, frame: pd.DataFrame):
-    """The first deal whose record disagrees with ``variant.recompute``, or None.
-
-    Returns ``(i, message)``: the row and which column holds what against what the flags
-    and the other columns give. A variant without ``recompute`` is an error: every
-    registered variant states how its value follows from its record.
+def settled_columns(variant, resolved: Mapping, frame: pd.DataFrame, rescore) -> dict:
+    """The columns a deal's settlement writes (value, deltas, patterns, extras), of every
+    record of ``frame`` paid again under the resolved options by the variant's own
+    settlement kernel: ``rescore(variant, packed, rec)``, its family's (which pays kernel
+    rows again in place). UsageError if the records lack a column it reads.
     """
-    if variant.recompute is None:
-        raise ConformanceError(
-            f"{variant.name}: no Variant.recompute, so its values cannot be checked"
-        )
-    got = variant.recompute(resolved, frame)
+    rec = to_rows(variant, frame)
+    rescore(variant, variant.pack(resolved), rec)
+    players = sum(1 for c in frame.columns if c.startswith("delta_"))
+    out = {"value": rec[:, abi.C_VALUE]}
+    bits = (rec[:, abi.C_PAT_LO] & 0x7FFFFFFF) | ((rec[:, abi.C_PAT_HI] & 0x7FFFFFFF) << 31)
+    for i, name in enumerate(variant.pattern_columns()):
+        out[name] = ((bits >> i) & 1).astype(bool)
+    for s in range(players):
+        out[f"delta_{s}"] = rec[:, abi.C_DELTA + s]
+    for i, name in enumerate(variant.extra_columns):
+        out[name] = rec[:, abi.C_EXTRA + i]
+    return out
+
+
+def first_mismatch(frame: pd.DataFrame, got: Mapping, source: str):
+    """The first deal of ``frame`` whose column disagrees with ``got`` (column -> values
+    from ``source``), as ``(i, message)``, or None.
+    """
     first = None
     for col, want in got.items():
         want = np.asarray(want, np.int64)
@@ -160,12 +232,21 @@ def recompute_mismatch(variant, resolved: Mapping, frame: pd.DataFrame):
         bad = np.flatnonzero(want != rec)
         if len(bad) and (first is None or bad[0] < first[0]):
             i = int(bad[0])
-            msg = (
-                f"{col} {int(rec[i])} but the flags and record give {int(want[i])} "
-                f"({len(bad)} deals disagree)"
-            )
+            msg = f"{col} {int(rec[i])} but {source} {int(want[i])} ({len(bad)} deals disagree)"
             first = (i, msg)
     return first
+
+
+def settle_mismatch(variant, resolved: Mapping, frame: pd.DataFrame, rescore):
+    """The first deal whose record disagrees with its own settlement paid again from the
+    record row (``rescore``: the family's, see :func:`settled_columns`), or None.
+
+    Returns ``(i, message)``: the row and which column holds what against what the
+    settlement gives. A deal that fails carries not every input of its payment (so a
+    re-score could not pay it again), or was paid otherwise in play.
+    """
+    got = settled_columns(variant, resolved, frame, rescore)
+    return first_mismatch(frame, got, "its settlement from the record gives")
 
 
 def conformance_failure(i: int, frame: pd.DataFrame, what: str):

@@ -6,7 +6,7 @@ on simulated positions whose outcome is exact, by the variant's family
 mahjong models, :func:`engine.play.zipai.fit.fit_zipai` the 字牌 ones). Everything is a pure
 function of the variant, its rules, the policies, the deal count and the seed, so
 :func:`fit` reproduces committed models exactly; :func:`write` stores them in the
-package (``engine/botdata/<variant>/strong.json``) with the command that made them.
+package (``engine/variants/<variant>/strong.json``) with the command that made them.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ __all__ = ["fit", "write", "botdata_path"]
 
 def botdata_path(variant: str, policy: str) -> Path:
     """Where the committed parameters of ``policy`` for ``variant`` live."""
-    return Path(__file__).resolve().parents[1] / "botdata" / variant / f"{policy}.json"
+    from engine.play.bots import BOTDATA
+
+    return BOTDATA / variant / f"{policy}.json"
 
 
 def fit(

@@ -3,9 +3,11 @@
 A payout option (:attr:`engine.variants.RuleOption.payout`) changes only what a deal
 pays, not how a value-blind policy plays it. So the deals recorded under one rule set,
 with their patterns, winners, feeders and the variant's scoring extras, can be paid
-again under another at array speed: each variant's ``recompute(resolved, frame)``
-derives every column the payout options fix (value, deltas and the variant's scoring
-columns) from the rest of the record. For ``efficiency`` and ``random`` play the
+again under another by the variant's own settlement kernel, the one the game loop pays a
+deal with, run over the record rows (the family's ``rescore``: the mahjong variants'
+``restore`` and ``settle`` hooks, the 字牌 variants' ``settle_row``): every column the
+payout options fix (value, deltas, the patterns they price and the variant's scoring
+columns) is paid again from the rest of the record. For ``efficiency`` and ``random`` play the
 re-scored records equal a fresh simulation under the new options, column for column
 (``tests/engine/runs/test_rescore.py`` sweeps every payout option of every variant); value-aware
 policies (``value``, ``strong``) may play differently under other values, and
@@ -26,7 +28,14 @@ import pandas as pd
 from engine.errors import UsageError
 from engine.variants import get as get_variant
 
-__all__ = ["payout_keys", "check_changes", "rescore_frame", "rescored_identity", "is_exact"]
+__all__ = [
+    "payout_keys",
+    "check_changes",
+    "rescore_frame",
+    "settled_columns",
+    "rescored_identity",
+    "is_exact",
+]
 
 
 def is_exact(variant, policies) -> bool:
@@ -97,20 +106,29 @@ def rescore_frame(
         ``rules_id`` set to the new rule set's; the new resolved options.
     """
     v = get_variant(variant) if isinstance(variant, str) else variant
-    if v.recompute is None:
-        raise UsageError(f"{v.name}: no Variant.recompute, so its records cannot be re-scored")
     changes = check_changes(v, changes)
     old = v.resolve(rules)
     new = {**old, **changes}
-    got = v.recompute(new, frame)
+    got = settled_columns(v, new, frame)
     out = frame.copy(deep=False)
     for col, values in got.items():
-        if col not in out.columns:
-            raise UsageError(f"{v.name}: recompute gave {col!r}, which the records lack")
-        out[col] = np.asarray(values).astype(out[col].dtype, copy=False)
+        if not np.array_equal(values, out[col].to_numpy()):
+            out[col] = values.astype(out[col].dtype, copy=False)
     rid = v.rules_id(new)
     out["rules_id"] = pd.Categorical.from_codes(np.zeros(len(out), np.int8), [rid])
     return out, new
+
+
+def settled_columns(variant, resolved: Mapping[str, Any], frame: pd.DataFrame) -> dict:
+    """The columns a deal's settlement writes (value, deltas, patterns, extras), of every
+    record of ``frame`` paid again under the resolved options by the variant's own
+    settlement kernel (its family's ``rescore``). UsageError if the records lack a column
+    it reads (records of an older version).
+    """
+    from engine.play.family import family_of
+    from engine.play.records import settled_columns as settled
+
+    return settled(variant, resolved, frame, family_of(variant).rescore)
 
 
 def rescored_identity(meta: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from engine.errors import UsageError
 from engine.play import records
 from engine.play.bots import resolve_policies, seat_bots
 from engine.play.family import family_of
+from engine.runs.adapt import seat_overrides
 from engine.variants import get as get_variant
 
 __all__ = [
@@ -304,8 +305,13 @@ class RunSpec:
         return {int(s): json.loads(t) for s, t in self.bot_params}
 
     def bots(self):
-        """``(policy codes, parameter rows)`` of the seats (engine.play.bots.seat_bots)."""
-        return seat_bots(get_variant(self.variant), self.rules, self.policies, self.overrides())
+        """``(policy codes, parameter rows)`` of the seats (engine.play.bots.seat_bots):
+        the committed bot data adapted to the run's rules (engine.runs.adapt), then the
+        run's own overrides.
+        """
+        v = get_variant(self.variant)
+        over = seat_overrides(v, self.rules, self.policies, self.overrides())
+        return seat_bots(v, self.rules, self.policies, over)
 
     @property
     def n_matches(self) -> int:

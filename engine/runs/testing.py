@@ -5,8 +5,9 @@ conservation rules on every deal, through the variant's family
 (:attr:`engine.play.family.Family.check`: :func:`engine.play.mahjong.testing.check_mahjong_variant`,
 :func:`engine.play.zipai.testing.check_zipai_variant`): every tile or card accounted for,
 deltas summing to 0, winner / win_type / discarder consistent, ``pat_*`` set only with a
-winner, the value paid and the payments recomputed from the pattern flags and the other
-record columns (``Variant.recompute``: :func:`recompute_mismatch`), and (given a
+winner, the value paid and the payments paid again from the record row by the variant's
+own settlement (:func:`settle_mismatch`: the record carries every input of its payment;
+the tests check that settlement against an independent numpy twin), and (given a
 ``complete`` function, e.g. the brute-force twin of the tests) the winning hand really
 complete.
 """
@@ -16,10 +17,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from engine.play.family import family_of
-from engine.play.records import ConformanceError, recompute_mismatch
+from engine.play.records import ConformanceError
+from engine.play.records import settle_mismatch as _settle_mismatch
 from engine.variants import get as get_variant
 
-__all__ = ["check_variant", "recompute_mismatch", "ConformanceError"]
+__all__ = ["check_variant", "settle_mismatch", "ConformanceError"]
+
+
+def settle_mismatch(variant, resolved: Mapping, frame):
+    """The first deal whose record disagrees with its settlement paid again from the record
+    row, as ``(i, message)``, or None (:func:`engine.play.records.settle_mismatch`).
+    """
+    return _settle_mismatch(variant, resolved, frame, family_of(variant).rescore)
 
 
 def check_variant(

@@ -156,8 +156,10 @@ def tune(
         raise UsageError(f"unknown seating {seating!r}; seatings: seat, dealer")
     resolved = v.resolve(rules)
     start = _defaults(v, policy, resolved)
-    start = {k: val for k, val in start.items() if k in _tuned_keys(policy, v)}
     dims = _relevant(v, resolved, policy)
+    # a tuned parameter that cannot change play under these rules is not kept
+    keep = {d.name.split(".")[0] for d in dims}
+    start = {k: val for k, val in start.items() if k in _tuned_keys(policy, v) and k in keep}
     if not dims:
         raise UsageError(f"mjlab tune: no {policy} parameter changes play in {variant}")
     base = None
@@ -253,7 +255,7 @@ def _tuned_keys(policy: str, variant) -> set[str]:
 
 
 def write(variant: str, policy: str, result: dict, path=None):
-    """Store tuned parameters in ``engine/botdata/<variant>/<policy>.json`` (a fitted
+    """Store tuned parameters in ``engine/variants/<variant>/<policy>.json`` (a fitted
     model already there is kept), with the identity of the run that made them.
     """
     import json

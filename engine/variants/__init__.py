@@ -61,5 +61,5 @@ def describe(name: str) -> dict:
         "patterns": [
             {"name": p.name, "hanzi": p.hanzi, "big": p.big, "doc": p.doc} for p in v.patterns
         ],
-        "extras": list(v.extras),
+        "extras": list(v.extra_columns),
     }

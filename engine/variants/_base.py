@@ -2,24 +2,38 @@
 
 A variant is declared once, as data (STYLE §2): its name, long name with hanzi, version,
 rule options (typed, with defaults, allowed values, documentation and the RULEBOOK
-entry), its scoring patterns and extra record columns, and a ``pack`` function that
-turns the resolved options into the int64 array the kernel reads.
+entry), its scoring patterns and extra record columns (:class:`Pattern`, :class:`Extra`:
+the kernels' bit numbers and column indices are read from these declarations), and a
+``pack`` function that turns the resolved options into the int64 array the kernel reads.
 """
 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..abi import MAX_EXTRA
 from ..errors import UsageError
 
-__all__ = ["RuleOption", "Pattern", "Variant", "parse_rule_args", "pattern_bits", "big_mask"]
+__all__ = [
+    "RuleOption",
+    "Pattern",
+    "Extra",
+    "Variant",
+    "parse_rule_args",
+    "pattern_bits",
+    "big_mask",
+    "extra_index",
+    "extra_columns",
+]
 
 
 @dataclass(frozen=True)
@@ -155,6 +169,62 @@ def big_mask(patterns) -> int:
 
 
 @dataclass(frozen=True)
+class Extra:
+    """An extra record column of a variant, or a block of one column per seat.
+
+    Parameters
+    ----------
+    name : str
+        The column's name; a block of ``width`` > 1 has the columns ``<name>_0`` ..
+        ``<name>_<width-1>`` (one per seat).
+    width : int
+        Columns it takes (1, or 4 for a column per seat).
+    doc : str
+        What the column holds.
+    """
+
+    name: str
+    width: int = 1
+    doc: str = ""
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Its record column names, in index order."""
+        if self.width == 1:
+            return (self.name,)
+        return tuple(f"{self.name}_{i}" for i in range(self.width))
+
+
+def extra_index(extras) -> dict[str, int]:
+    """Each extra's first index (``rec[C_EXTRA + index]``) by name: its place in the
+    variant's declaration, the widths before it added up.
+
+    The kernels' ``E_*`` constants are read from this at import (numba freezes them), so
+    an extra is declared once and its index can never drift from its record column.
+    """
+    out: dict[str, int] = {}
+    at = 0
+    for x in extras:
+        if x.name in out:
+            raise ValueError(f"extra {x.name!r} declared twice")
+        if x.width < 1:
+            raise ValueError(f"extra {x.name!r}: width {x.width}")
+        out[x.name] = at
+        at += x.width
+    if at > MAX_EXTRA:
+        raise ValueError(f"{at} extra columns; a record holds {MAX_EXTRA}")
+    return out
+
+
+def extra_columns(extras) -> tuple[str, ...]:
+    """The record column names of declared extras, in index order."""
+    cols = tuple(c for x in extras for c in x.columns)
+    if len(set(cols)) != len(cols):
+        raise ValueError(f"extra columns named twice: {cols}")
+    return cols
+
+
+@dataclass(frozen=True)
 class Variant:
     """A registered variant (see the module docstring)."""
 
@@ -164,7 +234,9 @@ class Variant:
     family: str
     options: tuple[RuleOption, ...]
     patterns: tuple[Pattern, ...]
-    extras: tuple[str, ...]
+    extras: tuple[Extra, ...]
+    """Its extra record columns, declared (:class:`Extra`); their names:
+    :attr:`extra_columns`."""
     pack: Callable[[Mapping[str, Any]], np.ndarray]
     value_unit: str
     doc: str = ""
@@ -174,16 +246,13 @@ class Variant:
     rulebook_section: str = ""
     kernel_id: int = 0
     hooks: Any = field(default=None, compare=False)
-    """The variant's kernel module (mahjong family): it owns ``KERNEL_ID`` (the
-    ``kernel_id`` above) and the hook kernels the game loop calls for it through
-    :mod:`engine.play.mahjong.hooks` (``patterns``, ``settle``, ``win_legal`` ...)."""
+    """The variant's kernel module: it owns ``KERNEL_ID`` (the ``kernel_id`` above) and the
+    hook kernels its family's loop calls for it through the family's hook table
+    (:mod:`engine.play.mahjong.hooks`: ``patterns``, ``settle``, ``restore`` ...;
+    :mod:`engine.play.zipai.hooks`)."""
     players_of: Callable[[Mapping[str, Any]], int] | None = None
     exact: Callable[..., dict] | None = field(default=None, compare=False)
     score_hand: Callable[..., dict] | None = field(default=None, compare=False)
-    recompute: Callable[..., dict] | None = field(default=None, compare=False)
-    """``recompute(resolved, frame) -> {column: array}``: record columns recomputed from
-    the pattern flags and the other columns of a record frame (the value paid and the
-    payments). The conformance check compares them on every deal."""
     score_flags: tuple[str, ...] = ()
     """The ``mjlab score --flag`` names ``score_hand`` understands (others are refused)."""
     flower_tiles: int = 0
@@ -207,12 +276,25 @@ class Variant:
     rescore_context: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, compare=False)
     """The rules under which each payout option that is idle under the defaults pays
     (another formula's values, 游金, 鬼 in play ...): a re-score test of it plays there."""
+    folder: Path | None = field(default=None, compare=False)
+    """The variant's folder, ``engine/variants/<name>/`` (by default the folder of the
+    module that defines ``pack``), which holds everything of it
+    besides its declaration and kernels: its rules prose (``rules.md``, the rules pages'
+    text, :mod:`engine.runs.rulesdoc`) and its bots' data (``<policy>.json``, made by
+    ``mjlab fit`` / ``mjlab tune``, and the refits under other rules, ``refits/``:
+    :data:`engine.play.bots.BOTDATA`)."""
     listed: bool = True
     """Whether ``mjlab variants``, the report and the docs list it. A variant declared
     ``listed=False`` (a variant for the tests) is registered and runs by name like any other
     (``mjlab simulate NAME``), and the registry-wide tests cover it."""
 
     def __post_init__(self):
+        if self.folder is None:
+            object.__setattr__(self, "folder", Path(inspect.getfile(self.pack)).parent)
+        if self.folder.name != self.name:
+            raise ValueError(f"variant {self.name}: its folder is {self.folder}")
+        extra_index(self.extras)  # declared once each, within the record's extra columns
+        self.extra_columns  # noqa: B018 - and no column named twice
         options = self.option_map
         names = {p.name for p in self.patterns}
         for key, pattern in self.payout_pattern.items():
@@ -263,6 +345,11 @@ class Variant:
             sort_keys=True,
         )
         return hashlib.sha256(blob.encode()).hexdigest()[:10]
+
+    @property
+    def extra_columns(self) -> tuple[str, ...]:
+        """Record column names of the extras, in index order."""
+        return extra_columns(self.extras)
 
     def pattern_columns(self) -> list[str]:
         """Record column names of the patterns, in bit order."""

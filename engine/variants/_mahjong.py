@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.mahjong import layout as L
-from engine.mahjong.params import N_TARGET
+from engine.mahjong.params import N_LEGAL, N_TARGET
 
 from ..hand import shape_mask
 
@@ -67,7 +67,7 @@ def strong_defaults(**kw) -> dict:
     out = dict(
         alpha=1.0, alpha_kong=1.0, claim_bias=0.0, chow_bias=0.0, kong_bias=0.0, kong_an=0.0,
         kong_add=0.0, kong_ming=0.0, feed_kong=0.0, rob=1.0, chase_min_live=0.0,
-        mult=[1.0] * N_TARGET,
+        mult=[1.0] * N_TARGET, legal=[1.0] * N_LEGAL, kong_tempo=0.0,
     )  # fmt: skip
     out.update(kw)
     return out

@@ -34,6 +34,30 @@ def loaded() -> list[Variant]:
     return [_REGISTRY[n] for n in sorted(_REGISTRY)]
 
 
+def kernel_modules(family: str, ids: int, variants=None) -> dict[int, object]:
+    """The kernel modules (``Variant.hooks``) of a family's registered variants by their
+    ``KERNEL_ID``, for its loop's hook table of ``ids`` rows (refusing an id claimed twice,
+    one that is not the declaration's, or one outside the table).
+    """
+    out: dict[int, object] = {}
+    for v in loaded() if variants is None else variants:
+        name, mod = v.name, v.hooks
+        if v.family != family:
+            continue
+        if mod.KERNEL_ID != v.kernel_id or mod.KERNEL_ID < 1:
+            raise ValueError(f"variant {name}: kernel id {v.kernel_id} but {mod.__name__} "
+                             f"owns {mod.KERNEL_ID}")  # fmt: skip
+        other = out.setdefault(mod.KERNEL_ID, mod)
+        if other is not mod:
+            raise ValueError(
+                f"kernel id {mod.KERNEL_ID} is claimed by {other.__name__} and {mod.__name__}"
+            )
+    for i, mod in out.items():
+        if i >= ids:
+            raise ValueError(f"{mod.__name__}: kernel id {i}; the hook table has ids 0..{ids - 1}")
+    return dict(sorted(out.items()))
+
+
 def register(variant: Variant) -> Variant:
     """Add a variant (each module calls this on its last line)."""
     if variant.name in _REGISTRY:

@@ -1,6 +1,7 @@
 """字牌 bots: the 出牌 / 吃碰 / 胡 decisions of the three policies, compiled (numba).
 
-Three policies, chosen per seat (codes ``P_*`` of :mod:`engine.mahjong.layout`):
+Three policies, chosen per seat (codes ``P_*`` of :mod:`engine.abi`; the fourth,
+``strong``, is :mod:`engine.zipai.strong`):
 
 ``random``
     Discards a uniformly random kind among its legal discards, takes each optional claim
@@ -13,12 +14,20 @@ Three policies, chosen per seat (codes ``P_*`` of :mod:`engine.mahjong.layout`):
     breaking a complete one (and any 碰 bringing 胡息 while short of 6), declares every
     win.
 ``value``
-    The same with 胡息 always weighed (囤 = 胡息 + 3 醒) and the colour factors in view:
-    with at most two red cards it sheds red ones (黑胡 ×4, 一点朱 ×3), with six or more it
-    keeps them (红胡 ×2, 全红 ×4). It passes an optional win on another player's card
-    when a later self-draw (×2, every player pays) is likely enough (:func:`want_win`;
-    the loop estimates that chance from the unseen winning cards, the flips left and the
-    risk that another player wins first).
+    Discards like efficiency with 胡息 always weighed (囤 = 胡息 + 3 醒) and the colour
+    factors of the run in view (:func:`colour_weight`): with at most two red cards it
+    sheds red ones toward 黑胡 / 一点朱, with six or more it keeps them toward 红胡, each
+    by log2 of the run's factor (nothing when it is 1). It claims by what a claim does
+    (:func:`value_claim_gain`): a 碰 or 吃 is made when the cards of distance it saves
+    (the hand as it stands against the best discard after the claim), plus
+    ``value.huxi`` per 胡息 the claim lays, less what the pairs it breaks may still bring
+    as 碰 / 啸 (:func:`pair_potential`, weighted by ``value.pair``), beat
+    ``value.claim_margin``; among 吃 options the best such gain. It passes an optional
+    win on another player's card when the self-draw race (its unseen winning cards, the
+    flips left, each self-draw scored by the engine's scorer under the run's rules, the
+    others winning first meanwhile) beats the win now by ``value.pass_margin``
+    (:func:`value_passes`). Its weights are hand-set defaults tuned against efficiency
+    (``engine/variants/luodisao/value.json``).
 
 The distance measure. An exact search for the best partial decomposition of a hand costs
 6-24 µs, too slow for 10,000 deals/s, so the bots use a one-pass measure (O(20 × 6)).
@@ -27,20 +36,25 @@ one card sums, over the 3-card groups that contain ``k`` (句, 一二三, 二七
 ``W_FULL`` when the hand holds the whole group, ``W_PART`` when it lacks one card that is
 still unseen (scaled by the unseen copies), plus ``W_PAIR`` for a pair (a 啸 / 碰 / 将 to
 be), each group weighted by its 胡息; a 王 adds ``W_WANG`` to every partial group it
-could complete. The least valuable card is the discard; a claim is judged by whether its
-hand cards already lie in complete groups (:func:`in_group`). :func:`distance` turns the
-same pass into an estimate of the cards a hand still misses (0 for a complete hand), used
-to report and test how close hands are.
+could complete. The least valuable card is the discard; the efficiency bot judges a claim
+by whether its hand cards already lie in complete groups (:func:`in_group`).
+:func:`distance` turns the same pass into an estimate of the cards a hand still misses (0
+for a complete hand), which the value bot's claims and the strong bot's tables read.
 
 All randomness comes from the deal's bot stream (engine.rng BOTS).
 """
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from engine import rng
 from engine.abi import P_EFFICIENCY, P_RANDOM, P_VALUE
 from engine.jit.njit import kernel
-from engine.zipai.huxi import N_TEMPLATES, RED, TEMPLATES, WANG
+from engine.zipai.huxi import N_TEMPLATES, PENG, RED, TEMPLATES, WANG, XIAO
+from engine.zipai.params import V_CLAIM, V_HUXI, V_PAIR, V_PASS
 
 W_FULL = 12
 """Keep value of a card in a complete 3-card group of the hand."""
@@ -53,11 +67,13 @@ W_WANG = 2
 W_HUXI = 2
 """Keep value per 胡息 point of a group."""
 RED_SHED = 6
-"""Value-bot penalty for keeping a red card when aiming at 黑胡 / 一点朱."""
+"""Value-bot penalty for keeping a red card when aiming at 黑胡 / 一点朱 (at their seed
+factors, ×4 and ×3)."""
 RED_KEEP = 4
-"""Value-bot bonus for keeping a red card when aiming at 红胡 / 全红."""
-PASS_WIN = 0.6
-"""Value bot: pass an optional win on another player's card above this self-draw chance."""
+"""Value-bot bonus for keeping a red card when aiming at 红胡 (at its seed factor, ×2)."""
+REACH = 15
+"""Value bot: stock cards a deal is expected to turn up still (at most the stock left),
+for the chance that a pair's third card comes (:func:`pair_potential`)."""
 
 __all__ = [
     "keep_values",
@@ -66,7 +82,14 @@ __all__ = [
     "choose_discard",
     "want_claim",
     "choose_chi",
+    "colour_weight",
     "want_win",
+    "value_passes",
+    "value_claim_gain",
+    "value_peng",
+    "value_chi",
+    "pair_potential",
+    "best_after_discard",
 ]
 
 
@@ -80,13 +103,13 @@ def _avail(h, q, k):
 
 
 @kernel(refcount=False)
-def keep_values(h, unseen, values, huxi_weight, red_pref, out):
+def keep_values(h, unseen, values, huxi_weight, red_w, out):
     """留牌价值 keep value of one free card of each kind into ``out (20,)`` (0: none held).
 
     ``h``: the hand (21,), index 20 = 王; ``unseen`` (20,): copies the player cannot see;
-    ``huxi_weight``: points per 胡息 of a group; ``red_pref``: -1 shed red cards, +1 keep
-    them, 0 indifferent. Cards of a 坎 (three alike) are not free and get 0; a held free
-    card gets at least 1.
+    ``huxi_weight``: points per 胡息 of a group; ``red_w``: points added to a red card's
+    keep value (< 0 sheds red cards, 0 indifferent; :func:`colour_weight`). Cards of a 坎
+    (three alike) are not free and get 0; a held free card gets at least 1.
     """
     kings = h[WANG]
     for k in range(20):
@@ -130,10 +153,8 @@ def keep_values(h, unseen, values, huxi_weight, red_pref, out):
                 v += W_WANG * kings
             elif kings >= 2:
                 v += W_WANG
-        if red_pref < 0 and RED[k] == 1:
-            v -= RED_SHED
-        elif red_pref > 0 and RED[k] == 1:
-            v += RED_KEEP
+        if RED[k] == 1:
+            v += red_w
         out[k] = max(v + 1, 1)
 
 
@@ -172,13 +193,13 @@ def distance(h, need, huxi_now, min_huxi, unseen, values, kv):
     for a complete hand with enough 胡息. A cheap, optimistic measure (see the module
     docstring).
     """
-    keep_values(h, unseen, values, 0, 0, kv)
+    keep_values(h, unseen, values, np.int64(0), np.int64(0), kv)
     credit3 = 0
     for k in range(20):
         if h[k] >= 3:
             credit3 += 3 * h[k]
         elif h[k] > 0:
-            if in_group(h, k, -1):
+            if in_group(h, k, np.int64(-1)):
                 credit3 += 3 * h[k]
             elif kv[k] > 1:
                 credit3 += 2 * h[k]
@@ -192,14 +213,21 @@ def distance(h, need, huxi_now, min_huxi, unseen, values, kv):
 
 
 @kernel(refcount=False)
-def _red_pref(policy, red_total):
-    """Colour aim of the value bot from the red cards it holds (hand and table)."""
+def colour_weight(policy, red_total, low_f, high_f):
+    """The value bot's keep-value points per red card (:func:`keep_values`): the colour
+    it can still reach from the red cards it holds (hand and table), by its 番 factor.
+
+    With at most two red cards it sheds them (``-RED_SHED``) toward 黑胡 / 一点朱, whose
+    larger factor is ``low_f``; with six or more it keeps them (``+RED_KEEP``) toward 红胡,
+    factor ``high_f``. Each weight is scaled by log2 of its factor (1 at the seed's ×4
+    and ×2; 0 for a factor of 1, which nothing chases). Other policies: 0.
+    """
     if policy != P_VALUE:
         return 0
-    if red_total <= 2:
-        return -1
-    if red_total >= 6:
-        return 1
+    if red_total <= 2 and low_f > 1:
+        return -int(round(RED_SHED * math.log2(low_f) / 2.0))
+    if red_total >= 6 and high_f > 1:
+        return int(round(RED_KEEP * math.log2(high_f)))
     return 0
 
 
@@ -214,8 +242,11 @@ def _huxi_weight(policy, huxi_now, min_huxi):
 
 
 @kernel(refcount=False)
-def choose_discard(policy, h, unseen, values, huxi_now, min_huxi, red_total, bstate, kv):
-    """出牌 the kind to discard (a free card: count 1 or 2, never a 王 or a 坎); -1 if none."""
+def choose_discard(policy, h, unseen, values, huxi_now, min_huxi, red_w, bstate, kv):
+    """出牌 the kind to discard (a free card: count 1 or 2, never a 王 or a 坎); -1 if none.
+
+    ``red_w``: the value bot's points per red card (:func:`colour_weight`; 0 otherwise).
+    """
     n = 0
     for k in range(20):
         if h[k] == 1 or h[k] == 2:
@@ -235,7 +266,7 @@ def choose_discard(policy, h, unseen, values, huxi_now, min_huxi, red_total, bst
         unseen,
         values,
         _huxi_weight(policy, huxi_now, min_huxi),
-        _red_pref(policy, red_total),
+        red_w,
         kv,
     )
     best = 1 << 40
@@ -265,10 +296,10 @@ def want_claim(policy, h, c, n_used, group_huxi, huxi_now, min_huxi, bstate):
     a 碰 that brings 胡息 while the hand is short of the minimum is always taken.
     """
     if policy == P_RANDOM:
-        return rng.below(bstate, 2) == 1
+        return rng.below(bstate, np.int64(2)) == 1
     if group_huxi > 0 and huxi_now < min_huxi:
         return True
-    return not in_group(h, c, -1)
+    return not in_group(h, c, np.int64(-1))
 
 
 @kernel(refcount=False)
@@ -285,7 +316,7 @@ def choose_chi(policy, h, claimed, opts, ng, nopt, values, huxi_now, min_huxi, b
     if nopt == 0:
         return -1
     if policy == P_RANDOM:
-        if rng.below(bstate, 2) == 0:
+        if rng.below(bstate, np.int64(2)) == 0:
             return -1
         return rng.below(bstate, nopt)
     best = -1
@@ -310,7 +341,7 @@ def choose_chi(policy, h, claimed, opts, ng, nopt, values, huxi_now, min_huxi, b
                         if not (gg == g and jj == j):
                             h2[opts[i, gg, jj]] -= 1
                 h2[claimed] += 1
-                if h2[q] >= 1 and in_group(h2, q, -1):
+                if h2[q] >= 1 and in_group(h2, q, np.int64(-1)):
                     ok = False
                     break
         if ok:
@@ -322,13 +353,130 @@ def choose_chi(policy, h, claimed, opts, ng, nopt, values, huxi_now, min_huxi, b
 
 
 @kernel(refcount=False)
-def want_win(policy, forced, p_self):
-    """胡 whether to declare an optional win.
-
-    Always, except that the value bot passes a win on another player's card when it would
-    self-draw with probability ``p_self`` >= ``PASS_WIN`` (a self-draw doubles the factor
-    and every other player pays).
+def want_win(policy, forced):
+    """胡 whether the efficiency or random policy declares a win: always (the value and
+    strong policies decide an optional win on another player's card themselves:
+    :func:`value_passes`, :mod:`engine.zipai.strong`).
     """
-    if forced or policy != P_VALUE:
-        return True
-    return p_self < PASS_WIN
+    return True
+
+
+@kernel(refcount=False)
+def value_passes(bot, p_self, v_self, now):
+    """Whether the value bot passes an optional win worth ``now`` on another player's card:
+    when the self-draw race (chance ``p_self``, a self-draw worth ``v_self`` on average,
+    both from the engine's scorer under the run's rules) beats it by the share
+    ``value.pass_margin``.
+    """
+    return p_self * v_self > (1.0 + bot[V_PASS]) * now
+
+
+# ---- the value bot's claims ------------------------------------------------------------------
+
+
+@kernel(refcount=False)
+def best_after_discard(h, need, huxi_now, min_huxi, unseen, values, kv):
+    """The least :func:`distance` of ``h`` after one free card is discarded (``h`` is
+    restored); -1 when no card is free.
+    """
+    best = -1
+    for k in range(20):
+        if h[k] == 1 or h[k] == 2:
+            h[k] -= 1
+            d = distance(h, need, huxi_now, min_huxi, unseen, values, kv)
+            h[k] += 1
+            if best < 0 or d < best:
+                best = d
+    return best
+
+
+@kernel(refcount=False)
+def pair_potential(q, unseen, live, active, values):
+    """The 胡息 a pair of kind ``q`` may still bring: the chance a third card comes times
+    the 胡息 of what it makes, a 啸 on the seat's own flip (one flip in ``active``) or a
+    碰 of another player's card.
+
+    The chance: each of its ``unseen[q]`` unseen copies is turned up with the share of
+    the unseen cards the deal may still turn up, ``min(live, REACH) / unseen cards``.
+    """
+    u = unseen[q]
+    if u <= 0:
+        return 0.0
+    total = 0
+    for k in range(20):
+        total += unseen[k]
+    f = min(live, REACH) / max(total, 1)
+    if f > 1.0:
+        f = 1.0
+    p = 1.0 - (1.0 - f) ** u
+    size = q // 10
+    own = 1.0 / max(active, 1)
+    return p * (own * values[XIAO, size] + (1.0 - own) * values[PENG, size])
+
+
+@kernel(refcount=False)
+def value_claim_gain(
+    bot, h, h3, need, dtab, huxi_now, dhx, min_huxi, unseen, values, live, active, peng_kind,
+    kv,
+):  # fmt: skip
+    """What a claim gains the value bot, in cards of distance.
+
+    ``h`` the hand without the claim (as it stands, no discard); ``h3`` the hand after the
+    claim's cards are laid, before its discard, which adds ``dtab`` table groups worth
+    ``dhx`` 胡息. The gain: the distance now less the least distance after the claim and
+    a discard (:func:`best_after_discard`), plus ``value.huxi`` per 胡息 the claim lays,
+    less ``value.huxi`` x ``value.pair`` per 胡息 the pairs it breaks may still bring
+    (:func:`pair_potential`; the pair of a 碰, ``peng_kind``, is used, not broken).
+    """
+    d0 = distance(h, need, huxi_now, min_huxi, unseen, values, kv)
+    d1 = best_after_discard(h3, need - dtab, huxi_now + dhx, min_huxi, unseen, values, kv)
+    if d1 < 0:
+        return -math.inf
+    lost = 0.0
+    for q in range(20):
+        if q != peng_kind and h[q] == 2 and h3[q] < 2:
+            lost += pair_potential(q, unseen, live, active, values)
+    return (d0 - d1) + bot[V_HUXI] * (dhx - bot[V_PAIR] * lost)
+
+
+@kernel(refcount=False)
+def value_peng(bot, h, c, huxi_now, min_huxi, need, unseen, values, live, active, h3, kv):
+    """碰 whether the value bot takes an optional 碰 of ``c``: its gain
+    (:func:`value_claim_gain`) above ``value.claim_margin``. ``h3`` (21,) is scratch.
+    """
+    for k in range(21):
+        h3[k] = h[k]
+    h3[c] -= 2
+    g = value_claim_gain(bot, h, h3, need, np.int64(1), huxi_now, values[PENG, c // 10], min_huxi,
+                         unseen, values, live, active, c, kv)  # fmt: skip
+    return g > bot[V_CLAIM]
+
+
+@kernel(refcount=False)
+def value_chi(
+    bot, h, claimed, opts, ng, nopt, values, huxi_now, min_huxi, need, unseen, live, active,
+    h3, kv,
+):  # fmt: skip
+    """吃 the value bot's option (:func:`choose_chi` layout of ``opts``), or -1: the option
+    of the highest gain (:func:`value_claim_gain`, the first of equal ones), if that is
+    above ``value.claim_margin``. ``h3`` (21,) is scratch.
+    """
+    best = -math.inf
+    besti = -1
+    for i in range(nopt):
+        for k in range(21):
+            h3[k] = h[k]
+        hx = 0
+        for g in range(ng[i]):
+            for j in range(2, 5):
+                h3[opts[i, g, j]] -= 1
+            hx += values[opts[i, g, 0], opts[i, g, 1]]
+        h3[claimed] += 1
+        gain = value_claim_gain(bot, h, h3, need, ng[i], huxi_now, hx, min_huxi, unseen, values,
+                                live, active, np.int64(-1), kv)  # fmt: skip
+        if gain > best:
+            best = gain
+            besti = i
+    if besti >= 0 and best > bot[V_CLAIM]:
+        return besti
+    return -1

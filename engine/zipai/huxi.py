@@ -62,6 +62,15 @@ from __future__ import annotations
 import numpy as np
 
 from engine.jit.njit import kernel
+from engine.zipai.layout import (
+    HOW_DISCARD,
+    HOW_FLIP,
+    HOW_SELF,
+    T_CHOUXIAO,
+    T_PENG,
+    T_XIAO,
+    Z_VALUES,
+)
 
 N_KINDS = 20
 WANG = 20
@@ -568,7 +577,9 @@ def _evaluate_one(counts, kings, need, cand, cand_self, values, wv, best, ws):
         for r in range(5):
             wvx[s, r, 0] = wv[s, r]
     best2 = np.empty((5, 5), np.int64)
-    nodes = _evaluate_core(counts, kings, need, cand, cand_self, 1, -1, values, wvx, best2, ws)
+    nodes = _evaluate_core(
+        counts, kings, need, cand, cand_self, np.int64(1), np.int64(-1), values, wvx, best2, ws
+    )
     for j in range(best.shape[0]):
         best[j] = best2[j, 0]
     return nodes
@@ -652,14 +663,13 @@ def _evaluate_batch(
         Output: ``[i, j]`` the most 胡息 (table included) over the splits in which ``j``
         王 stand for red cards (red cards ``red_base + j``), -1 if none.
     """
-    wvx = _wang_values_x(values, -1)
+    wvx = _wang_values_x(values, np.int64(-1))
     best2 = np.empty((MAX_KINGS + 1, MAX_KINGS + 1), np.int64)
     best = np.empty(MAX_KINGS + 1, np.int64)
     ws = _workspace()
     for i in range(counts.shape[0]):
-        _evaluate_core(
-            counts[i], kings[i], need[i], cand[i], cand_self[i], 1, -1, values, wvx, best2, ws
-        )
+        _evaluate_core(counts[i], kings[i], need[i], cand[i], cand_self[i], np.int64(1),
+                       np.int64(-1), values, wvx, best2, ws)  # fmt: skip
         for jj in range(MAX_KINGS + 1):
             best[jj] = best2[jj, 0]
         red_base = table_red[i]
@@ -673,3 +683,46 @@ def _evaluate_batch(
         out_win[i] = h >= 0 and h >= min_huxi
         for jj in range(MAX_KINGS + 1):
             out_by_red[i, jj] = best[jj] + table_huxi[i] if best[jj] >= 0 else -1
+
+
+# ---- the 胡息 table and the win's work arrays, as the game loop and the variants read them ---
+@kernel
+def packed_values(rules):
+    """The ``(10, 2)`` 胡息 table packed in ``rules`` (slots ``Z_VALUES``)."""
+    v = np.empty((10, 2), np.int64)
+    for i in range(10):
+        v[i, 0] = rules[Z_VALUES + 2 * i]
+        v[i, 1] = rules[Z_VALUES + 2 * i + 1]
+    return v
+
+
+@kernel(inline="always")
+def upgrade_delta(values, up, how, kind):
+    """胡息 gained when the winning card joins the table group ``up`` of its kind.
+
+    -1 when it cannot: 啸 -> 倾 on one's own flip, 啸 -> 跑 on another's card, 碰 -> 跑 on
+    any flipped card (never on a discard, rule 11 「有人摸到该张」).
+    """
+    if kind < 0 or kind >= WANG:
+        return -1
+    size = kind // 10
+    if up == T_XIAO or up == T_CHOUXIAO:
+        if how == HOW_SELF:
+            return values[QING, size] - values[XIAO, size]
+        if how == HOW_DISCARD or how == HOW_FLIP:
+            return values[PAO, size] - values[XIAO, size]
+    elif up == T_PENG:
+        if how == HOW_SELF or how == HOW_FLIP:
+            return values[PAO, size] - values[PENG, size]
+    return -1
+
+
+@kernel
+def score_scratch():
+    """Work arrays of a win's scoring: ``(sq, wvx, gcounts)``, int64 ``(4, 5, 5)``,
+    ``(5, 5, 5)`` and ``(20,)`` (made once per match by the game loop).
+    """
+    sq = np.zeros((4, MAX_KINGS + 1, MAX_KINGS + 1), np.int64)
+    wvx = np.zeros((5, 5, 5), np.int64)
+    gcounts = np.zeros(20, np.int64)
+    return sq, wvx, gcounts

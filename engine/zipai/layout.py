@@ -1,10 +1,11 @@
-"""Shared encodings of the 字牌 game kernel: rule slots, record extras, events, zones.
+"""Shared encodings of the 字牌 game kernel: rule slots, table groups, events, zones.
 
 The variant (:mod:`engine.variants.luodisao`) packs its resolved rule options into an
 int64 array ``rules`` of :data:`Z_N` slots; changing an option changes array contents
 only, so nothing is recompiled; the slots are handed out by :class:`engine._slots.Slots`.
 The kernel writes the record row both families share (:mod:`engine.abi`: ``C_*``
-columns, ``N_COLS`` wide) and the extras below from ``C_EXTRA`` on.
+columns, ``N_COLS`` wide) and the variant's extras from ``C_EXTRA`` on (declared by the
+variant, as its patterns are).
 
 Card codes everywhere: 0..19 the kinds of :mod:`engine.zipai.cards`, 20 a 王.
 """
@@ -46,6 +47,8 @@ Z_DEALER_CARDS = RULES.block("dealer_cards")
 """Cards dealt to the dealer (15)."""
 Z_HAND_CARDS = RULES.block("hand_cards")
 """Cards dealt to the other players (14)."""
+Z_VARIANT = RULES.block("variant")
+"""The variant's kernel id: the loop calls its hooks by it (engine.play.zipai.hooks)."""
 Z_VALUES = RULES.block("values", 20, at=16)
 """16..35: the 胡息 table, ``values[code, size]`` row-major (engine.zipai.huxi codes)."""
 Z_VAR = RULES.block("var", 23, at=40)
@@ -55,59 +58,24 @@ Z_BY_DEALER = RULES.block("by_dealer", at=Z_N - 1)
 """Run setting (engine.runs.run), as ``R_BY_DEALER`` of engine.mahjong.layout: 1 reads the
 policies and bot rows by place from the dealer in every deal."""
 
-# ---- record extras (column C_EXTRA + index) -------------------------------------------------
-EXTRAS = (
-    "huxi",
-    "xing",
-    "tun",
-    "fan",
-    "red",
-    "win_on_flip",
-    "capped",
-    "zuoxing",
-    "zuoxing_money",
-    "wang_money_0",
-    "wang_money_1",
-    "wang_money_2",
-    "wang_money_3",
-    "qing",
-    "xiao",
-    "chouxiao",
-    "pao",
-    "mingpao",
-    "sishou",
-    "guozhang",
-    "stock_left",
-    "xing_card",
-    "wang_held",
-    "xing_raw",
-)
-"""Extra record columns of ``luodisao`` (documented in the variant module)."""
-(
-    X_HUXI,
-    X_XING,
-    X_TUN,
-    X_FAN,
-    X_RED,
-    X_ON_FLIP,
-    X_CAPPED,
-    X_ZUOXING,
-    X_ZUOXING_MONEY,
-    X_WANG_MONEY,
-) = range(10)
-X_QING = 13
-X_XIAO = 14
-X_CHOUXIAO = 15
-X_PAO = 16
-X_MINGPAO = 17
-X_SISHOU = 18
-X_GUOZHANG = 19
-X_STOCK_LEFT = 20
-X_XING_CARD = 21
-X_WANG_HELD = 22
-"""黄庄: the 王 each seat held, as decimal digits (seat s's count × 10**s); 0 on a win."""
-X_XING_RAW = 23
-"""The 醒 count before 双醒 doubles it (0 on a 黄庄)."""
+# ---- a win: how the winning card came, and the scoring output ------------------------------
+HOW_TIANHU = 0
+"""The dealer's dealt cards win (天胡)."""
+HOW_SELF = 1
+"""The winner turned the card up himself (自摸)."""
+HOW_DISCARD = 2
+"""A discard of another player."""
+HOW_FLIP = 3
+"""A card another player turned up from the stock."""
+
+(O_VALUE, O_HUXI, O_XING, O_TUN, O_FAN, O_RED, O_BITS, O_SHAPE, O_UPGRADE, O_XK, O_SEED,
+ O_XRAW) = range(12)  # fmt: skip
+N_OUT = 12
+"""Fields of a win's scoring output ``out`` (the variant's ``score_win_into`` hook fills
+it): value (囤 × 番, -1 if no reading wins), 胡息, 醒, 囤, 番, red cards, pattern bits, 王
+shape (0 plain, 1 王钓, 2 王闯, 3 王炸), whether the winning card joined a table group,
+the 醒 kind used (-1 none), the reading's value under the table that chose it and the 醒
+count before 双醒."""
 
 # ---- table groups ---------------------------------------------------------------------------
 T_CHI = 1

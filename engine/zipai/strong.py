@@ -3,13 +3,19 @@
 It plays for expected points from what its seat can see, with fitted models and tuned
 weights in its parameter row (:mod:`engine.zipai.params`):
 
-- **Hand value.** A hand's expected points are ``P(win) x V``: ``P(win)`` from a fitted
-  table of the hand's distance (:func:`engine.zipai.bots.distance`: the cards still
-  missing for its 门子, one more while the certain 胡息 is short of 6), its certain 胡息
-  class and the stock left (``strong.p_win``); ``V`` the fitted mean points a win
-  brings its winner (``strong.v_base``), times a fitted factor of the certain 胡息 (囤)
-  and one of the red cards held (``strong.v_red``: 黑胡 ×4, 一点朱 ×3, 红胡 ×2, 全红 ×4 as
-  they come out of real play), the latter raised to the tuned ``strong.colour``.
+- **Hand value.** A hand's expected points are ``P(win) x V``. ``P(win)``: for a hand
+  that waits, from a fitted table of its live outs (the unseen cards on whose own flip
+  it would win, counted by the game loop with the engine's win check) and the stock
+  left (``strong.p_out``); otherwise from a fitted table of its distance
+  (:func:`engine.zipai.bots.distance`: the cards still missing for its 门子, one more
+  while the certain 胡息 is short of 6), its certain 胡息 class and the stock left
+  (``strong.p_win``). ``V``: the fitted mean points a win brings its winner
+  (``strong.v_base``), times a fitted factor of the certain 胡息 (囤) and one of the red
+  cards held (``strong.v_red``: 黑胡, 一点朱, 红胡, 全红 as they come out of real play),
+  the latter raised to the tuned ``strong.colour``; each re-priced from the rules they
+  were fitted under to the run's (the ``derived.*`` factors the game loop fills from
+  the packed rules: the 番 factors and how they combine, 囤 per 醒, 双醒, the 醒
+  procedure and the players who pay, through the fitted composition of the wins).
 - **Danger.** 放炮玩家包赔: a discard won on costs its discarder the win's value for
   every other player. For each opponent and card kind, a logistic model of the chance
   that the opponent can win on that card now (``strong.danger``), from the opponent's
@@ -22,11 +28,13 @@ weights in its parameter row (:mod:`engine.zipai.params`):
   64) - alpha x (danger x what a feeder pays)``, ``D`` the chance someone wins on it and
   ``kv`` the value bot's keep value of the card: it pushes with a good hand and folds
   to safe cards with a poor one. A 碰 or 吃 is made when the best discard after it is
-  worth more than the hand without it, by a tuned margin. An optional win on another
+  worth more than the hand without it, by a tuned margin; a 吃 that breaks a pair
+  first gives up the 碰 / 啸 the pair may still become (``strong.pair`` x the hand's
+  points per 胡息 of :func:`engine.zipai.bots.pair_potential`). An optional win on another
   player's card is passed when the chance to self-draw (a race against the others over
-  the flips left) times the self-draw's real score (×2, every player pays, scored by
-  the engine's own scorer for each winning card) beats the win now by more than the
-  others' wins would cost meanwhile.
+  the flips left) times the self-draw's real score (every player pays, scored by the
+  engine's own scorer under the run's rules for each winning card) beats the win now by
+  more than the others' wins would cost meanwhile.
 
 Ties are broken at random from the deal's bot stream, like the other policies.
 """
@@ -35,13 +43,20 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from engine import rng
 from engine.jit.njit import kernel
 from engine.zipai.bots import W_HUXI, distance, keep_values
 from engine.zipai.huxi import N_TEMPLATES, RED, TEMPLATES
 from engine.zipai.params import (
+    D_RALL,
+    D_RHX,
+    D_RLOSS,
+    D_RRED,
     M_DANGER,
     M_LOSS,
+    M_POUT,
     M_PWIN,
     M_VBASE,
     M_VHX,
@@ -95,13 +110,31 @@ def huxi_bucket(huxi_now):
     return huxi_now // 3
 
 
+@kernel(inline="always")
+def outs_bucket(outs):
+    """Live-outs bucket of the waiting table (N_OB): 1..6 -> 0..5, 7-8 -> 6, 9+ -> 7."""
+    if outs <= 6:
+        return max(outs, 1) - 1
+    if outs <= 8:
+        return 6
+    return 7
+
+
 @kernel(refcount=False)
-def hand_ev(bot, d, huxi_now, min_huxi, red, live):
-    """Expected points of a hand at distance ``d`` (module docstring), before danger."""
-    db = _cap(max(d, 0), N_D - 1)
-    p = bot[M_PWIN + (db * N_HS + huxi_class(huxi_now, min_huxi)) * N_T + stock_bucket(live)]
-    v = bot[M_VBASE] * bot[M_VHX + huxi_bucket(huxi_now)]
-    f = bot[M_VRED + _cap(max(red, 0), N_RED - 1)]
+def hand_ev(bot, d, outs, huxi_now, min_huxi, red, live):
+    """Expected points of a hand at distance ``d`` with ``outs`` live outs (0: it does not
+    wait), before danger (module docstring).
+    """
+    t = stock_bucket(live)
+    if outs > 0:
+        p = bot[M_POUT + outs_bucket(outs) * N_T + t]
+    else:
+        db = _cap(max(d, 0), N_D - 1)
+        p = bot[M_PWIN + (db * N_HS + huxi_class(huxi_now, min_huxi)) * N_T + t]
+    hb = huxi_bucket(huxi_now)
+    v = bot[M_VBASE] * (1.0 + bot[D_RALL]) * bot[M_VHX + hb] * (1.0 + bot[D_RHX + hb])
+    rb = _cap(max(red, 0), N_RED - 1)
+    f = bot[M_VRED + rb] * (1.0 + bot[D_RRED + rb])
     if f > 0.0:
         v *= f ** bot[S_COLOUR]
     return p * v
@@ -222,7 +255,7 @@ def discard_danger(bot, osums, n_opp, k, unseen_k, wang_unseen, live, fi):
         n = danger_features(osums[j], k, unseen_k, wang_unseen, live, fi)
         p = danger_p(bot, fi, n)
         keep *= 1.0 - p
-        loss += p * bot[M_LOSS]
+        loss += p * bot[M_LOSS] * (1.0 + bot[D_RLOSS])
     return 1.0 - keep, loss
 
 
@@ -230,25 +263,29 @@ def discard_danger(bot, osums, n_opp, k, unseen_k, wang_unseen, live, fi):
 
 
 @kernel(refcount=False)
-def hold_ev(bot, h, need, huxi_now, min_huxi, red, unseen, values, live, kv):
-    """Expected points of the hand ``h`` as it stands (no discard to make)."""
+def hold_ev(bot, h, need, huxi_now, min_huxi, red, unseen, values, live, kv, outs):
+    """Expected points of the hand ``h`` as it stands (no discard to make), ``outs`` its
+    live outs (0: it does not wait).
+    """
     d = distance(h, need, huxi_now, min_huxi, unseen, values, kv)
-    return hand_ev(bot, d, huxi_now, min_huxi, red, live)
+    return hand_ev(bot, d, outs, huxi_now, min_huxi, red, live)
 
 
 @kernel(refcount=False)
 def best_discard(
     bot, h, need, huxi_now, min_huxi, red, unseen, values, live, osums, n_opp, wang_unseen,
-    danger_on, bstate, kv, kv2, fi,
+    danger_on, bstate, kv, kv2, fi, outs,
 ):  # fmt: skip
     """The strong discard: ``(kind, its score in points)``; ``(-1, -inf)`` if none is free.
 
     A free card is one of a kind held once or twice (never a 坎 or a 王). ``h`` (21,) is
     restored; ``kv``, ``kv2`` int64 (20,) and ``fi`` int64 (MAX_FI,) are scratch;
     ``bstate`` the bot stream (empty: the first of tied discards, for evaluations that
-    need no choice); ``danger_on``: whether a discard can be won on at all.
+    need no choice); ``danger_on``: whether a discard can be won on at all; ``outs``
+    int64 (20,): the live outs of the hand after discarding each kind (0: it does not
+    wait; the caller counts them with the engine's win check).
     """
-    keep_values(h, unseen, values, W_HUXI, 0, kv)
+    keep_values(h, unseen, values, np.int64(W_HUXI), np.int64(0), kv)
     alpha = bot[S_ALPHA]
     keep = bot[S_KEEP] / 64.0
     best = -math.inf
@@ -260,7 +297,7 @@ def best_discard(
         h[k] -= 1
         d = distance(h, need, huxi_now, min_huxi, unseen, values, kv2)
         h[k] += 1
-        v = hand_ev(bot, d, huxi_now, min_huxi, red - RED[k], live)
+        v = hand_ev(bot, d, outs[k], huxi_now, min_huxi, red - RED[k], live)
         v *= 1.0 - keep * kv[k]
         if danger_on:
             dwin, loss = discard_danger(bot, osums, n_opp, k, unseen[k], wang_unseen, live, fi)

@@ -13,7 +13,7 @@ command runs, so that ``mjlab --help`` compiles none of them.
 - :mod:`.variants`: ``variants``, ``score``, ``replay``; :mod:`.rules`: ``rules``;
 - :mod:`.simulate`: ``simulate``; :mod:`.summarize`: ``summarize``, ``sweep``;
 - :mod:`.report`: ``report``; :mod:`.bots`: ``fit``, ``tune``; :mod:`.ladder`: ``ladder``;
-- :mod:`.rescore`: ``rescore``; :mod:`.design`: ``design``.
+- :mod:`.rescore`: ``rescore``; :mod:`.design`: ``design``; :mod:`.audit`: ``audit``.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ __all__ = [
     "run_rescore",
     "run_design",
     "run_warmup",
+    "run_audit",
 ]
 
 
@@ -154,5 +155,12 @@ def run_design(args) -> int:
 def run_warmup(args) -> int:
     """``mjlab warmup``: :func:`mjlab.commands.warmup.run_warmup`."""
     from mjlab.commands.warmup import run_warmup as handler
+
+    return handler(args)
+
+
+def run_audit(args) -> int:
+    """``mjlab audit``: :func:`mjlab.commands.audit.run_audit`."""
+    from mjlab.commands.audit import run_audit as handler
 
     return handler(args)

@@ -16,7 +16,7 @@ def run_fit(args) -> int:
 
     rules = parse_rule_args(args.rule, args.rules)
     if rules:
-        raise UsageError("mjlab fit: the committed models are fitted at default rules")
+        return _refit(args, rules)
     res = fit.fit(
         args.variant, deals=args.deals, seed=args.seed, policy=args.policy,
         threads=2 if args.workers is None else args.workers, progress=not args.quiet,
@@ -29,6 +29,35 @@ def run_fit(args) -> int:
     if not args.dry_run:
         print(f"wrote {fit.write(args.variant, res)}")
     return 0
+
+
+def _refit(args, rules) -> int:
+    """``mjlab fit VARIANT --rule K=V ...``: strong's models refitted at other play options
+    (engine.runs.adapt.refit), committed beside the variant's bot data; the deals, seed
+    and policy are the committed fit's.
+    """
+    from engine.runs import adapt
+    from engine.variants import get
+
+    v = get(args.variant)
+    resolved = v.resolve(rules)
+    if not adapt.changes_play(v, resolved):
+        raise UsageError(
+            f"mjlab fit {args.variant}: {', '.join(sorted(rules))} changes no play option; "
+            "payout options are priced from the run's rules without a refit"
+        )
+    for name in ("deals", "seed", "policy"):
+        if getattr(args, name) != _FIT_DEFAULTS[name]:
+            raise UsageError(f"mjlab fit --rule: --{name} is the committed fit's")
+    res = adapt.refit(v, resolved, progress=not args.quiet)
+    print(f"{args.variant} {v.rules_id(resolved)}: refitted at {', '.join(sorted(rules))}")
+    if not args.dry_run:
+        print(f"wrote {adapt.write_refit(v, resolved, res)}")
+    return 0
+
+
+_FIT_DEFAULTS = {"deals": 20_000, "seed": 1, "policy": "value"}
+"""``mjlab fit``'s defaults (a refit at other rules takes the committed fit's instead)."""
 
 
 def run_tune(args) -> int:

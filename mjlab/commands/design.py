@@ -17,8 +17,10 @@ def run_design(args) -> int:
     from engine.runs.run import MAX_MATCH_LENGTH, MAX_MATCHES, _check_int
     from engine.variants import get as get_variant
     from engine.variants import parse_rule_args
+    from mjlab.commands.export import check_export, export
 
     get_variant(args.variant)
+    fmt = check_export(args)
     _check_int("--skill-deals", args.skill_deals, 2, MAX_MATCHES * MAX_MATCH_LENGTH)
     vary = dict(_values(raw) for raw in args.vary)
     if len(vary) != len(args.vary):
@@ -45,10 +47,15 @@ def run_design(args) -> int:
         skill_deals=args.skill_deals,
         workers=args.workers,
         progress=not args.quiet,
+        bot_check=not args.no_bot_check,
     )
     if args.plot is not None:
         design_plot(table, args.plot)
-    if args.json:
+    if fmt in ("csv", "xlsx"):
+        meta = table.attrs["design"]
+        export({"design": table}, fmt, args.export, {k: meta[k] for k in meta if k != "rules"})
+        return 0
+    if fmt == "json":
         print(
             json.dumps(
                 jsonable({"design": table.attrs["design"], "settings": table}),

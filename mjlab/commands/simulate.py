@@ -101,7 +101,9 @@ def run_simulate(args) -> int:
         if not args.quiet:
             print(
                 f"{out}: {res['chunks']} chunks ({res['skipped']} already complete, "
-                f"{res['played']} played), {res['deals']:,} deals of {spec.variant}"
+                f"{res['played']} played), {res['deals']:,} deals of {spec.variant} "
+                f"(rules_id {get_variant(spec.variant).rules_id(spec.rules)}, policies "
+                f"{_policies(spec.policies)})"
             )
         return 0
     if out.suffix != ".parquet":
@@ -132,8 +134,17 @@ def run_simulate(args) -> int:
         )
         run.to_parquet(out)
     if not args.quiet:
-        print(f"wrote {run.deals:,} deals of {run.variant} (rules_id {run.rules_id}) to {out}")
+        print(
+            f"wrote {run.deals:,} deals of {run.variant} (rules_id {run.rules_id}, policies "
+            f"{_policies(run.policies)}) to {out}"
+        )
     return 0
+
+
+def _policies(pols) -> str:
+    """``strong`` for one policy at every seat, else ``p0,p1,p2,p3``."""
+    pols = list(pols)
+    return pols[0] if len(set(pols)) == 1 else ",".join(pols)
 
 
 def _existing_is_complete(out: Path, spec, force: bool) -> bool:

@@ -64,19 +64,22 @@ def _extra_label(name: str) -> str:
 
 def format_summary(tables: dict, summary) -> str:
     """The text of ``mjlab summarize`` (every rate and mean with its 95% interval)."""
+    from analysis._util import ROLE_HANZI, WIN_TYPE_HANZI
     from analysis.fairness import dealer_edge
+    from analysis.schema import BOOKKEEPING
 
     out = [
-        f"{summary.variant}  rules_id={summary.rules_id}  deals={summary.n_deals:,}  "
-        f"wins={summary.n_wins:,}  (95% intervals; Wilson for rates, match-clustered "
-        "for means)",
+        f"{summary.variant}  rules_id={summary.rules_id}  policies={_policies_text(summary)}  "
+        f"deals={summary.n_deals:,}  wins={summary.n_wins:,}  (95% intervals; Wilson for "
+        "rates, match-clustered for means)",
         _rules_text(summary),
     ]
     wt = tables["win_types"]
     per_deal = wt[wt["per"] == "deal"]
     out.append("\nwin types (per deal)")
     for _, r in per_deal.iterrows():
-        out.append(f"  {r['win_type']:<10} {_pct(r['rate'], r['lo'], r['hi'])}")
+        name = f"{r['win_type']} {WIN_TYPE_HANZI.get(r['win_type'], '')}"
+        out.append(f"  {_pad(name, 18)} {_pct(r['rate'], r['lo'], r['hi'])}")
     seats = tables["seats"]
     wins = seats[(seats["event"] == "win") & (seats["per"] == "deal")]
     out.append("\nwin rate by seat (per deal)")
@@ -86,13 +89,15 @@ def format_summary(tables: dict, summary) -> str:
     rwins = roles[(roles["event"] == "win") & (roles["per"] == "deal")]
     out.append("\nwin rate by role (per deal)")
     for _, r in rwins.iterrows():
-        out.append(f"  {r['role']:<10} {_pct(r['rate'], r['lo'], r['hi'])}")
+        out.append(
+            f"  {_pad(_role(r['role'], ROLE_HANZI), 18)} {_pct(r['rate'], r['lo'], r['hi'])}"
+        )
     out.append("\nmean delta per deal by seat (points)")
     for _, r in tables["payouts_seat"].iterrows():
         out.append(f"  seat {r['seat']}     {_mean(r)}")
     out.append("\nmean delta per deal by role (points)")
     for _, r in tables["payouts_role"].iterrows():
-        out.append(f"  {r['role']:<10} {_mean(r)}")
+        out.append(f"  {_pad(_role(r['role'], ROLE_HANZI), 18)} {_mean(r)}")
     de = dealer_edge(summary).iloc[0]
     out.append(
         "\ndealer edge (the dealer's mean result per deal minus the mean of the non-dealers, "
@@ -105,6 +110,8 @@ def format_summary(tables: dict, summary) -> str:
     )
     extras = tables.get("extras")
     if extras is not None and len(extras):
+        extras = extras[~extras["extra"].isin(BOOKKEEPING)]
+    if extras is not None and len(extras):
         clustered = bool(extras["clustered"].all()) if "clustered" in extras else False
         how = "match-clustered" if clustered else "per deal (stored without match totals)"
         out.append(f"\nextras, mean per deal ({how} intervals)")
@@ -114,17 +121,75 @@ def format_summary(tables: dict, summary) -> str:
     pats = pats[pats["per"] == "win"]
     if len(pats):
         out.append("\npattern frequency (per win)")
+        hanzi = _pattern_hanzi(summary.variant)
         for _, r in pats.iterrows():
-            out.append(f"  {r['pattern']:<16} {_pct(r['rate'], r['lo'], r['hi'])}")
-    fair = tables["fairness"]
-    if len(fair):
-        out.append(
-            f"\nfairness ({len(fair)} tests; p-values Holm-adjusted together, shown as adjusted p)"
-        )
-        for _, r in fair.iterrows():
-            tag = "[equivalence] " if r.get("kind") == "equivalence" else ""
-            out.append(f"  {r['test']}: {tag}{r['verdict']}")
+            name = f"{r['pattern']} {hanzi.get(r['pattern'], '')}"
+            out.append(f"  {_pad(name, 24)} {_pct(r['rate'], r['lo'], r['hi'])}")
+    out.extend(fairness_lines(tables["fairness"]))
     return "\n".join(out)
+
+
+def _pad(text: str, width: int) -> str:
+    """``text`` padded to ``width`` terminal columns (a 汉字 takes two)."""
+    import unicodedata
+
+    cols = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    return text + " " * max(0, width - cols)
+
+
+def _role(role: str, hanzi: dict) -> str:
+    return f"{role} {hanzi[role]}" if role in hanzi else role
+
+
+def _pattern_hanzi(variant: str) -> dict[str, str]:
+    """``pattern name -> 汉字`` of a registered variant (empty for another)."""
+    from engine import variants
+
+    if variant not in variants.names():
+        return {}
+    return {p.name: p.hanzi for p in variants.get(variant).patterns}
+
+
+def fairness_lines(fair) -> list[str]:
+    """The fairness verdicts as text: one verdict for the dealer (its edge and whether it
+    is fair within the margin), the joint test of the roles, then the engine sanity
+    checks apart from the family.
+    """
+    if not len(fair):
+        return []
+    found = fair[fair["kind"] != "sanity"]
+    out = [
+        f"\nfairness ({len(found)} tests, Holm-adjusted together; each interval is at the "
+        "level of its adjusted test, so it excludes 0 exactly when the edge is resolved)"
+    ]
+    label = {"dealer_edge": "dealer", "role_deltas": "roles"}
+    for _, r in found.iterrows():
+        if r["test"] == "dealer_equivalence":  # part of the dealer's verdict
+            continue
+        out.append(f"  {label.get(r['test'], r['test'])}: {r['verdict']}")
+    sanity = fair[fair["kind"] == "sanity"]
+    if len(sanity):
+        out.append(
+            "\nengine sanity checks (seats are interchangeable by construction; adjusted "
+            "apart from the findings)"
+        )
+        for _, r in sanity.iterrows():
+            out.append(f"  {r['test']}: {r['verdict']}")
+    return out
+
+
+def _policies_text(summary) -> str:
+    """The records' policies by seat, from the file metadata (``value`` or ``a,b,c,d``)."""
+    import json
+
+    raw = summary.meta.get("policies")
+    try:
+        pols = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        pols = None
+    if not isinstance(pols, list) or not pols:
+        return "not recorded"
+    return pols[0] if len(set(pols)) == 1 else ",".join(map(str, pols))
 
 
 def run_summarize(args) -> int:
@@ -133,9 +198,13 @@ def run_summarize(args) -> int:
 
     import analysis
     from analysis._util import jsonable
+    from analysis.fairness import dealer_edge
     from analysis.io import planned_deals
+    from analysis.schema import BOOKKEEPING
     from engine import fileio, paths
+    from mjlab.commands.export import check_export, export
 
+    fmt = check_export(args)
     if args.plot is not None:
         paths.check_output(args.plot, "--plot", folder=True)
     summary = analysis.summarize(args.path)
@@ -148,29 +217,36 @@ def run_summarize(args) -> int:
             file=sys.stderr,
         )
     tables = summary.tables()
+    extras = tables.get("extras")
+    if extras is not None:  # codes and bit fields a re-score reads are not results
+        tables["extras"] = extras[~extras["extra"].isin(BOOKKEEPING)].reset_index(drop=True)
     risk = _match_risk(args, summary)
+    head = {
+        "variant": summary.variant,
+        "rules_id": summary.rules_id,
+        "policies": _policies_text(summary),
+        "deals": summary.n_deals,
+        "planned_deals": planned,
+        "intervals": "95%; Wilson for rates, match-clustered t for means; fairness "
+        "intervals at the level of their adjusted test",
+    }
     if args.plot is not None:
         from analysis.plots import save_figures
 
         with fileio.staged_folder(args.plot) as stage:  # a full disk leaves no figure
             save_figures(summary, stage)
-    if args.json:
+    if fmt == "json":
         print(
             json.dumps(
-                jsonable(
-                    {
-                        "variant": summary.variant,
-                        "rules_id": summary.rules_id,
-                        "deals": summary.n_deals,
-                        "planned_deals": planned,
-                        **tables,
-                        "match_risk": risk,
-                    }
-                ),
+                jsonable({**head, **tables, "match_risk": risk}),
                 ensure_ascii=False,
                 indent=2,
             )
         )
+        return 0
+    if fmt in ("csv", "xlsx"):
+        out = {"dealer_edge": dealer_edge(summary), **tables, "match_risk": risk}
+        export(out, fmt, args.export, head)
         return 0
     print(format_summary(tables, summary))
     print("\n" + _match_risk_text(risk, summary))
@@ -221,9 +297,17 @@ def _match_risk_text(table, summary) -> str:
 
 
 def _sweep_values(rule_args) -> tuple[str, list[str], dict[str, str]]:
+    """The swept option, its values (as given) and the fixed ones: the one ``--rule
+    K=V1,V2,...`` with several values, or a lone ``--rule K=V`` (V against the default).
+    """
     swept = [r for r in rule_args if "=" in r and "," in r.split("=", 1)[1]]
+    if not swept and len(rule_args) == 1 and "=" in rule_args[0]:
+        swept = list(rule_args)  # one value, compared with the option's default
     if len(swept) != 1:
-        raise UsageError("mjlab sweep needs exactly one --rule K=V1,V2,... with several values")
+        raise UsageError(
+            "mjlab sweep needs one swept option: --rule K=V1,V2,... (or a lone --rule K=V, "
+            "compared with the default); other --rule K=V hold options fixed"
+        )
     key, values = swept[0].split("=", 1)
     fixed = {}
     for r in rule_args:
@@ -234,8 +318,8 @@ def _sweep_values(rule_args) -> tuple[str, list[str], dict[str, str]]:
         k, v = r.split("=", 1)
         fixed[k.strip()] = v.strip()
     vals = [v.strip() for v in values.split(",") if v.strip()]
-    if len(vals) < 2:
-        raise UsageError(f"--rule {key}: give at least two values")
+    if not vals:
+        raise UsageError(f"--rule {key}: give a value")
     return key.strip(), vals, fixed
 
 
@@ -255,7 +339,15 @@ def safe_name(text: str) -> str:
     return _UNSAFE.sub("-", str(text))
 
 
-SHOWN_METRICS = ("draw_rate", "turns", "value_per_win", "flow", "dealer_edge", "big_hand_per_win")
+SHOWN_METRICS = (
+    "draw_rate",
+    "turns",
+    "value_per_win",
+    "flow",
+    "dealer_edge",
+    "dealer_edge_sd",
+    "big_hand_per_win",
+)
 """The metrics ``mjlab sweep`` prints (``--json`` and ``--plot`` hold every metric)."""
 
 
@@ -271,7 +363,9 @@ def run_sweep(args) -> int:
     writes it.
     """
     from analysis.sweep import metric_doc, sweep_table
+    from mjlab.commands.export import check_export, export
 
+    fmt = check_export(args)
     plan = _plan_sweep(args)
     frames = _play_sweep(plan, args)
     table = sweep_table(
@@ -283,16 +377,58 @@ def run_sweep(args) -> int:
     )
     metrics = list(dict.fromkeys(table["metric"]))
     docs = {m: metric_doc(m) for m in metrics}
+    guard = _sweep_guard(plan, args, frames)
     if args.plot is not None:
         from engine import fileio
 
         with fileio.staged_folder(args.plot) as stage:  # a full disk leaves no figure
             _sweep_plots(table, stage, plan.variant.name, plan.key, docs)
-    if args.json:
-        print(_sweep_json(plan, args, table, docs))
+    if fmt == "json":
+        print(_sweep_json(plan, args, table, docs, guard))
+    elif fmt in ("csv", "xlsx"):
+        about = {
+            "variant": plan.variant.name,
+            "option": plan.key,
+            "baseline": plan.baseline,
+            "policies": args.policy,
+            "rules_ids": _rules_ids(plan),
+            "deals": args.deals,
+            "seed": args.seed,
+            "intervals": "95% estimates; differences at the level of their Holm-adjusted "
+            "test (diff_level), unadjusted 95% in raw_lo/raw_hi",
+        }
+        export({"sweep": table, "bot_check": guard}, fmt, args.export, about)
     else:
         print(_sweep_text(plan, args, table, docs, metrics))
+        if guard is not None:
+            from analysis.guard import guard_text
+
+            print("\n" + guard_text(guard))
     return 0
+
+
+def _sweep_guard(plan: _SweepPlan, args, frames: dict):
+    """The bot check at every non-default value the sweep played (analysis.guard), where
+    strong plays and the variant has value bots to check it against; None otherwise or
+    with ``--no-bot-check``.
+    """
+    from analysis.guard import bot_guard
+
+    pols = [p.strip() for p in args.policy.split(",")]
+    if args.no_bot_check or "strong" not in pols or "value" not in plan.variant.policies:
+        return None
+    defaults = plan.variant.resolve({})
+    settings, played = [], {}
+    for parsed, spec in zip(plan.parsed, plan.specs, strict=True):
+        if spec.rules == defaults:
+            continue
+        if pols == ["strong"]:
+            played[len(settings)] = {"strong": frames[parsed]}
+        settings.append(spec.rules)
+    if not settings:
+        return None
+    return bot_guard(plan.variant.name, settings, args.deals, args.seed, args.workers,
+                     played=played)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -378,6 +514,11 @@ def _swept_values(v, key: str, values: list[str], base: dict, raw_baseline):
     if baseline not in parsed:
         parsed.insert(0, baseline)
         values.insert(0, str(raw_baseline if raw_baseline is not None else baseline))
+    if len(parsed) < 2:
+        raise UsageError(
+            f"--rule {key}={values[0]} is the baseline itself; give another value to compare "
+            "with it (or several: K=V1,V2,...)"
+        )
     return option, parsed, baseline
 
 
@@ -414,7 +555,7 @@ def _play_sweep(plan: _SweepPlan, args) -> dict:
     return frames
 
 
-def _sweep_json(plan: _SweepPlan, args, table, docs: dict) -> str:
+def _sweep_json(plan: _SweepPlan, args, table, docs: dict, guard=None) -> str:
     """``--json``: the sweep's settings, the metric definitions and the whole table."""
     import json
 
@@ -433,8 +574,11 @@ def _sweep_json(plan: _SweepPlan, args, table, docs: dict) -> str:
                 "deals": args.deals,
                 "seed": args.seed,
                 "adjust": f"holm over the {n_tests} differences of this sweep",
+                "policies": args.policy,
+                "rules_ids": _rules_ids(plan),
                 "metrics": docs,
                 "table": table,
+                "bot_check": guard,
             }
         ),
         ensure_ascii=False,
@@ -453,10 +597,15 @@ def _sweep_text(plan: _SweepPlan, args, table, docs: dict, metrics: list) -> str
         else f"{key} changes the cards dealt, so the values deal different cards from the "
         "same seed and differences are unpaired (two independent samples)"
     )
+    ids = ", ".join(f"{key}={x} {i}" for x, i in _rules_ids(plan).items())
     lines = [
         f"{plan.variant.name}: {key} in {[str(x) for x in plan.parsed]} ({args.deals:,} deals "
-        f"each, seed {args.seed}); baseline {key}={baseline} ({base_word}); {pairing}. "
-        f"Intervals 95%; p_adj is Holm-adjusted over the {n_tests} differences of this sweep."
+        f"each, seed {args.seed}, policies {args.policy}); baseline {key}={baseline} "
+        f"({base_word}); {pairing}. "
+        f"Estimates with 95% intervals; p_adj is Holm-adjusted over the {n_tests} differences "
+        "of this sweep, and the interval beside it is adjusted the same way (it excludes 0 "
+        "exactly when p_adj < 0.05).",
+        f"rules_id: {ids}",
     ]
     show = table[table["metric"].isin(SHOWN_METRICS)]
     for metric, g in show.groupby("metric", sort=False):
@@ -467,6 +616,14 @@ def _sweep_text(plan: _SweepPlan, args, table, docs: dict, metrics: list) -> str
         + (f" and plotted in {args.plot})" if args.plot else ")")
     )
     return "\n".join(lines)
+
+
+def _rules_ids(plan: _SweepPlan) -> dict:
+    """``value -> rules_id`` of each value the sweep plays."""
+    return {
+        str(x): plan.variant.rules_id(spec.rules)
+        for x, spec in zip(plan.parsed, plan.specs, strict=True)
+    }
 
 
 def _sweep_row_text(key: str, r) -> str:

@@ -101,12 +101,22 @@ def _allowed_text(allowed) -> str:
 
 def run_replay(args) -> int:
     """Handle ``mjlab replay``."""
+    from engine.play.bots import resolve_policies
     from engine.play.family import family_of
+    from engine.runs.adapt import adaptation, seat_overrides
     from engine.runs.run import DEFAULT_MATCH_LENGTH
     from engine.variants import get, parse_rule_args
 
     rules = parse_rule_args(args.rule, args.rules)
     length = DEFAULT_MATCH_LENGTH if args.match_length is None else args.match_length
-    replay_text = family_of(get(args.variant)).replay
-    print(replay_text(args.variant, args.seed, args.match, args.deal, rules, args.policy, length))
+    v = get(args.variant)
+    resolved = v.resolve(rules)
+    # the bots as a run under these rules plays them (engine.runs.adapt)
+    overrides = None
+    if adaptation(v, resolved).params:
+        pols = resolve_policies(v, args.policy, v.n_players(resolved))
+        overrides = seat_overrides(v, resolved, pols)
+    replay_text = family_of(v).replay
+    print(replay_text(args.variant, args.seed, args.match, args.deal, rules, args.policy, length,
+                      overrides))  # fmt: skip
     return 0

@@ -86,7 +86,8 @@ def test_planted_seat_advantage_detected_at_stated_power():
         if t.loc["seat_deltas", "reject"]:
             hits += 1
             assert t.loc["seat_deltas", "subject"] == "seat 0"
-            assert t.loc["seat_deltas", "verdict"].startswith("seat 0 gains ")
+            v = t.loc["seat_deltas", "verdict"]
+            assert v.startswith("the seats' mean results are not all equal") and "seat 0" in v
     assert hits >= int(st.binom.ppf(0.001, reps, power)), (hits, power)
 
 
@@ -94,10 +95,10 @@ def test_dealer_edge_and_verdict_wording():
     df = synthetic_records(2000, seed=3, dealer_weight=1.3)
     t = analysis.fairness_tests(df).set_index("test")
     v = t.loc["dealer_edge", "verdict"]
-    assert v.startswith("the dealer gains ") and "points per deal over the non-dealers" in v
-    assert "p < 1e-09" in v
+    assert v.startswith("a resolved dealer edge (the dealer gains): +")
+    assert "points per deal (99% interval)" in v and "not shown fair within ±" in v
     assert t.loc["dealer_edge", "adjust"] == "holm" and t.loc["dealer_edge", "family"] == 5
-    assert "Holm-adjusted p < 1e-09 over the 5 tests of this variant" in v
+    assert "edge: Holm-adjusted p < 1e-09 over the 5 tests of this variant" in v
     # synthetic records: seats are not symmetric by construction, so no sanity label
     assert (t["kind"] != "sanity").all()
     eq = t.loc["dealer_equivalence"]
@@ -174,7 +175,13 @@ def test_seat_tests_are_sanity_checks_for_engine_records():
     # a wider family (a whole report) rewords every verdict with its adjusted p
     wide = t.reset_index().assign(p_adj=1.0, reject=False, family=40)
     out = analysis.fairness.word_verdicts(wide, 4, "the 40 tests of this report")
-    assert out["verdict"].str.contains("Holm-adjusted p = 1 over the 40 tests of this report").all()
+    found = out["kind"] != "sanity"
+    assert (
+        out.loc[found, "verdict"]
+        .str.contains("Holm-adjusted p = 1 over the 40 tests of this report")
+        .all()
+    )
+    assert out.loc[~found, "verdict"].str.contains("over the 40 sanity checks").all()
 
 
 def test_equivalence_verdict_says_fair_within_the_margin():
@@ -183,3 +190,50 @@ def test_equivalence_verdict_says_fair_within_the_margin():
     eq = t.loc["dealer_equivalence"]
     assert eq["reject"] and eq["verdict"].startswith("fair within ±")
     assert "(±0.2 SD)" in eq["verdict"]
+
+
+def test_sanity_checks_leave_the_family():
+    """Issue 45: the two seat checks, null by construction, cut the family's power; they
+    are adjusted apart and the dealer edge's family is the findings alone."""
+    df = synthetic_records(200, seed=11, dealer_weight=1.1, first_dealer="rotate")
+    t = analysis.fairness_tests(df, seats_symmetric=True).set_index("test")
+    assert t.loc["dealer_edge", "family"] == 3 and t.loc["dealer_edge", "family_name"] == "fairness"
+    for test in analysis.fairness.SANITY:
+        assert t.loc[test, "family"] == 2 and t.loc[test, "family_name"] == "sanity"
+    holm3 = analysis.stats.adjust_pvalues(
+        t.loc[["dealer_edge", "dealer_equivalence", "role_deltas"], "p"].to_numpy(), "holm"
+    )
+    assert t.loc["dealer_edge", "p_adj"] == pytest.approx(holm3[0])
+
+
+def test_one_dealer_verdict_and_a_joint_role_verdict():
+    """Issue 45: the dealer got three lines that could disagree ("the dealer gains, p =
+    0.049" from the role test beside "no evidence, p = 0.23"); now the dealer verdict is
+    one (edge and margin), and the role test is worded as the joint test it is."""
+    for seed in range(30):
+        df = synthetic_records(120, seed=300 + seed, dealer_weight=1.15, first_dealer="rotate")
+        t = analysis.fairness_tests(df, seats_symmetric=True).set_index("test")
+        dealer = t.loc["dealer_edge", "verdict"]
+        assert ("fair within" in dealer) and dealer.startswith(
+            "a resolved dealer edge" if t.loc["dealer_edge", "reject"] else "no resolved"
+        )
+        roles = t.loc["role_deltas", "verdict"]
+        assert "joint test" in roles
+        assert " gains " not in roles and "points per deal" not in roles
+
+
+def test_intervals_agree_with_the_verdicts():
+    """Issue 45: the interval beside an adjusted verdict excludes 0 (lies inside the
+    margin, for the equivalence test) exactly when the verdict says so."""
+    for seed in range(60):
+        w = (1.0, 1.08, 1.3)[seed % 3]
+        df = synthetic_records(60 + 10 * (seed % 5), seed=900 + seed, dealer_weight=w)
+        for sym in (False, True):
+            for r in analysis.fairness_tests(df, seats_symmetric=sym).to_dict("records"):
+                lo, hi = r["effect_lo"], r["effect_hi"]
+                if r["joint"]:
+                    assert np.isnan(lo) and np.isnan(hi)
+                elif r["test"] == "dealer_edge":
+                    assert (lo > 0 or hi < 0) == r["reject"], r
+                else:
+                    assert (-r["margin"] < lo and hi < r["margin"]) == r["reject"], r

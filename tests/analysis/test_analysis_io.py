@@ -1,5 +1,6 @@
 import json
 
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -150,3 +151,47 @@ def test_columns_subset(tmp_path):
     _write(synthetic_records(3, seed=1), tmp_path / "f.parquet")
     df = analysis.load(tmp_path / "f.parquet", columns=["winner", "delta_0"])
     assert list(df.columns) == ["winner", "delta_0"]
+
+
+def test_the_schema_is_the_engines_record_columns():
+    """analysis reads the columns the engine writes (one list, engine.play.records), the
+    pairing key first."""
+    from analysis import schema
+    from engine.play.records import FIXED_COLUMNS
+
+    assert schema.REQUIRED is FIXED_COLUMNS
+    assert schema.REQUIRED[: len(schema.IDENTITY)] == schema.IDENTITY
+
+
+def test_summarize_reduces_batch_by_batch(tmp_path, monkeypatch):
+    """A file of one row group is read a batch of rows at a time (``BATCH_ROWS``), each
+    batch summarised and merged as it comes: no frame larger than a batch is summarised,
+    and batches that split matches give the summary of the whole file at once.
+    """
+    import analysis.io as aio
+    from analysis import risk
+
+    rows = synthetic_records(40, seed=3)
+    path = tmp_path / "one.parquet"
+    table = pa.Table.from_pandas(rows, preserve_index=False)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), **_meta(seed=3)})
+    pq.write_table(table, path, row_group_size=len(rows))
+    assert pq.ParquetFile(path).num_row_groups == 1
+    whole = analysis.summarize(path)
+    assert whole == Summary.from_records(rows, meta=whole.meta)
+    matches = risk.load_match_table(path)
+    sizes = []
+    real = Summary.from_records.__func__
+
+    def spy(cls, df, **kw):
+        sizes.append(len(df))
+        return real(cls, df, **kw)
+
+    monkeypatch.setattr(Summary, "from_records", classmethod(spy))
+    monkeypatch.setattr(aio, "BATCH_ROWS", 37)  # not a multiple of the 16-deal match
+    batched = analysis.summarize(path)
+    assert max(sizes) == 37 and sum(sizes) == len(rows) and len(sizes) > 10
+    assert batched == whole
+    for name, t in whole.tables().items():
+        pd.testing.assert_frame_equal(batched.tables()[name], t, obj=name)
+    pd.testing.assert_frame_equal(risk.load_match_table(path), matches)

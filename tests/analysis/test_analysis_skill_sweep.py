@@ -190,7 +190,7 @@ def test_unpaired_sweep_and_rate_clipping():
     t = analysis.sweep_table(frames, option="draw_rate", baseline=0.2, paired=False)
     r = t[(t.metric == "draw_rate") & (t.option_value == 0.3)].iloc[0]
     assert not r.paired and r.n_pairs == 0 and math.isnan(r.se_ratio)
-    assert r.diff_se == pytest.approx(r.unpaired_se) and r.diff_lo == r.unpaired_lo
+    assert r.diff_se == pytest.approx(r.unpaired_se) and r.raw_lo == pytest.approx(r.unpaired_lo)
     whole = (frames[0.3].winner < 0).mean() - (frames[0.2].winner < 0).mean()
     assert r["diff"] == pytest.approx(whole)
     # every share keeps its interval inside [0, 1], rare patterns included
@@ -202,6 +202,35 @@ def test_unpaired_sweep_and_rate_clipping():
     assert (nb.p_adj >= nb.p - 1e-12).all() and set(t.adjust) == {"holm"}
     holm = analysis.stats.adjust_pvalues(nb.p.to_numpy(), "holm")
     assert np.allclose(nb.p_adj.to_numpy(), holm)
+    # the interval beside each adjusted p is adjusted the same way (issue 45)
+    excl = (nb.diff_lo > 0) | (nb.diff_hi < 0)
+    assert (excl == (nb.p_adj < 0.05)).all() and (nb.diff_level >= 0.95).all()
+
+
+def test_sweep_dealer_edge_in_sd_units_and_as_a_share_of_the_flow():
+    """Issue 45: fairness relative to the stakes. Doubling every payment doubles the
+    dealer edge in points and leaves it unchanged in SD units and as a share of flow."""
+    df = synthetic_records(300, seed=4, dealer_weight=1.6)
+    big = df.copy()
+    for c in [c for c in df.columns if c.startswith("delta_")]:
+        big[c] = 2 * df[c]
+    t = analysis.sweep_table(
+        {1: df, 2: big},
+        option="stakes",
+        baseline=1,
+        metrics=["dealer_edge", "dealer_edge_sd", "dealer_edge_share"],
+    )
+    r = t[~t.is_baseline].set_index("metric")
+    b = t[t.is_baseline].set_index("metric")
+    assert r.loc["dealer_edge", "estimate"] == pytest.approx(2 * b.loc["dealer_edge", "estimate"])
+    for m in ("dealer_edge_sd", "dealer_edge_share"):
+        assert r.loc[m, "diff"] == pytest.approx(0, abs=1e-12)
+        assert r.loc[m, "estimate"] == pytest.approx(b.loc[m, "estimate"])
+    e = analysis.dealer_edge(df).iloc[0]
+    # the same SD as analysis.dealer_edge's up to n / (n - 1)
+    assert b.loc["dealer_edge_sd", "estimate"] == pytest.approx(e["edge_sd"], rel=1e-3)
+    # its interval counts the SD's own error too (which covaries with the edge)
+    assert 0 < b.loc["dealer_edge_sd", "lo"] < e["edge_sd"] < b.loc["dealer_edge_sd", "hi"]
 
 
 def test_sweep_dealer_edge_is_the_fairness_dealer_edge():
@@ -254,3 +283,23 @@ def test_duplicate_counts_only_matches_every_seating_played():
     frames[3] = frames[3][frames[3]["match"] < 39]
     dup = analysis.skill_edge(frames).set_index("format").loc["duplicate"]
     assert dup.n_matches == 39 and dup.n_deals == 39 * 16 * 4
+
+
+def test_rare_event_differences_get_an_interval_that_covers():
+    """Issue 45: a sweep difference of rare events once printed "0 [0, 0]" and covered the
+    truth in none of 200 replicates; its interval covers at about its level."""
+    from analysis.sweep import sweep_table
+
+    reps, covered, width0 = 200, 0, []
+    for rep in range(reps):
+        a = synthetic_records(100, seed=rep, draw_rate=0.0005, extras=False)
+        b = synthetic_records(100, seed=rep, draw_rate=0.0015, extras=False)
+        t = sweep_table({"a": a, "b": b}, option="x", baseline="a", metrics=["draw_rate"])
+        r = t[~t["is_baseline"]].iloc[0]
+        covered += r["diff_lo"] <= 0.001 <= r["diff_hi"]
+        if r["diff"] == 0:
+            width0.append(r["diff_hi"] - r["diff_lo"])
+        assert (r["diff_lo"] > 0 or r["diff_hi"] < 0) == (r["p"] < 0.05)
+    # 95% nominal; conservative for common random numbers. 200 replicates: SD about 0.015
+    assert covered >= 0.9 * reps, covered
+    assert all(w > 0 for w in width0)

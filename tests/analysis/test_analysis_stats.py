@@ -98,7 +98,7 @@ def test_adjust_pvalues():
     r = stats.adjust_pvalues([0.5, float("nan")], "holm")
     assert r[0] == 0.5 and math.isnan(r[1])
     with pytest.raises(ValueError):
-        stats.adjust_pvalues(p, "bh")
+        stats.adjust_pvalues(p, "by")
 
 
 def test_formatting():
@@ -144,3 +144,50 @@ def test_ratio_ci_is_the_linearised_cluster_ratio():
     one = ratio_ci(y[:1], x[:1])
     assert one["estimate"] == y[0] / x[0] and math.isnan(one["se"]) and math.isnan(one["lo"])
     assert math.isnan(ratio_ci(y, np.zeros(5))["estimate"])
+
+
+@pytest.mark.parametrize("method", ["holm", "bonferroni", "bh", "none"])
+def test_adjusted_intervals_exclude_0_exactly_when_the_adjusted_p_rejects(method):
+    """Issue 45: an interval printed beside an adjusted p agrees with it (normal tests)."""
+    from scipy import stats as st
+
+    from analysis.stats import adjust_pvalues, adjusted_levels, interval_at
+
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        m = int(rng.integers(1, 40))
+        est = rng.normal(0, 1, m) * rng.choice([0.0, 1.0, 4.0], m)
+        se = rng.uniform(0.2, 2.0, m)
+        p = 2 * st.norm.sf(np.abs(est / se))
+        adj = adjust_pvalues(p, method)
+        levels = adjusted_levels(p, method)
+        for e, s, a, lv in zip(est, se, adj, levels, strict=True):
+            lo, hi = interval_at({"diff": e, "diff_se": s}, lv)
+            assert (lo > 0 or hi < 0) == (a < 0.05), (method, e, s, a, lv)
+
+
+def test_bh_adjustment_matches_its_definition():
+    from analysis.stats import adjust_pvalues
+
+    rng = np.random.default_rng(3)
+    p = rng.uniform(0, 0.2, 30)
+    m = p.size
+    order = np.argsort(p)
+    want = np.empty(m)
+    for rank, i in enumerate(order, start=1):
+        want[i] = min(min(p[order[j - 1]] * m / j for j in range(rank, m + 1)), 1.0)
+    np.testing.assert_allclose(adjust_pvalues(p, "bh"), want)
+
+
+def test_newcombe_interval_and_its_p_agree():
+    from analysis.stats import newcombe_diff, newcombe_p
+
+    for k1, n1, k0, n0 in [(0, 3200, 0, 3200), (3, 3200, 0, 3200), (10, 1000, 2, 1000),
+                           (40, 1000, 60, 1000), (0, 50, 5, 50)]:  # fmt: skip
+        lo, hi = newcombe_diff(k1, n1, k0, n0)
+        assert lo <= k1 / n1 - k0 / n0 <= hi and hi > lo
+        p = newcombe_p(k1, n1, k0, n0)
+        assert (lo > 0 or hi < 0) == (p < 0.05)
+        for level in (0.9, 0.99, 0.999):
+            lo, hi = newcombe_diff(k1, n1, k0, n0, level)
+            assert (lo > 0 or hi < 0) == (p < 1 - level)

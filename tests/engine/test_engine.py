@@ -7,8 +7,9 @@ import pytest
 from engine import rng, variants
 from engine.play.family import MAHJONG, ZIPAI, family_of
 from engine.runs.run import simulate
-from engine.runs.testing import check_variant, recompute_mismatch
+from engine.runs.testing import check_variant, settle_mismatch
 from tests.oracles import hand_bruteforce as bf
+from tests.oracles import settlement as TW
 from tests.oracles import zipai_bruteforce as zbf
 
 
@@ -41,8 +42,8 @@ def test_every_variant_has_a_golden_replay():
 @pytest.mark.parametrize("name", variants.names())
 def test_conformance_every_policy(name):
     """Every tile accounted for, zero-sum, consistent winners, complete wins (brute force:
-    the mahjong or the 字牌 twin), and every deal's value and payments recomputed from
-    its pattern flags and record columns (``Variant.recompute``)."""
+    the mahjong or the 字牌 twin), and every deal's value and payments paid again from
+    its record row by the variant's settlement (``settle_mismatch``)."""
     v = variants.get(name)
     complete = ORACLES[family_of(v)]
     checked = check_variant(name, matches=12, seed=3, complete=complete)
@@ -62,30 +63,32 @@ def test_conformance_tuidaohu_options():
 
 @pytest.mark.parametrize("name", variants.names())
 def test_flags_reproduce_the_value_paid(name):
-    """Every variant recomputes its value (and payments) from the pattern flags and the
-    other record columns (check_variant runs this on every deal); a record whose value,
-    payments or flags were altered is caught at its row."""
+    """Every variant's record carries every input of its payment: its settlement paid
+    again from the row gives the record (check_variant runs this on every deal), and so
+    does the independent numpy twin of that settlement (tests/oracles/settlement.py); a
+    record whose value, payments or flags were altered is caught at its row by both."""
     v = variants.get(name)
     rules = v.resolve({})
     players = v.n_players(rules)
     df = simulate(name, 2000, seed=5, progress=False).to_pandas()
-    assert v.recompute is not None and recompute_mismatch(v, rules, df) is None
-    won = (df.winner >= 0).to_numpy()
-    i = int(np.flatnonzero(won & (df.win_type != "kong_draw").to_numpy())[0])
-    bad = df.copy()
-    bad.loc[i, "value"] += 1
-    assert recompute_mismatch(v, rules, bad)[0] == i
-    bad = df.copy()
-    w = int(df.winner[i])
-    bad.loc[i, f"delta_{w}"] += 1
-    bad.loc[i, f"delta_{(w + 1) % players}"] -= 1
-    assert recompute_mismatch(v, rules, bad)[0] == i
-    pats = v.pattern_columns()
-    flagged = df[won & df[pats].any(axis=1).to_numpy()]
-    j = int(flagged.value.idxmax())
-    bad = df.copy()
-    bad.loc[j, pats] = False
-    assert recompute_mismatch(v, rules, bad)[0] == j
+    for mismatch in (settle_mismatch, TW.twin_mismatch):
+        assert mismatch(v, rules, df) is None
+        won = (df.winner >= 0).to_numpy()
+        i = int(np.flatnonzero(won & (df.win_type != "kong_draw").to_numpy())[0])
+        bad = df.copy()
+        bad.loc[i, "value"] += 1
+        assert mismatch(v, rules, bad)[0] == i
+        bad = df.copy()
+        w = int(df.winner[i])
+        bad.loc[i, f"delta_{w}"] += 1
+        bad.loc[i, f"delta_{(w + 1) % players}"] -= 1
+        assert mismatch(v, rules, bad)[0] == i
+        pats = v.pattern_columns()
+        flagged = df[won & df[pats].any(axis=1).to_numpy()]
+        j = int(flagged.value.idxmax())
+        bad = df.copy()
+        bad.loc[j, pats] = False
+        assert mismatch(v, rules, bad)[0] == j
 
 
 @pytest.mark.parametrize(

@@ -140,6 +140,23 @@ def test_sweep_pairs_values(tmp_path, capsys):
     assert dr["unpaired_hi"] > dr["unpaired_lo"]
 
 
+def test_a_strong_sweep_checks_the_bot_at_every_value(tmp_path, capsys):
+    """With strong bots a sweep also plays strong against value at each value it plays
+    (analysis.guard) and says so; --no-bot-check leaves it out."""
+    args = ["sweep", "tuidaohu", "--rule", "pay_qingyise=2,8", "--deals", "256", "--policy",
+            "strong"]  # fmt: skip
+    code, out, _ = run(capsys, *args, "--out", str(tmp_path / "a"), "--json")
+    assert code == 0
+    data = json.loads(out)
+    check = pd.DataFrame(data["bot_check"])
+    assert check["setting"].tolist() == ["pay_qingyise=8"] and data["policies"] == "strong"
+    assert (check["edge_lo"] <= check["edge_hi"]).all() and check["flag"].dtype == bool
+    code, out, _ = run(capsys, *args, "--out", str(tmp_path / "b"))
+    assert code == 0 and "bot check (strong against value" in out and "policies strong" in out
+    code, out, _ = run(capsys, *args, "--out", str(tmp_path / "c"), "--no-bot-check")
+    assert code == 0 and "bot check" not in out
+
+
 def test_sweep_baseline_safe_names_plots_and_text(tmp_path, capsys):
     plot = tmp_path / "plots"
     code, out, err = run(
@@ -199,13 +216,14 @@ def test_sweep_bad_input_exit_2(tmp_path, capsys):
         "sweep",
         "tuidaohu",
         "--rule",
-        "horses=4",
+        "horses=dealer",
         "--deals",
         "50",
         "--out",
         str(tmp_path / "x"),
     )
-    assert code == 2 and "several values" in err
+    # one value is compared with the default (issue 45); the default alone is not a sweep
+    assert code == 2 and "is the baseline itself" in err
     code, _, err = run(
         capsys,
         "sweep",

@@ -154,8 +154,10 @@ def test_score_json(capsys):
 
 
 def test_replay_golden(capsys, regen):
-    """`mjlab replay tuidaohu --seed 7 --match 0` is pinned line by line (--regen rewrites)."""
-    code, out, _ = run(capsys, "replay", "tuidaohu", "--seed", "7", "--match", "0")
+    """`mjlab replay tuidaohu --seed 7 --match 0 --policy value` is pinned line by line
+    (--regen rewrites); the default policy is the report's (strong), pinned apart."""
+    code, out, _ = run(capsys, "replay", "tuidaohu", "--seed", "7", "--match", "0", "--policy",
+                       "value")  # fmt: skip
     assert code == 0
     path = GOLDEN / "tuidaohu.txt"
     if regen:

@@ -55,6 +55,15 @@ def test_notebook_runs(path, tmp_path, monkeypatch):
     ]
     assert not [s for s in stderr if "Warning" in s], stderr
     assert list(tmp_path.iterdir()) == [], "a notebook wrote files into its working folder"
+    # issue 45: no test-only variant; every table shown names what it measures
+    texts = [
+        str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
+        + str(o.get("data", {}).get("text/html", ""))
+        for c in nb.cells if c.cell_type == "code" for o in c.outputs
+    ]  # fmt: skip
+    assert not [t for t in texts if "tiny" in t], "a test-only variant is shown"
+    tables = [t for t in texts if "<table" in t]
+    assert all("<caption" in t for t in tables), "a table without a caption naming its metric"
 
 
 def test_design_notebook_checks_its_rescore(tmp_path, monkeypatch):
@@ -71,3 +80,25 @@ def test_design_notebook_checks_its_rescore(tmp_path, monkeypatch):
     assert f"re-scored == re-simulated, every column of {int(DEALS):,} deals: True" in text
     state = str(nb.metadata.get("widgets", ""))
     assert "re-scoring is exact" in state, "the explorer's output widget stayed empty"
+
+
+def test_notebooks_extra_and_how_to_open_them():
+    """Issue 45: ``.[dev]`` installed no Jupyter and the README did not say how to open the
+    notebooks; the ``notebooks`` extra installs JupyterLab and the README says how."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[2]
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert any(d.startswith("jupyterlab") for d in extras["notebooks"])
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert "pip install -e '.[notebooks]'" in readme and "jupyter lab notebooks/" in readme
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_notebook_lists_test_only_variants(path):
+    """``engine.variants.names()`` includes the test-only ``tiny``; the notebooks list the
+    variants of the report (``listed()``)."""
+    text = "".join(c.source for c in nbformat.read(path, as_version=4).cells)
+    assert "variants.names()" not in text

@@ -17,7 +17,7 @@ The positions are played by ``policies`` (``value`` by default; refit with ``str
 once it exists, so the models describe the play they face). Everything is a pure
 function of the variant, its rules, the policies, the deal count and the seed, so
 :func:`fit` reproduces committed models exactly; :func:`write` stores them in the
-package (``engine/botdata/<variant>/strong.json``) with the command that made them.
+package (``engine/variants/<variant>/strong.json``) with the command that made them.
 """
 
 from __future__ import annotations
@@ -26,12 +26,19 @@ import numpy as np
 
 from engine import abi
 from engine._fitting import collect_with_bar, feature_logistic
+from engine.jit.njit import kernel
+from engine.mahjong import layout as L
 from engine.mahjong import params as P
 from engine.mahjong.strong import MAX_FI
 from engine.play import drivers as _drivers
 from engine.play.mahjong import observe as O
 
-__all__ = ["collect", "fit_mahjong"]
+__all__ = ["collect", "fit_mahjong", "refit_mahjong", "value_blocks"]
+TARGET_CAP = 1.0
+"""The most a target's factor may be: its chance at a distance against a plain hand's at
+the same distance."""
+LEGAL_SHRINK = 20.0
+"""Predicted wins of pseudo-data that shrink each ``strong.legal`` factor toward 1."""
 UKE_SPREAD = 0.3
 """How much the ukeire moves a far hand's win chance around its distance's mean (±)."""
 TARGETS = P.TARGETS
@@ -84,27 +91,49 @@ def _race(d, u, draws, unseen, ubar, h, m1, mf):
     and claims), the next levels with their mean ukeire ``ubar[level]``; it has
     ``draws`` turns left.
     """
-    d = np.clip(d, 1, P.N_D - 1)
-    n = d.size
-    state = np.zeros((P.N_D, n))
-    state[d, np.arange(n)] = 1.0
-    unseen = np.maximum(unseen, 1.0)
-    qs = np.empty((P.N_D, n))
-    for lv in range(1, P.N_D):
-        m = m1 if lv == 1 else mf
-        uu = np.where(d == lv, u, ubar[lv])
-        qs[lv] = np.minimum(m * uu / unseen, 0.95)
-    won = np.zeros(n)
-    for step in range(int(draws.max()) if n else 0):
-        live = step < draws
-        state *= np.where(live, 1.0 - h, 1.0)
-        move = np.where(live, qs * state, 0.0)
-        move[0] = 0.0
-        state -= move
-        state[:-1] += move[1:]
-        won += state[0]
-        state[0] = 0.0
+    d = np.clip(np.asarray(d), 1, P.N_D - 1).astype(np.int64)
+    won = np.zeros(d.size)
+    _race_rows(
+        d, np.asarray(u, np.float64), np.asarray(draws, np.float64),
+        np.maximum(unseen, 1.0).astype(np.float64), np.asarray(ubar, np.float64),
+        float(h), float(m1), float(mf), won,
+    )  # fmt: skip
     return won
+
+
+@kernel
+def _race_rows(d, u, draws, unseen, ubar, h, m1, mf, won):
+    """:func:`_race` row by row into ``won`` (the same arithmetic, step by step, as a
+    vectorised pass over the rows: a row's turns past its ``draws`` change nothing).
+    """
+    stay = 1.0 - h
+    state = np.zeros(P.N_D)
+    qs = np.zeros(P.N_D)
+    move = np.zeros(P.N_D)
+    for i in range(d.size):
+        for lv in range(P.N_D):
+            state[lv] = 0.0
+        state[d[i]] = 1.0
+        for lv in range(1, P.N_D):
+            m = m1 if lv == 1 else mf
+            uu = u[i] if d[i] == lv else ubar[lv]
+            qs[lv] = min(m * uu / unseen[i], 0.95)
+        w = 0.0
+        step = 0
+        while step < draws[i]:
+            for lv in range(P.N_D):
+                state[lv] *= stay
+            move[0] = 0.0
+            for lv in range(1, P.N_D):
+                move[lv] = qs[lv] * state[lv]
+            for lv in range(P.N_D):
+                state[lv] -= move[lv]
+            for lv in range(P.N_D - 1):
+                state[lv] += move[lv + 1]
+            w += state[0]
+            state[0] = 0.0
+            step += 1
+        won[i] = w
 
 
 def _race_inputs(live, players):
@@ -113,7 +142,41 @@ def _race_inputs(live, players):
     return np.ceil(live / players), live + 13.0 * (players - 1)
 
 
-def _win_tables(hand: np.ndarray, target_bits: np.ndarray, players: int):
+def _tai_need(hand: np.ndarray, tai: dict) -> np.ndarray:
+    """The 台 each O_HAND row's hand still needs for the minimum (its plain reading; the
+    strong kernel's engine.mahjong.strong.tai_need), from the variant's ``strong.*_tai``
+    parameters under the fit's rules.
+    """
+    bits = hand[:, O.H_HONORS]
+    held = np.zeros(len(hand), np.int64)
+    for i, t in enumerate(tai["honor_tai"]):
+        held += np.where((bits >> i) & 1, int(t), 0)
+    wt, at = tai["wild_tai"]
+    if at > 0:
+        held += np.where(hand[:, O.H_W] >= at, int(wt), 0)
+    return int(tai["min_tai"]) - held
+
+
+def _legal(won, pred, need) -> np.ndarray:
+    """``strong.legal``: per bucket of 台 still needed (0, 1, 2, 3+), the chance of the
+    rows' wins against what the model predicts, as ``exp(a - b n)`` with ``b >= 0``: a
+    weighted least-squares line through the buckets' log ratios (each shrunk toward 1 by
+    :data:`LEGAL_SHRINK` predicted wins, weighed by its predicted wins). Every 台 a hand
+    still needs makes its win less likely by the same factor, so a 台 secured (an honor
+    碰) is always worth something, where raw buckets are confounded by how play got there.
+    """
+    b = np.clip(need, 0, P.N_LEGAL - 1)
+    n = np.arange(P.N_LEGAL, dtype=np.float64)
+    num = np.array([won[b == k].sum() + LEGAL_SHRINK for k in range(P.N_LEGAL)])
+    den = np.array([pred[b == k].sum() + LEGAL_SHRINK for k in range(P.N_LEGAL)])
+    y, w = np.log(num / den), den
+    xm, ym = (w * n).sum() / w.sum(), (w * y).sum() / w.sum()
+    slope = (w * (n - xm) * (y - ym)).sum() / (w * (n - xm) ** 2).sum()
+    slope = min(slope, 0.0)
+    return np.exp(ym + slope * (n - xm))
+
+
+def _win_tables(hand: np.ndarray, target_bits: np.ndarray, players: int, tai=None):
     """``(p_plain [N_D, N_UK, N_T], p_target [N_TARGET, N_D, N_T], fit)`` from O_HAND rows.
 
     The tables come from :func:`_race`, whose parameters (the hazard ``h``, the
@@ -122,6 +185,11 @@ def _win_tables(hand: np.ndarray, target_bits: np.ndarray, players: int):
     times a factor fitted the same way (its share of the wins the race predicts). A
     structural model keeps every table ordered (closer and wider hands win more),
     where raw counts of positions are confounded by how play got there.
+
+    Where the variant has a minimum (``tai``: its ``strong.*_tai`` parameters, with
+    ``min_tai`` > 0), ``fit["legal"]`` is ``strong.legal``: how the chance of a win with
+    no target's pattern, for a hand that still needs 0, 1, 2, 3+ 台, compares with the
+    rest of the race's chance once the targets' are taken out (:func:`_legal`).
     """
     from scipy import optimize
 
@@ -194,12 +262,27 @@ def _win_tables(hand: np.ndarray, target_bits: np.ndarray, players: int):
             pred = kappa * _race(dt[sel], ubar[np.clip(dt[sel], 1, P.N_D - 1)], draws[sel],
                                  unseen[sel], ubar, h, m1, mf)  # fmt: skip
             lab = won[sel] * ((bits[sel] & target_bits[t]) != 0)
-            c = float(min(1.0, lab.sum() / max(pred.sum(), 1e-9)))
+            c = float(min(TARGET_CAP, lab.sum() / max(pred.sum(), 1e-9)))
         factors.append(c)
         p_target[t] = c * base
     ubar[0] = ubar[1]
     fitted = {"h": h, "m1": m1, "mf": mf, "kappa": kappa, "ubar_table": ubar.round(2).tolist(),
               "target_factors": [round(f, 4) for f in factors]}  # fmt: skip
+    if tai is not None and tai["min_tai"] > 0:
+        # the plain-only rest: the race's chance less the targets' (each at its own
+        # distance), against the wins with no target's pattern
+        rest = kappa * _race(d[keep], u[keep], draws[keep], unseen[keep], ubar, h, m1, mf)
+        for t in range(1, P.N_TARGET):
+            dt = hand[keep, O.H_D + t]
+            on = (dt < 99) & (dt >= 1)
+            if factors[t] > 0 and on.any():
+                rest[on] -= factors[t] * kappa * _race(
+                    dt[on], ubar[np.clip(dt[on], 1, P.N_D - 1)], draws[keep][on],
+                    unseen[keep][on], ubar, h, m1, mf,
+                )  # fmt: skip
+        plain_won = won[keep] * ((bits[keep] & np.bitwise_or.reduce(target_bits)) == 0)
+        legal = _legal(plain_won, np.maximum(rest, 0.0), _tai_need(hand[keep], tai))
+        fitted["legal"] = legal.round(4).tolist()
     return p_plain, p_target, fitted
 
 
@@ -282,35 +365,81 @@ def _logistic(danger: np.ndarray, label: np.ndarray) -> np.ndarray:
     return feature_logistic(danger, label, O.D_NF, O.D_F, MAX_FI, P.N_FEATURES)
 
 
-def fit_mahjong(v, resolved, deals, seed, policy, threads=2, progress=False) -> dict:
-    """Fit the strong models of the mahjong variant ``v`` (see :func:`engine.runs.fit.fit`).
-
-    Returns the model as a mapping of parameter name to a list of floats (the
-    ``strong.*`` model blocks of engine.mahjong.params) plus ``"identity"`` and
-    ``"summary"`` (positions seen, base rates).
+def _tai_params(v, resolved) -> dict | None:
+    """The variant's ``strong.*_tai`` parameters under ``resolved`` (its strong defaults),
+    or None where it declares no minimum.
     """
-    players = v.n_players(resolved)
-    policies = (policy,) * players
+    params = v.bot_params("strong", resolved) if v.bot_params else {}
+    if float(params.get("min_tai", 0)) <= 0:
+        return None
+    return {k: params[k] for k in ("min_tai", "honor_tai", "wild_tai")}
+
+
+def _target_bits(v) -> np.ndarray:
+    """The pattern bits of each strong target in ``v``'s records (``Variant.bot_targets``)."""
     names = [p.name for p in v.patterns]
     target_bits = np.zeros(P.N_TARGET, np.int64)
     for t, key in enumerate(TARGETS):
         for pat in (v.bot_targets or {}).get(key, ()):
             target_bits[t] |= np.int64(1) << names.index(pat)
+    return target_bits
+
+
+def _value_blocks(v, resolved, rec: np.ndarray) -> tuple[dict, dict]:
+    """The ``value``, ``loss`` and ``stake`` blocks of the strong model (as stored) from
+    records played under ``resolved``, and the plain wins' noise (:func:`_values`).
+    """
+    value, loss, stake, noise = _values(rec, _target_bits(v), v.n_players(resolved))
+    blocks = {
+        "value": value.reshape(-1).round(4).tolist(),
+        "loss": loss.reshape(-1).round(4).tolist(),
+        "stake": stake.round(4).tolist(),
+    }
+    return blocks, noise
+
+
+def value_blocks(v, resolved, rec: np.ndarray) -> dict:
+    """What a win of each target brings, what feeding one costs and the stake a seat
+    loses when another wins (the strong model's ``value``, ``loss`` and ``stake``), in
+    points under ``resolved``, from records played under those rules: the strong policy's
+    reading of the run's payouts (:mod:`engine.runs.adapt`).
+    """
+    return _value_blocks(v, resolved, rec)[0]
+
+
+def fit_mahjong(v, resolved, deals, seed, policy, threads=2, progress=False,
+                danger=None) -> dict:  # fmt: skip
+    """Fit the strong models of the mahjong variant ``v`` (see :func:`engine.runs.fit.fit`).
+
+    Returns the model as a mapping of parameter name to a list of floats (the
+    ``strong.*`` model blocks of engine.mahjong.params) plus ``"identity"`` and
+    ``"summary"`` (positions seen, base rates). ``danger``, a model's ``danger`` and
+    ``kong_danger`` blocks, is kept instead of fitting them again (a refit under other
+    rules keeps the committed reading of an opponent's visible play:
+    :func:`refit_mahjong`).
+    """
+    players = v.n_players(resolved)
+    policies = (policy,) * players
+    target_bits = _target_bits(v)
+    keep = danger
     hand, danger, rec = collect_with_bar(collect, v, resolved, deals, seed, policies, threads,
                                          progress)  # fmt: skip
-    p_plain, p_target, race = _win_tables(hand, target_bits, players)
-    value, loss, stake, noise = _values(rec, target_bits, players)
-    w_win = _logistic(danger, danger[:, O.D_WIN])
-    w_kong = _logistic(danger, danger[:, O.D_KONG])
+    tai = _tai_params(v, resolved)
+    p_plain, p_target, race = _win_tables(hand, target_bits, players, tai)
+    values, noise = _value_blocks(v, resolved, rec)
+    if keep is None:
+        w_win = _logistic(danger, danger[:, O.D_WIN]).round(5)
+        w_kong = _logistic(danger, danger[:, O.D_KONG]).round(5)
+    else:
+        w_win, w_kong = (np.asarray(keep[k], np.float64) for k in ("danger", "kong_danger"))
     model = {
         "p_plain": p_plain.reshape(-1).round(6).tolist(),
         "ubar": race["ubar_table"],
         "p_target": p_target.reshape(-1).round(6).tolist(),
-        "value": value.reshape(-1).round(4).tolist(),
-        "loss": loss.reshape(-1).round(4).tolist(),
-        "stake": stake.round(4).tolist(),
-        "danger": w_win.round(5).tolist(),
-        "kong_danger": w_kong.round(5).tolist(),
+        **values,
+        **({"legal": race["legal"]} if "legal" in race else {}),
+        "danger": w_win.tolist(),
+        "kong_danger": w_kong.tolist(),
     }
     identity = _drivers.fit_identity(v, resolved, policy, rec, deals, seed)
     summary = {
@@ -324,3 +453,28 @@ def fit_mahjong(v, resolved, deals, seed, policy, threads=2, progress=False) -> 
         "race": race,
     }
     return {"model": model, "identity": identity, "summary": summary}
+
+
+WILD_SLOTS = (L.R_WILD_MODE, L.R_WILD_KINDS, L.R_WILD_FIXED0, L.R_WILD_FIXED1)
+"""The packed rules that say which tiles are wild: where they differ from the committed
+fit's, a refit fits the danger models again (:func:`refit_mahjong`)."""
+
+
+def same_wilds(v, a, b) -> bool:
+    """Whether resolved rules ``a`` and ``b`` of ``v`` make the same tiles wild."""
+    pa, pb = v.pack(a), v.pack(b)
+    return all(int(pa[i]) == int(pb[i]) for i in WILD_SLOTS)
+
+
+def refit_mahjong(v, resolved, deals, seed, policy, threads, progress, base: dict,
+                  base_rules=None) -> dict:  # fmt: skip
+    """:func:`fit_mahjong` under ``resolved`` rules: the chances to win, the legality and
+    the win values move with the rules. The danger models (the reading of an opponent's
+    visible play) are the ``base`` model's where the same tiles are wild as under
+    ``base_rules`` (the committed fit's), and fitted again where they are not: wilds
+    bring every opponent nearer to a win and change which discards are safe (the kept
+    models lost to the value bot at every other wild count of each variant).
+    """
+    if base_rules is not None and not same_wilds(v, resolved, base_rules):
+        base = None
+    return fit_mahjong(v, resolved, deals, seed, policy, threads, progress, danger=base)

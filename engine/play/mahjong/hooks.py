@@ -3,69 +3,51 @@
 The variants own their kernels and their ids: each mahjong variant declares its kernel
 module (``Variant.hooks``), which holds ``KERNEL_ID`` and whichever hook kernels the
 variant needs, under the hook's name (``patterns``, ``settle``, ``win_legal``,
-``win_priority``, ``on_kong``, ``on_discard``, ``deal_setup``, ``four_wild_win``). This
+``win_priority``, ``on_kong``, ``on_discard``, ``deal_setup``, ``four_wild_win``, and
+``restore``, which re-scoring calls: engine.play.mahjong.rescore). This
 module reads the registry once, at import; a variant without a hook gets the hook's
 default (``_no_setup`` ...). Adding a variant never edits the engine.
 
-**Only the running variant's hooks are compiled** (issue 21: a first run compiled every
-variant's scoring kernels, and numba linked and re-optimised all of them into every
-kernel of the game loop that calls a hook). The game loop calls a hook through a table
+**Only the running variant's hooks are compiled**, not every variant's scoring kernels
+linked and optimised again into every kernel of the game loop that calls a hook. The
+game loop calls a hook through a table
 of machine-code addresses, :data:`TABLE`, indexed by hook and variant id
-(``rules[R_VARIANT]``): the table is an external symbol of the compiled code
-(``mjlab_game_hooks``), so the loop's cached machine code stays the same whichever
-variants exist, and a hook kernel is compiled (or loaded from the cache) only when
-:func:`bind` fills its variant's row, which the loop's entry kernels
-(:func:`binding`) do before every call. Each hook has one declared signature
+(``rules[R_VARIANT]``): the family's :class:`engine.jit.hooks.HookTable`, a table of the
+engine's late calls (:mod:`engine.jit.late`), an
+external symbol of the compiled code (``mjlab_game_hooks``), so the loop's cached machine
+code stays the same whichever variants exist, and a hook kernel is compiled (or loaded
+from the cache) only when :func:`bind` fills its variant's row, which the loop's entry
+kernels (:func:`binding`) do before every call. Each hook has one declared signature
 (:data:`HOOKS`): the loop's call sites must pass exactly those types (a mismatch fails
 to compile, naming the hook), and every variant's kernel is compiled for them. A call
 through an empty row raises RuntimeError instead of jumping to address 0.
 
 >>> from engine import variants
+>>> from engine.mahjong import params
 >>> sorted(KERNELS) == sorted(variants.get(n).kernel_id for n in variants.names()
-...                            if variants.get(n).hooks is not None)
+...                            if variants.get(n).bot_layout is params)
 True
 """
 
 from __future__ import annotations
 
-import ctypes
-import inspect
-import threading
-
-import numba
-from llvmlite import binding as llvm_binding
-from llvmlite import ir
-from numba.core import cgutils, types
-from numba.extending import intrinsic
+from numba.core import types
 
 from engine.jit import late as _late
+from engine.jit.hooks import HookTable
 from engine.jit.njit import kernel
 from engine.mahjong.layout import R_VARIANT
-from engine.variants._registry import loaded
+from engine.variants._registry import kernel_modules, loaded
 
 IDS = 64
 """Variant ids the table has rows for (``0 <= KERNEL_ID < IDS``)."""
 
 
 def _kernel_modules() -> dict[int, object]:
-    """Kernel modules of the registered variants by id (refusing an id claimed twice)."""
-    out: dict[int, object] = {}
-    for v in loaded():
-        name, mod = v.name, v.hooks
-        if mod is None:  # a family with its own loop (字牌)
-            continue
-        if mod.KERNEL_ID != v.kernel_id or mod.KERNEL_ID < 1:
-            raise ValueError(f"variant {name}: kernel id {v.kernel_id} but {mod.__name__} "
-                             f"owns {mod.KERNEL_ID}")  # fmt: skip
-        other = out.setdefault(mod.KERNEL_ID, mod)
-        if other is not mod:
-            raise ValueError(
-                f"kernel id {mod.KERNEL_ID} is claimed by {other.__name__} and {mod.__name__}"
-            )
-    for i, mod in out.items():
-        if i >= IDS:
-            raise ValueError(f"{mod.__name__}: kernel id {i}; the hook table has ids 0..{IDS - 1}")
-    return dict(sorted(out.items()))
+    """Kernel modules of the registered mahjong variants by id (refusing an id claimed
+    twice).
+    """
+    return kernel_modules("mahjong", IDS, loaded())
 
 
 KERNELS = _kernel_modules()
@@ -108,6 +90,13 @@ def _no_four_wild_win(rules):
     return False
 
 
+@kernel(refcount=False)
+def _no_restore(rules, ctx, pay, row):
+    if row.shape[0] >= 0:
+        raise ValueError("mjlab: this variant has no restore hook, so it cannot be re-scored")
+    return 0
+
+
 # ---- the hooks: declared signatures, the address table, the calls ---------------------
 _A = types.Array(types.int64, 1, "C")
 _A2 = types.Array(types.int64, 2, "C")
@@ -129,160 +118,47 @@ HOOKS = {
     "on_discard": ("on_discard", _no_discard_money, types.none, (_A, _A, _A2, _I, _I, _I)),
     "settle": ("settle", _no_settlement, _I, (_A, _A, _A2, _I, _I, _A, _A)),
     "four_wild_win": ("four_wild_win", _no_four_wild_win, types.boolean, (_A,)),
+    "restore": ("restore", _no_restore, _I, (_A, _A, _A2, _A)),
 }
 """Every hook: the variants' kernel name, its default, its return and argument types."""
 
-_ORDER = tuple(HOOKS)
-_SYMBOL = "mjlab_game_hooks"
+PLAY = tuple(h for h in HOOKS if h != "restore")
+"""The hooks the game loop calls (:func:`bind`'s default); re-scoring binds ``restore``
+and ``settle`` (engine.play.mahjong.rescore)."""
 
-SKIP = 1
-"""The table's address for a hook a variant does not define whose default does nothing
-(:data:`_SKIPPED`): the call site skips the call instead of jumping to the no-op (the
-loop calls ``on_discard`` after every discard; for most variants it is the default)."""
+HOOK_TABLE = HookTable(
+    "mjlab_game_hooks", HOOKS, lambda: KERNELS, R_VARIANT, ids=IDS,
+    skipped=frozenset({"on_kong", "on_discard"}),
+)  # fmt: skip
+"""The hook table of the mahjong loop (engine.jit.hooks)."""
 
-_SKIPPED = frozenset({"on_kong", "on_discard"})
-assert all(HOOKS[h][2] == types.none for h in _SKIPPED)
-
-TABLE = (ctypes.c_int64 * (len(_ORDER) * IDS))()
-"""Machine-code address of hook ``h`` for variant ``v`` at ``h * IDS + v`` (0: not bound)."""
-
-llvm_binding.add_symbol(_SYMBOL, ctypes.addressof(TABLE))
-
-
-def _signature(hook: str, tab_type):
-    _, _, ret, args = HOOKS[hook]
-    return ret(*(tab_type if a == "tab" else a for a in args))
-
-
-def variant_kernel(hook: str, vid: int):
-    """The kernel hook ``hook`` calls for variant id ``vid`` (its default if it has none)."""
-    attr, default, _, _ = HOOKS[hook]
-    mod = KERNELS.get(int(vid))
-    return getattr(mod, attr, default) if mod is not None else default
+TABLE = HOOK_TABLE.table
+"""The machine code of hook ``h`` (its index in :data:`_ORDER`) for variant ``v`` in entry
+(``h``, ``v``) (engine.jit.late; 0: not bound)."""
+_ORDER = HOOK_TABLE.order
+SKIP = HOOK_TABLE.SKIP
+"""The table's address for a hook a variant does not define whose default does nothing:
+the call site skips the call instead of jumping to the no-op (the loop calls
+``on_discard`` after every discard; for most variants it is the default)."""
+variant_kernel = HOOK_TABLE.variant_kernel
 
 
-_BOUND: set = set()
-_LOCK = threading.Lock()
-
-
-def bind(vid: int, tab) -> None:
+def bind(vid: int, tab, hooks: tuple[str, ...] = PLAY) -> None:
     """Fill variant ``vid``'s row of :data:`TABLE` for hand tables ``tab``: compile (or load
-    from the cache) its hook kernels for the declared signatures. Cheap once bound.
+    from the cache) its kernels of ``hooks`` for the declared signatures. Cheap once bound.
     """
-    vid = int(vid)
-    if not 0 <= vid < IDS:
-        raise ValueError(f"variant id {vid} is outside the hook table (0..{IDS - 1})")
-    tab_type = numba.typeof(tab)
-    if (vid, tab_type) in _BOUND:
-        return
-    with _LOCK:
-        for h, hook in enumerate(_ORDER):
-            sig = _signature(hook, tab_type)
-            fn = variant_kernel(hook, vid)
-            if hook in _SKIPPED and fn is HOOKS[hook][1]:
-                TABLE[h * IDS + vid] = SKIP
-                continue
-            cres = fn.get_compile_result(sig)
-            if cres.signature.return_type != sig.return_type:
-                raise TypeError(
-                    f"{fn.py_func.__module__}.{fn.__name__} returns "
-                    f"{cres.signature.return_type}; the hook {hook} must return {sig.return_type}"
-                )
-            TABLE[h * IDS + vid] = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
-        _BOUND.add((vid, tab_type))
+    HOOK_TABLE.bind(vid, tab, hooks)
 
 
-def binding(disp, needs=lambda args: ()):
-    """``disp`` (an entry kernel: Python calls it) binding its variant's hooks first, and
-    the :func:`late` kernels ``needs(args)`` names for a call's arguments (by name);
+def binding(disp, needs=lambda args: (), hooks: tuple[str, ...] = PLAY):
+    """``disp`` (an entry kernel: Python calls it) binding its variant's ``hooks`` first,
+    and the :func:`late` kernels ``needs(args)`` names for a call's arguments (by name);
     ``rules`` is its first argument and the hand tables its argument ``tab``.
     """
-    if numba.config.DISABLE_JIT:  # the hooks call the variants' Python functions directly
-        return disp
-    at = tuple(inspect.signature(disp.py_func).parameters).index("tab")
-
-    def bind_hooks(args):
-        bind(args[0][R_VARIANT], args[at])
-
-    return _late.binding(disp, LATE, needs, bind_hooks)
+    return HOOK_TABLE.binding(disp, LATE, needs, hooks)
 
 
-def _hook_call(hook: str):
-    """An intrinsic ``call(vid, *args)``: hook ``hook`` of variant ``vid`` through TABLE."""
-    h = _ORDER.index(hook)
-
-    def typer(typingctx, vid, *args):
-        args = tuple(types.unliteral(a) for a in args)
-        decl = HOOKS[hook][3]
-        if len(args) != len(decl):
-            raise numba.core.errors.TypingError(f"hook {hook} takes {len(decl)} arguments")
-        sig = _signature(hook, args[decl.index("tab")] if "tab" in decl else None)
-        if args != sig.args:
-            raise numba.core.errors.TypingError(
-                f"hook {hook} is declared for {sig.args}, called with {args}"
-            )
-        ret = sig.return_type
-
-        def codegen(context, builder, signature, llargs):
-            i64 = ir.IntType(64)
-            mod = builder.module
-            gv = mod.globals.get(_SYMBOL)
-            if gv is None:
-                gv = ir.GlobalVariable(mod, ir.ArrayType(i64, len(_ORDER) * IDS), _SYMBOL)
-            v = builder.sext(llargs[0], i64) if llargs[0].type.width < 64 else llargs[0]
-            inside = builder.and_(
-                builder.icmp_signed(">=", v, ir.Constant(i64, 0)),
-                builder.icmp_signed("<", v, ir.Constant(i64, IDS)),
-            )
-            slot = builder.add(builder.select(inside, v, ir.Constant(i64, 0)),
-                               ir.Constant(i64, h * IDS))  # fmt: skip
-            addr = builder.load(builder.gep(gv, [ir.Constant(i64, 0), slot]))
-            bound = builder.and_(inside, builder.icmp_unsigned("!=", addr, ir.Constant(i64, 0)))
-            with builder.if_then(builder.not_(bound), likely=False):
-                context.call_conv.return_user_exc(
-                    builder,
-                    RuntimeError,
-                    (
-                        f"mjlab: hook {hook} called for a variant that is not bound "
-                        "(engine.play.mahjong.hooks.bind)",
-                    ),  # fmt: skip
-                )
-            fnty = context.call_conv.get_function_type(ret, sig.args)
-
-            def emit():
-                fnptr = builder.inttoptr(addr, fnty.as_pointer())
-                status, res = context.call_conv.call_function(
-                    builder, fnptr, ret, sig.args, llargs[1:]
-                )
-                with cgutils.if_unlikely(builder, status.is_error):
-                    context.call_conv.return_status_propagate(builder, status)
-                return res
-
-            if hook in _SKIPPED:  # returns nothing: SKIP is the default's no-op
-                with builder.if_then(builder.icmp_unsigned("!=", addr, ir.Constant(i64, SKIP))):
-                    emit()
-                return context.get_dummy_value()
-            res = emit()
-            return res if ret != types.none else context.get_dummy_value()
-
-        return ret(vid, *args), codegen
-
-    # numba's intrinsics take named arguments, not *args: one per declared argument
-    names = ", ".join(f"a{i}" for i in range(len(HOOKS[hook][3])))
-    scope = {"typer": typer}
-    exec(f"def call(typingctx, vid, {names}):\n    return typer(typingctx, vid, {names})", scope)
-    return intrinsic(scope["call"])
-
-
-if numba.config.DISABLE_JIT:  # pure Python (the coverage pass): call the variant's function
-
-    def _hook_call(hook: str):  # noqa: F811 - the interpreted twin of the intrinsic above
-        def call(vid, *args):
-            return variant_kernel(hook, vid)(*args)
-
-        return call
-
-
+_hook_call = HOOK_TABLE.call
 _deal_setup = _hook_call("deal_setup")
 _win_patterns = _hook_call("win_patterns")
 _win_priority = _hook_call("win_priority")
@@ -291,6 +167,7 @@ _on_kong = _hook_call("on_kong")
 _on_discard = _hook_call("on_discard")
 _settle = _hook_call("settle")
 _four_wild_win = _hook_call("four_wild_win")
+_restore = _hook_call("restore")
 
 
 # ---- late calls: kernels the loop compiles only when a run needs them ----------------
@@ -348,3 +225,11 @@ def settle(rules, ctx, pay, bits, players, delta, extra):
 def four_wild_win(rules):
     """Whether holding four wilds wins at once (推倒胡 四鬼胡牌)."""
     return _four_wild_win(rules[R_VARIANT], rules)
+
+
+@kernel(refcount=False)
+def restore(rules, ctx, pay, row):
+    """Rebuild what ``settle`` reads (context slots, money owed) from a record row under
+    the packed ``rules``; returns the pattern bits to settle (re-scoring).
+    """
+    return _restore(rules[R_VARIANT], rules, ctx, pay, row)

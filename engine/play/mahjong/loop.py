@@ -31,7 +31,7 @@ from engine.mahjong.bots import (
     waiting_sc,
     waiting_ukeire,
 )
-from engine.mahjong.evaluation import discard_scores, meld_info
+from engine.mahjong.evaluation import N_MINFO, discard_scores, honor_bit, meld_info
 from engine.mahjong.layout import (
     C_DEALER,
     C_DELTA,
@@ -52,6 +52,7 @@ from engine.mahjong.layout import (
     E_FLOWER,
     E_HORSE,
     E_KONG,
+    E_OPTION,
     E_PAY,
     E_TILE,
     E_WILD,
@@ -65,8 +66,20 @@ from engine.mahjong.layout import (
     MAX_EXTRA,
     N_CTX,
     N_PHYS,
+    OPT_ADDKONG,
+    OPT_ANKONG,
+    OPT_CHOW,
+    OPT_MINGKONG,
+    OPT_PASS_DISCARD,
+    OPT_PASS_ROB,
+    OPT_PASS_SELF,
+    OPT_PONG,
+    OPT_WAIT,
     P_STRONG,
     P_VALUE,
+    PASS_JINQUE,
+    PASS_SELF_DRAW,
+    PASS_YOUJIN,
     R_BY_DEALER,
     R_CHOW,
     R_DISCARD_WIN,
@@ -155,8 +168,12 @@ from engine.mahjong.layout import (
 )
 from engine.mahjong.params import (
     B_CHASE_MIN_LIVE,
+    B_CLAIM_MARGIN,
     B_KONG_SLACK,
     B_PASS_SELF,
+    M_STAKE,
+    M_VALUE,
+    N_T,
     S_ALPHA,
     S_CHASE_MIN_LIVE,
     S_CHOW_BIAS,
@@ -166,9 +183,12 @@ from engine.mahjong.params import (
     S_KONG_AN,
     S_KONG_BIAS,
     S_KONG_MING,
+    S_KONG_TEMPO,
     S_PASS_SELF,
     S_ROB,
     S_TONGBAO,
+    T_PLAIN,
+    T_WILDPAIR,
 )
 from engine.mahjong.patterns import rest_distance
 from engine.mahjong.strong import (
@@ -177,6 +197,7 @@ from engine.mahjong.strong import (
     N_FSC,
     N_OSUM,
     SS_KONG_FI,
+    SS_TARGETS,
     SSCR,
     best_discard,
     danger_bases,
@@ -219,26 +240,35 @@ turn (of ``gs[G_CUR]``, in phase ``gs[G_PHASE]``), or the deal is over."""
     G_CHASE,
     G_K,
     G_PHYS,
-) = range(15)
+    G_NEAR,
+) = range(16)
 """Slots of ``gs``, the play's scalars that the phases of :func:`play_deal` share: the seat
 in turn and its phase (AFTER_DRAW / AFTER_CLAIM); 1 if its tile came from a kong; 1 while
 nobody has claimed or konged; 1 if a claim came since the last discard (a run of equal
 discards breaks); the last physical tile drawn or won; the draws; the winner (-1), win type,
 discarder (-1) and winning logical kind (-1); this turn's 游金 forced wild discard (1) and
-金雀 chase discard (-1 none); the discard's logical kind (-1 a wild) and physical tile."""
+金雀 chase discard (-1 none); the discard's logical kind (-1 a wild) and physical tile; a
+lower bound of the distance of the seat's hand after its draw, or -1 (:func:`_self_draw`),
+which its discard keeps as its waiting distance (:func:`_waitd`)."""
 N_G = 16
+
+RUNS = 16
+"""Runs :func:`play_matches` splits its matches into (its parallel loop's items)."""
 
 SCR = Slots("mahjong loop scratch")
 """The int64 scratch of :func:`workspace`, block by block: the seat's unseen counts, its
 meld info and a hand copy (the bots' inputs); the wall pointers ``(head, tail, live)``;
-``far`` per seat (see :func:`_deal_wall`); the 补花 rounds' per-seat need; the claim
+``far`` per seat (see :func:`_deal_wall`); the distance of each seat's waiting hand
+(:func:`_waitd`) and its score (:func:`_wsc`); the 补花 rounds' per-seat need; the claim
 options of :func:`_claim_chow`; the bots' score scratch; the strong policy's scratch and
 its view of the table (``view`` in :func:`_strong_best`)."""
 SC_UNSEEN = SCR.block("unseen", N_KINDS)
-SC_MINFO = SCR.block("minfo", 3)
+SC_MINFO = SCR.block("minfo", N_MINFO)
 SC_HTMP = SCR.block("htmp", N_KINDS)
 SC_PTR = SCR.block("ptr", 3)
 SC_FAR = SCR.block("far", 4)
+SC_WAITD = SCR.block("wait_dist", 4)
+SC_WSC = SCR.block("wait_score", 4)
 SC_NEED = SCR.block("flower_need", 4)
 SC_COPT = SCR.block("chow_options", 6)
 SC_SCORE = SCR.block("score", SCRATCH)
@@ -269,6 +299,40 @@ def _far(scratch):
 
 
 @kernel(inline="always")
+def _waitd(scratch):
+    """``waitd[s]``: a lower bound of the distance of seat ``s``'s concealed hand as it
+    waits between its turns (``3*sets+1`` tiles), or -1 while unknown. Worked out when
+    another seat's discard is checked for a win, or kept from the seat's own turn: a
+    discard leaves a hand at least as far as the hand it came from (``gs[G_NEAR]``);
+    kept until the seat's hand changes (a claim, a kong, its next discard). One real
+    tile takes at most one off a distance (a wild may take more: it can be a fifth
+    copy), so a seat waiting two or more tiles from complete cannot win on a discard or
+    on a drawn tile that is not a wild: those checks are skipped, and the hand after
+    such a draw is at least one less from complete than the bound.
+    """
+    return scratch[SC_WAITD : SC_WAITD + 4]
+
+
+@kernel(inline="always")
+def _wsc(scratch):
+    """``wsc[s]``: the efficiency or value score of seat ``s``'s waiting hand (``3*sets+1``
+    tiles, engine.mahjong.bots ``waiting_sc`` before the claim margin), or ``INF_KEY``
+    while unknown: the score its discard had when it chose it (``discard_scores`` of the
+    hand before the discard, the same number), kept for its claim checks until its hand
+    changes (a claim, a kong, its next discard).
+    """
+    return scratch[SC_WSC : SC_WSC + 4]
+
+
+@kernel(inline="always")
+def _waiting_score(ps, h, w, sets, sh, tab, bot, minfo, kept):
+    """``waiting_sc`` of the claim checks, from the score ``kept`` (:func:`_wsc`) when known."""
+    if kept == INF_KEY:
+        return waiting_sc(ps, h, w, sets, sh, tab, bot, minfo)
+    return kept - np.int64(bot[B_CLAIM_MARGIN]) if ps == P_VALUE else kept
+
+
+@kernel(inline="always")
 def _kong_slack(bots, seat, pol):
     """How many tiles further from complete a kong may leave the hand of ``seat``: the
     value bot's ``B_KONG_SLACK`` (its parameter row), none for the other policies.
@@ -281,7 +345,7 @@ def _bot_scratch(scratch):
     """The bots' blocks of the loop scratch: ``(unseen, minfo, htmp, score, sscr, sview)``."""
     return (
         scratch[SC_UNSEEN : SC_UNSEEN + N_KINDS],
-        scratch[SC_MINFO : SC_MINFO + 3],
+        scratch[SC_MINFO : SC_MINFO + N_MINFO],
         scratch[SC_HTMP : SC_HTMP + N_KINDS],
         scratch[SC_SCORE : SC_SCORE + SCRATCH],
         scratch[SC_STRONG : SC_STRONG + SSCR],
@@ -302,7 +366,16 @@ def _next_kind(k):
     return 33
 
 
-@kernel(refcount=False)
+@kernel(inline="always")
+def _seat_after(s, j, players):
+    """Seat ``(s + j) % players`` for ``0 <= s < players`` and ``0 <= j <= players``, without
+    a division by the (run-time) number of players.
+    """
+    t = s + j
+    return t - players if t >= players else t
+
+
+@kernel(refcount=False, inline="always")  # small: inlined where called
 def _ev(log, ctx, a, b, c, d, e):
     """Append an event row to the replay log (no-op unless logging)."""
     if log.shape[0] <= 1:
@@ -317,7 +390,7 @@ def _ev(log, ctx, a, b, c, d, e):
         ctx[X_NEVENT] = n + 1
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, inline="always")  # small: inlined where called
 def _pop(wall, dead, ptr, from_tail):
     """Draw the next live tile from the head (or the tail); -1 if none is live."""
     if ptr[2] <= 0:
@@ -336,7 +409,7 @@ def _pop(wall, dead, ptr, from_tail):
     return t
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, inline="always")  # small: inlined where called
 def _aside(wall, dead, ptr, k):
     """Set aside (dead) the k-th live tile counted from the tail (k >= 1); its kind."""
     pos = ptr[1]
@@ -398,7 +471,7 @@ def _replace_flowers(rules, ctx, wall, dead, ptr, role, seat, t, hand, wslot, fl
     reserve is left for a replacement (the deal is then drawn).
     """
     while role[t] == ROLE_FLOWER:
-        _got_flower(rules, ctx, flw, seat, t, log, ptr, True)
+        _got_flower(rules, ctx, flw, seat, t, log, ptr, np.bool_(True))
         if ptr[2] <= ctx[X_RESERVE]:
             return -1
         t = _pop(wall, dead, ptr, True)
@@ -428,14 +501,14 @@ def _deal_flowers(rules, ctx, wall, dead, ptr, role, dealer, players, hand, wslo
     while more:
         more = False
         for j in range(players):
-            s = (dealer + j) % players
+            s = _seat_after(dealer, j, players)
             n = need[s]
             need[s] = 0
             for _ in range(n):
                 t = _pop(wall, dead, ptr, True)
                 _add(role, s, t, hand, wslot, flw)
                 if role[t] == ROLE_FLOWER:
-                    _got_flower(rules, ctx, flw, s, t, log, ptr, True)
+                    _got_flower(rules, ctx, flw, s, t, log, ptr, np.bool_(True))
                     need[s] += 1
                     more = True
 
@@ -466,7 +539,7 @@ def _one_wild_short(h, w, sets, tab, min_w):
     With at least ``min_w`` wilds held: the 游金 shape (``min_w = 1``, the lone wild waits
     for any tile) and the 金雀 wait (``min_w = 2``, two wilds will be the pair).
     """
-    return w >= min_w and rest_distance(h, sets, False, tab) <= w - 1
+    return w >= min_w and rest_distance(h, sets, np.bool_(False), tab) <= w - 1
 
 
 @kernel(refcount=False)
@@ -483,9 +556,10 @@ def _discard_to_one_wild_short(hand, seat, w, sets, tab, min_w):
 
 
 @kernel(refcount=False)
-def _passes_for_jinque(bot, policy, live, h, w, sets, tab):
+def _passes_for_jinque(bot, policy, live, h, w, sets, tab, visible, players):
     """Whether a value or strong bot passes this plain win of ``h`` (complete) to chase
-    金雀.
+    金雀. The strong bot passes only where the chase is worth more than the win
+    (:func:`_chase_pays`).
     """
     if policy == P_VALUE:
         chase = bot[B_CHASE_MIN_LIVE]
@@ -497,7 +571,46 @@ def _passes_for_jinque(bot, policy, live, h, w, sets, tab):
         return False
     if live <= chase:
         return False
-    return rest_distance(h, sets, False, tab) > w - 2
+    if rest_distance(h, sets, np.bool_(False), tab) <= w - 2:
+        return False  # already 金雀
+    return policy != P_STRONG or _chase_pays(bot, live, h, w, sets, tab, visible, players)
+
+
+@kernel(refcount=False)
+def _chase_pays(bot, live, h, w, sets, tab, visible, players):
+    """Whether chasing 金雀 from the complete ``h`` beats declaring it, for the strong bot:
+    its best chase discard leaves a hand whose outs (the unseen tiles after which two
+    wilds are left for the pair) come in the seat's draws left with the chance
+    ``1 - (1 - outs / unseen)^draws``, times what a 金雀 win brings (``strong.value``),
+    against what the plain win brings now (both with the stake a win spares).
+    """
+    best = 0.0
+    unseen_all = 0
+    for r in range(N_KINDS):
+        unseen_all += max(4 - h[r] - visible[r], 0)
+    for q in range(N_KINDS):
+        if h[q] == 0:
+            continue
+        h[q] -= 1
+        if rest_distance(h, sets, np.bool_(False), tab) <= w - 1:  # the 金雀 wait
+            outs = 0
+            for r in range(N_KINDS):
+                left = 4 - h[r] - visible[r]
+                if left <= 0:
+                    continue
+                h[r] += 1
+                if rest_distance(h, sets, np.bool_(False), tab) <= w - 2:
+                    outs += left
+                h[r] -= 1
+            draws = -(-max(live, 0) // players)
+            p = 1.0 - (1.0 - outs / max(unseen_all, 1)) ** draws
+            if p > best:
+                best = p
+        h[q] += 1
+    stake = 0.5 * (bot[M_STAKE] + bot[M_STAKE + 1])
+    jinque = 0.5 * (bot[M_VALUE + T_WILDPAIR * 2] + bot[M_VALUE + T_WILDPAIR * 2 + 1]) + stake
+    plain = 0.5 * (bot[M_VALUE + T_PLAIN * 2] + bot[M_VALUE + T_PLAIN * 2 + 1]) + stake
+    return best * jinque > plain
 
 
 @kernel(refcount=False)
@@ -553,7 +666,7 @@ def _strong_view(rules, ctx, seat, melds, nmeld, disc, ndisc, role, live, player
     """
     n = 0
     for j in range(1, players):
-        o = (seat + j) % players
+        o = _seat_after(seat, j, players)
         opp_summary(
             ctx[X_DEALER], ctx[X_WILD_DISCARDED + o], o, melds, nmeld, disc, ndisc, role, osums[n]
         )
@@ -575,7 +688,7 @@ def _strong_view(rules, ctx, seat, melds, nmeld, disc, ndisc, role, live, player
 def _strong_best(htmp, w, sets, sh, tab, bot, unseen, minfo, osums, view, bstate, sscr, fsc):
     """engine.mahjong.strong.best_discard with the table view of :func:`_strong_view`."""
     return best_discard(
-        htmp, w, sets, sh, tab, bot, unseen, minfo, view[7] == 1, view[3], view[4], True,
+        htmp, w, sets, sh, tab, bot, unseen, minfo, view[7] == 1, view[3], view[4], np.bool_(True),
         osums, view[0], view[1], view[2], view[5] == 1, view[6] == 1, bstate, sscr, fsc,
     )  # fmt: skip
 
@@ -585,6 +698,22 @@ def _strong_wait(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr):
     """engine.mahjong.strong.waiting_value with the table view of :func:`_strong_view`."""
     return waiting_value(htmp, w, sets, sh, tab, bot, unseen, minfo, view[7] == 1, view[3],
                          view[4], sscr)  # fmt: skip
+
+
+@kernel(refcount=False)
+def _strong_tempo(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr, ev):
+    """What a kong's replacement draw adds to a hand worth ``ev`` (``strong.kong_tempo``):
+    the hand's value with one more round of draws, ``players / 8`` of the way to the next
+    live bucket.
+    """
+    weight = bot[S_KONG_TEMPO]
+    tb = view[3]
+    if weight == 0.0 or tb >= N_T - 1:
+        return 0.0
+    view[3] = tb + 1
+    more = _strong_wait(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr)
+    view[3] = tb
+    return weight * (view[0] + 1) / 8.0 * (more - ev)
 
 
 @kernel(refcount=False)
@@ -599,11 +728,13 @@ def _strong_pong(
     """
     ev_pass = _strong_wait(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr)
     closer = bot[S_CLAIM_CLOSER]
-    d_now = _distance(htmp, w, sets, sh, tab) if closer > 0 else 0
+    d_now = sscr[SS_TARGETS + T_PLAIN]  # the hand's distance, as waiting_value found it
     m0 = minfo[0]
     m2 = minfo[2]
+    m3 = minfo[3]
     minfo[0] = m0 | (1 << (k // 9 if k < 27 else 3))
     minfo[2] = m2 + 1
+    minfo[3] = m3 | honor_bit(k)
     htmp[k] -= 2
     _, ev_pong = _strong_best(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, osums, view,
                               no_rng, sscr, fsc)  # fmt: skip
@@ -612,11 +743,14 @@ def _strong_pong(
     if kong_ok:
         htmp[k] -= 1
         ev_kong = _strong_wait(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, view, sscr)
+        ev_kong += _strong_tempo(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, view, sscr,
+                                 ev_kong)  # fmt: skip
         ev_kong += bot[S_KONG_MING]
         htmp[k] += 1
     htmp[k] += 2
     minfo[0] = m0
     minfo[2] = m2
+    minfo[3] = m3
     do = 0
     if near and ev_pong > ev_pass + bot[S_CLAIM_BIAS]:
         do = 1
@@ -637,7 +771,7 @@ def _strong_chow(
     """
     ev_pass = _strong_wait(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr)
     closer = bot[S_CLAIM_CLOSER]
-    d_now = _distance(htmp, w, sets, sh, tab) if closer > 0 else 0
+    d_now = sscr[SS_TARGETS + T_PLAIN]  # the hand's distance, as waiting_value found it
     liable = bot[S_TONGBAO] * view[9]  # the third 吃 from this 上家 (统包)
     pos = k % 9
     m0 = minfo[0]
@@ -645,21 +779,14 @@ def _strong_chow(
     best = ev_pass + bot[S_CHOW_BIAS]
     choice = -1
     for lo in range(pos - 2, pos + 1):
-        if lo < 0 or lo > 6:
+        if not _chow_fits(hand, s, k, pos, lo):
             continue
-        ok = True
-        for q in range(3):
-            kind = k - pos + lo + q
-            if kind != k and hand[s, kind] == 0:
-                ok = False
-        if not ok:
-            continue
-        _chow_apply(htmp, minfo, k, lo, m0, nm, -1)
+        _chow_apply(htmp, minfo, k, lo, m0, nm, np.int64(-1))
         _, ev = _strong_best(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, osums, view,
                              no_rng, sscr, fsc)  # fmt: skip
         if closer > 0 and d_now - _distance(htmp, w, sets - 1, sh, tab) < closer:
             ev = -np.inf
-        _chow_apply(htmp, minfo, k, lo, m0, nm, 1)
+        _chow_apply(htmp, minfo, k, lo, m0, nm, np.int64(1))
         ev -= liable
         minfo[0] = m0
         minfo[1] = m1
@@ -678,18 +805,23 @@ def _strong_kong(k, is_an, htmp, w, sets, sh, tab, bot, unseen, minfo, osums, vi
                                  no_rng, sscr, fsc)  # fmt: skip
     m0 = minfo[0]
     m2 = minfo[2]
+    m3 = minfo[3]
     if is_an:
         htmp[k] -= 4
         minfo[0] = m0 | (1 << (k // 9 if k < 27 else 3))
         minfo[2] = m2 + 1
+        minfo[3] = m3 | honor_bit(k)
         ev = _strong_wait(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, view, sscr)
+        ev += _strong_tempo(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, view, sscr, ev)
         ev += bot[S_KONG_AN]
         htmp[k] += 4
         minfo[0] = m0
         minfo[2] = m2
+        minfo[3] = m3
     else:
         htmp[k] -= 1
         ev = _strong_wait(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr)
+        ev += _strong_tempo(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr, ev)
         ev += bot[S_KONG_ADD]
         htmp[k] += 1
         if view[8] == 1:
@@ -697,8 +829,9 @@ def _strong_kong(k, is_an, htmp, w, sets, sh, tab, bot, unseen, minfo, osums, vi
             zb = fsc[FS_DANGER : FS_DANGER + 8]
             danger_bases(bot, osums, view[0], view[1], view[2], fi, zb)
             _, loss, _ = discard_danger(
-                bot, osums, view[0], k, unseen[k], view[1], zb, True, False, view[4], fi
-            )
+                bot, osums, view[0], k, unseen[k], view[1], zb, np.bool_(True), np.bool_(False),
+                view[4], fi,
+            )  # fmt: skip
             ev -= bot[S_ALPHA] * bot[S_ROB] * loss
     return ev + bot[S_KONG_BIAS] >= ev_without
 
@@ -722,7 +855,7 @@ _OBSERVE_LATE = (observe_danger, observe_hand, observe_outcome)
 @kernel(refcount=False)
 def _discard_winner(
     rules, ctx, policies, bots, live, hand, wslot, melds, nmeld, cur, k, players, sets_full, tab,
-    wtype, visible,
+    wtype, visible, log, waitd,
 ):  # fmt: skip
     """The seat that wins on logical tile ``k`` given up by ``cur`` (discard or 补杠), or -1.
 
@@ -730,16 +863,21 @@ def _discard_winner(
     ``win_priority`` (福州 金雀) beats nearer seats. Seats under the pass lock and seats
     that discarded a wild under R_WILD_DISCARD_SELFDRAW cannot win; a value bot waiting
     for 金雀 passes a plain win (R_CHASE_MIN_LIVE, ``live`` tiles beyond the reserve).
-    ``hand`` is left unchanged.
+    ``hand`` is left unchanged. ``waitd`` the seats' waiting distances (:func:`_waitd`),
+    filled here where unknown: a seat two or more from complete is not checked.
     """
     best = -1
     best_prio = -1
     for j in range(1, players):
-        s = (cur + j) % players
+        s = _seat_after(cur, j, players)
         if ctx[X_LOCK + s] == 1 or ctx[X_WILD_DISCARDED + s] == 1:
             continue
         ws_ = wslot[s, 0] + wslot[s, 1]
         sets_s = sets_full - nmeld[s]
+        if waitd[s] < 0:
+            waitd[s] = _distance(hand[s], ws_, sets_s, rules[R_SHAPES], tab)
+        if waitd[s] >= 2:
+            continue
         hand[s, k] += 1
         ok = _complete(rules, hand, s, ws_, sets_s, tab)
         if ok:
@@ -747,14 +885,20 @@ def _discard_winner(
             ctx[X_WIN_TYPE] = wtype
             ok = _hooks.win_legal(rules, ctx, hand[s], ws_, sets_s, melds[s], nmeld[s], tab)
             ctx[X_WINNER] = -1
-        if ok and _passes_for_jinque(bots[s], policies[s], live, hand[s], ws_, sets_s, tab):
+        pass_opt = OPT_PASS_DISCARD if wtype == WIN_DISCARD else OPT_PASS_ROB
+        if ok and _passes_for_jinque(
+            bots[s], policies[s], live, hand[s], ws_, sets_s, tab, visible, players
+        ):
             hand[s, k] -= 1
-            ok = not _one_wild_short(hand[s], ws_, sets_s, tab, 2)
+            ok = not _one_wild_short(hand[s], ws_, sets_s, tab, np.int64(2))
             hand[s, k] += 1
+            if not ok:
+                _ev(log, ctx, E_OPTION, s, pass_opt, k, PASS_JINQUE)
         if ok and _passes_for_self_draw(
             rules, bots[s], policies[s], live, hand, s, ws_, sets_s, k, visible, tab
         ):
             ok = False
+            _ev(log, ctx, E_OPTION, s, pass_opt, k, PASS_SELF_DRAW)
             if rules[R_PASS_LOCK] == 1:
                 ctx[X_LOCK + s] = 1
         prio = 0
@@ -804,7 +948,7 @@ def _opening(
     need = rules[R_INSTANT_WILDS]
     if need > 0:
         for j in range(players):
-            s = (d + j) % players
+            s = _seat_after(d, j, players)
             if wslot[s, 0] + wslot[s, 1] >= need:
                 ctx[X_WIN_TYPE] = WIN_INSTANT
                 ctx[X_OPENING_WIN] = 1
@@ -812,7 +956,7 @@ def _opening(
     if ctx[X_INDICATOR_POS] < 0 or ctx[X_WILD0] < 0:
         return -1
     for j in range(1, players):
-        s = (d + j) % players
+        s = _seat_after(d, j, players)
         ws_ = wslot[s, 0] + wslot[s, 1] + 1
         sets_s = sets_full - nmeld[s]
         if _complete(rules, hand, s, ws_, sets_s, tab):
@@ -888,10 +1032,11 @@ def play_deal(
         while True:
             gs[G_FORCE_WILD] = 0
             gs[G_CHASE] = -1
+            gs[G_NEAR] = -1
             if gs[G_PHASE] == AFTER_DRAW:
-                if _self_draw(rules, policies, bots, tab, ctx, ws) == END:
+                if _self_draw(rules, policies, bots, tab, ctx, ws, log) == END:
                     break
-                kk = _choose_kong(rules, policies, bots, tab, ctx, ws)
+                kk = _choose_kong(rules, policies, bots, tab, ctx, ws, log)
                 if kk >= 0:
                     if _make_kong(rules, policies, bots, tab, ctx, ws, log, kk) == END:
                         break
@@ -899,7 +1044,7 @@ def play_deal(
             k = _choose_discard(rules, policies, bots, tab, ctx, ws, obs)
             _make_discard(rules, ctx, ws, tab, log, k)
             if k >= 0:
-                r = _claim_win(rules, policies, bots, tab, ctx, ws)
+                r = _claim_win(rules, policies, bots, tab, ctx, ws, log)
                 if r == GO:
                     r = _claim_pong(rules, policies, bots, tab, ctx, ws, log)
                 if r == GO:
@@ -943,8 +1088,12 @@ def _deal_wall(rules, ctx, ws, seed, match, deal, preset):
     # (set when an efficiency bot discards, whose scores are 4 x distance; cleared when
     # the hand changes otherwise): its next draw cannot complete it, so no check is made
     far = _far(scratch)
+    waitd = _waitd(scratch)
+    wsc = _wsc(scratch)
     for s in range(4):
         far[s] = 0
+        waitd[s] = -1
+        wsc[s] = INF_KEY
     n = rules[R_TILESET]
     i = 0
     for k in range(N_KINDS):
@@ -1015,7 +1164,7 @@ def _deal_wilds(rules, ctx, ws, log):
         pass  # 开金 after the deal and 补花 (_deal_hands)
     elif mode == 1 or mode == 2:
         if rules[R_INDICATOR] == 1:
-            k_pos = 2 + rng.below(wst, 6) + rng.below(wst, 6)
+            k_pos = 2 + rng.below(wst, np.int64(6)) + rng.below(wst, np.int64(6))
         else:
             k_pos = 1
         if rules[R_INDICATOR_LIVE] == 1:
@@ -1065,7 +1214,7 @@ def _deal_hands(rules, ctx, ws, log):
     dealer = ctx[X_DEALER]
     size = 3 * rules[R_SETS] + 1
     for j in range(players):
-        s = (dealer + j) % players
+        s = _seat_after(dealer, j, players)
         take = size + (1 if s == dealer else 0)
         for _ in range(take):
             t = _pop(wall, dead, ptr, False)
@@ -1087,7 +1236,7 @@ def _deal_hands(rules, ctx, ws, log):
                 break
             _pop(wall, dead, ptr, True)
             flw[dealer, t] += 1
-            _got_flower(rules, ctx, flw, dealer, t, log, ptr, False)
+            _got_flower(rules, ctx, flw, dealer, t, log, ptr, np.bool_(False))
         dead[pos] = True
         ptr[2] -= 1
         ctx[X_INDICATOR_POS] = pos
@@ -1145,8 +1294,27 @@ def _win_now(gs, seat, win_type, win_kind):
     return END
 
 
+@kernel
+def _log_self_pass(rules, ctx, hand, cur, w, sets, melds, nmeld, tab, last_phys, role, gs, log,
+                   why):  # fmt: skip
+    """Replay log only: an E_OPTION row when the seat in turn passes a legal self-drawn
+    win (``why``: a PASS_* reason). The deal's context is restored after the check.
+    """
+    if not _complete(rules, hand, cur, w, sets, tab):
+        return
+    backup = ctx.copy()
+    ctx[X_WINNER] = cur
+    ctx[X_WIN_TYPE] = WIN_KONG_DRAW if gs[G_KONG_DRAW] == 1 else WIN_SELF_DRAW
+    legal = _hooks.win_legal(rules, ctx, hand[cur], w, sets, melds[cur], nmeld[cur], tab)
+    for i in range(ctx.shape[0]):
+        ctx[i] = backup[i]
+    if legal:
+        kind = role[last_phys] if last_phys >= 0 else -1
+        _ev(log, ctx, E_OPTION, cur, OPT_PASS_SELF, kind, why)
+
+
 @kernel(inline="always")
-def _self_draw(rules, policies, bots, tab, ctx, ws):
+def _self_draw(rules, policies, bots, tab, ctx, ws, log):
     """Turn phase after a draw: an instant win, the 游金 choices (a 双游 / 三游 discards the
     drawn wild: ``gs[G_FORCE_WILD]``) and a self-drawn win, which a bot chasing 金雀 may
     pass (its discard in ``gs[G_CHASE]``). ``END`` on a win, else ``GO``.
@@ -1174,13 +1342,33 @@ def _self_draw(rules, policies, bots, tab, ctx, ws):
         if you >= 1 and you < 3 and drew_wild:
             gs[G_FORCE_WILD] = 1  # 双游 / 三游: the drawn wild is discarded
             declare = False
-        elif you == 0 and _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 1) >= 0:
-            declare = False  # 游金 rather than a plain win
-    if declare and far[cur] == 0 and _complete(rules, hand, cur, w_cur, sets_cur, tab):
-        if _passes_for_jinque(
-            bots[cur], pol, ptr[2] - ctx[X_RESERVE], hand[cur], w_cur, sets_cur, tab
+        elif (
+            you == 0
+            and _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, np.int64(1)) >= 0
         ):
-            gs[G_CHASE] = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 2)
+            declare = False  # 游金 rather than a plain win
+    if not declare and log.shape[0] > 1:
+        _log_self_pass(rules, ctx, hand, cur, w_cur, sets_cur, melds, nmeld, tab, last_phys,
+                       role, gs, log, np.int64(PASS_YOUJIN))  # fmt: skip
+    # a real tile drawn to a hand that waited two or more from complete cannot complete it
+    # (the bound one less carries on to the hand after the discard)
+    wd = _waitd(scratch)[cur]
+    d = np.int64(-1)
+    if declare and far[cur] == 0:
+        if wd >= 2 and last_phys >= 0 and role[last_phys] < N_KINDS:
+            gs[G_NEAR] = wd - 1
+        else:
+            d = _distance(hand[cur], w_cur, sets_cur, rules[R_SHAPES], tab)
+            gs[G_NEAR] = d
+    if d == 0:
+        if _passes_for_jinque(
+            bots[cur], pol, ptr[2] - ctx[X_RESERVE], hand[cur], w_cur, sets_cur, tab, visible,
+            rules[R_PLAYERS],
+        ):  # fmt: skip
+            gs[G_CHASE] = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, np.int64(2))
+            if gs[G_CHASE] >= 0 and log.shape[0] > 1:
+                _log_self_pass(rules, ctx, hand, cur, w_cur, sets_cur, melds, nmeld, tab,
+                               last_phys, role, gs, log, np.int64(PASS_JINQUE))  # fmt: skip
         if gs[G_CHASE] < 0:
             wt = WIN_KONG_DRAW if gs[G_KONG_DRAW] == 1 else WIN_SELF_DRAW
             ctx[X_WINNER] = cur
@@ -1194,7 +1382,7 @@ def _self_draw(rules, policies, bots, tab, ctx, ws):
 
 
 @kernel(inline="always")
-def _choose_kong(rules, policies, bots, tab, ctx, ws):
+def _choose_kong(rules, policies, bots, tab, ctx, ws, log):
     """Turn phase after a draw: the kind of the 暗杠 (four concealed) or 补杠 (adding to a
     pong) the seat in turn makes, or -1. Also leaves the seat's unseen counts and meld
     info in the scratch for its discard.
@@ -1208,8 +1396,9 @@ def _choose_kong(rules, policies, bots, tab, ctx, ws):
     bs = states[ST_BOTS : ST_BOTS + 4]
     unseen, minfo, htmp, score, sscr, sview = _bot_scratch(scratch)
     ptr = _ptr(scratch)
-    _unseen(hand, cur, visible, unseen)
-    meld_info(melds, nmeld, cur, minfo)
+    if pol != 0:  # (the random policy reads neither)
+        _unseen(hand, cur, visible, unseen)
+        meld_info(melds, nmeld, cur, minfo)
     kong_scan = gs[G_FORCE_WILD] == 0 and ctx[X_YOUJIN + cur] == 0 and gs[G_CHASE] < 0
     live = ptr[2] - ctx[X_RESERVE]
     # the kinds a kong could be made of, as a bit set walked in kind order:
@@ -1230,7 +1419,7 @@ def _choose_kong(rules, policies, bots, tab, ctx, ws):
             if live <= rules[R_RESERVE_ANKONG if is_an else R_RESERVE_KONG]:
                 continue
         if pol == 0:
-            want = rng.below(bs, 2) == 0
+            want = rng.below(bs, np.int64(2)) == 0
         elif pol == P_STRONG:
             for q in range(N_KINDS):
                 htmp[q] = hand[cur, q]
@@ -1247,7 +1436,9 @@ def _choose_kong(rules, policies, bots, tab, ctx, ws):
                 htmp[q] = hand[cur, q]
             # the distance after the best discard (the efficiency score is 4x it)
             sh = rules[R_SHAPES]
-            without = discard_scores(1, htmp, w_cur, sets_cur, sh, tab, bots[cur], minfo, score)
+            without = discard_scores(
+                np.int64(1), htmp, w_cur, sets_cur, sh, tab, bots[cur], minfo, score
+            )
             without //= 4
             if is_an:
                 htmp[k] -= 4
@@ -1256,6 +1447,7 @@ def _choose_kong(rules, policies, bots, tab, ctx, ws):
                 htmp[k] -= 1
                 with_k = _distance(htmp, w_cur, sets_cur, sh, tab)
             want = with_k <= without + _kong_slack(bots, cur, pol)
+        _ev(log, ctx, E_OPTION, cur, OPT_ANKONG if is_an else OPT_ADDKONG, k, 1 if want else 0)
         if want:
             return k
     return -1
@@ -1277,7 +1469,8 @@ def _make_kong(rules, policies, bots, tab, ctx, ws, log, kk):
     if ktype == M_ADDKONG and rules[R_ROB_KONG] == 1 and not _youjin_active(ctx, players):
         robber = _discard_winner(
             rules, ctx, policies, bots, ptr[2] - ctx[X_RESERVE], hand, wslot, melds,
-            nmeld, cur, kk, players, rules[R_SETS], tab, WIN_ROB_KONG, visible,
+            nmeld, cur, kk, players, rules[R_SETS], tab, np.int64(WIN_ROB_KONG), visible, log,
+            _waitd(scratch),
         )  # fmt: skip
         if robber >= 0:
             hand[robber, kk] += 1
@@ -1288,6 +1481,8 @@ def _make_kong(rules, policies, bots, tab, ctx, ws, log, kk):
             _ev(log, ctx, E_KONG, cur, ktype, _phys_of(role, kk), 1)  # robbed
             return _win_now(gs, robber, WIN_ROB_KONG, kk)
     far[cur] = 0
+    _waitd(scratch)[cur] = -1
+    _wsc(scratch)[cur] = INF_KEY
     if ktype == M_ANKONG:
         hand[cur, kk] -= 4
         m = nmeld[cur]
@@ -1369,13 +1564,15 @@ def _choose_discard(rules, policies, bots, tab, ctx, ws, obs):
     unseen, minfo, htmp, score, sscr, sview = _bot_scratch(scratch)
     ptr = _ptr(scratch)
     far = _far(scratch)
-    if gs[G_PHASE] != AFTER_DRAW:
-        # (after a draw they were computed for the kong scan, and nothing changed since)
+    if gs[G_PHASE] != AFTER_DRAW and pol != 0:
+        # (after a draw they were computed for the kong scan, and nothing changed since;
+        # the random policy reads neither)
         _unseen(hand, cur, visible, unseen)
         meld_info(melds, nmeld, cur, minfo)
     for q in range(N_KINDS):
         htmp[q] = hand[cur, q]
     picked = -1
+    scored = False  # discard_scores filled ``score`` for this hand
     if obs.shape[0] > 1 and pol != 0 and not force_wild:
         _late_observe_danger(
             rules, ctx, cur, hand, wslot, melds, nmeld, disc, ndisc, visible, role,
@@ -1396,7 +1593,7 @@ def _choose_discard(rules, policies, bots, tab, ctx, ws, obs):
         )  # fmt: skip
         picked = k
         if youjin and ctx[X_YOUJIN + cur] == 0:
-            q = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 1)
+            q = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, np.int64(1))
             if q >= 0:
                 k = q
     else:
@@ -1405,18 +1602,53 @@ def _choose_discard(rules, policies, bots, tab, ctx, ws, obs):
             rules[R_WILD_DISCARD] > 0, score,
         )  # fmt: skip
         picked = k
+        scored = pol != 0
         if youjin and pol != 0 and ctx[X_YOUJIN + cur] == 0:
-            q = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, 1)
+            q = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, np.int64(1))
             if q >= 0:
                 k = q
     # the efficiency bot's own pick: score[k] is 4 x the distance after it
     far[cur] = 1 if pol == 1 and k >= 0 and k == picked and score[k] >= 8 else 0
+    # the score of the hand the discard leaves, for the seat's claim checks
+    _wsc(scratch)[cur] = score[k] if scored and k >= 0 else INF_KEY
     if obs.shape[0] > 1 and pol != 0 and k >= 0:
         _late_observe_hand(
             rules, ctx, cur, hand, wslot, melds, nmeld, unseen, k, ptr[2] - ctx[X_RESERVE],
             sets_cur, tab, obs,
         )  # fmt: skip
     return k
+
+
+@kernel(refcount=False)
+def _log_wait(rules, ctx, hand, cur, k, w, sets, tab, visible, scratch, log):
+    """Replay log only: an E_OPTION row (OPT_WAIT) when the seat's fourteen tiles could
+    discard to a wait with a winning tile still unseen: whether its discard of ``k`` keeps
+    such a wait.
+    """
+    unseen, minfo, htmp, score, sscr, sview = _bot_scratch(scratch)
+    sh = rules[R_SHAPES]
+    for q in range(N_KINDS):
+        htmp[q] = hand[cur, q]
+    kept = False
+    live = False
+    for q in range(N_KINDS):
+        if htmp[q] == 0:
+            continue
+        htmp[q] -= 1
+        if _distance(htmp, w, sets, sh, tab) == 1:
+            for r in range(N_KINDS):
+                if 4 - htmp[r] - visible[r] > 0 and htmp[r] < 4:
+                    htmp[r] += 1
+                    won = _distance(htmp, w, sets, sh, tab) == 0
+                    htmp[r] -= 1
+                    if won:
+                        live = True
+                        if q == k:
+                            kept = True
+                        break
+        htmp[q] += 1
+    if live:
+        _ev(log, ctx, E_OPTION, cur, OPT_WAIT, k, 1 if kept else 0)
 
 
 @kernel(inline="always")
@@ -1449,16 +1681,19 @@ def _make_discard(rules, ctx, ws, tab, log, k):
     else:
         w_cur = wslot[cur, 0] + wslot[cur, 1]
         sets_cur = rules[R_SETS] - nmeld[cur]
+        if log.shape[0] > 1:
+            _log_wait(rules, ctx, hand, cur, k, w_cur, sets_cur, tab, visible, scratch, log)
         hand[cur, k] -= 1
         phys = _phys_of(role, k)
         visible[k] += 1
         if (
             rules[R_YOUJIN] == 1
             and ctx[X_YOUJIN + cur] == 0
-            and _one_wild_short(hand[cur], w_cur, sets_cur, tab, 1)
+            and _one_wild_short(hand[cur], w_cur, sets_cur, tab, np.int64(1))
         ):
             ctx[X_YOUJIN + cur] = 1
             _ev(log, ctx, E_YOUJIN, cur, 1, 0, 0)
+    _waitd(scratch)[cur] = gs[G_NEAR] if gs[G_NEAR] >= 2 else -1
     disc[cur, ndisc[cur]] = phys
     ndisc[cur] += 1
     ctx[X_DISCARDS_TOTAL] += 1
@@ -1477,7 +1712,7 @@ def _make_discard(rules, ctx, ws, tab, log, k):
 
 
 @kernel(inline="always")
-def _claim_win(rules, policies, bots, tab, ctx, ws):
+def _claim_win(rules, policies, bots, tab, ctx, ws, log):
     """Claim phase: a win on the discard (``END``), else ``GO``."""
     (wall, dead, hand, wslot, flw, melds, nmeld, disc, ndisc, visible, role, pay, delta, extra,
      scratch, states, fsc, osums, gs) = ws  # fmt: skip
@@ -1489,7 +1724,8 @@ def _claim_win(rules, policies, bots, tab, ctx, ws):
     if rules[R_DISCARD_WIN] == 1 and not _youjin_active(ctx, players):
         winner = _discard_winner(
             rules, ctx, policies, bots, ptr[2] - ctx[X_RESERVE], hand, wslot, melds, nmeld,
-            cur, k, players, rules[R_SETS], tab, WIN_DISCARD, visible,
+            cur, k, players, rules[R_SETS], tab, np.int64(WIN_DISCARD), visible, log,
+            _waitd(scratch),
         )  # fmt: skip
         if winner >= 0:
             hand[winner, k] += 1
@@ -1515,14 +1751,14 @@ def _pong_choice(rules, policies, bots, tab, ctx, ws, s, k, kong_ok):
     bs = states[ST_BOTS : ST_BOTS + 4]
     unseen, minfo, htmp, score, sscr, sview = _bot_scratch(scratch)
     ptr = _ptr(scratch)
+    if ps == 0:
+        return rng.below(bs, 3 if kong_ok else 2)  # 0 pass, 1 pong, 2 kong
     _unseen(hand, s, visible, unseen)
     meld_info(melds, nmeld, s, minfo)
     for q in range(N_KINDS):
         htmp[q] = hand[s, q]
     do = 0
-    if ps == 0:
-        do = rng.below(bs, 3 if kong_ok else 2)  # 0 pass, 1 pong, 2 kong
-    elif ps == P_STRONG:
+    if ps == P_STRONG:
         _late_strong_view(
             rules, ctx, s, melds, nmeld, disc, ndisc, role, ptr[2] - ctx[X_RESERVE],
             rules[R_PLAYERS], osums, sview,
@@ -1541,7 +1777,9 @@ def _pong_choice(rules, policies, bots, tab, ctx, ws, s, k, kong_ok):
         if do == 0:
             # 碰 when the hand after it (and its discard) keys lower than now;
             # keys are score*1000 - ukeire, so the ukeire decides ties only
-            now_sc = waiting_sc(ps, htmp, ws_, sets_s, sh, tab, bots[s], minfo)
+            now_sc = _waiting_score(
+                ps, htmp, ws_, sets_s, sh, tab, bots[s], minfo, _wsc(scratch)[s]
+            )
             htmp[k] -= 2
             minfo[0] |= 1 << (k // 9 if k < 27 else 3)
             minfo[2] += 1
@@ -1574,14 +1812,19 @@ def _claim_pong(rules, policies, bots, tab, ctx, ws, log):
     ptr = _ptr(scratch)
     far = _far(scratch)
     for j in range(1, players):
-        s = (cur + j) % players
+        s = _seat_after(cur, j, players)
         if hand[s, k] < 2 or ctx[X_YOUJIN + s] > 0:
             continue
         kong_ok = hand[s, k] == 3 and ptr[2] > ctx[X_RESERVE] + rules[R_RESERVE_KONG]
         do = _pong_choice(rules, policies, bots, tab, ctx, ws, s, k, kong_ok)
+        _ev(log, ctx, E_OPTION, s, OPT_PONG, k, 1 if do > 0 else 0)
+        if kong_ok:
+            _ev(log, ctx, E_OPTION, s, OPT_MINGKONG, k, 1 if do == 2 else 0)
         if do == 0:
             return GO
         far[s] = 0
+        _waitd(scratch)[s] = -1
+        _wsc(scratch)[s] = INF_KEY
         ndisc[cur] -= 1
         m = nmeld[s]
         melds[s, m, 0] = M_PONG if do == 1 else M_KONG
@@ -1600,7 +1843,7 @@ def _claim_pong(rules, policies, bots, tab, ctx, ws, log):
         ctx[X_KONGS] += 1
         ctx[X_MINGKONGS] += 1
         ctx[X_RESERVE] += rules[R_RESERVE_KONG]
-        _hooks.on_kong(rules, ctx, pay, s, M_KONG, cur, players)
+        _hooks.on_kong(rules, ctx, pay, s, np.int64(M_KONG), cur, players)
         ctx[X_KONG_FROM] = cur
         gs[G_PHASE] = AFTER_DRAW
         return AGAIN if _kong_draw(rules, ctx, ws, log, s) else END
@@ -1615,7 +1858,7 @@ def _claim_chow(rules, policies, bots, tab, ctx, ws, log):
     cur = gs[G_CUR]
     k = gs[G_K]
     players = rules[R_PLAYERS]
-    s = (cur + 1) % players
+    s = _seat_after(cur, 1, players)
     if rules[R_CHOW] != 1 or k >= 27 or ctx[X_YOUJIN + s] != 0:
         return GO
     pos = k % 9
@@ -1632,10 +1875,11 @@ def _claim_chow(rules, policies, bots, tab, ctx, ws, log):
     unseen, minfo, htmp, score, sscr, sview = _bot_scratch(scratch)
     ptr = _ptr(scratch)
     far = _far(scratch)
-    _unseen(hand, s, visible, unseen)
-    meld_info(melds, nmeld, s, minfo)
-    for q in range(N_KINDS):
-        htmp[q] = hand[s, q]
+    if ps != 0:  # (the random policy reads none of them)
+        _unseen(hand, s, visible, unseen)
+        meld_info(melds, nmeld, s, minfo)
+        for q in range(N_KINDS):
+            htmp[q] = hand[s, q]
     best_opt = -1
     if ps == 0:
         r = rng.below(bs, n_opt + 1)
@@ -1658,8 +1902,9 @@ def _claim_chow(rules, policies, bots, tab, ctx, ws, log):
     else:
         best_opt = _late_choose_chow(
             ps, htmp, ws_, sets_s, rules[R_SHAPES], bots[s], tab, unseen, minfo, score,
-            scratch[SC_COPT : SC_COPT + 6], hand, s, k, nmeld[s], bs[:0],
+            scratch[SC_COPT : SC_COPT + 6], hand, s, k, nmeld[s], bs[:0], _wsc(scratch)[s],
         )  # fmt: skip
+    _ev(log, ctx, E_OPTION, s, OPT_CHOW, k, 1 if best_opt >= 0 else 0)
     if best_opt < 0:
         return GO
     base = k - pos + best_opt
@@ -1668,6 +1913,8 @@ def _claim_chow(rules, policies, bots, tab, ctx, ws, log):
             hand[s, base + q] -= 1
             visible[base + q] += 1
     far[s] = 0
+    _waitd(scratch)[s] = -1
+    _wsc(scratch)[s] = INF_KEY
     ndisc[cur] -= 1
     m = nmeld[s]
     melds[s, m, 0] = M_CHOW
@@ -1708,7 +1955,7 @@ def _draw(rules, tab, ctx, ws, log):
     if rules[R_LAST_GROUP] > 0 and ptr[2] - ctx[X_RESERVE] <= rules[R_LAST_GROUP]:
         _late_last_group(rules, tab, ctx, ws, log)
         return END
-    cur = (gs[G_CUR] + 1) % rules[R_PLAYERS]
+    cur = _seat_after(gs[G_CUR], 1, rules[R_PLAYERS])
     gs[G_CUR] = cur
     t = _pop(wall, dead, ptr, False)
     ctx[X_SEAT_DRAWS + cur] += 1
@@ -1735,7 +1982,7 @@ def _last_group(rules, tab, ctx, ws, log):
     ctx[X_FIRST_TURN] = 0
     cur = gs[G_CUR]
     while ptr[2] > ctx[X_RESERVE]:
-        cur = (cur + 1) % players
+        cur = _seat_after(cur, 1, players)
         gs[G_CUR] = cur
         t = _pop(wall, dead, ptr, False)
         ctx[X_SEAT_DRAWS + cur] += 1
@@ -1839,6 +2086,20 @@ def _phys_of(role, k):
     return k
 
 
+@kernel(inline="always")
+def _chow_fits(hand, s, k, pos, lo):
+    """Whether seat ``s`` holds the two other tiles of the chow of kind ``k`` (rank ``pos``
+    in its suit) that starts at rank ``lo`` (0..6).
+    """
+    if lo < 0 or lo > 6:
+        return False
+    for q in range(3):
+        kind = k - pos + lo + q
+        if kind != k and hand[s, kind] == 0:
+            return False
+    return True
+
+
 @kernel(refcount=False)
 def _chow_apply(htmp, minfo, k, lo, m0, nm, sign):
     """Take (sign -1) or give back (+1) the two hand tiles of the 吃 ``lo..lo+2`` of ``k``.
@@ -1857,7 +2118,7 @@ def _chow_apply(htmp, minfo, k, lo, m0, nm, sign):
 
 @kernel(refcount=False)
 def _choose_chow(
-    ps, htmp, w, sets, sh, bot, tab, unseen, minfo, score, copt, hand, s, k, nm, no_rng
+    ps, htmp, w, sets, sh, bot, tab, unseen, minfo, score, copt, hand, s, k, nm, no_rng, kept
 ):
     """The 吃 a bot of policy ``ps`` takes of the discard ``k`` (its low rank), or -1.
 
@@ -1866,26 +2127,20 @@ def _choose_chow(
     tie, which decides the same as comparing full keys.
     copt : int64 (6,) scratch: the options' low ranks and scores.
     no_rng : an empty uint64 array (keys need no random tie-break).
+    kept : the hand's score as its discard found it (``_wsc``), INF_KEY if not known.
     """
     pos = k % 9
     m0 = minfo[0]
     m1 = minfo[1]
-    now_sc = waiting_sc(ps, htmp, w, sets, sh, tab, bot, minfo)
+    now_sc = _waiting_score(ps, htmp, w, sets, sh, tab, bot, minfo, kept)
     n = 0
     best_sc = INF_KEY
     for lo in range(pos - 2, pos + 1):
-        if lo < 0 or lo > 6:
+        if not _chow_fits(hand, s, k, pos, lo):
             continue
-        ok = True
-        for q in range(3):
-            kind = k - pos + lo + q
-            if kind != k and hand[s, kind] == 0:
-                ok = False
-        if not ok:
-            continue
-        _chow_apply(htmp, minfo, k, lo, m0, nm, -1)
+        _chow_apply(htmp, minfo, k, lo, m0, nm, np.int64(-1))
         sc = hand_sc(ps, htmp, w, sets - 1, sh, tab, bot, minfo, score)
-        _chow_apply(htmp, minfo, k, lo, m0, nm, 1)
+        _chow_apply(htmp, minfo, k, lo, m0, nm, np.int64(1))
         copt[n] = lo
         copt[3 + n] = sc
         n += 1
@@ -1912,10 +2167,10 @@ def _choose_chow(
         if copt[3 + i] != best_sc:
             continue
         lo = copt[i]
-        _chow_apply(htmp, minfo, k, lo, m0, nm, -1)
+        _chow_apply(htmp, minfo, k, lo, m0, nm, np.int64(-1))
         sc = hand_sc(ps, htmp, w, sets - 1, sh, tab, bot, minfo, score)
         key = hand_score(htmp, w, sets - 1, sh, tab, unseen, score, sc, no_rng)
-        _chow_apply(htmp, minfo, k, lo, m0, nm, 1)
+        _chow_apply(htmp, minfo, k, lo, m0, nm, np.int64(1))
         if key < best:
             best = key
             choice = lo
@@ -2068,20 +2323,46 @@ def _play_match(
         an array of another first dimension to skip that.
     log, log_deal : the replay log (int32 (MAX_EVENTS, 5)) filled for deal ``log_deal``.
     """
+    _play_match_in(
+        rules, policies, bots, seed, match, n_deals, tab, rec_out, final_out, log, log_deal, obs,
+        _match_arrays(rules, policies, bots),
+    )  # fmt: skip
+
+
+@kernel(inline="always")
+def _match_arrays(rules, policies, bots):
+    """What a match plays in, reused from match to match (each deal clears what it uses):
+    ``(ctx, ws, ms, no_final, no_log, no_preset, pols, brows)``, the deal's context and
+    work arrays, the match's random stream, the empty final / log / preset arrays, and
+    the seats' policies and parameter rows as seated by dealer.
+    """
+    return (
+        np.zeros(N_CTX, np.int64),
+        workspace(rules[R_TILESET]),
+        np.empty(4, np.uint64),
+        np.zeros((1, 1), np.int16),
+        np.zeros((1, 5), np.int32),
+        np.zeros(0, np.int64),
+        policies.copy(),
+        bots.copy(),
+    )
+
+
+@kernel(inline="always")
+def _play_match_in(
+    rules, policies, bots, seed, match, n_deals, tab, rec_out, final_out, log, log_deal, obs, arrs
+):  # fmt: skip
+    """:func:`_play_match` in the arrays ``arrs`` of :func:`_match_arrays`."""
+    ctx, ws, ms, no_final, no_log, no_preset, pols, brows = arrs
     players = rules[R_PLAYERS]
-    ctx = np.zeros(N_CTX, np.int64)
-    ws = workspace(rules[R_TILESET])
-    ms = np.empty(4, np.uint64)
-    rng.seed_state(ms, seed, match, 0, rng.MATCH)
+    rng.seed_state(ms, seed, match, np.int64(0), rng.MATCH)
     dealer = rng.below(ms, players)
     streak = 0
     wins = 0
-    no_final = np.zeros((1, 1), np.int16)
-    no_log = np.zeros((1, 5), np.int32)
-    no_preset = np.zeros(0, np.int64)
     by_dealer = rules[R_BY_DEALER] == 1
-    pols = policies.copy() if by_dealer else policies
-    brows = bots.copy() if by_dealer else bots
+    if not by_dealer:
+        pols[:] = policies
+        brows[:, :] = bots
     for d in range(n_deals):
         ctx[X_DEALER] = dealer
         ctx[X_STREAK] = streak
@@ -2099,7 +2380,7 @@ def _play_match(
             streak += 1
             wins += 1
         elif winner >= 0:
-            dealer = winner if rules[R_ROT_WIN] == 0 else (dealer + 1) % players
+            dealer = winner if rules[R_ROT_WIN] == 0 else _seat_after(dealer, 1, players)
             streak = 0
             wins = 0
         else:
@@ -2107,7 +2388,7 @@ def _play_match(
                 streak += 1
                 wins += rules[R_DRAW_ADDS_WINS]
             else:
-                dealer = (dealer + 1) % players
+                dealer = _seat_after(dealer, 1, players)
                 streak = 0
                 wins = 0
 
@@ -2125,7 +2406,8 @@ def play_preset(rules, policies, bots, wall, dealer, wins, tab, rec, final, log,
     ctx[X_STREAK] = wins
     ctx[X_DEALER_WINS] = wins
     ws = workspace(rules[R_TILESET])
-    play_deal(rules, policies, bots, 0, 0, 0, tab, ctx, ws, rec, final, log, wall, obs)
+    play_deal(rules, policies, bots, np.int64(0), np.int64(0), np.int64(0), tab, ctx, ws, rec,
+              final, log, wall, obs)  # fmt: skip
     return ctx
 
 
@@ -2141,13 +2423,18 @@ def play_matches(
     no_final = np.zeros((0, 1, 1), np.int16)
     no_log = np.zeros((1, 5), np.int32)
     no_obs = np.zeros((1, 1), np.int64)
-    for i in numba.prange(n_matches):
-        n = match_len if i < n_matches - 1 else n_last
-        lo = i * match_len
-        _play_match(
-            rules, policies, bots, seed, match_lo + i, n, tab, rec_out[lo : lo + n], no_final,
-            no_log, -1, no_obs,
-        )  # fmt: skip
+    # the matches in a few runs, each run's arrays made once (the serial twin, which the
+    # runs call from threads of their own, then allocates them RUNS times a call)
+    n_runs = min(n_matches, RUNS)
+    for r in numba.prange(n_runs):
+        arrs = _match_arrays(rules, policies, bots)
+        for i in range(r * n_matches // n_runs, (r + 1) * n_matches // n_runs):
+            n = match_len if i < n_matches - 1 else n_last
+            lo = i * match_len
+            _play_match_in(
+                rules, policies, bots, seed, match_lo + i, n, tab, rec_out[lo : lo + n],
+                no_final, no_log, -1, no_obs, arrs,
+            )  # fmt: skip
 
 
 @kernel

@@ -23,7 +23,7 @@ import numpy as np
 
 from engine.hand._kernels import _distance, discard_ukeire
 from engine.jit.njit import kernel
-from engine.mahjong.evaluation import meld_info
+from engine.mahjong.evaluation import N_MINFO, meld_info
 from engine.mahjong.layout import (
     R_DISCARD_WIN,
     R_SHAPES,
@@ -48,8 +48,10 @@ OBS_W = 8 + MAX_FI
 """Columns of an observation row (a danger row's features fill it)."""
 O_HAND = 1
 O_DANGER = 2
-# hand rows: type, deal, seat, dealer, live, w, melds, uke, won, bits lo, bits hi, d[6]
+# hand rows: type, deal, seat, dealer, live, w, melds, uke, won, bits lo, bits hi,
+# d[N_TARGET], the honor kinds held as triplets (melded or concealed, bit k - 27)
 H_SEAT, H_DEALER, H_LIVE, H_W, H_MELDS, H_UKE, H_WON, H_BITS_LO, H_BITS_HI, H_D = range(2, 12)
+H_HONORS = H_D + N_TARGET
 # danger rows: type, deal, seat, opponent, kind, win label, kong label, n features, features
 D_OPP, D_KIND, D_WIN, D_KONG, D_NF, D_F = 3, 4, 5, 6, 7, 8
 
@@ -78,7 +80,7 @@ def observe_hand(rules, ctx, cur, hand, wslot, melds, nmeld, unseen, k, live, se
     work = np.zeros(160, np.int64)
     discard_ukeire(h, w, sets, shapes, tab, unseen, np.int64(1) << k, uke, work)
     h[k] -= 1
-    minfo = np.zeros(3, np.int64)
+    minfo = np.zeros(N_MINFO, np.int64)
     meld_info(melds, nmeld, cur, minfo)
     dd = np.zeros(N_TARGET, np.int64)
     target_dists(h, w, sets, shapes, tab, minfo, ctx[X_WILD0] >= 0, dd)
@@ -92,6 +94,11 @@ def observe_hand(rules, ctx, cur, hand, wslot, melds, nmeld, unseen, k, live, se
     obs[r, H_WON] = 0
     for t in range(N_TARGET):
         obs[r, H_D + t] = dd[t]
+    honors = minfo[3]
+    for i in range(7):
+        if h[27 + i] >= 3:
+            honors |= 1 << i
+    obs[r, H_HONORS] = honors
 
 
 @kernel

@@ -4,8 +4,9 @@
 checks DESIGN's conservation rules on every deal (``engine.runs.testing.check_variant``
 reaches it through the variant's family): every tile accounted for, no fifth copy
 anywhere, deltas summing to 0, winner / win_type / discarder consistent, ``pat_*`` set
-only with a winner, the value paid and the payments recomputed from the pattern flags
-(:func:`engine.play.records.recompute_mismatch`), and (given a ``complete`` function, e.g.
+only with a winner, the value paid and the payments paid again from the record row by
+the variant's settlement (:func:`engine.play.records.settle_mismatch`), and (given a
+``complete`` function, e.g.
 the brute-force twin of the tests) the winning hand really complete.
 """
 
@@ -18,18 +19,20 @@ import numpy as np
 
 from engine.hand._tables import kernel_tables
 from engine.mahjong import layout as L
+from engine.mahjong import params as _params
 from engine.play import drivers as _drivers
 from engine.play.mahjong.loop import FINAL_ZONES, observe_matches, play_match
+from engine.play.mahjong.rescore import rescore_rows
 from engine.play.records import conformance_failure
 from engine.variants import get as get_variant
 
 __all__ = ["DRIVER", "play_with_state", "check_mahjong_variant"]
 
 
-def _seat(v, resolved, policies):
+def _seat(v, resolved, policies, overrides=None):
     from engine.play.bots import resolve_policies, seat_bots
 
-    return seat_bots(v, resolved, resolve_policies(v, policies))
+    return seat_bots(v, resolved, resolve_policies(v, policies), overrides)
 
 
 def _play(packed, pols, bots, seed, match, n, rec, final, log, log_deal):
@@ -45,7 +48,7 @@ def _observe(packed, pols, bots, seed, match_lo, n_matches, match_length, rec, o
 
 
 DRIVER = _drivers.LoopDriver(
-    "mahjong", lambda v: v.hooks is not None, _seat, (FINAL_ZONES, L.N_PHYS), L.MAX_EVENTS,
+    "mahjong", lambda v: v.bot_layout is _params, _seat, (FINAL_ZONES, L.N_PHYS), L.MAX_EVENTS,
     L.EVENT_COLS, _play, _observe,
 )  # fmt: skip
 """The mahjong loop as the shared drivers (engine.play.drivers) call it: it plays the variants
@@ -125,5 +128,5 @@ def check_mahjong_variant(
 
     return _drivers.check_policies(
         v, resolved, policies, lambda pol: play_with_state(variant, matches, seed, rules, pol)[:2],
-        check, conformance_failure,
+        check, conformance_failure, rescore_rows,
     )  # fmt: skip

@@ -71,6 +71,8 @@ def relevant(variant, resolved, policy: str) -> list[Dim]:
             continue
         if d.name in ("kong_slack", "kong_hold", "tongbao") and d.name not in own:  # opt-in
             continue
+        if d.name == "kong_bias" and float(own.get("kong_tempo", 0.0)) > 0:
+            continue  # where a kong's tempo is weighed, its expected value alone decides
         if d.name == "safe_ties" and "safe_ties" not in own:  # where its defence is on
             continue
         if base in ("wild_pair", "chase_min_live") and not (wilds and targets.get("wild_pair")):

@@ -4,16 +4,28 @@ The simulator knows every hidden hand, so the models of :mod:`engine.zipai.stron
 fitted on simulated positions (:mod:`engine.play.zipai.observe`) whose outcome is exact:
 
 - **win table** ``p_win[d, hs, t]``: the share of positions (a seat's hand after its
-  discard) whose seat went on to win the deal, by the hand's distance, its certain 胡息
-  class and the stock left; each cell is shrunk toward the same distance and stock over
-  all 胡息 classes, that toward the distance alone (:data:`SHRINK` pseudo-positions), and
-  each row made non-increasing in the distance (pool adjacent violators, weighted by
-  the positions);
+  discard) that do not wait yet whose seat went on to win the deal, by the hand's
+  distance, its certain 胡息 class and the stock left; each cell is shrunk toward the same
+  distance and stock over all 胡息 classes, that toward the distance alone (:data:`SHRINK`
+  pseudo-positions), and each row made non-increasing in the distance (pool adjacent
+  violators, weighted by the positions);
+- **waiting table** ``p_out[ob, t]``: the same share for the positions that wait, by
+  their live outs (the unseen cards that would complete the hand) and the stock left,
+  shrunk toward the outs alone and made non-decreasing in the outs;
 - **values**: the mean points a win brings its winner (``v_base``, from the records), and
   the factors of the winner's certain 胡息 and red cards at each position of the deal he
   won (mean points of those wins over ``v_base``, shrunk toward 1); the mean payment of a
   discarder whose discard is won on (包赔) and of each other player on a self-drawn or
   flipped win (``loss``);
+- **composition**: what the wins were made of, so that the strong bot can price them
+  under another run's rules (engine.play.zipai.loop.derive_values): the share of each
+  colour class (none, 黑胡, 一点朱, 红胡, 全红) by the red cards the winner held at the
+  position, and over all wins; the share of each win method (another player's card, 自摸,
+  the 王 shapes) over all wins and over the self-drawn and flipped ones; the mean 胡息,
+  醒 (as counted) and 醒 of a kind turned up at random (real cards / 20 plus 王) by the
+  winner's certain 胡息 at the position, and over all the winners' positions; and the
+  rules the values were fitted under (``fit_rules``: the 番 factors, 囤 per 醒, 双醒, 番
+  added or multiplied, the players who pay, the 醒 procedure);
 - **danger**: an L2-penalised logistic regression (engine._fitting.L2) of "the opponent can win
   on this card now" on the danger features of (opponent, card).
 
@@ -28,6 +40,7 @@ import numpy as np
 from engine import abi
 from engine.play import drivers as _drivers
 from engine.play.zipai import observe as O
+from engine.variants.luodisao._kernels import X_ON_FLIP
 from engine.zipai import layout as Z
 from engine.zipai import params as P
 from engine.zipai.strong import MAX_FI
@@ -51,7 +64,7 @@ def collect(variant, resolved, deals, seed, policies, match_length=16, threads=2
     from engine.play.zipai.testing import DRIVER
 
     def split(rows):
-        hand = rows[rows[:, 0] == O.O_HAND][:, : O.H_HOW + 1].copy()
+        hand = rows[rows[:, 0] == O.O_HAND][:, : O.H_FBITS + 1].copy()
         danger = rows[rows[:, 0] == O.O_DANGER][:, : O.D_F + MAX_FI].copy()
         return hand, danger
 
@@ -62,8 +75,31 @@ def collect(variant, resolved, deals, seed, policies, match_length=16, threads=2
     )  # fmt: skip
 
 
+def _out_table(hand: np.ndarray) -> np.ndarray:
+    """``p_out [N_OB, N_T]`` from the O_HAND rows of waiting hands (module docstring)."""
+    hand = hand[hand[:, O.H_OUTS] > 0]
+    outs = hand[:, O.H_OUTS]
+    ob = np.where(outs <= 6, np.maximum(outs, 1) - 1, np.where(outs <= 8, 6, 7))
+    t = np.clip(np.maximum(hand[:, O.H_LIVE], 0) // 7, 0, P.N_T - 1)
+    won = hand[:, O.H_WON].astype(np.float64)
+    shape = (P.N_OB, P.N_T)
+    flat = np.ravel_multi_index((ob, t), shape)
+    n = np.bincount(flat, minlength=np.prod(shape)).reshape(shape).astype(np.float64)
+    w = np.bincount(flat, weights=won, minlength=np.prod(shape)).reshape(shape)
+    base = (won.sum() + 1.0) / (won.size + 2.0)
+    nb, wb = n.sum(axis=1), w.sum(axis=1)
+    p_b = (wb + SHRINK * base) / (nb + SHRINK)
+    p = (w + SHRINK * p_b[:, None]) / (n + SHRINK)
+    for b in range(P.N_T):
+        p[:, b] = _decreasing(p[::-1, b], n[::-1, b] + 1.0)[::-1]
+    return p
+
+
 def _win_table(hand: np.ndarray, min_huxi: int) -> np.ndarray:
-    """``p_win [N_D, N_HS, N_T]`` from O_HAND rows (module docstring)."""
+    """``p_win [N_D, N_HS, N_T]`` from the O_HAND rows of hands that do not wait (module
+    docstring).
+    """
+    hand = hand[hand[:, O.H_OUTS] == 0]
     d = np.clip(hand[:, O.H_D], 0, P.N_D - 1)
     hx = hand[:, O.H_HUXI]
     hs = np.where(hx >= min_huxi, 0, np.where(hx >= min_huxi - 3, 1, 2))
@@ -119,7 +155,7 @@ def _values(hand: np.ndarray, rec: np.ndarray, players: int):
     g = w[:, O.H_GAIN].astype(np.float64)
     v_huxi = _factor(hb, g, P.N_HX, vbase)
     v_red = _factor(w[:, O.H_RED], g, P.N_RED, vbase)
-    on_flip = rec[:, abi.C_EXTRA + Z.X_ON_FLIP] == 1
+    on_flip = rec[:, abi.C_EXTRA + X_ON_FLIP] == 1
     disc = rec[:, abi.C_DISCARDER]
     fed = won & (rec[:, abi.C_WIN_TYPE] == abi.WIN_DISCARD) & ~on_flip & (disc >= 0)
     feed = -delta[rows, np.maximum(disc, 0)][fed]
@@ -131,6 +167,78 @@ def _values(hand: np.ndarray, rec: np.ndarray, players: int):
     pay = np.concatenate(pay) if pay else np.zeros(0)
     loss = [float(feed.mean()) if feed.size else vbase, float(pay.mean()) if pay.size else 0.0]
     return vbase, v_huxi, v_red, loss
+
+
+COLOURS = ("heihu", "yidianzhu", "honghu", "quanhong")
+"""The colour patterns, classes 1..4 of the strong model (0: none)."""
+METHODS = ("zimo", "wangdiao", "wangdiaowang", "wangchuang", "wangchuangwang", "wangzha",
+           "wangzhawang")  # fmt: skip
+"""The win-method patterns, classes 1..7 (0: another player's card)."""
+
+
+def _classes(bits: np.ndarray, names: tuple[str, ...], patterns) -> np.ndarray:
+    """Class of each win from its pattern bits: 1 + the first of ``names`` set, else 0."""
+    bit = {p.name: i for i, p in enumerate(patterns)}
+    out = np.zeros(len(bits), np.int64)
+    for j, name in enumerate(names):
+        out = np.where((out == 0) & ((bits >> bit[name]) & 1 == 1), j + 1, out)
+    return out
+
+
+def _shares(idx: np.ndarray, size: int) -> np.ndarray:
+    """Share of each class ``0..size-1`` in ``idx`` (one pseudo-count each)."""
+    n = np.bincount(idx, minlength=size).astype(np.float64) + 1.0
+    return n / n.sum()
+
+
+def _composition(v, resolved, hand: np.ndarray, rec: np.ndarray, players: int) -> dict:
+    """What the wins were made of, and the rules they were priced under (module docstring):
+    the model blocks ``q_colour``, ``q_colour_all``, ``q_method``, ``tun``, ``tun_all``
+    and ``fit_rules``.
+    """
+    from engine.variants.luodisao._kernels import Z_F
+
+    pats = v.patterns
+    won = rec[:, abi.C_WINNER] >= 0
+    bits = rec[won, abi.C_PAT_LO].astype(np.int64)
+    col_all = _shares(_classes(bits, COLOURS, pats), P.N_COL)
+    meth = _classes(bits, METHODS, pats)
+    paid = (rec[won, abi.C_WIN_TYPE] == abi.WIN_SELF_DRAW) | (
+        rec[won, abi.C_EXTRA + X_ON_FLIP] == 1
+    )
+    q_method = np.concatenate([_shares(meth, P.N_METH), _shares(meth[paid], P.N_METH)])
+    w = hand[hand[:, O.H_WON] == 1]
+    c = _classes(w[:, O.H_FBITS].astype(np.int64), COLOURS, pats)
+    r = np.clip(w[:, O.H_RED], 0, P.N_RED - 1)
+    n = np.zeros((P.N_RED, P.N_COL))
+    np.add.at(n, (r, c), 1.0)
+    q_colour = (n + SHRINK * col_all) / (n.sum(axis=1, keepdims=True) + SHRINK)
+    parts = np.stack([w[:, O.H_FHX], w[:, O.H_FXG], w[:, O.H_FXR] / 100.0], axis=1)
+    parts = parts.astype(np.float64)
+    tun_all = parts.mean(axis=0) if len(parts) else np.zeros(3)
+    hx = w[:, O.H_HUXI]
+    hb = np.where(hx >= 18, 5, np.where(hx >= 12, 4, hx // 3))
+    tun = np.zeros((P.N_HX, 3))
+    for b in range(P.N_HX):
+        sel = parts[hb == b]
+        tun[b] = (sel.sum(axis=0) + SHRINK * tun_all) / (len(sel) + SHRINK)
+    packed = v.pack(resolved)
+    active = players - (1 if resolved.get("zuoxing") else 0)
+    fit_rules = [float(x) for x in packed[Z_F : Z_F + P.N_FAN]] + [
+        float(packed[Z.Z_TUN_PER_XING]),
+        float(packed[Z.Z_SHUANGXING]),
+        float(packed[Z.Z_FAN_ADD]),
+        float(active - 1),
+        float(packed[Z.Z_XING]),
+    ]
+    return {
+        "q_colour": q_colour.reshape(-1).round(5).tolist(),
+        "q_colour_all": col_all.round(5).tolist(),
+        "q_method": q_method.round(5).tolist(),
+        "tun": tun.reshape(-1).round(4).tolist(),
+        "tun_all": tun_all.round(4).tolist(),
+        "fit_rules": fit_rules,
+    }
 
 
 def _danger(danger: np.ndarray) -> np.ndarray:
@@ -150,20 +258,23 @@ def fit_zipai(v, resolved, deals, seed, policy, threads=2, progress=False) -> di
                                          progress)  # fmt: skip
     min_huxi = int(v.pack(resolved)[Z.Z_MIN_HUXI])
     p_win = _win_table(hand, min_huxi)
+    p_out = _out_table(hand)
     vbase, v_huxi, v_red, loss = _values(hand, rec, players)
     w = _danger(danger)
     model = {
         "p_win": p_win.reshape(-1).round(6).tolist(),
+        "p_out": p_out.reshape(-1).round(6).tolist(),
         "v_base": round(vbase, 4),
         "v_huxi": v_huxi.round(4).tolist(),
         "v_red": v_red.round(4).tolist(),
         "loss": [round(x, 4) for x in loss],
         "danger": w.round(5).tolist(),
+        **_composition(v, resolved, hand, rec, players),
     }
     identity = _drivers.fit_identity(v, resolved, policy, rec, deals, seed)
     if policy == "strong":
         identity["observed_with"] = _observed_with(v)
-    fed = (rec[:, abi.C_WIN_TYPE] == abi.WIN_DISCARD) & (rec[:, abi.C_EXTRA + Z.X_ON_FLIP] == 0)
+    fed = (rec[:, abi.C_WIN_TYPE] == abi.WIN_DISCARD) & (rec[:, abi.C_EXTRA + X_ON_FLIP] == 0)
     summary = {
         "hand_positions": int(hand.shape[0]),
         "danger_positions": int(danger.shape[0]),

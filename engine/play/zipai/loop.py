@@ -56,42 +56,65 @@ from engine.abi import (
     N_COLS,
     P_RANDOM,
     P_STRONG,
+    P_VALUE,
     WIN_DISCARD,
     WIN_INSTANT,
     WIN_NONE,
     WIN_SELF_DRAW,
     seat_by_dealer,
 )
-from engine.jit.late import LateTable, binding
 from engine.jit.njit import kernel, parallel_kernel
+from engine.play.zipai import hooks as _hooks
+from engine.play.zipai.hooks import can_win, pay_huangzhuang, pay_win, score_win_into, xing_kind
 from engine.play.zipai.observe import OBS_W, observe_danger, observe_hand, observe_outcome
 from engine.variants.luodisao._kernels import (
-    HOW_DISCARD,
-    HOW_FLIP,
-    HOW_SELF,
-    HOW_TIANHU,
-    N_OUT,
-    O_BITS,
-    O_FAN,
-    O_HUXI,
-    O_RED,
-    O_SHAPE,
-    O_TUN,
-    O_UPGRADE,
-    O_VALUE,
-    O_XING,
-    O_XRAW,
-    _can_win,
-    _pay_huangzhuang,
-    _pay_win,
-    _score_win,
-    _score_win_into,
-    _upgrade_delta,
-    _values,
-    _xing_kind,
-    score_scratch,
+    N_PATTERNS,
+    P_HEIHU,
+    P_HONGHU,
+    P_QUANHONG,
+    P_WANGCHUANG,
+    P_WANGCHUANGWANG,
+    P_WANGDIAO,
+    P_WANGDIAOWANG,
+    P_WANGZHA,
+    P_WANGZHAWANG,
+    P_YIDIANZHU,
+    P_ZIMO,
+    X_CAPPED,
+    X_CHOUXIAO,
+    X_FAN,
+    X_GUOZHANG,
+    X_HUXI,
+    X_MINGPAO,
+    X_ON_FLIP,
+    X_PAO,
+    X_QING,
+    X_RED,
+    X_SISHOU,
+    X_STOCK_LEFT,
+    X_TUN,
+    X_WANG_HELD,
+    X_WANG_MONEY,
+    X_XIAO,
+    X_XING,
+    X_XING_CARD,
+    X_XING_RAW,
+    X_ZUOXING,
+    X_ZUOXING_MONEY,
+    Z_F,
 )
-from engine.zipai.bots import choose_chi, choose_discard, distance, want_claim, want_win
+from engine.zipai.bots import (
+    choose_chi,
+    choose_discard,
+    colour_weight,
+    distance,
+    pair_potential,
+    value_chi,
+    value_passes,
+    value_peng,
+    want_claim,
+    want_win,
+)
 from engine.zipai.huxi import (
     KAN,
     N_TEMPLATES,
@@ -104,6 +127,9 @@ from engine.zipai.huxi import (
     XIAO,
     _wang_values_x,
     _workspace,
+    packed_values,
+    score_scratch,
+    upgrade_delta,
 )
 from engine.zipai.layout import (
     EV_CHI,
@@ -133,6 +159,10 @@ from engine.zipai.layout import (
     FZ_STOCK,
     FZ_TABLE,
     FZ_WIN_HAND,
+    HOW_DISCARD,
+    HOW_FLIP,
+    HOW_SELF,
+    HOW_TIANHU,
     I_CAND,
     I_HUXI,
     I_NEED,
@@ -143,44 +173,60 @@ from engine.zipai.layout import (
     I_THUXI,
     I_TRED,
     MAX_GROUPS,
+    N_OUT,
+    O_BITS,
+    O_FAN,
+    O_HUXI,
+    O_RED,
+    O_SHAPE,
+    O_TUN,
+    O_UPGRADE,
+    O_VALUE,
+    O_XING,
+    O_XRAW,
     T_CHI,
     T_CHOUXIAO,
     T_PAO,
     T_PENG,
     T_QING,
     T_XIAO,
-    X_CAPPED,
-    X_CHOUXIAO,
-    X_FAN,
-    X_GUOZHANG,
-    X_HUXI,
-    X_MINGPAO,
-    X_ON_FLIP,
-    X_PAO,
-    X_QING,
-    X_RED,
-    X_SISHOU,
-    X_STOCK_LEFT,
-    X_TUN,
-    X_WANG_HELD,
-    X_WANG_MONEY,
-    X_XIAO,
-    X_XING,
-    X_XING_CARD,
-    X_XING_RAW,
-    X_ZUOXING,
-    X_ZUOXING_MONEY,
     Z_BY_DEALER,
     Z_DEALER_CARDS,
+    Z_FAN_ADD,
     Z_HAND_CARDS,
     Z_KINGS,
     Z_MIN_HUXI,
     Z_MUST_WIN,
     Z_SEATS,
+    Z_SHUANGXING,
+    Z_TUN_PER_XING,
     Z_XING,
     Z_ZUOXING,
 )
-from engine.zipai.params import M_LOSS, M_VBASE, S_CHI_BIAS, S_PASS_RISK, S_PENG_BIAS, S_SURVIVE
+from engine.zipai.params import (
+    D_RALL,
+    D_RHX,
+    D_RLOSS,
+    D_RRED,
+    M_FIT_RULES,
+    M_LOSS,
+    M_QCOL,
+    M_QCOL_ALL,
+    M_QMETH,
+    M_TUN,
+    M_TUN_ALL,
+    M_VBASE,
+    N_COL,
+    N_FAN,
+    N_HX,
+    N_METH,
+    N_RED,
+    S_CHI_BIAS,
+    S_PAIR,
+    S_PASS_RISK,
+    S_PENG_BIAS,
+    S_SURVIVE,
+)
 from engine.zipai.strong import (
     MAX_FI,
     N_OSUM,
@@ -254,17 +300,25 @@ MAX_STEPS = 2000
 SS = Slots("zipai strong policy scratch")
 """The strong policy's int64 scratch ``sscr``, block by block: the second keep-value
 table of :func:`engine.zipai.strong.best_discard`, the danger features of one
-(opponent, card), the hand after a claim (:func:`_strong_peng`, :func:`_strong_chi`) and
-a score (``out`` of :func:`_strong_win`, ``N_OUT`` fields)."""
+(opponent, card), the hand after a claim (:func:`_strong_peng`, :func:`_strong_chi`), a
+score (``out`` of :func:`_strong_win`, ``N_OUT`` fields), the live outs after each
+discard (:func:`_discard_outs`) and the deal's cache of winning cards (:func:`_win_mask`:
+keys, -1 empty, and bit sets)."""
 SS_KV2 = SS.block("keep_values", 20)
 SS_FI = SS.block("feeds", MAX_FI)
 SS_H3 = SS.block("claim_hand", 21)
 SS_OUT = SS.block("score", N_OUT)
+SS_OUTS = SS.block("outs", 20)
+N_CACHE = 256
+"""Slots of the strong policy's cache of winning cards per hand (:func:`_win_mask`)."""
+SS_CKEY = SS.block("win_cache_keys", N_CACHE)
+SS_CMASK = SS.block("win_cache_masks", N_CACHE)
 SSCR = SS.size
 """Length of the strong policy's int64 scratch."""
 SS.limit = SSCR
 SURVIVE = 0.9
-"""Value bot: the chance that a round of the other players ends without their win."""
+"""Value bot: the chance that a round of the two other players of a three-seat table ends
+without their win (:func:`_self_race` scales it to other tables)."""
 
 
 @kernel(inline="always")
@@ -422,18 +476,24 @@ def _hand_key(hand, q):
 @kernel(refcount=False)
 def _isolated_cards(hand, q):
     """Free cards of seat ``q`` (single, not in a 坎) in no 3-card group of its free cards."""
+    return _isolated_row(hand[q])
+
+
+@kernel(refcount=False)
+def _isolated_row(h):
+    """:func:`_isolated_cards` of one hand ``h`` (21,)."""
     n = 0
     for k in range(20):
-        if hand[q, k] != 1:
+        if h[k] != 1:
             continue
         covered = False
         for t in range(N_TEMPLATES[k]):
             a = TEMPLATES[k, t, 2]
             b = TEMPLATES[k, t, 3]
             d = TEMPLATES[k, t, 4]
-            fa = hand[q, a] if hand[q, a] < 3 else 0
-            fb = (hand[q, b] if hand[q, b] < 3 else 0) - (1 if b == a else 0)
-            fd = (hand[q, d] if hand[q, d] < 3 else 0) - (1 if d == b else 0)
+            fa = h[a] if h[a] < 3 else 0
+            fb = (h[b] if h[b] < 3 else 0) - (1 if b == a else 0)
+            fd = (h[d] if h[d] < 3 else 0) - (1 if d == b else 0)
             if fa > 0 and fb > 0 and fd > 0:
                 covered = True
                 break
@@ -460,7 +520,7 @@ def _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, c, how):
     if ps[PS_ISO, q] > 2 + 2 * hand[q, WANG]:
         return False
     up = _up_type(tab, pk, q, c)
-    return _can_win(
+    return can_win(
         rules,
         values,
         wvx0,
@@ -477,48 +537,87 @@ def _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, c, how):
 
 
 @kernel(refcount=False)
-def _p_self(rules, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, scratch):
-    """Chance that seat ``q`` self-draws a win in its remaining flips (value bot).
+def _self_race(rules, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, surv, scratch,
+               out, sq, wvx, gcounts):  # fmt: skip
+    """The self-draw race of seat ``q`` (the value and strong bots' passed wins):
+    ``(p, vsum, good)``.
 
-    Each own flip draws a winning card with probability ``good / unseen`` and the deal
-    survives each round of the other players with probability ``SURVIVE`` (they may win
-    first): ``sum_i SURVIVE**i (1 - w)**(i - 1) w`` over the flips left.
+    ``good`` counts the unseen cards that win seat ``q`` a self-draw and ``vsum`` their
+    scores summed (each by the engine's scorer under the run's rules, 醒 counted under 跟醒
+    where it depends only on the winning card); ``p`` the chance to self-draw one of them
+    in the flips left, the deal surviving each round of the others with chance ``surv``
+    (given for two others, the three-seat table; ``surv ** ((active - 1) / 2)`` at
+    another): ``sum_i surv**i (1 - w)**(i - 1) w``, ``w = good / unseen``. ``(0, 0, 0)``
+    when no unseen card wins.
     """
+    gen = rules[Z_XING] == 0
     _fill_unseen(hand, pk, pile, q, scratch)
     unseen = scratch
     total = 0
     good = 0
+    vsum = 0.0
     for x in range(20):
         total += unseen[x]
         if unseen[x] > 0 and _win_check(
-            rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, x, HOW_SELF
+            rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, x, np.int64(HOW_SELF)
         ):
-            good += unseen[x]
-    left = ctx[K_NCARDS] - ctx[K_PTR]
-    flips = left // max(ctx[K_ACTIVE], 1)
+            score_win_into(rules, values, hand[q], hand[q, WANG], ps[PS_NTAB, q], ps[PS_TH, q],
+                            ps[PS_TR, q], pk[PK_TCNT, q], x, np.int64(HOW_SELF),
+                            _up_type(tab, pk, q, x), np.bool_(False), x if gen else -1,
+                            np.bool_(False), np.int64(0), ws, out, sq, wvx,
+                            gcounts)  # fmt: skip
+            if out[O_VALUE] > 0:
+                good += unseen[x]
+                vsum += unseen[x] * out[O_VALUE]
     if total <= 0 or good <= 0:
-        return 0.0
+        return 0.0, 0.0, 0
     w = good / total
+    flips = (ctx[K_NCARDS] - ctx[K_PTR]) // max(ctx[K_ACTIVE], 1)
+    if ctx[K_ACTIVE] != 3:
+        surv = surv ** ((ctx[K_ACTIVE] - 1) / 2.0)  # per two others, as at three seats
     p = 0.0
     alive = 1.0
     for _ in range(flips):
-        alive *= SURVIVE
+        alive *= surv
         p += alive * w
         alive *= 1.0 - w
-    return p
+    return p, vsum, good
+
+
+@kernel(refcount=False)
+def _value_win(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, c, how,
+               scratch, out, sq, wvx, gcounts):  # fmt: skip
+    """Whether the value seat ``q`` declares an optional win on another player's card:
+    it passes when the self-draw race (:func:`_self_race`, the others surviving each
+    round with chance :data:`SURVIVE`) beats the win now (engine.zipai.bots.value_passes),
+    every value from the engine's scorer under the run's rules.
+    """
+    gen = rules[Z_XING] == 0
+    score_win_into(rules, values, hand[q], hand[q, WANG], ps[PS_NTAB, q], ps[PS_TH, q],
+                    ps[PS_TR, q], pk[PK_TCNT, q], c, how, _up_type(tab, pk, q, c),
+                    np.bool_(False), c if gen else -1, np.bool_(False), np.int64(0), ws, out,
+                    sq, wvx, gcounts)  # fmt: skip
+    now = out[O_VALUE]
+    if now < 0:
+        return True
+    p, vsum, good = _self_race(rules, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q,
+                               SURVIVE, scratch, out, sq, wvx, gcounts)  # fmt: skip
+    if good <= 0:
+        return True
+    return not value_passes(bot, p, vsum / good, now)
 
 
 @kernel(refcount=False)
 def _decide_win(
     rules, pols, bots, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, c, how, scratch,
-    sscr,
+    sscr, sq, wvx, gcounts,
 ):  # fmt: skip
     """Whether seat ``q`` declares a possible win (rule 18 decides what is forced)."""
     mode = rules[Z_MUST_WIN]
     forced = mode == 1 or (mode == 0 and how == HOW_DISCARD and hand[q, WANG] == 0)
     pol = _code(pols, q)
     if forced or how == HOW_SELF or how == HOW_TIANHU:
-        return want_win(pol, True, 0.0)
+        return want_win(pol, np.bool_(True))
     if pol == P_STRONG:
         return _late_strong_win(
             rules,
@@ -538,9 +637,15 @@ def _decide_win(
             how,
             scratch,
             sscr[SS_OUT : SS_OUT + N_OUT],
+            sq,
+            wvx,
+            gcounts,
         )
-    p = _p_self(rules, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, scratch)
-    return want_win(pol, False, p)
+    if pol == P_VALUE:
+        return _value_win(rules, _bot(bots, pols, q), values, wvx0, ws, best2, hand, ps, pk, tab,
+                          pile, ctx, q, c, how, scratch, sscr[SS_OUT : SS_OUT + N_OUT], sq, wvx,
+                          gcounts)  # fmt: skip
+    return want_win(pol, np.bool_(False))
 
 
 @kernel(refcount=False)
@@ -583,42 +688,153 @@ def _opp_summaries(rules, hand, ps, tab, ctx, p, osums):
     return n, rules[Z_KINGS] - hand[p, WANG] - shown
 
 
+@kernel(refcount=False)
+def _live_outs(rules, values, wvx0, ws, best2, h, ntab, th, tab, pk, q, unseen, wang_unseen,
+               sscr, hyp):  # fmt: skip
+    """Live outs of seat ``q``'s standing hand ``h`` (21,) with ``ntab`` table groups of
+    ``th`` 胡息: the unseen cards (``unseen``, and ``wang_unseen`` 王) on whose own flip it
+    would win (:func:`_win_mask`); 0 when it does not wait. ``hyp``: 1 when the table is
+    one a claim would make (the cache keeps it apart from the seat's real table).
+    """
+    mask = _win_mask(rules, values, wvx0, ws, best2, h, ntab, th, tab, pk, q, sscr, hyp)
+    if mask == 0:
+        return 0
+    n = wang_unseen if wang_unseen > 0 else 0
+    for x in range(20):
+        if (mask >> x) & 1 and unseen[x] > 0:
+            n += unseen[x]
+    return n
+
+
+@kernel(refcount=False)
+def _win_mask(rules, values, wvx0, ws, best2, h, ntab, th, tab, pk, q, sscr, hyp):
+    """Bit set of the cards on whose own flip seat ``q``'s hand ``h`` wins (bit 20: a 王),
+    by the engine's win check; cached per deal in ``sscr`` (:data:`SS_CKEY`).
+
+    Two filters first: more isolated cards than one arriving card and the 王 can join
+    (the win check's own filter), then one search with a 王 added: a hand that no 王
+    completes waits on nothing. A card that meets no card of the hand (none alike, no
+    group it would complete, no table group of its kind, no 王 held) is not searched.
+    """
+    if ntab > 5 or _isolated_row(h) > 2 + 2 * h[WANG]:
+        return 0
+    key = np.int64(h[WANG])
+    for k in range(20):
+        key = key * 5 + h[k]
+    key = (((key * 8 + ntab) * 64 + min(th, 63)) * 4 + q) * 2 + hyp
+    slot = (key ^ (key >> 21)) % N_CACHE
+    if sscr[SS_CKEY + slot] == key:
+        return sscr[SS_CMASK + slot]
+    mask = 0
+    if can_win(rules, values, wvx0, h, h[WANG], ntab, th, np.int64(WANG), np.int64(HOW_SELF),
+                np.int64(0), ws, best2):  # fmt: skip
+        mask = 1 << WANG
+        for x in range(20):
+            up = _up_type(tab, pk, q, x)
+            if h[WANG] == 0 and h[x] == 0 and up == 0 and not _completes(h, x):
+                continue  # x meets no card of the hand: it joins no 门子
+            if can_win(rules, values, wvx0, h, h[WANG], ntab, th, x, np.int64(HOW_SELF), up, ws,
+                        best2):  # fmt: skip
+                mask |= 1 << x
+    sscr[SS_CKEY + slot] = key
+    sscr[SS_CMASK + slot] = mask
+    return mask
+
+
+@kernel(inline="always")
+def _completes(h, x):
+    """Whether card ``x`` completes a 3-card group (句, 二七十, 大小搭) with two cards of
+    ``h``.
+    """
+    for t in range(N_TEMPLATES[x]):
+        a = TEMPLATES[x, t, 2]
+        b = TEMPLATES[x, t, 3]
+        c = TEMPLATES[x, t, 4]
+        if a == x:
+            o1, o2 = b, c
+        elif b == x:
+            o1, o2 = a, c
+        else:
+            o1, o2 = a, b
+        if o1 == o2:
+            if h[o1] >= 2:
+                return True
+        elif h[o1] >= 1 and h[o2] >= 1:
+            return True
+    return False
+
+
+@kernel(refcount=False)
+def _discard_outs(rules, values, wvx0, ws, best2, h, ntab, th, tab, pk, q, unseen, wang_unseen,
+                  outs, sscr, hyp):  # fmt: skip
+    """``outs[k]``: the live outs (:func:`_live_outs`) of ``h`` after one card of kind ``k``
+    is discarded (0 for a kind that is not free); ``h`` is restored.
+    """
+    for k in range(20):
+        outs[k] = 0
+        if h[k] == 1 or h[k] == 2:
+            h[k] -= 1
+            outs[k] = _live_outs(rules, values, wvx0, ws, best2, h, ntab, th, tab, pk, q, unseen,
+                                 wang_unseen, sscr, hyp)  # fmt: skip
+            h[k] += 1
+
+
 @kernel
-def _strong_discard(rules, bot, values, hand, ps, pk, tab, pile, ctx, p, bstate, kv, osums,
-                    sscr, scratch):  # fmt: skip
+def _strong_discard(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, p, bstate,
+                    kv, osums, sscr, scratch):  # fmt: skip
     """The strong policy's discard for seat ``p`` (engine.zipai.strong.best_discard)."""
     unseen = _unseen(hand, pk, pile, p, scratch)
     n_opp, wu = _opp_summaries(rules, hand, ps, tab, ctx, p, osums)
+    outs = sscr[SS_OUTS : SS_OUTS + 20]
+    _discard_outs(rules, values, wvx0, ws, best2, hand[p], ps[PS_NTAB, p], ps[PS_TH, p], tab, pk,
+                  p, unseen, wu, outs, sscr, np.int64(0))  # fmt: skip
     k, _ = best_discard(
         bot, hand[p], 5 - ps[PS_NTAB, p], _huxi_now(hand, ps, values, p), rules[Z_MIN_HUXI],
         _red_total(hand, ps, p), unseen, values, ctx[K_NCARDS] - ctx[K_PTR], osums, n_opp, wu,
-        True, bstate, kv, sscr[SS_KV2 : SS_KV2 + 20], sscr[SS_FI : SS_FI + MAX_FI],
+        np.bool_(True), bstate, kv, sscr[SS_KV2 : SS_KV2 + 20], sscr[SS_FI : SS_FI + MAX_FI], outs,
     )  # fmt: skip
     return k
 
 
 @kernel
-def _strong_claim_value(rules, bot, values, hand, ps, pk, tab, pile, ctx, q, h3, dtab, dhx,
-                        dred, kv, osums, sscr, scratch):  # fmt: skip
-    """``(points without the claim, points of the best discard after it)`` for seat ``q``.
+def _strong_keep_value(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, kv,
+                       osums, sscr, scratch):  # fmt: skip
+    """Points of seat ``q``'s hand without the claim (as it stands, its live outs counted).
+
+    ``scratch`` holds the seat's unseen cards on return.
+    """
+    unseen = _unseen(hand, pk, pile, q, scratch)
+    _, wu = _opp_summaries(rules, hand, ps, tab, ctx, q, osums)
+    ntab = ps[PS_NTAB, q]
+    now = _live_outs(rules, values, wvx0, ws, best2, hand[q], ntab, ps[PS_TH, q], tab, pk, q,
+                     unseen, wu, sscr, np.int64(0))  # fmt: skip
+    return hold_ev(bot, hand[q], 5 - ntab, _huxi_now(hand, ps, values, q), rules[Z_MIN_HUXI],
+                   _red_total(hand, ps, q), unseen, values, ctx[K_NCARDS] - ctx[K_PTR], kv,
+                   now)  # fmt: skip
+
+
+@kernel
+def _strong_take_value(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, h3,
+                       dtab, dhx, dred, kv, osums, sscr, scratch):  # fmt: skip
+    """Points of the best discard after a claim for seat ``q``.
 
     ``h3`` (21,): the hand after the claim's cards are laid (before its discard); the
     claim adds ``dtab`` table groups, ``dhx`` 胡息 and ``dred`` red cards (the claimed
-    card, now on the table).
+    card, now on the table). ``scratch`` holds the seat's unseen cards on return.
     """
     unseen = _unseen(hand, pk, pile, q, scratch)
     n_opp, wu = _opp_summaries(rules, hand, ps, tab, ctx, q, osums)
-    need = 5 - ps[PS_NTAB, q]
-    hx = _huxi_now(hand, ps, values, q)
-    red = _red_total(hand, ps, q)
-    live = ctx[K_NCARDS] - ctx[K_PTR]
-    mh = rules[Z_MIN_HUXI]
-    keep = hold_ev(bot, hand[q], need, hx, mh, red, unseen, values, live, kv)
+    ntab = ps[PS_NTAB, q]
+    outs = sscr[SS_OUTS : SS_OUTS + 20]
+    _discard_outs(rules, values, wvx0, ws, best2, h3, ntab + dtab, ps[PS_TH, q] + dhx, tab, pk,
+                  q, unseen, wu, outs, sscr, np.int64(1))  # fmt: skip
     _, take = best_discard(
-        bot, h3, need - dtab, hx + dhx, mh, red + dred, unseen, values, live, osums, n_opp,
-        wu, True, bstate_none(), kv, sscr[SS_KV2 : SS_KV2 + 20], sscr[SS_FI : SS_FI + MAX_FI],
+        bot, h3, 5 - ntab - dtab, _huxi_now(hand, ps, values, q) + dhx, rules[Z_MIN_HUXI],
+        _red_total(hand, ps, q) + dred, unseen, values, ctx[K_NCARDS] - ctx[K_PTR], osums,
+        n_opp, wu, np.bool_(True), bstate_none(), kv, sscr[SS_KV2 : SS_KV2 + 20],
+        sscr[SS_FI : SS_FI + MAX_FI], outs,
     )  # fmt: skip
-    return keep, take
+    return take
 
 
 @kernel(inline="always")
@@ -628,28 +844,31 @@ def bstate_none():
 
 
 @kernel
-def _strong_peng(rules, bot, values, hand, ps, pk, tab, pile, ctx, q, c, kv, osums, sscr,
-                 scratch):  # fmt: skip
+def _strong_peng(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, c, kv,
+                 osums, sscr, scratch):  # fmt: skip
     """Whether the strong seat ``q`` makes an optional 碰 of ``c``."""
     h3 = sscr[SS_H3 : SS_H3 + 21]
     for k in range(21):
         h3[k] = hand[q, k]
     h3[c] -= 2
-    keep, take = _strong_claim_value(
-        rules, bot, values, hand, ps, pk, tab, pile, ctx, q, h3, 1, values[PENG, c // 10],
-        RED[c], kv, osums, sscr, scratch,
+    keep = _strong_keep_value(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx,
+                              q, kv, osums, sscr, scratch)  # fmt: skip
+    take = _strong_take_value(
+        rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, h3, np.int64(1),
+        values[PENG, c // 10], RED[c], kv, osums, sscr, scratch,
     )  # fmt: skip
-    return take - keep > bot[S_PENG_BIAS] * bot[M_VBASE]
+    return take - keep > bot[S_PENG_BIAS] * bot[M_VBASE] * (1.0 + bot[D_RALL])
 
 
 @kernel
-def _strong_chi(rules, bot, values, hand, ps, pk, tab, pile, ctx, q, c, opts, ng, nopt, kv,
-                osums, sscr, scratch):  # fmt: skip
+def _strong_chi(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, c, opts,
+                ng, nopt, kv, osums, sscr, scratch):  # fmt: skip
     """The strong seat's 吃 of ``c``: the option index, or -1 to pass."""
     h3 = sscr[SS_H3 : SS_H3 + 21]
     best = -np.inf
     besti = -1
-    keep = 0.0
+    keep = _strong_keep_value(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx,
+                              q, kv, osums, sscr, scratch)  # fmt: skip
     for i in range(nopt):
         for k in range(21):
             h3[k] = hand[q, k]
@@ -659,21 +878,28 @@ def _strong_chi(rules, bot, values, hand, ps, pk, tab, pile, ctx, q, c, opts, ng
                 h3[opts[i, g, j]] -= 1
             hx += values[opts[i, g, 0], opts[i, g, 1]]
         h3[c] += 1
-        keep, take = _strong_claim_value(
-            rules, bot, values, hand, ps, pk, tab, pile, ctx, q, h3, ng[i], hx, RED[c], kv,
-            osums, sscr, scratch,
+        take = _strong_take_value(
+            rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, h3, ng[i], hx,
+            RED[c], kv, osums, sscr, scratch,
         )  # fmt: skip
+        # the pairs the option breaks give up the 碰 / 啸 they may still become
+        lost = 0.0
+        for x in range(20):
+            if hand[q, x] == 2 and h3[x] < 2:
+                lost += pair_potential(x, scratch, ctx[K_NCARDS] - ctx[K_PTR], ctx[K_ACTIVE],
+                                       values)  # fmt: skip
+        take -= bot[S_PAIR] * lost * max(keep, 0.0)
         if take > best:
             best = take
             besti = i
-    if besti >= 0 and best - keep > bot[S_CHI_BIAS] * bot[M_VBASE]:
+    if besti >= 0 and best - keep > bot[S_CHI_BIAS] * bot[M_VBASE] * (1.0 + bot[D_RALL]):
         return besti
     return -1
 
 
 @kernel
 def _strong_win(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, c, how,
-                scratch, out):  # fmt: skip
+                scratch, out, sq, wvx, gcounts):  # fmt: skip
     """Whether the strong seat ``q`` declares an optional win on another player's card.
 
     It passes when ``P(self-draw) x V(self-draw) - (1 - P) x pass_risk x (what each
@@ -683,38 +909,19 @@ def _strong_win(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ct
     gen = rules[Z_XING] == 0
     up = _up_type(tab, pk, q, c)
     xk = c if gen else -1
-    _score_win(rules, hand[q], hand[q, WANG], ps[PS_NTAB, q], ps[PS_TH, q], ps[PS_TR, q],
-               pk[PK_TCNT, q], c, how, up, False, xk, False, 0, ws, out)  # fmt: skip
+    score_win_into(rules, values, hand[q], hand[q, WANG], ps[PS_NTAB, q], ps[PS_TH, q],
+                    ps[PS_TR, q], pk[PK_TCNT, q], c, how, up, np.bool_(False), xk,
+                    np.bool_(False), np.int64(0), ws, out, sq, wvx, gcounts)  # fmt: skip
     now = out[O_VALUE]
     if now < 0:
         return True
-    unseen = _unseen(hand, pk, pile, q, scratch)
-    total = 0
-    good = 0
-    vsum = 0.0
-    for x in range(20):
-        total += unseen[x]
-        if unseen[x] > 0 and _win_check(
-            rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, x, HOW_SELF
-        ):
-            _score_win(rules, hand[q], hand[q, WANG], ps[PS_NTAB, q], ps[PS_TH, q],
-                       ps[PS_TR, q], pk[PK_TCNT, q], x, HOW_SELF, _up_type(tab, pk, q, x),
-                       False, x if gen else -1, False, 0, ws, out)  # fmt: skip
-            if out[O_VALUE] > 0:
-                good += unseen[x]
-                vsum += unseen[x] * out[O_VALUE]
-    if total <= 0 or good <= 0:
+    p, vsum, good = _self_race(rules, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q,
+                               bot[S_SURVIVE], scratch, out, sq, wvx, gcounts)  # fmt: skip
+    if good <= 0:
         return True
-    w = good / total
-    flips = (ctx[K_NCARDS] - ctx[K_PTR]) // max(ctx[K_ACTIVE], 1)
-    surv = bot[S_SURVIVE]
-    p = 0.0
-    alive = 1.0
-    for _ in range(flips):
-        alive *= surv
-        p += alive * w
-        alive *= 1.0 - w
-    later = p * vsum / good - (1.0 - p) * bot[S_PASS_RISK] * bot[M_LOSS + 1]
+    later = p * vsum / good - (1.0 - p) * bot[S_PASS_RISK] * bot[M_LOSS + 1] * (
+        1.0 + bot[D_RLOSS + 1]
+    )
     return later <= now
 
 
@@ -738,7 +945,7 @@ def _observe_discard(rules, pol, values, wvx0, ws, best2, hand, ps, pk, tab, pil
                     continue
                 n = danger_features(osums[j], x, unseen[x], wu, live, fi)
                 lab = 1 if _win_check(
-                    rules, values, wvx0, ws, best2, hand, ps, pk, tab, o, x, HOW_DISCARD
+                    rules, values, wvx0, ws, best2, hand, ps, pk, tab, o, x, np.int64(HOW_DISCARD)
                 ) else 0  # fmt: skip
                 observe_danger(obs, p, o, x, lab, fi, n)
         hand[p, k] -= 1
@@ -747,8 +954,11 @@ def _observe_discard(rules, pol, values, wvx0, ws, best2, hand, ps, pk, tab, pil
     unseen = _unseen(hand, pk, pile, p, scratch)
     hx = _huxi_now(hand, ps, values, p)
     d = distance(hand[p], 5 - ps[PS_NTAB, p], hx, rules[Z_MIN_HUXI], unseen, values, kv)
+    _, wu = _opp_summaries(rules, hand, ps, tab, ctx, p, osums)
+    outs = _live_outs(rules, values, wvx0, ws, best2, hand[p], ps[PS_NTAB, p], ps[PS_TH, p], tab,
+                      pk, p, unseen, wu, sscr, np.int64(0))  # fmt: skip
     observe_hand(obs, p, 1 if p == ctx[K_DEALER] else 0, live, d, hx, _red_total(hand, ps, p),
-                 ps[PS_NTAB, p])  # fmt: skip
+                 ps[PS_NTAB, p], outs)  # fmt: skip
 
 
 @kernel
@@ -876,10 +1086,10 @@ def workspace(rules):
     ``opts`` and ``ng`` the 吃 options, ``kv``, ``h2``, ``used`` and ``scratch`` the bots'
     scratch; ``out`` a score, ``delta`` the payments, ``zmoney`` the 坐醒 and 黄庄 money;
     ``states`` uint64 (2, 4) the WALL and BOTS streams; ``kings_held`` int64 (4,);
-    ``sq``, ``wvx_s``, ``gcounts`` the work arrays of :func:`_score_win_into`; ``osums``
+    ``sq``, ``wvx_s``, ``gcounts`` the work arrays of the variant's ``score_win_into``; ``osums``
     int64 (3, N_OSUM) and ``sscr`` int64 (SSCR,) the strong policy's scratch.
     """
-    values = _values(rules)
+    values = packed_values(rules)
     sq, wvx_s, gcounts = score_scratch()
     return (
         values,
@@ -891,7 +1101,7 @@ def workspace(rules):
         np.zeros(MAX_CARDS, np.int64),
         np.zeros(N_K, np.int64),
         _workspace(),
-        _wang_values_x(values, -1),
+        _wang_values_x(values, np.int64(-1)),
         np.zeros((5, 5), np.int64),
         np.zeros((MAX_OPTS, 3, 5), np.int64),
         np.zeros(MAX_OPTS, np.int64),
@@ -930,18 +1140,18 @@ def _record_win(rules, work, rec, final, log, q, card, how, feeder, di):
     else:
         flip = ctx[K_LAST_DEALT]
     base_card = card if card >= 0 else ctx[K_LAST_DEALT]
-    xk, xany, xmin = _xing_kind(rules, base_card, flip)
+    xk, xany, xmin = xing_kind(rules, base_card, flip)
     if card < 0 and base_card == WANG and rules[Z_XING] == 0:
         xmin = 1
     up = _up_type(tab, pk, q, card)
-    _score_win_into(
+    score_win_into(
         rules, values, hand[q], hand[q, WANG], ps[PS_NTAB, q], ps[PS_TH, q], ps[PS_TR, q],
         pk[PK_TCNT, q], card, how, up, di, xk, xany, xmin, ws, out, sq, wvx, gcounts,
     )  # fmt: skip
     if out[O_VALUE] < 0:
         ctx[K_ERROR] += 1
         return
-    capped, zm = _pay_win(
+    capped, zm = pay_win(
         rules, seats, ps[PS_ACTIVE], q, how, feeder, out[O_VALUE], out[O_XING], out[O_FAN],
         ctx[K_ZX], delta,
     )  # fmt: skip
@@ -982,7 +1192,7 @@ def _record_win(rules, work, rec, final, log, q, card, how, feeder, di):
         if card >= 0:
             final[FZ_FLIGHT, card] += 1
         info = final[FZ_INFO]
-        dh = _upgrade_delta(values, up, how, card) if out[O_UPGRADE] == 1 else 0
+        dh = upgrade_delta(values, up, how, card) if out[O_UPGRADE] == 1 else 0
         info[I_CAND] = -1 if out[O_UPGRADE] == 1 else card
         info[I_SELF] = 1 if how == HOW_SELF or how == HOW_TIANHU else 0
         info[I_TGROUPS] = ps[PS_NTAB, q]
@@ -1040,7 +1250,7 @@ def _claim_hu(rules, pols, bots, work, log, owner, c, is_flip):
         if _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, c, how):
             if _decide_win(
                 rules, pols, bots, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, c,
-                how, scratch, sscr,
+                how, scratch, sscr, sq, wvx_s, gcounts,
             ):  # fmt: skip
                 ctx[K_WINNER] = q
                 return END
@@ -1076,9 +1286,22 @@ def _claim_pao(work, log, owner, c, is_flip):
             if how_pao >= 0:
                 if how_pao == 0:
                     hand[q, c] = 0
-                    _lay(tab, ps, pk, pile, q, T_PAO, c, c, c, c, values[PAO, c // 10], 4)
+                    _lay(
+                        tab,
+                        ps,
+                        pk,
+                        pile,
+                        q,
+                        np.int64(T_PAO),
+                        c,
+                        c,
+                        c,
+                        c,
+                        values[PAO, c // 10],
+                        np.int64(4),
+                    )
                 else:
-                    _upgrade(tab, ps, pk, pile, values, q, c, T_PAO)
+                    _upgrade(tab, ps, pk, pile, values, q, c, np.int64(T_PAO))
                 _ev(log, ctx, EV_PAO, q, c, owner, how_pao)
                 ctx[K_PAO] += 1
                 if how_pao == 1 and not is_flip:
@@ -1119,17 +1342,37 @@ def _claim_peng(rules, pols, bots, work, log, owner, c):
             pol = _code(pols, q)
             if pol == P_STRONG:
                 take = _late_strong_peng(
-                    rules, _bot(bots, pols, q), values, hand, ps, pk, tab, pile, ctx, q, c, kv,
-                    osums, sscr, scratch,
+                    rules, _bot(bots, pols, q), values, wvx0, ws, best2, hand, ps, pk, tab, pile,
+                    ctx, q, c, kv, osums, sscr, scratch,
+                )  # fmt: skip
+            elif pol == P_VALUE:
+                _fill_unseen(hand, pk, pile, q, scratch)
+                take = value_peng(
+                    _bot(bots, pols, q), hand[q], c, _huxi_now(hand, ps, values, q),
+                    rules[Z_MIN_HUXI], 5 - ps[PS_NTAB, q], scratch, values,
+                    ctx[K_NCARDS] - ctx[K_PTR], ctx[K_ACTIVE], sscr[SS_H3 : SS_H3 + 21], kv,
                 )  # fmt: skip
             else:
                 take = want_claim(
-                    pol, hand[q], c, 2, values[PENG, c // 10], _huxi_now(hand, ps, values, q),
-                    rules[Z_MIN_HUXI], bstate,
+                    pol, hand[q], c, np.int64(2), values[PENG, c // 10],
+                    _huxi_now(hand, ps, values, q), rules[Z_MIN_HUXI], bstate,
                 )  # fmt: skip
             if take:
                 hand[q, c] -= 2
-                _lay(tab, ps, pk, pile, q, T_PENG, c, c, c, -1, values[PENG, c // 10], 3)
+                _lay(
+                    tab,
+                    ps,
+                    pk,
+                    pile,
+                    q,
+                    np.int64(T_PENG),
+                    c,
+                    c,
+                    c,
+                    np.int64(-1),
+                    values[PENG, c // 10],
+                    np.int64(3),
+                )
                 _ev(log, ctx, EV_PENG, q, c, owner, 0)
                 return PHASE_DISCARD * 8 + q
             # 过张 once the card is gone by (he may still 吃 it now); 臭啸 marks at once.
@@ -1158,7 +1401,7 @@ def _claim_chi(rules, pols, bots, work, log, owner, c, is_flip):
         if (pk[PK_GUO, q, c] & GUO_CLAIM) != 0 or ps[PS_MINGPAO, q] != 0:
             continue
         n = _chi_options_into(hand, q, c, opts, ng, used)
-        m = 0
+        m = np.int64(0)  # not the constant 0: choose_chi would compile once more for it
         for j in range(n):
             if _option_ok(hand, q, c, opts, j, ng, ps[PS_NTAB, q], used):
                 if m != j:
@@ -1172,8 +1415,15 @@ def _claim_chi(rules, pols, bots, work, log, owner, c, is_flip):
         pol = _code(pols, q)
         if pol == P_STRONG:
             pick = _late_strong_chi(
-                rules, _bot(bots, pols, q), values, hand, ps, pk, tab, pile, ctx, q, c, opts,
-                ng, m, kv, osums, sscr, scratch,
+                rules, _bot(bots, pols, q), values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx,
+                q, c, opts, ng, m, kv, osums, sscr, scratch,
+            )  # fmt: skip
+        elif pol == P_VALUE:
+            _fill_unseen(hand, pk, pile, q, scratch)
+            pick = value_chi(
+                _bot(bots, pols, q), hand[q], c, opts, ng, m, values,
+                _huxi_now(hand, ps, values, q), rules[Z_MIN_HUXI], 5 - ps[PS_NTAB, q], scratch,
+                ctx[K_NCARDS] - ctx[K_PTR], ctx[K_ACTIVE], sscr[SS_H3 : SS_H3 + 21], kv,
             )  # fmt: skip
         else:
             pick = choose_chi(
@@ -1191,7 +1441,7 @@ def _claim_chi(rules, pols, bots, work, log, owner, c, is_flip):
                 for x in (a, b, d):
                     hand[q, x] -= 1
                 hx = values[opts[pick, g, 0], opts[pick, g, 1]]
-                _lay(tab, ps, pk, pile, q, T_CHI, a, b, d, -1, hx, 3)
+                _lay(tab, ps, pk, pile, q, np.int64(T_CHI), a, b, d, np.int64(-1), hx, np.int64(3))
                 _ev(log, ctx, EV_GROUP, q, a, b, d)
             hand[q, c] += 1
             return PHASE_DISCARD * 8 + q
@@ -1287,6 +1537,7 @@ def _deal(rules, seed, match, deal, dealer, zx, deck, work, logging, log):
     tab[:] = 0
     pile[:] = 0
     ctx[:] = 0
+    sscr[SS_CKEY : SS_CKEY + N_CACHE] = -1
     ctx[K_SEATS] = seats
     ctx[K_ZX] = zx
     ctx[K_DEALER] = dealer
@@ -1333,7 +1584,20 @@ def _deal(rules, seed, match, deal, dealer, zx, deck, work, logging, log):
         for k in range(20):
             if hand[s, k] == 4:
                 hand[s, k] = 0
-                _lay(tab, ps, pk, pile, s, T_QING, k, k, k, k, values[QING, k // 10], 0)
+                _lay(
+                    tab,
+                    ps,
+                    pk,
+                    pile,
+                    s,
+                    np.int64(T_QING),
+                    k,
+                    k,
+                    k,
+                    k,
+                    values[QING, k // 10],
+                    np.int64(0),
+                )
                 ctx[K_QING] += 1
                 _ev(log, ctx, EV_QING, s, k, 0, 0)
         s = _next(s, seats, zx)
@@ -1345,7 +1609,20 @@ def _tianhu(rules, work, dealer):
     (values, hand, ps, pk, tab, pile, stock, ctx, ws, wvx0, best2, opts, ng, kv, h2, used,
      scratch, out, delta, zmoney, states, kings_held, sq, wvx_s, gcounts, osums,
      sscr) = work  # fmt: skip
-    return _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, dealer, -1, HOW_TIANHU)
+    return _win_check(
+        rules,
+        values,
+        wvx0,
+        ws,
+        best2,
+        hand,
+        ps,
+        pk,
+        tab,
+        dealer,
+        np.int64(-1),
+        np.int64(HOW_TIANHU),
+    )
 
 
 @kernel(inline="always")
@@ -1360,16 +1637,19 @@ def _discard_turn(rules, pols, bots, work, rec, final, log, obs, p):
     pol = _code(pols, p)
     if pol == P_STRONG:
         k = _late_strong_discard(
-            rules, _bot(bots, pols, p), values, hand, ps, pk, tab, pile, ctx, p, bstate, kv,
-            osums, sscr, scratch,
+            rules, _bot(bots, pols, p), values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, p,
+            bstate, kv, osums, sscr, scratch,
         )  # fmt: skip
     else:
         hx = _huxi_now(hand, ps, values, p)
         _fill_unseen(hand, pk, pile, p, scratch)
         unseen = scratch
+        red_w = colour_weight(
+            pol, _red_total(hand, ps, p), max(rules[Z_F + P_HEIHU], rules[Z_F + P_YIDIANZHU]),
+            rules[Z_F + P_HONGHU],
+        )  # fmt: skip
         k = choose_discard(
-            pol, hand[p], unseen, values, hx, rules[Z_MIN_HUXI], _red_total(hand, ps, p),
-            bstate, kv,
+            pol, hand[p], unseen, values, hx, rules[Z_MIN_HUXI], red_w, bstate, kv
         )  # fmt: skip
     if k < 0:
         # 死守: nothing may be discarded (rule 13).
@@ -1410,10 +1690,10 @@ def _flip_turn(rules, pols, bots, work, rec, final, log, p):
     ctx[K_PTR] += 1
     ctx[K_TURNS] += 1
     _ev(log, ctx, EV_FLIP, p, c, 0, 0)
-    if _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, p, c, HOW_SELF):
+    if _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, p, c, np.int64(HOW_SELF)):
         if _decide_win(
             rules, pols, bots, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, p, c,
-            HOW_SELF, scratch, sscr,
+            np.int64(HOW_SELF), scratch, sscr, sq, wvx_s, gcounts,
         ):  # fmt: skip
             ctx[K_WINNER] = p
             _late_record_win(rules, work, rec, final, log, p, c, HOW_SELF, -1, False)
@@ -1426,13 +1706,13 @@ def _flip_turn(rules, pols, bots, work, rec, final, log, p):
         return PHASE_DISCARD * 8 + p
     up = _up_type(tab, pk, p, c)
     if up == T_XIAO or up == T_CHOUXIAO:
-        _upgrade(tab, ps, pk, pile, values, p, c, T_QING)
+        _upgrade(tab, ps, pk, pile, values, p, c, np.int64(T_QING))
         ctx[K_QING] += 1
         _ev(log, ctx, EV_QING, p, c, 2, 0)
         return PHASE_FLIP * 8 + _next(p, seats, zx)
     if hand[p, c] == 3:
         hand[p, c] = 0
-        _lay(tab, ps, pk, pile, p, T_QING, c, c, c, c, values[QING, c // 10], 0)
+        _lay(tab, ps, pk, pile, p, np.int64(T_QING), c, c, c, c, values[QING, c // 10], np.int64(0))
         ctx[K_QING] += 1
         _ev(log, ctx, EV_QING, p, c, 1, 0)
         return PHASE_FLIP * 8 + _next(p, seats, zx)
@@ -1441,10 +1721,10 @@ def _flip_turn(rules, pols, bots, work, rec, final, log, p):
         chou = (pk[PK_GUO, p, c] & GUO_PENG) != 0
         hx = values[XIAO, c // 10]
         if chou:
-            _lay(tab, ps, pk, pile, p, T_CHOUXIAO, c, c, c, -1, hx, 1)
+            _lay(tab, ps, pk, pile, p, np.int64(T_CHOUXIAO), c, c, c, np.int64(-1), hx, np.int64(1))
             ctx[K_CHOU] += 1
         else:
-            _lay(tab, ps, pk, pile, p, T_XIAO, c, c, c, -1, hx, 0)
+            _lay(tab, ps, pk, pile, p, np.int64(T_XIAO), c, c, c, np.int64(-1), hx, np.int64(0))
         ctx[K_XIAO] += 1
         _ev(log, ctx, EV_XIAO, p, c, 1 if chou else 0, 0)
         return PHASE_DISCARD * 8 + p
@@ -1471,7 +1751,7 @@ def _settle(rules, work, rec, final, log, obs, dealer, winner):
             kings_held[s] = 0
         for s in range(seats):
             kings_held[s] = hand[s, WANG]
-        _pay_huangzhuang(rules, seats, ps[PS_ACTIVE], dealer, kings_held, delta, zmoney[1:5])
+        pay_huangzhuang(rules, seats, ps[PS_ACTIVE], dealer, kings_held, delta, zmoney[1:5])
         held = 0
         for s in range(4):
             rec[C_DELTA + s] = delta[s]
@@ -1492,7 +1772,17 @@ def _settle(rules, work, rec, final, log, obs, dealer, winner):
     for s in range(seats):
         _ev(log, ctx, EV_PAY, s, rec[C_DELTA + s], 0, 0)
     if obs.shape[0] > 1:
-        _late_observe_outcome(obs, winner, rec[C_DELTA : C_DELTA + 4], rec[C_WIN_TYPE])
+        xr = 0
+        if winner >= 0:
+            # the 醒 a kind turned up at random gives: his real cards / 20, and his 王
+            real = 1
+            for k in range(20):
+                real += hand[winner, k] + pk[PK_TCNT, winner, k]
+            xr = (100 * real) // 20 + 100 * hand[winner, WANG]
+        _late_observe_outcome(
+            obs, winner, rec[C_DELTA : C_DELTA + 4], rec[C_WIN_TYPE], rec[C_EXTRA + X_HUXI],
+            rec[C_EXTRA + X_XING_RAW], xr, rec[C_PAT_LO],
+        )  # fmt: skip
     if final.shape[0] > FZ_INFO:
         for s in range(seats):
             for k in range(21):
@@ -1503,6 +1793,120 @@ def _settle(rules, work, rec, final, log, obs, dealer, winner):
             final[FZ_DEAD, k] = pile[PL_DEAD, k]
         for i in range(ctx[K_PTR], ctx[K_NCARDS]):
             final[FZ_STOCK, stock[i]] += 1
+
+
+# ---- the strong policy's values under the run's rules ---------------------------------------
+
+if N_FAN != N_PATTERNS:  # pragma: no cover - a pattern added to the variant
+    raise ImportError(f"engine.zipai.params.N_FAN is {N_FAN}, the variant has {N_PATTERNS}")
+
+COLOUR_BITS = np.array([-1, P_HEIHU, P_YIDIANZHU, P_HONGHU, P_QUANHONG], np.int64)
+"""Pattern of each colour class of the strong model (engine.zipai.params.N_COL; -1 none)."""
+METHOD_BITS = np.array(
+    [-1, P_ZIMO, P_WANGDIAO, P_WANGDIAOWANG, P_WANGCHUANG, P_WANGCHUANGWANG, P_WANGZHA,
+     P_WANGZHAWANG], np.int64,
+)  # fmt: skip
+"""Pattern of each win method of the strong model (N_METH; -1: another player's card)."""
+
+
+@kernel(inline="always")
+def _factor(rules, row, run, bit):
+    """番 factor of pattern ``bit`` (-1: 1) under the run's rules or the fit's (``row``)."""
+    if bit < 0:
+        return 1.0
+    if run:
+        return float(rules[Z_F + bit])
+    return row[M_FIT_RULES + bit]
+
+
+@kernel(inline="always")
+def _combine(a, b, add):
+    """Two 番 factors multiplied, or added (those above 1, at least 1: ``fan_combine``)."""
+    if add:
+        s = (a if a > 1.0 else 0.0) + (b if b > 1.0 else 0.0)
+        return s if s > 1.0 else 1.0
+    return a * b
+
+
+@kernel(refcount=False)
+def _fan_mix(rules, row, run, qc, qm, only_other):
+    """Mean 番 of colour classes ``row[qc:qc + N_COL]`` and win methods ``row[qm:...]``
+    (``only_other``: another player's card only) under the run's rules or the fit's.
+    """
+    add = rules[Z_FAN_ADD] == 1 if run else row[M_FIT_RULES + N_FAN + 2] > 0.5
+    m_hi = 1 if only_other else N_METH
+    out = 0.0
+    for c in range(N_COL):
+        fc = _factor(rules, row, run, COLOUR_BITS[c])
+        for m in range(m_hi):
+            w = row[qc + c] * (1.0 if only_other else row[qm + m])
+            if w > 0.0:
+                out += w * _combine(fc, _factor(rules, row, run, METHOD_BITS[m]), add)
+    return out
+
+
+@kernel(inline="always")
+def _tun(rules, row, run, t):
+    """Mean 囤 of wins whose 胡息 and 醒 means are ``row[t:t + 3]`` (M_TUN), under the run's
+    rules or the fit's: 胡息 + 囤 per 醒 x 醒 (x 2 under 双醒), the 醒 of the fit's procedure
+    when the run's is the same, else of a kind turned up at random.
+    """
+    fr = M_FIT_RULES + N_FAN
+    if run:
+        per = rules[Z_TUN_PER_XING] * (2 if rules[Z_SHUANGXING] == 1 else 1)
+        same = rules[Z_XING] == int(row[fr + 4])
+        x = row[t + 1] if same or rules[Z_XING] == 0 else row[t + 2]
+    else:
+        per = row[fr] * (2.0 if row[fr + 1] > 0.5 else 1.0)
+        x = row[t + 1]
+    return row[t] + per * x
+
+
+@kernel(inline="always")
+def _ratio_less_one(num, den):
+    return num / den - 1.0 if den > 0.0 and num > 0.0 else 0.0
+
+
+@kernel(refcount=False)
+def derive_values(rules, row, active):
+    """Fill the derived blocks (``derived.*``, each a factor less one) of one strong row:
+    its fitted win values re-priced from the rules they were fitted under
+    (``strong.fit_rules``) to the run's (the 番 factors and how they combine, 囤 per 醒,
+    双醒, the 醒 procedure, the ``active - 1`` players who pay). A row without fitted
+    values (another policy's) keeps them 0: the fit's prices.
+    """
+    for i in range(N_HX):
+        row[D_RHX + i] = 0.0
+    for i in range(N_RED):
+        row[D_RRED + i] = 0.0
+    row[D_RALL] = 0.0
+    row[D_RLOSS] = 0.0
+    row[D_RLOSS + 1] = 0.0
+    payers = row[M_FIT_RULES + N_FAN + 3]
+    if payers <= 0.0:
+        return
+    for i in range(N_HX):
+        t = M_TUN + 3 * i
+        row[D_RHX + i] = _ratio_less_one(_tun(rules, row, True, t), _tun(rules, row, False, t))
+    for r in range(N_RED):
+        q = M_QCOL + r * N_COL
+        row[D_RRED + r] = _ratio_less_one(
+            _fan_mix(rules, row, np.bool_(True), q, np.int64(M_QMETH), np.bool_(False)),
+            _fan_mix(rules, row, np.bool_(False), q, np.int64(M_QMETH), np.bool_(False)),
+        )
+    r_all = (active - 1) / payers
+    row[D_RALL] = r_all - 1.0
+    tun = _tun(rules, row, True, M_TUN_ALL) / max(_tun(rules, row, False, M_TUN_ALL), 1e-9)
+    t_, f_ = np.bool_(True), np.bool_(False)
+    q_all, meth, paid_meth = np.int64(M_QCOL_ALL), np.int64(M_QMETH), np.int64(M_QMETH + N_METH)
+    feed = _fan_mix(rules, row, t_, q_all, meth, t_) / max(
+        _fan_mix(rules, row, f_, q_all, meth, t_), 1e-9
+    )
+    paid = _fan_mix(rules, row, t_, q_all, paid_meth, f_) / max(
+        _fan_mix(rules, row, f_, q_all, paid_meth, f_), 1e-9
+    )
+    row[D_RLOSS] = r_all * feed * tun - 1.0
+    row[D_RLOSS + 1] = paid * tun - 1.0
 
 
 NO_TABLES = (np.zeros(1, np.int64),)
@@ -1518,10 +1922,9 @@ def no_tables() -> tuple:
 # Late calls (engine.jit.late): the deal, its phases met once a deal (the deal itself, the
 # win's scoring, the settlement), the claims, the strong policy's decisions and the
 # observations are compiled each in a library of its own when a run can reach them, not
-# linked into every kernel above and optimised again there (the 字牌 loop's first
-# compile was a minute of CPU); a run without a strong seat does not compile the strong
-# policy at all.
-LATE = LateTable("mjlab_zipai_late", 16)
+# linked into every kernel above and optimised again there; a run without a strong seat
+# does not compile the strong policy at all.
+LATE = _hooks.LATE
 _late_play_deal = LATE.late(play_deal, types.int64)
 _late_claims = LATE.late(_claims, types.int64)
 _late_strong_discard = LATE.late(_strong_discard, types.int64)
@@ -1572,7 +1975,7 @@ def _play_match(
     no_final = np.zeros((1, 1), np.int16)
     fin_buf = np.zeros((13, 21), np.int16)
     ms = np.empty(4, np.uint64)
-    rng.seed_state(ms, seed, match, 0, rng.MATCH)
+    rng.seed_state(ms, seed, match, np.int64(0), rng.MATCH)
     dealer = rng.below(ms, seats)
     if first_dealer >= 0:
         dealer = first_dealer
@@ -1580,11 +1983,16 @@ def _play_match(
     errors = 0
     by_dealer = rules[Z_BY_DEALER] == 1
     pols = np.empty(seats, np.int64) if by_dealer else policies
-    brows = bots.copy() if by_dealer else bots
+    # the strong rows' values priced under this run's rules (derive_values)
+    priced = bots.copy()
+    active = seats - (1 if rules[Z_ZUOXING] == 1 else 0)
+    for s in range(priced.shape[0]):
+        derive_values(rules, priced[s], active)
+    brows = priced.copy() if by_dealer else priced
     for d in range(n_deals):
         zx = (dealer + 2) % seats if rules[Z_ZUOXING] == 1 else -1
         if by_dealer:
-            seat_by_dealer(policies, bots, dealer, seats, pols, brows)
+            seat_by_dealer(policies, priced, dealer, seats, pols, brows)
         want_final = (
             final_out.shape[0] == n_deals
             and final_out.shape[1] >= fin_buf.shape[0]
@@ -1643,9 +2051,9 @@ def play_matches(rules, policies, bots, seed, match_lo, n_matches, match_len, n_
             rec_out[lo : lo + n],
             no_final,
             no_log,
-            -1,
+            np.int64(-1),
             no_deck,
-            -1,
+            np.int64(-1),
             bots,
             no_obs,
         )
@@ -1665,11 +2073,11 @@ def observe_matches(rules, policies, bots, seed, match_lo, n_matches, match_len,
         lo = i * match_len
         errors += _play_match(
             rules, policies, seed, match_lo + i, match_len, rec_out[lo : lo + match_len],
-            no_final, no_log, -1, no_deck, -1, bots, obs,
+            no_final, no_log, np.int64(-1), no_deck, np.int64(-1), bots, obs,
         )  # fmt: skip
     return errors
 
 
-play_matches = binding(play_matches, LATE, _late_needed)
-observe_matches = binding(observe_matches, LATE, _late_needed)
-play_match = binding(_play_match, LATE, _late_needed)
+play_matches = _hooks.binding(play_matches, _late_needed)
+observe_matches = _hooks.binding(observe_matches, _late_needed)
+play_match = _hooks.binding(_play_match, _late_needed)

@@ -6,8 +6,9 @@ decision or record (the checks only read the state, and draw from no stream):
 
 - ``O_HAND`` after each discard of a non-random seat: the seat, whether it deals, the
   stock left, the hand's distance after the discard, its certain 胡息, its red cards,
-  its table groups, and at the end of the deal whether the seat won, the points it
-  won and how;
+  its table groups, its live outs (the unseen cards that would complete it, 0 when it
+  does not wait), and at the end of the deal whether the seat won, the points it won
+  and how, and what the deal's win was made of (its 胡息, 醒 and patterns);
 - ``O_DANGER`` before one discard in two (the deal's discard count, which depends on
   nothing the bots see): for each opponent and each free kind the discarding seat
   holds, the danger features (engine.zipai.strong.danger_features) and the true label,
@@ -25,8 +26,10 @@ OBS_W = 24
 """Columns of an observation row."""
 O_HAND = 1
 O_DANGER = 2
-# hand rows: type, deal, seat, dealer, live, d, huxi, red, ntab, won, gain, win type
-H_SEAT, H_DEALER, H_LIVE, H_D, H_HUXI, H_RED, H_NTAB, H_WON, H_GAIN, H_HOW = range(2, 12)
+# hand rows: type, deal, seat, dealer, live, d, huxi, red, ntab, won, gain, win type, outs,
+# and of the deal's win: its 胡息, 醒 (跟醒), 醒 of a random kind x 100, pattern bits
+H_SEAT, H_DEALER, H_LIVE, H_D, H_HUXI, H_RED, H_NTAB, H_WON, H_GAIN, H_HOW, H_OUTS = range(2, 13)
+H_FHX, H_FXG, H_FXR, H_FBITS = range(13, 17)
 # danger rows: type, deal, seat, opponent, kind, win label, n features, features
 D_OPP, D_KIND, D_WIN, D_NF, D_F = 3, 4, 5, 6, 7
 
@@ -44,8 +47,10 @@ def obs_row(obs):
 
 
 @kernel(refcount=False)
-def observe_hand(obs, seat, dealer, live, d, huxi, red, ntab):
-    """An O_HAND row for ``seat`` having discarded (its state after the discard)."""
+def observe_hand(obs, seat, dealer, live, d, huxi, red, ntab, outs):
+    """An O_HAND row for ``seat`` having discarded (its state after the discard; ``outs``
+    its live outs, 0 when it does not wait).
+    """
     r = obs_row(obs)
     if r < 0:
         return
@@ -60,6 +65,7 @@ def observe_hand(obs, seat, dealer, live, d, huxi, red, ntab):
     obs[r, H_WON] = 0
     obs[r, H_GAIN] = 0
     obs[r, H_HOW] = -1
+    obs[r, H_OUTS] = outs
 
 
 @kernel(refcount=False)
@@ -79,8 +85,11 @@ def observe_danger(obs, seat, opp, k, label, fi, n):
 
 
 @kernel(refcount=False)
-def observe_outcome(obs, winner, rec_delta, how):
-    """Label the O_HAND rows of the deal just played: winner, points won, win type."""
+def observe_outcome(obs, winner, rec_delta, how, huxi, xing, xrand100, bits):
+    """Label the O_HAND rows of the deal just played: winner, points won, win type, and
+    what the win was made of (its 胡息, its 醒 under 跟醒, the 醒 a kind turned up at
+    random would give x 100, its pattern bits; 0 on a 黄庄).
+    """
     if obs.shape[0] <= 1:
         return
     for r in range(obs[0, 2], min(obs[0, 0], obs.shape[0])):
@@ -89,5 +98,9 @@ def observe_outcome(obs, winner, rec_delta, how):
             obs[r, H_WON] = 1 if s == winner else 0
             obs[r, H_GAIN] = rec_delta[s] if s == winner else 0
             obs[r, H_HOW] = how
+            obs[r, H_FHX] = huxi
+            obs[r, H_FXG] = xing
+            obs[r, H_FXR] = xrand100
+            obs[r, H_FBITS] = bits
     obs[0, 1] += 1
     obs[0, 2] = obs[0, 0]

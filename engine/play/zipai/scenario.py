@@ -117,8 +117,13 @@ def play_deck(
     policies="value",
     seed=0,
     variant="luodisao",
+    params=None,
 ) -> Deal:
-    """摆牌 play one deal of a stacked deck (:func:`stack_deck`) with the bots."""
+    """摆牌 play one deal of a stacked deck (:func:`stack_deck`) with the bots.
+
+    ``params``: ``{policy: {parameter: value}}``, overrides of the committed parameters for
+    every seat playing that policy.
+    """
     from engine.play.records import to_frame
     from engine.play.zipai.loop import play_match
     from engine.play.zipai.replay import render
@@ -140,6 +145,12 @@ def play_deck(
         zuoxing=resolved["zuoxing"],
     )
     pols, bots = _seat_bots(v, resolved, policies)
+    if params:
+        from engine.play.bots import seat_bots
+
+        names = [abi.POLICY_NAMES[c] for c in pols]
+        over = {s: params[p] for s, p in enumerate(names) if p in params}
+        pols, bots = seat_bots(v, resolved, names, over)
     rec = np.zeros((1, abi.N_COLS), np.int32)
     final = np.zeros((1, Z.N_ZONES, 21), np.int16)
     log = np.zeros((Z.MAX_EVENTS, Z.EVENT_COLS), np.int32)

@@ -32,6 +32,7 @@ from engine import abi
 from engine.errors import UsageError
 from engine.play import drivers as _drivers
 from engine.play.zipai.loop import observe_matches, play_match
+from engine.play.zipai.rescore import rescore_rows
 from engine.zipai import layout as Z
 from engine.zipai import params as _params
 
@@ -53,20 +54,20 @@ def _policy_codes(variant, resolved, policies) -> np.ndarray:
     return np.array([abi.POLICY_NAMES.index(p) for p in names], np.int64)
 
 
-def _seat_bots(variant, resolved, policies) -> tuple[np.ndarray, np.ndarray]:
+def _seat_bots(variant, resolved, policies, overrides=None) -> tuple[np.ndarray, np.ndarray]:
     """``(policy codes, parameter rows)`` of the seats (:func:`engine.play.bots.seat_bots`; the
     rows follow the codes, which the kernel uses cyclically).
     """
     from engine.play.bots import seat_bots
 
     codes = _policy_codes(variant, resolved, policies)
-    _, rows = seat_bots(variant, resolved, [abi.POLICY_NAMES[c] for c in codes])
+    _, rows = seat_bots(variant, resolved, [abi.POLICY_NAMES[c] for c in codes], overrides)
     return codes, rows
 
 
-def _seat(v, resolved, policies):
+def _seat(v, resolved, policies, overrides=None):
     try:
-        return _seat_bots(v, resolved, policies)
+        return _seat_bots(v, resolved, policies, overrides)
     except ValueError:
         raise UsageError(f"unknown policy in {policies!r}; policies: {v.policies}") from None
 
@@ -224,4 +225,4 @@ def check_zipai_variant(
         for i in range(len(frame)):
             check_deal(i, frame, final, v, resolved, complete)
 
-    return _drivers.check_policies(v, resolved, policies, play, check, _fail)
+    return _drivers.check_policies(v, resolved, policies, play, check, _fail, rescore_rows)

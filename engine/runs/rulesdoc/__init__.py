@@ -6,8 +6,9 @@ meaning, RULEBOOK citation and whether it is a payout option (re-scorable) or ch
 play; every pattern with its name, whether it is a big hand, what it is worth and the
 options that set its value; and the sections of the variant's docstring (its rules as
 implemented, payout notes, engine simplifications, the strong policy). Beside them sits
-prose written in the project (``prose/<variant>.md``: what the game is, how a deal goes,
-how it pays), which cites the RULEBOOK by section number as text. Nothing is read from
+prose written in the project (``rules.md`` in the variant's folder,
+``engine/variants/<variant>/``: what the game is, how a deal goes, how it pays), which
+cites the RULEBOOK by section number as text. Nothing is read from
 outside the package, so an installed copy writes the same reference.
 
 ``mjlab rules [VARIANT] [--out DIR] [--format html|md]`` writes it; the balance report
@@ -89,8 +90,14 @@ def _data_text(name: str) -> str | None:
 
 
 def prose(variant: str) -> str | None:
-    """The project's prose for ``variant`` (Markdown), or None when none is written."""
-    return _data_text(f"{variant}.md")
+    """The project's prose for ``variant`` (Markdown): ``rules.md`` in its folder
+    (``Variant.folder``), or None when none is written.
+    """
+    from engine.variants import get
+
+    folder = get(variant).folder
+    path = folder / "rules.md" if folder is not None else None
+    return path.read_text(encoding="utf-8") if path is not None and path.is_file() else None
 
 
 def open_questions() -> list[str]:

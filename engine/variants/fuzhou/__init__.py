@@ -89,7 +89,7 @@ Engine simplifications
   a plain win for a 金雀 wait (``wild_pair``, ``chase_min_live``). Its parameters are
   tuned by self-play against ``efficiency`` in duplicate seating by place from the
   dealer (``mjlab tune fuzhou --policy value --seating dealer``, committed in
-  ``engine/botdata/fuzhou/value.json``). It does not wait for 金龙 (one third gold
+  ``engine/variants/fuzhou/value.json``). It does not wait for 金龙 (one third gold
   among ~50 unseen tiles is worth less than the win in hand): 金龙 comes from 三金倒
   hands that also read as 金龙.
 
@@ -99,7 +99,7 @@ The strong policy
 measures the distance of what is left to a plain hand and to each target (清一色, 混一色, 对对胡
 and the 金雀 wild pair), the ukeire of the closest, and turns them into points with tables
 fitted from the engine's own play (``mjlab fit``, committed in
-``engine/botdata/fuzhou/strong.json``): the chance to win from that distance, ukeire and
+``engine/variants/fuzhou/strong.json``): the chance to win from that distance, ukeire and
 live tiles, and what each kind of win brings under this variant's scoring, dealer or
 not, plus the stake a seat loses when someone else wins. Against that it weighs, per
 opponent, a logistic danger model of the chance that the tile is won on now (his melds
@@ -131,7 +131,7 @@ from engine.mahjong import params as bot_layout
 from .._base import RuleOption, Variant
 from .._mahjong import engine_rules, strong_defaults
 from .._registry import register
-from .._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
+from .._scoring import melds8, pattern_names, settle_hand, win_context
 from . import _kernels as K
 
 SCORING = ("qq", "xinxiuding", "multiplier")
@@ -278,27 +278,8 @@ OPTIONS = (
 PATTERNS = K.PATTERNS
 """The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
 
-EXTRAS = (
-    "flowers",
-    "huafan",
-    "golds",
-    "lianzhuang",
-    "kongs",
-    "reserve",
-    "youjin",
-    "gold_discards",
-    "last_group",
-    "jin",
-    "deal_max_golds",
-    "special",
-    "dealer_wins",
-)
-"""Extra columns: the winner's flower tiles and 花番 (flowers, sets of four as 6, kongs),
-golds in the winning hand, 连庄数, kongs of the deal, the final reserve, the winner's 游金
-level, golds discarded, whether the last group was reached, the gold kind (-1 none), the
-most golds any seat held at the opening, the special counted (番 or multiplier), and
-the dealer's consecutive wins before the deal without the drawn deals he kept (连庄数
-is this, or ``dealer_streak`` under ``draw_adds_lianzhuang``: a re-score reads it)."""
+EXTRAS = K.EXTRAS
+"""The extra record columns, in index order (declared with the kernels that write them)."""
 
 RESCORE_CONTEXT = {
     **{f"pay_base_{f}": {"scoring": f} for f in ("xinxiuding", "multiplier")},
@@ -578,51 +559,6 @@ def score_hand(
     return out
 
 
-def recompute(rules, frame) -> dict:
-    """The record columns that the pattern flags and scoring inputs fix (the conformance
-    check, and the re-score under payout options).
-
-    ``lianzhuang`` = ``dealer_wins`` (or ``dealer_streak`` under ``draw_adds_lianzhuang``);
-    ``special`` = the largest special among the flags under the formula's table (the
-    ``pay_<special>_<formula>`` options; multiplier: 1 if none); ``value`` = X of
-    RULEBOOK §3.5 rule 22 from ``pay_base_<formula>`` and the ``huafan``, ``golds`` and
-    ``lianzhuang`` columns, × the 游金 multiplier of the flags (``pay_danyou`` ...); the
-    deltas: a discard or robbed-kong win paid X by the discarder (新修订: by each other
-    seat), a self-draw X by each other seat.
-    """
-    r = RecordView(frame, 4)
-    formula = rules["scoring"]
-    special = np.full(r.n, 1 if formula == "multiplier" else 0, np.int64)
-    for name in SPECIALS[formula]:
-        v = rules[f"pay_{name}_{formula}"]
-        special = np.where(r.pat(name), np.maximum(special, v), special)
-    lian = r.col("dealer_streak" if rules["draw_adds_lianzhuang"] else "dealer_wins")
-    base = rules[f"pay_base_{formula}"] + r.col("huafan") + r.col("golds") + lian
-    fed = r.is_type("discard", "rob_kong")
-    double = np.where(fed, 1, 2)
-    if formula == "qq":
-        x = base * 2 + special
-    elif formula == "xinxiuding":
-        x = base * double + special
-    else:
-        x = base * double * special
-    mult = np.ones(r.n, np.int64)
-    if rules["youjin"] == "minnan":
-        for name in _YOU:
-            mult = np.where(r.pat(name), rules[f"pay_{name}"], mult)
-    value = np.where(r.won, x * mult, 0)
-    if formula == "xinxiuding":
-        paid = r.others(value)
-    else:
-        paid = np.where(fed[:, None], r.one(r.discarder, value), r.others(value))
-    return {
-        "lianzhuang": lian,
-        "special": np.where(r.won, special, 0),
-        "value": value,
-        **r.deltas(paid),
-    }
-
-
 def _p_hands_complete(jin: int) -> Fraction:
     """P(a uniformly random 17 of the 108 suited tiles is complete), golds by ``jin``."""
     from ... import exact, tiles
@@ -712,7 +648,6 @@ VARIANT = register(
         name="fuzhou",
         long_name="福州麻将 Fuzhou (金, 抢金, 三金倒, 16-tile hands)",
         # its bonuses are constants, not the payout options: its re-scores are exact
-        value_blind=("random", "efficiency", "value"),
         version=3,
         family="mahjong",
         bot_layout=bot_layout,
@@ -728,7 +663,6 @@ VARIANT = register(
         hooks=K,
         exact=exact_events,
         score_hand=score_hand,
-        recompute=recompute,
         score_flags=(
             "tianhu",
             "dihu",

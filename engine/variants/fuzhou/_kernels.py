@@ -13,6 +13,7 @@ import numpy as np
 
 from engine.jit.njit import kernel
 from engine.mahjong.layout import (
+    C_EXTRA,
     CTX,
     M_ADDKONG,
     M_ANKONG,
@@ -43,8 +44,9 @@ from engine.mahjong.layout import (
     X_YOUJIN,
 )
 from engine.mahjong.patterns import rest_distance
+from engine.mahjong.settlement import row_context
 
-from .._base import Pattern, big_mask, pattern_bits
+from .._base import Extra, Pattern, big_mask, extra_index, pattern_bits
 
 # ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
 PATTERNS = (
@@ -122,20 +124,29 @@ FORMULA_QQ = 0
 FORMULA_XINXIUDING = 1
 FORMULA_MULTIPLIER = 2
 
-# ---- extra record columns (order = engine.variants.fuzhou.EXTRAS) -----------------------
-E_FLOWERS = 0
-E_HUAFAN = 1
-E_GOLDS = 2
-E_LIANZHUANG = 3
-E_KONGS = 4
-E_RESERVE = 5
-E_YOUJIN = 6
-E_GOLD_DISCARDS = 7
-E_LAST_GROUP = 8
-E_JIN = 9
-E_DEAL_MAX_GOLDS = 10
-E_SPECIAL = 11
-E_DEALER_WINS = 12
+# ---- the extra record columns: one declaration each (index = place) -------------------
+EXTRAS = (
+    Extra("flowers", doc="The winner's flower tiles."),
+    Extra("huafan", doc="The winner's 花番 (flowers, sets of four as 6, kongs)."),
+    Extra("golds", doc="Golds in the winning hand."),
+    Extra("lianzhuang", doc="连庄数."),
+    Extra("kongs", doc="Kongs made in the deal."),
+    Extra("reserve", doc="The final reserve."),
+    Extra("youjin", doc="The winner's 游金 level."),
+    Extra("gold_discards", doc="Golds discarded."),
+    Extra("last_group", doc="Whether the last group was reached."),
+    Extra("jin", doc="The gold kind (-1 none)."),
+    Extra("deal_max_golds", doc="The most golds any seat held at the opening."),
+    Extra("special", doc="The special counted (番 or multiplier)."),
+    Extra("dealer_wins", doc="The dealer's consecutive wins before the deal without the "
+          "drawn deals he kept (连庄数 is this, or ``dealer_streak`` under "
+          "``draw_adds_lianzhuang``: a re-score reads it)."),
+)  # fmt: skip
+"""The extra record columns, in index order (the ``E_*`` indices below are read from here,
+in this order: tests/engine/variants/test_extras.py checks each name against its extra)."""
+(E_FLOWERS, E_HUAFAN, E_GOLDS, E_LIANZHUANG, E_KONGS, E_RESERVE, E_YOUJIN, E_GOLD_DISCARDS,
+ E_LAST_GROUP, E_JIN, E_DEAL_MAX_GOLDS, E_SPECIAL,
+ E_DEALER_WINS) = extra_index(EXTRAS).values()  # fmt: skip
 
 # ---- scratch ctx slots written by patterns() for settle() ---------------------------------
 SCRATCH = CTX.sub("scratch", "fuzhou scratch")
@@ -163,13 +174,13 @@ def flower_points(ctx, seat):
 @kernel
 def jinque(h, w, sets, tab):
     """金雀: two golds can be the pair, the rest ``sets`` sets (other golds wild)."""
-    return w >= 2 and rest_distance(h, sets, False, tab) <= w - 2
+    return w >= 2 and rest_distance(h, sets, np.bool_(False), tab) <= w - 2
 
 
 @kernel
 def jinlong(h, w, sets, tab):
     """金龙: three golds can be a set of their own, the rest ``sets - 1`` sets and a pair."""
-    return w >= 3 and sets >= 1 and rest_distance(h, sets - 1, True, tab) <= w - 3
+    return w >= 3 and sets >= 1 and rest_distance(h, sets - 1, np.bool_(True), tab) <= w - 3
 
 
 @kernel
@@ -195,7 +206,7 @@ def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
     robbed = ctx[X_ROB_INDICATOR]
     bits = np.int64(0)
     if ctx[X_OPENING_WIN] == 1 and winner == dealer and robbed == 0 and wt != WIN_DISCARD:
-        if rest_distance(h, sets, True, tab) <= w:
+        if rest_distance(h, sets, np.bool_(True), tab) <= w:
             bits |= 1 << P_TIANHU
     if ctx[X_FIRST_TURN] == 1 and wt == WIN_DISCARD and ctx[X_DISCARDER] == dealer:
         bits |= 1 << P_DIHU
@@ -329,3 +340,28 @@ def settle(rules, ctx, pay, bits, players, delta, extra):
             delta[q] += pay[p, q]
             delta[p] -= pay[p, q]
     return x
+
+
+@kernel
+def restore(rules, ctx, pay, row):
+    """What :func:`settle` reads, from a record row (re-scoring): the deal's slots, the
+    winner's flowers, 花番, golds and 游金 level, and the deal's counts as recorded; the
+    pattern bits are the record's (no payout option moves them). The 花番 beyond one a
+    flower (sets of four, kongs) goes to S_MING, which :func:`amount` adds the same.
+    """
+    bits = row_context(ctx, row)
+    x = row[C_EXTRA:]
+    winner = ctx[X_WINNER]
+    ctx[X_DEALER_WINS] = x[E_DEALER_WINS]
+    ctx[X_MINGKONGS] = x[E_KONGS]
+    ctx[X_RESERVE] = x[E_RESERVE]
+    ctx[X_WILD_DISCARDS] = x[E_GOLD_DISCARDS]
+    ctx[X_LAST_GROUP] = x[E_LAST_GROUP]
+    ctx[X_WILD0] = x[E_JIN]
+    ctx[X_DEAL_MAX_WILDS] = x[E_DEAL_MAX_GOLDS]
+    if winner >= 0:
+        ctx[X_FLOWERS + winner] = x[E_FLOWERS]
+        ctx[S_MING] = x[E_HUAFAN] - x[E_FLOWERS]
+        ctx[S_GOLDS] = x[E_GOLDS]
+        ctx[X_YOUJIN + winner] = x[E_YOUJIN]
+    return bits

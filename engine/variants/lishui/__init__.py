@@ -54,16 +54,16 @@ the 2,000 efficiency deals of the exactness sweep never hold them). A re-score c
 the reading paid again (standard, 七对子 or 不搭, from the ``score_in`` inputs), so pattern
 flags may change; it cannot change who won, from whom, the wall, the claims or the 误打财神
 fines: the 财神 options, ``caishen_discard``, ``reserve``, ``pass_lock`` and ``tiles`` are
-play options (simulate them). The bots do not read the payout table: ``value`` plays
-its fixed target bonuses and ``strong`` its fitted tables, so their records re-score to
-a first-order answer only (analysis.rescore_gap).
+play options (simulate them). ``value`` and ``strong`` read the payout table (their
+target bonuses and win values are re-priced under a run's payouts, engine.runs.adapt),
+so their records re-score to a first-order answer only (analysis.rescore_gap).
 
 The strong policy
 -----------------
 ``strong`` plays each discard for expected points. For every tile it could throw it
 measures the distance of what is left to a plain hand and to each target (清一色, 混一色, 大对子,
 七对子, 不搭), the ukeire of the closest, and turns them into points with tables fitted from the
-engine's own play (``mjlab fit``, committed in ``engine/botdata/lishui/strong.json``):
+engine's own play (``mjlab fit``, committed in ``engine/variants/lishui/strong.json``):
 the chance to win from that distance, ukeire and live tiles, and what each kind of win
 brings under this variant's scoring, dealer or not, plus the stake a seat loses when
 someone else wins. Against that it weighs, per opponent, a logistic danger model of the
@@ -94,7 +94,7 @@ from engine.mahjong import params as bot_layout
 from .._base import RuleOption, Variant
 from .._mahjong import engine_rules, strong_defaults
 from .._registry import register
-from .._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
+from .._scoring import melds8, pattern_names, settle_hand, win_context
 from . import _kernels as K
 
 BEI_RANGE = tuple(range(0, 33))
@@ -283,40 +283,9 @@ OPTIONS = (
 PATTERNS = K.PATTERNS
 """The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
 
-EXTRAS = (
-    "kongs",
-    "base",
-    "beigen",
-    "beigen_money_0",
-    "beigen_money_1",
-    "beigen_money_2",
-    "beigen_money_3",
-    "wuda_money_0",
-    "wuda_money_1",
-    "wuda_money_2",
-    "wuda_money_3",
-    "fanqiang_money_0",
-    "fanqiang_money_1",
-    "fanqiang_money_2",
-    "fanqiang_money_3",
-    "tongbao_money_0",
-    "tongbao_money_1",
-    "tongbao_money_2",
-    "tongbao_money_3",
-    "kong_money_0",
-    "kong_money_1",
-    "kong_money_2",
-    "kong_money_3",
-    "score_in",
-)
-"""Extra record columns: kongs made, the deal's 底, 被跟 events (every run of four
-identical discards, whatever ``beigen``), 被跟 units per seat (the net fines of those
-runs at one point each, as under ``beigen=always``: what is paid is ``pay_beigen`` x
-these, or only the first round's, or none), and each other penalty's net money per seat
-(误打财神, 犯枪, 统包 shift, kong money), all inside ``delta_*``; ``score_in``, the
-inputs of a re-score as bits (engine.variants.lishui._kernels ``IN_*``: the readings the winning
-hand completes in and its suit tags, both 财神会 conditions, a first-round 被跟, each
-seat's kong units)."""
+EXTRAS = K.EXTRAS
+"""The extra record columns, in index order (declared with the kernels that write them):
+every penalty's net money is inside ``delta_*``."""
 
 SHAPES = ("standard", "seven_pairs", "buda")
 
@@ -338,7 +307,12 @@ BOT_TARGETS = dict(
 def bot_params(policy, rules) -> dict:
     """Default bot parameters of ``policy`` (the value bot's target bonuses)."""
     if policy == "strong":
-        return strong_defaults(tongbao=STRONG_TONGBAO)
+        # kong money (kong_pay n): 明杠 and 补杠 n from each other seat, 暗杠 2n from each;
+        # feeding a 明杠 costs the feeder the n he pays
+        n = float(rules["kong_pay"])
+        return strong_defaults(
+            tongbao=STRONG_TONGBAO, kong_an=6 * n, kong_add=3 * n, kong_ming=3 * n, feed_kong=n
+        )
     return dict(BONUS, safe_ties=VALUE_SAFE_TIES) if policy == "value" else {}
 
 
@@ -413,143 +387,6 @@ def bei_tables(rules) -> tuple[np.ndarray, np.ndarray]:
         elif p.name in PAY_PATTERNS:
             zimo[i] = fei[i] = rules[f"pay_{p.name}"]
     return zimo, fei
-
-
-def base_of(rules, streak):
-    """底 for dealer streaks ``streak`` (array): pay_base + pay_base_step x streak, capped."""
-    b = rules["pay_base"] + rules["pay_base_step"] * np.asarray(streak, np.int64)
-    cap = rules["base_cap"]
-    return b if cap == "none" else np.minimum(b, int(cap))
-
-
-PENALTY_COLUMNS = ("beigen_money", "wuda_money", "fanqiang_money", "tongbao_money", "kong_money")
-"""Extra columns of money besides the win's shares; every delta is the shares plus them
-(被跟's as its units when ``beigen=always`` and ``pay_beigen=1``, the seed's rules)."""
-
-
-def recompute(rules, frame) -> dict:
-    """The record columns that the payout options and the scoring inputs fix: the
-    conformance check, and the re-score of recorded deals (engine.runs.rescore).
-
-    The reading paid is chosen again from the readings ``score_in`` says the hand
-    completes in (standard, with 大对子 when it fits; 七对子; 不搭), each worth the sum of
-    its patterns' 倍 in the 自摸 column (self-draw, 杠上开花) or the 非自摸 one, or the plain
-    倍 when none: the most 倍, ties to the first of standard, 七对子, 不搭, as in play.
-    Each loser's share is 底 x 倍 when the winner or he is the dealer, else 倍 (底 =
-    pay_base + pay_base_step x the dealer's streak, capped by base_cap); the robbed kong
-    player pays all shares; under 统包 the liable seat (the one the records' shift charges)
-    pays them; 犯枪 adds pay_fanqiang from the discarder; 被跟 pays pay_beigen x the
-    recorded units (all runs, the first round's, or none); kong money is kong_pay x each
-    seat's net kong units; 误打财神 money is as recorded.
-    """
-    if "score_in" not in frame.columns:
-        from ...errors import UsageError
-
-        raise UsageError(
-            "lishui: these records lack the score_in column (the inputs of a re-score); "
-            "simulate them again with this version"
-        )
-    r = RecordView(frame, 4)
-    i32 = np.int32
-
-    def col(name):  # a column as int32 (no copy for the extras)
-        return frame[name].to_numpy().astype(i32, copy=False)
-
-    zimo = r.is_type("self_draw", "kong_draw")
-    si = col("score_in")
-    ztab, ftab = bei_tables(rules)
-    bit = K.BIT
-
-    def worth(name):  # the pattern's 倍 in the column of each deal
-        i = bit[name]
-        return np.where(zimo, i32(ztab[i]), i32(ftab[i]))
-
-    csh_in = K.IN_CSH_DRAWN if rules["caishenhui"] == "drawn" else K.IN_CSH_THREE
-    csh = (si & csh_in) != 0
-    common = np.where(csh, worth("caishenhui"), i32(0))
-    for name in ("tianhu", "dihu", "gangkai", "qianggang"):
-        flag = frame[f"pat_{name}"].to_numpy()
-        if flag.any():
-            common += np.where(flag, worth(name), i32(0))
-    tag_q = (si & K.IN_QINGYISE) != 0
-    tag_z = (si & K.IN_ZIYISE) != 0
-    tags = np.where(tag_q, worth("qingyise"), i32(0)) + np.where(tag_z, worth("ziyise"), i32(0))
-    dd = (si & K.IN_DADUIZI) != 0
-    x = rules["pay_zimo_x"]
-    plain = np.where(zimo, i32(x * rules["pay_plain"]), i32(rules["pay_plain"]))
-
-    def bei(total):
-        return np.where(total == 0, plain, total)
-
-    readings = (
-        ((si & K.IN_STANDARD) != 0, bei(common + tags + np.where(dd, worth("daduizi"), i32(0)))),
-        ((si & K.IN_QIDUIZI) != 0, bei(common + tags + worth("qiduizi"))),
-        ((si & K.IN_BUDA) != 0, bei(common + worth("buda"))),
-    )
-    best = np.full(r.n, -1, i32)
-    chosen = np.full(r.n, -1, np.int8)
-    for i, (ok, v) in enumerate(readings):
-        take = ok & (v > best)
-        best = np.where(take, v, best)
-        chosen = np.where(take, np.int8(i), chosen)
-    won = r.won
-    value = np.where(won, np.maximum(best, i32(0)), i32(0))
-    suited = won & (chosen <= 1) & (chosen >= 0)
-    pats = {
-        "pat_qingyise": suited & tag_q,
-        "pat_ziyise": suited & tag_z,
-        "pat_qiduizi": won & (chosen == 1),
-        "pat_daduizi": won & (chosen == 0) & dd,
-        "pat_buda": won & (chosen == 2),
-        "pat_caishenhui": won & csh,
-    }
-    base = base_of(rules, frame["dealer_streak"].to_numpy()).astype(i32)
-    winner = frame["winner"].to_numpy()
-    dealer = frame["dealer"].to_numpy()
-    discarder = frame["discarder"].to_numpy()
-    dealer_won = winner == dealer
-    rob = r.is_type("rob_kong")
-    # each loser's share (0 for the winner and on a drawn deal)
-    dealer_pays = value * base
-    share = [
-        np.where(won & (winner != s), np.where(dealer_won | (dealer == s), dealer_pays, value), 0)
-        for s in range(4)
-    ]
-    total = share[0] + share[1] + share[2] + share[3]
-    tb = [col(f"tongbao_money_{s}") for s in range(4)]
-    low = np.minimum(np.minimum(tb[0], tb[1]), np.minimum(tb[2], tb[3]))
-    liable = np.full(r.n, -1, np.int8)
-    charged = (low < 0) & won & ~rob
-    if charged.any():
-        for s in (3, 2, 1, 0):  # the first seat charged, as argmin
-            liable = np.where(tb[s] == low, np.int8(s), liable)
-    liable = np.where(charged, liable, np.int8(-1))
-    has_liable = liable >= 0
-    shift = [np.where(has_liable & (liable != s), share[s], 0) for s in range(4)]
-    shifted = shift[0] + shift[1] + shift[2] + shift[3]
-    fine = np.where(r.is_type("discard") & won, i32(rules["pay_fanqiang"]), i32(0))
-    units = [(si >> (K.IN_KONG_SHIFT + 4 * s)) & 15 for s in range(4)]
-    all_units = units[0] + units[1] + units[2] + units[3]
-    mode = rules["beigen"]
-    first = (si & K.IN_BEIGEN_FIRST) != 0
-    out = {"value": value, **pats, "base": base}
-    for s in range(4):
-        paid = np.where(rob, np.where(discarder == s, total, 0), share[s])
-        tongbao = shift[s] - np.where(liable == s, shifted, 0)
-        fanqiang = np.where(winner == s, fine, 0) - np.where(discarder == s, fine, 0)
-        kong = rules["kong_pay"] * (4 * units[s] - all_units)
-        delta = np.where(winner == s, total, 0) - paid + tongbao + fanqiang + kong
-        delta += col(f"wuda_money_{s}")
-        if mode == "always":
-            delta += rules["pay_beigen"] * col(f"beigen_money_{s}")
-        elif mode == "first_round":
-            each = np.where(dealer == s, i32(-3), i32(1))  # the dealer discards first
-            delta += np.where(first, i32(rules["pay_beigen"]) * each, i32(0))
-        out[f"delta_{s}"] = delta
-        out[f"fanqiang_money_{s}"] = fanqiang
-        out[f"tongbao_money_{s}"] = tongbao
-        out[f"kong_money_{s}"] = kong
-    return out
 
 
 def _standin(counts, melds, wild_kinds):
@@ -806,7 +643,6 @@ VARIANT = register(
         name="lishui",
         long_name="丽水麻将 Lishui (财神, 白板代财神)",
         # its bonuses are constants, not the payout options: its re-scores are exact
-        value_blind=("random", "efficiency", "value"),
         version=2,
         family="mahjong",
         bot_layout=bot_layout,
@@ -822,7 +658,6 @@ VARIANT = register(
         hooks=K,
         exact=exact_tianhu,
         score_hand=score_hand,
-        recompute=recompute,
         score_flags=("tianhu", "dihu", "gangkai", "qianggang", "tongbao", "tongbao_xiajia"),
         bot_params=bot_params,
         bot_targets=BOT_TARGETS,

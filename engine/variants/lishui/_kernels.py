@@ -11,11 +11,14 @@ import numpy as np
 
 from engine.jit.njit import kernel
 from engine.mahjong.layout import (
+    C_EXTRA,
+    C_STREAK,
     CTX,
     M_ADDKONG,
     M_ANKONG,
     M_CHOW,
     M_KONG,
+    R_PLAYERS,
     RULES,
     WIN_DISCARD,
     WIN_KONG_DRAW,
@@ -41,9 +44,10 @@ from engine.mahjong.layout import (
     X_WINNER,
 )
 from engine.mahjong.patterns import suit_mask, triplets_fit
+from engine.mahjong.settlement import owe_net, row_context
 
 from ...hand._kernels import STANDARD, _buda, _distance, _pairs_formula
-from .._base import Pattern, big_mask, pattern_bits
+from .._base import Extra, Pattern, big_mask, extra_index, pattern_bits
 
 # ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
 PATTERNS = (
@@ -138,16 +142,27 @@ BEI_ZIMO = np.array(
 )
 """The seed's 倍 of each pattern on a self-drawn win (自摸 column, in bit order)."""
 
-# extra record columns (order = engine.variants.lishui.EXTRAS)
-E_KONGS = 0
-E_BASE = 1
-E_BEIGEN = 2
-E_BEIGEN_MONEY = 3  # 3..6
-E_WUDA_MONEY = 7  # 7..10
-E_FANQIANG_MONEY = 11  # 11..14
-E_TONGBAO_MONEY = 15  # 15..18
-E_KONG_MONEY = 19  # 19..22
-E_SCORE_IN = 23
+# ---- the extra record columns: one declaration each (index = place) -------------------
+EXTRAS = (
+    Extra("kongs", doc="Kongs made in the deal."),
+    Extra("base", doc="The deal's 底."),
+    Extra("beigen", doc="被跟 events: every run of four identical discards, whatever "
+          "``beigen``."),
+    Extra("beigen_money", 4, "被跟 units per seat: the net fines of those runs at one point "
+          "each, as under ``beigen=always`` (what is paid is ``pay_beigen`` x these, or only "
+          "the first round's, or none)."),
+    Extra("wuda_money", 4, "Each seat's net 误打财神 money."),
+    Extra("fanqiang_money", 4, "Each seat's net 犯枪 money."),
+    Extra("tongbao_money", 4, "Each seat's net shift of money by 统包."),
+    Extra("kong_money", 4, "Each seat's net kong money."),
+    Extra("score_in", doc="The inputs of a re-score as bits (``IN_*`` below: the readings "
+          "the winning hand completes in and its suit tags, both 财神会 conditions, a "
+          "first-round 被跟, each seat's kong units)."),
+)  # fmt: skip
+"""The extra record columns, in index order (the ``E_*`` indices below are read from here,
+in this order: tests/engine/variants/test_extras.py checks each name against its extra)."""
+(E_KONGS, E_BASE, E_BEIGEN, E_BEIGEN_MONEY, E_WUDA_MONEY, E_FANQIANG_MONEY, E_TONGBAO_MONEY,
+ E_KONG_MONEY, E_SCORE_IN) = extra_index(EXTRAS).values()  # fmt: skip
 
 # bit fields of the score_in column (the inputs of a re-score, engine.runs.rescore)
 IN_STANDARD = 1 << 0
@@ -220,32 +235,19 @@ def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
         ph = ctx[X_WIN_PHYS]
         if ph >= 0 and (ph == ctx[X_WILD0] or ph == ctx[X_WILD1]):
             found |= IN_CSH_DRAWN
-        if found & (IN_CSH_DRAWN if rules[L_CAISHENHUI] == 1 else IN_CSH_THREE):
-            ctx_bits |= 1 << P_CAISHENHUI
     mask = suit_mask(h, melds, nmeld)
-    tags = np.int64(0)
     if mask == 1 or mask == 2 or mask == 4:
-        tags |= 1 << P_QINGYISE
         found |= IN_QINGYISE
     if mask == 8:
-        tags |= 1 << P_ZIYISE
         found |= IN_ZIYISE
-    best = -1
-    best_bits = np.int64(0)
-    if _distance(h, w, sets, STANDARD, tab) == 0:
-        b = ctx_bits | tags
+    if _distance(h, w, sets, np.int64(STANDARD), tab) == 0:
         chowless = True
         for i in range(nmeld):
             if melds[i, 0] == M_CHOW:
                 chowless = False
         found |= IN_STANDARD
-        if chowless and triplets_fit(h, 0, 34, sets, 1):
-            b |= 1 << P_DADUIZI
+        if chowless and triplets_fit(h, np.int64(0), np.int64(34), sets, np.int64(1)):
             found |= IN_DADUIZI
-        v = bei(rules, b, zimo)
-        if v > best:
-            best = v
-            best_bits = b
     if sets == 4:
         pairs = 0
         singles = 0
@@ -254,21 +256,51 @@ def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
             singles += h[k] % 2
         if _pairs_formula(pairs, singles) <= w:
             found |= IN_QIDUIZI
-            b = ctx_bits | tags | (1 << P_QIDUIZI)
-            v = bei(rules, b, zimo)
-            if v > best:
-                best = v
-                best_bits = b
         if _buda(h, tab[4]) <= w:
             found |= IN_BUDA
-            b = ctx_bits | (1 << P_BUDA)
-            v = bei(rules, b, zimo)
-            if v > best:
-                best = v
-                best_bits = b
+    best, best_bits = best_reading(rules, ctx_bits, found, zimo)
     ctx[X_VALUE] = best if best > 0 else 0
     ctx[S_IN] = (ctx[S_IN] & ~np.int64(255)) | found
     return best_bits
+
+
+@kernel(inline="always")
+def best_reading(rules, ctx_bits, found, zimo):
+    """``(倍, pattern bits)`` of the best-scoring reading among those ``found`` (the
+    ``IN_*`` bits of a complete hand), with the context patterns ``ctx_bits``: the standard
+    shape (with 大对子 when all triplets fit), 七对子 and 不搭, the suit tags on the first
+    two, 财神会 under the packed condition; ties keep the first (-1 when none is found).
+    """
+    if found & (IN_CSH_DRAWN if rules[L_CAISHENHUI] == 1 else IN_CSH_THREE):
+        ctx_bits |= 1 << P_CAISHENHUI
+    tags = np.int64(0)
+    if found & IN_QINGYISE:
+        tags |= 1 << P_QINGYISE
+    if found & IN_ZIYISE:
+        tags |= 1 << P_ZIYISE
+    best = -1
+    best_bits = np.int64(0)
+    if found & IN_STANDARD:
+        b = ctx_bits | tags
+        if found & IN_DADUIZI:
+            b |= 1 << P_DADUIZI
+        v = bei(rules, b, zimo)
+        if v > best:
+            best = v
+            best_bits = b
+    if found & IN_QIDUIZI:
+        b = ctx_bits | tags | (1 << P_QIDUIZI)
+        v = bei(rules, b, zimo)
+        if v > best:
+            best = v
+            best_bits = b
+    if found & IN_BUDA:
+        b = ctx_bits | (1 << P_BUDA)
+        v = bei(rules, b, zimo)
+        if v > best:
+            best = v
+            best_bits = b
+    return best, best_bits
 
 
 @kernel
@@ -406,3 +438,56 @@ def settle(rules, ctx, pay, bits, players, delta, extra):
     extra[E_BEIGEN] = ctx[X_GEN]
     extra[E_SCORE_IN] = ctx[S_IN] if winner >= 0 else ctx[S_IN] & ~np.int64(255)
     return value
+
+
+_READINGS = (1 << P_CAISHENHUI) | (1 << P_QINGYISE) | (1 << P_ZIYISE) | (1 << P_DADUIZI)
+_READINGS |= (1 << P_QIDUIZI) | (1 << P_BUDA)
+"""The pattern bits a reading sets (the others are the win's context)."""
+
+
+@kernel
+def restore(rules, ctx, pay, row):
+    """What :func:`settle` reads, from a record row (re-scoring): the deal's slots; 被跟
+    (each run of the record's units replayed by :func:`on_discard`, the first-round one
+    the dealer's), the kongs (each seat's units replayed by :func:`on_kong`) and 误打财神
+    (as recorded) owed again; the 统包 seat the record charged; and the reading paid
+    chosen again by :func:`best_reading` from the readings ``score_in`` holds.
+    """
+    bits = row_context(ctx, row)
+    players = rules[R_PLAYERS]
+    x = row[C_EXTRA:]
+    winner = ctx[X_WINNER]
+    si = x[E_SCORE_IN]
+    ctx[X_KONGS] = x[E_KONGS]
+    ctx[X_DEALER_WINS] = row[C_STREAK]
+    ctx[S_IN] = si & ~(np.int64(0xFFFFFFFF) << IN_KONG_SHIFT)
+    owe_net(pay, x[E_WUDA_MONEY : E_WUDA_MONEY + players], players)
+    for s in range(players):
+        ctx[X_PENALTY + s] = x[E_WUDA_MONEY + s]
+    runs = x[E_BEIGEN]
+    first = (si & IN_BEIGEN_FIRST) != 0
+    for s in range(players):
+        for j in range((runs - x[E_BEIGEN_MONEY + s]) // players):
+            ctx[X_RUN_LEN] = players
+            ctx[X_RUN_START] = s
+            ctx[X_DISCARDS_TOTAL] = players if first and s == ctx[X_DEALER] and j == 0 else 0
+            on_discard(rules, ctx, pay, s, np.int64(-1), players)
+        for _ in range((si >> (IN_KONG_SHIFT + 4 * s)) & 15):
+            on_kong(rules, ctx, pay, s, np.int64(M_KONG), np.int64(-1), players)
+    if winner < 0:
+        return bits
+    low = 0
+    liable = -1
+    for s in range(players):
+        if x[E_TONGBAO_MONEY + s] < low:
+            low = x[E_TONGBAO_MONEY + s]
+            liable = s
+    if liable >= 0:
+        if liable == (winner + players - 1) % players:
+            ctx[X_CHOWS + 4 * winner + liable] = 3
+        else:
+            ctx[X_CHOWS + 4 * liable + winner] = 3
+    wt = ctx[X_WIN_TYPE]
+    zimo = wt == WIN_SELF_DRAW or wt == WIN_KONG_DRAW
+    _, best_bits = best_reading(rules, bits & ~np.int64(_READINGS), si & 255, zimo)
+    return best_bits

@@ -50,9 +50,10 @@ payout options: ``pay_tianhu``, ``pay_dihu``, ``pay_zimo``, ``pay_honghu``,
 ``pay_yidianzhu``, ``pay_quanhong``, ``pay_heihu``, ``pay_wangdiao`` (each pattern's 番
 factor, 1..32), ``tun_per_xing`` (囤 per 醒, 0..10), ``shuangxing``, ``fan_combine``,
 ``cap``, ``huangzhuang`` and ``huang_per_wang`` (黄庄 分 per 王, 0..32). A re-score
-recomputes ``xing``, ``tun``, ``fan``, ``value``, ``capped``, ``zuoxing_money``,
+pays ``xing``, ``tun``, ``fan``, ``value``, ``capped``, ``zuoxing_money``,
 ``wang_money_*``, the colour flags and the deltas from ``huxi``, ``xing_raw``, ``red``,
-``wang_held`` and the flags; for ``efficiency`` and ``random`` records it equals a fresh
+``wang_held`` and the flags by the variant's own settlement (``settle_row``, as in play); for
+``efficiency`` and ``random`` records it equals a fresh
 simulation column for column (``tests/engine/runs/test_rescore.py``). It cannot change the deal as
 played, nor the reading (胡息, red cards, patterns), which no payout option moves (see
 below). The play options (``players``, ``zuoxing``, ``kings``, ``must_win``) change the
@@ -61,9 +62,10 @@ the 醒 card and, through a 王 standing for the 醒 kind, the reading: the reco
 would need every method's count and reading (more than the 24 extras), so it is
 simulated instead. The shapes of two or more 王 keep the seed's factors (王钓王 8, 王闯 8,
 王闯王 16, 王炸 16, 王炸王 32): the default deck's one 王 never makes them, so the
-exactness sweep could not check them. The ``value`` and ``strong`` bots read the
-scorer's values (under the live options), as before; ``efficiency`` and ``random`` read
-none.
+exactness sweep could not check them. The ``value`` and ``strong`` bots read the payout
+options (value: its colour aim and its passed wins; strong: its win values and passed
+wins), so their records are simulated again, not re-scored; ``efficiency`` and
+``random`` read none.
 
 Engine simplifications
 ----------------------
@@ -101,15 +103,26 @@ Engine simplifications
 
 Bots
 ----
-``random``, ``efficiency`` and ``value`` (:mod:`engine.zipai.bots`), and ``strong``
-(:mod:`engine.zipai.strong`; its fitted model and tuned parameters, with the commands
-that made them, in ``engine/botdata/luodisao/strong.json``). What ``strong`` does:
+``random``, ``efficiency`` and ``value`` (:mod:`engine.zipai.bots`; value's tuned weights in
+``engine/variants/luodisao/value.json``), and ``strong`` (:mod:`engine.zipai.strong`; its
+fitted model and tuned parameters, with the commands that made them, in
+``engine/variants/luodisao/strong.json``). What ``value`` does: it discards by keep value
+with 胡息 weighed and the colour aim scaled by the run's colour factors; it makes a 碰 or
+吃 when the distance it saves and the 胡息 it lays outweigh what the pairs it breaks may
+still bring as 碰 / 啸; it passes an optional win on another player's card when the
+self-draw race, scored under the run's rules, beats it by a margin. What ``strong``
+does:
 
-- It values a hand as P(win) × points: P(win) from a table fitted on its own simulated
-  deals (``mjlab fit luodisao --policy strong``) by the hand's distance (cards missing
-  for 5 门子, one more while the certain 胡息 is short of 6), that 胡息's class and the
-  stock left; the points are the mean win times fitted factors of the certain 胡息 and of
-  the red cards held (黑胡, 一点朱, 红胡, 全红 as they come out of play).
+- It values a hand as P(win) × points. P(win): for a hand that waits, from a table
+  fitted on its own simulated deals (``mjlab fit luodisao --policy strong``) by the
+  hand's live outs (the unseen cards that complete it, by the engine's win check) and
+  the stock left; otherwise by the hand's distance (cards missing for 5 门子, one more
+  while the certain 胡息 is short of 6), that 胡息's class and the stock left. The points:
+  the mean win times fitted factors of the certain 胡息 and of the red cards held (黑胡,
+  一点朱, 红胡, 全红 as they come out of play), re-priced from the rules they were fitted
+  under to the run's (番 factors and how they combine, 囤 per 醒, 双醒, 醒 procedure, the
+  players who pay) through the fitted composition of the wins (colour class by red
+  cards held, win method, 胡息 and 醒).
 - It defends against 包赔 (a discard won on costs its discarder the win for every other
   player). When a claim obliges it to discard, each card's score is the hand's value
   after it times the chance nobody wins on it, less the expected payment of feeding;
@@ -119,18 +132,24 @@ that made them, in ``engine/botdata/luodisao/strong.json``). What ``strong`` doe
   size and colour, its copies unseen, the 王 unseen and the stock left (0 for an
   opponent who showed a 王: he cannot win on a discard).
 - It makes an optional 碰 or 吃 (and picks the 吃 option) when the best discard after
-  it is worth more than the hand without it, by a tuned margin.
+  it is worth more than the hand without it, by a tuned margin; a 吃 that breaks a pair
+  gives up the 碰 / 啸 the pair may still become (its 胡息 times the chance its third
+  card comes, at a tuned worth per 胡息).
 - It passes an optional win on another player's card when the self-draw race (its
-  winning cards unseen, the flips left, each self-draw scored by the engine's scorer,
-  ×2 and every player pays) is worth more than the win now, net of what the others'
-  wins cost meanwhile.
+  winning cards unseen, the flips left, each self-draw scored by the engine's scorer
+  under the run's rules, every player pays) is worth more than the win now, net of what
+  the others' wins cost meanwhile.
 
-What it does not do: no search or roll-out (one discard deep, the value bot's distance);
-no per-opponent model of a win's value (the fitted mean payment) or of the hidden kinds
-of 倾 / 啸; no account of 冲明跑, 臭啸 or 过张 consequences of a claim it passes; no
-choice where the rules force (倾 / 啸 / 跑, 王 never discarded, a 王 holder wins only by
-self-draw) or in the 醒. The model is fitted and the parameters tuned at default rules
-only; under other rules it plays the same model (legal, and not measured there).
+What it does not do: no search or roll-out (one discard deep; outs counted for the hand
+after each discard, not for the hands two cards away); no per-opponent model of a win's
+value (the fitted mean payment) or of the hidden kinds of 倾 / 啸; no account of 冲明跑,
+臭啸 or 过张 consequences of a claim it passes; no choice where the rules force (倾 / 啸 /
+跑 are forced, so no bot has a 跑 or 啸 to weigh; 王 never discarded, a 王 holder wins
+only by self-draw) or in the 醒. The P(win) tables, the danger model and the tuned
+parameters come from the default rules: under other 王 counts or players they are played
+as fitted (a refit under those rules, ``mjlab fit luodisao --rule ...``, replaces them);
+the payout options re-price the values without a refit. The win values ignore ``cap``
+(the engine's scorer, used for passed wins, applies it).
 
 Evidence: ``tests/engine/variants/luodisao/test_luodisao.py`` (golden scoring of every group,
 factor, 醒 mode, 王 win and payment rule), ``tests/engine/variants/luodisao/test_luodisao_play.py``
@@ -138,7 +157,10 @@ factor, 醒 mode, 王 win and payment rule), ``tests/engine/variants/luodisao/te
 and the simulation, the golden replay ``tests/golden/luodisao.txt``),
 ``tests/engine/zipai/test_zipai_strong.py`` (the strong kernels against their definitions,
 determinism, the other policies' records unchanged, a refit against the committed model, the golden
-strong replay ``tests/golden/luodisao-strong.txt``).
+strong replay ``tests/golden/luodisao-strong.txt``),
+``tests/engine/variants/luodisao/test_luodisao_bots.py`` (the value and strong claims on stacked
+positions, the rules each reads), ``tests/engine/zipai/test_zipai_audit.py`` (the decision
+audit, engine.play.zipai.audit).
 """
 
 from __future__ import annotations
@@ -281,7 +303,8 @@ OPTIONS = OPTIONS + tuple(
 PATTERNS = K.PATTERNS
 """The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
 
-EXTRAS = Z.EXTRAS
+EXTRAS = K.EXTRAS
+"""The extra record columns, in index order (declared with the kernels that write them)."""
 
 
 def _check(rules) -> None:
@@ -324,14 +347,29 @@ STRONG_DEFAULTS = {
     "colour": 1.0,
     "survive": 0.9,
     "pass_risk": 0.5,
+    "pair": 0.0625,
 }
 """The strong policy's starting parameters (engine.zipai.params); the tuned ones and the
-fitted model are in ``engine/botdata/luodisao/strong.json``."""
+fitted model are in ``engine/variants/luodisao/strong.json``."""
+
+
+VALUE_DEFAULTS = {
+    "huxi": 0.25,
+    "pair": 1.0,
+    "claim_margin": 0.0,
+    "pass_margin": 0.2,
+}
+"""The value policy's hand-set weights (engine.zipai.params): a 胡息 is worth a quarter
+card of distance; a 碰 or 吃 is made when it gains anything; an optional win on another
+player's card is passed when the self-draw race is worth 20 % more (at the seed's ×2 for
+自摸: a self-draw chance above 0.6)."""
 
 
 def bot_params(policy, rules) -> dict:
-    """机器人参数 the default parameters of ``policy`` (only ``strong`` has any)."""
-    return dict(STRONG_DEFAULTS) if policy == "strong" else {}
+    """机器人参数 the default parameters of ``policy`` (``value`` and ``strong``)."""
+    if policy == "strong":
+        return dict(STRONG_DEFAULTS)
+    return dict(VALUE_DEFAULTS) if policy == "value" else {}
 
 
 def pack(rules) -> np.ndarray:
@@ -352,6 +390,7 @@ def pack(rules) -> np.ndarray:
     r[Z.Z_HZ_PER_WANG] = rules["huang_per_wang"]
     r[Z.Z_DEALER_CARDS] = 15
     r[Z.Z_HAND_CARDS] = 14
+    r[Z.Z_VARIANT] = K.KERNEL_ID
     r[Z.Z_VALUES : Z.Z_VALUES + 20] = zhand.values_table().reshape(-1)
     r[K.Z_F : K.Z_F + K.N_PATTERNS] = factors(rules)
     r[K.Z_HONG_LO], r[K.Z_HONG_HI] = RED_HONGHU
@@ -377,130 +416,12 @@ def score_hand(rules, hand: str, **kwargs) -> dict:
     return score_win(VARIANT, rules, hand, **kwargs)
 
 
-WIN_METHODS = (
-    "zimo",
-    "wangdiao",
-    "wangdiaowang",
-    "wangchuang",
-    "wangchuangwang",
-    "wangzha",
-    "wangzhawang",
-)
-"""Patterns of the win method factor (自摸 ×2, or a 王 shape that replaces it)."""
-
-COLOURS = ("honghu", "yidianzhu", "quanhong", "heihu")
-"""Patterns of the colour factor (at most one)."""
-
-
-def _huang_money(rules, r, seats, active) -> np.ndarray:
-    """``(n, seats)`` 黄庄 王 money (rule 24) from ``wang_held`` (as ``_pay_huangzhuang``)."""
-    held = r.col("wang_held")
-    k = np.stack([(held // 10**s) % 10 for s in range(seats)], axis=1) * active
-    per = rules["huang_per_wang"]
-    n = np.maximum(active.sum(axis=1), 1)
-    if rules["huangzhuang"] == "pairwise":
-        # seat s: per × Σ_b (k_b - k_s) over the other active seats b
-        return per * (k.sum(axis=1)[:, None] - n[:, None] * k) * active
-    total = per * k.sum(axis=1)
-    zero = ((k == 0) & active).sum(axis=1)
-    pays = (zero > 0) & (total > 0)
-    base = np.where(pays, total // np.maximum(zero, 1), 0)
-    rem = np.where(pays, total - base * zero, 0)
-    money = np.zeros_like(k)
-    rows = np.arange(r.n)
-    for i in range(seats):
-        s = (r.dealer + i) % seats
-        ks, on = k[rows, s], active[rows, s] & pays
-        extra = (rem > 0) & (ks == 0) & on
-        money[rows, s] = np.where(on, np.where(ks > 0, -per * ks, base + extra), 0)
-        rem = rem - extra
-    return money
-
-
-def recompute(rules, frame) -> dict:
-    """The record columns that the payout options and the reading fix (the conformance
-    check, and re-scoring: :mod:`engine.runs.rescore`).
-
-    ``xing`` = ``xing_raw`` (× 2 under 双醒); ``tun`` = ``huxi`` + ``tun_per_xing`` × 醒
-    (RULEBOOK §4.6 rule 20); the colour flag from the ``red`` count (黑胡 0, 一点朱 1, 红胡
-    7-9, 全红 more); ``fan`` from the flags and the ``pay_*`` factors (rule 22: win method
-    × colour × 地胡, or their sum under ``fan_combine=add``; 天胡 its single largest
-    factor, max(天胡, colour)); ``value`` = 囤 × 番; ``zuoxing_money`` = (``tun_per_xing``
-    × 醒 × 番) // 2 under 坐醒; the deltas of rule 23 (each other playing seat pays
-    ``value``, a discarder pays it for each, at most ``cap``); on a 黄庄 the 王 money from
-    ``wang_held`` (``huangzhuang``, ``huang_per_wang``). The reading (胡息, red cards,
-    patterns) is the one the seed's table chose, which no payout option moves.
-    """
-    from .._scoring import RecordView
-
-    seats = players_of(rules)
-    r = RecordView(frame, seats)
-    factor = dict(zip((p.name for p in PATTERNS), factors(rules), strict=True))
-
-    def pick(names):
-        f = np.ones(r.n, np.int64)
-        for name in names:
-            f = np.where(r.pat(name), factor[name], f)
-        return f
-
-    method, colour, di = pick(WIN_METHODS), pick(COLOURS), pick(("dihu",))
-    if rules["fan_combine"] == "add":
-        fan = np.maximum(sum(np.where(f > 1, f, 0) for f in (method, colour, di)), 1)
-    else:
-        fan = method * colour * di
-    fan = np.where(r.pat("tianhu"), np.maximum(factor["tianhu"], colour), fan)
-    fan = np.where(r.won, fan, 0)
-    xing = np.where(r.won, r.col("xing_raw") * (2 if rules["shuangxing"] else 1), 0)
-    per_xing = rules["tun_per_xing"]
-    tun = np.where(r.won, r.col("huxi") + per_xing * xing, 0)
-    value = tun * fan
-    red = r.col("red")
-    shade = {
-        "heihu": red == 0,
-        "yidianzhu": red == 1,
-        "honghu": (red >= RED_HONGHU[0]) & (red <= RED_HONGHU[1]),
-        "quanhong": red > RED_HONGHU[1],
-    }
-    shade = {f"pat_{k}": (r.won & v).astype(np.int64) for k, v in shade.items()}
-    zx = r.col("zuoxing")
-    zmoney = np.where(r.won & (zx >= 0), (per_xing * xing * fan) // 2, 0)
-    cap = rules["cap"] or np.iinfo(np.int64).max
-    active = np.arange(seats)[None, :] != zx[:, None]
-    payers = (active & (np.arange(seats)[None, :] != r.winner[:, None])).sum(axis=1)
-    each = r.others(np.minimum(value, cap)) * active
-    alone = r.one(r.discarder, np.minimum(value * payers, cap))
-    on_discard = r.is_type("discard") & (r.col("win_on_flip") == 0)
-    paid = np.where(on_discard[:, None], alone, each)
-    deltas = r.deltas(paid)
-    rows = np.flatnonzero(zmoney)
-    huang = np.where(r.won[:, None], 0, _huang_money(rules, r, seats, active))
-    for s in range(seats):
-        d = deltas[f"delta_{s}"]
-        d[rows] += np.where(zx[rows] == s, zmoney[rows], 0)
-        d[rows] -= np.where(r.winner[rows] == s, zmoney[rows], 0)
-        deltas[f"delta_{s}"] = np.where(r.won, d, huang[:, s])
-    wang = {f"wang_money_{s}": huang[:, s] if s < seats else np.zeros(r.n, np.int64)
-            for s in range(4)}  # fmt: skip
-    capped = np.where(on_discard, value * payers > cap, r.won & (value > cap))
-    return {
-        **shade,
-        "xing": xing,
-        "tun": tun,
-        "fan": fan,
-        "value": value,
-        "zuoxing_money": zmoney,
-        "capped": capped.astype(np.int64),
-        **wang,
-        **deltas,
-    }
-
-
 VARIANT = register(
     Variant(
         name="luodisao",
         long_name="祁阳落地扫 Qiyang luodisao (字牌)",
-        # the value bot passes a win on its self-draw chance alone: it reads no payout
-        value_blind=("random", "efficiency", "value"),
+        # value reads the payouts (its colour aim, its passed wins scored by the scorer)
+        value_blind=("random", "efficiency"),
         version=1,
         family="zipai",
         bot_layout=bot_layout,
@@ -515,9 +436,10 @@ VARIANT = register(
         players=3,
         bench_deals=100_000,
         rulebook_section="§4",
+        kernel_id=K.KERNEL_ID,
+        hooks=K,
         players_of=players_of,
         exact=exact,
         score_hand=score_hand,
-        recompute=recompute,
     )
 )

@@ -11,7 +11,7 @@ RULEBOOK §4.5-4.6, as implemented here (the variant docstring states the decisi
   cap (``Z_CAP``).
 - **醒** (rule 21): the cards of the 醒 kind among all the winner's cards (hand, table,
   the winning card), each 王 standing for that kind counting too (rule 15); doubled
-  under 双醒. Which kind: :func:`_xing_kind`.
+  under 双醒. Which kind: :func:`xing_kind`.
 - **番** (rule 22): win method ``M`` (a discard or another player's flipped card 1,
   自摸 2, or the 王 factor of rule 19 instead of 自摸), colour ``C`` (黑胡 0 red 4, 一点朱
   1 red 3, 红胡 7-9 red 2, 全红 more than 9 red 4, else 1) and 地胡 2, multiplied (or
@@ -39,22 +39,38 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine import abi
 from engine.jit.njit import kernel
 from engine.zipai import layout as Z
 from engine.zipai.huxi import (
     MAX_KINGS,
-    PAO,
-    PENG,
-    QING,
     RED,
     WANG,
-    XIAO,
     _evaluate_core,
     _wang_values_x_into,
+    score_scratch,
 )
+from engine.zipai.huxi import packed_values as _values
+from engine.zipai.huxi import upgrade_delta as _upgrade_delta
 from engine.zipai.layout import (
+    HOW_DISCARD,
+    HOW_FLIP,
+    HOW_SELF,
+    HOW_TIANHU,
+    N_OUT,
+    O_BITS,
+    O_FAN,
+    O_HUXI,
+    O_RED,
+    O_SEED,
+    O_SHAPE,
+    O_TUN,
+    O_UPGRADE,
+    O_VALUE,
+    O_XING,
+    O_XK,
+    O_XRAW,
     T_CHOUXIAO,
-    T_PENG,
     T_XIAO,
     Z_CAP,
     Z_FAN_ADD,
@@ -63,11 +79,10 @@ from engine.zipai.layout import (
     Z_MIN_HUXI,
     Z_SHUANGXING,
     Z_TUN_PER_XING,
-    Z_VALUES,
     Z_XING,
 )
 
-from .._base import Pattern, big_mask, pattern_bits
+from .._base import Extra, Pattern, big_mask, extra_index, pattern_bits
 
 # ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
 PATTERNS = (
@@ -114,6 +129,43 @@ TUN_PER_XING_SEED = 3
 """囤 per 醒 of the seed (RULEBOOK §4.6 rule 20), used with :data:`FAN_DEFAULTS` to choose
 the reading."""
 
+KERNEL_ID = 1
+"""This variant's id in ``rules[Z_VARIANT]``: the 字牌 loop calls this module's hook
+kernels for it (engine.play.zipai.hooks)."""
+
+# ---- the extra record columns: one declaration each (index = place) -------------------
+EXTRAS = (
+    Extra("huxi", doc="The winning hand's 胡息."),
+    Extra("xing", doc="The 醒 count (doubled under 双醒)."),
+    Extra("tun", doc="囤 = huxi + tun_per_xing × xing."),
+    Extra("fan", doc="The 番 factor."),
+    Extra("red", doc="Red cards of the winner."),
+    Extra("win_on_flip", doc="1: won on a card another player flipped (every other "
+          "player pays)."),
+    Extra("capped", doc="A cap cut a payment."),
+    Extra("zuoxing", doc="The seat sitting out (坐醒), -1."),
+    Extra("zuoxing_money", doc="The 坐醒 seat's money."),
+    Extra("wang_money", 4, "黄庄 王 payments per seat (also in the deltas)."),
+    Extra("qing", doc="倾 made in the deal."),
+    Extra("xiao", doc="啸 made in the deal."),
+    Extra("chouxiao", doc="臭啸 made in the deal."),
+    Extra("pao", doc="跑 made in the deal."),
+    Extra("mingpao", doc="冲明跑 in the deal."),
+    Extra("sishou", doc="死守 turns."),
+    Extra("guozhang", doc="Passed claims (过张)."),
+    Extra("stock_left", doc="Cards left in the stock."),
+    Extra("xing_card", doc="The card the 醒 was counted on: 0..19, 20 王, -1."),
+    Extra("wang_held", doc="A re-score's input: on a 黄庄 the 王 each seat held, seat s's "
+          "count × 10**s; 0 on a win."),
+    Extra("xing_raw", doc="A re-score's input: the 醒 count before 双醒 doubles it (0 on "
+          "a 黄庄)."),
+)  # fmt: skip
+"""The extra record columns, in index order (the ``X_*`` indices below are read from here,
+in this order: tests/engine/variants/test_extras.py checks each name against its extra)."""
+(X_HUXI, X_XING, X_TUN, X_FAN, X_RED, X_ON_FLIP, X_CAPPED, X_ZUOXING, X_ZUOXING_MONEY,
+ X_WANG_MONEY, X_QING, X_XIAO, X_CHOUXIAO, X_PAO, X_MINGPAO, X_SISHOU, X_GUOZHANG,
+ X_STOCK_LEFT, X_XING_CARD, X_WANG_HELD, X_XING_RAW) = extra_index(EXTRAS).values()  # fmt: skip
+
 # ---- this variant's rule slots (inside the 字牌 layout's variant block) ---------------
 VAR = Z.RULES.sub("var", "luodisao rules")
 Z_F = VAR.block("fan", N_PATTERNS)
@@ -124,35 +176,8 @@ Z_HONG_LO = VAR.block("hong_lo")
 Z_HONG_HI = VAR.block("hong_hi")
 """Most red cards of 红胡 (9); more are 全红."""
 
-HOW_TIANHU = 0
-"""The dealer's dealt cards win (天胡)."""
-HOW_SELF = 1
-"""The winner turned the card up himself (自摸)."""
-HOW_DISCARD = 2
-"""A discard of another player."""
-HOW_FLIP = 3
-"""A card another player turned up from the stock."""
-
-(O_VALUE, O_HUXI, O_XING, O_TUN, O_FAN, O_RED, O_BITS, O_SHAPE, O_UPGRADE, O_XK, O_SEED,
- O_XRAW) = range(12)  # fmt: skip
-N_OUT = 12
-"""Fields of ``out``: value (囤 × 番, -1 if no reading wins), 胡息, 醒, 囤, 番, red cards,
-pattern bits, 王 shape (0 plain, 1 王钓, 2 王闯, 3 王炸), whether the winning card joined a
-table group, the 醒 kind used (-1 none), the reading's value under the seed's table
-(which chose it) and the 醒 count before 双醒."""
-
 SEED_F = np.array(FAN_DEFAULTS, np.int64)
 """The seed's 番 factors (pattern bit order), the table that chooses a reading."""
-
-
-@kernel
-def _values(rules):
-    """The ``(10, 2)`` 胡息 table packed in ``rules``."""
-    v = np.empty((10, 2), np.int64)
-    for i in range(10):
-        v[i, 0] = rules[Z_VALUES + 2 * i]
-        v[i, 1] = rules[Z_VALUES + 2 * i + 1]
-    return v
 
 
 @kernel(inline="always")
@@ -226,12 +251,14 @@ def _consider(rules, best2, hbase, red_base, xreal, xmin, m_bit, tian, di, xk, o
                 continue
             xraw = xreal + x
             red = red_base + j
-            sfan, bits = _fan(rules, SEED_F, 0, 0, m_bit, red, tian, di)
+            sfan, bits = _fan(rules, SEED_F, np.int64(0), np.int64(0), m_bit, red, tian, di)
             seed = (h + TUN_PER_XING_SEED * xraw) * sfan
             if seed > out[O_SEED] or (seed == out[O_SEED] and h > out[O_HUXI]):
                 xing = 2 * xraw if rules[Z_SHUANGXING] else xraw
                 tun = h + rules[Z_TUN_PER_XING] * xing
-                fan, bits = _fan(rules, rules, Z_F, rules[Z_FAN_ADD], m_bit, red, tian, di)
+                fan, bits = _fan(
+                    rules, rules, np.int64(Z_F), rules[Z_FAN_ADD], m_bit, red, tian, di
+                )
                 out[O_VALUE] = tun * fan
                 out[O_SEED] = seed
                 out[O_HUXI] = h
@@ -246,29 +273,8 @@ def _consider(rules, best2, hbase, red_base, xreal, xmin, m_bit, tian, di, xk, o
     return changed
 
 
-@kernel(inline="always")
-def _upgrade_delta(values, up, how, kind):
-    """胡息 gained when the winning card joins the table group ``up`` of its kind.
-
-    -1 when it cannot: 啸 -> 倾 on one's own flip, 啸 -> 跑 on another's card, 碰 -> 跑 on
-    any flipped card (never on a discard, rule 11 「有人摸到该张」).
-    """
-    if kind < 0 or kind >= WANG:
-        return -1
-    size = kind // 10
-    if up == T_XIAO or up == T_CHOUXIAO:
-        if how == HOW_SELF:
-            return values[QING, size] - values[XIAO, size]
-        if how == HOW_DISCARD or how == HOW_FLIP:
-            return values[PAO, size] - values[XIAO, size]
-    elif up == T_PENG:
-        if how == HOW_SELF or how == HOW_FLIP:
-            return values[PAO, size] - values[PENG, size]
-    return -1
-
-
 @kernel(refcount=False)
-def _can_win(rules, values, wvx0, counts, kings, ntab, th, cand, how, up, ws, best2):
+def can_win(rules, values, wvx0, counts, kings, ntab, th, cand, how, up, ws, best2):
     """Whether the cards win with ``cand`` arriving ``how`` (no scoring; 醒 untracked).
 
     ``up``: the type of the winner's table group of the card's kind (0 none). A 王 holder
@@ -281,13 +287,16 @@ def _can_win(rules, values, wvx0, counts, kings, ntab, th, cand, how, up, ws, be
     cself = 1 if how == HOW_SELF or how == HOW_TIANHU else 0
     forced_qing = how == HOW_SELF and (up == T_XIAO or up == T_CHOUXIAO)
     if not forced_qing:
-        _evaluate_core(counts, kings, need, cand, cself, 1, -1, values, wvx0, best2, ws)
+        _evaluate_core(
+            counts, kings, need, cand, cself, np.int64(1), np.int64(-1), values, wvx0, best2, ws
+        )
         for j in range(best2.shape[0]):
             if best2[j, 0] >= 0 and best2[j, 0] >= floor:
                 return True
     dh = _upgrade_delta(values, up, how, cand)
     if dh >= 0:
-        _evaluate_core(counts, kings, need, -1, 1, 1, -1, values, wvx0, best2, ws)
+        _evaluate_core(counts, kings, need, np.int64(-1), np.int64(1), np.int64(1), np.int64(-1),
+                       values, wvx0, best2, ws)  # fmt: skip
         for j in range(best2.shape[0]):
             if best2[j, 0] >= 0 and best2[j, 0] >= floor - dh:
                 return True
@@ -320,29 +329,18 @@ def _score_win(
     any kind the winner chooses (``xk_any``, a 王 醒 card) with at least ``xmin`` 王
     standing for it (1 when the 醒 card is a 王 in his own hand).
 
-    Makes its own work arrays; the game loop calls :func:`_score_win_into` with the
+    Makes its own work arrays; the game loop calls :func:`score_win_into` with the
     match's (:func:`score_scratch`).
     """
     sq, wvx, gcounts = score_scratch()
-    _score_win_into(
+    score_win_into(
         rules, _values(rules), counts, kings, ntab, th, tr, tcnt, cand, how, up, di,
         xk_fixed, xk_any, xmin, ws, out, sq, wvx, gcounts,
     )  # fmt: skip
 
 
-@kernel
-def score_scratch():
-    """Work arrays of :func:`_score_win_into`: ``(sq, wvx, gcounts)``, int64 ``(4, 5, 5)``,
-    ``(5, 5, 5)`` and ``(20,)`` (made once per match by the game loop).
-    """
-    sq = np.zeros((4, MAX_KINGS + 1, MAX_KINGS + 1), np.int64)
-    wvx = np.zeros((5, 5, 5), np.int64)
-    gcounts = np.zeros(20, np.int64)
-    return sq, wvx, gcounts
-
-
 @kernel(refcount=False)
-def _score_win_into(
+def score_win_into(
     rules,
     values,
     counts,
@@ -364,8 +362,8 @@ def _score_win_into(
     wvx,
     gcounts,
 ):
-    """:func:`_score_win` with the 胡息 table ``values`` (:func:`_values`) and the work
-    arrays of :func:`score_scratch` given (``gcounts`` all zero, and left so).
+    """:func:`_score_win` with the 胡息 table ``values`` (``packed_values``) and the
+    work arrays of ``score_scratch`` (engine.zipai.huxi) given (``gcounts`` all zero, and left so).
     """
     need = 5 - ntab
     for i in range(N_OUT):
@@ -406,12 +404,15 @@ def _score_win_into(
         if xk >= 0:
             xreal = counts[xk] + tcnt[xk] + (1 if cand == xk else 0)
         if not forced_qing:
-            _evaluate_core(counts, kings, need, cand, cself, 1, xk, values, wvx, best2, ws)
+            _evaluate_core(
+                counts, kings, need, cand, cself, np.int64(1), xk, values, wvx, best2, ws
+            )
             if _consider(rules, best2, th, red_base, xreal, xmin, m_bit, tian, di, xk, out):
                 out[O_SHAPE] = 0
                 out[O_UPGRADE] = 0
         if dh >= 0:
-            _evaluate_core(counts, kings, need, -1, 1, 1, xk, values, wvx, best2, ws)
+            _evaluate_core(counts, kings, need, np.int64(-1), np.int64(1), np.int64(1), xk, values,
+                           wvx, best2, ws)  # fmt: skip
             if _consider(rules, best2, th + dh, red_base, xreal, xmin, m_bit, tian, di, xk, out):
                 out[O_SHAPE] = 0
                 out[O_UPGRADE] = 1
@@ -419,14 +420,16 @@ def _score_win_into(
             continue
         for L in range(1, min(kings, 3) + 1):
             pair_ok = 0 if L == 1 else 1
-            _evaluate_core(counts, kings - L, need - 1, -1, 1, pair_ok, xk, values, wvx, rest, ws)
+            _evaluate_core(counts, kings - L, need - 1, np.int64(-1), np.int64(1), pair_ok, xk,
+                           values, wvx, rest, ws)  # fmt: skip
             if cand == WANG:
                 for r in range(MAX_KINGS + 1):
                     for x in range(MAX_KINGS + 1):
                         grp[r, x] = wvx[L + 1, r, x] if L + 1 <= 4 else -1
             else:
                 gcounts[cand] = 1
-                _evaluate_core(gcounts, L, 1, -1, 1, 1, xk, values, wvx, grp, ws)
+                _evaluate_core(gcounts, L, np.int64(1), np.int64(-1), np.int64(1), np.int64(1), xk,
+                               values, wvx, grp, ws)  # fmt: skip
                 gcounts[cand] = 0
             for a in range(MAX_KINGS + 1):
                 for b in range(MAX_KINGS + 1):
@@ -453,8 +456,8 @@ def _score_win_into(
                 out[O_UPGRADE] = 0
 
 
-@kernel(inline="always")
-def _xing_kind(rules, win_card, flip_card):
+@kernel
+def xing_kind(rules, win_card, flip_card):
     """The 醒 kind (rule 21): ``(xk, any, xmin)``.
 
     跟醒: the winning card; 翻醒: the card turned up after the win (``flip_card``, the
@@ -481,7 +484,7 @@ def _xing_kind(rules, win_card, flip_card):
 
 
 @kernel(refcount=False)
-def _pay_win(rules, seats, active, winner, how, feeder, value, xing, fan, zx, delta):
+def pay_win(rules, seats, active, winner, how, feeder, value, xing, fan, zx, delta):
     """Payments of a win into ``delta (4,)``; returns ``(capped, zuoxing_money)``.
 
     自摸, 天胡 and a win on another player's flipped card: every other active seat pays
@@ -523,7 +526,7 @@ def _pay_win(rules, seats, active, winner, how, feeder, value, xing, fan, zx, de
 
 
 @kernel(refcount=False)
-def _pay_huangzhuang(rules, seats, active, dealer, kings, delta, money):
+def pay_huangzhuang(rules, seats, active, dealer, kings, delta, money):
     """黄庄 王 payments (rule 24) into ``delta`` and ``money`` (both (4,)).
 
     Pairwise (default): for every pair of active seats, the one with more 王 pays
@@ -566,3 +569,72 @@ def _pay_huangzhuang(rules, seats, active, dealer, kings, delta, money):
                         rem -= 1
     for s in range(4):
         delta[s] = money[s]
+
+
+_METHOD_BITS = np.array(
+    [P_ZIMO, P_WANGDIAO, P_WANGDIAOWANG, P_WANGCHUANG, P_WANGCHUANGWANG, P_WANGZHA, P_WANGZHAWANG],
+    np.int64,
+)
+"""The win method's pattern bits (自摸, or the 王 shape that replaces it): at most one."""
+
+
+@kernel
+def settle_row(rules, row):
+    """A recorded deal paid again under the packed ``rules`` (re-scoring,
+    engine.play.zipai.rescore), in place: the reading (胡息, 醒 before 双醒, red cards,
+    win method, 天胡 / 地胡) is the record's, which no payout option moves; the 番 and the
+    colour flag by :func:`_fan`, 囤 and the value, and the payments by :func:`pay_win`,
+    or on a 黄庄 by :func:`pay_huangzhuang` from the 王 each seat held, as in play.
+    """
+    seats = rules[Z.Z_SEATS]
+    x = row[abi.C_EXTRA :]
+    zx = x[X_ZUOXING]
+    active = np.zeros(4, np.int64)
+    for s in range(seats):
+        active[s] = 1 if s != zx else 0
+    delta = np.zeros(4, np.int64)
+    winner = row[abi.C_WINNER]
+    if winner < 0:
+        kings = np.zeros(4, np.int64)
+        held = x[X_WANG_HELD]
+        for s in range(seats):
+            kings[s] = (held // 10**s) % 10
+        money = np.zeros(4, np.int64)
+        pay_huangzhuang(rules, seats, active, row[abi.C_DEALER], kings, delta, money)
+        for s in range(4):
+            row[abi.C_DELTA + s] = delta[s]
+            x[X_WANG_MONEY + s] = delta[s]
+        return
+    bits = (row[abi.C_PAT_LO] & 0x7FFFFFFF) | ((row[abi.C_PAT_HI] & 0x7FFFFFFF) << 31)
+    m_bit = -1
+    for b in _METHOD_BITS:
+        if (bits >> b) & 1:
+            m_bit = b
+    tian = (bits >> P_TIANHU) & 1 == 1
+    di = (bits >> P_DIHU) & 1 == 1
+    fan, bits = _fan(rules, rules, np.int64(Z_F), rules[Z.Z_FAN_ADD], m_bit, x[X_RED], tian, di)
+    xraw = x[X_XING_RAW]
+    xing = 2 * xraw if rules[Z.Z_SHUANGXING] else xraw
+    tun = x[X_HUXI] + rules[Z.Z_TUN_PER_XING] * xing
+    value = tun * fan
+    wt = row[abi.C_WIN_TYPE]
+    if wt == abi.WIN_INSTANT:
+        how = HOW_TIANHU
+    elif wt != abi.WIN_DISCARD:
+        how = HOW_SELF
+    elif x[X_ON_FLIP] == 1:
+        how = HOW_FLIP
+    else:
+        how = HOW_DISCARD
+    capped, zm = pay_win(rules, seats, active, winner, how, row[abi.C_DISCARDER], value, xing, fan,
+                          zx, delta)  # fmt: skip
+    row[abi.C_VALUE] = value
+    row[abi.C_PAT_LO] = bits & 0x7FFFFFFF
+    row[abi.C_PAT_HI] = (bits >> 31) & 0x7FFFFFFF
+    for s in range(4):
+        row[abi.C_DELTA + s] = delta[s]
+    x[X_XING] = xing
+    x[X_TUN] = tun
+    x[X_FAN] = fan
+    x[X_CAPPED] = capped
+    x[X_ZUOXING_MONEY] = zm

@@ -85,7 +85,7 @@ def score_win(
     """
     from engine.zipai.huxi import _workspace
 
-    from ._kernels import N_OUT, _score_win, _xing_kind
+    from ._kernels import N_OUT, _score_win, xing_kind
 
     packed = variant.pack(rules)
     seats = variant.n_players(rules)
@@ -103,7 +103,7 @@ def score_win(
         )
     flip_card = _xing_card(rules, tianhu, xing_card, cand, last, notes)
     base = cand if not tianhu else flip_card
-    xk, xany, xmin = _xing_kind(packed, base, flip_card)
+    xk, xany, xmin = xing_kind(packed, base, flip_card)
     if tianhu and rules["xing"] == "gen" and base == 20:
         xmin = 1
     up = int(alike[cand]) if 0 <= cand < 20 else 0
@@ -234,7 +234,7 @@ def _xing_card(rules, tianhu, xing_card, cand, last, notes) -> int:
 
 def _result(variant, packed, seats, zx, seat, how, feeder, out, notes) -> dict:
     """The :func:`score_win` dictionary of the scorer's ``out`` and the payments."""
-    from ._kernels import O_BITS, O_FAN, O_HUXI, O_RED, O_SHAPE, O_TUN, O_VALUE, O_XING, _pay_win
+    from ._kernels import O_BITS, O_FAN, O_HUXI, O_RED, O_SHAPE, O_TUN, O_VALUE, O_XING, pay_win
 
     result = {
         "complete": bool(out[O_VALUE] >= 0),
@@ -255,7 +255,7 @@ def _result(variant, packed, seats, zx, seat, how, feeder, out, notes) -> dict:
         return result
     active = np.array([1 if s != zx and s < seats else 0 for s in range(4)], np.int64)
     delta = np.zeros(4, np.int64)
-    capped, zm = _pay_win(
+    capped, zm = pay_win(
         packed, seats, active, seat, how, feeder, out[O_VALUE], out[O_XING], out[O_FAN], zx, delta
     )
     bits = int(out[O_BITS])

@@ -22,7 +22,7 @@ from engine.mahjong import params as bot_layout
 from .._base import RuleOption, Variant
 from .._mahjong import engine_rules
 from .._registry import register
-from .._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
+from .._scoring import melds8, pattern_names, settle_hand, win_context
 from . import _kernels as K
 
 OPTIONS = (
@@ -96,18 +96,6 @@ def score_hand(rules, counts, wilds, melds, win_kind, win_type, seat, dealer, st
     return out
 
 
-def recompute(rules, frame) -> dict:
-    """The value and the payments from the pattern flags (the conformance check)."""
-    r = RecordView(frame, 4)
-    value = np.full(r.n, rules["pay_base"], np.int64)
-    for p in PATTERNS:
-        value = np.where(r.pat(p.name), value * p.value, value)
-    value = np.where(r.won, value, 0)
-    discard = r.is_type("discard")
-    paid = np.where(discard[:, None], r.one(r.discarder, value), r.others(value))
-    return {"value": value, **r.deltas(paid)}
-
-
 VARIANT = register(
     Variant(
         name="tiny",
@@ -128,7 +116,6 @@ VARIANT = register(
         kernel_id=K.KERNEL_ID,
         hooks=K,
         score_hand=score_hand,
-        recompute=recompute,
         bot_params=bot_params,
         bot_targets=dict(flush=("qingyise",), triplets=("pengpeng",)),
     )

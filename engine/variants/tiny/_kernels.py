@@ -12,6 +12,7 @@ import numpy as np
 from engine.jit.njit import kernel
 from engine.mahjong.layout import RULES, WIN_DISCARD, X_DISCARDER, X_WIN_TYPE, X_WINNER
 from engine.mahjong.patterns import suit_mask, triplets_only_distance
+from engine.mahjong.settlement import row_context
 
 from .._base import Pattern, big_mask, pattern_bits
 
@@ -79,3 +80,11 @@ def settle(rules, ctx, pay, bits, players, delta, extra):
             delta[q] += pay[p, q]
             delta[p] -= pay[p, q]
     return amount
+
+
+@kernel
+def restore(rules, ctx, pay, row):
+    """What :func:`settle` reads, from a record row (re-scoring): the deal's slots and
+    its pattern bits, which no payout option moves.
+    """
+    return row_context(ctx, row)

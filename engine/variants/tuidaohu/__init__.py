@@ -42,7 +42,7 @@ The strong policy
 ``strong`` plays each discard for expected points. For every tile it could throw it
 measures the distance of what is left to a plain hand and to each target (清一色, 混一色, 对对胡,
 七对), the ukeire of the closest, and turns them into points with tables fitted from the
-engine's own play (``mjlab fit``, committed in ``engine/botdata/tuidaohu/strong.json``):
+engine's own play (``mjlab fit``, committed in ``engine/variants/tuidaohu/strong.json``):
 the chance to win from that distance, ukeire and live tiles, and what each kind of win
 brings under this variant's scoring, dealer or not, plus the stake a seat loses when
 someone else wins. Wins are self-drawn only (unless ``dianpao``), so the threats it
@@ -73,7 +73,7 @@ from engine.mahjong import params as bot_layout
 from .._base import RuleOption, Variant
 from .._mahjong import engine_rules, strong_defaults
 from .._registry import register
-from .._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
+from .._scoring import melds8, pattern_names, settle_hand, win_context
 from . import _kernels as K
 
 GHOSTS = ("none", "baiban", "fan", "shuang")
@@ -257,31 +257,8 @@ OPTIONS = (
 PATTERNS = K.PATTERNS
 """The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
 
-EXTRAS = (
-    "horses",
-    "horse_hits",
-    "kongs",
-    "kong_money_0",
-    "kong_money_1",
-    "kong_money_2",
-    "kong_money_3",
-    "horse_money_0",
-    "horse_money_1",
-    "horse_money_2",
-    "horse_money_3",
-    "kong_tally_0",
-    "kong_tally_1",
-    "kong_tally_2",
-    "kong_tally_3",
-    "horse_tiles",
-    "kong_feeder",
-)
-"""Extra columns: horses drawn and those naming the winner, kongs of the deal, each
-seat's net kong and horse money; the scoring inputs a re-score reads: each seat's kongs
-(``kong_tally_s``: 补杠 in bits 0..2, 暗杠 in 3..5, and in 6 + 3 (k - 1) the 明杠 made on
-a discard of seat (s + k) % 4), the horse tiles by class (``horse_tiles``: 4 bits per
-class, 1 5 9 东 / 2 6 南 / 3 7 西 / 4 8 北 / 中 / 发 / 白) and the seat that fed the 明杠
-before a 杠上开花 (``kong_feeder``, -1 none)."""
+EXTRAS = K.EXTRAS
+"""The extra record columns, in index order (declared with the kernels that write them)."""
 
 
 VALUE_BOT = dict(flush=3, pairs=3, triplets=2)
@@ -302,9 +279,14 @@ BOT_TARGETS = dict(flush=("qingyise",), half=("hunyise",), triplets=("sianke",),
 def bot_params(policy, rules) -> dict:
     """Default bot parameters of ``policy`` (the value bot's target bonuses)."""
     if policy == "strong":
+        # kong money from the run's payout table: 暗杠 and 补杠 from each other seat, 放杠
+        # from the feeder alone (what feeding one costs)
+        others = 3.0
         return strong_defaults(
-            kong_an=6.0, kong_add=3.0, kong_ming=3.0, feed_kong=3.0, rob=3.0, kong_hold=0.0
-        )
+            kong_an=others * rules["pay_angang"], kong_add=others * rules["pay_bugang"],
+            kong_ming=float(rules["pay_fanggang"]), feed_kong=float(rules["pay_fanggang"]),
+            rob=3.0, kong_hold=0.0,
+        )  # fmt: skip
     return dict(VALUE_BOT, kong_slack=VALUE_BOT_KONG_SLACK) if policy == "value" else {}
 
 
@@ -438,137 +420,11 @@ def exact_tianhu(rules) -> dict:
     return out
 
 
-def _kong_money(rules, tally, n):
-    """Kong money of the deals with kongs: ``(net[q], horse[p])`` per seat from the tallies
-    and the horses naming each seat ``n[q]``: what the dealer's horses move for a seat p
-    is ``sum_q n[q] (K[q][p] - K[p][q])`` over the kong money K (the dealer's own row is
-    the caller's).
-    """
-    fang = rules["pay_fanggang"]
-    each = [
-        rules["pay_bugang"] * (t & 7) + rules["pay_angang"] * ((t >> K.TALLY_ANGANG) & 7)
-        for t in tally
-    ]
-    ming = [
-        [None] + [(t >> (K.TALLY_FANGGANG + 3 * (k - 1))) & 7 for k in (1, 2, 3)] for t in tally
-    ]
-    every = each[0] + each[1] + each[2] + each[3]
-    net = []
-    for q in range(4):
-        fin = ming[q][1] + ming[q][2] + ming[q][3]
-        fout = ming[(q - 1) % 4][1] + ming[(q - 2) % 4][2] + ming[(q - 3) % 4][3]
-        net.append(4 * each[q] - every + fang * (fin - fout))
-    if n is None:
-        return net, None
-    total = n[0] + n[1] + n[2] + n[3]
-    spread = n[0] * each[0] + n[1] * each[1] + n[2] * each[2] + n[3] * each[3]
-    horse = []
-    for p in range(4):
-        ming_in = sum(n[(p + k) % 4] * ming[p][k] for k in (1, 2, 3))
-        ming_out = sum(n[(p - k) % 4] * ming[(p - k) % 4][k] for k in (1, 2, 3))
-        horse.append(each[p] * total - spread + fang * (ming_in - ming_out))
-    return net, horse
-
-
-def recompute(rules, frame) -> dict:
-    """The record columns that the pattern flags and the scoring inputs fix (the
-    conformance check, and the re-score under payout options).
-
-    ``pat_wugui`` (no 鬼 held, under no_ghost_double with 鬼 in play); ``value`` = 底 ×
-    自摸 factor (not a discard win) × the largest 大胡 multiplier × 无鬼 factor; the win
-    money: a discard is paid by the discarder, a robbed kong by the kong player
-    (``pay_qianggang`` shares), a 杠上开花 after a 放杠 by its feeder (``kong_feeder``,
-    ``pay_gangbao`` shares), else by each other seat; the kong money from the tallies
-    (void on a draw under huangzhuang_huanggang); the horses from ``horse_tiles`` under
-    horse_map: the dealer's copy the hit seats' transfers (win and kong money), the
-    winner's add each payer's win money again, ``pay_horse`` times; every delta is the
-    sum.
-    """
-    r = RecordView(frame, 4)
-    i32 = np.int32
-
-    def col(name):
-        return frame[name].to_numpy().astype(i32, copy=False)
-
-    mult = np.ones(r.n, i32)
-    for name in _BIG:
-        mult = np.where(r.pat(name), np.maximum(mult, rules[f"pay_{name}"]), mult)
-    wugui = r.won & (col("wilds_in_hand") == 0)
-    wugui &= bool(rules["no_ghost_double"]) and rules["ghost"] != "none"
-    discard = r.is_type("discard")
-    amount = rules["pay_base"] * np.where(discard, 1, rules["pay_zimo"]).astype(i32) * mult
-    amount = amount * np.where(wugui, rules["pay_wugui"], 1).astype(i32)
-    value = np.where(r.won, amount, 0).astype(i32)
-    # win money: win[p] is what seat p pays the winner
-    winner = r.winner.astype(i32)
-    feeder = col("kong_feeder")
-    rob = r.is_type("rob_kong")
-    fed = r.is_type("kong_draw") & (feeder >= 0)
-    plain = r.won & ~discard & ~rob & ~fed
-    payer = np.where(fed, feeder, r.discarder.astype(i32))
-    share = np.where(rob, rules["pay_qianggang"], rules["pay_gangbao"]).astype(i32) * value
-    share = np.where(discard, value, share)
-    is_winner = [winner == q for q in range(4)]
-    win = [
-        np.where(plain, np.where(is_winner[q], 0, value), np.where(payer == q, share, 0))
-        for q in range(4)
-    ]
-    won_total = win[0] + win[1] + win[2] + win[3]
-    win_net = [np.where(is_winner[q], won_total, 0) - win[q] for q in range(4)]
-    # horses: counts by the seat offset they name, under the map
-    tiles = col("horse_tiles")
-    cls = [(tiles >> (K.HORSE_CLASS_BITS * c)) & 15 for c in range(7)]
-    off = list(cls[:4])
-    for dragon, (seed_off, mil_off) in zip((4, 5, 6), ((0, 1), (1, 2), (2, 3)), strict=True):
-        o = seed_off if rules["horse_map"] == "seed" else mil_off
-        off[o] = off[o] + cls[dragon]
-    times = rules["pay_horse"]
-    dealer_horses = not rules["horses"].startswith("winner:")
-    d = r.dealer
-    if dealer_horses:
-        # n[q]: the dealer's horses naming seat q
-        n = [np.choose((q - d) % 4, off) for q in range(4)]
-        hits = np.where(r.won, np.choose(np.maximum(winner, 0), n), 0).astype(i32)
-        wsum = n[0] * win[0] + n[1] * win[1] + n[2] * win[2] + n[3] * win[3]
-        horse = [np.where(is_winner[p], wsum, -hits * win[p]) for p in range(4)]
-    else:
-        # the winner's horses: each hit, every payer pays his win money again
-        n = None
-        hits = np.where(r.won, off[0], 0).astype(i32)
-        horse = [hits * win_net[q] for q in range(4)]
-    # kong money, on the deals with kongs (void on a draw under 荒庄荒杠)
-    tally = [col(f"kong_tally_{q}") for q in range(4)]
-    any_kong = (tally[0] | tally[1] | tally[2] | tally[3]) != 0
-    if rules["huangzhuang_huanggang"]:
-        any_kong &= r.won
-    rows = np.flatnonzero(any_kong)
-    kong_net = [np.zeros(r.n, i32) for _ in range(4)]
-    sub_n = None if n is None else [x[rows] for x in n]
-    k_net, k_horse = _kong_money(rules, [t[rows] for t in tally], sub_n)
-    for q in range(4):
-        kong_net[q][rows] = k_net[q]
-        if k_horse is not None:
-            horse[q][rows] += k_horse[q]
-    if dealer_horses:
-        for p in range(4):
-            horse[p] = np.where(d == p, 0, horse[p])
-        dealer_net = -(horse[0] + horse[1] + horse[2] + horse[3])
-        horse = [np.where(d == p, dealer_net, horse[p]) for p in range(4)]
-    out = {"value": value, "horse_hits": hits, "pat_wugui": wugui}
-    for q in range(4):
-        h = times * horse[q]
-        out[f"kong_money_{q}"] = kong_net[q]
-        out[f"horse_money_{q}"] = h
-        out[f"delta_{q}"] = kong_net[q] + win_net[q] + h
-    return out
-
-
 VARIANT = register(
     Variant(
         name="tuidaohu",
         long_name="广东推倒胡 Guangdong push-down (买马)",
         # its bonuses are constants, not the payout options: its re-scores are exact
-        value_blind=("random", "efficiency", "value"),
         version=2,
         family="mahjong",
         bot_layout=bot_layout,
@@ -585,7 +441,6 @@ VARIANT = register(
         score_hand=score_hand,
         score_flags=("tianhu", "gangkai", "qianggang", "fanggang", "sigui"),
         exact=exact_tianhu,
-        recompute=recompute,
         bot_params=bot_params,
         bot_targets=BOT_TARGETS,
         payout_pattern=PAYOUT_PATTERN,

@@ -13,10 +13,13 @@ import numpy as np
 
 from engine.jit.njit import kernel
 from engine.mahjong.layout import (
+    C_EXTRA,
+    C_WILDS,
     CTX,
     M_ADDKONG,
     M_ANKONG,
     M_KONG,
+    R_PLAYERS,
     RULES,
     WIN_DISCARD,
     WIN_INSTANT,
@@ -42,9 +45,10 @@ from engine.mahjong.patterns import (
     suit_mask,
     triplets_only_distance,
 )
+from engine.mahjong.settlement import row_context
 
 from ...hand._kernels import _orphans, _pairs_formula
-from .._base import Pattern, big_mask, pattern_bits
+from .._base import Extra, Pattern, big_mask, extra_index, pattern_bits
 
 # ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
 PATTERNS = (
@@ -135,15 +139,24 @@ T_BIG = PAY.block("big", N_PATTERNS)
 """One slot per pattern bit: the multiplier of each 大胡 (2; 大胡 never stack, the largest
 counts), 1 for the other patterns."""
 
-# extra record columns (order = engine.variants.tuidaohu.EXTRAS)
-E_HORSES = 0
-E_HORSE_HITS = 1
-E_KONGS = 2
-E_KONG_MONEY = 3  # 3..6
-E_HORSE_MONEY = 7  # 7..10
-E_KONG_TALLY = 11  # 11..14 each seat's kongs, packed (TALLY_*)
-E_HORSE_TILES = 15
-E_KONG_FEEDER = 16
+# ---- the extra record columns: one declaration each (index = place) -------------------
+EXTRAS = (
+    Extra("horses", doc="Horses drawn (买马)."),
+    Extra("horse_hits", doc="Horses naming the winner."),
+    Extra("kongs", doc="Kongs made in the deal."),
+    Extra("kong_money", 4, "Each seat's net kong money."),
+    Extra("horse_money", 4, "Each seat's net horse money."),
+    Extra("kong_tally", 4, "A re-score's input: each seat's kongs (补杠 in bits 0..2, 暗杠 "
+          "in 3..5, and in 6 + 3 (k - 1) the 明杠 made on a discard of seat (s + k) % 4)."),
+    Extra("horse_tiles", doc="A re-score's input: the horse tiles by class (4 bits per "
+          "class, 1 5 9 东 / 2 6 南 / 3 7 西 / 4 8 北 / 中 / 发 / 白)."),
+    Extra("kong_feeder", doc="A re-score's input: the seat that fed the 明杠 before a "
+          "杠上开花 (-1 none)."),
+)  # fmt: skip
+"""The extra record columns, in index order (the ``E_*`` indices below are read from here,
+in this order: tests/engine/variants/test_extras.py checks each name against its extra)."""
+(E_HORSES, E_HORSE_HITS, E_KONGS, E_KONG_MONEY, E_HORSE_MONEY, E_KONG_TALLY, E_HORSE_TILES,
+ E_KONG_FEEDER) = extra_index(EXTRAS).values()  # fmt: skip
 
 # ---- the kong tally of a seat (3 bits a field) and the horse tiles (4 bits a class) ----
 TALLY_BUGANG = 0
@@ -226,9 +239,9 @@ def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
             bits |= 1 << P_SIANKE
     if count_kongs(melds, nmeld) == 4:
         bits |= 1 << P_SHIBALUOHAN
-    if forced_groups(h, w, sets, tab, melds, nmeld, _DRAGONS, 3, -1):
+    if forced_groups(h, w, sets, tab, melds, nmeld, _DRAGONS, np.int64(3), np.int64(-1)):
         bits |= 1 << P_DASANYUAN
-    if forced_groups(h, w, sets, tab, melds, nmeld, _WINDS, 4, -1):
+    if forced_groups(h, w, sets, tab, melds, nmeld, _WINDS, np.int64(4), np.int64(-1)):
         bits |= 1 << P_DASIXI
     else:
         trip = np.empty(3, np.int64)
@@ -238,7 +251,7 @@ def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
                 if i != pair:
                     trip[j] = _WINDS[i]
                     j += 1
-            if forced_groups(h, w, sets, tab, melds, nmeld, trip, 3, _WINDS[pair]):
+            if forced_groups(h, w, sets, tab, melds, nmeld, trip, np.int64(3), _WINDS[pair]):
                 bits |= 1 << P_XIAOSIXI
                 break
     wt = ctx[X_WIN_TYPE]
@@ -248,9 +261,15 @@ def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
         bits |= 1 << P_QIANGGANG
     if wt == WIN_INSTANT:
         bits |= 1 << P_SIGUI
-    if rules[T_NO_GHOST_DOUBLE] == 1 and ctx[X_WILD0] >= 0 and w == 0:
+    if wugui(rules, ctx[X_WILD0] >= 0, w):
         bits |= 1 << P_WUGUI
     return bits
+
+
+@kernel(inline="always")
+def wugui(rules, ghosts, w):
+    """无鬼 under no_ghost_double: 鬼 are in play and the winning hand holds none."""
+    return rules[T_NO_GHOST_DOUBLE] == 1 and ghosts and w == 0
 
 
 @kernel(inline="always")
@@ -385,3 +404,41 @@ def settle(rules, ctx, pay, bits, players, delta, extra):
         ctx[X_KONG_FROM] if winner >= 0 and ctx[X_WIN_TYPE] == WIN_KONG_DRAW else -1
     )
     return amount
+
+
+_HORSE_OF_CLASS = np.array([0, 1, 2, 3, 33, 32, 31], np.int64)
+"""A horse tile of each horse_tiles class (:func:`horse_class` of it is the class)."""
+
+
+@kernel(refcount=False)
+def restore(rules, ctx, pay, row):
+    """What :func:`settle` reads, from a record row (re-scoring): the deal's slots, the
+    kong money of each recorded kong paid again by :func:`on_kong`, the horse tiles (one
+    of each recorded class: a horse pays by its class), the 杠爆 feeder, and the pattern
+    bits with 无鬼 set again under the packed no_ghost_double.
+    """
+    bits = row_context(ctx, row)
+    players = rules[R_PLAYERS]
+    x = row[C_EXTRA:]
+    ctx[X_KONGS] = x[E_KONGS]
+    ctx[X_KONG_FROM] = x[E_KONG_FEEDER]
+    tiles = x[E_HORSE_TILES]
+    n = 0
+    for c in range(7):
+        for _ in range((tiles >> (HORSE_CLASS_BITS * c)) & 15):
+            ctx[X_HORSE + n] = _HORSE_OF_CLASS[c]
+            n += 1
+    ctx[X_NHORSE] = n
+    for s in range(players):
+        t = x[E_KONG_TALLY + s]
+        for _ in range((t >> TALLY_BUGANG) & 7):
+            on_kong(rules, ctx, pay, s, np.int64(M_ADDKONG), np.int64(-1), players)
+        for _ in range((t >> TALLY_ANGANG) & 7):
+            on_kong(rules, ctx, pay, s, np.int64(M_ANKONG), np.int64(-1), players)
+        for k in range(1, 4):
+            for _ in range((t >> (TALLY_FANGGANG + 3 * (k - 1))) & 7):
+                on_kong(rules, ctx, pay, s, np.int64(M_KONG), (s + k) % players, players)
+    bits &= ~(np.int64(1) << P_WUGUI)
+    if ctx[X_WINNER] >= 0 and wugui(rules, rules[T_GHOST] != 0, row[C_WILDS]):
+        bits |= 1 << P_WUGUI
+    return bits

@@ -49,9 +49,9 @@ which complete hands may be declared. An 8-台 value or the 无财 rule can chan
 reading is paid only between a 全字牌 reading and a 混一色 one of the same hand; the
 records keep the other one (``alt_tai``, ``score_in``), so a re-score chooses as play
 would. A re-score cannot change who won or from whom: ``min_tai``, ``seven_pairs``, the
-财神 options, ``reserve`` and ``pass_lock`` are play options (simulate them). The bots
-do not read the payout table (``value`` plays fixed target bonuses, ``strong`` its
-fitted tables).
+财神 options, ``reserve`` and ``pass_lock`` are play options (simulate them). ``value``
+and ``strong`` read the payout table (engine.runs.adapt re-prices their target bonuses
+and win values under a run's payouts), so their records re-score to a first-order answer.
 
 The strong policy
 -----------------
@@ -59,7 +59,7 @@ The strong policy
 measures the distance of what is left to a plain hand and to each target (清一色, 混一色, 对对胡,
 七对 where allowed), the ukeire of the closest, and turns them into points with tables
 fitted from the engine's own play (``mjlab fit``, committed in
-``engine/botdata/zhuji/strong.json``): the chance to win from that distance, ukeire and
+``engine/variants/zhuji/strong.json``): the chance to win from that distance, ukeire and
 live tiles, and what each kind of win brings under this variant's scoring, dealer or
 not, plus the stake a seat loses when someone else wins. Against that it weighs, per
 opponent, a logistic danger model of the chance that the tile is won on now (his melds
@@ -69,12 +69,16 @@ the 台, and the chance of being robbed of a 补杠: it folds to safe tiles when
 worth less than the danger. 碰, 吃 and kongs are taken when the hand is worth more after
 them (with tuned biases). Its scalar weights are tuned by self-play against ``value``
 (``mjlab tune zhuji --policy strong``).
-It does not: search beyond the current decision, read an opponent's hand value or pace
-beyond the fitted features (his latest three discards and his first six are all it reads
-of their order), plan several discards ahead (a target counts only through its
-distance); the 3-台 minimum enters only through the fitted win chances and the weight of
-the plain-only chance (``mult.0``): it does not count the 台 a hand already holds from
-honor triplets or 财神, and it never throws a 财神 away for 无财.
+The 3-台 minimum: it counts the 台 its hand holds toward the minimum (each honor triplet
+melded or concealed, 东 2 and a dragon 1, and 三财神's 2 at three 财神: ``strong.min_tai``,
+``strong.honor_tai``, ``strong.wild_tai``, derived from the rules) and weighs the plain-only
+chance to win by a fitted factor that falls with each 台 still missing
+(``strong.legal``), so a 碰 of 中 or 东 is worth its 台; a kong's replacement draw is
+worth a round of draws (``strong.kong_tempo``). It does not: search beyond the current
+decision, read an opponent's hand value or pace beyond the fitted features (his latest
+three discards and his first six are all it reads of their order), plan several discards
+ahead (a target counts only through its distance), count the 台 a 财神 could make of an
+honor pair, or throw a 财神 away for 无财.
 """
 
 from __future__ import annotations
@@ -92,7 +96,7 @@ from ...errors import UsageError
 from .._base import RuleOption, Variant
 from .._mahjong import engine_rules, strong_defaults
 from .._registry import register
-from .._scoring import RecordView, melds8, pattern_names, settle_hand, win_context
+from .._scoring import melds8, pattern_names, settle_hand, win_context
 from . import _kernels as K
 
 
@@ -234,15 +238,8 @@ OPTIONS = (
 PATTERNS = K.PATTERNS
 """The scoring patterns, in bit order (declared with their detectors in the kernel module)."""
 
-EXTRAS = ("kongs", "tai_ordinary", "refused", "alt_tai", "score_in")
-"""Extra record columns: kongs made; the ordinary 台 (without the 8-台 specials) of the
-reading paid, the one whose pattern flags the record carries (the best declarable reading:
-most value, then most ordinary 台); complete hands refused during the deal for want of
-台; and the inputs of a re-score: ``alt_tai``, the ordinary 台 of the best declarable
-reading of the other kind (全字牌 if the one paid is not, else not; -1 when there is
-none: the only readings whose order an 8-台 value or the 无财 rule can change), and
-``score_in``, its pattern bits (0-15), whether it was found first (bit 16) and whether
-the winner's 财神 can all stand for their own kinds (bit 17, 无财 under wucai=guiwei)."""
+EXTRAS = K.EXTRAS
+"""The extra record columns, in index order (declared with the kernels that write them)."""
 
 BONUS = dict(flush=20, half=8, triplets=8)
 """Value-bot target bonuses in quarter tiles: 清一色 (3 台, legal on its own) weighs five
@@ -285,8 +282,20 @@ BOT_TARGETS = dict(flush=("qingyise",), half=("hunyise",), triplets=("duiduihu",
 def bot_params(policy, rules) -> dict:
     """Default bot parameters of ``policy`` (the value bot's target bonuses)."""
     if policy == "strong":
-        return strong_defaults()
+        return strong_defaults(kong_tempo=1.0, **strong_tai(rules))
     return dict(BONUS) if policy == "value" else {}
+
+
+def strong_tai(rules) -> dict:
+    """What the strong bot counts toward the 台 minimum under ``rules``, from the pattern
+    declarations: the minimum (``min_tai``), each honor triplet's 台 (东 2, dragons 1) and
+    三财神's 2 台 at three 财神 (none without 财神).
+    """
+    return dict(
+        min_tai=float(rules["min_tai"]),
+        honor_tai=[float(x) for x in K.HONOR_TAI],
+        wild_tai=[float(K.TAI_SANCAISHEN), 3.0 if rules["caishen"] > 0 else 0.0],
+    )
 
 
 def pack(rules) -> np.ndarray:
@@ -436,122 +445,8 @@ def score_hand(
     return out
 
 
-TAI = {p.name: int(K.TAI[i]) for i, p in enumerate(PATTERNS) if K.TAI[i]}
-"""Ordinary 台 of each pattern that has any (RULEBOOK §2.3 rules 13-16), read by
-:func:`recompute`; from the declarations (:data:`engine.variants.zhuji._kernels.TAI`)."""
-
 SPECIAL8 = K.SPECIAL8
 """The 8-台 hands (RULEBOOK §2.3 rule 17)."""
-
-
-def _bits(frame, names) -> np.ndarray:
-    """The pattern flags of the records as int32 bits (bit order)."""
-    out = np.zeros(len(frame), np.int32)
-    for name in names:
-        flag = frame[f"pat_{name}"].to_numpy()
-        if flag.any():
-            out |= flag.astype(np.int32) << K.BIT[name]
-    return out
-
-
-def recompute(rules, frame) -> dict:
-    """The record columns the payout options and the scoring inputs fix: the conformance
-    check, and the re-score of recorded deals (engine.runs.rescore).
-
-    ``tai_ordinary`` = the sum of the flags' 台. A reading with an 8-台 hand (天胡, 地胡,
-    无财 under ``wucai``, 全字牌) is worth max(S, 台), or S + 台 under ``special8=add``,
-    where S is the largest of their values (pay_special8); the reading paid is the better (most
-    value, then most ordinary 台, then the first found) of the recorded one and the
-    alternative of the other kind (``alt_tai``, ``score_in``), and its flags are the
-    record's; the value paid is at most ``tai_cap``; the deltas are RULEBOOK §2.4 rule 18.
-    """
-    missing = [c for c in ("alt_tai", "score_in") if c not in frame.columns]
-    if missing:
-        raise UsageError(
-            f"zhuji: these records lack {', '.join(missing)} (the inputs of a re-score); "
-            "simulate them again with this version"
-        )
-    r = RecordView(frame, 4)
-    i32 = np.int32
-    names = [p.name for p in PATTERNS]
-    si = frame["score_in"].to_numpy().astype(i32, copy=False)
-    guiwei = (si & K.IN_GUIWEI) != 0
-    held = frame["wilds_in_hand"].to_numpy()
-    wucai = (held == 0) | ((rules["wucai"] == "guiwei") & guiwei)
-    wucai &= r.won & (rules["caishen"] > 0)
-    wbit = i32(1 << K.BIT["wucai"])
-    recorded = _bits(frame, names)
-    paid_bits = np.where(wucai, recorded | wbit, recorded & ~wbit)
-    alt_ord = frame["alt_tai"].to_numpy().astype(i32, copy=False)
-    has_alt = alt_ord >= 0
-    any_alt = bool(has_alt.any())
-    alt_bits = np.where(has_alt, np.where(wucai, si | wbit, si & ~wbit) & K.IN_ALT_BITS, 0)
-    alt_first = (si & K.IN_ALT_FIRST) != 0
-    ordinary = np.zeros(r.n, i32)
-    for name, t in TAI.items():
-        if (recorded & (1 << K.BIT[name])).any():
-            ordinary += i32(t) * ((recorded >> K.BIT[name]) & 1)
-    values = special_values(rules)
-    add = rules["special8"] == "add"
-
-    def worth(bits, ord_):
-        eight = np.full(r.n, -1, i32)
-        for name in SPECIAL8:
-            has = ((bits >> K.BIT[name]) & 1) == 1
-            if has.any():
-                eight = np.where(has, np.maximum(eight, i32(values[name])), eight)
-        boosted = eight + ord_ if add else np.maximum(eight, ord_)
-        return np.where(eight >= 0, boosted, ord_)
-
-    v_paid = worth(paid_bits, ordinary)
-    if any_alt:
-        v_alt = worth(alt_bits, alt_ord)
-        swap = has_alt & (
-            (v_alt > v_paid)
-            | ((v_alt == v_paid) & (alt_ord > ordinary))
-            | ((v_alt == v_paid) & (alt_ord == ordinary) & alt_first)
-        )
-        bits = np.where(swap, alt_bits, paid_bits)
-        tai = np.where(swap, alt_ord, ordinary)
-        value = np.where(swap, v_alt, v_paid)
-    else:
-        swap = np.zeros(r.n, bool)
-        bits, tai, value = paid_bits, ordinary, v_paid
-    if rules["tai_cap"] > 0:
-        value = np.minimum(value, i32(rules["tai_cap"]))
-    value = np.where(r.won, value, i32(0))
-    fed = r.is_type("discard", "rob_kong")
-    mode = rules["discard_pay"]
-    times = i32(3 if mode == "discarder_x3" else 1)
-    winner = frame["winner"].to_numpy()
-    discarder = frame["discarder"].to_numpy()
-    paid = []
-    for s in range(4):
-        each = np.where(r.won & (winner != s), value, i32(0))
-        if mode != "all_three":
-            each = np.where(fed, np.where(discarder == s, times * value, i32(0)), each)
-        paid.append(each)
-    total = paid[0] + paid[1] + paid[2] + paid[3]
-    other_bits = np.where(swap, paid_bits, alt_bits)
-    # after a swap the recorded reading is the alternative; it was found first exactly
-    # when the new paid one was not
-    first_after = np.where(swap, ~alt_first, alt_first) & has_alt
-    score_in = (
-        np.where(has_alt, other_bits, 0)
-        | np.where(first_after, i32(K.IN_ALT_FIRST), i32(0))
-        | np.where(guiwei, i32(K.IN_GUIWEI), i32(0))
-    )
-    out = {
-        "tai_ordinary": np.where(r.won, tai, i32(0)),
-        "value": value,
-        "alt_tai": np.where(has_alt, np.where(swap, ordinary, alt_ord), i32(-1)),
-        "score_in": score_in,
-    }
-    for s in range(4):
-        out[f"delta_{s}"] = np.where(winner == s, total, i32(0)) - paid[s]
-    for name in names:
-        out[f"pat_{name}"] = r.won & (((bits >> K.BIT[name]) & 1) == 1)
-    return out
 
 
 def _aggregate(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -680,7 +575,6 @@ VARIANT = register(
         name="zhuji",
         long_name="诸暨麻将 Zhuji (财神, 台, 3 台起胡)",
         # its bonuses are constants, not the payout options: its re-scores are exact
-        value_blind=("random", "efficiency", "value"),
         version=3,
         family="mahjong",
         bot_layout=bot_layout,
@@ -696,7 +590,6 @@ VARIANT = register(
         hooks=K,
         exact=exact_tianhu,
         score_hand=score_hand,
-        recompute=recompute,
         score_flags=("tianhu", "dihu", "gangkai", "qianggang"),
         bot_params=bot_params,
         bot_targets=BOT_TARGETS,

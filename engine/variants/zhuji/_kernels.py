@@ -30,6 +30,8 @@ import numpy as np
 
 from engine.jit.njit import kernel
 from engine.mahjong.layout import (
+    C_EXTRA,
+    C_WILDS,
     CTX,
     M_CHOW,
     N_MEMO,
@@ -52,9 +54,10 @@ from engine.mahjong.layout import (
     X_WINNER,
 )
 from engine.mahjong.patterns import rest_distance, triplets_fit
+from engine.mahjong.settlement import row_context
 
 from ...hand._kernels import _distance, _pairs_formula, _suit_indices
-from .._base import Pattern, big_mask, pattern_bits
+from .._base import Extra, Pattern, big_mask, extra_index, pattern_bits
 
 # ---- the patterns: one declaration each (record column pat_<name>, bit = place) -----
 PATTERNS = (
@@ -162,12 +165,24 @@ TAI_GANGKAI = int(TAI[P_GANGKAI])
 TAI_QIANGGANG = int(TAI[P_QIANGGANG])
 """The 台 of the shape, suit and context patterns as compile-time constants of the kernels."""
 
-# extra record columns (order = engine.variants.zhuji.EXTRAS)
-E_KONGS = 0
-E_TAI_ORDINARY = 1
-E_REFUSED = 2
-E_ALT_TAI = 3
-E_SCORE_IN = 4
+# ---- the extra record columns: one declaration each (index = place) -------------------
+EXTRAS = (
+    Extra("kongs", doc="Kongs made in the deal."),
+    Extra("tai_ordinary", doc="The ordinary 台 (without the 8-台 specials) of the reading "
+          "paid, the one whose pattern flags the record carries (the best declarable "
+          "reading: most value, then most ordinary 台)."),
+    Extra("refused", doc="Complete hands refused during the deal for want of 台."),
+    Extra("alt_tai", doc="A re-score's input: the ordinary 台 of the best declarable reading "
+          "of the other kind (全字牌 if the one paid is not, else not; -1 when there is "
+          "none): the only readings whose order an 8-台 value or the 无财 rule can change."),
+    Extra("score_in", doc="A re-score's input: the pattern bits of that reading (0-15), "
+          "whether it was found first (bit 16) and whether the winner's 财神 can all stand "
+          "for their own kinds (bit 17, 无财 under wucai=guiwei)."),
+)  # fmt: skip
+"""The extra record columns, in index order (the ``E_*`` indices below are read from here,
+in this order: tests/engine/variants/test_extras.py checks each name against its extra)."""
+(E_KONGS, E_TAI_ORDINARY, E_REFUSED, E_ALT_TAI,
+ E_SCORE_IN) = extra_index(EXTRAS).values()  # fmt: skip
 
 # bit fields of the score_in column (the inputs of a re-score, engine.runs.rescore)
 IN_ALT_BITS = (1 << 16) - 1
@@ -268,7 +283,7 @@ def honor_table(h, sets, val, hmask, taken):
                             nv[k + t, p + q] = x
                             nm[k + t, p + q] = hmask[k, p] | ((1 << i) if t > 0 else 0)
         for k in range(5):  # by element: an array assigned to a slice compiles numba's
-            for p in range(2):  # shape-mismatch message (f-strings, str.join: 2 s of CPU)
+            for p in range(2):  # shape-mismatch message too
                 val[k, p] = nv[k, p]
                 hmask[k, p] = nm[k, p]
     return
@@ -361,13 +376,13 @@ def _guiwei(rules, ctx, h, w, sets, tab):
         if h[w0] + w > 4:
             return False
         h2[w0] += w
-        return _distance(h2, 0, sets, rules[R_SHAPES], tab) == 0
+        return _distance(h2, np.int64(0), sets, rules[R_SHAPES], tab) == 0
     for a in range(w + 1):
         if h[w0] + a > 4 or h[w1] + w - a > 4:
             continue
         h2[w0] = h[w0] + a
         h2[w1] = h[w1] + w - a
-        if _distance(h2, 0, sets, rules[R_SHAPES], tab) == 0:
+        if _distance(h2, np.int64(0), sets, rules[R_SHAPES], tab) == 0:
             return True
     return False
 
@@ -473,21 +488,7 @@ def evaluate(rules, ctx, h, w, sets, melds, nmeld, tab, out):
         台, or is 全字牌); whether a 全字牌 reading exists; and the best reading of all
         in the O_ANY slots. Value -1 if no reading completes the hand.
     """
-    out[O_VALUE] = -1
-    out[O_BITS] = 0
-    out[O_ORDINARY] = -1
-    out[O_LEGAL] = 0
-    out[O_QUAN] = 0
-    out[O_ANY_VALUE] = -1
-    out[O_ANY_BITS] = 0
-    out[O_ANY_ORDINARY] = -1
-    out[O_Q_ORD] = -1
-    out[O_Q_BITS] = 0
-    out[O_Q_AT] = 0
-    out[O_N_ORD] = -1
-    out[O_N_BITS] = 0
-    out[O_N_AT] = 0
-    out[O_COUNT] = 0
+    _no_reading(out)
     meld_tai = 0
     meld_bits = np.int64(0)
     has_chow = False
@@ -574,7 +575,7 @@ def evaluate(rules, ctx, h, w, sets, melds, nmeld, tab, out):
                         sbits = seq_bits(hs)
                     ok = (sbits >> (2 * s_need + p_need)) & 1 == 1
                 elif shape == SHAPE_TRIP:
-                    ok = triplets_fit(hs, 0, 27, s_need, p_need)
+                    ok = triplets_fit(hs, np.int64(0), np.int64(27), s_need, p_need)
                 else:
                     ok = rest_distance(hs, s_need, p_need == 1, tab) <= room
                 if not ok:
@@ -607,6 +608,32 @@ def evaluate(rules, ctx, h, w, sets, melds, nmeld, tab, out):
                 _consider(rules, out, ordinary, bits, quan, _eight(rules, eight, quan))
     if rules[Z_SEVEN_PAIRS] == 1 and sets == 4:
         _seven_pairs(rules, out, h, w, n_h, suits_real, ctx_bits, ctx_tai, eight)
+    _reading_paid(out)
+
+
+@kernel(inline="always")
+def _no_reading(out):
+    """``out`` before any reading is considered (:func:`_consider`)."""
+    out[O_VALUE] = -1
+    out[O_BITS] = 0
+    out[O_ORDINARY] = -1
+    out[O_LEGAL] = 0
+    out[O_QUAN] = 0
+    out[O_ANY_VALUE] = -1
+    out[O_ANY_BITS] = 0
+    out[O_ANY_ORDINARY] = -1
+    out[O_Q_ORD] = -1
+    out[O_Q_BITS] = 0
+    out[O_Q_AT] = 0
+    out[O_N_ORD] = -1
+    out[O_N_BITS] = 0
+    out[O_N_AT] = 0
+    out[O_COUNT] = 0
+
+
+@kernel(inline="always")
+def _reading_paid(out):
+    """The reading paid: the best declarable one, or the best of all when none is."""
     if out[O_LEGAL] == 0:
         out[O_VALUE] = out[O_ANY_VALUE]
         out[O_BITS] = out[O_ANY_BITS]
@@ -662,7 +689,11 @@ def tai_upper_bound(ctx, h, w, sets, melds, nmeld):
     shape_tai = 0
     if not trip and honor_kinds <= 1 and honor_max <= 2:
         shape_tai = TAI_PINGHU  # 平胡 not ruled out
-    if not chow and shape_tai < TAI_DUIDUIHU and triplets_fit(h, 0, 34, sets, 1):
+    if (
+        not chow
+        and shape_tai < TAI_DUIDUIHU
+        and triplets_fit(h, np.int64(0), np.int64(34), sets, np.int64(1))
+    ):
         shape_tai = TAI_DUIDUIHU
     tai += shape_tai
     if _popcount3(suits) == 1:
@@ -774,14 +805,76 @@ def patterns(rules, ctx, h, w, sets, melds, nmeld, tab):
         bits = out[O_BITS]
         ordinary = out[O_ORDINARY]
         _alternative(out, ctx, S_LAST + 5)
+    guiwei = w > 0 and ctx[X_WILD0] >= 0 and _guiwei(rules, ctx, h, w, sets, tab)
+    _paid(ctx, value, ordinary, guiwei)
+    return bits
+
+
+@kernel(inline="always")
+def _paid(ctx, value, ordinary, guiwei):
+    """The reading paid into the slots :func:`settle` reads: its 台, its ordinary 台, and
+    the score_in inputs (the alternative reading :func:`_alternative` left in S_LAST + 5
+    .., and the 归位 test).
+    """
     ctx[X_VALUE] = value if value > 0 else 0
     ctx[S_ORDINARY] = ordinary
     ctx[S_ALT] = ctx[S_LAST + 5]
     score_in = ctx[S_LAST + 6] | (IN_ALT_FIRST if ctx[S_LAST + 7] == 1 else 0)
-    if w > 0 and ctx[X_WILD0] >= 0 and _guiwei(rules, ctx, h, w, sets, tab):
+    if guiwei:
         score_in |= IN_GUIWEI
     ctx[S_ALT + 1] = score_in
-    return bits
+
+
+@kernel(inline="always")
+def _specials8(rules, bits):
+    """The 台 of a reading's 8-台 hands but 全字牌 (the largest), -1 when it has none."""
+    eight = -1
+    if (bits >> P_TIANHU) & 1:
+        eight = max(eight, rules[Z_PAY_TIANHU])
+    if (bits >> P_DIHU) & 1:
+        eight = max(eight, rules[Z_PAY_DIHU])
+    if (bits >> P_WUCAI) & 1:
+        eight = max(eight, rules[Z_PAY_WUCAI])
+    return eight
+
+
+@kernel
+def restore(rules, ctx, pay, row):
+    """What :func:`settle` reads, from a record row (re-scoring): the deal's slots, and
+    the reading paid chosen again by :func:`_consider`, as in play, between the two the
+    record carries (the one paid and ``alt_tai``/``score_in``'s alternative of the other
+    kind, in the order they were found), each priced under the packed table with 无财 set
+    again under the packed ``wucai`` (no 财神 held, or under guiwei all standing for their
+    own kinds).
+    """
+    bits = row_context(ctx, row)
+    x = row[C_EXTRA:]
+    ctx[X_KONGS] = x[E_KONGS]
+    ctx[S_REFUSED] = x[E_REFUSED]
+    if ctx[X_WINNER] < 0:
+        return bits
+    si = x[E_SCORE_IN]
+    guiwei = (si & IN_GUIWEI) != 0
+    wucai = rules[Z_CAISHEN] > 0 and (row[C_WILDS] == 0 or (rules[Z_WUCAI] == 1 and guiwei))
+    wbit = np.int64(1) << P_WUCAI
+    paid = (bits | wbit) if wucai else (bits & ~wbit)
+    alt = ((si & IN_ALT_BITS) | wbit) if wucai else (si & IN_ALT_BITS & ~wbit)
+    out = np.empty(N_OUT, np.int64)
+    _no_reading(out)
+    for i in range(2):
+        first_alt = (si & IN_ALT_FIRST) != 0
+        if (i == 0) == first_alt:
+            if x[E_ALT_TAI] < 0:
+                continue
+            b, ordinary = alt, x[E_ALT_TAI]
+        else:
+            b, ordinary = paid, x[E_TAI_ORDINARY]
+        quan = (b >> P_QUANZIPAI) & 1 == 1
+        _consider(rules, out, ordinary, b, quan, _eight(rules, _specials8(rules, b), quan))
+    _reading_paid(out)
+    _alternative(out, ctx, S_LAST + 5)
+    _paid(ctx, out[O_VALUE], out[O_ORDINARY], guiwei)
+    return out[O_BITS]
 
 
 @kernel
@@ -907,13 +1000,13 @@ def suit_summaries(q, tab, keys, weights):
                     continue
                 if rest_distance(c, s, p == 1, tab) <= room:
                     mixed |= 1 << (2 * s + p)
-                if triplets_fit(c, 0, 9, s, p):
+                if triplets_fit(c, np.int64(0), np.int64(9), s, p):
                     trip |= 1 << (2 * s + p)
         seq = 0
         if n == 0:
             seq = 1023
         else:
-            _seq_suit(c, 0, one)
+            _seq_suit(c, np.int64(0), one)
             for i in range(10):
                 if one[i]:
                     seq |= 1 << i
@@ -944,7 +1037,7 @@ def honor_summaries(q, keys, weights):
             keys[idx] = -1
             weights[idx] = 0
             continue
-        honor_table(h, 4, val, hm, 0)
+        honor_table(h, np.int64(4), val, hm, np.int64(0))
         key = np.int64(0)
         for i in range(10):
             key |= np.int64(val[i // 2, i % 2] + 1) << (4 + 4 * i)

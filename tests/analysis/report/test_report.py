@@ -99,6 +99,8 @@ def test_files_and_identity(made):
             "sensitivity": N // 2,
             "sensitivity_skill": max(report.MIN_DEALS, N // 4),
             "whatif_check": max(report.MIN_DEALS, N // 4),
+            "confirm": max(report.MIN_DEALS, N // 4),
+            "audit": max(report.MIN_DEALS, N // 4),
         }
     assert ctx["generated"]["package_version"] == engine.__version__
 
@@ -123,11 +125,17 @@ def test_numbers_equal_the_analysis_of_the_records(made):
             assert sec[key] == jsonable(fn(df)), key
         # the fairness tests are the analysis layer's, adjusted over the whole report
         own = jsonable(analysis.fairness_tests(df))
-        report_wide = ("p_adj", "adjust", "family", "reject", "verdict")
+        report_wide = ("p_adj", "adjust", "family", "reject", "verdict", "effect_level",
+                       "effect_lo", "effect_hi")  # fmt: skip
         for mine, theirs in zip(sec["fairness"], own, strict=True):
             assert {k: v for k, v in mine.items() if k not in report_wide} == {
                 k: v for k, v in theirs.items() if k not in report_wide
             }
+            if mine["kind"] == "sanity":  # adjusted apart, as the analysis layer does
+                assert {k: mine[k] for k in report_wide[:-1]} == {
+                    k: theirs[k] for k in report_wide[:-1]
+                }
+                continue
             assert mine["family"] == family_size(ctx) and mine["adjust"] == "holm"
             assert mine["p_adj"] is None or mine["p_adj"] >= theirs["p"] - 1e-12
             assert f"over the {family_size(ctx)} tests of this report" in mine["verdict"]
@@ -158,10 +166,7 @@ def test_numbers_equal_the_analysis_of_the_records(made):
                 big=big or None,
                 paired=not opt.changes_deal,
             )
-            strip = ("p_adj", "adjust")
-            assert [{k: v for k, v in r.items() if k not in strip} for r in sw["table"]] == [
-                {k: v for k, v in r.items() if k not in strip} for r in jsonable(table)
-            ]
+            assert [unadjusted(r) for r in sw["table"]] == [unadjusted(r) for r in jsonable(table)]
             assert sw["baseline"] == opt.default and sw["paired"] == (not opt.changes_deal)
 
         players = sec["players"]
@@ -225,10 +230,8 @@ def test_risk_skill_gain_and_sensitivity_equal_the_analysis(made):
                 option="bot", baseline="value", metrics=list(report.BOT_METRICS),
                 level=report.LEVEL, paired=True,
             )  # fmt: skip
-            got = [{k: v for k, v in r.items() if k not in ("p_adj", "adjust")}
-                   for r in sec["bots"]["table"]]  # fmt: skip
-            want = [{k: v for k, v in r.items() if k not in ("p_adj", "adjust")}
-                    for r in jsonable(bt)]  # fmt: skip
+            got = [unadjusted(r) for r in sec["bots"]["table"]]
+            want = [unadjusted(r) for r in jsonable(bt)]
             assert got == want
             assert sec["bots"]["sweep_effects"], "each sweep's effect under both bots"
         # the sensitivity table: each value against the main run's first deals
@@ -242,12 +245,12 @@ def test_risk_skill_gain_and_sensitivity_equal_the_analysis(made):
                       policies="value")  # fmt: skip
         own = sensitivity.sensitivity_table(base, {(first["option"], first["value"]): frame}, n)
         got = [
-            {k: v for k, v in r.items() if k not in ("p_adj", "adjust")}
+            unadjusted(r)
             for r in sv["table"]
             if r["option"] == first["option"] and r["option_value"] == own["option_value"][0]
             and r["metric"] != "skill_edge"
         ]  # fmt: skip
-        assert got == jsonable(own)
+        assert got == [unadjusted(r) for r in jsonable(own)]
         # the skill rows: value over efficiency by place from the dealer, each value's
         # runs against the defaults' (the first deals of the skill section's runs)
         sd = b["sensitivity_skill"]
@@ -259,25 +262,26 @@ def test_risk_skill_gain_and_sensitivity_equal_the_analysis(made):
             n,
         )
         got_s = [
-            {k: v for k, v in r.items() if k not in ("p_adj", "adjust")}
+            unadjusted(r)
             for r in sv["table"]
             if r["metric"] == "skill_edge" and r["option"] == key[0]
             and r["option_value"] == own_s["option_value"][0]
         ]  # fmt: skip
-        assert got_s == jsonable(own_s)
+        assert got_s == [unadjusted(r) for r in jsonable(own_s)]
         assert {(r["option"], r["option_value"]) for r in sv["table"]} == {
             (p["option"], sensitivity._show(p["value"])) for p in plan
         }
-        # words: every resolved dealer-edge difference named, nothing unresolved claimed
+        # words: a change is called fairer or less fair (in SD units) only where it is
+        # resolved, confirmed on a fresh seed and not flagged by the bot check
         words = ctx["summary"]["recommendations"][n]
         assert words == sv["recommendations"]
+        printed = {(c["option"], c["option_value"]) for c in sv["changes"] if c["printed"]}
+        claims = " ".join(w for w in words if w.startswith(("To make", "These move")))
         for r in sv["table"]:
-            if r["metric"] != "dealer_edge" or r["inert"]:
+            if r["metric"] != "dealer_edge_sd" or r["inert"]:
                 continue
-            named = f"{r['option']}={r['option_value']} " in " ".join(
-                w for w in words if w.startswith(("To make", "These move"))
-            )
-            assert named == (r["p_adj"] is not None and r["p_adj"] < 0.05)
+            named = f"{r['option']}={r['option_value']} " in claims
+            assert named == ((r["option"], r["option_value"]) in printed)
     html = (out / "balance-report.html").read_text(encoding="utf-8")
     md = (out / "balance-report.md").read_text(encoding="utf-8")
     for text in (html, md):
@@ -289,12 +293,22 @@ def test_risk_skill_gain_and_sensitivity_equal_the_analysis(made):
     assert fam in md
 
 
+def unadjusted(row: dict) -> dict:
+    """A tested row without what the report-wide adjustment rewrites: its p_adj, its
+    verdict and the interval at the adjusted level (the unadjusted one is compared)."""
+    drop = ("p_adj", "adjust", "reject", "diff_level", "diff_lo", "diff_hi", "bot_artifact")
+    out = {k: v for k, v in row.items() if k not in drop}
+    out["raw_lo"] = row.get("raw_lo", row["diff_lo"])
+    out["raw_hi"] = row.get("raw_hi", row["diff_hi"])
+    return out
+
+
 def family_size(ctx) -> int:
-    """The tests of a report: fairness, sweep, sensitivity and bot differences and ranking
-    gaps."""
+    """The tests of a report: fairness findings (not the seat sanity checks), sweep,
+    sensitivity and bot differences and ranking gaps."""
     n = 0
     for sec in ctx["variants"].values():
-        n += sum(t["p"] is not None for t in sec["fairness"])
+        n += sum(t["p"] is not None and t["kind"] != "sanity" for t in sec["fairness"])
         n += sum(r["p"] is not None for sw in sec["sweeps"] for r in sw["table"])
         n += sum(r["p"] is not None for r in sec["sensitivity"]["table"])
         n += sum(r["p"] is not None for r in (sec.get("bots") or {}).get("table", []))
@@ -346,8 +360,9 @@ def test_one_holm_family_over_the_whole_report(made):
     raw, adj = [], []
     for sec in ctx["variants"].values():
         for t in sec["fairness"]:
-            raw.append(t["p"])
-            adj.append(t["p_adj"])
+            if t["kind"] != "sanity":  # the seat sanity checks are adjusted apart
+                raw.append(t["p"])
+                adj.append(t["p_adj"])
         for sw in sec["sweeps"]:
             for r in sw["table"]:
                 if r["p"] is not None:
@@ -578,8 +593,10 @@ def test_budgets_and_sweep_plans(monkeypatch):
         assert b.whatif_check <= b.main  # its pair is the main run's first deals
         assert b.main >= b.sweep and b.main >= b.sensitivity  # both reuse the main run
         assert b.skill >= b.sensitivity_skill  # the table's defaults reuse the skill runs
-    assert report.budget_for("tuidaohu", 1000) == report.Budget(1000, 500, 500, 500, 250, 250)
-    assert report.budget_for("tuidaohu", 40) == report.Budget(40, 32, 32, 32, 32, 32)
+    assert report.budget_for("tuidaohu", 1000) == report.Budget(
+        1000, 500, 500, 500, 250, 250, confirm=250, audit=200
+    )
+    assert report.budget_for("tuidaohu", 40) == report.Budget(40, 32, 32, 32, 32, 32, 32, 32)
     assert report.budget_for("nosuch") == report.FALLBACK_BUDGET
 
     specs = (
@@ -745,3 +762,185 @@ def test_figure_cache_key_follows_the_matplotlib_settings(tmp_path, monkeypatch)
     assert plain != report._FigureCache().key("f", "caption", [{"x": 2.0}])
     with matplotlib.rc_context({"hatch.linewidth": 3.0}):
         assert report._FigureCache().key("f", "caption", data) != plain
+
+
+def _excludes_zero(lo, hi) -> bool:
+    return lo is not None and hi is not None and (lo > 0 or hi < 0)
+
+
+def test_every_interval_agrees_with_its_verdict(made):
+    """Issue 45.2: every tested row's interval excludes 0 exactly when its verdict says
+    resolved (the interval at the level of its adjusted test), in every table of the
+    report's JSON; the words claim a match count only for a resolved skill edge."""
+    _, ctx = made
+    alpha = report.ALPHA
+    checked = 0
+
+    def check(rows, lo="diff_lo", hi="diff_hi"):
+        nonlocal checked
+        for r in rows:
+            if r.get("p_adj") is None or r.get(lo) is None:
+                continue
+            resolved = r["p_adj"] < alpha
+            assert _excludes_zero(r[lo], r[hi]) == resolved, r
+            checked += 1
+
+    for sec in ctx["variants"].values():
+        for sw in sec["sweeps"]:
+            check(sw["table"])
+        sv = sec["sensitivity"]
+        check(sv["table"])
+        check(sv["ranking"])
+        check((sec.get("bots") or {}).get("table", []))
+        if sv.get("confirm"):
+            check(sv["confirm"]["table"])
+            for r in sv["confirm"]["table"]:
+                assert r["reject"] == (r["p_adj"] < alpha)
+        for t in sec["fairness"]:
+            if t["test"] == "dealer_edge":
+                assert _excludes_zero(t["effect_lo"], t["effect_hi"]) == t["reject"], t
+                checked += 1
+            if t["test"] == "dealer_equivalence" and t["effect_lo"] is not None:
+                inside = -t["margin"] < t["effect_lo"] and t["effect_hi"] < t["margin"]
+                assert inside == t["reject"], t
+        for sk in sec["skill"]:
+            for r in sk["table"]:
+                claims = "finishes ahead" in r["verdict"]
+                assert claims == (r["lo"] > 0 and r["matches"] is not None), r
+            g = sk["gain"]
+            if g is not None:
+                assert ("is ahead" in g["verdict"]) == (g["lo"] > 0 and g["matches"] is not None)
+        box = ctx["summary"]["boxes"][sec["name"]]
+        f = box["fairness"]
+        assert _excludes_zero(f["lo"], f["hi"]) == f["resolved"]
+        if box["skill"] is not None:
+            k = box["skill"]
+            assert k["resolved"] == (k["lo"] > 0) and (k["matches"] is None or k["resolved"])
+    for s in ctx["summary"]["senses"]:
+        check([*s["adjacent"], *([s["span_test"]] if "span_test" in s else [])], "gap_lo", "gap_hi")
+    assert checked > 50
+
+
+def test_every_recommendation_recomputed_in_sd_units(made):
+    """Issue 45.1: each change the report confirmed is played again here (the report's
+    bots, the confirmation seed); its dealer edge in SD units is recomputed from the
+    records, and every recommendation's sign and direction must agree with it."""
+    from analysis.recommend import direction
+
+    _, ctx = made
+    seen = 0
+    for n in ctx["settings"]["variants"]:
+        sv = ctx["variants"][n]["sensitivity"]
+        cf = sv.get("confirm")
+        assert cf is not None and cf["seed"] != ctx["settings"]["seed"]
+        v = variants.get(n)
+        base = simulate(n, cf["deals"], seed=cf["seed"], policies=cf["policies"], workers=1,
+                        progress=False).to_pandas()  # fmt: skip
+        fresh = {}
+        for r in cf["table"]:
+            opt = v.option_map[r["option"]]
+            f = simulate(n, cf["deals"], seed=cf["seed"], policies=cf["policies"], workers=1,
+                         rules={opt.key: opt.parse(r["option_value"])},
+                         progress=False).to_pandas()  # fmt: skip
+            t = sweep_table({"d": base, "c": f}, option=opt.key, baseline="d",
+                            metrics=["dealer_edge_sd"], paired=not opt.changes_deal)  # fmt: skip
+            row = t[~t["is_baseline"]].iloc[0]
+            assert row["diff"] == pytest.approx(r["diff"], rel=1e-9, abs=1e-12)
+            fresh[(r["option"], r["option_value"])] = (t, row)
+            seen += 1
+        words = " ".join(sv["recommendations"])
+        for c in sv["changes"]:
+            if not c["printed"]:
+                continue
+            t, row = fresh[(c["option"], c["option_value"])]
+            b = t[t["is_baseline"]].iloc[0]
+            assert (row["diff"] > 0) == (c["diff"] > 0), c  # the sign agrees
+            fr = c["fresh"]
+            again = direction(b["estimate"], b["lo"], b["hi"], fr["diff_lo"], fr["diff_hi"])
+            assert c["direction"] == again
+            verb = "raises" if c["diff"] > 0 else "lowers"
+            assert f"{c['option']}={c['option_value']} {verb} " in words
+    assert seen > 0, "no change was confirmed: the test would check nothing"
+
+
+def test_the_bot_guard_flags_sweep_values_as_possible_bot_artifacts(made, tmp_path, monkeypatch):
+    """Issue 44.3: every headline sweep value the report's strong bots played is checked by
+    the bot guard at the sweep's own N; a value it flags is marked a possible bot artifact
+    in the JSON and the HTML, not shown as a plain finding."""
+    from types import SimpleNamespace
+
+    import analysis.guard as guard
+    from analysis.report import data
+
+    _, ctx = made
+    for n in ctx["settings"]["variants"]:
+        sec = ctx["variants"][n]
+        strong = report.report_policy(variants.get(n)) == "strong"
+        for sw in sec["sweeps"]:
+            if strong:
+                assert [g["option_value"] for g in sw["guard"]] == [
+                    x for x in sw["values"] if x != sw["baseline"]
+                ]
+                assert all("bot_artifact" in r for r in sw["table"])
+        cf = sec["sensitivity"].get("confirm")
+        if strong and cf and cf["table"]:
+            keys = {(r["option"], r["option_value"]) for r in cf["table"]}
+            assert {(g["option"], g["option_value"]) for g in sec["sensitivity"]["guard"]} == keys
+    calls = []
+
+    def fake(variant, settings, deals, seed=0, workers=None, level=0.95, played=None, base=None):
+        calls.append((variant, deals, len(settings), sorted(played), sorted(base)))
+        return pd.DataFrame({"setting": [str(s) for s in settings], "flag": True,
+                             "why": "value beats strong"})  # fmt: skip
+
+    monkeypatch.setattr(guard, "bot_guard", fake)
+    name = ctx["settings"]["variants"][0]
+    sweeps = json.loads(json.dumps(ctx["variants"][name]["sweeps"]))
+    v = variants.get(name)
+    plan = SimpleNamespace(
+        names=[name], bots={name: "strong"}, vobj={name: v}, seed=SEED, workers=1,
+        budgets={name: report.budget_for(name, N)},
+    )  # fmt: skip
+    played = {name: {(sw["option"], x): object() for sw in sweeps for x in sw["values"]}}
+    mains = SimpleNamespace(strong={name: "S"}, value={name: "V"})
+    data._guard_sweeps(plan, mains, {name: sweeps}, played, False)
+    assert [c[1] for c in calls] == [N // 2] * len(sweeps)  # the sweep's own N
+    assert all(c[4] == ["strong", "value"] for c in calls)  # the main runs' first deals
+    for sw in sweeps:
+        for r in sw["table"]:
+            flagged = r["option_value"] != sw["baseline"]
+            assert (r["bot_artifact"] == "value beats strong") == flagged
+    ctx2 = trimmed(ctx)
+    ctx2["variants"][name]["sweeps"] = sweeps
+    report.render(ctx2, tmp_path / "flagged")
+    html = (tmp_path / "flagged" / "balance-report.html").read_text(encoding="utf-8")
+    assert 'class="artifact"' in html and "possible bot artifact" in html
+
+
+def test_methods_show_the_decision_audit_and_the_bots_are_named(made):
+    """Issue 44.5: the methods show each variant's decision audit for the report's bots,
+    each rate with its interval; the sensitivity words name the bots they played."""
+    out, ctx = made
+    html = (out / "balance-report.html").read_text(encoding="utf-8")
+    for n in ctx["settings"]["variants"]:
+        sec = ctx["variants"][n]
+        au = sec["audit"]
+        assert au["policy"] == report.report_policy(variants.get(n))
+        assert au["deals"] == sec["budget"]["audit"] and au["table"]
+        for r in au["table"]:
+            assert r["lo"] <= r["rate"] <= r["hi"]
+        assert f'id="audit-{n}"' in html and au["command"] in html
+        assert sec["sensitivity"]["recommendations"][0].startswith("With value bots")
+        # every figure names the bots and the rules it played (issue 45.3)
+        pols = ",".join(dict.fromkeys(sec["policies"]))
+        assert f"Bots: {pols}; rules_id {sec['rules_id']}" in html
+        assert f"Bots: value; rules_id {sec['rules_id']}" in html  # the sensitivity figure
+    assert "Decision audit" in html
+    # issue 45: 汉字 beside the pinyin of roles and patterns; each variant's advice a list
+    # of sentences, not one paragraph of tokens
+    assert "<code>dealer</code> 庄家" in html and "<code>xiajia</code> 下家" in html
+    v = variants.get(ctx["settings"]["variants"][0])
+    assert any(p.hanzi and f"<td>{p.hanzi}</td>" in html for p in v.patterns)
+    recs = html.split('id="recommendations"')[1].split("</details>")[0]
+    for n in ctx["settings"]["variants"]:
+        assert recs.count("<li>") >= len(ctx["summary"]["recommendations"][n])

@@ -53,6 +53,33 @@ FLAGS = [
     "--remote-debugging-pipe",
 ]
 
+LAYOUT_JS = """
+(() => {
+  const collapsed = document.documentElement.scrollHeight;
+  const details = Array.from(document.querySelectorAll('details'));
+  details.forEach(d => { d.open = true; });
+  const page = document.querySelector('main').clientWidth;
+  const tables = Array.from(document.querySelectorAll('table')).map(t => {
+    const wrap = t.closest('.table-wrap') || t.parentElement;
+    return {width: t.getBoundingClientRect().width, room: wrap.clientWidth,
+            head: (t.querySelector('th') || {}).innerText || ''};
+  });
+  const expanded = document.documentElement.scrollHeight;
+  const pageWidth = document.documentElement.scrollWidth;
+  details.forEach(d => { d.open = false; });
+  return {collapsed, expanded, page, pageWidth, tables, n_details: details.length};
+})()
+"""
+"""The page's height with every ``<details>`` closed (as it opens), then every table's
+width against the room it has with every ``<details>`` open."""
+
+MAX_HEIGHT = 15_000
+"""Issue 45.4: the report, its details collapsed, is under this many pixels tall at
+:data:`WIDTH`."""
+
+WIDTH = 1440
+"""The page width of the layout check (a common laptop screen)."""
+
 CHECKS_JS = """
 (() => {
   const imgs = Array.from(document.images).map(i => ({
@@ -155,8 +182,11 @@ def errors_in(events: list[dict]) -> list[str]:
     return out
 
 
-def open_page(html: Path, tmp_path: Path) -> tuple[dict, bytes, list[str]]:
-    """Load ``html`` in headless Chromium: (DOM checks, PNG screenshot, console errors)."""
+def open_page(
+    html: Path, tmp_path: Path, width: int = 1200, extra: str | None = None
+) -> tuple[dict, bytes, list[str]]:
+    """Load ``html`` in headless Chromium at ``width`` px: (DOM checks, PNG screenshot,
+    console errors); ``extra`` is a script whose value joins the checks as ``extra``."""
     cdp = DevTools(tmp_path / "chromium-profile")
     try:
         target = cdp.send("Target.createTarget", {"url": "about:blank"})["targetId"]
@@ -167,7 +197,7 @@ def open_page(html: Path, tmp_path: Path) -> tuple[dict, bytes, list[str]]:
             cdp.send(f"{domain}.enable", session=session)
         cdp.send(
             "Emulation.setDeviceMetricsOverride",
-            {"width": 1200, "height": 900, "deviceScaleFactor": 1, "mobile": False},
+            {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False},
             session=session,
         )
         cdp.send("Page.navigate", {"url": html.resolve().as_uri()}, session=session)
@@ -178,6 +208,13 @@ def open_page(html: Path, tmp_path: Path) -> tuple[dict, bytes, list[str]]:
             session=session,
         )
         checks = res["result"]["value"]
+        if extra is not None:
+            res = cdp.send(
+                "Runtime.evaluate",
+                {"expression": extra, "returnByValue": True, "awaitPromise": True},
+                session=session,
+            )
+            checks["extra"] = res["result"]["value"]
         shot = base64.b64decode(
             cdp.send("Page.captureScreenshot", {"format": "png"}, session=session)["data"]
         )
@@ -257,3 +294,40 @@ COMMITTED = Path(__file__).resolve().parents[3] / "reports"
 def test_committed_report_renders_in_chromium(tmp_path):
     ctx = json.loads((COMMITTED / "balance-report.json").read_text(encoding="utf-8"))
     assert_renders(COMMITTED / "balance-report.html", ctx, tmp_path)
+
+
+def test_report_fits_a_few_screens_at_1440_px(small_report, tmp_path):
+    """Issue 45.4: collapsed, the report is under 15,000 px tall at 1440 px; every table
+    (each ``<details>`` open) fits the width it has, so no column is cut off."""
+    out, ctx = small_report
+    checks, _, errors = open_page(out / "balance-report.html", tmp_path, WIDTH, LAYOUT_JS)
+    assert errors == [], errors
+    lay = checks["extra"]
+    assert lay["n_details"] > 0
+    assert lay["collapsed"] < MAX_HEIGHT, lay["collapsed"]
+    assert lay["expanded"] > lay["collapsed"]  # the details hold the bulk
+    assert lay["pageWidth"] <= WIDTH, lay["pageWidth"]
+    widest = max(lay["tables"], key=lambda t: t["width"] - t["room"])
+    assert widest["width"] <= widest["room"] + 1, widest
+
+
+@pytest.mark.skipif(
+    not (COMMITTED / "balance-report.json").is_file(),
+    reason="no committed example report in reports/ yet (issue 9)",
+)
+def test_committed_report_rendered_again_fits_a_few_screens(tmp_path):
+    """The committed five-variant report's numbers, rendered by these templates: under
+    15,000 px tall collapsed at 1440 px (about 99,000 px as one long page, issue 45), every
+    table within the page, every rules table's integer ranges written as ranges."""
+    ctx = json.loads((COMMITTED / "balance-report.json").read_text(encoding="utf-8"))
+    report.render(ctx, tmp_path / "again")
+    html = tmp_path / "again" / "balance-report.html"
+    checks, _, errors = open_page(html, tmp_path, WIDTH, LAYOUT_JS)
+    assert errors == [], errors
+    lay = checks["extra"]
+    assert lay["collapsed"] < MAX_HEIGHT < lay["expanded"], lay["collapsed"]
+    assert lay["pageWidth"] <= WIDTH
+    widest = max(lay["tables"], key=lambda t: t["width"] - t["room"])
+    assert widest["width"] <= widest["room"] + 1, widest
+    text = html.read_text(encoding="utf-8")
+    assert "0–240" in text and "| 239 |" not in text

@@ -15,6 +15,7 @@ import pytest
 matplotlib.use("Agg")
 
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.layout_engine import PlaceHolderLayoutEngine  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from analysis import plots  # noqa: E402
@@ -71,7 +72,8 @@ def test_png_equals_savefig_of_the_whole_figure(seed):
         want = _pixels(_savefig(_laid_out(seed)))
         fig = _figure(seed)
         got = _pixels(render._png(fig))
-    assert fig.get_layout_engine() is None  # laid out once, then left alone
+    engine = fig.get_layout_engine()  # laid out once, then left alone
+    assert engine is None or isinstance(engine, PlaceHolderLayoutEngine)
     w, h = fig.get_size_inches() * render.FIGURE_DPI
     assert got.shape == want.shape == (int(h), int(w), 4)  # matplotlib truncates
     np.testing.assert_array_equal(got, want)
@@ -124,11 +126,6 @@ def test_png_of_a_figure_without_layout_engine():
         np.testing.assert_array_equal(_pixels(render._png(fig2)), _pixels(want))
 
 
-_MEMO_ONLY = pytest.mark.skipif(
-    not render._memo_drawing(), reason="the memo draws with the matplotlib of render._GLYPH_VERSION"
-)
-
-
 def _texts_figure(seed: int) -> Figure:
     """:func:`_figure` with rotated, mathtext and shared texts (tick labels every seed
     has), as the report's figures repeat them."""
@@ -141,83 +138,19 @@ def _texts_figure(seed: int) -> Figure:
     return fig
 
 
-@_MEMO_ONLY
-def test_figures_sharing_a_text_memo_get_their_own_pixels():
-    """The measures and glyphs one figure's renderer keeps serve the next figures: each
-    figure's PNG is still what savefig draws for it alone, other settings included."""
+def test_figures_drawn_one_after_another_get_their_own_pixels():
+    """Each figure's PNG is what savefig draws for it alone, whichever figures came
+    before, other font settings included."""
     with plots.style():
-        memo = render._TextMemo()
-        render._MEMO[0] = memo
-        try:
-            got = [_pixels(render._png(_texts_figure(seed))) for seed in (0, 1, 2, 0)]
-            with matplotlib.rc_context({"text.hinting": "no_hinting", "font.size": 12}):
-                unhinted = _pixels(render._png(_texts_figure(1)))
-                want_unhinted = _pixels(_savefig(_laid_out_texts(1)))
-        finally:
-            render._MEMO[0] = None
+        got = [_pixels(render._png(_texts_figure(seed))) for seed in (0, 1, 2, 0)]
+        with matplotlib.rc_context({"text.hinting": "no_hinting", "font.size": 12}):
+            unhinted = _pixels(render._png(_texts_figure(1)))
+            want_unhinted = _pixels(_savefig(_laid_out_texts(1)))
         want = [_pixels(_savefig(_laid_out_texts(seed))) for seed in (0, 1, 2, 0)]
-    assert memo.metrics and memo.heights and memo.layouts
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g, w)
     np.testing.assert_array_equal(unhinted, want_unhinted)
     assert not np.array_equal(unhinted, got[1])
-
-
-@_MEMO_ONLY
-def test_text_memo_is_one_per_figures_call(monkeypatch):
-    """Every figure of a :func:`_figures` call shares one memo, which goes with the call."""
-    real = render._png
-    memos = []
-
-    def watched(fig):
-        memos.append(render._MEMO[0])
-        return real(fig)
-
-    monkeypatch.setattr(render, "_png", watched)
-    render._figures(_context())
-    assert len(memos) == 4 and memos[0] is not None and all(m is memos[0] for m in memos)
-    assert memos[0].metrics and memos[0].layouts and render._MEMO[0] is None
-
-
-@_MEMO_ONLY
-def test_ticks_kept_follow_the_axes_place_limits_and_locator():
-    """Inside ``_ticks_kept`` an axis works its ticks out (and measures their labels)
-    again when its Axes moves, its limits or its locator change, and gives matplotlib's
-    answer each time."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.ticker import MaxNLocator
-
-    def labels(ax):
-        return [t.label1.get_text() for t in ax.xaxis._update_ticks()]
-
-    def boxes(ax):
-        renderer = fig.canvas.get_renderer()
-        tlb1, _ = ax.xaxis._get_ticklabel_bboxes(ax.xaxis._update_ticks(), renderer)
-        return [tuple(b.bounds) for b in tlb1]
-
-    with plots.style():
-        fig = Figure(figsize=(4, 3))
-        FigureCanvasAgg(fig)
-        ax = fig.subplots()
-        ax.plot([0, 10], [0, 1])
-        with render._ticks_kept(fig):
-            first = labels(ax)
-            assert labels(ax) == first
-            ax.set_xlim(0, 1000)
-            wide, wide_boxes, place = labels(ax), boxes(ax), ax.get_position()
-            assert boxes(ax) == wide_boxes
-            ax.set_position([0.1, 0.1, 0.2, 0.8])
-            narrow, narrow_boxes = labels(ax), boxes(ax)
-            ax.xaxis.set_major_locator(MaxNLocator(2))
-            two = labels(ax)
-        assert "_update_ticks" not in vars(ax.xaxis)  # matplotlib's own again
-        assert wide != first and len(two) <= 3
-        ax.xaxis.set_major_locator(MaxNLocator(2))
-        assert labels(ax) == two
-        ax.xaxis.set_major_locator(matplotlib.ticker.AutoLocator())
-        assert labels(ax) == narrow and boxes(ax) == narrow_boxes
-        ax.set_position(place)
-        assert labels(ax) == wide and boxes(ax) == wide_boxes
 
 
 def _laid_out_texts(seed: int) -> Figure:
@@ -341,32 +274,6 @@ def test_report_sensitivity_figure_draws_every_metric_of_its_table():
     assert size[0] == pytest.approx(10)
 
 
-def test_another_matplotlib_draws_the_figures_itself(monkeypatch):
-    """With a matplotlib other than the one whose text drawing and ticks the memo's
-    canvas repeats, a figure is drawn as matplotlib draws it: savefig's pixels, the
-    memo unused and the axes' tick methods matplotlib's own."""
-    from matplotlib.axis import Axis
-
-    monkeypatch.setattr(render, "_GLYPH_VERSION", (0, 0))
-    assert not render._memo_drawing()
-    kept = []
-    monkeypatch.setattr(
-        Axis, "_update_ticks", lambda self, _r=Axis._update_ticks: kept.append(1) or _r(self)
-    )
-    with plots.style():
-        memo = render._TextMemo()
-        render._MEMO[0] = memo
-        try:
-            got = [_pixels(render._png(_texts_figure(seed))) for seed in (0, 1)]
-        finally:
-            render._MEMO[0] = None
-        want = [_pixels(_savefig(_laid_out_texts(seed))) for seed in (0, 1)]
-    assert kept  # matplotlib's own method was called, not a kept answer
-    assert not memo.metrics and not memo.layouts
-    for g, w in zip(got, want, strict=True):
-        np.testing.assert_array_equal(g, w)
-
-
 def test_the_figure_cache_key_follows_every_module_that_draws_report_figures(monkeypatch):
     """The sensitivity and match-loss figures are drawn by analysis.sensitivity and
     analysis.risk: an edit there must not reuse the figures drawn before it."""
@@ -386,3 +293,26 @@ def test_the_figure_cache_key_follows_every_module_that_draws_report_figures(mon
     monkeypatch.setattr(inspect, "getsource", real)
     render._figure_code_key.cache_clear()
     assert render._figure_code_key() == base
+
+
+def test_figures_draw_chinese_names_with_a_cjk_font():
+    """Issue 45.4: pattern names get their 汉字 in the figures where a CJK font is
+    installed (the style puts it after the default sans-serif font)."""
+    from analysis import plots
+
+    font = plots.cjk_font()
+    if font is None:
+        pytest.skip("no CJK font installed (Debian: fonts-noto-cjk)")
+    assert plots._style_params()["font.family"][-1] == font
+    import warnings
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    with plots.style(), warnings.catch_warnings():
+        warnings.simplefilter("error")  # a glyph missing from every font warns
+        fig = Figure()
+        fig.subplots().set_title("gangkai 杠开, qingyise 清一色")
+        fig.canvas.draw()

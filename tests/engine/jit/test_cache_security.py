@@ -1,4 +1,5 @@
-"""A cache only its owner can change (issue 23.2), and one that survives a reinstall.
+"""A cache only its owner can change (issue 23.2), that keeps the same sources, and whose
+damaged files are compiled again (issue 46.4).
 
 numba's cache index files are pickles: whoever can write them runs code in mjlab. The
 tests plant a booby-trapped index (unpickling it creates a marker file) where a kernel's
@@ -29,8 +30,9 @@ REPO = Path(__file__).resolve().parents[3]
 
 _KERNEL = (
     "from engine import rng\n"
+    "from engine.jit.njit import compiled_dir\n"
     "rng.stream(1, 2, 3, 4)\n"
-    "print(rng.seed_state._cache._cache_file._index_path)\n"
+    "print(*compiled_dir().rglob('rng.seed_state-*.nbi'))\n"
     "print(sum(rng.seed_state.stats.cache_hits.values()),"
     " sum(rng.seed_state.stats.cache_misses.values()))\n"
 )
@@ -69,12 +71,15 @@ class _Trap:
 
 def _plant(index: Path, marker: Path, original: bytes | None = None) -> None:
     """Put the trap in front of an index file's content (``original``, default the file's):
-    loading it runs code, then goes on as usual (so no kernel recompiles)."""
+    loading it runs code, then goes on as usual (so no kernel recompiles). The file is
+    replaced whole, as numba writes its files (one changed where it lies is damaged)."""
     raw = index.read_bytes() if original is None else original
     f = io.BytesIO(raw)
     pickle.load(f)  # numba's version string (never load a planted file here)
-    index.write_bytes(pickle.dumps(_Trap(marker)) + raw[f.tell() :])
-    index.chmod(0o644)
+    tmp = index.with_name(index.name + ".planted")
+    tmp.write_bytes(pickle.dumps(_Trap(marker)) + raw[f.tell() :])
+    tmp.chmod(0o644)
+    os.replace(tmp, index)
 
 
 def _one_line(proc) -> str:
@@ -165,19 +170,38 @@ def test_a_foreign_index_file_under_the_cache_name_is_not_loaded(trapped, monkey
         assert proc.returncode == 1 and not marker.exists()
         line = _one_line(proc)
         assert "belongs to user 65534" in line and any(str(i) in line for i in indexes)
-    # the same check in this process, through numba's own cache-file entry point
-    from engine.jit.njit import _CheckedFile
-
+    # the same check in this process, on the folder numba reads
     folder = cache / "planted"
     folder.mkdir(mode=0o700)
-    f = _CheckedFile(cache_path=str(folder), filename_base="k", source_stamp="s")
+    index = folder / "k.nbi"
+    index.write_bytes(b"")
     import numba
 
-    _plant(Path(f._index_path), marker, pickle.dumps(numba.__version__) + pickle.dumps(("s", {})))
-    _make_foreign(Path(f._index_path), monkeypatch)
+    _plant(index, marker, pickle.dumps(numba.__version__) + pickle.dumps(("s", {})))
+    _make_foreign(index, monkeypatch)
     with pytest.raises(CacheError, match="belongs to user"):
-        f.load("key")
+        _cache.check_tree(folder, cache)
     assert not marker.exists()
+
+
+def test_numba_reads_nothing_before_the_cache_is_checked(monkeypatch):
+    # in this process: the first compile or load (numba's compiler lock) checks the
+    # folder numba reads first; here every file looks foreign, so it stops there
+    from engine.jit import njit as _numba
+
+    @_numba.kernel(cache=False)
+    def _probe(x):
+        return x + 1
+
+    uid = os.geteuid()
+    monkeypatch.setattr(_cache, "_euid", lambda: uid + 1)
+    monkeypatch.setattr(_cache, "_CHECKED", set())
+    monkeypatch.setattr(_numba, "_CHECKED", [False])
+    with pytest.raises(CacheError, match="belongs to user"):
+        _probe(1)
+    assert _probe.signatures == []  # stopped before numba compiled or loaded anything
+    monkeypatch.undo()
+    assert _probe(1) == 2
 
 
 def _arrays():
@@ -246,25 +270,72 @@ def test_cache_files_are_private_whatever_the_umask(tmp_path):
         assert p.stat().st_mode & 0o022 == 0, p
 
 
-def test_the_compile_cache_survives_a_reinstall(tmp_path):
-    # a reinstall rewrites the same sources (new mtimes) possibly elsewhere (a new venv)
+def test_the_compile_cache_keeps_the_same_sources_and_never_runs_stale_code(tmp_path):
+    import numba
+
     cache = tmp_path / "cache"
     a, b = tmp_path / "site-a", tmp_path / "site-b"
     ignore = shutil.ignore_patterns("__pycache__")
     shutil.copytree(REPO / "engine", a / "engine", ignore=ignore)
     first = _run(cache, cwd=a)
     assert first.returncode == 0, first.stderr
-    assert first.stdout.split()[1:] == ["0", "1"]  # compiled
+    assert first.stdout.split()[-2:] == ["0", "1"]  # compiled
     assert "compiling" in first.stderr  # and said so
-    shutil.copytree(REPO / "engine", b / "engine", ignore=ignore, copy_function=shutil.copy)
-    for p in (b / "engine").rglob("*.py"):
-        os.utime(p, (1.9e9, 1.9e9))
-    second = _run(cache, cwd=b)
-    assert second.returncode == 0, second.stderr
-    assert second.stdout.split()[1:] == ["1", "0"]  # loaded, not compiled
+    second = _run(cache, cwd=a)
+    assert second.stdout.split()[-2:] == ["1", "0"]  # loaded, not compiled
     assert "compiling" not in second.stderr
+    # a reinstall that rewrites the same files: numba (>= 0.68) stamps a kernel with its
+    # file's content, earlier versions with its modification time
+    for p in (a / "engine").rglob("*.py"):
+        os.utime(p, (1.9e9, 1.9e9))
+    third = _run(cache, cwd=a)
+    content_stamp = tuple(int(v) for v in numba.__version__.split(".")[:2]) >= (0, 68)
+    assert third.stdout.split()[-2:] == (["1", "0"] if content_stamp else ["0", "1"])
+    # the same sources at another path: numba files a kernel by its folder's path
+    shutil.copytree(REPO / "engine", b / "engine", ignore=ignore)
+    elsewhere = _run(cache, cwd=b)
+    assert elsewhere.returncode == 0, elsewhere.stderr
+    assert elsewhere.stdout.split()[-2:] == ["0", "1"]
     # an edited kernel source is a new cache, never stale code
     rng = b / "engine" / "rng.py"
     rng.write_text(rng.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
-    third = _run(cache, cwd=b)
-    assert third.stdout.split()[1:] == ["0", "1"]
+    edited = _run(cache, cwd=b)
+    assert edited.stdout.split()[-2:] == ["0", "1"]
+    assert len(list(cache.glob("numba-*"))) == 2  # one folder per version of the sources
+
+
+def _garble(path: Path) -> None:
+    """Change bytes of ``path`` where it lies (a damaged disk, a stray write)."""
+    raw = bytearray(path.read_bytes())
+    for i in range(len(raw) // 2, min(len(raw), len(raw) // 2 + 40)):
+        raw[i] ^= 0xA5
+    with open(path, "r+b") as f:
+        f.write(bytes(raw))
+
+
+@pytest.mark.parametrize("damage", ["truncated index", "garbled index", "garbled data", "both"])
+def test_a_damaged_compiled_file_is_compiled_again_with_a_notice(tmp_path, warm_cache, damage):
+    cache = tmp_path / "cache"
+    shutil.copytree(warm_cache, cache)
+    warm = _cli(cache, *HAND)
+    assert warm.returncode == 0 and warm.stderr == "", warm.stderr
+    index = sorted(cache.rglob("_kernels.shanten_one-*.nbi"))[0]
+    data = sorted(cache.rglob("_kernels.shanten_one-*.nbc"))[0]
+    if damage == "truncated index":
+        with open(index, "r+b") as f:
+            f.truncate(index.stat().st_size // 3)
+    if damage in ("garbled index", "both"):
+        _garble(index)
+    if damage in ("garbled data", "both"):
+        _garble(data)
+    proc = _cli(cache, *HAND)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == warm.stdout
+    assert "Traceback" not in proc.stderr
+    notice = [line for line in proc.stderr.splitlines() if "damaged" in line]
+    assert len(notice) == 1, proc.stderr
+    assert "compiled-kernel cache file" in notice[0] and "compiled again" in notice[0]
+    assert (str(index) in notice[0]) == (damage != "garbled data")
+    assert (str(data) in notice[0]) == (damage in ("garbled data", "both"))
+    again = _cli(cache, *HAND)  # compiled again and cached: a quiet run
+    assert again.returncode == 0 and again.stderr == "" and again.stdout == warm.stdout

@@ -1,7 +1,7 @@
 """Compile-time cuts (issue 21.1) that leave every record byte-identical.
 
-- A kernel called from kernels with different constants compiles once, for the plain
-  types (engine.jit.njit: numba would compile one version per constant).
+- numba compiles a kernel called from kernels once per constant a call site passes:
+  the engine's call sites pass no constants to kernels.
 - ``play_chunk`` plays its matches with the serial twin of a family's ``play_matches`` on
   numba's thread count of Python threads, instead of numba's parallel version (whose
   lowering links the whole game into three more libraries): the rows must be those of
@@ -13,8 +13,7 @@ import contextlib
 import numba
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from numba.core.dispatcher import Dispatcher
 
 from engine.hand._tables import kernel_tables
 from engine.jit import njit as _numba
@@ -26,20 +25,124 @@ from engine.variants import get as get_variant
 from engine.variants import names as variant_names
 
 
-@kernel
+@kernel(cache=False)
 def _scaled(x, k):
     return x * k
 
 
-@kernel
+@kernel(cache=False)
 def _two_sites(x):
-    return _scaled(x, 3) + _scaled(x, 4) + _scaled(x, x)
+    return _scaled(x, 3) + _scaled(x, np.int64(4)) + _scaled(x, x)
 
 
-def test_a_callee_compiles_once_whatever_constants_its_callers_pass(tmp_path, monkeypatch):
-    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)  # a cold cache for these kernels
+_LINE = _two_sites.py_func.__code__.co_firstlineno + 2
+
+
+def test_numba_compiles_a_callee_per_constant_but_once_for_variables():
+    # why the engine's call sites pass variables: a constant types as Literal[int]
     assert _two_sites(5) == 5 * 3 + 5 * 4 + 5 * 5
-    assert [str(s) for s in _scaled.signatures] == ["(int64, int64)"]
+    assert sorted(str(s) for s in _scaled.signatures) == [
+        "(int64, Literal[int](3))",
+        "(int64, int64)",
+    ]
+
+
+_LITERAL_TYPES = (bool, int, str)  # numba types these constants as Literal[...]; not floats
+
+
+def _constant(a, module, params, values, depth=0) -> bool:
+    """Whether expression ``a`` of a kernel is a constant numba types as a literal: ``3``,
+    ``-1``, ``True``, a module-level int, a local assigned only a constant."""
+    import ast
+
+    if isinstance(a, ast.Constant):
+        return isinstance(a.value, _LITERAL_TYPES)
+    if isinstance(a, ast.UnaryOp):
+        return _constant(a.operand, module, params, values, depth)
+    if isinstance(a, ast.Name) and a.id not in params:
+        if a.id in values:
+            v = values[a.id]
+            return (
+                depth < 3
+                and len(v) == 1
+                and v[0] is not None
+                and _constant(v[0], module, params, values, depth + 1)
+            )
+        return isinstance(getattr(module, a.id, None), _LITERAL_TYPES)
+    return False
+
+
+def _callee(f, module, params, values):
+    """The module-level object a call's function expression names, or None."""
+    import ast
+
+    if isinstance(f, ast.Name) and f.id not in params and f.id not in values:
+        return getattr(module, f.id, None)
+    if isinstance(f, ast.Attribute):
+        base = _callee(f.value, module, params, values)
+        return getattr(base, f.attr, None) if base is not None else None
+    return None
+
+
+def _constants_passed_to_kernels(module) -> list[str]:
+    """Call sites in ``module``'s kernels that pass a constant (:func:`_constant`) to a
+    house kernel compiled on its own (not ``inline="always"``), which numba would compile
+    once per constant.
+    """
+    import ast
+    import inspect
+
+    found = []
+    for fn in ast.walk(ast.parse(inspect.getsource(module))):
+        if not isinstance(fn, ast.FunctionDef) or not any(
+            "kernel" in ast.unparse(d) for d in fn.decorator_list
+        ):
+            continue
+        params = {a.arg for a in (*fn.args.args, *fn.args.kwonlyargs)}
+        values: dict[str, list] = {}
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name):
+                            values.setdefault(n.id, []).append(node.value)
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign | ast.For | ast.comprehension):
+                for n in ast.walk(node.target):
+                    if isinstance(n, ast.Name):
+                        values.setdefault(n.id, []).append(None)
+        for node in ast.walk(fn):
+            if not isinstance(node, ast.Call):
+                continue
+            target = _callee(node.func, module, params, values)
+            if not isinstance(target, Dispatcher) or target not in _numba._HOUSE:
+                continue
+            if target.targetoptions.get("inline") == "always":
+                continue  # inlined where called: never compiled on its own
+            passed = [*node.args, *(k.value for k in node.keywords)]
+            if any(_constant(a, module, params, values) for a in passed):
+                found.append(f"{module.__name__}:{node.lineno} {ast.unparse(node)[:80]}")
+    return found
+
+
+def test_no_kernel_passes_a_constant_to_a_kernel_compiled_on_its_own():
+    """Pass ``np.int64(3)`` (or a variable), not ``3``: the callee compiles once."""
+    import importlib
+
+    root = _numba._ROOT
+    found = []
+    for path in _numba.kernel_sources():
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found += _constants_passed_to_kernels(importlib.import_module(name))
+    assert not found, "\n".join(found)
+
+
+def test_the_constant_check_finds_a_constant_passed_to_a_kernel():
+    import sys
+
+    assert _constants_passed_to_kernels(sys.modules[__name__]) == [
+        f"{__name__}:{_LINE} _scaled(x, 3)"
+    ]
 
 
 @parallel_kernel
@@ -48,8 +151,7 @@ def _squares(out):
         out[i] = i * i
 
 
-def test_a_parallel_kernels_serial_twin_computes_the_same_in_its_own_cache(tmp_path, monkeypatch):
-    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)
+def test_a_parallel_kernels_serial_twin_computes_the_same_in_its_own_cache():
     a, b = np.zeros(1000, np.int64), np.zeros(1000, np.int64)
     _squares(a)
     _squares.serial(b)
@@ -57,7 +159,7 @@ def test_a_parallel_kernels_serial_twin_computes_the_same_in_its_own_cache(tmp_p
     assert _squares.targetoptions.get("parallel") and not _squares.serial.targetoptions.get(
         "parallel"
     )
-    names = sorted(p.name for p in tmp_path.rglob("*.nbi"))
+    names = sorted(p.name for p in _numba.compiled_dir().rglob("test_compile_cuts._squares*.nbi"))
     assert len(names) == 2 and any(".serial-" in n for n in names), names
 
 
@@ -114,9 +216,9 @@ def test_a_chunk_of_one_match_on_two_workers_uses_one():
 
 
 def _engine_kernel(func):
-    """``func`` compiled as a kernel of the engine (the collector pause is for those)."""
-    func.__module__ = "engine._gc_probe"
-    return kernel(func)
+    """``func`` compiled as a house kernel (the collector pause is for those), in every
+    process (a cold start each time)."""
+    return kernel(func, cache=False)
 
 
 def _engine_pair(add, times):
@@ -153,10 +255,9 @@ def _at_compile_starts(record):
         event.unregister("numba:compile", watch)
 
 
-def test_the_collector_is_paused_while_an_engine_kernel_compiles(tmp_path, monkeypatch):
+def test_the_collector_is_paused_while_an_engine_kernel_compiles():
     import gc
 
-    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)  # a cold cache: these compile
     seen = []
 
     _probe_callee, _probe = _engine_pair(1, 2)
@@ -177,10 +278,8 @@ def test_the_collector_is_paused_while_an_engine_kernel_compiles(tmp_path, monke
     assert not any(on for name, on in seen if name == "_callee")
 
 
-def test_the_collector_pause_ends_when_a_compile_fails(tmp_path, monkeypatch):
+def test_the_collector_pause_ends_when_a_compile_fails():
     import gc
-
-    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)
 
     @_engine_kernel
     def _broken(x):
@@ -191,10 +290,9 @@ def test_the_collector_pause_ends_when_a_compile_fails(tmp_path, monkeypatch):
     assert gc.isenabled()
 
 
-def test_a_long_pause_collects_the_youngest_objects_at_a_callees_end(tmp_path, monkeypatch):
+def test_a_long_pause_collects_the_youngest_objects_at_a_callees_end(monkeypatch):
     import gc
 
-    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)
     monkeypatch.setattr(_numba, "_YOUNG_LIMIT", 0)  # every callee's end is past the limit
     calls = []
     real = gc.collect
@@ -211,79 +309,3 @@ def test_a_long_pause_collects_the_youngest_objects_at_a_callees_end(tmp_path, m
     assert _young(4) == 9
     assert calls and all(a == (0,) for a in calls)
     assert gc.isenabled()
-
-
-# --- numba's bookkeeping, cheap during an engine compile (_CheapBookkeeping) ------------
-
-
-def _flag_options():
-    from numba.core.compiler import Flags
-
-    a = Flags()
-    return [k for k in Flags.options if isinstance(getattr(a, k), bool)]
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.data())
-def test_the_flag_shortcuts_compare_and_hash_as_numba_does(data):
-    from numba.core.compiler import Flags
-
-    names = _flag_options()
-    made = []
-    for _ in range(2):
-        f = Flags()
-        for name in data.draw(st.lists(st.sampled_from(names), max_size=6, unique=True)):
-            setattr(f, name, data.draw(st.booleans()))
-        made.append(f)
-    a, b = made
-    eq, hashed = _numba._ORIGINAL_FLAGS
-    assert _numba._flags_eq(a, b) == eq(a, b)
-    assert _numba._flags_eq(a, a) and _numba._flags_eq(b, a) == eq(b, a)
-    assert _numba._flags_hash(a) == hashed(a)
-    other = object()
-    assert _numba._flags_eq(a, other) is eq(a, other)  # NotImplemented: not a flag
-
-
-def test_numba_bookkeeping_is_cheap_during_an_engine_compile_and_restored_after(
-    tmp_path, monkeypatch
-):
-    from numba.core.targetconfig import TargetConfig
-
-    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)
-    before = _numba._numba_lock_callbacks()
-    assert before, "numba registers its LLVM lock events"
-    seen = []
-
-    def record(name):
-        seen.append(
-            (
-                name,
-                TargetConfig.__eq__ is _numba._flags_eq,
-                TargetConfig.__hash__ is _numba._flags_hash,
-                len(_numba._numba_lock_callbacks()),
-            )
-        )
-
-    _cheap_callee, _cheap = _engine_pair(2, 5)
-
-    @_engine_kernel
-    def _cheap_broken(x):
-        return _cheap_callee(x).no_such_attribute
-
-    @numba.njit
-    def _outside(x):
-        return x - 1
-
-    with _at_compile_starts(record):
-        assert _cheap(1) == 15
-        with pytest.raises(numba.core.errors.TypingError):
-            _cheap_broken(1)
-        assert _outside(3) == 2
-    # inside the engine's compile (the callee's start comes after the outer start)
-    assert ("_callee", True, True, 0) in seen
-    # a compile outside the engine sees numba as it is
-    assert ("_outside", False, False, len(before)) in seen
-    # given back after each outermost compile, the failed one too
-    assert TargetConfig.__eq__ is _numba._ORIGINAL_FLAGS[0]
-    assert TargetConfig.__hash__ is _numba._ORIGINAL_FLAGS[1]
-    assert _numba._numba_lock_callbacks() == before

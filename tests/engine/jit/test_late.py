@@ -16,15 +16,16 @@ from engine.jit.njit import kernel
 from engine.play.zipai import loop as Z
 
 TABLE = LateTable("mjlab_test_late", 3)
+# the test kernels compile in every process (cache=False): a cold start each time
 
 
-@kernel
+@kernel(cache=False)
 def _twice(x, out):
     out[0] = 2 * x
     return out[0] + 1
 
 
-@kernel
+@kernel(cache=False)
 def _never(x):
     return x - 1
 
@@ -33,7 +34,7 @@ _late_twice = TABLE.late(_twice, types.int64)
 _late_never = TABLE.late(_never, types.int64)
 
 
-@kernel
+@kernel(cache=False)
 def _entry(x, out, reach_never):
     r = _late_twice(x, out)
     if reach_never:
@@ -48,15 +49,14 @@ def _needs(args):
 entry = binding(_entry, TABLE, _needs)
 
 
-def test_a_late_callee_compiles_when_an_entry_needs_it_and_not_before(tmp_path, monkeypatch):
-    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)  # a cold cache for these kernels
+def test_a_late_callee_compiles_when_an_entry_needs_it_and_not_before():
     out = np.zeros(1, np.int64)
     assert entry(20, out, False) == 41 and out[0] == 40
     assert len(_twice.signatures) == 1
     assert _never.signatures == []  # its call site is compiled, the kernel is not
-    assert TABLE.addresses[1] == 0 and TABLE.addresses[0] != 0
+    assert TABLE.address(1) == 0 and TABLE.address(0) != 0
     # the call site's argument types are kept beside the compiled code for later runs
-    assert (tmp_path / "late" / f"{__name__}._never.sig").exists()
+    assert (_numba.compiled_dir() / "late" / f"{__name__}._never.sig").exists()
     # a call the entry's needs did not name raises instead of jumping to address 0
     with pytest.raises(RuntimeError, match="_never called before it was bound"):
         _entry(20, out, True)
@@ -64,10 +64,67 @@ def test_a_late_callee_compiles_when_an_entry_needs_it_and_not_before(tmp_path, 
     assert len(_never.signatures) == 1
 
 
-RET_TABLE = LateTable("mjlab_test_late_ret", 1)
+_SUB = """
+import sys
+
+import numpy as np
+from numba.core import types
+
+from engine.jit.late import LateTable, binding
+from engine.jit.njit import kernel
+
+T = LateTable("mjlab_test_late_sub", 1)
 
 
 @kernel
+def _inc(x):
+    return x + 1
+
+
+_late_inc = T.late(_inc, types.int64)
+
+
+@kernel
+def _entry(x):
+    return _late_inc(x)
+
+
+print(binding(_entry, T, lambda a: (_inc,))(np.int64(41)))
+"""
+
+
+def test_an_entry_loaded_without_the_record_of_its_late_calls_types_them_again(tmp_path):
+    """A later process loads the entry from the cache and reads the argument types of its
+    late call sites from their record beside it; where that record is gone (removed by
+    another process), the entry is typed again instead of failing to bind."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "latemod.py").write_text(_SUB, encoding="utf-8")
+    repo = Path(__file__).resolve().parents[3]
+    env = {**os.environ, "MJLAB_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": os.pathsep.join((str(repo), str(tmp_path)))}  # fmt: skip
+    env.pop("NUMBA_CACHE_DIR", None)
+
+    def run():
+        return subprocess.run([sys.executable, "-c", "import latemod"], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=600)  # fmt: skip
+
+    first = run()
+    assert first.returncode == 0 and first.stdout.split() == ["42"], first.stderr
+    (record,) = (tmp_path / "cache").rglob("latemod._inc.sig")
+    record.unlink()
+    again = run()
+    assert again.returncode == 0 and again.stdout.split() == ["42"], again.stderr
+    assert list((tmp_path / "cache").rglob("latemod._inc.sig"))  # recorded again
+
+
+RET_TABLE = LateTable("mjlab_test_late_ret", 1)
+
+
+@kernel(cache=False)
 def _half(x):
     return x / 2  # float64
 
@@ -75,13 +132,12 @@ def _half(x):
 _late_half = RET_TABLE.late(_half, types.int64)
 
 
-@kernel
+@kernel(cache=False)
 def _caller(x):
     return _late_half(x)
 
 
-def test_a_late_kernel_declared_with_the_wrong_return_type_is_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)
+def test_a_late_kernel_declared_with_the_wrong_return_type_is_refused():
     bound = binding(_caller, RET_TABLE, lambda args: (_half,))
     with pytest.raises(TypeError, match="returns float64, declared late as int64"):
         bound(3)

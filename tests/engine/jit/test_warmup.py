@@ -38,12 +38,12 @@ def test_the_first_run_says_it_is_compiling_and_later_runs_are_silent(tmp_path):
     assert warm.stdout == cold.stdout
 
 
-@kernel
+@kernel(cache=False)  # compiled in every process: a cold start each time
 def _leaf(x):
     return x * 3
 
 
-@kernel
+@kernel(cache=False)
 def _root(a):
     s = 0
     for v in a:
@@ -51,15 +51,13 @@ def _root(a):
     return s
 
 
-def test_a_compile_is_announced_once_and_its_functions_counted(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(_numba, "_COMPILED", tmp_path)  # a cold cache for these kernels
+def test_a_compile_is_announced_once_and_its_functions_counted(monkeypatch, capsys):
     monkeypatch.setattr(_warmup, "_ANNOUNCED", set())
     assert _root(np.arange(4, dtype=np.int64)) == 18
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("mjlab: compiling the engine's kernels")
     assert _warmup._ACTIVE is None  # the bar closed when the outermost compile returned
     assert _warmup.LAST["the engine's kernels"] >= 2  # _root, _leaf (and numba's helpers)
-    assert list(tmp_path.rglob("*.nbi"))  # cached under the redirected folder
     # another signature of the same kernels: counted, not announced again
     assert _root(np.arange(4, dtype=np.int32)) == 18
     assert capsys.readouterr().err == ""

@@ -14,7 +14,15 @@ from engine.errors import UsageError
 from engine.hand._kernels import _distance
 from engine.hand._tables import kernel_tables
 from engine.mahjong import params as P
-from engine.mahjong.strong import MAX_FI, N_OSUM, SSCR, best_discard, danger_features, target_dists
+from engine.mahjong.strong import (
+    MAX_FI,
+    N_OSUM,
+    SSCR,
+    best_discard,
+    danger_features,
+    discard_target_dists,
+    target_dists,
+)
 from engine.play.bots import load_params, seat_bots
 from engine.runs.testing import check_variant
 
@@ -55,7 +63,7 @@ def test_target_distances_equal_their_definitions(seed):
         melds = 4 - sets
         mask = int(rng.choice([0, 1, 8])) if melds else 0
         trip = int(rng.integers(0, 2)) if melds else 1
-        minfo = np.array([mask, trip, melds], np.int64)
+        minfo = np.array([mask, trip, melds, 0], np.int64)
         shapes = 3 if sets == 4 else 1
         target_dists(h, w, sets, shapes, TAB, minfo, True, out)
         assert out[P.T_PLAIN] == _distance(h, w, sets, shapes, TAB)
@@ -142,7 +150,7 @@ def _choose(hand, bot, danger=False, osums=None, tb=5):
     fsc = np.zeros(64)
     if osums is None:
         osums = np.zeros((4, N_OSUM), np.int64)
-    minfo = np.array([0, 1, 0], np.int64)
+    minfo = np.array([0, 1, 0, 0], np.int64)
     k, ev = best_discard(
         h, 0, 4, 1, TAB, bot, 4 - h, minfo, False, tb, 0, danger, osums, 3, 0, 2, True, False,
         np.zeros(0, np.uint64), sscr, fsc,
@@ -289,3 +297,74 @@ def test_a_fit_is_a_function_of_its_seed():
     c = fit("lishui", deals=320, seed=5)
     assert a["model"] == b["model"]
     assert a["model"]["value"] != c["model"]["value"]
+
+
+@numba.njit(cache=False)
+def _compare_target_dists(hands, wilds, sets, shapes, minfo, wildgame, fast, slow):
+    for r in range(hands.shape[0]):
+        h = hands[r].copy()
+        held = np.int64(0)
+        for k in range(34):
+            held |= np.int64(h[k] > 0) << k
+        discard_target_dists(h, wilds[r], sets, shapes, TAB, minfo[r], wildgame, held, fast[r])
+        for k in range(34):
+            if h[k] == 0:
+                continue
+            h[k] -= 1
+            target_dists(h, wilds[r], sets, shapes, TAB, minfo[r], wildgame, slow[r, k])
+            h[k] += 1
+
+
+def _near_complete(rng, sets):
+    """Sets and a pair of ``3*sets+2`` tiles, two of them swapped for random kinds."""
+    while True:
+        h = np.zeros(34, np.int64)
+        h[rng.integers(34)] += 2
+        for _ in range(sets):
+            k = int(rng.integers(34))
+            if k < 27 and k % 9 < 7 and rng.random() < 0.6:
+                h[k : k + 3] += 1
+            else:
+                h[k] += 3
+        if h.max() <= 4:
+            break
+    for _ in range(2):
+        h[rng.choice(np.flatnonzero(h))] -= 1
+        h[rng.choice(np.flatnonzero(h < 4))] += 1
+    return h
+
+
+@pytest.mark.parametrize("shapes", [1, 3, 7, 15, 9])
+@pytest.mark.parametrize("sets", [4, 5, 3, 2])
+@pytest.mark.parametrize("wildgame", [True, False])
+def test_discard_target_dists_equal_each_remaining_hand_alone(shapes, sets, wildgame, twin_n):
+    n = twin_n(1200)
+    rng = np.random.default_rng(sets * 100 + shapes + 7 * wildgame)
+    wilds = rng.choice([0, 0, 1, 2, 3], size=n).astype(np.int64)
+    hands = np.zeros((n, 34), np.int64)
+    for r in range(n):
+        h = _random_hand(rng, 3 * sets + 2) if r % 2 else _near_complete(rng, sets)
+        for _ in range(wilds[r]):  # tiles that are wilds leave the counts
+            h[rng.choice(np.flatnonzero(h))] -= 1
+        hands[r] = h
+    minfo = np.stack(
+        [
+            rng.choice([0, 1, 2, 4, 8, 3, 9], size=n),
+            rng.integers(0, 2, size=n),
+            rng.choice([0, 0, 1, 2], size=n),
+            np.zeros(n, np.int64),
+        ],
+        axis=1,
+    ).astype(np.int64)
+    fast = np.zeros((n, 34 * P.N_TARGET), np.int64)
+    slow = np.zeros((n, 34, P.N_TARGET), np.int64)
+    _compare_target_dists(hands, wilds, sets, shapes, minfo, wildgame, fast, slow)
+    fast = fast.reshape(n, 34, P.N_TARGET)
+    held = hands > 0
+    bad = np.argwhere((fast != slow) & held[:, :, None])
+    assert bad.size == 0, (
+        f"first mismatch: {tiles.format(hands[bad[0][0]])} w {wilds[bad[0][0]]} minfo "
+        f"{minfo[bad[0][0]]}, discard {bad[0][1]}, target {bad[0][2]}: "
+        f"{fast[tuple(bad[0])]} vs {slow[tuple(bad[0])]}"
+    )
+    assert held.sum() > 4 * n  # several discards a hand

@@ -41,7 +41,7 @@ def _claim(fn, hand, tile, closer, view=VIEW, **more):
     unseen = np.maximum(4 - h, 0)
     unseen[k] -= 1
     args = (
-        h, 0, 4, SHAPES, TAB, _bot(closer, **more), unseen, np.array([0, 1, 0], np.int64),
+        h, 0, 4, SHAPES, TAB, _bot(closer, **more), unseen, np.array([0, 1, 0, 0], np.int64),
         np.zeros((4, N_OSUM), np.int64), view, np.zeros(SSCR, np.int64), np.zeros(N_FSC),
         np.zeros(0, np.uint64),
     )  # fmt: skip

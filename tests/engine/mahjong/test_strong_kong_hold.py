@@ -38,7 +38,7 @@ def _discard(hand, hold, tb=8):
     h = tiles.parse(hand).astype(np.int64)
     unseen = np.maximum(4 - h, 0)
     k, _ = best_discard(
-        h, 0, 4, SHAPES, TAB, _bot(hold), unseen, np.array([0, 1, 0], np.int64), False, tb,
+        h, 0, 4, SHAPES, TAB, _bot(hold), unseen, np.array([0, 1, 0, 0], np.int64), False, tb,
         0, False, np.zeros((3, N_OSUM), np.int64), 3, 0, 3, False, False,
         np.zeros(0, np.uint64), np.zeros(SSCR, np.int64), np.zeros(N_FSC),
     )  # fmt: skip
@@ -60,7 +60,7 @@ def test_kong_hold_adds_to_the_waiting_value_per_live_triplet():
 
     def wv(hold, uns):
         return waiting_value(
-            h, 0, 4, SHAPES, TAB, _bot(hold), uns, np.array([0, 1, 0], np.int64), False, 5, 0,
+            h, 0, 4, SHAPES, TAB, _bot(hold), uns, np.array([0, 1, 0, 0], np.int64), False, 5, 0,
             np.zeros(SSCR, np.int64),
         )  # fmt: skip
 

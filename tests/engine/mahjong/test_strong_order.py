@@ -106,10 +106,10 @@ def test_the_buda_distance_is_the_buda_shape_distance(seed):
         if w:
             h[np.flatnonzero(h)[0]] -= 1
         shapes = STANDARD | SEVEN_PAIRS | BUDA
-        target_dists(h, w, 4, shapes, TAB, np.array([0, 1, 0], np.int64), True, out)
+        target_dists(h, w, 4, shapes, TAB, np.array([0, 1, 0, 0], np.int64), True, out)
         assert out[P.T_BUDA] == _distance(h, w, 4, BUDA, TAB)
         assert out[P.T_PLAIN] <= out[P.T_BUDA]
-        target_dists(h, w, 4, STANDARD | SEVEN_PAIRS, TAB, np.array([0, 1, 0], np.int64), True,
+        target_dists(h, w, 4, STANDARD | SEVEN_PAIRS, TAB, np.array([0, 1, 0, 0], np.int64), True,
                      out)  # fmt: skip
         assert out[P.T_BUDA] == 99
     h10 = h.copy()
@@ -138,12 +138,12 @@ def test_lishui_strong_weighs_a_buda_hand_by_its_value_and_mult_6():
         p = pt[P.T_BUDA, 2, 5]
         stake = b[P.M_STAKE]
         # the 不搭 share of the win chance is paid at its own value, times mult.6
-        want = hand_value(b, plain, -1, 5, 0) + p * (
+        want = hand_value(b, plain, -1, 5, 0, 0) + p * (
             m6 * (value[P.T_BUDA, 0] + stake) - (value[P.T_PLAIN, 0] + stake)
         )
-        assert hand_value(b, buda, -1, 5, 0) == pytest.approx(want)
+        assert hand_value(b, buda, -1, 5, 0, 0) == pytest.approx(want)
     b[P.S_MULT + P.T_BUDA] = 1.0
-    assert hand_value(b, buda, -1, 5, 0) > hand_value(b, plain, -1, 5, 0)
+    assert hand_value(b, buda, -1, 5, 0, 0) > hand_value(b, plain, -1, 5, 0, 0)
 
 
 def test_mult_of_buda_is_tuned_only_where_buda_is_a_target():

@@ -32,7 +32,7 @@ def test_the_margin_is_taken_off_the_standing_hand_only():
     assert plain == 4 * d
     marg = waiting_sc(2, h, 0, 4, 1, TAB, _row(**flat, claim_margin=1), minfo)
     assert marg == plain - 1
-    # the committed 丽水 value bot claims with a margin (engine/botdata/lishui/value.json)
+    # the committed 丽水 value bot claims with a margin (engine/variants/lishui/value.json)
     assert waiting_sc(2, h, 0, 4, 1, TAB, _row(**flat), minfo) == plain - 1
     # the efficiency bot has no margin
     assert waiting_sc(1, h, 0, 4, 1, TAB, _row(claim_margin=3), minfo) == 4 * d

@@ -58,8 +58,8 @@ def test_a_driven_run_is_the_simulated_run(variant, driven):
 def test_the_replay_footer_lists_payments_then_the_nonzero_extras():
     v = variants.get("luodisao")
     row = {f"delta_{s}": d for s, d in enumerate((5, -3, -2))}
-    row.update({e: 0 for e in v.extras})
-    row[v.extras[0]] = 7
+    row.update({e: 0 for e in v.extra_columns})
+    row[v.extra_columns[0]] = 7
     lines = _drivers.replay_footer(v, row, 3)
-    assert lines == ["payments: seat 0 +5  seat 1 -3  seat 2 -2", f"extras: {v.extras[0]}=7"]
-    assert _drivers.replay_footer(v, row, 3, skip=(v.extras[0],)) == lines[:1]
+    assert lines == ["payments: seat 0 +5  seat 1 -3  seat 2 -2", f"extras: {v.extra_columns[0]}=7"]
+    assert _drivers.replay_footer(v, row, 3, skip=(v.extra_columns[0],)) == lines[:1]

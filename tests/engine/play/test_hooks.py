@@ -22,11 +22,12 @@ HOOKS = {  # dispatch kernel -> (old slot prefix, the variant modules' attribute
     "on_discard": ("OD", "on_discard"),
     "settle": ("ST", "settle"),
     "four_wild_win": ("FW", "four_wild_win"),
+    "restore": ("RS", "restore"),
 }
 
 
 def _mahjong():
-    return [variants.get(n) for n in variants.names() if variants.get(n).hooks is not None]
+    return [variants.get(n) for n in variants.names() if variants.get(n).family == "mahjong"]
 
 
 def test_every_mahjong_variant_is_dispatched_by_its_own_id():
@@ -36,6 +37,22 @@ def test_every_mahjong_variant_is_dispatched_by_its_own_id():
     for v in vs:
         assert H.KERNELS[v.kernel_id] is v.hooks
         assert v.pack(v.defaults())[0] == v.hooks.KERNEL_ID  # rules[R_VARIANT]
+
+
+def test_every_zipai_variant_is_dispatched_by_its_own_id():
+    """The 字牌 loop's table (engine.play.zipai.hooks) holds the 字牌 variants by id, read
+    from ``rules[Z_VARIANT]``; no id is in both families' tables by accident."""
+    from engine.play.zipai import hooks as ZH
+    from engine.zipai.layout import Z_VARIANT
+
+    vs = [variants.get(n) for n in variants.names() if variants.get(n).family == "zipai"]
+    assert {v.name for v in vs} == {"luodisao"}
+    assert sorted(ZH.KERNELS) == sorted(v.kernel_id for v in vs)
+    for v in vs:
+        assert ZH.KERNELS[v.kernel_id] is v.hooks
+        assert v.pack(v.defaults())[Z_VARIANT] == v.hooks.KERNEL_ID
+        for hook, (attr, *_) in ZH.HOOKS.items():
+            assert ZH.HOOK_TABLE.variant_kernel(hook, v.kernel_id) is getattr(v.hooks, attr)
 
 
 @pytest.mark.parametrize("hook", sorted(HOOKS))
@@ -85,7 +102,7 @@ def test_a_no_op_hook_a_variant_does_not_define_is_skipped_not_called():
     for name, own in (("lishui", True), ("tuidaohu", False)):
         vid = variants.get(name).kernel_id
         H.bind(vid, kernel_tables())
-        addr = H.TABLE[h * H.IDS + vid]
+        addr = H.TABLE.address(h, vid)
         assert (addr > H.SKIP) if own else (addr == H.SKIP), (name, addr)
         rules = np.zeros(R_VARIANT + 1, np.int64)
         rules[R_VARIANT] = vid

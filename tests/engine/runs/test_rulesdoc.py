@@ -68,7 +68,7 @@ def test_every_option_and_pattern_is_on_the_page(name, fmt):
 def test_prose_is_written_and_cites_the_rulebook(name):
     v = variants.get(name)
     text = rulesdoc.prose(name)
-    assert text is not None, f"engine/runs/rulesdoc/prose/{name}.md is missing"
+    assert text is not None, f"engine/variants/{name}/rules.md is missing"
     heads = re.findall(r"^## (.+)$", text, re.M)
     assert heads == ["What the game is", "How a deal goes", "How it pays"]
     section = v.rulebook_section.lstrip("§")
@@ -128,7 +128,7 @@ def test_an_installed_copy_writes_the_same_reference(tmp_path):
     build = [sys.executable, "-c", "from setuptools import setup; setup()", "-q"]
     build += ["egg_info", "--egg-base", str(eggs), "build_py", "--build-lib", str(lib)]
     subprocess.run(build, cwd=ROOT, check=True, capture_output=True)
-    assert (lib / "engine" / "runs" / "rulesdoc" / "prose" / "zhuji.md").is_file()
+    assert (lib / "engine" / "variants" / "zhuji" / "rules.md").is_file()
     out = tmp_path / "out"
     code = (
         "import sys, engine, analysis; from mjlab.cli import main;"

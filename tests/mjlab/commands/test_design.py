@@ -272,3 +272,20 @@ def test_explorer_controls_and_view():
     assert flow["rescored"] > flow["recorded"]  # all three pay: more money moves
     box = explorer(run)
     assert len(box.children[0].children) == len(controls)
+
+
+def test_pareto_is_over_the_edge_relative_to_the_stakes():
+    """Issue 45: over the edge in points, a setting that only pays less looked as fair as
+    paying more and moving more money (all six 丽水 settings came out Pareto); over the
+    edge in SD units it is dominated."""
+    rows = []
+    for scale in (1.0, 0.5, 0.25):  # the same game at a third of the stakes and less
+        rows.append({"setting": f"x{scale}", "dealer_edge": 1.0 * scale,
+                     "dealer_edge_lo": 0.9 * scale, "dealer_edge_hi": 1.1 * scale,
+                     "dealer_edge_sd": 0.05, "dealer_edge_sd_lo": 0.04,
+                     "dealer_edge_sd_hi": 0.06, "flow": 10 * scale, "flow_lo": 9 * scale,
+                     "flow_hi": 11 * scale})  # fmt: skip
+    cons = [dz.parse_constraint("flow>=0")]
+    out = dz._judge(pd.DataFrame(rows), rows, cons, skill=False)
+    assert out["pareto"].tolist() == [True, False, False]
+    assert "dealer_edge_sd" in dz.DESIGN_METRICS and "dealer_edge_share" in dz.DESIGN_METRICS

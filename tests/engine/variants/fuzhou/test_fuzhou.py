@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from oracles import settlement as TW
 from scipy.stats import binomtest
 
 from engine import tiles, variants
@@ -357,9 +358,11 @@ def test_youjin_minnan_rules_on_shuffled_walls(rng):
 
 def test_jinque_beats_nearer_seats_on_a_discard():
     """RULEBOOK §3.3 rule 9: head bump, except that a 金雀 win beats nearer players."""
+    from engine.play.mahjong import hooks
     from engine.play.mahjong.loop import _discard_winner
 
     r = V.pack(V.resolve({}))
+    hooks.bind(int(r[L.R_VARIANT]), TAB)  # the loop binds them before a run; here by hand
     ctx = np.zeros(L.N_CTX, np.int64)
     hand = np.zeros((4, 34), np.int64)
     hand[1] = tiles.parse(WAIT_7P)  # a plain wait on 7p, nearer to the discarder
@@ -372,8 +375,10 @@ def test_jinque_beats_nearer_seats_on_a_discard():
     bots = np.zeros((4, N_BOT))
     k = tiles.kind("7p")
     visible = np.zeros(34, np.int64)
+    no_log = np.zeros((1, 5), np.int32)
+    waitd = np.full(4, -1, np.int64)  # the seats' waiting distances, not known yet
     args = (r, ctx, pols, bots, 30, hand, wslot, melds, nmeld, 0, k, 4, 5, TAB, L.WIN_DISCARD,
-            visible)  # fmt: skip
+            visible, no_log, waitd)  # fmt: skip
     assert _discard_winner(*args) == 2
     r2 = r.copy()
     r2[L.R_WIN_PRIORITY] = 0
@@ -538,7 +543,6 @@ def test_no_win_is_worth_zero(scoring, youjin):
     wins worth 0 before the 底番); the flags and columns reproduce every value and
     payment."""
     from engine.runs.run import simulate
-    from engine.runs.testing import recompute_mismatch
 
     rules = {"scoring": scoring, "youjin": youjin}
     bare = score(rules=rules, win_type="discard", discarder=2)
@@ -548,7 +552,7 @@ def test_no_win_is_worth_zero(scoring, youjin):
     df = simulate("fuzhou", 20_000, seed=3, rules=resolved, progress=False).to_pandas()
     won = df[df.winner >= 0]
     assert len(won) > 19_000 and (won.value > 0).all()
-    assert recompute_mismatch(V, resolved, df) is None
+    assert TW.twin_mismatch(V, resolved, df) is None
 
 
 def test_multiplier_formula():
@@ -611,7 +615,7 @@ def test_every_rulebook_option_exists():
         "pat_jinque",
         "pat_jinlong",
     ]
-    assert {"flowers", "golds", "lianzhuang"} <= set(V.extras)
+    assert {"flowers", "golds", "lianzhuang"} <= set(V.extra_columns)
     with pytest.raises(UsageError, match="scoring"):
         V.resolve({"scoring": "sichuan"})
 
@@ -734,7 +738,7 @@ def test_replay_golden(regen):
     assert out.splitlines() == path.read_text().splitlines()
 
 
-# ---- payout options (issue 22): worked hands, recompute = kernel, re-scoring --------------
+# ---- payout options (issue 22): worked hands, twin = kernel, re-scoring --------------
 
 
 def test_pay_base_and_specials_of_each_formula():
@@ -787,7 +791,7 @@ _SPECIAL_HANDS = {
 
 
 def _frame_of(hands, rules):
-    """A record frame of scored hands (the columns recompute reads), as the kernel pays."""
+    """A record frame of scored hands (the columns the twin reads), as the kernel pays."""
     import pandas as pd
 
     rows = []
@@ -812,7 +816,7 @@ def _frame_of(hands, rules):
 
 @pytest.mark.parametrize("formula", F.SCORING)
 def test_recompute_pays_every_special_as_the_kernel(formula):
-    """Specials too rare to meet in a simulated sample (金龙, 地胡 ...): recompute, on the
+    """Specials too rare to meet in a simulated sample (金龙, 地胡 ...): the twin, on the
     flags and columns of a scored hand, pays what the kernel pays under each option."""
     for name, default in F.SPECIALS[formula].items():
         rules = {"scoring": formula, f"pay_{name}_{formula}": default + 3, "youjin": "minnan"}
@@ -820,7 +824,7 @@ def test_recompute_pays_every_special_as_the_kernel(formula):
         hands = [_SPECIAL_HANDS[name], _SPECIAL_HANDS["danyou"], _SPECIAL_HANDS["sanyou"]]
         frame, scored = _frame_of(hands, rules)
         assert scored[0]["special"] == default + 3 or name == "jinlong" and formula == "qq"
-        got = V.recompute(V.resolve(rules), frame)
+        got = TW.fuzhou(V.resolve(rules), frame)
         for i, r in enumerate(scored):
             assert got["value"][i] == r["value"] and got["special"][i] == r["special"]
             assert [got[f"delta_{s}"][i] for s in range(4)] == r["deltas"]
@@ -882,20 +886,19 @@ def test_play_options_are_not_payout_options():
         assert not V.option_map[next(iter(rules))].payout
 
 
-@pytest.mark.parametrize("policy", ["value", "strong"])
-def test_value_aware_bots_do_not_read_the_payout_options(policy):
-    """The value and strong bots play on fixed parameters (tuned under the defaults), so
-    their records re-score exactly too: the first-order gap of a payout option is 0."""
-    import pandas as pd
-
+def test_strong_reads_the_payout_options():
+    """strong prices its wins under the run's payouts (engine.runs.adapt): a fresh
+    simulation under changed payouts is not its re-score, the first-order gap of a payout
+    option is real for it (issue 44)."""
     import analysis
     from engine.runs.run import simulate
 
     change = {"scoring": "xinxiuding", "pay_jinque_qq": 90}
-    run = simulate("fuzhou", 600, seed=11, policies=policy, progress=False)
-    want = simulate("fuzhou", 600, seed=11, policies=policy, rules=change, progress=False)
+    run = simulate("fuzhou", 600, seed=11, policies="strong", progress=False)
+    want = simulate("fuzhou", 600, seed=11, policies="strong", rules=change, progress=False)
     got = analysis.rescore(run, **change)
-    pd.testing.assert_frame_equal(got, want.to_pandas(), check_exact=True)
+    played = want.to_pandas()
+    assert not (got["winner"].equals(played["winner"]) and got["turns"].equals(played["turns"]))
 
 
 def test_payout_table_is_the_pattern_declarations():
@@ -929,3 +932,20 @@ def test_a_special_priced_under_an_unknown_formula_is_refused(monkeypatch):
     monkeypatch.setattr(F.K, "PATTERNS", odd)
     with pytest.raises(ValueError, match="unknown formula"):
         F._specials()
+
+
+def test_strong_chases_jinque_only_where_its_outs_pay():
+    """strong passes a complete hand holding two golds for 金雀 only where the chance of
+    the chase (its live outs in the draws left) times 金雀's worth beats the win now."""
+    from engine.play.mahjong.loop import _chase_pays
+
+    _, rows = seat_bots(V, V.resolve({}), ("strong",) * 4)
+    bot = rows[0]
+    h = tiles.parse("123m456m789m123p45p9s").astype(np.int64)  # with two golds: complete
+    visible = np.zeros(34, np.int64)
+    # discarding 9s waits for 3p or 6p (7 unseen) to make the golds the pair
+    assert _chase_pays(bot, 80, h, 2, 5, TAB, visible, 4)
+    assert not _chase_pays(bot, 4, h, 2, 5, TAB, visible, 4)  # one draw left
+    visible[tiles.kind("3p")] = 3
+    visible[tiles.kind("6p")] = 4
+    assert not _chase_pays(bot, 80, h, 2, 5, TAB, visible, 4)  # every out is seen

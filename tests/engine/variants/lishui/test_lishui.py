@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import settlement as TW
 
 from engine import hand, tiles
 from engine.errors import UsageError
@@ -521,13 +522,13 @@ def test_pay_beigen_option():
 
 
 def _frame(rows):
-    """A record frame of hand-made deals (the columns lishui.recompute reads)."""
+    """A record frame of hand-made deals (the columns settlement twin reads)."""
     df = pd.DataFrame(rows)
     df["win_type"] = pd.Categorical(df["win_type"], categories=list(L.WIN_TYPE_NAMES))
     for name in V.pattern_columns():
         if name not in df:
             df[name] = False
-    for col in V.extras:
+    for col in V.extra_columns:
         if col not in df:
             df[col] = 0
     return df
@@ -545,7 +546,7 @@ def test_recompute_pays_kong_and_beigen_money_from_the_inputs():
     f = _frame([row])
 
     def deltas(**rules):
-        got = V.recompute(V.resolve(rules), f)
+        got = TW.lishui(V.resolve(rules), f)
         return [int(got[f"delta_{s}"][0]) for s in range(4)]
 
     # kong money: 0 takes n from each, 3 takes 2n from each (units 1 and 2)
@@ -555,7 +556,7 @@ def test_recompute_pays_kong_and_beigen_money_from_the_inputs():
     assert deltas(pay_beigen=2) == [4, -12, 4, 4]
     assert deltas(beigen="first_round") == [1, -3, 1, 1]  # the dealer (seat 1) paid first
     assert deltas(beigen="none") == [0, 0, 0, 0]
-    got = V.recompute(V.resolve({"kong_pay": 1}), f)
+    got = TW.lishui(V.resolve({"kong_pay": 1}), f)
     assert [int(got[f"kong_money_{s}"][0]) for s in range(4)] == kong
 
 
@@ -567,9 +568,9 @@ def test_recompute_chooses_the_reading_again():
         wilds_in_hand=0, pat_qiduizi=True, score_in=K.IN_STANDARD | K.IN_QIDUIZI,
     )  # fmt: skip
     f = _frame([row])
-    got = V.recompute(V.resolve({}), f)
+    got = TW.lishui(V.resolve({}), f)
     assert int(got["value"][0]) == 4 and bool(got["pat_qiduizi"][0])
-    got = V.recompute(V.resolve({"pay_plain": 3, "pay_zimo_x": 1}), f)
+    got = TW.lishui(V.resolve({"pay_plain": 3, "pay_zimo_x": 1}), f)
     assert int(got["value"][0]) == 3 and not bool(got["pat_qiduizi"][0])
     assert [int(got[f"delta_{s}"][0]) for s in range(4)] == _others(3)
 
@@ -577,11 +578,11 @@ def test_recompute_chooses_the_reading_again():
 def test_recompute_refuses_records_without_the_inputs():
     f = _frame([dict(winner=-1, discarder=-1, dealer=0, dealer_streak=0, win_type="none")])
     with pytest.raises(UsageError, match="lack the score_in column"):
-        V.recompute(V.resolve({}), f.drop(columns=["score_in"]))
+        TW.lishui(V.resolve({}), f.drop(columns=["score_in"]))
 
 
 def test_conformance_under_changed_payouts():
-    """The kernels pay the changed table and recompute agrees on every deal."""
+    """The kernels pay the changed table and the twin agrees on every deal."""
     rules = {
         "pay_qiduizi": 1,
         "pay_buda": 9,
@@ -671,7 +672,7 @@ def _kernel_row(rules, hand_text, wild, seat, win_type, dealer=0):
     )  # fmt: skip
     for i, p in enumerate(lishui.PATTERNS):
         row[f"pat_{p.name}"] = bool((bits >> i) & 1)
-    for i, name in enumerate(V.extras):
+    for i, name in enumerate(V.extra_columns):
         row[name] = int(extra[i])
     return row
 
@@ -679,11 +680,11 @@ def _kernel_row(rules, hand_text, wild, seat, win_type, dealer=0):
 @pytest.mark.parametrize("source", range(len(SETTINGS)))
 def test_recompute_chooses_as_the_kernel_from_any_source(source):
     """Hands with several readings, recorded under one payout setting and re-scored under
-    each other: recompute gives what the kernels pay under that setting, column by column."""
+    each other: the twin gives what the kernels pay under that setting, column by column."""
     rows = [_kernel_row(SETTINGS[source], *h) for h in AMBIGUOUS]
     frame = _frame(rows)
     for target in SETTINGS:
-        got = V.recompute(V.resolve(target), frame)
+        got = TW.lishui(V.resolve(target), frame)
         for j, h in enumerate(AMBIGUOUS):
             want = _kernel_row(target, *h)
             for col, values in got.items():

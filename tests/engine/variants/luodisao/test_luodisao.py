@@ -9,7 +9,7 @@ import pytest
 
 from engine.errors import UsageError
 from engine.variants import get
-from engine.variants.luodisao._kernels import _pay_huangzhuang
+from engine.variants.luodisao._kernels import pay_huangzhuang
 from engine.zipai import layout as Z
 
 V = get("luodisao")
@@ -79,8 +79,8 @@ def test_declaration_shape():
         "wangzha",
         "wangzhawang",
     ]
-    assert V.extras[:4] == ("huxi", "xing", "tun", "fan")
-    assert len(V.extras) <= 24
+    assert V.extra_columns[:4] == ("huxi", "xing", "tun", "fan")
+    assert len(V.extra_columns) <= 24
     assert V.n_players(V.resolve({"players": 4, "zuoxing": True})) == 4
     assert V.n_players(V.resolve({"players": 2})) == 2
     assert "Rules" in V.doc and "Engine simplifications" in V.doc
@@ -438,7 +438,7 @@ def _huang(kings, pool=False, dealer=0, seats=3, zx=-1, per=5):
     money = np.zeros(4, np.int64)
     k = np.zeros(4, np.int64)
     k[: len(kings)] = kings
-    _pay_huangzhuang(rules, seats, active, dealer, k, delta, money)
+    pay_huangzhuang(rules, seats, active, dealer, k, delta, money)
     assert delta.sum() == 0
     return delta[:seats].tolist()
 
@@ -565,12 +565,10 @@ def test_huang_per_wang(kings, pool, want):
 
 
 def test_recompute_huang_money_matches_the_kernel():
-    """recompute's 黄庄 money from ``wang_held`` equals _pay_huangzhuang's, for every
+    """The twin's 黄庄 money from ``wang_held`` equals pay_huangzhuang's, for every
     holding, dealer, seat count, 坐醒, method and amount per 王."""
     import pandas as pd
-
-    from engine.variants._scoring import RecordView
-    from engine.variants.luodisao import _huang_money
+    from oracles.settlement import RecordView, _huang_money
 
     rng = np.random.default_rng(3)
     for seats, zuoxing in ((2, False), (3, False), (4, False), (4, True)):

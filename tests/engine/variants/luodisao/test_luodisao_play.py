@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from oracles import settlement as TW
 from oracles import zipai_bruteforce as bf
 
 from engine import simulate
@@ -36,16 +37,18 @@ GOLDEN = Path(__file__).parents[3] / "golden" / "luodisao.txt"
 
 
 def test_golden_replay(regen):
-    """`mjlab replay luodisao --seed 2 --match 0` pinned line by line (--regen rewrites)."""
-    text = replay("luodisao", 2, 0, 0) + "\n"
+    """`mjlab replay luodisao --seed 2 --match 10` pinned line by line (--regen rewrites):
+    a value table's deal with a 吃, a 碰, a 跑 and a 倾."""
+    text = replay("luodisao", 2, 10, 0) + "\n"
     if regen or not GOLDEN.exists():
         GOLDEN.write_text(text, encoding="utf-8")
     assert text == GOLDEN.read_text(encoding="utf-8")
 
 
 def test_replay_reads_like_the_rules():
-    text = replay("luodisao", 2, 0, 0)
-    for needle in ("dealer: seat", "turns up", "碰s", "跑s", "倾", "wins", "醒", "囤", "payments"):
+    text = replay("luodisao", 2, 10, 0)
+    needles = ("dealer: seat", "turns up", "吃s", "碰s", "跑s", "倾", "wins", "醒", "囤")
+    for needle in (*needles, "payments"):
         assert needle in text
     with pytest.raises(Exception, match="--deal"):
         replay("luodisao", 2, 0, 99)
@@ -348,22 +351,21 @@ def test_conformance_catches_a_broken_record():
 def test_recompute_reads_tun_and_colour_from_the_record():
     """The value check goes back to 胡息, 醒 and the red cards: 囤 = 胡息 + 3 × 醒 and the
     colour flag of the red count, so an altered 胡息 or red count is caught at its row."""
-    from engine.runs.testing import recompute_mismatch
 
     rules = V.resolve({})
     df = simulate("luodisao", 3000, seed=4, progress=False).to_pandas()
-    assert recompute_mismatch(V, rules, df) is None
+    assert TW.twin_mismatch(V, rules, df) is None
     won = np.flatnonzero(df["winner"].to_numpy() >= 0)
     i = int(won[0])
     bad = df.copy()
     bad.loc[i, "huxi"] += 3
-    assert recompute_mismatch(V, rules, bad)[1].startswith("tun ")
+    assert TW.twin_mismatch(V, rules, bad)[1].startswith("tun ")
     red = df["red"].to_numpy()
     j = int(won[(red[won] >= 2) & (red[won] <= 6)][0])  # no colour: 0 red makes 黑胡
     bad = df.copy()
     bad.loc[j, "red"] = 0
-    want = "pat_heihu 0 but the flags and record give 1 (1 deals disagree)"
-    assert recompute_mismatch(V, rules, bad) == (j, want)
+    want = "pat_heihu 0 but the twin gives 1 (1 deals disagree)"
+    assert TW.twin_mismatch(V, rules, bad) == (j, want)
 
 
 # --- determinism ------------------------------------------------------------------------

@@ -11,7 +11,10 @@ The re-scoring extras ``wang_held`` and ``xing_raw`` (issue 22) came later: the 
 the record with their two columns zeroed (:func:`_pinned_bytes`), so that they still
 prove every other column unchanged. The last pin (双醒 and added 番) was renewed then: a
 win's reading is chosen under the seed's table since (engine.variants.luodisao._kernels), and under
-双醒 the seed's table counts the 醒 undoubled.
+双醒 the seed's table counts the 醒 undoubled. The three pins with a value seat were renewed by
+issue 44, which changed how the value bot claims, passes wins and aims its colour (its
+tuned weights in ``engine/variants/luodisao/value.json``); the random and efficiency pins
+stand.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from numba.core.runtime import _nrt_python as nrt
 
 from engine.abi import C_EXTRA
 from engine.runs.run import simulate
-from engine.zipai import layout as Z
+from engine.variants.luodisao import _kernels as LK
 
 SEED = 20261201
 
@@ -32,12 +35,12 @@ PINS = [
     # (rules, policies, deals, sha256 of Run.rec)
     ({}, "random", 3000, "a40e92debebeb80eb1bd50812191e9d8d4057391fe13e33d84df59bb23f3918c"),
     ({}, "efficiency", 3000, "24813b984ed0a039fc247850e8f9de84db49c942851cccc4ec183a2800f16201"),
-    ({}, "value", 3000, "b893cd9408e63bbef596ebd483e6c8a2ab2ffa3ea9a697ba26ce3507486b8a2a"),
+    ({}, "value", 3000, "4f8e8d9402220cdb869714b3197b29b7e3f7c3b0e4b7a1455d309ed803d4ee2f"),
     (
         {"players": 4, "zuoxing": True, "kings": 4, "xing": "fan", "must_win": "none"},
         "value",
         2000,
-        "5c4d0fd70b55f482c6ff2760115fe14dc85298a84de9d0e7e720e3f89f5981b1",
+        "a2e2524253eabeb97223540dbf755181b7d679f460d2bcf2a1b6cf3823611c6d",
     ),
     (
         {"players": 2, "kings": 0, "xing": "shang", "huangzhuang": "pool"},
@@ -49,7 +52,7 @@ PINS = [
         {"kings": 3, "xing": "xia", "shuangxing": True, "fan_combine": "add", "must_win": "any"},
         ("value", "random", "efficiency"),
         2000,
-        "35a613e376694a7669663394a991c6d07762489fb69ce6e61b2cadc075a8e82d",
+        "919cf5b852ffeb37e34d26ca19434ed6d5fece3c8f558d61d167039f6713eb7b",
     ),
 ]
 
@@ -57,7 +60,7 @@ PINS = [
 def _pinned_bytes(run) -> bytes:
     """The record array with the re-scoring extras (added after the pins) zeroed."""
     rec = run.rec.copy()
-    for x in (Z.X_WANG_HELD, Z.X_XING_RAW):
+    for x in (LK.X_WANG_HELD, LK.X_XING_RAW):
         rec[:, C_EXTRA + x] = 0
     return rec.tobytes()
 

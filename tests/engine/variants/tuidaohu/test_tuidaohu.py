@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from oracles import settlement as TW
 
 from engine import tiles
 from engine.errors import UsageError
@@ -235,11 +236,10 @@ def test_recompute_checks_who_paid_a_gangkai():
     杠爆全包, the feeder in ``kong_feeder``): the payers' win money is one of the two shapes,
     and moving a share from one payer to another is caught."""
     from engine.runs.run import simulate
-    from engine.runs.testing import recompute_mismatch
 
     rules = V.resolve({})
     df = simulate("tuidaohu", 20_000, seed=1, progress=False).to_pandas()
-    assert recompute_mismatch(V, rules, df) is None
+    assert TW.twin_mismatch(V, rules, df) is None
     side = np.stack([df[f"kong_money_{s}"] + df[f"horse_money_{s}"] for s in range(4)], 1)
     win_money = df[[f"delta_{s}" for s in range(4)]].to_numpy() - side
     value = df["value"].to_numpy()
@@ -254,10 +254,10 @@ def test_recompute_checks_who_paid_a_gangkai():
         bad = df.copy()
         bad.loc[i, f"delta_{a}"] += 1
         bad.loc[i, f"delta_{b}"] -= 1
-        assert recompute_mismatch(V, rules, bad)[0] == i
+        assert TW.twin_mismatch(V, rules, bad)[0] == i
 
 
-# ---- payout options (issue 22): worked hands, recompute = kernel, re-scoring --------------
+# ---- payout options (issue 22): worked hands, twin = kernel, re-scoring --------------
 
 
 def test_pay_options_in_worked_hands():
@@ -321,7 +321,7 @@ _BIG_HANDS = {
 
 @pytest.mark.parametrize("name", sorted(_BIG_HANDS))
 def test_recompute_pays_every_big_hand_as_the_kernel(name):
-    """大胡 too rare to meet in a simulated sample (十八罗汉, 大四喜 ...): recompute, on
+    """大胡 too rare to meet in a simulated sample (十八罗汉, 大四喜 ...): the twin, on
     the flags of a scored hand (self-drawn by seat 1, dealer 0, with no kong or horse
     money), pays what the kernel pays under its multiplier."""
     import pandas as pd
@@ -337,7 +337,7 @@ def test_recompute_pays_every_big_hand_as_the_kernel(name):
     row |= {f"pat_{p.name}": p.name in r["patterns"] for p in V.patterns}
     frame = pd.DataFrame([row])
     frame["win_type"] = pd.Categorical(frame["win_type"], categories=list(L.WIN_TYPE_NAMES))
-    got = V.recompute(V.resolve({**rules, "horses": "0"}), frame)
+    got = TW.tuidaohu(V.resolve({**rules, "horses": "0"}), frame)
     assert got["value"][0] == r["value"]
     assert [got[f"delta_{s}"][0] for s in range(4)] == r["deltas"]
 
@@ -397,19 +397,19 @@ def test_the_horse_count_changes_the_wall():
 
 
 @pytest.mark.parametrize("policy", ["value", "strong"])
-def test_value_aware_bots_do_not_read_the_payout_options(policy):
-    """The value and strong bots play on fixed parameters (tuned under the defaults), so
-    their records re-score exactly too: the first-order gap of a payout option is 0."""
-    import pandas as pd
-
+def test_value_aware_bots_read_the_payout_options(policy):
+    """The value and strong bots read the run's payouts (engine.runs.adapt): a payout
+    change moves some of their decisions, so the re-scored default run (the first-order
+    answer) differs from the run played under the change, in play and not only in money."""
     import analysis
     from engine.runs.run import simulate
 
     change = {"pay_qidui": 4, "pay_fanggang": 5, "horse_map": "mil"}
     run = simulate("tuidaohu", 600, seed=11, policies=policy, progress=False)
     want = simulate("tuidaohu", 600, seed=11, policies=policy, rules=change, progress=False)
+    want = want.to_pandas()
     got = analysis.rescore(run, **change)
-    pd.testing.assert_frame_equal(got, want.to_pandas(), check_exact=True)
+    assert not got["turns"].equals(want["turns"]) or not got["winner"].equals(want["winner"])
 
 
 def test_pay_option_defaults_are_the_pattern_declarations():

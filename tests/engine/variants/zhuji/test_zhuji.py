@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from oracles import settlement as TW
 
 from engine import tiles
 from engine.errors import UsageError
@@ -465,11 +466,10 @@ def test_flags_match_the_ordinary_tai_on_a_hundred_thousand_deals(rules):
     audit found 181 rows in 100,000 that did not, 156 of them paid below 3 台); every win
     is declarable."""
     from engine.runs.run import simulate
-    from engine.runs.testing import recompute_mismatch
 
     resolved = V.resolve(rules)
     df = simulate("zhuji", 100_000, seed=16, rules=resolved, progress=False).to_pandas()
-    assert recompute_mismatch(V, resolved, df) is None
+    assert TW.twin_mismatch(V, resolved, df) is None
     won = df[df.winner >= 0]
     assert len(won) > 80_000 and ((won.tai_ordinary >= 3) | won.pat_quanzipai).all()
 
@@ -691,7 +691,7 @@ def _kernel_record(rules, hand_text=ALT_HAND, seat=0, dealer=0):
     )  # fmt: skip
     for i, p in enumerate(zhuji.PATTERNS):
         row[f"pat_{p.name}"] = bool((bits >> i) & 1)
-    for i, name in enumerate(V.extras):
+    for i, name in enumerate(V.extra_columns):
         row[name] = int(extra[i])
     return row
 
@@ -706,7 +706,7 @@ def _one_row(row):
 
 def test_the_alternative_reading_is_recorded_and_chosen_again():
     """The 8-台 value can change which reading is paid (全字牌 or 混一色); the record keeps
-    the other one, so recompute chooses as the kernel does under the new value."""
+    the other one, so the twin chooses as the kernel does under the new value."""
     base = _kernel_record(CAI)
     assert base["pat_hunyise"] and not base["pat_quanzipai"] and base["value"] == 9
     assert base["tai_ordinary"] == 9 and base["alt_tai"] == 8
@@ -714,13 +714,13 @@ def test_the_alternative_reading_is_recorded_and_chosen_again():
     high = {**CAI, "pay_special8": 10}
     fresh = _kernel_record(high)
     assert fresh["pat_quanzipai"] and fresh["value"] == 10 and fresh["alt_tai"] == 9
-    got = V.recompute(V.resolve(high), _one_row(base))
+    got = TW.zhuji(V.resolve(high), _one_row(base))
     for col, want in fresh.items():
         if col in got:
             assert int(np.asarray(got[col])[0]) == int(want), col
     # and back: the re-scored record re-scores to the first
     again = {**base, **{k: np.asarray(v)[0] for k, v in got.items()}}
-    back = V.recompute(V.resolve(CAI), _one_row(again))
+    back = TW.zhuji(V.resolve(CAI), _one_row(again))
     for col, want in base.items():
         if col in back:
             assert int(np.asarray(back[col])[0]) == int(want), col
@@ -730,7 +730,7 @@ def test_recompute_refuses_records_without_the_inputs():
     row = _kernel_record(CAI)
     del row["alt_tai"], row["score_in"]
     with pytest.raises(UsageError, match="lack alt_tai, score_in"):
-        V.recompute(V.resolve(CAI), _one_row(row))
+        TW.zhuji(V.resolve(CAI), _one_row(row))
 
 
 def test_conformance_under_changed_payouts():
@@ -768,8 +768,8 @@ def test_tai_tables_are_the_pattern_declarations():
     seed = {"zhong": 1, "fa": 1, "bai": 1, "dongfeng": 2, "pinghu": 1, "duiduihu": 1,
             "qingyise": 3, "hunyise": 1, "sancaishen": 2, "gangkai": 1, "qianggang": 1}  # fmt: skip
     declared = {p.name: p.value for p in K.PATTERNS}
-    assert zhuji.TAI == seed == {n: t for n, t in declared.items() if n not in K.SPECIAL8 and t}
-    assert K.TAI.tolist() == [zhuji.TAI.get(p.name, 0) for p in K.PATTERNS]
+    assert TW.TAI == seed == {n: t for n, t in declared.items() if n not in K.SPECIAL8 and t}
+    assert K.TAI.tolist() == [TW.TAI.get(p.name, 0) for p in K.PATTERNS]
     for name in ("pinghu", "duiduihu", "qingyise", "hunyise", "sancaishen", "gangkai", "qianggang"):
         assert getattr(K, f"TAI_{name.upper()}") == declared[name]
     honors = {27 + i: int(t) for i, t in enumerate(K.HONOR_TAI) if t}

@@ -1,0 +1,197 @@
+"""Bots that read the rules they play (engine.runs.adapt, issue 44.1-2)."""
+
+from __future__ import annotations
+
+import json
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from engine import variants
+from engine.play.bots import _defaults
+from engine.play.family import family_of
+from engine.runs import adapt
+from engine.runs.run import make_spec
+from mjlab.cli import main
+
+MAHJONG = ("tuidaohu", "zhuji", "lishui", "fuzhou")
+
+
+@pytest.fixture(autouse=True)
+def _fresh(monkeypatch, tmp_path):
+    """Each test starts from an empty adaptation cache (in memory and on disk)."""
+    monkeypatch.setenv("MJLAB_CACHE_DIR", str(tmp_path / "cache"))
+    adapt._adaptation.cache_clear()
+    yield
+    adapt._adaptation.cache_clear()
+
+
+@pytest.mark.parametrize("name", MAHJONG)
+def test_the_pilot_reproduces_the_committed_win_values(name):
+    """Played again at the fit's rules, the pilot's records price every win exactly as the
+    committed model does: the pilot is the fit's own play."""
+    v = variants.get(name)
+    data, fit_rules = adapt._fit_identity(v)
+    fit = data["fit"]
+    rec = adapt.pilot_records(v, fit_rules, int(fit["deals"]), int(fit["seed"]), fit["policy"])
+    got = family_of(v).values(v, fit_rules, rec)
+    for block in ("value", "loss", "stake"):
+        assert got[block] == data["model"][block], block
+
+
+@pytest.mark.parametrize("name", [*MAHJONG, "luodisao", "tiny"])
+def test_the_fits_own_rules_adapt_nothing(name):
+    v = variants.get(name)
+    ad = adapt.adaptation(v, v.resolve({}))
+    assert (ad.how, ad.params, ad.changed) == ("committed", {}, ())
+    spec = make_spec(name, 16, policies="strong" if "strong" in v.policies else "value")
+    assert adapt.seat_overrides(v, spec.rules, spec.policies) == {}
+
+
+def test_a_payout_change_reprices_strong_and_moves_the_value_bonuses():
+    v = variants.get("tuidaohu")
+    base = adapt._fit_identity(v)[0]["model"]["value"]
+    ad = adapt.adaptation(v, v.resolve({"pay_qingyise": 8}))
+    assert ad.how == "values" and ad.changed == ("pay_qingyise",)
+    value = np.reshape(ad.params["strong"]["value"], (-1, 2))
+    old = np.reshape(base, (-1, 2))
+    # the pilot plays value bots blind to the payouts: a plain win is worth what it was,
+    # a 清一色 win up to four times (8 against 2; kong money does not grow, and the few
+    # 清一色 wins are shrunk toward the plain worth)
+    assert value[0].tolist() == old[0].tolist()
+    assert (value[1] > 2 * old[1]).all() and (value[1] < 4 * old[1]).all()
+    # the value bot chases 清一色 harder by BETA quarter tiles per doubling of its worth
+    # against a plain win; the other targets' worth did not move, nor do their bonuses
+    ratio = (value[1].mean() / value[0].mean()) / (old[1].mean() / old[0].mean())
+    bonus = _defaults(v, "value", v.resolve({}))["flush"]
+    assert ad.params["value"] == {"flush": round(bonus + adapt.BETA * math.log2(ratio), 4)}
+
+
+def test_adapted_rows_are_what_the_run_plays():
+    """The run's bot rows (and so its identity) carry the adaptation, seat by seat, under
+    the run's own overrides."""
+    base = make_spec("tuidaohu", 16, policies="strong").bots()[1]
+    spec = make_spec("tuidaohu", 16, rules={"pay_qingyise": 8}, policies="strong")
+    rows = spec.bots()[1]
+    assert not np.array_equal(rows, base)
+    assert (
+        spec.identity()["bots_id"]
+        != make_spec("tuidaohu", 16, policies="strong").identity()["bots_id"]
+    )
+    mine = make_spec("tuidaohu", 16, rules={"pay_qingyise": 8}, policies="strong",
+                     bot_params={0: {"alpha": 0.25}})  # fmt: skip
+    got = mine.bots()[1]
+    assert np.array_equal(got[1:], rows[1:]) and not np.array_equal(got[0], rows[0])
+
+
+def _fake_family(calls):
+    def fit(v, resolved, deals, seed, policy, threads, progress, base, base_rules):
+        assert base_rules == adapt._fit_identity(v)[1]
+        calls.append((dict(resolved), deals, seed, policy))
+        model = {"value": [float(resolved["caishen"])] * 14, "stake": [1.0, 2.0]}
+        return {"model": model, "identity": {"rules": dict(resolved)}, "summary": {}}
+
+    real = family_of(variants.get("zhuji"))
+    return SimpleNamespace(refit=fit, values=real.values, package=real.package,
+                           play_matches=real.play_matches, tables=real.tables)  # fmt: skip
+
+
+def test_a_play_option_refits_once_then_loads_the_cached_model(monkeypatch, capsys, tmp_path):
+    calls = []
+    monkeypatch.setattr(adapt, "family_of", lambda v: _fake_family(calls))
+    monkeypatch.setattr(adapt, "refit_path", lambda v, r: tmp_path / "no-committed-refit.json")
+    v = variants.get("zhuji")
+    fit = adapt._fit_identity(v)[0]["fit"]
+    ad = adapt.adaptation(v, v.resolve({"caishen": 1}))
+    assert ad.how == "refit" and ad.changed == ("caishen",)
+    assert calls == [(v.resolve({"caishen": 1}), fit["deals"], fit["seed"], fit["policy"])]
+    assert ad.params["strong"]["value"] == [1.0] * 14
+    assert "fitting the strong models of zhuji" in capsys.readouterr().err
+    adapt._adaptation.cache_clear()  # a new process: the disk cache answers
+    again = adapt.adaptation(v, v.resolve({"caishen": 1}))
+    assert len(calls) == 1 and again.params == ad.params
+
+
+def test_a_damaged_cached_model_is_rebuilt_with_a_message(monkeypatch, capsys, tmp_path):
+    calls = []
+    monkeypatch.setattr(adapt, "family_of", lambda v: _fake_family(calls))
+    monkeypatch.setattr(adapt, "refit_path", lambda v, r: tmp_path / "no-committed-refit.json")
+    v = variants.get("zhuji")
+    adapt.adaptation(v, v.resolve({"caishen": 0}))
+    (path,) = (tmp_path / "cache").glob("bots-zhuji-*-refit-*")
+    raw = bytearray(path.read_bytes())
+    raw[-5] ^= 0xFF
+    path.write_bytes(bytes(raw))
+    adapt._adaptation.cache_clear()
+    capsys.readouterr()
+    ad = adapt.adaptation(v, v.resolve({"caishen": 0}))
+    assert len(calls) == 2 and ad.params["strong"]["value"] == [0.0] * 14
+    assert "damaged" in capsys.readouterr().err
+
+
+def test_describe_names_how_the_bots_read_the_rules(monkeypatch):
+    v = variants.get("tuidaohu")
+    assert "committed" in adapt.describe(v, v.resolve({}))
+    assert "pay_qingyise" in adapt.describe(v, v.resolve({"pay_qingyise": 8}))
+
+
+def test_a_committed_refit_is_played_without_fitting_and_a_stale_one_is_ignored(
+    monkeypatch, tmp_path
+):
+    calls = []
+    monkeypatch.setattr(adapt, "family_of", lambda v: _fake_family(calls))
+    v = variants.get("zhuji")
+    resolved = v.resolve({"caishen": 1})
+    where = tmp_path / "strong-x.json"
+    monkeypatch.setattr(adapt, "refit_path", lambda v, r: where)
+    made = adapt.refit(v, resolved)
+    assert len(calls) == 1
+    made["model"]["value"] = [7.0] * 14
+    assert adapt.write_refit(v, resolved, made) == where
+    body = json.loads(where.read_text(encoding="utf-8"))
+    assert body["fit"]["command"] == "mjlab fit zhuji --rule caishen=1"
+    ad = adapt.adaptation(v, resolved)
+    assert len(calls) == 1 and ad.params["strong"]["value"] == [7.0] * 14
+    # a payout change on top of the committed refit re-prices the win values from a pilot
+    adapt._adaptation.cache_clear()
+    both = adapt.adaptation(v, v.resolve({"caishen": 1, "discard_pay": "all_three"}))
+    assert len(calls) == 1 and both.params["strong"]["value"] != [7.0] * 14
+    # made from another committed model: refitted instead
+    body["base"] = "0" * 16
+    where.write_text(json.dumps(body), encoding="utf-8")
+    adapt._adaptation.cache_clear()
+    adapt.adaptation(v, resolved)
+    assert len(calls) == 2
+
+
+def test_fit_with_a_rule_refits_and_a_payout_only_rule_is_refused(capsys):
+    assert main(["fit", "tuidaohu", "--rule", "pay_qingyise=8", "--dry-run"]) == 2
+    assert "changes no play option" in capsys.readouterr().err
+
+
+def test_a_refit_fits_the_danger_models_again_only_where_other_tiles_are_wild(monkeypatch):
+    from engine.play.mahjong import fit as mfit
+
+    seen = []
+    monkeypatch.setattr(mfit, "fit_mahjong", lambda *a, danger=None: seen.append(danger))
+    base = {"danger": [1.0], "kong_danger": [2.0]}
+    cases = [
+        ("zhuji", {"caishen": 1}, False),
+        ("zhuji", {"caishen": 0}, False),
+        ("zhuji", {"min_tai": 1}, True),
+        ("tuidaohu", {"ghost": "fan"}, False),
+        ("tuidaohu", {"ghost": "baiban"}, False),
+        ("tuidaohu", {"horses": "4"}, True),
+        ("lishui", {"caishen": 2}, False),
+        ("fuzhou", {"jin": 0}, False),
+    ]
+    for name, rules, kept in cases:
+        v = variants.get(name)
+        fit_rules = adapt._fit_identity(v)[1]
+        mfit.refit_mahjong(v, v.resolve(rules), 8, 1, "value", 1, False, base, fit_rules)
+        assert (seen[-1] is base) == kept, (name, rules)
+    # without the fit's rules (an older caller) the danger models are kept
+    mfit.refit_mahjong(v, v.resolve({"jin": 0}), 8, 1, "value", 1, False, base)
+    assert seen[-1] is base
