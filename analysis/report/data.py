@@ -37,7 +37,6 @@ from analysis.report._config import (
     _EXPECTED,
     ALPHA,
     BOT_METRICS,
-    DEFAULT_BUDGETS,
     DEFAULT_SEED,
     FALLBACK_BUDGET,
     LEVEL,
@@ -49,10 +48,11 @@ from analysis.report._config import (
     SWEEP_METRICS,
     _Bar,
     _check_deals,
-    _plan_sweeps,
     _resolve_variants,
     _skill_pairs,
     budget_for,
+    default_budgets,
+    plan_sweeps,
     report_policy,
 )
 from analysis.report.text import (
@@ -66,7 +66,6 @@ from analysis.report.text import (
     _word_summary,
 )
 from analysis.risk import (
-    STATED_AMOUNTS,
     loss_curve,
     match_risk,
     match_table,
@@ -96,8 +95,8 @@ def build_report(
     variants : sequence of str or str, optional
         Variant names (or ``"a,b"``); default every registered variant.
     deals : int, optional
-        Deals of each main run (see :func:`budget_for`); default the per-variant
-        :data:`DEFAULT_BUDGETS`. At least :data:`MIN_DEALS`.
+        Deals of each main run (see :func:`budget_for`); default the budget each
+        variant declares (``Variant.report_budget``). At least :data:`MIN_DEALS`.
     seed : int
         The seed of every run.
     workers : int, optional
@@ -173,7 +172,7 @@ class _ReportPlan:
     vobj: dict  # name -> registered Variant
     budgets: dict  # name -> its budget (analysis.report._config.budget_for)
     bots: dict[str, str]  # name -> the report's policy for it
-    sweeps: list[dict]  # the headline sweeps (_plan_sweeps)
+    sweeps: list[dict]  # the headline sweeps (plan_sweeps)
     skipped: list[dict]
     deals: int | None  # --deals as given
     seed: int
@@ -211,7 +210,7 @@ def _plan_report(variants, deals, seed, workers) -> _ReportPlan:
     if workers is not None and workers < 1:
         raise UsageError(f"--workers must be >= 1, got {workers}")
     budgets = {n: budget_for(n, deals) for n in names}
-    plans, skipped = _plan_sweeps(names, all_variants)
+    plans, skipped = plan_sweeps(names)
     if all_variants:
         for missing in sorted(set(_EXPECTED) - set(registry.names())):
             skipped.insert(
@@ -488,7 +487,7 @@ def _confirm_changes(plan: _ReportPlan, sections: dict, progress: bool) -> None:
 
 
 def _audit_section(plan: _ReportPlan, name: str) -> dict | None:
-    """The decision audit of the report's bots (``mjlab audit``) on ``Budget.audit`` deals
+    """The decision audit of the report's bots (``mjlab audit``) on ``ReportBudget.audit`` deals
     of the report's seed: each rate with its 95% interval (:func:`analysis.audit_table`).
     """
     from analysis.audit import audit_table
@@ -652,7 +651,7 @@ def _context(plan: _ReportPlan, summary, panel_rows, sections, timing) -> dict:
             "seed": plan.seed,
             "deals_option": plan.deals,
             "budgets": {n: asdict(plan.budgets[n]) for n in names},
-            "default_budgets": {n: asdict(b) for n, b in DEFAULT_BUDGETS.items()},
+            "default_budgets": {n: asdict(b) for n, b in default_budgets().items()},
             "fallback_budget": asdict(FALLBACK_BUDGET),
             "match_length": MATCH_LENGTH,
             "min_deals": MIN_DEALS,
@@ -961,7 +960,7 @@ def _risk_section(v, df: pd.DataFrame) -> dict | None:
         "matches": int(len(t)),
         "deals_per_match": float(t["deals"].mean()),
         "amounts": amounts,
-        "stated": v.name in STATED_AMOUNTS,
+        "stated": bool(v.stated_amounts),
         "table": jsonable(match_risk(t, amounts, level=LEVEL)),
         "curve": jsonable(loss_curve(t, level=LEVEL)),
     }

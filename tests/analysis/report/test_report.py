@@ -586,29 +586,32 @@ def test_writes_are_atomic(made, tmp_path, monkeypatch):
     assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")]
 
 
-def test_budgets_and_sweep_plans(monkeypatch):
-    for b in [*report.DEFAULT_BUDGETS.values(), report.FALLBACK_BUDGET]:
+def test_budgets_and_sweep_plans():
+    declared = report.default_budgets()
+    assert set(declared) == set(variants.listed())  # every listed variant declares one
+    for b in [*declared.values(), report.FALLBACK_BUDGET]:
         for deals in (b.main, b.sweep, b.skill, b.sensitivity, b.sensitivity_skill, b.whatif_check):
             assert deals >= report.MIN_DEALS and deals % report.MATCH_LENGTH == 0
         assert b.whatif_check <= b.main  # its pair is the main run's first deals
         assert b.main >= b.sweep and b.main >= b.sensitivity  # both reuse the main run
         assert b.skill >= b.sensitivity_skill  # the table's defaults reuse the skill runs
-    assert report.budget_for("tuidaohu", 1000) == report.Budget(
+    for n, b in declared.items():
+        assert report.budget_for(n) is b is variants.get(n).report_budget
+    assert report.budget_for("tuidaohu", 1000) == report.ReportBudget(
         1000, 500, 500, 500, 250, 250, confirm=250, audit=200
     )
-    assert report.budget_for("tuidaohu", 40) == report.Budget(40, 32, 32, 32, 32, 32, 32, 32)
-    assert report.budget_for("nosuch") == report.FALLBACK_BUDGET
+    assert report.budget_for("tuidaohu", 40) == report.ReportBudget(40, 32, 32, 32, 32, 32, 32, 32)
+    assert report.budget_for("tiny") == report.FALLBACK_BUDGET  # declares none
 
-    specs = (
-        report.SweepSpec("tuidaohu", ("nosuch_key",), "a missing option"),
-        report.SweepSpec("notyet", ("kings",), "王 count"),
-        report.SweepSpec("tuidaohu", ("horses",), "horses", ("2", "99", "0")),
-    )
-    monkeypatch.setattr(report._config, "HEADLINE_SWEEPS", specs)
-    plans, skipped = report._plan_sweeps(["tuidaohu"], True)
-    assert [s["variant"] for s in skipped] == ["tuidaohu", "notyet"]
+    specs = {
+        "tuidaohu": (
+            variants.HeadlineSweep(("nosuch_key",), "a missing option"),
+            variants.HeadlineSweep(("horses",), "horses", ("2", "99", "0")),
+        )
+    }
+    plans, skipped = report.plan_sweeps(["tuidaohu"], specs)
+    assert [s["variant"] for s in skipped] == ["tuidaohu"]
     assert "no option nosuch_key" in skipped[0]["reason"]
-    assert "not registered" in skipped[1]["reason"]
     default = variants.get("tuidaohu").option_map["horses"].default
     assert plans == [
         {
@@ -618,8 +621,14 @@ def test_budgets_and_sweep_plans(monkeypatch):
             "values": [default, "2", "0"],
         }
     ]
-    # an explicit variant list does not report other variants as missing
-    assert report._plan_sweeps(["tuidaohu"], False)[1][-1]["variant"] == "tuidaohu"
+    # the declared sweeps, in each variant's order
+    got = [(p["variant"], p["option"]) for p in report.plan_sweeps(variants.listed())[0]]
+    want = [
+        (n, next(k for k in s.keys if k in variants.get(n).option_map))
+        for n in variants.listed()
+        for s in variants.get(n).headline_sweeps
+    ]
+    assert got == want and ("tuidaohu", "horses") in got
 
 
 def test_skipped_sweeps_are_noted_in_the_report(made, tmp_path):
