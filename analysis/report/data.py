@@ -131,12 +131,17 @@ def build_report(
     with _timed(timing, "skill"):
         skill, skill_frames = _play_skill(plan, mains, progress)
     with _timed(timing, "sensitivity"):
-        # the table plays value bots (cheaper); the headline sweeps' runs are reused only
-        # where they played value too
+        # the screen: payout options re-scored from the value bots' main run, play options
+        # played by value bots (cheaper); the headline sweeps' runs are reused only where
+        # they played value too
         reuse = {n: (played[n] if plan.bots[n] == "value" else {}) for n in names}
         sens = _run_sensitivity(
-            names, plan.budgets, mains.value, reuse, plan.seed, plan.workers, progress, skill_frames
+            names, plan.budgets, mains.value, reuse, plan.seed, plan.workers, progress
         )
+    with _timed(timing, "confirm"):
+        # the values that could matter, played at full size on a fresh seed by the
+        # report's bots, and the skill edge under those confirmed
+        _confirm_changes(plan, sens, skill_frames, progress)
     with _timed(timing, "whatif"):
         # the payout options that move the dealer edge most, re-scored from the main
         # runs' deals, with one re-simulation as a check
@@ -151,8 +156,6 @@ def build_report(
         edges = {n: sections[n]["dealer_edge"] for n in names}
         senses = _rank(panel_rows, long_names, edges)
         family = _adjust_report(sections, senses)
-    with _timed(timing, "confirm"):
-        _confirm_changes(plan, sections, progress)
     with _timed(timing, "audit"):
         for n in names:
             sections[n]["audit"] = _audit_section(plan, n)
@@ -415,18 +418,23 @@ def _guard_sweeps(plan: _ReportPlan, mains: _MainRuns, sweeps: dict, played: dic
         bar.close()
 
 
-def _confirm_changes(plan: _ReportPlan, sections: dict, progress: bool) -> None:
-    """Stage 6: each variant's resolved changes of the dealer edge in SD units (the
-    :data:`CONFIRM_TOP` largest each way) played again by the report's bots on a fresh
-    seed (:func:`analysis.recommend.confirm_changes`), and the bot guard at those settings
-    on the same deals. Sets the sensitivity section's ``changes``, ``confirm`` and
-    ``guard``; the words (:func:`analysis.report.text._sensitivity_words`) recommend only
-    confirmed changes the guard does not flag.
+def _confirm_changes(plan: _ReportPlan, sens: dict, skill_frames: dict, progress: bool) -> None:
+    """Stage 4b: the second stage of the sensitivity design. Each variant's values whose
+    screened change of the dealer edge in SD units could matter (resolved by the screen,
+    or within the interval of the largest change: :func:`analysis.recommend.
+    fairness_changes` with ``near_largest``; the :data:`CONFIRM_TOP` largest each way)
+    are played again at full size (``ReportBudget.confirm`` deals) by the report's bots
+    on a fresh seed (:func:`analysis.recommend.confirm_changes`), with the bot guard at
+    those settings on the same deals; then the skill edge under each confirmed value of a
+    play option (:func:`analysis.sensitivity.skill_table`, ``sensitivity_skill`` deals
+    per place on the report's seed, the skill section's runs its defaults), appended to
+    the table. Sets the sensitivity entry's ``screened_in``, ``changes``, ``confirm``
+    and ``guard``; the words (:func:`analysis.report.text._sensitivity_words`) recommend
+    only confirmed changes the guard does not flag.
 
     The guard checks these settings only, not all of the table's values: strong bots at
-    every value would cost several times the whole sensitivity table, and these are the
-    settings the report turns into advice. The table's other rows are value-bot
-    measurements and say so.
+    every value would cost several times the whole table, and these are the settings the
+    report turns into advice. The table's other rows are value-bot screens and say so.
     """
     from analysis.guard import bot_guard
     from analysis.recommend import CONFIRM_SEED, changes_json, confirm_changes, fairness_changes
@@ -434,23 +442,34 @@ def _confirm_changes(plan: _ReportPlan, sections: dict, progress: bool) -> None:
 
     picks = {}
     for n in plan.names:
-        sv = sections[n].get("sensitivity")
+        sv = sens.get(n)
         if not sv:
             continue
-        ch = fairness_changes(sv["table"], alpha=ALPHA)
+        ch = fairness_changes(sv["table"], alpha=sens_mod.SCREEN_Q, near_largest=True)
         fairer = ch[ch["direction"] == "fairer"].head(CONFIRM_TOP)
         worse = ch[ch["direction"] == "less fair"].iloc[::-1].head(CONFIRM_TOP)
         picks[n] = (ch, pd.concat([fairer, worse], ignore_index=True))
     budgets = plan.budgets
     total = sum(budgets[n].confirm * (1 + 3 * len(p)) for n, (_, p) in picks.items() if len(p))
-    bar = _Bar(progress, total, "6 confirmations")
+    bar = _Bar(progress, total, "4b confirmations")
     seed = plan.seed + CONFIRM_SEED
     try:
         for n, (ch, pick) in picks.items():
-            sv = sections[n]["sensitivity"]
+            sv = sens[n]
             k = budgets[n].confirm
             sv["confirm"] = None
             sv["guard"] = []
+            played = {(r["option"], r["option_value"]) for r in pick.to_dict("records")}
+            sv["screened_in"] = [
+                {
+                    "option": r["option"],
+                    "option_value": r["option_value"],
+                    "resolved": bool(r["resolved"]),
+                    "direction": r["direction"],
+                    "played": k >= MIN_DEALS and (r["option"], r["option_value"]) in played,
+                }
+                for r in ch.to_dict("records")
+            ]
             if k < MIN_DEALS:
                 sv["changes"] = changes_json(ch, [], {})
                 continue
@@ -482,8 +501,30 @@ def _confirm_changes(plan: _ReportPlan, sections: dict, progress: bool) -> None:
                 "table": jsonable(conf["table"]),
             }
             sv["changes"] = changes_json(ch, conf["table"], flags)
+            _confirmed_skill(plan, n, sv, skill_frames.get(n))
     finally:
         bar.close()
+
+
+def _confirmed_skill(plan: _ReportPlan, n: str, sv: dict, skill_base) -> None:
+    """The skill edge under each confirmed value of a play option, appended to the table
+    (a payout option changes no play, so it is left out).
+    """
+    v, k = plan.vobj[n], plan.budgets[n].sensitivity_skill
+    keys = []
+    for r in (sv.get("confirm") or {}).get("table", []):
+        opt = v.option_map[r["option"]]
+        if r["confirmed"] and not opt.payout:
+            keys.append((opt.key, opt.parse(str(r["option_value"]))))
+    sv["skill_deals"] = k if keys and k >= MIN_DEALS else 0
+    if not sv["skill_deals"]:
+        return
+    extra = sens_mod.skill_table(
+        n, keys, k, seed=plan.seed, workers=plan.workers, level=LEVEL, skill_base=skill_base
+    )
+    sv["table"] = [*sv["table"], *jsonable(extra)]
+    sv["metrics"] = [*sens_mod.METRICS, sens_mod.SKILL_METRIC]
+    sv["metric_docs"] = sens_mod.metric_docs(skill=True)
 
 
 def _audit_section(plan: _ReportPlan, name: str) -> dict | None:
@@ -809,22 +850,23 @@ def _cpu_seconds() -> float:
     return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
 
 
-def _run_sensitivity(names, budgets, main, played, seed, workers, progress, skill) -> dict:
-    """Each variant's sensitivity table (p unadjusted: the report adjusts them all)."""
-    from analysis import sensitivity as sens
+def _run_sensitivity(names, budgets, main, played, seed, workers, progress) -> dict:
+    """Stage 4: each variant's sensitivity screen (the first stage of a two-stage
+    design): every payout option's values re-scored from the main run's value-bot
+    records (no simulation; first-order, since value bots read payouts), every play
+    option's values played by value bots at ``ReportBudget.sensitivity`` deals on the
+    report's seed; Benjamini-Hochberg over every screened value of the report controls
+    the false-discovery rate at :data:`analysis.sensitivity.SCREEN_Q`
+    (:func:`analysis.sensitivity.screen`). The second stage is :func:`_confirm_changes`.
+    """
+    from engine.runs import rescore as rs
 
-    plans = {n: sens.option_plan(n)[0] for n in names}
-    total = sum(budgets[n].sensitivity * len(plans[n]) for n in names)
-    for n in names:
-        b = budgets[n].sensitivity_skill
-        if b:
-            from engine.variants import get
-
-            v = get(n)
-            places = sum(v.n_players(v.resolve({p["option"]: p["value"]})) for p in plans[n])
-            reused = n in skill and all(len(f) >= b for f in skill[n].values())
-            total += b * (places + (0 if reused else v.n_players(v.resolve(None))))
-    bar = _Bar(progress, total, "4/5 sensitivity")
+    plans = {n: sens_mod.option_plan(n)[0] for n in names}
+    payout = {n: set(rs.payout_keys(n)) for n in names}
+    total = sum(
+        budgets[n].sensitivity * sum(p["option"] not in payout[n] for p in plans[n]) for n in names
+    )
+    bar = _Bar(progress, total, "4/5 sensitivity screen")
     out = {}
 
     def tick(label, deals):
@@ -834,31 +876,38 @@ def _run_sensitivity(names, budgets, main, played, seed, workers, progress, skil
     try:
         for n in names:
             b = budgets[n].sensitivity
-            r = sens.sensitivity(
-                n,
-                b,
-                seed=seed,
-                workers=workers,
-                level=LEVEL,
-                base=main[n],
-                reuse=played[n],
-                progress=tick,
-                skill_deals=budgets[n].sensitivity_skill,
-                skill_base=skill.get(n),
-            )
-            bar.update(b * (len(plans[n]) - r["runs"]))  # values reused from the sweeps
+            r = sens_mod.sensitivity(
+                n, b, seed=seed, workers=workers, level=LEVEL, base=main[n], reuse=played[n],
+                progress=tick, payouts="rescore",
+            )  # fmt: skip
+            simulated = len(plans[n]) - r["rescored"]
+            bar.update(b * (simulated - r["runs"]))  # values reused from the sweeps
             table = r["table"].drop(columns=["p_adj"])
             out[n] = {
                 "deals": r["deals"],
-                "metrics": list(sens.METRICS) + ([sens.SKILL_METRIC] if r["skill_deals"] else []),
-                "metric_docs": sens.metric_docs(skill=bool(r["skill_deals"])),
-                "skill_deals": r["skill_deals"],
+                "metrics": list(sens_mod.METRICS),
+                "metric_docs": sens_mod.metric_docs(),
+                "skill_deals": 0,
                 "table": jsonable(table),
                 "skipped": r["skipped"],
                 "runs": r["runs"],
+                "screen": {
+                    "q": sens_mod.SCREEN_Q,
+                    "simulated": simulated,
+                    "deals": r["deals"],
+                    "rescored": r["rescored"],
+                    "rescore_deals": int(len(main[n])),
+                    "exact": bool(table.loc[table["screen"] == "rescored", "exact"].all()),
+                    "policies": "value",
+                },
             }
     finally:
         bar.close()
+    rows = [row for n in names for row in out[n]["table"]]
+    sens_mod.screen(rows, q=sens_mod.SCREEN_Q)
+    tests = sum(row.get("p") is not None for row in rows)
+    for n in names:
+        out[n]["screen"]["family"] = tests
     return out
 
 
