@@ -70,6 +70,47 @@ FALLBACK_BUDGET = ReportBudget(
 """The budget of a registered variant that declares none (``Variant.report_budget``)."""
 
 
+PILOT_DEALS = 3_200
+"""Deals of each pilot run that sizes a stage under ``--precision`` (200 matches): the
+main run, each headline sweep value and each skill seating, under the report's rules,
+bots and seed (:func:`deals_for_precision`)."""
+
+PRECISION_CAP = 20
+"""Under ``--precision`` a stage plays at most this many times its declared deals (the
+report says where the cap was reached)."""
+
+
+def deals_for_precision(pilot: int, half: float, target: float) -> int:
+    """Deals for an interval of half-width ``target`` where ``pilot`` deals gave ``half``.
+
+    A half-width shrinks as one over the square root of the deals (fixed-precision
+    sizing: the pilot's variance, never its estimate, sets the size), rounded up to whole
+    matches, never fewer than :data:`MIN_DEALS`.
+
+    >>> deals_for_precision(3200, 0.02, 0.01)
+    12800
+    >>> deals_for_precision(3200, 0.0005, 0.01)
+    32
+    """
+    need = pilot * (half / target) ** 2 if half > 0 else 0.0
+    matches = max(2, -(-int(np.ceil(need)) // MATCH_LENGTH))
+    return matches * MATCH_LENGTH
+
+
+def _check_precision(precision, deals) -> None:
+    if precision is None:
+        return
+    if isinstance(precision, bool) or not isinstance(precision, int | float | np.number):
+        raise UsageError(f"--precision must be a number, got {precision!r}")
+    if not 0 < precision <= 1:
+        raise UsageError(
+            f"--precision {precision} must be above 0 and at most 1 (the half-width of each "
+            "headline's 95% interval, in SDs of a seat's per-deal result)"
+        )
+    if deals is not None:
+        raise UsageError("give --precision or --deals, not both (--deals fixes N)")
+
+
 def budget_for(variant: str, deals: int | None = None) -> ReportBudget:
     """Deals per run of each stage for ``variant``.
 

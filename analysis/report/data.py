@@ -42,15 +42,19 @@ from analysis.report._config import (
     LEVEL,
     MATCH_LENGTH,
     MIN_DEALS,
+    PILOT_DEALS,
+    PRECISION_CAP,
     REPO_ROOT,
     REPORT_POLICY,
     SKILL_PAIRS,
     SWEEP_METRICS,
     _Bar,
     _check_deals,
+    _check_precision,
     _resolve_variants,
     _skill_pairs,
     budget_for,
+    deals_for_precision,
     default_budgets,
     plan_sweeps,
     report_policy,
@@ -87,6 +91,7 @@ def build_report(
     seed: int = DEFAULT_SEED,
     workers: int | None = None,
     progress: bool = True,
+    precision: float | None = None,
 ) -> dict:
     """Simulate, analyse and collect every number of the balance report.
 
@@ -103,6 +108,13 @@ def build_report(
         Threads per run (default: all cores).
     progress : bool
         Show a tqdm progress bar per stage (on stderr).
+    precision : float, optional
+        ``--precision``: size the main run, the headline sweeps and the skill runs of
+        each variant so that each headline interval (the dealer edge, each headline
+        sweep's effect on it, each skill edge; 95%) has about this half-width in SDs of a
+        seat's per-deal result, from pilot runs (:func:`_size_by_precision`); not with
+        ``deals``. The context's ``precision`` gives the half-widths reached, whatever
+        sized the runs.
 
     Returns
     -------
@@ -119,9 +131,13 @@ def build_report(
         1``.
     """
     t_start, c_start = time.perf_counter(), _cpu_seconds()
-    plan = _plan_report(variants, deals, seed, workers)
+    plan = _plan_report(variants, deals, seed, workers, precision)
     names = plan.names
     timing: dict[str, float] = {}
+    sizing = None
+    if precision is not None:
+        with _timed(timing, "pilot"):
+            sizing = _size_by_precision(plan, precision, progress)
     with _timed(timing, "main"):
         mains = _play_main(plan, progress)
     with _timed(timing, "sweeps"):
@@ -160,6 +176,7 @@ def build_report(
         for n in names:
             sections[n]["audit"] = _audit_section(plan, n)
     summary = _summary(plan, senses, family, sections)
+    summary["precision"] = _precision_reached(plan, sections, precision, sizing)
     timing["total"] = time.perf_counter() - t_start
     timing["total_cpu"] = _cpu_seconds() - c_start
     return jsonable(_context(plan, summary, panel_rows, sections, timing))
@@ -201,13 +218,14 @@ class _ReportPlan:
         )
 
 
-def _plan_report(variants, deals, seed, workers) -> _ReportPlan:
+def _plan_report(variants, deals, seed, workers, precision=None) -> _ReportPlan:
     """Check the arguments (a usage error for each bad one) and plan the report."""
     from engine import variants as registry
 
     all_variants = variants is None
     names = _resolve_variants(variants)
     _check_deals(deals)
+    _check_precision(precision, deals)
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise UsageError(f"--seed must be an integer >= 0, got {seed!r}")
     if workers is not None and workers < 1:
@@ -249,6 +267,102 @@ class _MainRuns:
     strong: dict[str, pd.DataFrame]
     value: dict[str, pd.DataFrame]
     meta: dict[str, dict]  # name -> {rules, rules_id, policies}
+
+
+def _half_sd(lo, hi, sd) -> float:
+    """The half-width of ``[lo, hi]`` in units of ``sd`` (NaN where any is missing)."""
+    if lo is None or hi is None or sd is None or not sd > 0:
+        return float("nan")
+    return float(hi - lo) / 2 / float(sd)
+
+
+def _size_by_precision(plan: _ReportPlan, target: float, progress: bool) -> dict:
+    """Stage 0 under ``--precision``: pilot runs of :data:`PILOT_DEALS` deals (the main
+    run, each headline sweep value, each skill seating) measure each headline interval's
+    half-width in SD units, and :func:`deals_for_precision` sizes each stage from the
+    widest of its intervals (at most :data:`PRECISION_CAP` times its declared deals). The
+    pilots' variances set the sizes, never their estimates (fixed-precision sizing, no
+    stopping on significance). Replaces ``plan.budgets``; returns each variant's sizing.
+    """
+    from dataclasses import replace
+
+    k = PILOT_DEALS
+    bar = _Bar(progress, len(plan.names), "0 pilots", unit="variant")
+    out = {}
+    try:
+        for n in plan.names:
+            bar.set_postfix_str(n)
+            v, b = plan.vobj[n], plan.budgets[n]
+            main = plan.run(n, k).to_pandas()
+            de = dealer_edge(Summary.from_records(main), level=LEVEL).iloc[0]
+            sd = float(de["sd"])
+            halves = {"main": _half_sd(de["lo"], de["hi"], sd), "sweep": 0.0, "skill": 0.0}
+            for p in (p for p in plan.sweeps if p["variant"] == n):
+                opt = v.option_map[p["option"]]
+                for val in p["values"]:
+                    if val == opt.default:
+                        continue
+                    f = plan.run(n, k, rules={opt.key: val}).to_pandas()
+                    t = sweep_table({opt.default: main, val: f}, option=opt.key,
+                                    baseline=opt.default, metrics=["dealer_edge"], level=LEVEL,
+                                    paired=not opt.changes_deal, adjust="none")  # fmt: skip
+                    r = t[~t["is_baseline"]].iloc[0]
+                    halves["sweep"] = max(halves["sweep"], _half_sd(r["diff_lo"], r["diff_hi"], sd))
+            for strong, weak in _skill_pairs(v):
+                frames = rung_frames(v, v.resolve(None), strong, weak, k, plan.seed,
+                                     workers=plan.workers, match_length=MATCH_LENGTH)  # fmt: skip
+                t = skill_edge(frames, seating="dealer", level=LEVEL)
+                r = t[t["format"] == "duplicate"].iloc[0]
+                halves["skill"] = max(halves["skill"], _half_sd(r["lo"], r["hi"], sd))
+            size = {
+                stage: min(deals_for_precision(k, h, target), PRECISION_CAP * getattr(b, stage))
+                for stage, h in halves.items()
+            }
+            # the stages that reuse the main run's or the skill runs' first deals fit in them
+            main_n = max(size["main"], size["sweep"])
+            plan.budgets[n] = replace(
+                b, main=main_n, sweep=size["sweep"], skill=size["skill"],
+                sensitivity=min(b.sensitivity, main_n), whatif_check=min(b.whatif_check, main_n),
+                sensitivity_skill=min(b.sensitivity_skill, size["skill"]),
+            )  # fmt: skip
+            out[n] = {
+                "pilot": k,
+                "half": halves,
+                "deals": size,
+                "capped": [s for s in size if size[s] == PRECISION_CAP * getattr(b, s)],
+            }
+            bar.update(1)
+    finally:
+        bar.close()
+    return out
+
+
+def _precision_reached(plan: _ReportPlan, sections: dict, target, sizing) -> dict:
+    """The half-widths (95%, in SDs of a seat's per-deal result) each variant's headline
+    intervals reached: the dealer edge, the widest headline sweep effect on it and the
+    widest skill edge; with the target and the pilots' sizing under ``--precision``.
+    """
+    out = {"target": target, "level": LEVEL, "variants": {}}
+    for n in plan.names:
+        sec = sections[n]
+        de = sec["dealer_edge"]
+        sd = de.get("sd")
+        sweeps = [
+            _half_sd(r.get("raw_lo", r["diff_lo"]), r.get("raw_hi", r["diff_hi"]), sd)
+            for sw in sec["sweeps"] for r in sw["table"]
+            if r["metric"] == "dealer_edge" and not r.get("is_baseline")
+        ]  # fmt: skip
+        skills = [
+            _half_sd(row["lo"], row["hi"], sd)
+            for k in sec["skill"] for row in k["table"] if row["format"] == "duplicate"
+        ]  # fmt: skip
+        out["variants"][n] = {
+            "dealer_edge": _half_sd(de.get("lo"), de.get("hi"), sd),
+            "sweep": max(sweeps, default=None),
+            "skill": max(skills, default=None),
+            "sizing": (sizing or {}).get(n),
+        }
+    return out
 
 
 def _play_main(plan: _ReportPlan, progress: bool) -> _MainRuns:

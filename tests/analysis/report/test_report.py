@@ -556,6 +556,9 @@ def test_hostile_strings_are_escaped(made, tmp_path):
         (["--deals", "0"], "too few"),
         (["--seed", "-1"], "--seed"),
         (["--workers", "0"], "--workers"),
+        (["--precision", "0"], "--precision 0.0 must be above 0"),
+        (["--precision", "nan"], "must be above 0"),
+        (["--precision", "0.1", "--deals", "64"], "not both"),
     ],
 )
 def test_bad_input_exits_2_and_writes_nothing(argv, message, tmp_path, capsys):
@@ -1063,3 +1066,49 @@ def test_only_values_that_could_matter_are_played_again_on_a_fresh_seed(monkeypa
     assert "first-order" in words and "false-discovery rate at 0.05" in words
     assert "3 could matter" in words and "horses=2" not in words
     assert "128 deals each" in words and "confirmed: horses=0, pay_zimo=1." in words
+
+
+def test_precision_sizes_each_stage_from_its_pilot(monkeypatch, tmp_path):
+    """--precision: pilots of PILOT_DEALS deals measure each headline interval, and each
+    stage plays the deals that bring the widest of its intervals to the target; the
+    report gives the half-widths reached."""
+    from analysis.fairness import dealer_edge
+    from analysis.report import data
+
+    pilot, target = 320, 0.3
+    monkeypatch.setattr(data, "PILOT_DEALS", pilot)
+    ctx = report.build_report(variants=["tuidaohu"], seed=SEED, precision=target,
+                              progress=False, workers=1)  # fmt: skip
+    pr = ctx["summary"]["precision"]
+    assert pr["target"] == target and pr["level"] == report.LEVEL
+    got = pr["variants"]["tuidaohu"]
+    sizing = got["sizing"]
+    assert sizing["pilot"] == pilot
+    # the main pilot's half-width, from the pilot run itself
+    de = dealer_edge(analysis.Summary.from_records(rerun("tuidaohu", pilot))).iloc[0]
+    assert sizing["half"]["main"] == pytest.approx((de["hi"] - de["lo"]) / 2 / de["sd"])
+    declared = variants.get("tuidaohu").report_budget
+    for stage, half in sizing["half"].items():
+        want = min(report.deals_for_precision(pilot, half, target),
+                   report.PRECISION_CAP * getattr(declared, stage))  # fmt: skip
+        assert sizing["deals"][stage] == want
+    b = ctx["variants"]["tuidaohu"]["budget"]
+    assert b["main"] == max(sizing["deals"]["main"], sizing["deals"]["sweep"])
+    assert b["sweep"] == sizing["deals"]["sweep"] and b["skill"] == sizing["deals"]["skill"]
+    assert b["sensitivity"] <= b["main"] and b["sensitivity_skill"] <= b["skill"]
+    # the half-widths reached, from the report's own intervals
+    sec = ctx["variants"]["tuidaohu"]
+    e = sec["dealer_edge"]
+    assert got["dealer_edge"] == pytest.approx((e["hi"] - e["lo"]) / 2 / e["sd"])
+    assert got["sweep"] is not None and got["skill"] is not None
+    md = report.render(ctx, tmp_path)["md"].read_text(encoding="utf-8")
+    assert f"--precision {target}: each variant's main run" in md
+    assert f"tuidaohu dealer edge ±{got['dealer_edge']:.3f}" in md
+
+
+def test_deals_for_precision_scales_with_the_square_of_the_width():
+    assert report.deals_for_precision(3200, 0.02, 0.01) == 4 * 3200
+    assert report.deals_for_precision(3200, 0.01, 0.02) == 800
+    assert report.deals_for_precision(100, 0.0101, 0.01) % report.MATCH_LENGTH == 0
+    assert report.deals_for_precision(100, 0.0101, 0.01) >= 100 * 1.0201
+    assert report.deals_for_precision(3200, 0.0, 0.01) == report.MIN_DEALS
