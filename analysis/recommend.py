@@ -361,12 +361,12 @@ def recommendations(
     on = f" on the {deals:,} deals of each comparison" if deals else ""
     out = []
     if len(sd):
-        r0 = sd.iloc[0]
+        r0 = _most_deals(sd)  # a screen's rows compare with different deals: the most
         e0 = _pm(float(r0["baseline_estimate"]), float(r0.get("baseline_lo", math.nan)),
                  float(r0.get("baseline_hi", math.nan)))  # fmt: skip
         p0 = ""
         if len(pts):
-            q = pts.iloc[0]
+            q = _most_deals(pts)
             p0 = (
                 f" ({_pm(float(q['baseline_estimate']), float(q.get('baseline_lo', math.nan)), float(q.get('baseline_hi', math.nan)))} "  # noqa: E501
                 f"{unit}-based points per deal)"
@@ -469,6 +469,14 @@ def recommendations(
             f"bots, so they cannot matter here: {', '.join(vals)}."
         )
     return out
+
+
+def _most_deals(rows: pd.DataFrame) -> pd.Series:
+    """The first of the rows compared on the most deals (``n``; else the first row)."""
+    if "n" not in rows:
+        return rows.iloc[0]
+    n = pd.to_numeric(rows["n"], errors="coerce").fillna(-1).to_numpy()
+    return rows.iloc[int(np.argmax(n))]
 
 
 def _skill_words(live: pd.DataFrame, name: str, unit: str, how: str, policy: str) -> list[str]:
