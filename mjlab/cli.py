@@ -443,7 +443,7 @@ def _add_report(sub) -> None:
         metavar="SD",
         help="instead of --deals: size each variant's main run, headline sweeps and skill "
         "runs from pilots so that each headline's 95%% interval has about this half-width "
-        "in SDs of a seat's per-deal result",
+        "in SDs of a seat's per-deal result (default: each variant's embedded budget)",
     )
     _seed_arg(rp, 2026, "the seed of every run")
     _workers_arg(rp)
