@@ -60,6 +60,7 @@ _CHANGE_COLS = [
     "points",
     "points_lo",
     "points_hi",
+    "resolved",
 ]
 
 
@@ -95,7 +96,7 @@ def direction(e0: float, e0_lo: float, e0_hi: float, lo: float, hi: float) -> st
     return "unclear"
 
 
-def fairness_changes(table, *, alpha: float = 0.05) -> pd.DataFrame:
+def fairness_changes(table, *, alpha: float = 0.05, near_largest: bool = False) -> pd.DataFrame:
     """The option values whose change of the dealer edge in SD units is resolved.
 
     Parameters
@@ -105,6 +106,10 @@ def fairness_changes(table, *, alpha: float = 0.05) -> pd.DataFrame:
         :data:`~analysis.sensitivity.FAIR_METRIC` rows).
     alpha : float
         Adjusted-p threshold of a resolved difference.
+    near_largest : bool
+        Also the values whose change is not resolved but lies within the interval of the
+        largest change (a screen's "could matter": :func:`analysis.sensitivity.screen`),
+        each with the way its estimate moves fairness (:func:`direction` on the point).
 
     Returns
     -------
@@ -112,9 +117,9 @@ def fairness_changes(table, *, alpha: float = 0.05) -> pd.DataFrame:
         ``option, option_value, paired, e0, e0_lo, e0_hi`` (the defaults' edge in SD
         units), ``diff, diff_lo, diff_hi, p_adj`` (its change, the interval as given:
         adjusted the way ``p_adj`` is where the table's intervals are), ``new`` (``e0 +
-        diff``), ``direction`` (:func:`direction`) and ``points, points_lo, points_hi``
-        (the change of the edge in points per deal, NaN where the table lacks it);
-        largest change of ``|edge|`` toward 0 first.
+        diff``), ``direction`` (:func:`direction`), ``points, points_lo, points_hi``
+        (the change of the edge in points per deal, NaN where the table lacks it) and
+        ``resolved``; largest change of ``|edge|`` toward 0 first.
     """
     t = pd.DataFrame(table)
     if t.empty or "metric" not in t:
@@ -122,13 +127,19 @@ def fairness_changes(table, *, alpha: float = 0.05) -> pd.DataFrame:
     live = t[~t["inert"].astype(bool)]
     sd = live[live["metric"] == FAIR_METRIC]
     pts = live[live["metric"] == "dealer_edge"].set_index(["option", "option_value"])
+    near = (math.nan, math.nan)
+    finite = sd[np.isfinite(sd["diff"].to_numpy(dtype=float))]
+    if near_largest and len(finite):
+        big = finite.loc[finite["diff"].astype(float).abs().idxmax()]
+        near = (float(big["diff_lo"]), float(big["diff_hi"]))
     rows = []
     for r in sd.to_dict("records"):
-        if not _resolved(r, alpha):
+        d, lo, hi = float(r["diff"]), float(r["diff_lo"]), float(r["diff_hi"])
+        resolved = _resolved(r, alpha)
+        if not resolved and not near[0] <= d <= near[1]:
             continue
         e0 = float(r["baseline_estimate"])
         lo0, hi0 = (float(r.get(k, math.nan)) for k in ("baseline_lo", "baseline_hi"))
-        d, lo, hi = float(r["diff"]), float(r["diff_lo"]), float(r["diff_hi"])
         key = (r["option"], r["option_value"])
         p = pts.loc[key] if key in pts.index else None
         rows.append(
@@ -144,10 +155,11 @@ def fairness_changes(table, *, alpha: float = 0.05) -> pd.DataFrame:
                 "diff_hi": hi,
                 "p_adj": float(r["p_adj"]),
                 "new": e0 + d,
-                "direction": direction(e0, lo0, hi0, lo, hi),
+                "direction": direction(e0, lo0, hi0, *((lo, hi) if resolved else (d, d))),
                 "points": math.nan if p is None else float(p["diff"]),
                 "points_lo": math.nan if p is None else float(p["diff_lo"]),
                 "points_hi": math.nan if p is None else float(p["diff_hi"]),
+                "resolved": resolved,
             }
         )
     out = pd.DataFrame(rows, columns=_CHANGE_COLS)
@@ -300,6 +312,7 @@ def recommendations(
     confirmed=None,
     confirm_policy: str | None = None,
     guard: Mapping[tuple[str, str], str] | None = None,
+    screen: str | None = None,
 ) -> list[str]:
     """What to change to make a variant fairer, in words: the dealer edge in SD units
     (points beside), only resolved changes, only confirmed ones recommended.
@@ -342,15 +355,18 @@ def recommendations(
     sd = live[live["metric"] == FAIR_METRIC]
     pts = live[live["metric"] == "dealer_edge"]
     how = f" (Holm-adjusted p < {alpha:g} over {family})" if family else ""
+    skill_how = how
+    if screen is not None:
+        how = f" (passed the screen at a false-discovery rate of {alpha:g})"
     on = f" on the {deals:,} deals of each comparison" if deals else ""
     out = []
     if len(sd):
-        r0 = sd.iloc[0]
+        r0 = _most_deals(sd)  # a screen's rows compare with different deals: the most
         e0 = _pm(float(r0["baseline_estimate"]), float(r0.get("baseline_lo", math.nan)),
                  float(r0.get("baseline_hi", math.nan)))  # fmt: skip
         p0 = ""
         if len(pts):
-            q = pts.iloc[0]
+            q = _most_deals(pts)
             p0 = (
                 f" ({_pm(float(q['baseline_estimate']), float(q.get('baseline_lo', math.nan)), float(q.get('baseline_hi', math.nan)))} "  # noqa: E501
                 f"{unit}-based points per deal)"
@@ -362,7 +378,9 @@ def recommendations(
         )
     else:
         out.append(f"No option value could be compared on {name}'s dealer edge.")
-    changes = fairness_changes(t, alpha=alpha)
+    if screen is not None:
+        out.append(screen)
+    changes = fairness_changes(t, alpha=alpha, near_largest=screen is not None)
     fresh = {}
     if confirmed is not None:
         for r in pd.DataFrame(confirmed).to_dict("records"):
@@ -377,10 +395,14 @@ def recommendations(
             artifacts.append(f"{label} ({guard[key]})")
             continue
         fr = fresh.get(key)
-        if r["direction"] != "unclear" and confirmed is not None:
-            if fr is None or not fr["confirmed"]:
+        ok = fr is not None and bool(fr["confirmed"])
+        if not r["resolved"] and not ok:  # near the largest, but not shown to matter
+            if fr is not None:
                 unconfirmed.append(label)
-                continue
+            continue
+        if r["direction"] != "unclear" and confirmed is not None and not ok:
+            unconfirmed.append(label)
+            continue
         groups[r["direction"]].append(_change_text(r, name, unit, fr))
     cp = f" with {confirm_policy} bots" if confirm_policy else ""
     conf = (
@@ -406,9 +428,9 @@ def recommendations(
             "may carry it past 0): " + "; ".join(groups["unclear"]) + "."
         )
     if unconfirmed:
+        found = "Passed the screen" if screen is not None else "Resolved on the report's seed"
         out.append(
-            "Resolved on the report's seed but not confirmed on a fresh one (not "
-            f"recommended): {', '.join(unconfirmed)}."
+            f"{found} but not confirmed on a fresh one (not recommended): {', '.join(unconfirmed)}."
         )
     if artifacts:
         out.append(
@@ -439,7 +461,7 @@ def recommendations(
             "not resolved); a non-resolved effect may still be real but smaller than this N "
             "can see."
         )
-    out.extend(_skill_words(live, name, unit, how, policy))
+    out.extend(_skill_words(live, name, unit, skill_how, policy))
     if len(inert):
         vals = sorted({f"{r['option']}={r['option_value']}" for r in inert.to_dict("records")})
         out.append(
@@ -447,6 +469,14 @@ def recommendations(
             f"bots, so they cannot matter here: {', '.join(vals)}."
         )
     return out
+
+
+def _most_deals(rows: pd.DataFrame) -> pd.Series:
+    """The first of the rows compared on the most deals (``n``; else the first row)."""
+    if "n" not in rows:
+        return rows.iloc[0]
+    n = pd.to_numeric(rows["n"], errors="coerce").fillna(-1).to_numpy()
+    return rows.iloc[int(np.argmax(n))]
 
 
 def _skill_words(live: pd.DataFrame, name: str, unit: str, how: str, policy: str) -> list[str]:

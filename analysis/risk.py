@@ -49,7 +49,6 @@ from engine.errors import UsageError
 
 __all__ = [
     "QUANTILES",
-    "STATED_AMOUNTS",
     "stated_amounts",
     "format_match_risk",
     "match_table",
@@ -64,19 +63,6 @@ __all__ = [
 
 QUANTILES: tuple[float, ...] = (0.05, 0.25, 0.5, 0.75, 0.95)
 """Quantiles of a match result that :func:`match_risk` reports by default."""
-
-STATED_AMOUNTS: dict[str, tuple[float, ...]] = {
-    "fuzhou": (100, 250, 500),
-    "lishui": (25, 50, 100),
-    "luodisao": (250, 500, 1000),
-    "tuidaohu": (20, 50, 100),
-    "zhuji": (10, 25, 50),
-}
-"""Stated amounts (points in the variant's unit) whose loss over a match the report and
-``mjlab summarize`` price: round numbers near 1, 2 and 4 SDs of a seat's match result
-under the default rules (16 deals, value bots: SD about 145 番 in 福州, 29 倍 in 丽水,
-350 in 落地扫, 22 分 in 推倒胡, 17 台 in 诸暨; measured on 4,000 deals, seed 2026). A
-variant not listed gets :func:`risk_amounts`."""
 
 BOOTSTRAP = 400
 """Resamples of matches for the pooled (``role = "any"``) quantile intervals."""
@@ -297,9 +283,14 @@ def risk_amounts(records, multiples: Sequence[float] = (1, 2, 4)) -> list[float]
 
 
 def stated_amounts(variant: str, records) -> list[float]:
-    """The amounts to price for ``variant``: :data:`STATED_AMOUNTS`, else :func:`risk_amounts`."""
-    if variant in STATED_AMOUNTS:
-        return [float(v) for v in STATED_AMOUNTS[variant]]
+    """The amounts to price for ``variant``: those its declaration states
+    (:attr:`engine.variants.Variant.stated_amounts`), else :func:`risk_amounts`.
+    """
+    from engine import variants as registry
+
+    stated = registry.get(variant).stated_amounts if variant in registry.names() else ()
+    if stated:
+        return [float(v) for v in stated]
     return risk_amounts(records)
 
 

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.rescoring import WIDE
-from analysis.stats import adjust_pvalues, ratio_influence
+from analysis.stats import adjust_pvalues, adjust_rows, ratio_influence
 from analysis.sweep import metric_doc, sweep_table
 from engine.errors import UsageError
 
@@ -46,6 +46,9 @@ __all__ = [
     "skill_rows",
     "SKILL_METRIC",
     "SKILL_PAIR",
+    "skill_table",
+    "screen",
+    "SCREEN_Q",
 ]
 
 METRICS: tuple[str, ...] = ("dealer_edge", "dealer_edge_sd", "flow", "draw_rate")
@@ -56,6 +59,9 @@ making the game any fairer, and leaves it in SD units where it was."""
 
 FAIR_METRIC = "dealer_edge_sd"
 """The metric of every "fairer / less fair" claim (:func:`fairness_changes`)."""
+
+SCREEN_Q = 0.05
+"""The false-discovery rate at which :func:`screen` controls a screen of option values."""
 
 SKILL_METRIC = "skill_edge"
 """The table's skill metric (with ``skill_deals``)."""
@@ -94,6 +100,8 @@ _COLS = [
     "k_base",
     "n_base",
     "p",
+    "screen",
+    "exact",
 ]
 
 
@@ -213,6 +221,7 @@ def sensitivity_table(
     *,
     metrics=METRICS,
     level: float = 0.95,
+    screen: Mapping[tuple[str, object], tuple[str, bool]] | None = None,
 ) -> pd.DataFrame:
     """Each option value's metrics and their differences from the default rules.
 
@@ -226,6 +235,11 @@ def sensitivity_table(
     metrics : sequence of str
         Sweep metrics (:func:`analysis.sweep_metrics`).
     level : float
+    screen : mapping, optional
+        ``(option, value) -> (how, exact)``: how the value's records were made
+        (``"simulated"``, the default, or ``"rescored"`` from ``base``) and whether they
+        equal what a simulation would give (a re-score is exact only for bots that read
+        no payout option). A frame shorter than ``base`` is compared with its first deals.
 
     Returns
     -------
@@ -237,7 +251,8 @@ def sensitivity_table(
         and the counts as :func:`analysis.sweep_table` gives them, so that an adjusted
         interval can be redone, :func:`analysis.stats.interval_at`). ``inert`` is True
         when the value leaves every deal's winner and every seat's result unchanged: the
-        option does nothing under the other defaults and these bots.
+        option does nothing under the other defaults and these bots. ``screen, exact``
+        as given in ``screen``.
     """
     from engine import variants as registry
 
@@ -247,8 +262,9 @@ def sensitivity_table(
         opt = v.option_map[key]
         default = opt.default
         paired = not opt.changes_deal
+        b0 = base if len(base) == len(f) else base.iloc[: len(f)].reset_index(drop=True)
         t = sweep_table(
-            {default: base, val: f},
+            {default: b0, val: f},
             option=key,
             baseline=default,
             metrics=list(metrics),
@@ -263,8 +279,8 @@ def sensitivity_table(
         t["baseline_estimate"] = t["metric"].map(b["estimate"])
         t["baseline_lo"] = t["metric"].map(b["lo"])
         t["baseline_hi"] = t["metric"].map(b["hi"])
-        inert = bool(paired and _same_results(base, f))
-        t["inert"] = inert
+        t["inert"] = bool(paired and _same_results(b0, f))
+        t["screen"], t["exact"] = (screen or {}).get((key, val), ("simulated", True))
         parts.append(t)
     if not parts:
         return pd.DataFrame(columns=_COLS)
@@ -301,6 +317,7 @@ def sensitivity(
     progress: Callable[[str, int], None] | None = None,
     skill_deals: int = 0,
     skill_base: Mapping[int, pd.DataFrame] | None = None,
+    payouts: str = "simulate",
 ) -> dict:
     """Play every option value of :func:`option_plan` and tabulate it against the defaults.
 
@@ -329,14 +346,27 @@ def sensitivity(
     skill_base : mapping, optional
         The defaults' skill runs on ``seed`` with at least ``skill_deals`` deals per place
         (e.g. the report's skill section's); their first ``skill_deals`` rows are used.
+    payouts : {"simulate", "rescore"}
+        How a payout option's values are measured: played like the others, or re-scored
+        from all of ``base`` (the screen of a two-stage design: no simulation, exact for
+        bots that read no payout option, first-order for those that do, and labelled so
+        in the table's ``screen`` and ``exact`` columns; a re-scored value gets no skill
+        runs, since it changes no play).
 
     Returns
     -------
     dict
         ``{"table": DataFrame (as :func:`sensitivity_table` plus p_adj, Holm over the
-        table), "skipped": list, "deals": int, "runs": int, "skill_deals": int}``.
+        table), "skipped": list, "deals": int, "runs": int, "rescored": int,
+        "skill_deals": int}``.
     """
+    from engine import variants as registry
+    from engine.runs import rescore as rs
     from engine.runs.run import simulate
+
+    if payouts not in ("simulate", "rescore"):
+        raise UsageError(f"payouts must be 'simulate' or 'rescore', not {payouts!r}")
+    v = registry.get(variant)
 
     def run(rules):
         return simulate(
@@ -354,11 +384,19 @@ def sensitivity(
         base = run(None)
         if progress:
             progress(f"{variant} defaults", deals)
-    base = base.iloc[:deals].reset_index(drop=True)
-    frames = {}
+    full = base.reset_index(drop=True)
+    base = full.iloc[:deals].reset_index(drop=True)
+    defaults = v.resolve(None)
+    seats = [policies] * v.n_players(defaults) if isinstance(policies, str) else policies
+    exact = rs.is_exact(v, seats)
+    frames, how = {}, {}
     runs = 0
     for item in plan:
         key = (item["option"], item["value"])
+        if payouts == "rescore" and v.option_map[key[0]].payout:
+            frames[key], _ = rs.rescore_frame(full, v, defaults, {key[0]: key[1]})
+            how[key] = ("rescored", exact)
+            continue
         old = (reuse or {}).get(key)
         if old is not None and len(old) >= deals:
             frames[key] = old.iloc[:deals].reset_index(drop=True)
@@ -367,21 +405,13 @@ def sensitivity(
         runs += 1
         if progress:
             progress(f"{variant} {item['option']}={_show(item['value'])}", deals)
-    table = sensitivity_table(base, frames, variant, level=level)
+    table = sensitivity_table(full, frames, variant, level=level, screen=how)
     if skill_deals:
-        if skill_base is not None and all(len(f) >= skill_deals for f in skill_base.values()):
-            sbase = {k: f.iloc[:skill_deals].reset_index(drop=True) for k, f in skill_base.items()}
-        else:
-            sbase = skill_runs(variant, skill_deals, seed=seed, workers=workers, progress=progress)
-        sframes = {}
-        for item in plan:
-            key = (item["option"], item["value"])
-            label = f"{item['option']}={_show(item['value'])}"
-            sframes[key] = skill_runs(
-                variant, skill_deals, rules={key[0]: key[1]}, seed=seed, workers=workers,
-                progress=progress, label=label,
-            )  # fmt: skip
-        extra = skill_rows(sbase, sframes, variant, level=level)
+        played = [k for k in frames if k not in how]
+        extra = skill_table(
+            variant, played, skill_deals, seed=seed, workers=workers, level=level,
+            skill_base=skill_base, progress=progress,
+        )  # fmt: skip
         table = pd.concat([table, extra], ignore_index=True)
     table["p_adj"] = adjust_pvalues(table["p"].to_numpy(dtype=float), "holm")
     return {
@@ -389,8 +419,55 @@ def sensitivity(
         "skipped": skipped,
         "deals": int(len(base)),
         "runs": runs,
+        "rescored": len(how),
         "skill_deals": int(skill_deals),
     }
+
+
+def skill_table(
+    variant: str,
+    keys,
+    deals: int,
+    *,
+    seed: int = 0,
+    workers: int | None = None,
+    level: float = 0.95,
+    skill_base: Mapping[int, pd.DataFrame] | None = None,
+    progress: Callable[[str, int], None] | None = None,
+) -> pd.DataFrame:
+    """The skill edge (:data:`SKILL_METRIC`) under each ``(option, value)`` of ``keys``
+    against the defaults', ``deals`` per place on ``seed`` (:func:`skill_rows`).
+
+    ``skill_base``: the defaults' skill runs on ``seed`` with at least ``deals`` deals per
+    place (their first ``deals`` rows are used); default: played here.
+    """
+    if skill_base is not None and all(len(f) >= deals for f in skill_base.values()):
+        sbase = {k: f.iloc[:deals].reset_index(drop=True) for k, f in skill_base.items()}
+    else:
+        sbase = skill_runs(variant, deals, seed=seed, workers=workers, progress=progress)
+    sframes = {}
+    for key in keys:
+        label = f"{key[0]}={_show(key[1])}"
+        sframes[key] = skill_runs(
+            variant, deals, rules={key[0]: key[1]}, seed=seed, workers=workers,
+            progress=progress, label=label,
+        )  # fmt: skip
+    return skill_rows(sbase, sframes, variant, level=level)
+
+
+def screen(rows, *, q: float = SCREEN_Q):
+    """Benjamini-Hochberg over a screen's tested rows: the false-discovery rate at ``q``.
+
+    ``rows``: sensitivity table rows (a DataFrame or a list of dicts, changed in place)
+    with a raw ``p``. Each gets ``p_adj`` (the BH-adjusted p), ``adjust = "bh"``,
+    ``reject`` (``p_adj < q``: the rejections of BH's step-up rule) and its interval at
+    Benjamini and Yekutieli's false-coverage level (``1 - R q / m`` with ``R`` of ``m``
+    rejected; :func:`analysis.stats.adjusted_levels`), so that it excludes 0 exactly when
+    ``reject``; the unadjusted interval stays in ``raw_lo`` / ``raw_hi``. A screen says
+    which values could matter; a value it passes is confirmed apart (on a fresh seed),
+    so its rejections are leads, not findings.
+    """
+    return adjust_rows(rows, "bh", alpha=q)
 
 
 def skill_runs(
@@ -519,6 +596,8 @@ def skill_rows(
                 "k_base": math.nan,
                 "n_base": math.nan,
                 "p": math.nan if inert else p,
+                "screen": "simulated",
+                "exact": True,
             }
         )
     return pd.DataFrame(rows, columns=_COLS)

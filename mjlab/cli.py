@@ -436,6 +436,15 @@ def _add_report(sub) -> None:
         help="deals of each main run, half of it per sweep value, skill seating and "
         "sensitivity value (default: each variant's embedded budget)",
     )
+    rp.add_argument(
+        "--precision",
+        type=float,
+        default=None,
+        metavar="SD",
+        help="instead of --deals: size each variant's main run, headline sweeps and skill "
+        "runs from pilots so that each headline's 95%% interval has about this half-width "
+        "in SDs of a seat's per-deal result (default: each variant's embedded budget)",
+    )
     _seed_arg(rp, 2026, "the seed of every run")
     _workers_arg(rp)
     rp.add_argument("--out", default="reports", metavar="DIR", help="the report's folder")

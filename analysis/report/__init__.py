@@ -15,14 +15,15 @@ temporary name and renamed when complete:
 - ``balance-report.json``: the context itself.
 
 Everything is generic over :func:`engine.variants.names`: the headline sweeps are
-declared as data (:data:`HEADLINE_SWEEPS`, the option keys looked up on each variant),
-and a sweep whose variant or option is not registered is skipped with a note in the
-report. All runs of a report share one seed, so the walls of deal ``(match, deal)``
-are the same in the main run, in every sweep value (common random numbers) and in every
-seating of the skill comparisons (duplicate format).
+declared on each variant (``Variant.headline_sweeps``, the option keys looked up on it;
+:func:`plan_sweeps`), as are its budget (``Variant.report_budget``) and the amounts its
+match risk prices (``Variant.stated_amounts``), and a sweep whose option the variant does
+not have is skipped with a note in the report. All runs of a report share one seed, so
+the walls of deal ``(match, deal)`` are the same in the main run, in every sweep value
+(common random numbers) and in every seating of the skill comparisons (duplicate format).
 
-The package keeps its settings (:mod:`analysis.report._config`: budgets, headline sweeps,
-bots), its numbers (:mod:`analysis.report.data`: the runs and the context), its words
+The package keeps its settings (:mod:`analysis.report._config`: the fallback budget, the
+plans, bots), its numbers (:mod:`analysis.report.data`: the runs and the context), its words
 (:mod:`analysis.report.text`: rankings, methods, caveats) and its rendering
 (:mod:`analysis.report.render`: figures, templates, files) apart; this module holds
 the public names (the command, ``mjlab report``, is :mod:`mjlab.commands.report`).
@@ -31,7 +32,7 @@ Examples
 --------
 >>> from analysis import report
 >>> report.budget_for("tuidaohu", 64)  # doctest: +NORMALIZE_WHITESPACE
-Budget(main=64, sweep=32, skill=32, sensitivity=32, sensitivity_skill=32, whatif_check=32,
+ReportBudget(main=64, sweep=32, skill=32, sensitivity=32, sensitivity_skill=32, whatif_check=32,
        confirm=32, audit=32)
 """
 
@@ -40,26 +41,27 @@ from __future__ import annotations
 from analysis.report._config import (
     ALPHA,
     BOT_METRICS,
-    DEFAULT_BUDGETS,
     DEFAULT_SEED,
     FALLBACK_BUDGET,
     FIGURES_DIR,
     FILES,
-    HEADLINE_SWEEPS,
     LEVEL,
     MATCH_LENGTH,
     MIN_DEALS,
+    PILOT_DEALS,
     POLICY_DOCS,
+    PRECISION_CAP,
     REPORT_POLICY,
     RULES_DIR,
     SENSES,
     SKILL_PAIRS,
     SWEEP_METRICS,
-    Budget,
-    SweepSpec,
-    _plan_sweeps,
+    ReportBudget,
     budget_for,
     check_out_dir,
+    deals_for_precision,
+    default_budgets,
+    plan_sweeps,
     report_policy,
 )
 from analysis.report.data import build_report
@@ -73,12 +75,11 @@ from analysis.report.render import (
 from analysis.report.text import _rank
 
 __all__ = [
-    "Budget",
-    "SweepSpec",
+    "ReportBudget",
     "DEFAULT_SEED",
-    "DEFAULT_BUDGETS",
+    "default_budgets",
     "FALLBACK_BUDGET",
-    "HEADLINE_SWEEPS",
+    "plan_sweeps",
     "SKILL_PAIRS",
     "SWEEP_METRICS",
     "MIN_DEALS",
@@ -86,6 +87,9 @@ __all__ = [
     "FILES",
     "RULES_DIR",
     "budget_for",
+    "deals_for_precision",
+    "PILOT_DEALS",
+    "PRECISION_CAP",
     "build_report",
     "render",
     "check_out_dir",
@@ -94,5 +98,5 @@ __all__ = [
 # names the tests and notebooks reach through the package (settings and internals)
 _REEXPORTED = (
     ALPHA, BOT_METRICS, FIGURE_CACHE, FIGURES_DIR, MATCH_LENGTH, POLICY_DOCS, REPORT_POLICY,
-    SENSES, _FIGURE_MAGIC, _FigureCache, _n_figures, _plan_sweeps, _rank, report_policy,
+    SENSES, _FIGURE_MAGIC, _FigureCache, _n_figures, _rank, report_policy,
 )  # fmt: skip

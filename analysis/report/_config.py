@@ -1,16 +1,17 @@
-"""Settings of the balance report: budgets, the headline sweeps, the skill pairs, the bots
-and checks of its inputs.
+"""Settings of the balance report: the budgets' fallback, the skill pairs, the bots and
+checks of its inputs; its plans from what each variant declares (its budget and headline
+sweeps, :class:`engine.variants.Variant`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from engine.errors import UsageError
+from engine.variants import ReportBudget
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 """The repository (or installed tree) root: where the git SHA is read from."""
@@ -52,149 +53,65 @@ FIGURES_DIR = "balance-report-figures"
 """Folder (beside the Markdown file) of the PNG figures the Markdown links to."""
 
 
-@dataclass(frozen=True)
-class Budget:
-    """Deals per run in each stage of one variant's part of the report.
-
-    Attributes
-    ----------
-    main : int
-        The main run: default rules, the report's bots in every seat (and the same deals
-        with ``value`` bots, for the bot-sensitivity table and as the sensitivity
-        table's base).
-    sweep : int
-        Each value of a headline sweep (the default value reuses the first ``sweep``
-        deals of the main run: same seed, same rules, so the same records).
-    skill : int
-        Each seating of a skill comparison (strong policy in one seat, one run per
-        seat).
-    sensitivity : int
-        Each value of every rule option in the sensitivity table (the defaults reuse the
-        first ``sensitivity`` deals of the main run; a value a headline sweep played
-        with at least as many deals reuses that run's first deals).
-    sensitivity_skill : int
-        Each place of the sensitivity table's skill runs (value over efficiency, one run
-        per place from the dealer for every option value; the defaults reuse the skill
-        section's value-over-efficiency runs). 0 leaves the skill edge out of the table.
-    whatif_check : int
-        The what-if section's one re-simulation: the payout change that moves the
-        dealer edge most, played on this many deals (the main run's first deals,
-        re-scored, are its pair). 0 leaves the check out.
-    confirm : int
-        The confirmation of the recommendations (:mod:`analysis.recommend`): the defaults
-        and each change whose dealer edge in SD units is resolved (the
-        :data:`CONFIRM_TOP` largest each way) played again by the report's bots on a
-        fresh seed, this many deals each; the bot guard (:mod:`analysis.guard`) checks
-        those settings on the same deals. 0 confirms nothing, and recommends nothing.
-    audit : int
-        Deals of the decision audit of the report's bots (``mjlab audit``) in the
-        methods section. 0 leaves it out.
-    """
-
-    main: int
-    sweep: int
-    skill: int
-    sensitivity: int = 0
-    sensitivity_skill: int = 0
-    whatif_check: int = 0
-    confirm: int = 0
-    audit: int = 0
-
-
 CONFIRM_TOP = 3
 """Changes confirmed per variant and direction (fairer, less fair): the largest moves of
 the dealer edge in SD units. Each costs a run of the report's bots, one of value bots and
-a rung of the guard at ``Budget.confirm`` deals."""
-
-
-DEFAULT_BUDGETS: dict[str, Budget] = {
-    "fuzhou": Budget(
-        main=96_000,
-        sweep=48_000,
-        skill=19_200,
-        sensitivity=16_000,
-        sensitivity_skill=4_000,
-        whatif_check=16_000,
-        confirm=8_000,
-        audit=200,
-    ),
-    "lishui": Budget(
-        main=80_000,
-        sweep=32_000,
-        skill=12_800,
-        sensitivity=16_000,
-        sensitivity_skill=4_000,
-        whatif_check=16_000,
-        confirm=8_000,
-        audit=200,
-    ),
-    "luodisao": Budget(
-        main=80_000,
-        sweep=32_000,
-        skill=16_000,
-        sensitivity=16_000,
-        sensitivity_skill=4_000,
-        whatif_check=16_000,
-        confirm=8_000,
-        audit=200,
-    ),
-    "tuidaohu": Budget(
-        main=48_000,
-        sweep=12_800,
-        skill=9_600,
-        sensitivity=16_000,
-        sensitivity_skill=4_000,
-        whatif_check=16_000,
-        confirm=8_000,
-        audit=200,
-    ),
-    "zhuji": Budget(
-        main=48_000,
-        sweep=19_200,
-        skill=6_400,
-        sensitivity=16_000,
-        sensitivity_skill=3_200,
-        whatif_check=16_000,
-        confirm=8_000,
-        audit=200,
-    ),
-}
-"""Embedded defaults of ``mjlab report`` (no ``--deals``), set from the CPU time each stage
-measured (1 Dec 2026, 2 cores, numba's cache warm; the main runs and the headline sweeps
-play ``strong`` bots, the sensitivity table ``value`` bots). At the budgets before these
-(half the main, sweep and skill deals and two thirds of the sensitivity deals) the report
-took 223 s of CPU: main runs 58, sweeps 27, skill runs 17, sensitivity table 119 (of which
-the skill edge, value over efficiency by place from the dealer at 3,200-4,000 deals per
-place, about half), analysis 1.4. These budgets double the main, sweep and skill deals
-and raise the sensitivity deals by half, about 390 s of CPU, so that with the first run's
-compilation the whole report stays under 10 minutes on 2 cores from an empty cache.
-Measured at these budgets (1 Dec 2026, `mjlab report` with an empty MJLAB_CACHE_DIR, 2
-cores, otherwise idle): 4 min 42 s of wall time and 434 s of CPU, compilation included;
-the stages took 422 s of CPU (main 166, sweeps 59, skill 37, sensitivity 158, analysis
-2.5).
-
-Issue 22's payout options (ranges up to 0..240) made the sensitivity plan 3,752 runs and
-the report about an hour; a wide range is now swept at its low end and twice the default
-(:func:`analysis.sensitivity.swept_values`, 240 runs) at 16,000 deals a value. Measured (2
-Dec 2026, `mjlab report`, 2 cores shared with a CI run): 13 min 39 s of wall time, 941 s of
-CPU: main 196, sweeps 60, skill 78, sensitivity 574, what-if 19, analysis 2.
-
-The issue's "about 5x the deals" predates the strong bots, which play at a quarter to a
-third of value's speed: at 5x, the main runs alone would take about 5 minutes of CPU."""
+a rung of the guard at ``ReportBudget.confirm`` deals."""
 
 
 AUDIT_DEALS = 200
 """Deals of the decision audit per variant (it replays deals with the event log on)."""
 
 
-FALLBACK_BUDGET = Budget(
+FALLBACK_BUDGET = ReportBudget(
     main=24_000, sweep=8_000, skill=4_800, sensitivity=8_000, sensitivity_skill=2_400,
     whatif_check=8_000, confirm=4_000, audit=200,
 )  # fmt: skip
-"""Defaults of a registered variant that :data:`DEFAULT_BUDGETS` does not list."""
+"""The budget of a registered variant that declares none (``Variant.report_budget``)."""
 
 
-def budget_for(variant: str, deals: int | None = None) -> Budget:
+PILOT_DEALS = 3_200
+"""Deals of each pilot run that sizes a stage under ``--precision`` (200 matches): the
+main run, each headline sweep value and each skill seating, under the report's rules,
+bots and seed (:func:`deals_for_precision`)."""
+
+PRECISION_CAP = 20
+"""Under ``--precision`` a stage plays at most this many times its declared deals (the
+report says where the cap was reached)."""
+
+
+def deals_for_precision(pilot: int, half: float, target: float) -> int:
+    """Deals for an interval of half-width ``target`` where ``pilot`` deals gave ``half``.
+
+    A half-width shrinks as one over the square root of the deals (fixed-precision
+    sizing: the pilot's variance, never its estimate, sets the size), rounded up to whole
+    matches, never fewer than :data:`MIN_DEALS`.
+
+    >>> deals_for_precision(3200, 0.02, 0.01)
+    12800
+    >>> deals_for_precision(3200, 0.0005, 0.01)
+    32
+    """
+    need = pilot * (half / target) ** 2 if half > 0 else 0.0
+    matches = max(2, -(-int(np.ceil(need)) // MATCH_LENGTH))
+    return matches * MATCH_LENGTH
+
+
+def _check_precision(precision, deals) -> None:
+    if precision is None:
+        return
+    if isinstance(precision, bool) or not isinstance(precision, int | float | np.number):
+        raise UsageError(f"--precision must be a number, got {precision!r}")
+    if not 0 < precision <= 1:
+        raise UsageError(
+            f"--precision {precision} must be above 0 and at most 1 (the half-width of each "
+            "headline's 95% interval, in SDs of a seat's per-deal result)"
+        )
+    if deals is not None:
+        raise UsageError("give --precision or --deals, not both (--deals fixes N)")
+
+
+def budget_for(variant: str, deals: int | None = None) -> ReportBudget:
     """Deals per run of each stage for ``variant``.
 
     Parameters
@@ -205,55 +122,24 @@ def budget_for(variant: str, deals: int | None = None) -> Budget:
         seating and each value of the sensitivity table ``N // 2``, the sensitivity's
         skill runs, the what-if check and the confirmations ``N // 4`` (never fewer than
         :data:`MIN_DEALS`), the audit ``min(N // 4, AUDIT_DEALS)``. Default: the
-        variant's entry of :data:`DEFAULT_BUDGETS` (else :data:`FALLBACK_BUDGET`).
+        budget the variant declares (``Variant.report_budget``; else
+        :data:`FALLBACK_BUDGET`).
 
     Returns
     -------
-    Budget
+    ReportBudget
     """
     if deals is None:
-        return DEFAULT_BUDGETS.get(variant, FALLBACK_BUDGET)
+        from engine import variants as registry
+
+        declared = registry.get(variant).report_budget if variant in registry.names() else None
+        return declared or FALLBACK_BUDGET
     half = min(deals, max(MIN_DEALS, deals // 2))
     quarter = min(deals, max(MIN_DEALS, deals // 4))
-    return Budget(
+    return ReportBudget(
         main=deals, sweep=half, skill=half, sensitivity=half, sensitivity_skill=quarter,
         whatif_check=quarter, confirm=quarter, audit=min(quarter, AUDIT_DEALS),
     )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class SweepSpec:
-    """A headline sweep, declared as data.
-
-    Attributes
-    ----------
-    variant : str
-        Variant name.
-    keys : tuple of str
-        Candidate option keys, the first one the variant has is swept.
-    title : str
-        What is swept, for the reader.
-    values : tuple of str, optional
-        Values to play (parsed by the option; values it does not allow are left out);
-        default every allowed value. The option's default is always included: it is the
-        baseline of the paired differences.
-    """
-
-    variant: str
-    keys: tuple[str, ...]
-    title: str
-    values: tuple[str, ...] | None = None
-
-
-HEADLINE_SWEEPS: tuple[SweepSpec, ...] = (
-    SweepSpec("lishui", ("caishen",), "财神 (wildcard) count"),
-    SweepSpec("zhuji", ("caishen",), "财神 (wildcard) count"),
-    SweepSpec("fuzhou", ("jin", "golds"), "金 (gold wildcard) count"),
-    SweepSpec("tuidaohu", ("ghost",), "鬼 (ghost wildcard) option"),
-    SweepSpec("tuidaohu", ("horses",), "买马 horse count", ("0", "1", "2", "3", "4")),
-    SweepSpec("luodisao", ("kings", "wang", "jokers"), "王 (joker) count"),
-)
-"""The sweeps of the report (RULEBOOK §0 rule 2: every wildcard count is sweepable)."""
 
 
 SKILL_PAIRS: tuple[tuple[str, str], ...] = (
@@ -383,58 +269,69 @@ def check_out_dir(out_dir) -> Path:
 
 
 # ----------------------------------------------------------------------------- plans
-def _plan_sweeps(names: Sequence[str], all_variants: bool) -> tuple[list[dict], list[dict]]:
-    """Sweeps to run and sweeps skipped (with the reason), from :data:`HEADLINE_SWEEPS`."""
+def default_budgets() -> dict[str, ReportBudget]:
+    """The budget each listed variant declares (``Variant.report_budget``), by name."""
     from engine import variants as registry
 
-    registered = set(registry.names())
+    out = {}
+    for n in registry.listed():
+        b = registry.get(n).report_budget
+        if b is not None:
+            out[n] = b
+    return out
+
+
+def plan_sweeps(names: Sequence[str], sweeps=None) -> tuple[list[dict], list[dict]]:
+    """The headline sweeps to run and those skipped (with the reason).
+
+    Parameters
+    ----------
+    names : sequence of str
+        Variants of the report, in order.
+    sweeps : mapping, optional
+        ``name -> tuple of HeadlineSweep``; default each variant's declaration
+        (``Variant.headline_sweeps``).
+
+    Returns
+    -------
+    plans, skipped : list of dict
+        ``{"variant", "option", "title", "values"}`` per sweep (the option's default
+        first unless the declared values hold it), ``{"variant", "what", "reason"}`` per
+        sweep skipped.
+    """
+    from engine import variants as registry
+
     plans, skipped = [], []
-    for spec in HEADLINE_SWEEPS:
-        if spec.variant not in names:
-            if all_variants and spec.variant not in registered:
-                skipped.append(
-                    {
-                        "variant": spec.variant,
-                        "what": f"{spec.title} sweep",
-                        "reason": f"variant {spec.variant} is not registered in this build",
-                    }
-                )
-            continue
-        v = registry.get(spec.variant)
-        key = next((k for k in spec.keys if k in v.option_map), None)
-        if key is None:
-            skipped.append(
-                {
-                    "variant": spec.variant,
-                    "what": f"{spec.title} sweep",
-                    "reason": f"{spec.variant} has no option {' / '.join(spec.keys)}",
-                }
-            )
-            continue
-        opt = v.option_map[key]
-        values = []
-        for raw in opt.allowed if spec.values is None else spec.values:
-            try:
-                val = opt.parse(raw)
-            except UsageError:
-                continue
-            if val not in values:
-                values.append(val)
-        if opt.default not in values:
-            values.insert(0, opt.default)
-        if len(values) < 2:
-            skipped.append(
-                {
-                    "variant": spec.variant,
-                    "what": f"{spec.title} sweep",
-                    "reason": f"option {key} allows fewer than two of the values to sweep",
-                }
-            )
-            continue
-        plans.append(
-            {"variant": spec.variant, "option": key, "title": spec.title, "values": values}
-        )
+    for name in names:
+        v = registry.get(name)
+        for spec in v.headline_sweeps if sweeps is None else sweeps.get(name, ()):
+            plan, why = _plan_sweep(v, spec)
+            if plan is None:
+                skipped.append({"variant": name, "what": f"{spec.title} sweep", "reason": why})
+            else:
+                plans.append(plan)
     return plans, skipped
+
+
+def _plan_sweep(v, spec) -> tuple[dict | None, str]:
+    """One declared sweep's plan, or None and why it cannot be played."""
+    key = next((k for k in spec.keys if k in v.option_map), None)
+    if key is None:
+        return None, f"{v.name} has no option {' / '.join(spec.keys)}"
+    opt = v.option_map[key]
+    values = []
+    for raw in opt.allowed if spec.values is None else spec.values:
+        try:
+            val = opt.parse(raw)
+        except UsageError:
+            continue
+        if val not in values:
+            values.append(val)
+    if opt.default not in values:
+        values.insert(0, opt.default)
+    if len(values) < 2:
+        return None, f"option {key} allows fewer than two of the values to sweep"
+    return {"variant": v.name, "option": key, "title": spec.title, "values": values}, ""
 
 
 def _skill_pairs(variant) -> list[tuple[str, str]]:

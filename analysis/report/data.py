@@ -37,22 +37,26 @@ from analysis.report._config import (
     _EXPECTED,
     ALPHA,
     BOT_METRICS,
-    DEFAULT_BUDGETS,
     DEFAULT_SEED,
     FALLBACK_BUDGET,
     LEVEL,
     MATCH_LENGTH,
     MIN_DEALS,
+    PILOT_DEALS,
+    PRECISION_CAP,
     REPO_ROOT,
     REPORT_POLICY,
     SKILL_PAIRS,
     SWEEP_METRICS,
     _Bar,
     _check_deals,
-    _plan_sweeps,
+    _check_precision,
     _resolve_variants,
     _skill_pairs,
     budget_for,
+    deals_for_precision,
+    default_budgets,
+    plan_sweeps,
     report_policy,
 )
 from analysis.report.text import (
@@ -66,7 +70,6 @@ from analysis.report.text import (
     _word_summary,
 )
 from analysis.risk import (
-    STATED_AMOUNTS,
     loss_curve,
     match_risk,
     match_table,
@@ -88,6 +91,7 @@ def build_report(
     seed: int = DEFAULT_SEED,
     workers: int | None = None,
     progress: bool = True,
+    precision: float | None = None,
 ) -> dict:
     """Simulate, analyse and collect every number of the balance report.
 
@@ -96,14 +100,21 @@ def build_report(
     variants : sequence of str or str, optional
         Variant names (or ``"a,b"``); default every registered variant.
     deals : int, optional
-        Deals of each main run (see :func:`budget_for`); default the per-variant
-        :data:`DEFAULT_BUDGETS`. At least :data:`MIN_DEALS`.
+        Deals of each main run (see :func:`budget_for`); default the budget each
+        variant declares (``Variant.report_budget``). At least :data:`MIN_DEALS`.
     seed : int
         The seed of every run.
     workers : int, optional
         Threads per run (default: all cores).
     progress : bool
         Show a tqdm progress bar per stage (on stderr).
+    precision : float, optional
+        ``--precision``: size the main run, the headline sweeps and the skill runs of
+        each variant so that each headline interval (the dealer edge, each headline
+        sweep's effect on it, each skill edge; 95%) has about this half-width in SDs of a
+        seat's per-deal result, from pilot runs (:func:`_size_by_precision`); not with
+        ``deals``. The context's ``precision`` gives the half-widths reached, whatever
+        sized the runs.
 
     Returns
     -------
@@ -120,9 +131,13 @@ def build_report(
         1``.
     """
     t_start, c_start = time.perf_counter(), _cpu_seconds()
-    plan = _plan_report(variants, deals, seed, workers)
+    plan = _plan_report(variants, deals, seed, workers, precision)
     names = plan.names
     timing: dict[str, float] = {}
+    sizing = None
+    if precision is not None:
+        with _timed(timing, "pilot"):
+            sizing = _size_by_precision(plan, precision, progress)
     with _timed(timing, "main"):
         mains = _play_main(plan, progress)
     with _timed(timing, "sweeps"):
@@ -132,12 +147,17 @@ def build_report(
     with _timed(timing, "skill"):
         skill, skill_frames = _play_skill(plan, mains, progress)
     with _timed(timing, "sensitivity"):
-        # the table plays value bots (cheaper); the headline sweeps' runs are reused only
-        # where they played value too
+        # the screen: payout options re-scored from the value bots' main run, play options
+        # played by value bots (cheaper); the headline sweeps' runs are reused only where
+        # they played value too
         reuse = {n: (played[n] if plan.bots[n] == "value" else {}) for n in names}
         sens = _run_sensitivity(
-            names, plan.budgets, mains.value, reuse, plan.seed, plan.workers, progress, skill_frames
+            names, plan.budgets, mains.value, reuse, plan.seed, plan.workers, progress
         )
+    with _timed(timing, "confirm"):
+        # the values that could matter, played at full size on a fresh seed by the
+        # report's bots, and the skill edge under those confirmed
+        _confirm_changes(plan, sens, skill_frames, progress)
     with _timed(timing, "whatif"):
         # the payout options that move the dealer edge most, re-scored from the main
         # runs' deals, with one re-simulation as a check
@@ -152,12 +172,11 @@ def build_report(
         edges = {n: sections[n]["dealer_edge"] for n in names}
         senses = _rank(panel_rows, long_names, edges)
         family = _adjust_report(sections, senses)
-    with _timed(timing, "confirm"):
-        _confirm_changes(plan, sections, progress)
     with _timed(timing, "audit"):
         for n in names:
             sections[n]["audit"] = _audit_section(plan, n)
     summary = _summary(plan, senses, family, sections)
+    summary["precision"] = _precision_reached(plan, sections, precision, sizing)
     timing["total"] = time.perf_counter() - t_start
     timing["total_cpu"] = _cpu_seconds() - c_start
     return jsonable(_context(plan, summary, panel_rows, sections, timing))
@@ -173,7 +192,7 @@ class _ReportPlan:
     vobj: dict  # name -> registered Variant
     budgets: dict  # name -> its budget (analysis.report._config.budget_for)
     bots: dict[str, str]  # name -> the report's policy for it
-    sweeps: list[dict]  # the headline sweeps (_plan_sweeps)
+    sweeps: list[dict]  # the headline sweeps (plan_sweeps)
     skipped: list[dict]
     deals: int | None  # --deals as given
     seed: int
@@ -199,19 +218,20 @@ class _ReportPlan:
         )
 
 
-def _plan_report(variants, deals, seed, workers) -> _ReportPlan:
+def _plan_report(variants, deals, seed, workers, precision=None) -> _ReportPlan:
     """Check the arguments (a usage error for each bad one) and plan the report."""
     from engine import variants as registry
 
     all_variants = variants is None
     names = _resolve_variants(variants)
     _check_deals(deals)
+    _check_precision(precision, deals)
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise UsageError(f"--seed must be an integer >= 0, got {seed!r}")
     if workers is not None and workers < 1:
         raise UsageError(f"--workers must be >= 1, got {workers}")
     budgets = {n: budget_for(n, deals) for n in names}
-    plans, skipped = _plan_sweeps(names, all_variants)
+    plans, skipped = plan_sweeps(names)
     if all_variants:
         for missing in sorted(set(_EXPECTED) - set(registry.names())):
             skipped.insert(
@@ -247,6 +267,102 @@ class _MainRuns:
     strong: dict[str, pd.DataFrame]
     value: dict[str, pd.DataFrame]
     meta: dict[str, dict]  # name -> {rules, rules_id, policies}
+
+
+def _half_sd(lo, hi, sd) -> float:
+    """The half-width of ``[lo, hi]`` in units of ``sd`` (NaN where any is missing)."""
+    if lo is None or hi is None or sd is None or not sd > 0:
+        return float("nan")
+    return float(hi - lo) / 2 / float(sd)
+
+
+def _size_by_precision(plan: _ReportPlan, target: float, progress: bool) -> dict:
+    """Stage 0 under ``--precision``: pilot runs of :data:`PILOT_DEALS` deals (the main
+    run, each headline sweep value, each skill seating) measure each headline interval's
+    half-width in SD units, and :func:`deals_for_precision` sizes each stage from the
+    widest of its intervals (at most :data:`PRECISION_CAP` times its declared deals). The
+    pilots' variances set the sizes, never their estimates (fixed-precision sizing, no
+    stopping on significance). Replaces ``plan.budgets``; returns each variant's sizing.
+    """
+    from dataclasses import replace
+
+    k = PILOT_DEALS
+    bar = _Bar(progress, len(plan.names), "0 pilots", unit="variant")
+    out = {}
+    try:
+        for n in plan.names:
+            bar.set_postfix_str(n)
+            v, b = plan.vobj[n], plan.budgets[n]
+            main = plan.run(n, k).to_pandas()
+            de = dealer_edge(Summary.from_records(main), level=LEVEL).iloc[0]
+            sd = float(de["sd"])
+            halves = {"main": _half_sd(de["lo"], de["hi"], sd), "sweep": 0.0, "skill": 0.0}
+            for p in (p for p in plan.sweeps if p["variant"] == n):
+                opt = v.option_map[p["option"]]
+                for val in p["values"]:
+                    if val == opt.default:
+                        continue
+                    f = plan.run(n, k, rules={opt.key: val}).to_pandas()
+                    t = sweep_table({opt.default: main, val: f}, option=opt.key,
+                                    baseline=opt.default, metrics=["dealer_edge"], level=LEVEL,
+                                    paired=not opt.changes_deal, adjust="none")  # fmt: skip
+                    r = t[~t["is_baseline"]].iloc[0]
+                    halves["sweep"] = max(halves["sweep"], _half_sd(r["diff_lo"], r["diff_hi"], sd))
+            for strong, weak in _skill_pairs(v):
+                frames = rung_frames(v, v.resolve(None), strong, weak, k, plan.seed,
+                                     workers=plan.workers, match_length=MATCH_LENGTH)  # fmt: skip
+                t = skill_edge(frames, seating="dealer", level=LEVEL)
+                r = t[t["format"] == "duplicate"].iloc[0]
+                halves["skill"] = max(halves["skill"], _half_sd(r["lo"], r["hi"], sd))
+            size = {
+                stage: min(deals_for_precision(k, h, target), PRECISION_CAP * getattr(b, stage))
+                for stage, h in halves.items()
+            }
+            # the stages that reuse the main run's or the skill runs' first deals fit in them
+            main_n = max(size["main"], size["sweep"])
+            plan.budgets[n] = replace(
+                b, main=main_n, sweep=size["sweep"], skill=size["skill"],
+                sensitivity=min(b.sensitivity, main_n), whatif_check=min(b.whatif_check, main_n),
+                sensitivity_skill=min(b.sensitivity_skill, size["skill"]),
+            )  # fmt: skip
+            out[n] = {
+                "pilot": k,
+                "half": halves,
+                "deals": size,
+                "capped": [s for s in size if size[s] == PRECISION_CAP * getattr(b, s)],
+            }
+            bar.update(1)
+    finally:
+        bar.close()
+    return out
+
+
+def _precision_reached(plan: _ReportPlan, sections: dict, target, sizing) -> dict:
+    """The half-widths (95%, in SDs of a seat's per-deal result) each variant's headline
+    intervals reached: the dealer edge, the widest headline sweep effect on it and the
+    widest skill edge; with the target and the pilots' sizing under ``--precision``.
+    """
+    out = {"target": target, "level": LEVEL, "variants": {}}
+    for n in plan.names:
+        sec = sections[n]
+        de = sec["dealer_edge"]
+        sd = de.get("sd")
+        sweeps = [
+            _half_sd(r.get("raw_lo", r["diff_lo"]), r.get("raw_hi", r["diff_hi"]), sd)
+            for sw in sec["sweeps"] for r in sw["table"]
+            if r["metric"] == "dealer_edge" and not r.get("is_baseline")
+        ]  # fmt: skip
+        skills = [
+            _half_sd(row["lo"], row["hi"], sd)
+            for k in sec["skill"] for row in k["table"] if row["format"] == "duplicate"
+        ]  # fmt: skip
+        out["variants"][n] = {
+            "dealer_edge": _half_sd(de.get("lo"), de.get("hi"), sd),
+            "sweep": max(sweeps, default=None),
+            "skill": max(skills, default=None),
+            "sizing": (sizing or {}).get(n),
+        }
+    return out
 
 
 def _play_main(plan: _ReportPlan, progress: bool) -> _MainRuns:
@@ -416,18 +532,23 @@ def _guard_sweeps(plan: _ReportPlan, mains: _MainRuns, sweeps: dict, played: dic
         bar.close()
 
 
-def _confirm_changes(plan: _ReportPlan, sections: dict, progress: bool) -> None:
-    """Stage 6: each variant's resolved changes of the dealer edge in SD units (the
-    :data:`CONFIRM_TOP` largest each way) played again by the report's bots on a fresh
-    seed (:func:`analysis.recommend.confirm_changes`), and the bot guard at those settings
-    on the same deals. Sets the sensitivity section's ``changes``, ``confirm`` and
-    ``guard``; the words (:func:`analysis.report.text._sensitivity_words`) recommend only
-    confirmed changes the guard does not flag.
+def _confirm_changes(plan: _ReportPlan, sens: dict, skill_frames: dict, progress: bool) -> None:
+    """Stage 4b: the second stage of the sensitivity design. Each variant's values whose
+    screened change of the dealer edge in SD units could matter (resolved by the screen,
+    or within the interval of the largest change: :func:`analysis.recommend.
+    fairness_changes` with ``near_largest``; the :data:`CONFIRM_TOP` largest each way)
+    are played again at full size (``ReportBudget.confirm`` deals) by the report's bots
+    on a fresh seed (:func:`analysis.recommend.confirm_changes`), with the bot guard at
+    those settings on the same deals; then the skill edge under each confirmed value of a
+    play option (:func:`analysis.sensitivity.skill_table`, ``sensitivity_skill`` deals
+    per place on the report's seed, the skill section's runs its defaults), appended to
+    the table. Sets the sensitivity entry's ``screened_in``, ``changes``, ``confirm``
+    and ``guard``; the words (:func:`analysis.report.text._sensitivity_words`) recommend
+    only confirmed changes the guard does not flag.
 
     The guard checks these settings only, not all of the table's values: strong bots at
-    every value would cost several times the whole sensitivity table, and these are the
-    settings the report turns into advice. The table's other rows are value-bot
-    measurements and say so.
+    every value would cost several times the whole table, and these are the settings the
+    report turns into advice. The table's other rows are value-bot screens and say so.
     """
     from analysis.guard import bot_guard
     from analysis.recommend import CONFIRM_SEED, changes_json, confirm_changes, fairness_changes
@@ -435,23 +556,34 @@ def _confirm_changes(plan: _ReportPlan, sections: dict, progress: bool) -> None:
 
     picks = {}
     for n in plan.names:
-        sv = sections[n].get("sensitivity")
+        sv = sens.get(n)
         if not sv:
             continue
-        ch = fairness_changes(sv["table"], alpha=ALPHA)
+        ch = fairness_changes(sv["table"], alpha=sens_mod.SCREEN_Q, near_largest=True)
         fairer = ch[ch["direction"] == "fairer"].head(CONFIRM_TOP)
         worse = ch[ch["direction"] == "less fair"].iloc[::-1].head(CONFIRM_TOP)
         picks[n] = (ch, pd.concat([fairer, worse], ignore_index=True))
     budgets = plan.budgets
     total = sum(budgets[n].confirm * (1 + 3 * len(p)) for n, (_, p) in picks.items() if len(p))
-    bar = _Bar(progress, total, "6 confirmations")
+    bar = _Bar(progress, total, "4b confirmations")
     seed = plan.seed + CONFIRM_SEED
     try:
         for n, (ch, pick) in picks.items():
-            sv = sections[n]["sensitivity"]
+            sv = sens[n]
             k = budgets[n].confirm
             sv["confirm"] = None
             sv["guard"] = []
+            played = {(r["option"], r["option_value"]) for r in pick.to_dict("records")}
+            sv["screened_in"] = [
+                {
+                    "option": r["option"],
+                    "option_value": r["option_value"],
+                    "resolved": bool(r["resolved"]),
+                    "direction": r["direction"],
+                    "played": k >= MIN_DEALS and (r["option"], r["option_value"]) in played,
+                }
+                for r in ch.to_dict("records")
+            ]
             if k < MIN_DEALS:
                 sv["changes"] = changes_json(ch, [], {})
                 continue
@@ -483,12 +615,34 @@ def _confirm_changes(plan: _ReportPlan, sections: dict, progress: bool) -> None:
                 "table": jsonable(conf["table"]),
             }
             sv["changes"] = changes_json(ch, conf["table"], flags)
+            _confirmed_skill(plan, n, sv, skill_frames.get(n))
     finally:
         bar.close()
 
 
+def _confirmed_skill(plan: _ReportPlan, n: str, sv: dict, skill_base) -> None:
+    """The skill edge under each confirmed value of a play option, appended to the table
+    (a payout option changes no play, so it is left out).
+    """
+    v, k = plan.vobj[n], plan.budgets[n].sensitivity_skill
+    keys = []
+    for r in (sv.get("confirm") or {}).get("table", []):
+        opt = v.option_map[r["option"]]
+        if r["confirmed"] and not opt.payout:
+            keys.append((opt.key, opt.parse(str(r["option_value"]))))
+    sv["skill_deals"] = k if keys and k >= MIN_DEALS else 0
+    if not sv["skill_deals"]:
+        return
+    extra = sens_mod.skill_table(
+        n, keys, k, seed=plan.seed, workers=plan.workers, level=LEVEL, skill_base=skill_base
+    )
+    sv["table"] = [*sv["table"], *jsonable(extra)]
+    sv["metrics"] = [*sens_mod.METRICS, sens_mod.SKILL_METRIC]
+    sv["metric_docs"] = sens_mod.metric_docs(skill=True)
+
+
 def _audit_section(plan: _ReportPlan, name: str) -> dict | None:
-    """The decision audit of the report's bots (``mjlab audit``) on ``Budget.audit`` deals
+    """The decision audit of the report's bots (``mjlab audit``) on ``ReportBudget.audit`` deals
     of the report's seed: each rate with its 95% interval (:func:`analysis.audit_table`).
     """
     from analysis.audit import audit_table
@@ -652,7 +806,7 @@ def _context(plan: _ReportPlan, summary, panel_rows, sections, timing) -> dict:
             "seed": plan.seed,
             "deals_option": plan.deals,
             "budgets": {n: asdict(plan.budgets[n]) for n in names},
-            "default_budgets": {n: asdict(b) for n, b in DEFAULT_BUDGETS.items()},
+            "default_budgets": {n: asdict(b) for n, b in default_budgets().items()},
             "fallback_budget": asdict(FALLBACK_BUDGET),
             "match_length": MATCH_LENGTH,
             "min_deals": MIN_DEALS,
@@ -810,22 +964,23 @@ def _cpu_seconds() -> float:
     return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
 
 
-def _run_sensitivity(names, budgets, main, played, seed, workers, progress, skill) -> dict:
-    """Each variant's sensitivity table (p unadjusted: the report adjusts them all)."""
-    from analysis import sensitivity as sens
+def _run_sensitivity(names, budgets, main, played, seed, workers, progress) -> dict:
+    """Stage 4: each variant's sensitivity screen (the first stage of a two-stage
+    design): every payout option's values re-scored from the main run's value-bot
+    records (no simulation; first-order, since value bots read payouts), every play
+    option's values played by value bots at ``ReportBudget.sensitivity`` deals on the
+    report's seed; Benjamini-Hochberg over every screened value of the report controls
+    the false-discovery rate at :data:`analysis.sensitivity.SCREEN_Q`
+    (:func:`analysis.sensitivity.screen`). The second stage is :func:`_confirm_changes`.
+    """
+    from engine.runs import rescore as rs
 
-    plans = {n: sens.option_plan(n)[0] for n in names}
-    total = sum(budgets[n].sensitivity * len(plans[n]) for n in names)
-    for n in names:
-        b = budgets[n].sensitivity_skill
-        if b:
-            from engine.variants import get
-
-            v = get(n)
-            places = sum(v.n_players(v.resolve({p["option"]: p["value"]})) for p in plans[n])
-            reused = n in skill and all(len(f) >= b for f in skill[n].values())
-            total += b * (places + (0 if reused else v.n_players(v.resolve(None))))
-    bar = _Bar(progress, total, "4/5 sensitivity")
+    plans = {n: sens_mod.option_plan(n)[0] for n in names}
+    payout = {n: set(rs.payout_keys(n)) for n in names}
+    total = sum(
+        budgets[n].sensitivity * sum(p["option"] not in payout[n] for p in plans[n]) for n in names
+    )
+    bar = _Bar(progress, total, "4/5 sensitivity screen")
     out = {}
 
     def tick(label, deals):
@@ -835,31 +990,38 @@ def _run_sensitivity(names, budgets, main, played, seed, workers, progress, skil
     try:
         for n in names:
             b = budgets[n].sensitivity
-            r = sens.sensitivity(
-                n,
-                b,
-                seed=seed,
-                workers=workers,
-                level=LEVEL,
-                base=main[n],
-                reuse=played[n],
-                progress=tick,
-                skill_deals=budgets[n].sensitivity_skill,
-                skill_base=skill.get(n),
-            )
-            bar.update(b * (len(plans[n]) - r["runs"]))  # values reused from the sweeps
+            r = sens_mod.sensitivity(
+                n, b, seed=seed, workers=workers, level=LEVEL, base=main[n], reuse=played[n],
+                progress=tick, payouts="rescore",
+            )  # fmt: skip
+            simulated = len(plans[n]) - r["rescored"]
+            bar.update(b * (simulated - r["runs"]))  # values reused from the sweeps
             table = r["table"].drop(columns=["p_adj"])
             out[n] = {
                 "deals": r["deals"],
-                "metrics": list(sens.METRICS) + ([sens.SKILL_METRIC] if r["skill_deals"] else []),
-                "metric_docs": sens.metric_docs(skill=bool(r["skill_deals"])),
-                "skill_deals": r["skill_deals"],
+                "metrics": list(sens_mod.METRICS),
+                "metric_docs": sens_mod.metric_docs(),
+                "skill_deals": 0,
                 "table": jsonable(table),
                 "skipped": r["skipped"],
                 "runs": r["runs"],
+                "screen": {
+                    "q": sens_mod.SCREEN_Q,
+                    "simulated": simulated,
+                    "deals": r["deals"],
+                    "rescored": r["rescored"],
+                    "rescore_deals": int(len(main[n])),
+                    "exact": bool(table.loc[table["screen"] == "rescored", "exact"].all()),
+                    "policies": "value",
+                },
             }
     finally:
         bar.close()
+    rows = [row for n in names for row in out[n]["table"]]
+    sens_mod.screen(rows, q=sens_mod.SCREEN_Q)
+    tests = sum(row.get("p") is not None for row in rows)
+    for n in names:
+        out[n]["screen"]["family"] = tests
     return out
 
 
@@ -961,7 +1123,7 @@ def _risk_section(v, df: pd.DataFrame) -> dict | None:
         "matches": int(len(t)),
         "deals_per_match": float(t["deals"].mean()),
         "amounts": amounts,
-        "stated": v.name in STATED_AMOUNTS,
+        "stated": bool(v.stated_amounts),
         "table": jsonable(match_risk(t, amounts, level=LEVEL)),
         "curve": jsonable(loss_curve(t, level=LEVEL)),
     }

@@ -609,16 +609,34 @@ def _risk_figures(v: dict) -> list[tuple]:
             out.append(
                 (
                     "sensitivity",
-                    f"each rule option value's difference from the default rules "
-                    f"({sv['deals']:,} deals per value on the same seed; filled: resolved "
-                    "after the report-wide Holm adjustment; each interval at the level of its "
-                    "adjusted test, so clear of 0 exactly when filled; paired unless the "
-                    "option changes the cards dealt).",
+                    _sensitivity_caption(sv),
                     (2.5 + 2.5 * panels, 1.4 + 0.24 * rows),  # 10 inches for 3 panels
                     draw_sens,
                 )
             )
     return out
+
+
+def _sensitivity_caption(sv: dict) -> str:
+    """The sensitivity figure's caption: how its values were measured and adjusted."""
+    sc = sv.get("screen")
+    if not sc:
+        return (
+            f"each rule option value's difference from the default rules "
+            f"({sv['deals']:,} deals per value on the same seed; filled: resolved "
+            "after the report-wide Holm adjustment; each interval at the level of its "
+            "adjusted test, so clear of 0 exactly when filled; paired unless the "
+            "option changes the cards dealt)."
+        )
+    return (
+        "each rule option value's difference from the default rules, a screen (payout "
+        f"options re-scored from the main run's {sc['rescore_deals']:,} deals, play options "
+        f"played on {sc['deals']:,} deals each, on the same seed; filled: passed the "
+        f"screen, Benjamini-Hochberg at a false-discovery rate of {sc['q']:g}; each "
+        "interval at the matching false-coverage level, so clear of 0 exactly when filled; "
+        "the skill edge, of confirmed values only, Holm-adjusted over the report; paired "
+        "unless the option changes the cards dealt)."
+    )
 
 
 # ----------------------------------------------------------------------------- render
@@ -953,6 +971,7 @@ def _sensitivity_view(sv: dict | None) -> dict | None:
         "skipped": sv.get("skipped", []),
         "deals": sv["deals"],
         "skill_deals": sv.get("skill_deals", 0),
+        "screen": sv.get("screen"),
     }
 
 

@@ -41,17 +41,67 @@ def _sensitivity_words(sections: dict, family: str) -> dict:
             name=sec["long_name"].split(" ")[0],
             unit=sec["value_unit"],
             alpha=ALPHA,
-            deals=sv["deals"],
+            deals=None if sv.get("screen") else sv["deals"],
             family=family,
             policy="value",  # the sensitivity table's bots (data._run_sensitivity)
             confirmed=conf["table"] if conf else [],
             confirm_policy=conf["policies"] if conf else None,
             guard=flags,
+            screen=_screen_words(sv),
         )
         sv["recommendations"] = words
         sv["ranking"] = jsonable(sens.ranking(sv["table"], alpha=ALPHA))
         out[name] = words
     return out
+
+
+def _screen_words(sv: dict) -> str | None:
+    """How the sensitivity table was screened and which values were played again at full
+    size (the two-stage design of :mod:`analysis.report.data`), in words; None for a
+    table that is not a screen.
+    """
+    sc = sv.get("screen")
+    if not sc:
+        return None
+    how = "exact" if sc["exact"] else (
+        "first-order, since these bots read the payouts and might play differently under "
+        "the change"
+    )  # fmt: skip
+    text = (
+        f"The table is a screen: {sc['rescored']} values of payout options re-scored from "
+        f"the {sc['rescore_deals']:,} deals of the main run played by {sc['policies']} "
+        f"bots (no simulation; {how}) and {sc['simulated']} values of play options "
+        f"simulated at {sc['deals']:,} deals each on the report's seed; Benjamini-Hochberg "
+        f"over the report's {sc['family']} screened tests controls the false-discovery "
+        f"rate at {sc['q']:g} (each interval at the matching false-coverage level)."
+    )
+    ins = sv.get("screened_in") or []
+    if not ins:
+        return text + " No value passed the screen, so none was played again."
+    names = [f"{r['option']}={r['option_value']}" for r in ins]
+    text += (
+        f" {len(ins)} could matter (resolved, or within the interval of the largest "
+        f"change of the dealer edge in SD units): {', '.join(names)}."
+    )
+    conf = sv.get("confirm")
+    played = [r for r in ins if r["played"]]
+    if conf and played:
+        ok = {(r["option"], str(r["option_value"])) for r in conf["table"] if r["confirmed"]}
+        both = [(f"{r['option']}={r['option_value']}", (r["option"], str(r["option_value"])))
+                for r in played]  # fmt: skip
+        yes = [label for label, key in both if key in ok]
+        text += (
+            f" Played again at full size ({conf['deals']:,} deals each, {conf['policies']} "
+            f"bots, a fresh seed {conf['seed']}): {', '.join(label for label, _ in both)}; "
+            f"confirmed: {', '.join(yes) or 'none'}."
+        )
+    rest = len(ins) - len(played)
+    if rest:
+        text += (
+            f" The other {rest} were not played again (a change whose direction is unclear, "
+            "or beyond the largest few each way)."
+        )
+    return text
 
 
 # ----------------------------------------------------------------------------- multiplicity
@@ -61,7 +111,8 @@ def _adjust_report(sections: dict, senses: list) -> str:
 
     The family: every fairness finding of every variant (the seat sanity checks keep
     their own family: their null holds by construction), every difference of every sweep
-    from its baseline, every difference of the sensitivity tables and of the
+    from its baseline, the skill rows of the sensitivity tables (their screen rows are a
+    family of their own: :func:`analysis.sensitivity.screen`), every difference of the
     bot-sensitivity tables, and every ranking gap of the summary. ``p_adj``, ``reject``,
     the level (``diff_level``, ``effect_level``, ``gap_level``) and the interval beside
     each (``diff_lo``/``diff_hi``, ``effect_lo``/``effect_hi``, ``gap_lo``/``gap_hi``:
@@ -85,7 +136,8 @@ def _adjust_report(sections: dict, senses: list) -> str:
                 if row.get("p") is not None:
                     slots.append(("row", row, None))
         for row in (sec.get("sensitivity") or {}).get("table", []):
-            if row.get("p") is not None:
+            # the screen's rows have their own family (BH); the skill rows are findings
+            if row.get("p") is not None and row.get("adjust") != "bh":
                 slots.append(("row", row, None))
         for row in (sec.get("bots") or {}).get("table", []):
             if row.get("p") is not None:
@@ -414,8 +466,9 @@ def _methods() -> dict:
             "are expected to pass and are never reported as findings.",
             "Multiplicity: every p-value of a finding in this report (the fairness tests of "
             "every variant but the two seat sanity checks, which are adjusted apart, every "
-            "sweep difference from its baseline, every difference of the sensitivity and "
-            "bot-sensitivity tables and every ranking gap of the summary) is Holm-adjusted "
+            "sweep difference from its baseline, the skill edges of the sensitivity tables, "
+            "every difference of the bot-sensitivity tables and every ranking gap of the "
+            "summary; the sensitivity screen is a family of its own, below) is Holm-adjusted "
             "as one family, so the chance of any false finding in "
             f"the whole report is at most {ALPHA:g}; 'adjusted p' always means this "
             "report-wide Holm adjustment. The interval beside an adjusted p is at the level "
@@ -462,23 +515,33 @@ def _methods() -> dict:
             "matches and the chance a Wilson interval at the match-clustered effective "
             "sample size. The stated amounts are round numbers near 1, 2 and 4 SDs of a "
             "match result under the default rules, fixed per variant.",
-            "Sensitivity: every non-default value of every rule option, one at a time with "
-            "the others at their defaults, played on the same seed as the defaults and "
-            "compared with the first deals of the main run as a sweep (paired deal by deal "
-            "unless the option changes the cards dealt); a value that leaves every deal's "
-            "result unchanged is called inert and has no test. The table plays value bots. "
-            "A recommendation reads the dealer edge in SD units (which does not move with "
-            "the stakes: a change that only shrinks every payment is not fairer), points "
-            "beside: it names a change only where its difference in SD units is resolved "
-            "(report-wide Holm), calls it fairer when the whole interval brings the edge "
-            "toward 0 without carrying it past 0 (the defaults' edge resolved from 0), and "
-            "prints it only after the change, played again by the report's bots on a fresh "
-            "seed, gives a difference of the same sign resolved after Holm over the changes "
-            "confirmed, moving fairness the same way. The skill edge (value "
-            "over efficiency) plays every value in duplicate seating by place from the "
-            "dealer, one run per place, and is compared with the defaults' skill runs match "
-            "by match on the same walls (a ratio estimator with matches as units; unpaired "
-            "when the option changes the cards dealt).",
+            "Sensitivity, in two stages. The screen: every non-default value of every rule "
+            "option, one at a time with the others at their defaults, against the defaults "
+            "on the report's seed with value bots; a payout option's values are re-scored "
+            "from the main run's value-bot deals by the variant's own settlement kernel (no "
+            "simulation: exact for bots that read no payout, first-order for value bots, "
+            "which do, and labelled so), a play option's values are played on the screen's "
+            "deals and compared with the first deals of the main run as a sweep (paired "
+            "deal by deal unless the option changes the cards dealt); a value that leaves "
+            "every deal's result unchanged is called inert and has no test. "
+            "Benjamini-Hochberg over every screened test of the report controls the "
+            f"false-discovery rate at {ALPHA:g}, each interval at Benjamini and Yekutieli's "
+            "matching false-coverage level (1 − Rq/m with R of m passed), so clear of 0 "
+            "exactly when the value passes. The confirmation: the values whose change of "
+            "the dealer edge in SD units could matter (passed the screen, or lies within the "
+            "interval of the largest change; the three largest each way) are played again "
+            "at full size by the report's bots on a fresh seed. A recommendation reads the "
+            "dealer edge in SD units (which does not move with the stakes: a change that "
+            "only shrinks every payment is not fairer), points beside: it calls a change "
+            "fairer when it brings the edge toward 0 without carrying it past 0 (the "
+            "defaults' edge resolved from 0), and prints it only after the fresh run gives "
+            "a difference of the same sign resolved after Holm over the changes confirmed, "
+            "moving fairness the same way. The skill edge (value over efficiency) is "
+            "measured only for the confirmed values of play options (a payout option changes "
+            "no play), in duplicate seating by place from the dealer, one run per place, "
+            "compared with the defaults' skill runs match by match on the same walls (a "
+            "ratio estimator with matches as units; unpaired when the option changes the "
+            "cards dealt), and adjusted with the report's findings.",
             "Cross-variant panel: payout effects divided by the variant's pooled per-deal "
             "SD of a seat's result (SD units); swinginess is the top-1% share of points "
             "changing hands with a match-clustered delta-method interval.",
@@ -488,7 +551,7 @@ def _methods() -> dict:
             "between them at the defaults; a setting where value beats strong by a "
             "resolved margin, or where the draw-rate gap moves by more than 5 percentage "
             "points (its interval clear of that), is flagged a possible bot artifact and "
-            "is not a finding. The sensitivity table's other values are value-bot "
+            "is not a finding. The sensitivity screen's other values are value-bot "
             "measurements and are not checked (strong bots at all of them would cost "
             "several times the table).",
             "Decision audit (mjlab audit): what the report's bots chose wherever they had "

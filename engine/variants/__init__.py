@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from ._base import Pattern, RuleOption, Variant, parse_rule_args
+from ._base import HeadlineSweep, Pattern, ReportBudget, RuleOption, Variant, parse_rule_args
 from ._registry import MODULES, get, listed, mark_loaded, names, register
 
 for _m in MODULES:
@@ -23,6 +23,8 @@ __all__ = [
     "Variant",
     "RuleOption",
     "Pattern",
+    "ReportBudget",
+    "HeadlineSweep",
     "get",
     "names",
     "listed",

@@ -28,6 +28,8 @@ __all__ = [
     "Pattern",
     "Extra",
     "Variant",
+    "ReportBudget",
+    "HeadlineSweep",
     "parse_rule_args",
     "pattern_bits",
     "big_mask",
@@ -225,6 +227,81 @@ def extra_columns(extras) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
+class ReportBudget:
+    """Deals per run in each stage of a variant's part of the balance report
+    (:mod:`analysis.report`, which plays it when no ``--deals`` is given).
+
+    Attributes
+    ----------
+    main : int
+        The main run: default rules, the report's bots in every seat (and the same deals
+        with ``value`` bots, for the bot-sensitivity table and as the sensitivity
+        table's base).
+    sweep : int
+        Each value of a headline sweep (the default value reuses the first ``sweep``
+        deals of the main run: same seed, same rules, so the same records).
+    skill : int
+        Each seating of a skill comparison (strong policy in one seat, one run per
+        seat).
+    sensitivity : int
+        Each value of every rule option in the sensitivity table (the defaults reuse the
+        first ``sensitivity`` deals of the main run; a value a headline sweep played
+        with at least as many deals reuses that run's first deals).
+    sensitivity_skill : int
+        Each place of the sensitivity table's skill runs (value over efficiency, one run
+        per place from the dealer for every option value; the defaults reuse the skill
+        section's value-over-efficiency runs). 0 leaves the skill edge out of the table.
+    whatif_check : int
+        The what-if section's one re-simulation: the payout change that moves the
+        dealer edge most, played on this many deals (the main run's first deals,
+        re-scored, are its pair). 0 leaves the check out.
+    confirm : int
+        The confirmation of the recommendations: the defaults and each change whose
+        dealer edge in SD units is resolved played again by the report's bots on a
+        fresh seed, this many deals each; the bot guard checks those settings on the
+        same deals. 0 confirms nothing, and recommends nothing.
+    audit : int
+        Deals of the decision audit of the report's bots (``mjlab audit``) in the
+        methods section. 0 leaves it out.
+
+    Each is a multiple of the report's match length (16 deals), at least two matches.
+    The budgets are sized by the CPU time each stage takes for the variant's bots: a
+    variant whose bots play slowly, or whose results are noisier, gets fewer or more
+    deals per stage.
+    """
+
+    main: int
+    sweep: int
+    skill: int
+    sensitivity: int = 0
+    sensitivity_skill: int = 0
+    whatif_check: int = 0
+    confirm: int = 0
+    audit: int = 0
+
+
+@dataclass(frozen=True)
+class HeadlineSweep:
+    """A headline sweep of the balance report, declared on its variant.
+
+    Attributes
+    ----------
+    keys : tuple of str
+        Candidate option keys, the first one the variant has is swept.
+    title : str
+        What is swept, for the reader.
+    values : tuple of str, optional
+        Values to play (parsed by the option; values it does not allow are left out);
+        default every allowed value. The option's default is always included: it is the
+        baseline of the paired differences.
+    """
+
+    keys: tuple[str, ...]
+    title: str
+    values: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
 class Variant:
     """A registered variant (see the module docstring)."""
 
@@ -285,6 +362,17 @@ class Variant:
     text, :mod:`engine.runs.rulesdoc`) and its bots' data (``<policy>.json``, made by
     ``mjlab fit`` / ``mjlab tune``, and the refits under other rules, ``refits/``:
     :data:`engine.play.bots.BOTDATA`)."""
+    report_budget: ReportBudget | None = field(default=None, compare=False)
+    """Deals per stage of its part of the balance report (:class:`ReportBudget`); None:
+    the report's fallback budget."""
+    headline_sweeps: tuple[HeadlineSweep, ...] = field(default=(), compare=False)
+    """The sweeps the balance report headlines for it (RULEBOOK §0 rule 2: every
+    wildcard count is sweepable), in the order the report shows them."""
+    stated_amounts: tuple[float, ...] = field(default=(), compare=False)
+    """Amounts (points in its value unit) whose loss over a 16-deal match the report and
+    ``mjlab summarize`` price: round numbers near 1, 2 and 4 SDs of a seat's match result
+    under the default rules. Empty: amounts derived from the records
+    (:func:`analysis.risk.risk_amounts`)."""
     listed: bool = True
     """Whether ``mjlab variants``, the report and the docs list it. A variant declared
     ``listed=False`` (a variant for the tests) is registered and runs by name like any other

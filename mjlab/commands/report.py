@@ -10,16 +10,18 @@ __all__ = ["run_report"]
 
 
 def run_report(args) -> int:
-    """Handle ``mjlab report [--variants a,b] [--deals N] [--seed S] [--out DIR]``.
+    """Handle ``mjlab report [--variants a,b] [--deals N | --precision SD] [--seed S]
+    [--out DIR]``.
 
     Every input is checked before anything is simulated or written: an unknown
     variant, too few deals or an unwritable folder exit 2 with one line.
     """
     from analysis.report import FIGURES_DIR, build_report, check_out_dir, render
-    from analysis.report._config import _check_deals, _resolve_variants
+    from analysis.report._config import _check_deals, _check_precision, _resolve_variants
 
     names = _resolve_variants(args.variants)
     _check_deals(args.deals)
+    _check_precision(args.precision, args.deals)
     from engine.runs.run import MAX_SEED, MAX_WORKERS, check_memory
 
     if not 0 <= args.seed <= MAX_SEED:
@@ -41,6 +43,7 @@ def run_report(args) -> int:
             seed=args.seed,
             workers=args.workers,
             progress=not args.quiet,
+            precision=args.precision,
         )
         with fileio.staged_folder(out) as stage:  # a full disk leaves no partial report
             staged = render(ctx, stage, progress=not args.quiet)

@@ -135,3 +135,16 @@ def test_unresolved_and_inert_values_are_named_as_such(table):
     assert not any(w.startswith(("To make X fairer between", "These move")) for w in words)
     assert any(w.startswith("The 2 option values do not resolve") for w in words)
     assert "noop=true" in words[-1] and "cannot matter" in words[-1]
+
+
+def test_the_defaults_edge_is_quoted_from_the_comparison_on_the_most_deals(table):
+    """A screen compares a re-scored value with the whole main run and a played one with
+    its first deals: the sentence on the defaults quotes the larger sample."""
+    t = table.copy()
+    fair = t["metric"] == sens.FAIR_METRIC
+    big = t.index[fair & ~t["inert"].astype(bool)][-1]
+    t.loc[fair, "n"] = 100
+    t.loc[big, "n"] = 10_000
+    t.loc[big, ["baseline_estimate", "baseline_lo", "baseline_hi"]] = [0.5, 0.4, 0.6]
+    first = R.recommendations(t, name="X", unit="point")[0]
+    assert "dealer edge of 0.50 ± 0.10 SD units" in first

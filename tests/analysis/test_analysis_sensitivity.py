@@ -11,6 +11,7 @@ from analysis import sensitivity as sens
 from analysis.stats import adjust_pvalues
 from analysis.testing import synthetic_records
 from engine import variants
+from engine.errors import UsageError
 from engine.runs.run import simulate
 from engine.variants._base import RuleOption
 
@@ -286,3 +287,94 @@ def test_sensitivity_figure_has_a_panel_for_the_skill_edge():
     # more Axes than panels: the spare ones are hidden
     more = Figure().subplots(1, k + 1)
     assert len(sens.draw_sensitivity(rows, axes=more)) == k and not more[k].get_visible()
+
+
+# ----------------------------------------------------------------------------- two stages
+def bh_reference(p, q):
+    """Benjamini-Hochberg by its definition: reject the k smallest p-values, k the largest
+    with p_(k) <= k q / m; and the adjusted p of each, min over j >= its rank of p_(j) m / j."""
+    m = len(p)
+    order = sorted(range(m), key=lambda i: p[i])
+    k = max((r for r in range(1, m + 1) if p[order[r - 1]] <= r * q / m), default=0)
+    reject = [False] * m
+    for r in range(k):
+        reject[order[r]] = True
+    adj = [min(1.0, min(p[order[j]] * m / (j + 1) for j in range(r, m))) for r in range(m)]
+    p_adj = [0.0] * m
+    for r, i in enumerate(order):
+        p_adj[i] = adj[r]
+    return reject, p_adj, k
+
+
+@pytest.mark.parametrize(
+    "p",
+    [
+        [0.001, 0.008, 0.039, 0.041, 0.042, 0.06, 0.074, 0.205, 0.212, 0.216],
+        [0.2, 0.01, 0.5, 0.011, 0.9, 0.03, 0.0001, 0.04],
+        [0.5, 0.6, 0.07, 0.9],  # nothing passes
+    ],
+)
+def test_the_screen_is_benjamini_hochberg_with_intervals_that_agree(p):
+    from scipy.stats import norm
+
+    q = sens.SCREEN_Q
+    rows = []
+    for i, pv in enumerate(p):
+        se = 0.01 * (i + 1)
+        d = (-1) ** i * se * float(norm.isf(pv / 2))  # a normal test with exactly this p
+        rows.append({"option": "o", "option_value": str(i), "diff": d, "diff_se": se,
+                     "diff_lo": d - 1.96 * se, "diff_hi": d + 1.96 * se,
+                     "interval": "normal", "p": pv})  # fmt: skip
+    rows.append({"option": "o", "option_value": "inert", "diff": 0.0, "diff_se": 0.0,
+                 "diff_lo": 0.0, "diff_hi": 0.0, "interval": "normal", "p": None})  # fmt: skip
+    got = sens.screen(rows, q=q)
+    reject, p_adj, k = bh_reference(p, q)
+    assert [r["reject"] for r in got[:-1]] == reject
+    np.testing.assert_allclose([r["p_adj"] for r in got[:-1]], p_adj, rtol=1e-12)
+    assert all(r["adjust"] == "bh" for r in got)
+    assert not got[-1]["reject"] and math.isnan(got[-1]["p_adj"])  # not in the family
+    level = 1 - max(k, 1) * q / len(p)  # Benjamini-Yekutieli's false-coverage level
+    for r in got[:-1]:
+        assert r["diff_level"] == pytest.approx(level)
+        assert (r["diff_lo"] > 0 or r["diff_hi"] < 0) == r["reject"]
+        assert r["raw_hi"] - r["raw_lo"] < r["diff_hi"] - r["diff_lo"]
+
+
+def test_payout_options_are_screened_by_rescoring_without_a_simulation(monkeypatch):
+    from engine.runs import rescore as rs
+    from engine.runs import run as run_mod
+
+    name, deals = "zhuji", 64
+    base = simulate(name, 4 * deals, seed=3, policies="value", progress=False).to_pandas()
+    played = []
+    real = run_mod.simulate
+
+    def spy(variant, n, **kw):
+        played.append(dict(kw.get("rules") or {}))
+        return real(variant, n, **kw)
+
+    monkeypatch.setattr(run_mod, "simulate", spy)
+    r = sens.sensitivity(name, deals, seed=3, workers=1, base=base, payouts="rescore")
+    v = variants.get(name)
+    payout = set(rs.payout_keys(v))
+    plan, _ = sens.option_plan(name)
+    assert payout and all(not set(rules) & payout for rules in played)
+    assert len(played) == r["runs"] == sum(p["option"] not in payout for p in plan)
+    assert r["rescored"] == sum(p["option"] in payout for p in plan)
+    t = r["table"]
+    re = t[t["option"].isin(payout)]
+    assert set(re["screen"]) == {"rescored"} and not re["exact"].any()  # value reads payouts
+    assert (re["n"] == len(base)).all()  # the whole main run, not the screen's deals
+    sim = t[~t["option"].isin(payout)]
+    assert set(sim["screen"]) == {"simulated"} and (sim["n"] == deals).all()
+    # a re-scored row is the sweep of the main run against its re-score
+    row = re[re["metric"] == "dealer_edge"].iloc[0]
+    opt = v.option_map[row["option"]]
+    val = next(p["value"] for p in plan if p["option"] == opt.key
+               and sens._show(p["value"]) == row["option_value"])  # fmt: skip
+    again, _ = rs.rescore_frame(base, v, v.resolve(None), {opt.key: val})
+    want = sens.sensitivity_table(base, {(opt.key, val): again}, v)
+    want = want[want["metric"] == "dealer_edge"].iloc[0]
+    assert row["diff"] == want["diff"] and row["diff_se"] == want["diff_se"]
+    with pytest.raises(UsageError, match="payouts"):
+        sens.sensitivity(name, deals, base=base, payouts="both")

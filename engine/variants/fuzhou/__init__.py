@@ -128,7 +128,7 @@ import numpy as np
 from engine.mahjong import layout as L
 from engine.mahjong import params as bot_layout
 
-from .._base import RuleOption, Variant
+from .._base import HeadlineSweep, ReportBudget, RuleOption, Variant
 from .._mahjong import engine_rules, strong_defaults
 from .._registry import register
 from .._scoring import melds8, pattern_names, settle_hand, win_context
@@ -679,5 +679,18 @@ VARIANT = register(
         bot_targets=BOT_TARGETS,
         payout_pattern=PAYOUT_PATTERN,
         rescore_context=RESCORE_CONTEXT,
+        report_budget=ReportBudget(
+            main=96_000,
+            sweep=48_000,
+            skill=19_200,
+            sensitivity=8_000,
+            sensitivity_skill=4_000,
+            whatif_check=16_000,
+            confirm=8_000,
+            audit=200,
+        ),
+        headline_sweeps=(HeadlineSweep(("jin", "golds"), "金 (gold wildcard) count"),),
+        # a seat's match result has an SD of about 145 番 (16 deals, value bots)
+        stated_amounts=(100, 250, 500),
     )
 )

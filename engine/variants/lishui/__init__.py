@@ -91,7 +91,7 @@ import numpy as np
 from engine.mahjong import layout as L
 from engine.mahjong import params as bot_layout
 
-from .._base import RuleOption, Variant
+from .._base import HeadlineSweep, ReportBudget, RuleOption, Variant
 from .._mahjong import engine_rules, strong_defaults
 from .._registry import register
 from .._scoring import melds8, pattern_names, settle_hand, win_context
@@ -662,5 +662,18 @@ VARIANT = register(
         bot_params=bot_params,
         bot_targets=BOT_TARGETS,
         payout_pattern=PAYOUT_PATTERN,
+        report_budget=ReportBudget(
+            main=80_000,
+            sweep=32_000,
+            skill=12_800,
+            sensitivity=8_000,
+            sensitivity_skill=4_000,
+            whatif_check=16_000,
+            confirm=8_000,
+            audit=200,
+        ),
+        headline_sweeps=(HeadlineSweep(("caishen",), "财神 (wildcard) count"),),
+        # a seat's match result has an SD of about 29 倍 (16 deals, value bots)
+        stated_amounts=(25, 50, 100),
     )
 )

@@ -173,7 +173,7 @@ from engine.zipai import params as bot_layout
 from ...errors import UsageError
 from ...zipai import hand as zhand
 from ...zipai.exact import exact_tianhu
-from .._base import RuleOption, Variant
+from .._base import HeadlineSweep, ReportBudget, RuleOption, Variant
 from .._registry import register
 from . import _kernels as K
 from ._scorer import score_win
@@ -442,5 +442,18 @@ VARIANT = register(
         players_of=players_of,
         exact=exact,
         score_hand=score_hand,
+        report_budget=ReportBudget(
+            main=80_000,
+            sweep=32_000,
+            skill=16_000,
+            sensitivity=8_000,
+            sensitivity_skill=4_000,
+            whatif_check=16_000,
+            confirm=8_000,
+            audit=200,
+        ),
+        headline_sweeps=(HeadlineSweep(("kings", "wang", "jokers"), "王 (joker) count"),),
+        # a seat's match result has an SD of about 350 (16 deals, value bots)
+        stated_amounts=(250, 500, 1000),
     )
 )

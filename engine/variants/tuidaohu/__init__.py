@@ -70,7 +70,7 @@ import numpy as np
 
 from engine.mahjong import params as bot_layout
 
-from .._base import RuleOption, Variant
+from .._base import HeadlineSweep, ReportBudget, RuleOption, Variant
 from .._mahjong import engine_rules, strong_defaults
 from .._registry import register
 from .._scoring import melds8, pattern_names, settle_hand, win_context
@@ -445,5 +445,21 @@ VARIANT = register(
         bot_targets=BOT_TARGETS,
         payout_pattern=PAYOUT_PATTERN,
         rescore_context=RESCORE_CONTEXT,
+        report_budget=ReportBudget(
+            main=48_000,
+            sweep=12_800,
+            skill=9_600,
+            sensitivity=8_000,
+            sensitivity_skill=4_000,
+            whatif_check=16_000,
+            confirm=8_000,
+            audit=200,
+        ),
+        headline_sweeps=(
+            HeadlineSweep(("ghost",), "鬼 (ghost wildcard) option"),
+            HeadlineSweep(("horses",), "买马 horse count", ("0", "1", "2", "3", "4")),
+        ),
+        # a seat's match result has an SD of about 22 分 (16 deals, value bots)
+        stated_amounts=(20, 50, 100),
     )
 )

@@ -93,7 +93,7 @@ from engine.mahjong import params as bot_layout
 
 from ... import tiles
 from ...errors import UsageError
-from .._base import RuleOption, Variant
+from .._base import HeadlineSweep, ReportBudget, RuleOption, Variant
 from .._mahjong import engine_rules, strong_defaults
 from .._registry import register
 from .._scoring import melds8, pattern_names, settle_hand, win_context
@@ -593,5 +593,18 @@ VARIANT = register(
         score_flags=("tianhu", "dihu", "gangkai", "qianggang"),
         bot_params=bot_params,
         bot_targets=BOT_TARGETS,
+        report_budget=ReportBudget(
+            main=48_000,
+            sweep=19_200,
+            skill=6_400,
+            sensitivity=8_000,
+            sensitivity_skill=3_200,
+            whatif_check=16_000,
+            confirm=8_000,
+            audit=200,
+        ),
+        headline_sweeps=(HeadlineSweep(("caishen",), "财神 (wildcard) count"),),
+        # a seat's match result has an SD of about 17 台 (16 deals, value bots)
+        stated_amounts=(10, 25, 50),
     )
 )

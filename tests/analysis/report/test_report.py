@@ -238,36 +238,63 @@ def test_risk_skill_gain_and_sensitivity_equal_the_analysis(made):
         sv = sec["sensitivity"]
         plan, skipped = sensitivity.option_plan(n)
         assert sv["skipped"] == skipped and sv["deals"] == b["sensitivity"]
-        first = plan[0]  # the table plays value bots, on the value main run's first deals
-        base = rerun(n, b["main"], policies="value").iloc[: b["sensitivity"]]
-        base = base.reset_index(drop=True)
+        # the screen plays value bots: a play option's value on the value main run's first
+        # deals, a payout option's value re-scored from the whole value main run
+        from engine.runs import rescore as rs
+
+        v = variants.get(n)
+        value_main = rerun(n, b["main"], policies="value")
+        base = value_main.iloc[: b["sensitivity"]].reset_index(drop=True)
+        first = next(p for p in plan if not v.option_map[p["option"]].payout)
         frame = rerun(n, b["sensitivity"], rules={first["option"]: first["value"]},
                       policies="value")  # fmt: skip
         own = sensitivity.sensitivity_table(base, {(first["option"], first["value"]): frame}, n)
-        got = [
-            unadjusted(r)
-            for r in sv["table"]
-            if r["option"] == first["option"] and r["option_value"] == own["option_value"][0]
-            and r["metric"] != "skill_edge"
-        ]  # fmt: skip
-        assert got == [unadjusted(r) for r in jsonable(own)]
-        # the skill rows: value over efficiency by place from the dealer, each value's
-        # runs against the defaults' (the first deals of the skill section's runs)
-        sd = b["sensitivity_skill"]
-        assert sv["skill_deals"] == sd > 0 and "skill_edge" in sv["metrics"]
-        key = (first["option"], first["value"])
-        own_s = sensitivity.skill_rows(
-            sensitivity.skill_runs(n, sd, seed=SEED, workers=1),
-            {key: sensitivity.skill_runs(n, sd, rules=dict([key]), seed=SEED, workers=1)},
-            n,
+        paid = next(p for p in plan if v.option_map[p["option"]].payout)
+        again, _ = rs.rescore_frame(value_main, v, v.resolve(None), {paid["option"]: paid["value"]})
+        own_r = sensitivity.sensitivity_table(
+            value_main, {(paid["option"], paid["value"]): again}, n,
+            screen={(paid["option"], paid["value"]): ("rescored", False)},
+        )  # fmt: skip
+        for item, want in ((first, own), (paid, own_r)):
+            got = [
+                unadjusted(r)
+                for r in sv["table"]
+                if r["option"] == item["option"] and r["option_value"] == want["option_value"][0]
+                and r["metric"] != "skill_edge"
+            ]  # fmt: skip
+            assert got == [unadjusted(r) for r in jsonable(want)]
+        assert (
+            sv["screen"]["rescore_deals"] == b["main"] and sv["screen"]["deals"] == b["sensitivity"]
         )
-        got_s = [
-            unadjusted(r)
-            for r in sv["table"]
-            if r["metric"] == "skill_edge" and r["option"] == key[0]
-            and r["option_value"] == own_s["option_value"][0]
-        ]  # fmt: skip
-        assert got_s == [unadjusted(r) for r in jsonable(own_s)]
+        # the skill rows: value over efficiency by place from the dealer, under the confirmed
+        # values of play options only, against the defaults' (the skill section's first deals)
+        confirmed = {
+            (r["option"], str(r["option_value"]))
+            for r in (sv.get("confirm") or {}).get("table", [])
+            if r["confirmed"] and not v.option_map[r["option"]].payout
+        }
+        skilled = {(r["option"], r["option_value"]) for r in sv["table"]
+                   if r["metric"] == "skill_edge"}  # fmt: skip
+        assert skilled == confirmed
+        sd = b["sensitivity_skill"]
+        assert sv["skill_deals"] == (sd if confirmed else 0)
+        for o, x in sorted(confirmed)[:1]:
+            key = (o, v.option_map[o].parse(x))
+            own_s = sensitivity.skill_rows(
+                sensitivity.skill_runs(n, sd, seed=SEED, workers=1),
+                {key: sensitivity.skill_runs(n, sd, rules=dict([key]), seed=SEED, workers=1)},
+                n,
+            )
+            got_s = [
+                unadjusted(r) for r in sv["table"]
+                if r["metric"] == "skill_edge" and (r["option"], r["option_value"]) == (o, x)
+            ]  # fmt: skip
+            assert got_s == [unadjusted(r) for r in jsonable(own_s)]
+        # the words say which values were screened and which played again
+        assert any(w.startswith("The table is a screen") for w in sv["recommendations"])
+        screen_words = next(w for w in sv["recommendations"] if w.startswith("The table is a"))
+        for r in sv["screened_in"]:
+            assert f"{r['option']}={r['option_value']}" in screen_words
         assert {(r["option"], r["option_value"]) for r in sv["table"]} == {
             (p["option"], sensitivity._show(p["value"])) for p in plan
         }
@@ -304,13 +331,15 @@ def unadjusted(row: dict) -> dict:
 
 
 def family_size(ctx) -> int:
-    """The tests of a report: fairness findings (not the seat sanity checks), sweep,
-    sensitivity and bot differences and ranking gaps."""
+    """The tests of a report: fairness findings (not the seat sanity checks), sweep
+    differences, the sensitivity tables' skill edges (their screen is a family of its
+    own), bot differences and ranking gaps."""
     n = 0
     for sec in ctx["variants"].values():
         n += sum(t["p"] is not None and t["kind"] != "sanity" for t in sec["fairness"])
         n += sum(r["p"] is not None for sw in sec["sweeps"] for r in sw["table"])
-        n += sum(r["p"] is not None for r in sec["sensitivity"]["table"])
+        n += sum(r["p"] is not None and r["metric"] == "skill_edge"
+                 for r in sec["sensitivity"]["table"])  # fmt: skip
         n += sum(r["p"] is not None for r in (sec.get("bots") or {}).get("table", []))
     for s in ctx["summary"]["senses"]:
         n += sum(g["p"] is not None for g in s["adjacent"])
@@ -369,7 +398,7 @@ def test_one_holm_family_over_the_whole_report(made):
                     raw.append(r["p"])
                     adj.append(r["p_adj"])
         for r in [*sec["sensitivity"]["table"], *(sec.get("bots") or {}).get("table", [])]:
-            if r["p"] is not None:
+            if r["p"] is not None and r.get("adjust") != "bh":  # the screen apart
                 raw.append(r["p"])
                 adj.append(r["p_adj"])
     for s in ctx["summary"]["senses"]:
@@ -381,6 +410,15 @@ def test_one_holm_family_over_the_whole_report(made):
     got = [float("nan") if x is None else x for x in adj]
     assert got == pytest.approx(list(want), nan_ok=True)
     assert ctx["summary"]["family"] == f"the {family_size(ctx)} tests of this report"
+    # the sensitivity screen: one Benjamini-Hochberg family over every variant's screen
+    screened = [r for sec in ctx["variants"].values() for r in sec["sensitivity"]["table"]
+                if r["metric"] != "skill_edge"]  # fmt: skip
+    assert all(r["adjust"] == "bh" for r in screened)
+    raw = [float("nan") if r["p"] is None else r["p"] for r in screened]
+    got = [float("nan") if r["p_adj"] is None else r["p_adj"] for r in screened]
+    assert got == pytest.approx(list(adjust_pvalues(raw, "bh")), nan_ok=True)
+    family = {sec["sensitivity"]["screen"]["family"] for sec in ctx["variants"].values()}
+    assert family == {sum(r["p"] is not None for r in screened)}
     # a seat test is a sanity check, never a finding
     for sec in ctx["variants"].values():
         kinds = {t["test"]: t["kind"] for t in sec["fairness"]}
@@ -518,6 +556,9 @@ def test_hostile_strings_are_escaped(made, tmp_path):
         (["--deals", "0"], "too few"),
         (["--seed", "-1"], "--seed"),
         (["--workers", "0"], "--workers"),
+        (["--precision", "0"], "--precision 0.0 must be above 0"),
+        (["--precision", "nan"], "must be above 0"),
+        (["--precision", "0.1", "--deals", "64"], "not both"),
     ],
 )
 def test_bad_input_exits_2_and_writes_nothing(argv, message, tmp_path, capsys):
@@ -586,29 +627,32 @@ def test_writes_are_atomic(made, tmp_path, monkeypatch):
     assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")]
 
 
-def test_budgets_and_sweep_plans(monkeypatch):
-    for b in [*report.DEFAULT_BUDGETS.values(), report.FALLBACK_BUDGET]:
+def test_budgets_and_sweep_plans():
+    declared = report.default_budgets()
+    assert set(declared) == set(variants.listed())  # every listed variant declares one
+    for b in [*declared.values(), report.FALLBACK_BUDGET]:
         for deals in (b.main, b.sweep, b.skill, b.sensitivity, b.sensitivity_skill, b.whatif_check):
             assert deals >= report.MIN_DEALS and deals % report.MATCH_LENGTH == 0
         assert b.whatif_check <= b.main  # its pair is the main run's first deals
         assert b.main >= b.sweep and b.main >= b.sensitivity  # both reuse the main run
         assert b.skill >= b.sensitivity_skill  # the table's defaults reuse the skill runs
-    assert report.budget_for("tuidaohu", 1000) == report.Budget(
+    for n, b in declared.items():
+        assert report.budget_for(n) is b is variants.get(n).report_budget
+    assert report.budget_for("tuidaohu", 1000) == report.ReportBudget(
         1000, 500, 500, 500, 250, 250, confirm=250, audit=200
     )
-    assert report.budget_for("tuidaohu", 40) == report.Budget(40, 32, 32, 32, 32, 32, 32, 32)
-    assert report.budget_for("nosuch") == report.FALLBACK_BUDGET
+    assert report.budget_for("tuidaohu", 40) == report.ReportBudget(40, 32, 32, 32, 32, 32, 32, 32)
+    assert report.budget_for("tiny") == report.FALLBACK_BUDGET  # declares none
 
-    specs = (
-        report.SweepSpec("tuidaohu", ("nosuch_key",), "a missing option"),
-        report.SweepSpec("notyet", ("kings",), "王 count"),
-        report.SweepSpec("tuidaohu", ("horses",), "horses", ("2", "99", "0")),
-    )
-    monkeypatch.setattr(report._config, "HEADLINE_SWEEPS", specs)
-    plans, skipped = report._plan_sweeps(["tuidaohu"], True)
-    assert [s["variant"] for s in skipped] == ["tuidaohu", "notyet"]
+    specs = {
+        "tuidaohu": (
+            variants.HeadlineSweep(("nosuch_key",), "a missing option"),
+            variants.HeadlineSweep(("horses",), "horses", ("2", "99", "0")),
+        )
+    }
+    plans, skipped = report.plan_sweeps(["tuidaohu"], specs)
+    assert [s["variant"] for s in skipped] == ["tuidaohu"]
     assert "no option nosuch_key" in skipped[0]["reason"]
-    assert "not registered" in skipped[1]["reason"]
     default = variants.get("tuidaohu").option_map["horses"].default
     assert plans == [
         {
@@ -618,8 +662,14 @@ def test_budgets_and_sweep_plans(monkeypatch):
             "values": [default, "2", "0"],
         }
     ]
-    # an explicit variant list does not report other variants as missing
-    assert report._plan_sweeps(["tuidaohu"], False)[1][-1]["variant"] == "tuidaohu"
+    # the declared sweeps, in each variant's order
+    got = [(p["variant"], p["option"]) for p in report.plan_sweeps(variants.listed())[0]]
+    want = [
+        (n, next(k for k in s.keys if k in variants.get(n).option_map))
+        for n in variants.listed()
+        for s in variants.get(n).headline_sweeps
+    ]
+    assert got == want and ("tuidaohu", "horses") in got
 
 
 def test_skipped_sweeps_are_noted_in_the_report(made, tmp_path):
@@ -944,3 +994,121 @@ def test_methods_show_the_decision_audit_and_the_bots_are_named(made):
     recs = html.split('id="recommendations"')[1].split("</details>")[0]
     for n in ctx["settings"]["variants"]:
         assert recs.count("<li>") >= len(ctx["summary"]["recommendations"][n])
+
+
+def test_only_values_that_could_matter_are_played_again_on_a_fresh_seed(monkeypatch):
+    """The second stage: the values the screen passed, or within the interval of the
+    largest change, are played at full size on a seed the report's runs never use; the
+    skill edge is measured under the confirmed values of play options only."""
+    from analysis import recommend
+    from analysis import sensitivity as sens
+    from analysis.report import data, text
+
+    v = variants.get("tuidaohu")
+    e0 = {"baseline_estimate": 0.1, "baseline_lo": 0.08, "baseline_hi": 0.12}
+
+    def row(option, value, d, lo, hi, p_adj, inert=False):
+        return {"option": option, "option_value": value, "metric": sens.FAIR_METRIC,
+                "paired": True, "inert": inert, "diff": d, "diff_lo": lo, "diff_hi": hi,
+                "p_adj": p_adj, **e0}  # fmt: skip
+
+    table = [
+        row("horses", "0", -0.05, -0.07, -0.03, 0.001),  # passed the screen: fairer
+        row("pay_zimo", "1", -0.04, -0.06, -0.02, 0.002),  # passed, a payout option
+        row("horses", "1", -0.045, -0.09, 0.0, 0.2),  # not passed, near the largest
+        row("horses", "2", 0.001, -0.02, 0.02, 0.9),  # neither: never played again
+        row("pay_zimo", "3", 0.0, 0.0, 0.0, None, inert=True),
+    ]
+    sens_entry = {"table": table, "deals": 64, "screen": {
+        "q": 0.05, "simulated": 3, "deals": 64, "rescored": 2, "rescore_deals": 256,
+        "exact": False, "policies": "value", "family": 20}}  # fmt: skip
+    budget = report.ReportBudget(256, 64, 64, 64, sensitivity_skill=64, confirm=128)
+    plan = data._ReportPlan(["tuidaohu"], {"tuidaohu": v}, {"tuidaohu": budget},
+                            {"tuidaohu": "value"}, [], [], None, 7, 1)  # fmt: skip
+    calls, skill = [], []
+
+    def confirm(variant, pick, k, *, seed, **kw):
+        calls.append((sorted(zip(pick["option"], pick["option_value"], strict=True)), k, seed))
+        ok = {("horses", "0"), ("pay_zimo", "1")}
+        t = pd.DataFrame(
+            [
+                {
+                    "option": o,
+                    "option_value": x,
+                    "confirmed": (o, x) in ok,
+                    "diff": -0.05,
+                    "diff_lo": -0.06,
+                    "diff_hi": -0.04,
+                }
+                for o, x in zip(pick["option"], pick["option_value"], strict=True)
+            ]
+        )
+        return {"table": t, "frames": {}, "base": None}  # fmt: skip
+
+    def skill_table(name, keys, deals, **kw):
+        skill.append((name, list(keys), deals, kw["seed"]))
+        return pd.DataFrame(columns=sens._COLS)
+
+    monkeypatch.setattr(recommend, "confirm_changes", confirm)
+    monkeypatch.setattr(sens, "skill_table", skill_table)
+    data._confirm_changes(plan, {"tuidaohu": sens_entry}, {}, False)
+    [(played, k, seed)] = calls
+    assert played == [("horses", "0"), ("horses", "1"), ("pay_zimo", "1")]
+    assert k == budget.confirm and seed == plan.seed + recommend.CONFIRM_SEED != plan.seed
+    ins = {(r["option"], r["option_value"]): r for r in sens_entry["screened_in"]}
+    assert set(ins) == set(played) and all(r["played"] for r in ins.values())
+    assert ins[("horses", "0")]["resolved"] and not ins[("horses", "1")]["resolved"]
+    horses = v.option_map["horses"].parse("0")
+    assert skill == [("tuidaohu", [("horses", horses)], budget.sensitivity_skill, plan.seed)]
+    # the words say what was screened, what was played again and what was confirmed
+    words = text._screen_words(sens_entry)
+    assert "2 values of payout options re-scored from the 256 deals" in words
+    assert "first-order" in words and "false-discovery rate at 0.05" in words
+    assert "3 could matter" in words and "horses=2" not in words
+    assert "128 deals each" in words and "confirmed: horses=0, pay_zimo=1." in words
+
+
+def test_precision_sizes_each_stage_from_its_pilot(monkeypatch, tmp_path):
+    """--precision: pilots of PILOT_DEALS deals measure each headline interval, and each
+    stage plays the deals that bring the widest of its intervals to the target; the
+    report gives the half-widths reached."""
+    from analysis.fairness import dealer_edge
+    from analysis.report import data
+
+    pilot, target = 320, 0.3
+    monkeypatch.setattr(data, "PILOT_DEALS", pilot)
+    ctx = report.build_report(variants=["tuidaohu"], seed=SEED, precision=target,
+                              progress=False, workers=1)  # fmt: skip
+    pr = ctx["summary"]["precision"]
+    assert pr["target"] == target and pr["level"] == report.LEVEL
+    got = pr["variants"]["tuidaohu"]
+    sizing = got["sizing"]
+    assert sizing["pilot"] == pilot
+    # the main pilot's half-width, from the pilot run itself
+    de = dealer_edge(analysis.Summary.from_records(rerun("tuidaohu", pilot))).iloc[0]
+    assert sizing["half"]["main"] == pytest.approx((de["hi"] - de["lo"]) / 2 / de["sd"])
+    declared = variants.get("tuidaohu").report_budget
+    for stage, half in sizing["half"].items():
+        want = min(report.deals_for_precision(pilot, half, target),
+                   report.PRECISION_CAP * getattr(declared, stage))  # fmt: skip
+        assert sizing["deals"][stage] == want
+    b = ctx["variants"]["tuidaohu"]["budget"]
+    assert b["main"] == max(sizing["deals"]["main"], sizing["deals"]["sweep"])
+    assert b["sweep"] == sizing["deals"]["sweep"] and b["skill"] == sizing["deals"]["skill"]
+    assert b["sensitivity"] <= b["main"] and b["sensitivity_skill"] <= b["skill"]
+    # the half-widths reached, from the report's own intervals
+    sec = ctx["variants"]["tuidaohu"]
+    e = sec["dealer_edge"]
+    assert got["dealer_edge"] == pytest.approx((e["hi"] - e["lo"]) / 2 / e["sd"])
+    assert got["sweep"] is not None and got["skill"] is not None
+    md = report.render(ctx, tmp_path)["md"].read_text(encoding="utf-8")
+    assert f"--precision {target}: each variant's main run" in md
+    assert f"tuidaohu dealer edge ±{got['dealer_edge']:.3f}" in md
+
+
+def test_deals_for_precision_scales_with_the_square_of_the_width():
+    assert report.deals_for_precision(3200, 0.02, 0.01) == 4 * 3200
+    assert report.deals_for_precision(3200, 0.01, 0.02) == 800
+    assert report.deals_for_precision(100, 0.0101, 0.01) % report.MATCH_LENGTH == 0
+    assert report.deals_for_precision(100, 0.0101, 0.01) >= 100 * 1.0201
+    assert report.deals_for_precision(3200, 0.0, 0.01) == report.MIN_DEALS
