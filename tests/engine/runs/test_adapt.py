@@ -195,3 +195,27 @@ def test_a_refit_fits_the_danger_models_again_only_where_other_tiles_are_wild(mo
     # without the fit's rules (an older caller) the danger models are kept
     mfit.refit_mahjong(v, v.resolve({"jin": 0}), 8, 1, "value", 1, False, base)
     assert seen[-1] is base
+
+
+@pytest.mark.parametrize("name", MAHJONG + ("luodisao",))
+def test_each_committed_refit_is_current(name):
+    """A committed refit names its own play options, was made from the committed model,
+    and, where other tiles are wild than under the fit's rules, has danger models of its
+    own (a mahjong refit made before they were refitted there is stale: regenerate it
+    with the command it names)."""
+    v = variants.get(name)
+    data, fit_rules = adapt._fit_identity(v)
+    folder = adapt.refit_path(v, fit_rules).parent
+    for path in sorted(folder.glob("strong-*.json")):
+        body = json.loads(path.read_text(encoding="utf-8"))
+        resolved = v.resolve(body["fit"]["rules"])
+        assert path == adapt.refit_path(v, resolved), path.name
+        assert body["bot"]["refit_of"] == adapt.play_key(v, resolved)
+        assert body["base"] == adapt._base_digest(data["model"]), path.name
+        assert body["fit"]["command"].startswith(f"mjlab fit {name} --rule ")
+        if name not in MAHJONG:
+            continue  # a 字牌 refit fits every model again
+        from engine.play.mahjong.fit import same_wilds
+
+        kept = body["model"]["danger"] == data["model"]["danger"]
+        assert kept == same_wilds(v, resolved, fit_rules), (path.name, body["fit"]["command"])
