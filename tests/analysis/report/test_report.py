@@ -1112,3 +1112,26 @@ def test_deals_for_precision_scales_with_the_square_of_the_width():
     assert report.deals_for_precision(100, 0.0101, 0.01) % report.MATCH_LENGTH == 0
     assert report.deals_for_precision(100, 0.0101, 0.01) >= 100 * 1.0201
     assert report.deals_for_precision(3200, 0.0, 0.01) == report.MIN_DEALS
+
+
+def test_every_play_setting_the_report_plays_has_a_committed_refit():
+    """The default report plays each value of its headline sweeps and of the sensitivity
+    table; where a value changes play, the strong models are the committed refit's
+    (``mjlab fit VARIANT --rule K=V``), not fitted at run time."""
+    from analysis import sensitivity as sens
+    from analysis.report import plan_sweeps
+    from engine.runs import adapt
+
+    names = [n for n in variants.names() if n != "tiny"]
+    plans, _ = plan_sweeps(names)
+    missing = []
+    for n in names:
+        v = variants.get(n)
+        settings = [{p["option"]: p["value"]} for p in sens.option_plan(n)[0]]
+        settings += [{p["option"]: x} for p in plans if p["variant"] == n for x in p["values"]]
+        for s in settings:
+            r = v.resolve(s)
+            if adapt.changes_play(v, r) and not adapt.refit_path(v, r).exists():
+                ((key, value),) = s.items()
+                missing.append(f"mjlab fit {n} --rule {key}={value}")
+    assert not missing, missing
