@@ -249,6 +249,36 @@ def _value_quarters(sc, x, v_sp, sp, bon, flush_v, wild_d, cats, sets, w):
     return sc
 
 
+@kernel(inline="always")
+def hand_classes(h, tab):
+    """``(idx, cs, c3, ex)`` of the hand ``h``: its four suit indices, the three suits'
+    classes, the honors' class, and for each suit ``s`` the class of the other three
+    combined (``ex[s]``: the hand less suit ``s``, :func:`_rest_classes`).
+    """
+    suit_cls, honor_cls, comb = tab[0], tab[1], tab[2]
+    i0, i1, i2, i3 = _suit_indices(h)
+    c0 = np.int64(suit_cls[i0])
+    c1 = np.int64(suit_cls[i1])
+    c2 = np.int64(suit_cls[i2])
+    c3 = np.int64(honor_cls[i3])
+    _, _, e0, e1, e2, e3 = _rest_classes(c0, c1, c2, c3, comb)
+    return (i0, i1, i2, i3), (c0, c1, c2), c3, (e0, e1, e2, e3)
+
+
+@kernel(inline="always")
+def less_one(k, idx, ex, tab):
+    """``(s, ms, cls)`` of the hand of :func:`hand_classes` ``idx, ex`` less one tile of kind
+    ``k``: the tile's suit, that suit's class without it and the whole hand's class.
+    """
+    s = k // 9
+    pos = k - 9 * s
+    if s < 3:
+        ms = np.int64(tab[0][idx[s] - _POW5[pos]])
+    else:
+        ms = np.int64(tab[1][idx[3] - _POW5[pos]])
+    return s, ms, np.int64(tab[2][ex[s], ms])
+
+
 @kernel(refcount=False)
 def discard_scores(policy, h, w, sets, shapes, tab, bot, minfo, score):
     """Score of every discard of the ``3*sets+2``-tile hand ``h`` (INF where not held).
@@ -264,16 +294,8 @@ def discard_scores(policy, h, w, sets, shapes, tab, bot, minfo, score):
     the flushes' (:func:`_flush_quarters`) and every bonus target's
     (:func:`_value_quarters`).
     """
-    suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
-    i0, i1, i2, i3 = _suit_indices(h)
-    idx = (i0, i1, i2, i3)
-    c0 = suit_cls[i0]
-    c1 = suit_cls[i1]
-    c2 = suit_cls[i2]
-    c3 = honor_cls[i3]
-    _, _, e0, e1, e2, e3 = _rest_classes(c0, c1, c2, c3, comb)
-    ex = (e0, e1, e2, e3)
-    cs = (np.int64(c0), np.int64(c1), np.int64(c2))
+    comb, dist = tab[2], tab[3]
+    idx, cs, c3, ex = hand_classes(h, tab)
     std, sp, to, bd = _shape_flags(shapes, sets)
     pairs, singles, distinct, opair = _shape_counts(h)
     value = policy == 2
@@ -313,13 +335,7 @@ def discard_scores(policy, h, w, sets, shapes, tab, bot, minfo, score):
         k = lowest_bit(held)
         held &= held - 1
         x = h[k]
-        s = k // 9
-        pos = k - 9 * s
-        if s < 3:
-            ms = np.int64(suit_cls[idx[s] - _POW5[pos]])
-        else:
-            ms = np.int64(honor_cls[i3 - _POW5[pos]])
-        cls_k = np.int64(comb[ex[s], ms])  # the whole hand minus the discard
+        s, ms, cls_k = less_one(k, idx, ex, tab)
         d = np.int64(dist[cls_k, lv, sets]) if std else INF
         v_sp = sp_even if x % 2 == 0 else sp_odd
         sc = _shape_quarters(d, x, k, v_sp, sp and bp == 0, to, forms, bd, masks, buda_h, tab[4], w)

@@ -43,7 +43,6 @@ from engine import rng
 from engine._slots import Slots
 from engine.hand._kernels import (
     _ORPHAN,
-    _POW5,
     BUDA,
     INF,
     SEVEN_PAIRS,
@@ -53,7 +52,6 @@ from engine.hand._kernels import (
     _distance,
     _held_masks,
     _pairs_formula,
-    _rest_classes,
     _shape_counts,
     _shape_flags,
     _suit_indices,
@@ -64,6 +62,8 @@ from engine.jit.njit import kernel, lowest_bit
 from engine.mahjong.evaluation import (
     _cat_add,
     count_categories,
+    hand_classes,
+    less_one,
     triplets_closed,
     wild_pair_distance,
 )
@@ -210,16 +210,9 @@ def discard_target_dists(h, w, sets, shapes, tab, minfo, wildgame, held, out):
     from the hand's suit classes and counts once (a discard changes one suit's class and
     one kind's count) instead of from the counts of each hand after a discard.
     """
-    suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
-    i0, i1, i2, i3 = _suit_indices(h)
-    idx = (i0, i1, i2, i3)
-    c0 = np.int64(suit_cls[i0])
-    c1 = np.int64(suit_cls[i1])
-    c2 = np.int64(suit_cls[i2])
-    c3 = np.int64(honor_cls[i3])
-    cs = (c0, c1, c2)
-    _, _, e0, e1, e2, e3 = _rest_classes(c0, c1, c2, c3, comb)
-    ex = (e0, e1, e2, e3)
+    comb, dist = tab[2], tab[3]
+    idx, cs, c3, ex = hand_classes(h, tab)
+    c0, c1, c2 = cs
     std, sp, to, bd = _shape_flags(shapes, sets)
     four = sets == 4
     pairs = singles = distinct = opair = 0
@@ -256,13 +249,7 @@ def discard_target_dists(h, w, sets, shapes, tab, minfo, wildgame, held, out):
         k = lowest_bit(m)
         m &= m - 1
         x = np.int64(h[k])
-        s = k // 9
-        pos = k - 9 * s
-        if s < 3:
-            ms = np.int64(suit_cls[idx[s] - _POW5[pos]])
-        else:
-            ms = np.int64(honor_cls[i3 - _POW5[pos]])
-        cls_k = np.int64(comb[ex[s], ms])  # the whole hand less the discard
+        s, ms, cls_k = less_one(k, idx, ex, tab)  # cls_k: the whole hand less the discard
         o = out[k * N_TARGET : k * N_TARGET + N_TARGET]
         v_sp = sp_even if x % 2 == 0 else sp_odd
         # the plain distance over the shapes (engine.hand's _distance)
