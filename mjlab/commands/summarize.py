@@ -30,15 +30,22 @@ def _mean(row) -> str:
     return f"{row['mean']:+8.3f}  [{row['lo']:+.3f}, {row['hi']:+.3f}]"
 
 
-def _rules_text(summary) -> str:
-    """The rule values of a summary's run, from its file metadata (``k=v k=v ...``)."""
+def _meta_value(summary, key):
+    """A summary's file metadata entry ``key``, decoded where it is stored as JSON text
+    (None where it is absent or is not JSON).
+    """
     import json
 
-    raw = summary.meta.get("rules")
+    raw = summary.meta.get(key)
     try:
-        rules = json.loads(raw) if isinstance(raw, str) else raw
+        return json.loads(raw) if isinstance(raw, str) else raw
     except ValueError:
-        rules = None
+        return None
+
+
+def _rules_text(summary) -> str:
+    """The rule values of a summary's run, from its file metadata (``k=v k=v ...``)."""
+    rules = _meta_value(summary, "rules")
     if not isinstance(rules, dict) or not rules:
         return "rules: not recorded with these records"
     return "rules: " + " ".join(f"{k}={_show(v)}" for k, v in sorted(rules.items()))
@@ -180,13 +187,7 @@ def fairness_lines(fair) -> list[str]:
 
 def _policies_text(summary) -> str:
     """The records' policies by seat, from the file metadata (``value`` or ``a,b,c,d``)."""
-    import json
-
-    raw = summary.meta.get("policies")
-    try:
-        pols = json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:
-        pols = None
+    pols = _meta_value(summary, "policies")
     if not isinstance(pols, list) or not pols:
         return "not recorded"
     return pols[0] if len(set(pols)) == 1 else ",".join(map(str, pols))
