@@ -53,6 +53,19 @@ def rerun(name: str, deals: int, rules=None, policies=None, seating="seat") -> p
     ).to_pandas()  # fmt: skip
 
 
+def skill_frames(name: str, sec: dict, sk: dict) -> dict[int, pd.DataFrame]:
+    """The records of the runs of a skill comparison ``sk`` of the variant's report section
+    ``sec``, by the strong policy's seat (the weak one in every other seat, dealer seating).
+    """
+    players = sec["players"]
+    frames = {}
+    for seat in range(players):
+        pol = [sk["weak"]] * players
+        pol[seat] = sk["strong"]
+        frames[seat] = rerun(name, sec["budget"]["skill"], policies=pol, seating="dealer")
+    return frames
+
+
 def trimmed(ctx: dict) -> dict:
     """A copy of the context with one variant and no sweeps: three figures, quick to render."""
     ctx = json.loads(json.dumps(ctx))
@@ -171,11 +184,7 @@ def test_numbers_equal_the_analysis_of_the_records(made):
 
         players = sec["players"]
         for sk in sec["skill"]:
-            frames = {}
-            for seat in range(players):
-                pol = [sk["weak"]] * players
-                pol[seat] = sk["strong"]
-                frames[seat] = rerun(n, b["skill"], policies=pol, seating="dealer")
+            frames = skill_frames(n, sec, sk)
             table = analysis.skill_edge(frames, seating="dealer")
             assert sk["table"] == jsonable(table)
             (s_se, d_se), (s_n, d_n) = table["se"].to_list(), table["n_deals"].to_list()
@@ -212,14 +221,8 @@ def test_risk_skill_gain_and_sensitivity_equal_the_analysis(made):
         assert sec["risk"]["table"] == jsonable(risk.match_risk(mt, amounts))
         assert sec["risk"]["curve"] == jsonable(risk.loss_curve(mt))
         # the skill gain from the skill runs, clustered by match
-        players = sec["players"]
         for sk in sec["skill"]:
-            frames = {}
-            for seat in range(players):
-                pol = [sk["weak"]] * players
-                pol[seat] = sk["strong"]
-                frames[seat] = rerun(n, b["skill"], policies=pol, seating="dealer")
-            edges = risk.seating_match_edges(frames, seating="dealer")
+            edges = risk.seating_match_edges(skill_frames(n, sec, sk), seating="dealer")
             g = risk.skill_gain(edges, cluster=["run_seed", "match"])
             mine = {k: v for k, v in sk["gain"].items() if k != "source"}
             assert mine == jsonable(g)[0]
