@@ -24,22 +24,22 @@ def test_last_is_named_only_where_the_ranking_table_puts_it_alone_last():
     """Issue 45 ("Last is 福州" while the ranking table tied it with 落地扫): the last two
     are tied (their gap not resolved), so no last is named, though the first and the last
     differ by a resolved margin."""
-    s = summary([
-        ("dealer_edge_sd", "a", 0.010, 0.000, 0.020),
-        ("dealer_edge_sd", "b", 0.050, 0.040, 0.060),
-        ("dealer_edge_sd", "c", 0.056, 0.046, 0.066),
-    ])  # fmt: skip
-    item = s["senses"][0]
+
+    def dealer_edge(c):
+        """The dealer-edge item of a and b as below and c at ``c`` (estimate, lo, hi)."""
+        s = summary([
+            ("dealer_edge_sd", "a", 0.010, 0.000, 0.020),
+            ("dealer_edge_sd", "b", 0.050, 0.040, 0.060),
+            ("dealer_edge_sd", "c", *c),
+        ])  # fmt: skip
+        return s["senses"][0]
+
+    item = dealer_edge((0.056, 0.046, 0.066))
     ranks = [e["rank"] for e in item["ranking"]]
     assert ranks == [1, 2, 2] and item["span_resolved"]
     assert "Last is" not in item["sentence"]
     # with the last alone in last place (its gap resolved) it is named
-    s = summary([
-        ("dealer_edge_sd", "a", 0.010, 0.000, 0.020),
-        ("dealer_edge_sd", "b", 0.050, 0.040, 0.060),
-        ("dealer_edge_sd", "c", 0.150, 0.140, 0.160),
-    ])  # fmt: skip
-    item = s["senses"][0]
+    item = dealer_edge((0.150, 0.140, 0.160))
     assert [e["rank"] for e in item["ranking"]] == [1, 2, 3]
     assert "Last is 丙" in item["sentence"]
 
