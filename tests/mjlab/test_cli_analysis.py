@@ -22,6 +22,11 @@ def records(tmp_path_factory):
     return path
 
 
+def sweep(capsys, variant, rule, deals, *more):
+    """``mjlab sweep VARIANT --rule RULE --deals DEALS MORE...`` (:func:`clirun.run`)."""
+    return run(capsys, "sweep", variant, "--rule", rule, "--deals", deals, *more)
+
+
 def test_summarize_text_and_json(records, capsys, tmp_path):
     code, out, _ = run(capsys, "summarize", str(records))
     assert code == 0
@@ -89,18 +94,7 @@ def test_summarize_foreign_parquet_exit_2(tmp_path, capsys):
 
 
 def test_sweep_pairs_values(tmp_path, capsys):
-    code, out, _ = run(
-        capsys,
-        "sweep",
-        "tuidaohu",
-        "--rule",
-        "horses=0,4",
-        "--deals",
-        "320",
-        "--out",
-        str(tmp_path / "sw"),
-        "--json",
-    )
+    code, out, _ = sweep(capsys, "tuidaohu", "horses=0,4", 320, "--out", tmp_path / "sw", "--json")
     assert code == 0
     data = json.loads(out)
     table = pd.DataFrame(data["table"])
@@ -117,17 +111,8 @@ def test_sweep_pairs_values(tmp_path, capsys):
     assert "points changing hands" in data["metrics"]["flow"]
     # the horse map never changes play: common random numbers make the paired difference
     # of the draw rate exactly 0, while the unpaired interval stays wide
-    code, out, _ = run(
-        capsys,
-        "sweep",
-        "tuidaohu",
-        "--rule",
-        "horse_map=seed,mil",
-        "--deals",
-        "320",
-        "--out",
-        str(tmp_path / "sw2"),
-        "--json",
+    code, out, _ = sweep(
+        capsys, "tuidaohu", "horse_map=seed,mil", 320, "--out", tmp_path / "sw2", "--json"
     )
     table = pd.DataFrame(json.loads(out)["table"])
     dr = table[(table["metric"] == "draw_rate") & ~table["is_baseline"]].iloc[0]
@@ -154,22 +139,10 @@ def test_a_strong_sweep_checks_the_bot_at_every_value(tmp_path, capsys):
 
 def test_sweep_baseline_safe_names_plots_and_text(tmp_path, capsys):
     plot = tmp_path / "plots"
-    code, out, err = run(
-        capsys,
-        "sweep",
-        "tuidaohu",
-        "--rule",
-        "horses=winner:2,1,3",
-        "--baseline",
-        "1",
-        "--deals",
-        "64",
-        "--out",
-        str(tmp_path / "sw"),
-        "--plot",
-        str(plot),
-        "--quiet",
-    )
+    code, out, err = sweep(
+        capsys, "tuidaohu", "horses=winner:2,1,3", 64, "--baseline", 1, "--out", tmp_path / "sw",
+        "--plot", plot, "--quiet",
+    )  # fmt: skip
     assert code == 0 and err == ""  # --quiet: no progress bar
     names = sorted(p.name for p in (tmp_path / "sw").iterdir())
     assert names == ["horses=1.parquet", "horses=3.parquet", "horses=winner-2.parquet"]
@@ -180,24 +153,19 @@ def test_sweep_baseline_safe_names_plots_and_text(tmp_path, capsys):
     pngs = sorted(p.name for p in plot.iterdir())
     assert all(":" not in n for n in pngs) and "tuidaohu-horses-flow.png" in pngs
     assert "tuidaohu-horses-seat_delta-0.png" in pngs and len(pngs) > 10
-    code, _, err = run(
-        capsys, "sweep", "tuidaohu", "--rule", "horses=1,3", "--baseline", "9",
-        "--deals", "64", "--out", str(tmp_path / "sw3"),
-    )  # fmt: skip
+    code, _, err = sweep(
+        capsys, "tuidaohu", "horses=1,3", 64, "--baseline", 9, "--out", tmp_path / "sw3"
+    )
     assert code == 2 and "horses" in err and not (tmp_path / "sw3").exists()
 
 
 def test_sweep_over_a_deck_option_is_unpaired(tmp_path, capsys):
-    code, out, _ = run(
-        capsys, "sweep", "luodisao", "--rule", "kings=0,2", "--deals", "64",
-        "--out", str(tmp_path / "k"), "--quiet",
-    )  # fmt: skip
+    code, out, _ = sweep(capsys, "luodisao", "kings=0,2", 64, "--out", tmp_path / "k", "--quiet")
     assert code == 0
     assert "unpaired (two independent samples)" in out and "paired deal by deal" not in out
-    code, out, _ = run(
-        capsys, "sweep", "luodisao", "--rule", "kings=0,2", "--deals", "64",
-        "--out", str(tmp_path / "k"), "--quiet", "--json",
-    )  # fmt: skip
+    code, out, _ = sweep(
+        capsys, "luodisao", "kings=0,2", 64, "--out", tmp_path / "k", "--quiet", "--json"
+    )
     data = json.loads(out)
     table = pd.DataFrame(data["table"])
     assert data["paired"] is False and data["baseline"] == 1
@@ -206,29 +174,9 @@ def test_sweep_over_a_deck_option_is_unpaired(tmp_path, capsys):
 
 
 def test_sweep_bad_input_exit_2(tmp_path, capsys):
-    code, _, err = run(
-        capsys,
-        "sweep",
-        "tuidaohu",
-        "--rule",
-        "horses=dealer",
-        "--deals",
-        "50",
-        "--out",
-        str(tmp_path / "x"),
-    )
+    code, _, err = sweep(capsys, "tuidaohu", "horses=dealer", 50, "--out", tmp_path / "x")
     # one value is compared with the default (issue 45); the default alone is not a sweep
     assert code == 2 and "is the baseline itself" in err
-    code, _, err = run(
-        capsys,
-        "sweep",
-        "tuidaohu",
-        "--rule",
-        "horses=4,banana",
-        "--deals",
-        "50",
-        "--out",
-        str(tmp_path / "x"),
-    )
+    code, _, err = sweep(capsys, "tuidaohu", "horses=4,banana", 50, "--out", tmp_path / "x")
     assert code == 2 and "horses=banana" in err
     assert not (tmp_path / "x").exists()
