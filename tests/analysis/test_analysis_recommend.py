@@ -2,10 +2,10 @@
 units, resolved and confirmed on a fresh seed, never a change of the stakes alone."""
 
 import doctest
-from types import SimpleNamespace
 
 import pandas as pd
 import pytest
+from synthetic import synthetic_variant
 
 from analysis import recommend as R
 from analysis import sensitivity as sens
@@ -17,14 +17,7 @@ MATCHES = 400
 
 
 def fake_variant():
-    return SimpleNamespace(
-        name="synthetic",
-        option_map={
-            "dm": RuleOption("dm", 2, (1, 2), "dealer multiplier"),
-            "stakes": RuleOption("stakes", 2, (1, 2), "every payment times this"),
-            "noop": RuleOption("noop", False, (False, True), "does nothing"),
-        },
-    )
+    return synthetic_variant(RuleOption("stakes", 2, (1, 2), "every payment times this"))
 
 
 def scaled(df: pd.DataFrame, k: int) -> pd.DataFrame:

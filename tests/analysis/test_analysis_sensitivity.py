@@ -1,11 +1,11 @@
 """The rule-sensitivity table, its ranking and the recommendations in words."""
 
 import math
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
+from synthetic import synthetic_variant
 
 from analysis import sensitivity as sens
 from analysis.stats import adjust_pvalues
@@ -19,14 +19,7 @@ MATCHES = 400
 
 
 def fake_variant():
-    return SimpleNamespace(
-        name="synthetic",
-        option_map={
-            "dm": RuleOption("dm", 2, (1, 2), "dealer multiplier"),
-            "bonus": RuleOption("bonus", 0, (0, 3), "value bonus"),
-            "noop": RuleOption("noop", False, (False, True), "does nothing"),
-        },
-    )
+    return synthetic_variant(RuleOption("bonus", 0, (0, 3), "value bonus"))
 
 
 @pytest.fixture(scope="module")
