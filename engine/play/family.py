@@ -63,8 +63,9 @@ class Family:
         ``replay(variant, seed, match, deal, rules, policies, match_length) -> str``: one
         deal told turn by turn (``mjlab replay``).
     check : callable
-        ``check(variant, matches, seed, rules, policies, complete) -> int``: conformance
-        of every deal (engine.runs.testing.check_variant); ``complete`` is the family's
+        ``check(variant, resolved, matches, seed, policies, complete) -> int``: conformance
+        of every deal (engine.runs.testing.check_variant, which looks the variant up,
+        resolves its rules and gives the defaults); ``complete`` is the family's
         independent check of a winning hand (mahjong ``complete(counts34, wilds, sets)``;
         字牌 ``complete(counts, kings, *, table, candidate, self_drawn)``).
     score : callable

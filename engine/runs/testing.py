@@ -48,4 +48,5 @@ def check_variant(
         (:attr:`engine.play.family.Family.check` documents each; the brute-force twins of the
         tests are ``tests/oracles``).
     """
-    return family_of(get_variant(variant)).check(variant, matches, seed, rules, policies, complete)
+    v = get_variant(variant)
+    return family_of(v).check(v, v.resolve(rules), matches, seed, policies, complete)

@@ -24,7 +24,6 @@ from engine.play import drivers as _drivers
 from engine.play.mahjong.loop import FINAL_ZONES, observe_matches, play_match
 from engine.play.mahjong.rescore import rescore_rows
 from engine.play.records import conformance_failure
-from engine.variants import get as get_variant
 
 __all__ = ["DRIVER", "play_with_state", "check_mahjong_variant"]
 
@@ -62,23 +61,18 @@ match_length=8) -> (frame, final, errors)``: whole matches with every deal's fin
 
 
 def check_mahjong_variant(
-    variant: str,
-    matches: int = 50,
-    seed: int = 0,
-    rules: Mapping | None = None,
-    policies=None,
-    complete: Callable | None = None,
+    v, resolved: Mapping, matches: int, seed: int, policies, complete: Callable | None
 ) -> int:
-    """Check every deal of ``matches`` matches per policy; returns the deals checked.
+    """Check every deal of ``matches`` matches per policy of the mahjong variant ``v`` under
+    the resolved rules ``resolved``; returns the deals checked
+    (:func:`engine.runs.testing.check_variant`, which gives the defaults).
 
     Parameters
     ----------
-    complete : callable, optional
+    complete : callable or None
         ``complete(counts34, wilds, sets) -> bool``, an independent completeness check of
         the winning hand (the brute-force twin in the tests).
     """
-    v = get_variant(variant)
-    resolved = v.resolve(rules)
     tileset = int(v.pack(resolved)[L.R_TILESET])
     expected = np.zeros(L.N_PHYS, np.int64)
     expected[:34] = 4
@@ -126,7 +120,9 @@ def check_mahjong_variant(
                         f"wilds {int(hand[34])} sets {int(hand[35])}",
                     )
 
+    def play(pol):
+        return play_with_state(v.name, matches, seed, resolved, pol)[:2]
+
     return _drivers.check_policies(
-        v, resolved, policies, lambda pol: play_with_state(variant, matches, seed, rules, pol)[:2],
-        check, conformance_failure, rescore_rows,
-    )  # fmt: skip
+        v, resolved, policies, play, check, conformance_failure, rescore_rows
+    )

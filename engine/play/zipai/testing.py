@@ -190,34 +190,27 @@ def check_deal(i, frame, final, variant, resolved, complete) -> None:
 
 
 def check_zipai_variant(
-    variant: str,
-    matches: int = 50,
-    seed: int = 0,
-    rules: Mapping | None = None,
-    policies=None,
-    complete: Callable | None = None,
+    v, resolved: Mapping, matches: int, seed: int, policies, complete: Callable | None
 ) -> int:
-    """一致性检查 conformance: check every deal of ``matches`` matches per policy.
+    """一致性检查 conformance: check every deal of ``matches`` matches per policy of the 字牌
+    variant ``v`` under the resolved rules ``resolved``; returns the deals checked
+    (:func:`engine.runs.testing.check_variant`, which gives the defaults).
 
     Parameters
     ----------
-    policies : str or sequence of str, optional
-        Policies to run one after the other (each for every seat); all by default.
-    complete : callable, optional
+    policies : str or sequence of str, or None
+        Policies to run one after the other (each for every seat); None: all.
+    complete : callable or None
         ``complete(counts, kings, *, table, candidate, self_drawn)`` returning an object
-        with ``huxi`` and ``wins`` (the brute-force twin in the tests); default: the
+        with ``huxi`` and ``wins`` (the brute-force twin in the tests); None: the
         engine's own :func:`engine.zipai.hand.evaluate`.
     """
-    from engine.variants import get as get_variant
-
-    v = get_variant(variant)
-    resolved = v.resolve(rules)
     complete = complete or _default_complete
 
     def play(pol):
-        frame, final, errors = play_with_state(variant, matches, seed, resolved, pol)
+        frame, final, errors = play_with_state(v.name, matches, seed, resolved, pol)
         if errors:
-            msg = f"{variant} with {pol}: the kernel reported {errors} errors"
+            msg = f"{v.name} with {pol}: the kernel reported {errors} errors"
             raise ZipaiConformanceError(msg)
         return frame, final
 
