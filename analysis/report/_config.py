@@ -59,13 +59,14 @@ the dealer edge in SD units. Each costs a run of the report's bots, one of value
 a rung of the guard at ``ReportBudget.confirm`` deals."""
 
 
-AUDIT_DEALS = 200
-"""Deals of the decision audit per variant (it replays deals with the event log on)."""
+AUDIT_DEALS = ReportBudget.audit
+"""Deals of the decision audit per variant (it replays deals with the event log on): the
+budgets' default (``ReportBudget.audit``)."""
 
 
 FALLBACK_BUDGET = ReportBudget(
-    main=24_000, sweep=8_000, skill=4_800, sensitivity=8_000, sensitivity_skill=2_400,
-    whatif_check=8_000, confirm=4_000, audit=200,
+    main=24_000, sweep=8_000, skill=4_800, sensitivity_skill=2_400, whatif_check=8_000,
+    confirm=4_000,
 )  # fmt: skip
 """The budget of a registered variant that declares none (``Variant.report_budget``)."""
 

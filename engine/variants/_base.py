@@ -267,17 +267,18 @@ class ReportBudget:
     Each is a multiple of the report's match length (16 deals), at least two matches.
     The budgets are sized by the CPU time each stage takes for the variant's bots: a
     variant whose bots play slowly, or whose results are noisier, gets fewer or more
-    deals per stage.
+    deals per stage. The sizes the variants share are the defaults (``sensitivity``,
+    ``whatif_check``, ``confirm``, ``audit``); a variant declares the others.
     """
 
     main: int
     sweep: int
     skill: int
-    sensitivity: int = 0
+    sensitivity: int = 8_000
     sensitivity_skill: int = 0
-    whatif_check: int = 0
-    confirm: int = 0
-    audit: int = 0
+    whatif_check: int = 16_000
+    confirm: int = 8_000
+    audit: int = 200
 
 
 @dataclass(frozen=True)

@@ -683,11 +683,7 @@ VARIANT = register(
             main=96_000,
             sweep=48_000,
             skill=19_200,
-            sensitivity=8_000,
             sensitivity_skill=4_000,
-            whatif_check=16_000,
-            confirm=8_000,
-            audit=200,
         ),
         headline_sweeps=(HeadlineSweep(("jin", "golds"), "金 (gold wildcard) count"),),
         # a seat's match result has an SD of about 145 番 (16 deals, value bots)

@@ -666,11 +666,7 @@ VARIANT = register(
             main=80_000,
             sweep=32_000,
             skill=12_800,
-            sensitivity=8_000,
             sensitivity_skill=4_000,
-            whatif_check=16_000,
-            confirm=8_000,
-            audit=200,
         ),
         headline_sweeps=(HeadlineSweep(("caishen",), "财神 (wildcard) count"),),
         # a seat's match result has an SD of about 29 倍 (16 deals, value bots)

@@ -446,11 +446,7 @@ VARIANT = register(
             main=80_000,
             sweep=32_000,
             skill=16_000,
-            sensitivity=8_000,
             sensitivity_skill=4_000,
-            whatif_check=16_000,
-            confirm=8_000,
-            audit=200,
         ),
         headline_sweeps=(HeadlineSweep(("kings", "wang", "jokers"), "王 (joker) count"),),
         # a seat's match result has an SD of about 350 (16 deals, value bots)

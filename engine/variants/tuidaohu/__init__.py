@@ -449,11 +449,7 @@ VARIANT = register(
             main=48_000,
             sweep=12_800,
             skill=9_600,
-            sensitivity=8_000,
             sensitivity_skill=4_000,
-            whatif_check=16_000,
-            confirm=8_000,
-            audit=200,
         ),
         headline_sweeps=(
             HeadlineSweep(("ghost",), "鬼 (ghost wildcard) option"),

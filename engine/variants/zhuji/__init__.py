@@ -597,11 +597,7 @@ VARIANT = register(
             main=48_000,
             sweep=19_200,
             skill=6_400,
-            sensitivity=8_000,
             sensitivity_skill=3_200,
-            whatif_check=16_000,
-            confirm=8_000,
-            audit=200,
         ),
         headline_sweeps=(HeadlineSweep(("caishen",), "财神 (wildcard) count"),),
         # a seat's match result has an SD of about 17 台 (16 deals, value bots)

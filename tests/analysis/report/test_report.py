@@ -1025,7 +1025,9 @@ def test_only_values_that_could_matter_are_played_again_on_a_fresh_seed(monkeypa
     sens_entry = {"table": table, "deals": 64, "screen": {
         "q": 0.05, "simulated": 3, "deals": 64, "rescored": 2, "rescore_deals": 256,
         "exact": False, "policies": "value", "family": 20}}  # fmt: skip
-    budget = report.ReportBudget(256, 64, 64, 64, sensitivity_skill=64, confirm=128)
+    budget = report.ReportBudget(
+        256, 64, 64, 64, sensitivity_skill=64, whatif_check=0, confirm=128, audit=0
+    )
     plan = data._ReportPlan(["tuidaohu"], {"tuidaohu": v}, {"tuidaohu": budget},
                             {"tuidaohu": "value"}, [], [], None, 7, 1)  # fmt: skip
     calls, skill = [], []
