@@ -323,6 +323,8 @@ class Variant:
     bench_deals: int = 200_000
     rulebook_section: str = ""
     kernel_id: int = 0
+    """Its id in the packed rules (``R_VARIANT``), by default its kernel module's
+    ``KERNEL_ID`` (``hooks`` below)."""
     hooks: Any = field(default=None, compare=False)
     """The variant's kernel module: it owns ``KERNEL_ID`` (the ``kernel_id`` above) and the
     hook kernels its family's loop calls for it through the family's hook table
@@ -380,6 +382,8 @@ class Variant:
     (``mjlab simulate NAME``), and the registry-wide tests cover it."""
 
     def __post_init__(self):
+        if not self.kernel_id and self.hooks is not None:
+            object.__setattr__(self, "kernel_id", self.hooks.KERNEL_ID)
         if self.folder is None:
             object.__setattr__(self, "folder", Path(inspect.getfile(self.pack)).parent)
         if self.folder.name != self.name:

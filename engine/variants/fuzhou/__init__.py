@@ -659,7 +659,6 @@ VARIANT = register(
         doc=__doc__,
         bench_deals=200_000,
         rulebook_section="§3",
-        kernel_id=K.KERNEL_ID,
         hooks=K,
         exact=exact_events,
         score_hand=score_hand,

@@ -654,7 +654,6 @@ VARIANT = register(
         doc=__doc__,
         bench_deals=200_000,
         rulebook_section="§1",
-        kernel_id=K.KERNEL_ID,
         hooks=K,
         exact=exact_tianhu,
         score_hand=score_hand,

@@ -437,7 +437,6 @@ VARIANT = register(
         players=3,
         bench_deals=100_000,
         rulebook_section="§4",
-        kernel_id=K.KERNEL_ID,
         hooks=K,
         players_of=players_of,
         exact=exact,

@@ -113,7 +113,6 @@ VARIANT = register(
         value_unit="点",
         doc=__doc__,
         bench_deals=50_000,
-        kernel_id=K.KERNEL_ID,
         hooks=K,
         score_hand=score_hand,
         bot_params=bot_params,

@@ -436,7 +436,6 @@ VARIANT = register(
         doc=__doc__,
         bench_deals=200_000,
         rulebook_section="§5",
-        kernel_id=K.KERNEL_ID,
         hooks=K,
         score_hand=score_hand,
         score_flags=("tianhu", "gangkai", "qianggang", "fanggang", "sigui"),

@@ -586,7 +586,6 @@ VARIANT = register(
         doc=__doc__,
         bench_deals=100_000,
         rulebook_section="§2",
-        kernel_id=K.KERNEL_ID,
         hooks=K,
         exact=exact_tianhu,
         score_hand=score_hand,
