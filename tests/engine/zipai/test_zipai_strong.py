@@ -175,9 +175,14 @@ def test_partners_are_the_group_mates_of_the_rules():
         assert got == _partners_py(k), k
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_danger_features_equal_their_definition(seed):
-    rng = np.random.default_rng(seed)
+@pytest.fixture(params=range(3))
+def rng(request):
+    """This module's generator: one of each of three seeds (the shared ``rng`` has one), so
+    that the kernels' random twin tests run once a seed."""
+    return np.random.default_rng(request.param)
+
+
+def test_danger_features_equal_their_definition(rng):
     fi = np.zeros(MAX_FI, np.int64)
     for _ in range(400):
         o = _random_osum(rng)
@@ -188,9 +193,7 @@ def test_danger_features_equal_their_definition(seed):
         assert set(got) == _features_py(o, k, u, wu, live)
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_hand_value_and_danger_equal_their_definitions(seed):
-    rng = np.random.default_rng(seed)
+def test_hand_value_and_danger_equal_their_definitions(rng):
     fi = np.zeros(MAX_FI, np.int64)
     for _ in range(100):
         bot = _random_bot(rng)
@@ -208,9 +211,7 @@ def test_hand_value_and_danger_equal_their_definitions(seed):
     assert discard_danger(bot, osums, 2, 3, 3, 0, 20, fi) == (0.0, 0.0)
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_best_discard_maximises_its_definition(seed):
-    rng = np.random.default_rng(seed)
+def test_best_discard_maximises_its_definition(rng):
     kv, kv2, fi = np.zeros(20, np.int64), np.zeros(20, np.int64), np.zeros(MAX_FI, np.int64)
     empty = np.zeros(0, np.uint64)
     for _ in range(60):
