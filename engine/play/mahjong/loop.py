@@ -333,14 +333,6 @@ def _waiting_score(ps, h, w, sets, sh, tab, bot, minfo, kept):
 
 
 @kernel(inline="always")
-def _kong_slack(bots, seat, pol):
-    """How many tiles further from complete a kong may leave the hand of ``seat``: the
-    value bot's ``B_KONG_SLACK`` (its parameter row), none for the other policies.
-    """
-    return bots[seat][B_KONG_SLACK] if pol == P_VALUE else 0.0
-
-
-@kernel(inline="always")
 def _bot_scratch(scratch):
     """The bots' blocks of the loop scratch: ``(unseen, minfo, htmp, score, sscr, sview)``."""
     return (
@@ -850,6 +842,68 @@ _late_observe_danger = _hooks.late(observe_danger, types.none)
 _late_observe_hand = _hooks.late(observe_hand, types.none)
 _late_observe_outcome = _hooks.late(observe_outcome, types.none)
 _OBSERVE_LATE = (observe_danger, observe_hand, observe_outcome)
+
+
+@kernel(refcount=False)
+def _plain_kong(pol, k, is_an, htmp, w, sets, sh, tab, bot, minfo, score):
+    """Whether a bot of policy ``pol`` (efficiency or value) makes the 暗杠 (``is_an``) or
+    补杠 of ``k`` with the hand ``htmp`` (restored by the caller): when the distance after
+    it is no worse than after the best discard, plus the value bot's ``B_KONG_SLACK``.
+    """
+    # the distance after the best discard (the efficiency score is 4x it)
+    without = discard_scores(np.int64(1), htmp, w, sets, sh, tab, bot, minfo, score)
+    without //= 4
+    if is_an:
+        htmp[k] -= 4
+        with_k = _distance(htmp, w, sets - 1, sh, tab)
+    else:
+        htmp[k] -= 1
+        with_k = _distance(htmp, w, sets, sh, tab)
+    return with_k <= without + (bot[B_KONG_SLACK] if pol == P_VALUE else 0.0)
+
+
+@kernel(refcount=False)
+def _plain_pong(ps, k, kong_ok, htmp, w, sets, sh, tab, bot, unseen, minfo, score, kept, no_rng):
+    """What a bot of policy ``ps`` (efficiency or value) does with the discard ``k`` it
+    holds twice or more: 0 pass, 1 碰, 2 明杠 (``kong_ok``: it holds three and the wall
+    allows a kong). ``kept``: the hand's score as its discard found it (``_wsc``).
+    """
+    do = 0
+    if kong_ok:
+        htmp[k] -= 3
+        after_k = _distance(htmp, w, sets - 1, sh, tab)
+        htmp[k] += 3
+        slack = bot[B_KONG_SLACK] if ps == P_VALUE else 0.0
+        if after_k <= _distance(htmp, w, sets, sh, tab) + slack:
+            do = 2
+    if do == 0:
+        # 碰 when the hand after it (and its discard) keys lower than now;
+        # keys are score*1000 - ukeire, so the ukeire decides ties only
+        now_sc = _waiting_score(ps, htmp, w, sets, sh, tab, bot, minfo, kept)
+        htmp[k] -= 2
+        minfo[0] |= 1 << (k // 9 if k < 27 else 3)
+        minfo[2] += 1
+        after_sc = hand_sc(ps, htmp, w, sets - 1, sh, tab, bot, minfo, score)
+        if after_sc < now_sc:
+            do = 1
+        elif after_sc == now_sc:
+            after = hand_score(htmp, w, sets - 1, sh, tab, unseen, score, after_sc, no_rng)
+            htmp[k] += 2
+            uke = waiting_ukeire(htmp, w, sets, sh, tab, unseen, score)
+            htmp[k] -= 2
+            now = now_sc * 1000 - uke
+            if after < now:
+                do = 1
+        htmp[k] += 2
+    return do
+
+
+# so are the other policies' decisions (engine.mahjong.bots): a run whose seats all play
+# strong does not compile them
+_late_choose_discard = _hooks.late(choose_discard, types.int64)
+_late_plain_kong = _hooks.late(_plain_kong, types.boolean)
+_late_plain_pong = _hooks.late(_plain_pong, types.int64)
+_PLAIN_LATE = (choose_discard, _plain_kong, _plain_pong)
 
 
 @kernel(refcount=False)
@@ -1434,19 +1488,10 @@ def _choose_kong(rules, policies, bots, tab, ctx, ws, log):
         else:
             for q in range(N_KINDS):
                 htmp[q] = hand[cur, q]
-            # the distance after the best discard (the efficiency score is 4x it)
-            sh = rules[R_SHAPES]
-            without = discard_scores(
-                np.int64(1), htmp, w_cur, sets_cur, sh, tab, bots[cur], minfo, score
-            )
-            without //= 4
-            if is_an:
-                htmp[k] -= 4
-                with_k = _distance(htmp, w_cur, sets_cur - 1, sh, tab)
-            else:
-                htmp[k] -= 1
-                with_k = _distance(htmp, w_cur, sets_cur, sh, tab)
-            want = with_k <= without + _kong_slack(bots, cur, pol)
+            want = _late_plain_kong(
+                pol, k, is_an, htmp, w_cur, sets_cur, rules[R_SHAPES], tab, bots[cur], minfo,
+                score,
+            )  # fmt: skip
         _ev(log, ctx, E_OPTION, cur, OPT_ANKONG if is_an else OPT_ADDKONG, k, 1 if want else 0)
         if want:
             return k
@@ -1597,7 +1642,7 @@ def _choose_discard(rules, policies, bots, tab, ctx, ws, obs):
             if q >= 0:
                 k = q
     else:
-        k = choose_discard(
+        k = _late_choose_discard(
             pol, htmp, w_cur, sets_cur, rules[R_SHAPES], tab, bots[cur], unseen, bs, minfo,
             rules[R_WILD_DISCARD] > 0, score,
         )  # fmt: skip
@@ -1768,33 +1813,10 @@ def _pong_choice(rules, policies, bots, tab, ctx, ws, s, k, kong_ok):
             fsc, bs[:0],
         )  # fmt: skip
     else:
-        if kong_ok:
-            htmp[k] -= 3
-            after_k = _distance(htmp, ws_, sets_s - 1, sh, tab)
-            htmp[k] += 3
-            if after_k <= _distance(htmp, ws_, sets_s, sh, tab) + _kong_slack(bots, s, ps):
-                do = 2
-        if do == 0:
-            # 碰 when the hand after it (and its discard) keys lower than now;
-            # keys are score*1000 - ukeire, so the ukeire decides ties only
-            now_sc = _waiting_score(
-                ps, htmp, ws_, sets_s, sh, tab, bots[s], minfo, _wsc(scratch)[s]
-            )
-            htmp[k] -= 2
-            minfo[0] |= 1 << (k // 9 if k < 27 else 3)
-            minfo[2] += 1
-            after_sc = hand_sc(ps, htmp, ws_, sets_s - 1, sh, tab, bots[s], minfo, score)
-            if after_sc < now_sc:
-                do = 1
-            elif after_sc == now_sc:
-                after = hand_score(htmp, ws_, sets_s - 1, sh, tab, unseen, score, after_sc, bs[:0])
-                htmp[k] += 2
-                uke = waiting_ukeire(htmp, ws_, sets_s, sh, tab, unseen, score)
-                htmp[k] -= 2
-                now = now_sc * 1000 - uke
-                if after < now:
-                    do = 1
-            htmp[k] += 2
+        do = _late_plain_pong(
+            ps, k, kong_ok, htmp, ws_, sets_s, sh, tab, bots[s], unseen, minfo, score,
+            _wsc(scratch)[s], bs[:0],
+        )  # fmt: skip
     return do
 
 
@@ -2302,6 +2324,7 @@ def _late_in_deal(args):
         _late_by_rules(args["rules"])
         + ((_final_state,) if final is not None and _final_zones(final) else ())
         + (_STRONG_LATE if P_STRONG in args["policies"] else ())
+        + (_PLAIN_LATE if any(p != P_STRONG for p in args["policies"]) else ())
         + (_OBSERVE_LATE if obs is not None and obs.shape[0] > 1 else ())
     )
 

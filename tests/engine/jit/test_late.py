@@ -185,9 +185,14 @@ def test_the_mahjong_loop_reaches_a_rules_phase_only_when_its_rule_is_on(name):
     }
     assert set(reached) == {k for k, on in expect.items() if on}
     plain = G._late_in_deal({"rules": rules, "policies": np.array([P_VALUE] * 4)})
-    assert plain == reached  # no strong seat, no observations: the rules' phases only
-    strong = G._late_in_deal({"rules": rules, "policies": np.array([P_VALUE, P_STRONG] * 2)})
-    assert set(strong) == {*reached, *G._STRONG_LATE} and G._strong_view in strong
+    # no strong seat, no observations: the rules' phases and the other policies' decisions
+    assert plain == reached + G._PLAIN_LATE
+    mixed = G._late_in_deal({"rules": rules, "policies": np.array([P_VALUE, P_STRONG] * 2)})
+    assert set(mixed) == {*reached, *G._STRONG_LATE, *G._PLAIN_LATE} and G._strong_view in mixed
+    # every seat strong: none of the other policies' decisions
+    strong = G._late_in_deal({"rules": rules, "policies": np.array([P_STRONG] * 4)})
+    assert set(strong) == {*reached, *G._STRONG_LATE}
+    assert G.choose_discard not in strong and G._plain_pong not in strong
 
 
 def test_the_first_run_of_the_readme_compiles_no_rules_phase():
@@ -212,4 +217,4 @@ def test_the_mahjong_loop_reaches_the_final_locations_only_when_asked_for_them()
         {"rules": rules, "policies": pols, "final_out": by_deal}
     )
     for none in (np.zeros((1, 1), np.int16), np.zeros((0, 1, 1), np.int16)):
-        assert G._late_in_deal({"rules": rules, "policies": pols, "final": none}) == ()
+        assert G._late_in_deal({"rules": rules, "policies": pols, "final": none}) == G._PLAIN_LATE
