@@ -172,8 +172,8 @@ _restore = _hook_call("restore")
 
 # ---- late calls: kernels the loop compiles only when a run needs them ----------------
 LATE = _late.LateTable("mjlab_game_late", 24)
-"""The mahjong loop's late kernels (engine.jit.late): the deal, the strong policy and the
-observations; :func:`binding` binds them."""
+"""The mahjong loop's late kernels (engine.jit.late): the deal, the rules' rarer phases,
+each policy's decisions and the observations; :func:`binding` binds them."""
 
 late = LATE.late
 

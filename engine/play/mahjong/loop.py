@@ -844,6 +844,14 @@ _late_observe_outcome = _hooks.late(observe_outcome, types.none)
 _OBSERVE_LATE = (observe_danger, observe_hand, observe_outcome)
 
 
+@kernel(inline="always")
+def _kong_slack(bot, pol):
+    """How many tiles further from complete a kong may leave a hand of policy ``pol``
+    with parameter row ``bot``: the value bot's ``B_KONG_SLACK``, none for the others.
+    """
+    return bot[B_KONG_SLACK] if pol == P_VALUE else 0.0
+
+
 @kernel(refcount=False)
 def _plain_kong(pol, k, is_an, htmp, w, sets, sh, tab, bot, minfo, score):
     """Whether a bot of policy ``pol`` (efficiency or value) makes the 暗杠 (``is_an``) or
@@ -859,7 +867,7 @@ def _plain_kong(pol, k, is_an, htmp, w, sets, sh, tab, bot, minfo, score):
     else:
         htmp[k] -= 1
         with_k = _distance(htmp, w, sets, sh, tab)
-    return with_k <= without + (bot[B_KONG_SLACK] if pol == P_VALUE else 0.0)
+    return with_k <= without + _kong_slack(bot, pol)
 
 
 @kernel(refcount=False)
@@ -873,8 +881,7 @@ def _plain_pong(ps, k, kong_ok, htmp, w, sets, sh, tab, bot, unseen, minfo, scor
         htmp[k] -= 3
         after_k = _distance(htmp, w, sets - 1, sh, tab)
         htmp[k] += 3
-        slack = bot[B_KONG_SLACK] if ps == P_VALUE else 0.0
-        if after_k <= _distance(htmp, w, sets, sh, tab) + slack:
+        if after_k <= _distance(htmp, w, sets, sh, tab) + _kong_slack(bot, ps):
             do = 2
     if do == 0:
         # 碰 when the hand after it (and its discard) keys lower than now;
@@ -2315,8 +2322,9 @@ def _final_zones(final) -> bool:
 def _late_in_deal(args):
     """The late kernels a deal played with these arguments (by name) can reach: its
     rules' phases (:func:`_late_by_rules`), the final tile locations if ``final`` has
-    room for them, the strong policy's if a seat plays it, the observations' if ``obs``
-    has room for rows.
+    room for them, the strong policy's if a seat plays it, the other policies'
+    (:data:`_PLAIN_LATE`) if a seat plays one, the observations' if ``obs`` has room for
+    rows.
     """
     obs = args.get("obs")
     final = args.get("final", args.get("final_out"))  # play_preset's, play_match's
