@@ -351,6 +351,13 @@ class Variant:
     ``triplets``, ``pairs``, ``wild_pair``), for fitting what each is worth; for a 字牌
     variant the patterns of the strong model's win classes, in class order (``colour``,
     ``method``: engine.play.zipai.fit)."""
+    target_tables: str = "race"
+    """How the strong fit reads each target's chance to win with its pattern (mahjong,
+    engine.play.mahjong.fit): ``"race"``, the plain race at the target's distance times
+    one fitted factor; ``"observed"``, the positions' own rate by distance and live
+    bucket, shrunk toward that race and kept monotone (where a minimum makes a target
+    the usual way to a legal win, committed play wins far more often from a target's
+    distance than the plain race there says)."""
     payout_pattern: Mapping[str, str] = field(default_factory=dict, compare=False)
     """The pattern each pattern-value payout option pays for (``pay_qingyise`` ->
     ``qingyise``): such an option can move no payment in a sample without its pattern,

@@ -7,7 +7,9 @@ The simulator knows every hidden hand, so the three models the strong policy nee
   its plain distance, ukeire and the live tiles left, and the chance that it wins with
   each target's pattern (清一色, 混一色, all triplets, seven pairs, 金雀) from that
   target's distance: a race model (:func:`_race`) fitted by maximum likelihood to the
-  positions' true outcomes;
+  positions' true outcomes (or, where the variant says ``target_tables="observed"``,
+  each target's chance as the positions' own rate by distance and live tiles, shrunk
+  toward that race: 诸暨, whose 3-台 minimum makes 清一色 the usual legal win);
 - **values**: the mean points a win brings its winner, by target pattern and by
   whether the winner deals, and the mean points a feeder pays (from the records);
 - **danger**: two logistic regressions (L2 penalty :data:`L2`) on the danger features
@@ -43,6 +45,9 @@ UKE_SPREAD = 0.3
 """How much the ukeire moves a far hand's win chance around its distance's mean (±)."""
 TARGETS = P.TARGETS
 """Target names in the order of engine.mahjong.params T_*."""
+OBSERVED_SHRINK = 30.0
+"""Positions of pseudo-data, at the race's chance, that shrink each cell of an observed
+target table (``Variant.target_tables = "observed"``) toward the race."""
 ROWS_PER_DEAL = 700
 """Observation rows reserved per deal (a full buffer drops rows; collect checks)."""
 
@@ -176,7 +181,35 @@ def _legal(won, pred, need) -> np.ndarray:
     return np.exp(ym + slope * (n - xm))
 
 
-def _win_tables(hand: np.ndarray, target_bits: np.ndarray, players: int, tai=None):
+def _live_buckets(live: np.ndarray) -> np.ndarray:
+    """The win tables' live bucket of each row (engine.mahjong.strong.live_bucket)."""
+    return np.clip(np.maximum(live, 0) // 8, 0, P.N_T - 1).astype(np.int64)
+
+
+def _observed_target(dt: np.ndarray, tb: np.ndarray, won_t: np.ndarray,
+                     race: np.ndarray) -> np.ndarray:  # fmt: skip
+    """A target's table ``[N_D, N_T]`` from positions: the rate of wins with its pattern
+    among the rows at each (distance, live bucket), shrunk toward ``race`` (the race's
+    table) by :data:`OBSERVED_SHRINK` positions, then made monotone (a closer hand, or
+    one with more live tiles, never wins less). Rows farther than the last bucket count
+    in it, as the kernel reads them.
+    """
+    on = (dt >= 1) & (dt < 99)
+    d = np.clip(dt[on], 1, P.N_D - 1)
+    n = np.zeros((P.N_D, P.N_T))
+    w = np.zeros((P.N_D, P.N_T))
+    np.add.at(n, (d, tb[on]), 1.0)
+    np.add.at(w, (d, tb[on]), won_t[on])
+    tab = (w + OBSERVED_SHRINK * race) / (n + OBSERVED_SHRINK)
+    for di in range(P.N_D - 2, 0, -1):
+        tab[di] = np.maximum(tab[di], tab[di + 1])
+    tab = np.maximum.accumulate(tab, axis=1)
+    tab[0] = tab[1]
+    return tab
+
+
+def _win_tables(hand: np.ndarray, target_bits: np.ndarray, players: int, tai=None,
+                observed: bool = False):  # fmt: skip
     """``(p_plain [N_D, N_UK, N_T], p_target [N_TARGET, N_D, N_T], fit)`` from O_HAND rows.
 
     The tables come from :func:`_race`, whose parameters (the hazard ``h``, the
@@ -190,6 +223,9 @@ def _win_tables(hand: np.ndarray, target_bits: np.ndarray, players: int, tai=Non
     ``min_tai`` > 0), ``fit["legal"]`` is ``strong.legal``: how the chance of a win with
     no target's pattern, for a hand that still needs 0, 1, 2, 3+ 台, compares with the
     rest of the race's chance once the targets' are taken out (:func:`_legal`).
+
+    ``observed`` (``Variant.target_tables == "observed"``): each target's table is the
+    positions' own rate (:func:`_observed_target`) instead of the race times a factor.
     """
     from scipy import optimize
 
@@ -254,6 +290,10 @@ def _win_tables(hand: np.ndarray, target_bits: np.ndarray, players: int, tai=Non
     p_target = np.zeros((P.N_TARGET, P.N_D, P.N_T))
     p_target[P.T_PLAIN] = base
     factors = [1.0]
+
+    def lab_all(t):
+        return won * ((bits & target_bits[t]) != 0)
+
     for t in range(1, P.N_TARGET):
         dt = hand[:, O.H_D + t]
         sel = (dt < 99) & (dt >= 1) & (dt <= d + 2)
@@ -265,17 +305,25 @@ def _win_tables(hand: np.ndarray, target_bits: np.ndarray, players: int, tai=Non
             c = float(min(TARGET_CAP, lab.sum() / max(pred.sum(), 1e-9)))
         factors.append(c)
         p_target[t] = c * base
+        if observed and target_bits[t]:
+            p_target[t] = _observed_target(
+                hand[:, O.H_D + t], _live_buckets(hand[:, O.H_LIVE]), lab_all(t), p_target[t]
+            )
     ubar[0] = ubar[1]
     fitted = {"h": h, "m1": m1, "mf": mf, "kappa": kappa, "ubar_table": ubar.round(2).tolist(),
-              "target_factors": [round(f, 4) for f in factors]}  # fmt: skip
+              "target_factors": [round(f, 4) for f in factors],
+              "target_tables": "observed" if observed else "race"}  # fmt: skip
     if tai is not None and tai["min_tai"] > 0:
         # the plain-only rest: the race's chance less the targets' (each at its own
         # distance), against the wins with no target's pattern
         rest = kappa * _race(d[keep], u[keep], draws[keep], unseen[keep], ubar, h, m1, mf)
+        tbk = _live_buckets(hand[keep, O.H_LIVE])
         for t in range(1, P.N_TARGET):
             dt = hand[keep, O.H_D + t]
             on = (dt < 99) & (dt >= 1)
-            if factors[t] > 0 and on.any():
+            if observed and target_bits[t]:
+                rest[on] -= p_target[t, np.clip(dt[on], 1, P.N_D - 1), tbk[on]]
+            elif factors[t] > 0 and on.any():
                 rest[on] -= factors[t] * kappa * _race(
                     dt[on], ubar[np.clip(dt[on], 1, P.N_D - 1)], draws[keep][on],
                     unseen[keep][on], ubar, h, m1, mf,
@@ -425,7 +473,8 @@ def fit_mahjong(v, resolved, deals, seed, policy, threads=2, progress=False,
     hand, danger, rec = collect_with_bar(collect, v, resolved, deals, seed, policies, threads,
                                          progress)  # fmt: skip
     tai = _tai_params(v, resolved)
-    p_plain, p_target, race = _win_tables(hand, target_bits, players, tai)
+    p_plain, p_target, race = _win_tables(hand, target_bits, players, tai,
+                                          observed=v.target_tables == "observed")  # fmt: skip
     values, noise = _value_blocks(v, resolved, rec)
     if keep is None:
         w_win = _logistic(danger, danger[:, O.D_WIN]).round(5)

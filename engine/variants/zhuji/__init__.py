@@ -60,15 +60,18 @@ measures the distance of what is left to a plain hand and to each target (清一
 七对 where allowed), the ukeire of the closest, and turns them into points with tables
 fitted from the engine's own play (``mjlab fit``, committed in
 ``engine/variants/zhuji/strong.json``): the chance to win from that distance, ukeire and
-live tiles, and what each kind of win brings under this variant's scoring, dealer or
-not, plus the stake a seat loses when someone else wins. Against that it weighs, per
-opponent, a logistic danger model of the chance that the tile is won on now (his melds
-and their suits, the kinds he discarded with their suji and neighbours and their order, the copies
-unseen, the stage, the 财神 kinds) times what feeding costs the discarder, who alone pays
-the 台, and the chance of being robbed of a 补杠: it folds to safe tiles when the hand is
-worth less than the danger. 碰, 吃 and kongs are taken when the hand is worth more after
-them (with tuned biases). Its scalar weights are tuned by self-play against ``value``
-(``mjlab tune zhuji --policy strong``).
+live tiles (for a target, the fitted positions' own rate of wins with its pattern by
+distance and live tiles: ``target_tables="observed"``, since the 3-台 minimum makes
+清一色 the usual legal win and committed play reaches it far more often than a plain
+race at its distance says), and what each kind of win brings under this variant's
+scoring, dealer or not, plus the stake a seat loses when someone else wins. Against
+that it weighs, per opponent, a logistic danger model of the chance that the tile is
+won on now (his melds and their suits, the kinds he discarded with their suji and
+neighbours and their order, the copies unseen, the stage, the 财神 kinds) times what
+feeding costs the discarder, who alone pays the 台, and the chance of being robbed of a
+补杠: it folds to safe tiles when the hand is worth less than the danger. 碰, 吃 and
+kongs are taken when the hand is worth more after them (with tuned biases). Its scalar
+weights are tuned by self-play against ``value`` (``mjlab tune zhuji --policy strong``).
 The 3-台 minimum: it counts the 台 its hand holds toward the minimum (each honor triplet
 melded or concealed, 东 2 and a dragon 1, and 三财神's 2 at three 财神: ``strong.min_tai``,
 ``strong.honor_tai``, ``strong.wild_tai``, derived from the rules) and weighs the plain-only
@@ -575,7 +578,7 @@ VARIANT = register(
         name="zhuji",
         long_name="诸暨麻将 Zhuji (财神, 台, 3 台起胡)",
         # its bonuses are constants, not the payout options: its re-scores are exact
-        version=3,
+        version=4,
         family="mahjong",
         bot_layout=bot_layout,
         options=OPTIONS,
@@ -592,6 +595,7 @@ VARIANT = register(
         score_flags=("tianhu", "dihu", "gangkai", "qianggang"),
         bot_params=bot_params,
         bot_targets=BOT_TARGETS,
+        target_tables="observed",
         report_budget=ReportBudget(
             main=48_000,
             sweep=19_200,

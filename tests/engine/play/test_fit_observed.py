@@ -1,0 +1,82 @@
+"""Observed target tables of the strong fit (engine.play.mahjong.fit._observed_target)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from engine import variants
+from engine.mahjong import params as P
+from engine.play.bots import BOTDATA
+from engine.play.mahjong import fit as F
+
+
+def _rows(rng, n, rate):
+    """``n`` positions at random (distance, live bucket), each won with its pattern at
+    ``rate[d, tb]``."""
+    d = rng.integers(1, P.N_D, n)
+    tb = rng.integers(0, P.N_T, n)
+    won = (rng.random(n) < rate[d, tb]).astype(np.float64)
+    return d, tb, won
+
+
+def _monotone_rate():
+    """A true rate that falls with the distance and rises with the live tiles."""
+    d = np.arange(P.N_D)[:, None]
+    tb = np.arange(P.N_T)[None, :]
+    return np.clip(0.9 * np.exp(-0.5 * (d - 1)) * (0.3 + 0.07 * tb), 0.0, 1.0)
+
+
+def test_with_many_positions_a_cell_is_its_observed_rate():
+    rng = np.random.default_rng(3)
+    rate = _monotone_rate()
+    d, tb, won = _rows(rng, 400_000, rate)
+    race = np.zeros((P.N_D, P.N_T))
+    tab = F._observed_target(d, tb, won, race)
+    n = np.zeros((P.N_D, P.N_T))
+    np.add.at(n, (d, tb), 1.0)
+    se = np.sqrt(rate[1:] * (1 - rate[1:]) / n[1:]) + 1e-9
+    assert (np.abs(tab[1:] - rate[1:]) < 5 * se + F.OBSERVED_SHRINK / n[1:]).all()
+    assert np.array_equal(tab[0], tab[1])
+
+
+def test_an_empty_cell_is_the_race_and_a_thin_one_leans_on_it():
+    race = np.full((P.N_D, P.N_T), 0.2)
+    # one won position at distance 3, bucket 4; nothing elsewhere
+    tab = F._observed_target(np.array([3]), np.array([4]), np.array([1.0]), race)
+    assert tab[3, 4] == pytest.approx((1 + F.OBSERVED_SHRINK * 0.2) / (1 + F.OBSERVED_SHRINK))
+    assert tab[6, 0] == pytest.approx(0.2)
+    # no position at all: the race itself
+    empty = np.array([], np.int64)
+    assert np.allclose(F._observed_target(empty, empty, empty.astype(float), race), race)
+
+
+def test_a_table_never_rewards_a_farther_hand_or_fewer_live_tiles():
+    rng = np.random.default_rng(5)
+    # a noisy, non-monotone truth: the table must still be ordered
+    rate = rng.random((P.N_D, P.N_T)) * 0.5
+    d, tb, won = _rows(rng, 5_000, rate)
+    tab = F._observed_target(d, tb, won, np.zeros((P.N_D, P.N_T)))
+    assert (np.diff(tab[1:], axis=0) <= 1e-12).all()  # farther: never more
+    assert (np.diff(tab, axis=1) >= -1e-12).all()  # more live tiles: never less
+    # rows past the last distance bucket count in it, as the kernel reads them
+    far = F._observed_target(np.array([40, 40]), np.array([2, 2]), np.array([1.0, 1.0]),
+                             np.zeros((P.N_D, P.N_T)))  # fmt: skip
+    assert far[P.N_D - 1, 2] > 0
+    # 99 marks a target the hand cannot reach: it counts nowhere
+    none = F._observed_target(np.array([99]), np.array([2]), np.array([1.0]),
+                              np.zeros((P.N_D, P.N_T)))  # fmt: skip
+    assert not none.any()
+
+
+@pytest.mark.parametrize("name", variants.names())
+def test_each_committed_model_was_fitted_with_its_variants_target_tables(name):
+    v = variants.get(name)
+    path = BOTDATA / name / "strong.json"
+    if v.family != "mahjong" or not path.exists():
+        pytest.skip("no committed mahjong strong model (the 字牌 one has no target tables)")
+    race = json.loads(path.read_text(encoding="utf-8"))["fit"]["race"]
+    assert race.get("target_tables", "race") == v.target_tables
+    for refit in sorted((path.parent / "refits").glob("strong-*.json")):
+        body = json.loads(refit.read_text(encoding="utf-8"))
+        assert body["fit"]["race"].get("target_tables", "race") == v.target_tables, refit.name
