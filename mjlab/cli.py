@@ -560,6 +560,13 @@ def _add_tune(sub) -> None:
         default=None,
         help="search only these parameters; the others keep their committed values (default: all)",
     )
+    tu.add_argument(
+        "--over",
+        metavar="K=V1,V2,...",
+        default=None,
+        help="tune for the mean edge over these values of one play option, the others at "
+        "their defaults (default: the defaults alone)",
+    )
     tu.add_argument("--dry-run", action="store_true", help="tune and report, write nothing")
     _quiet_arg(tu)
     _rule_args(tu)

@@ -120,6 +120,7 @@ def tune(
     progress: bool = True,
     seating: str = "seat",
     only: list[str] | None = None,
+    over: str | None = None,
 ) -> dict:
     """Tune ``policy``'s parameters for ``variant`` against its field (module docstring).
 
@@ -128,6 +129,12 @@ def tune(
     ``only`` names the dimensions searched (the rest keep their starting values, the
     committed ones): a retune of a new parameter or two without the noise of re-searching
     every other.
+
+    ``over`` (``"K=V1,V2,..."``, a play option and its values) makes the objective the
+    mean of the candidate's edges at each of those settings, the other options as
+    ``rules`` sets them, each on the generation's walls: parameters that hold across the settings a
+    designer compares, where one tuned at the defaults can lose elsewhere (诸暨 at 0 and
+    1 财神). The defaults' value need not be among them.
 
     Returns ``{"params": tuned mapping, "start": starting mapping, "tune": identity and
     the history of generations}``.
@@ -155,6 +162,7 @@ def tune(
     if seating not in ("seat", "dealer"):
         raise UsageError(f"unknown seating {seating!r}; seatings: seat, dealer")
     resolved = v.resolve(rules)
+    settings, over_values = _design(v, over, rules) if over is not None else ([resolved], None)
     start = _defaults(v, policy, resolved)
     dims = _relevant(v, resolved, policy)
     # a tuned parameter that cannot change play under these rules is not kept
@@ -202,10 +210,13 @@ def tune(
             fs = []
             for x in xs:
                 p = _params(dims, np.asarray(x) * scale, start)
-                edge, _ = duplicate_edge(
-                    variant, policy, field, deals, gseed, p, resolved, workers, seating=seating
-                )
-                fs.append(-edge)
+                edges = [
+                    duplicate_edge(
+                        variant, policy, field, deals, gseed, p, r, workers, seating=seating
+                    )[0]
+                    for r in settings
+                ]
+                fs.append(-float(np.mean(edges)))
                 if bar is not None:
                     bar.update(1)
             es.tell(xs, fs)
@@ -242,11 +253,43 @@ def tune(
         f"--generations {generations}"
         + (f" --popsize {popsize}" if popsize else "")
         + (f" --seating {seating}" if seating != "seat" else "")
-        + (f" --only {','.join(d.name for d in dims)}" if only is not None else ""),
+        + (f" --only {','.join(d.name for d in dims)}" if only is not None else "")
+        + (f" --over {over_values[0]}={','.join(over_values[1])}" if over_values else ""),
         **({"seating": seating} if seating != "seat" else {}),
+        **({"over": {over_values[0]: over_values[1]}} if over_values else {}),
         **({"start_from": base} if base else {}),
     }
     return {"params": tuned, "start": start, "tune": {**ident, "history": history}}
+
+
+def _design(v, over: str, rules=None) -> tuple[list[dict], tuple[str, list[str]]]:
+    """The resolved settings of ``--over K=V1,V2,...`` and ``(K, [V1, V2, ...])``.
+
+    UsageError unless ``K`` is a play option of ``v`` (a payout option changes no play
+    the tune could see) and each value is one of its values, given once, two or more.
+    """
+    from engine.variants import parse_rule_args
+
+    key, sep, vals = str(over).partition("=")
+    key = key.strip()
+    values = [x.strip() for x in vals.split(",")]
+    if not sep or not key or any(not x for x in values):
+        raise UsageError(f"mjlab tune --over: give K=V1,V2,... (got {over!r})")
+    if len(values) < 2 or len(set(values)) != len(values):
+        raise UsageError(f"mjlab tune --over {key}: give two or more different values")
+    opt = {o.key: o for o in v.options}.get(key)
+    if opt is None:
+        raise UsageError(
+            f"mjlab tune --over: {v.name} has no rule option {key!r}; see `mjlab variants {v.name}`"
+        )
+    if opt.payout:
+        raise UsageError(
+            f"mjlab tune --over {key}: a payout option changes no play; give a play option"
+        )
+    settings = [
+        v.resolve({**(rules or {}), **parse_rule_args([f"{key}={x}"], None)}) for x in values
+    ]
+    return settings, (key, values)
 
 
 def _tuned_keys(policy: str, variant) -> set[str]:

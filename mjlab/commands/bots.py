@@ -71,7 +71,7 @@ def run_tune(args) -> int:
     res = tune.tune(
         args.variant, policy=args.policy, deals=args.deals, seed=args.seed,
         generations=args.generations, popsize=args.popsize, workers=args.workers,
-        progress=not args.quiet, seating=args.seating, only=args.only,
+        progress=not args.quiet, seating=args.seating, only=args.only, over=args.over,
     )  # fmt: skip
     last = res["tune"]["history"][-1]
     print(

@@ -132,3 +132,49 @@ def test_one_rotation_seats_the_kernels_and_the_rows():
             assert (got[players:] == -1).all()
     with pytest.raises(UsageError, match="unknown seating 'table'"):
         place_seats(np.zeros(2), 0, 4, "table")
+
+
+def test_a_tune_over_a_design_scores_each_candidate_by_its_mean_edge(monkeypatch):
+    """``over="K=V1,V2,..."``: every candidate plays each setting on the generation's walls
+    and is scored by the mean of its edges there; the command and identity name it."""
+    from engine.runs import tune
+
+    calls = []
+
+    def fake(variant, policy, field, deals, seed, params, rules, workers, seating):
+        calls.append((seed, rules["caishen"], rules["reserve"]))
+        return {0: 0.3, 1: -0.6, 2: 0.9}[rules["caishen"]], 0.01
+
+    monkeypatch.setattr(tune, "duplicate_edge", fake)
+    res = tune.tune(
+        "zhuji", "strong", deals=32, seed=3, generations=2, popsize=2, progress=False,
+        seating="dealer", over="caishen=0,1,2", rules={"reserve": 10},
+    )  # fmt: skip
+    for h in res["tune"]["history"]:
+        assert h["best_edge"] == pytest.approx(0.2) and h["mean_edge"] == pytest.approx(0.2)
+    # 2 generations x 2 candidates x 3 settings, each generation on its own walls, the
+    # other options as the run's rules set them
+    assert sorted(calls) == sorted(
+        (3000 + g, c, 10) for g in range(2) for _ in range(2) for c in (0, 1, 2)
+    )
+    assert res["tune"]["command"].endswith("--seating dealer --over caishen=0,1,2")
+    assert res["tune"]["over"] == {"caishen": ["0", "1", "2"]}
+
+
+@pytest.mark.parametrize(
+    "over,msg",
+    [
+        ("caishen=1", "two or more different values"),
+        ("caishen=1,1", "two or more different values"),
+        ("caishen", "give K=V1,V2"),
+        ("nope=1,2", "has no rule option 'nope'"),
+        ("pay_special8=8,16", "a payout option changes no play"),
+        ("caishen=1,7", "caishen=7 is not allowed"),
+    ],
+)
+def test_a_bad_design_is_refused_in_one_line(over, msg, capsys):
+    from mjlab.cli import main
+
+    code = main(["tune", "zhuji", "--over", over, "--generations", "1", "--dry-run", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and msg in err and len(err.strip().splitlines()) == 1
