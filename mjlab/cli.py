@@ -584,6 +584,22 @@ def _add_ladder(sub) -> None:
         help="weakest first (default: every policy of the variant)",
     )
     _workers_arg(ld)
+    ld.add_argument(
+        "--sample",
+        type=int,
+        default=None,
+        metavar="N",
+        help="instead of one setting: the ladder at every non-default value of the variant's "
+        "headline sweeps and at N settings drawn from its sensitivity plan (0: the headline "
+        "values alone)",
+    )
+    ld.add_argument(
+        "--sample-seed",
+        type=int,
+        default=0,
+        metavar="S",
+        help="the seed that draws the --sample settings (default: 0)",
+    )
     ld.add_argument("--json", action="store_true", help="print JSON")
     _quiet_arg(ld)
     _rule_args(ld)
