@@ -14,6 +14,9 @@ plays, the guard checks, on the same walls:
   and 9% under ``value``).
 
 A flagged setting is reported as a possible bot artifact, never as a plain finding.
+:func:`held_settings` lists the settings a bot is held to beyond the defaults (the
+headline sweeps' values and a seeded sample of the sensitivity plan: ``mjlab ladder
+--sample``).
 Every interval takes the match as its unit (analysis.stats.ratio_ci).
 """
 
@@ -26,8 +29,9 @@ import pandas as pd
 
 from analysis.ladder import rung_frames, rung_row
 from analysis.stats import ratio_ci
+from engine.errors import UsageError
 
-__all__ = ["DRAW_SHIFT", "bot_guard", "guard_text", "flagged"]
+__all__ = ["DRAW_SHIFT", "bot_guard", "guard_text", "flagged", "held_settings"]
 
 DRAW_SHIFT = 0.05
 """The draw-rate gap between all-strong and all-value tables may move this much from the
@@ -145,3 +149,45 @@ def guard_text(guard: pd.DataFrame) -> str:
             f"{r.shift:+.1%} [{r.shift_lo:+.1%}, {r.shift_hi:+.1%}] from the defaults'  {mark}"
         )
     return "\n".join(lines)
+
+
+def held_settings(variant: str, sample: int = 10, seed: int = 0) -> list[dict]:
+    """The settings a bot is held to beyond the defaults: every non-default value of the
+    variant's headline sweeps (``Variant.headline_sweeps``, as the balance report plays
+    them), then ``sample`` settings drawn without replacement, by a generator seeded
+    with ``seed``, from the rest of its sensitivity plan (one option at a non-default
+    value: analysis.sensitivity.option_plan).
+
+    Returns ``{"setting": "K=V", "rules": {K: V}, "source": "headline" | "sampled"}``
+    per setting, headline values first, the sampled ones in the order drawn.
+    """
+    from analysis.report._config import plan_sweeps
+    from analysis.sensitivity import option_plan
+    from engine.runs.run import MAX_SEED, _check_int
+    from engine.variants import get
+
+    v = get(variant)
+    sample = _check_int("--sample", sample, 0, 10_000)
+    seed = _check_int("--sample-seed", seed, 0, MAX_SEED)
+    defaults = v.resolve({})
+    out, seen = [], set()
+
+    def add(key, val, source):
+        if (key, repr(val)) in seen or val == defaults[key]:
+            return
+        seen.add((key, repr(val)))
+        shown = str(val).lower() if isinstance(val, bool) else val
+        out.append({"setting": f"{key}={shown}", "rules": {key: val}, "source": source})
+
+    plans, _ = plan_sweeps([v.name])
+    for plan in plans:
+        for val in plan["values"]:
+            add(plan["option"], val, "headline")
+    rest = [r for r in option_plan(v)[0] if (r["option"], repr(r["value"])) not in seen]
+    if sample > len(rest):
+        raise UsageError(
+            f"--sample {sample}: {v.name} has {len(rest)} settings beyond its headline sweeps"
+        )
+    for i in np.random.default_rng(seed).choice(len(rest), size=sample, replace=False):
+        add(rest[int(i)]["option"], rest[int(i)]["value"], "sampled")
+    return out

@@ -28,7 +28,7 @@ import pandas as pd
 from analysis.stats import ratio_ci
 from engine.errors import UsageError
 
-__all__ = ["held_settings", "LADDER", "Ladder", "ladder", "rung_frames", "rung_row"]
+__all__ = ["LADDER", "Ladder", "ladder", "rung_frames", "rung_row"]
 
 LADDER = ("random", "efficiency", "value", "strong")
 """Policies from weakest to strongest."""
@@ -245,45 +245,3 @@ def ladder(
         if bar is not None:
             bar.close()
     return Ladder(v.name, resolved, deals, seed, level, pd.DataFrame(rows))
-
-
-def held_settings(variant: str, sample: int = 10, seed: int = 0) -> list[dict]:
-    """The settings a bot is held to beyond the defaults: every non-default value of the
-    variant's headline sweeps (``Variant.headline_sweeps``, as the balance report plays
-    them), then ``sample`` settings drawn without replacement, by a generator seeded
-    with ``seed``, from the rest of its sensitivity plan (one option at a non-default
-    value: analysis.sensitivity.option_plan).
-
-    Returns ``{"setting": "K=V", "rules": {K: V}, "source": "headline" | "sampled"}``
-    per setting, headline values first, the sampled ones in the order drawn.
-    """
-    from analysis.report._config import plan_sweeps
-    from analysis.sensitivity import option_plan
-    from engine.runs.run import MAX_SEED, _check_int
-    from engine.variants import get
-
-    v = get(variant)
-    sample = _check_int("--sample", sample, 0, 10_000)
-    seed = _check_int("--sample-seed", seed, 0, MAX_SEED)
-    defaults = v.resolve({})
-    out, seen = [], set()
-
-    def add(key, val, source):
-        if (key, repr(val)) in seen or val == defaults[key]:
-            return
-        seen.add((key, repr(val)))
-        shown = str(val).lower() if isinstance(val, bool) else val
-        out.append({"setting": f"{key}={shown}", "rules": {key: val}, "source": source})
-
-    plans, _ = plan_sweeps([v.name])
-    for plan in plans:
-        for val in plan["values"]:
-            add(plan["option"], val, "headline")
-    rest = [r for r in option_plan(v)[0] if (r["option"], repr(r["value"])) not in seen]
-    if sample > len(rest):
-        raise UsageError(
-            f"--sample {sample}: {v.name} has {len(rest)} settings beyond its headline sweeps"
-        )
-    for i in np.random.default_rng(seed).choice(len(rest), size=sample, replace=False):
-        add(rest[int(i)]["option"], rest[int(i)]["value"], "sampled")
-    return out

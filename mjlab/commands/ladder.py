@@ -36,13 +36,14 @@ def run_ladder(args) -> int:
 
 def _held(args, rules, pols, params) -> int:
     """``mjlab ladder VARIANT --sample N [--sample-seed S]``: the ladder at each setting of
-    analysis.ladder.held_settings, one block per setting, and a last line naming those
+    analysis.guard.held_settings, one block per setting, and a last line naming those
     where a rung does not hold.
     """
     import json
     import sys
 
-    from analysis.ladder import held_settings, ladder
+    from analysis.guard import held_settings
+    from analysis.ladder import ladder
     from engine.errors import UsageError
 
     if rules:

@@ -1,10 +1,10 @@
-"""The settings a bot is held to (analysis.ladder.held_settings, ``mjlab ladder --sample``)."""
+"""The settings a bot is held to (analysis.guard.held_settings, ``mjlab ladder --sample``)."""
 
 import json
 
 import pytest
 
-from analysis.ladder import held_settings
+from analysis.guard import held_settings
 from analysis.sensitivity import option_plan
 from engine import variants
 from engine.errors import UsageError
