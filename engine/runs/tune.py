@@ -132,9 +132,9 @@ def tune(
 
     ``over`` (``"K=V1,V2,..."``, a play option and its values) makes the objective the
     mean of the candidate's edges at each of those settings, the other options as
-    ``rules`` sets them, each on the generation's walls: parameters that hold across the settings a
-    designer compares, where one tuned at the defaults can lose elsewhere (诸暨 at 0 and
-    1 财神). The defaults' value need not be among them.
+    ``rules`` sets them, each on the generation's walls: parameters that hold across the
+    settings a designer compares, where one tuned at the defaults can lose elsewhere (诸暨
+    at 0 and 1 财神). The defaults' value need not be among them.
 
     Returns ``{"params": tuned mapping, "start": starting mapping, "tune": identity and
     the history of generations}``.
@@ -277,7 +277,7 @@ def _design(v, over: str, rules=None) -> tuple[list[dict], tuple[str, list[str]]
         raise UsageError(f"mjlab tune --over: give K=V1,V2,... (got {over!r})")
     if len(values) < 2 or len(set(values)) != len(values):
         raise UsageError(f"mjlab tune --over {key}: give two or more different values")
-    opt = {o.key: o for o in v.options}.get(key)
+    opt = v.option_map.get(key)
     if opt is None:
         raise UsageError(
             f"mjlab tune --over: {v.name} has no rule option {key!r}; see `mjlab variants {v.name}`"

@@ -290,10 +290,7 @@ def _win_tables(hand: np.ndarray, target_bits: np.ndarray, players: int, tai=Non
     p_target = np.zeros((P.N_TARGET, P.N_D, P.N_T))
     p_target[P.T_PLAIN] = base
     factors = [1.0]
-
-    def lab_all(t):
-        return won * ((bits & target_bits[t]) != 0)
-
+    tb = _live_buckets(hand[:, O.H_LIVE])
     for t in range(1, P.N_TARGET):
         dt = hand[:, O.H_D + t]
         sel = (dt < 99) & (dt >= 1) & (dt <= d + 2)
@@ -306,9 +303,8 @@ def _win_tables(hand: np.ndarray, target_bits: np.ndarray, players: int, tai=Non
         factors.append(c)
         p_target[t] = c * base
         if observed and target_bits[t]:
-            p_target[t] = _observed_target(
-                hand[:, O.H_D + t], _live_buckets(hand[:, O.H_LIVE]), lab_all(t), p_target[t]
-            )
+            won_t = won * ((bits & target_bits[t]) != 0)
+            p_target[t] = _observed_target(hand[:, O.H_D + t], tb, won_t, p_target[t])
     ubar[0] = ubar[1]
     fitted = {"h": h, "m1": m1, "mf": mf, "kappa": kappa, "ubar_table": ubar.round(2).tolist(),
               "target_factors": [round(f, 4) for f in factors],
@@ -317,7 +313,7 @@ def _win_tables(hand: np.ndarray, target_bits: np.ndarray, players: int, tai=Non
         # the plain-only rest: the race's chance less the targets' (each at its own
         # distance), against the wins with no target's pattern
         rest = kappa * _race(d[keep], u[keep], draws[keep], unseen[keep], ubar, h, m1, mf)
-        tbk = _live_buckets(hand[keep, O.H_LIVE])
+        tbk = tb[keep]
         for t in range(1, P.N_TARGET):
             dt = hand[keep, O.H_D + t]
             on = (dt < 99) & (dt >= 1)
