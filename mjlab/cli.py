@@ -596,9 +596,9 @@ def _add_ladder(sub) -> None:
     ld.add_argument(
         "--sample-seed",
         type=int,
-        default=0,
+        default=None,
         metavar="S",
-        help="the seed that draws the --sample settings (default: 0)",
+        help="the seed that draws the --sample settings (default: 0; only with --sample)",
     )
     ld.add_argument("--json", action="store_true", help="print JSON")
     _quiet_arg(ld)

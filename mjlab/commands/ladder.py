@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from engine.errors import UsageError
+
 __all__ = ["run_ladder"]
 
 
@@ -22,6 +24,8 @@ def run_ladder(args) -> int:
         params = {data["bot"]["policy"]: {**(data.get("model") or {}), **data["params"]}}
     if args.sample is not None:
         return _held(args, rules, pols, params)
+    if args.sample_seed is not None:
+        raise UsageError("mjlab ladder --sample-seed draws the --sample settings: give --sample N")
     lad = ladder(
         args.variant, deals=args.deals, seed=args.seed, rules=rules, policies=pols,
         workers=args.workers, progress=not args.quiet, params=params,
@@ -44,11 +48,11 @@ def _held(args, rules, pols, params) -> int:
 
     from analysis.guard import held_settings
     from analysis.ladder import ladder
-    from engine.errors import UsageError
 
     if rules:
         raise UsageError("mjlab ladder --sample: the settings are drawn; give no --rule/--rules")
-    settings = held_settings(args.variant, args.sample, args.sample_seed)
+    seed = 0 if args.sample_seed is None else args.sample_seed
+    settings = held_settings(args.variant, args.sample, seed)
     out = []
     for s in settings:
         lad = ladder(
@@ -62,7 +66,7 @@ def _held(args, rules, pols, params) -> int:
     failed = [o["setting"] for o in out if not o["ladder"].holds()]
     if args.json:
         body = {
-            "variant": args.variant, "sample": args.sample, "sample_seed": args.sample_seed,
+            "variant": args.variant, "sample": args.sample, "sample_seed": seed,
             "holds": not failed,
             "settings": [{k: (v.to_dict() if k == "ladder" else v) for k, v in o.items()}
                          for o in out],

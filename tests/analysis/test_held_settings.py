@@ -53,6 +53,7 @@ def test_too_large_a_sample_is_refused():
         (["--sample", "-1"], "--sample"),
         (["--sample", "100000"], "--sample"),
         (["--sample", "1", "--sample-seed", "-3"], "--sample-seed"),
+        (["--sample-seed", "3"], "give --sample N"),
     ],
 )
 def test_bad_sample_arguments_get_one_line(argv, msg, capsys):
