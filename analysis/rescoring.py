@@ -130,7 +130,8 @@ def rescore_gap(
 
     Plays ``deals`` deals under ``rules`` and under ``rules`` with ``changes`` on the
     same seed, re-scores the first under the changes, and tabulates each of
-    :data:`GAP_METRICS` for both with the difference re-scored minus re-simulated,
+    :data:`GAP_METRICS`, and the share of deals won with each pattern whose payout
+    changes (``pattern:<p>``), for both with the difference re-scored minus re-simulated,
     paired by deal (``analysis.sweep_table``'s ``diff``, ``diff_lo``, ``diff_hi``).
     For value-blind policies the difference is exactly 0.
 
@@ -158,7 +159,9 @@ def rescore_gap(
     fresh = simulate(variant, rules={**base, **changes}, **common).to_pandas()
     again = rescore(played, **changes)
     table = two_frame_table(
-        {"rescored": again, "simulated": fresh}, baseline="simulated", metrics=GAP_METRICS
+        {"rescored": again, "simulated": fresh},
+        baseline="simulated",
+        metrics=GAP_METRICS + _paid_patterns(v, changes, fresh),
     )
     rows = [
         {
@@ -192,6 +195,16 @@ def rescore_gap(
         payload = {"identity": ident, "rows": rows}
         write_bytes(folder / f"{key}.json", json.dumps(payload, default=str, indent=1).encode())
     return out
+
+
+def _paid_patterns(v, changes: Mapping[str, Any], frame: pd.DataFrame) -> tuple[str, ...]:
+    """``pattern:<p>`` for each pattern whose payout ``changes`` move and the records
+    carry: value-aware play chases a pattern that pays more, so the share of deals won
+    with it is where re-scoring (which keeps the recorded play) is first biased.
+    """
+    pats = (v.payout_pattern.get(k) for k in changes)
+    seen = dict.fromkeys(p for p in pats if p and f"pat_{p}" in frame.columns)
+    return tuple(f"pattern:{p}" for p in seen)
 
 
 def cached_gap(variant: str, rules: Mapping, policies, changes: Mapping) -> pd.DataFrame | None:

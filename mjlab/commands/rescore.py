@@ -112,7 +112,7 @@ def run_rescore(args) -> int:
             f"{ident_g.get('seed', '?')}):"
         )
         for r in gap.itertuples():
-            print(f"  {r.metric:<15} {_ci(r.gap, r.gap_lo, r.gap_hi)}")
+            print(f"  {r.metric:<18} {_ci(r.gap, r.gap_lo, r.gap_hi)}")
     else:
         print(
             f"first-order: {'/'.join(sorted(set(policies)))} play reads the values, so "

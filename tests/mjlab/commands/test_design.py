@@ -223,6 +223,19 @@ def test_rescore_gap_is_zero_for_efficiency():
     )  # fmt: skip
     assert (gap["gap"] == 0).all()
     assert (gap["rescored"] == gap["simulated"]).all()
+    assert tuple(gap["metric"]) == analysis.rescoring.GAP_METRICS  # no pattern paid
+
+
+def test_rescore_gap_measures_the_share_of_each_pattern_whose_payout_changes():
+    changes = {"pay_qingyise": 8, "pay_qidui": 8, "pay_zimo": 4}
+    v = engine.variants.get("tuidaohu")
+    assert v.payout_pattern["pay_qingyise"] == "qingyise"
+    gap = analysis.rescore_gap("tuidaohu", changes, policies="efficiency", deals=300, seed=1,
+                               cache=False)  # fmt: skip
+    extra = tuple(gap["metric"])[len(analysis.rescoring.GAP_METRICS) :]
+    assert extra == ("pattern:qingyise", "pattern:qidui")
+    assert (gap["gap"] == 0).all()  # efficiency does not read payouts: exact
+    assert (gap.set_index("metric").loc[list(extra), "simulated"] > 0).any()
 
 
 @pytest.mark.parametrize(
