@@ -211,29 +211,34 @@ def check_policies(variant, resolved, policies, play: Callable, check: Callable,
 
 def collect(drv: LoopDriver, variant, resolved, deals: int, seed: int, policies, *,
             match_length: int, threads: int, block_matches: int, on_block, rows_per_deal: int,
-            obs_width: int, split: Callable):  # fmt: skip
+            obs_width: int, split: Callable, overrides=None):  # fmt: skip
     """Play ``deals`` deals (whole matches) with observation on, in blocks of
     ``block_matches`` matches on ``threads`` threads; ``(hand rows, danger rows, records
     int32 (deals, N_COLS))``.
 
     ``split(rows) -> (hand rows, danger rows)`` picks the family's rows from a block's
     observation rows; ``on_block`` (or None) is called with the deals of each finished
-    block. A full observation buffer is a RuntimeError.
+    block; ``overrides`` are per-seat parameters over the committed ones. A block whose
+    rows overflow ``rows_per_deal`` rows a deal is played again with room for every row
+    it dropped (the matches are seeded, so the rows are the same).
     """
     n_matches = -(-deals // match_length)
     packed = variant.pack(resolved)
-    codes, bots = drv.seat(variant, resolved, policies)
+    codes, bots = drv.seat(variant, resolved, policies, overrides)
     blocks = [(lo, min(n_matches, lo + block_matches)) for lo in range(0, n_matches, block_matches)]
 
     def play(block):
         lo, hi = block
         n = hi - lo
-        rec = np.zeros((n * match_length, abi.N_COLS), np.int32)
-        obs = np.zeros((n * match_length * rows_per_deal + 1, obs_width), np.int64)
-        obs[0, 0] = obs[0, 2] = 1  # row 0 is the header
-        drv.observe(packed, codes, bots, seed, lo, n, match_length, rec, obs)
-        if obs[0, 3] > 0:
-            raise RuntimeError(f"observation buffer full ({obs[0, 3]} rows dropped)")
+        room = n * match_length * rows_per_deal
+        while True:
+            rec = np.zeros((n * match_length, abi.N_COLS), np.int32)
+            obs = np.zeros((room + 1, obs_width), np.int64)
+            obs[0, 0] = obs[0, 2] = 1  # row 0 is the header
+            drv.observe(packed, codes, bots, seed, lo, n, match_length, rec, obs)
+            if obs[0, 3] == 0:
+                break
+            room += int(obs[0, 3])
         rows = obs[1 : obs[0, 0]]
         if on_block is not None:
             on_block(n * match_length)

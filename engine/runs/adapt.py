@@ -144,7 +144,7 @@ def _cached_model(v, resolved, kind: str, build) -> dict:
     return {k: (float(a) if a.ndim == 0 else a.tolist()) for k, a in got.items()}
 
 
-_SOURCE = "2"
+_SOURCE = "3"
 """Bumped when what an adaptation computes changes (a key of the disk cache)."""
 
 

@@ -358,6 +358,12 @@ class Variant:
     bucket, shrunk toward that race and kept monotone (where a minimum makes a target
     the usual way to a legal win, committed play wins far more often from a target's
     distance than the plain race there says)."""
+    refit_self_play: bool = False
+    """Whether a refit of the strong models under other wilds, some tiles still wild
+    (mahjong, engine.play.mahjong.fit.refit_mahjong), fits the win tables and values a
+    second time on the strong bot's own play with the first pass's model (where value's
+    hands are far from the ones strong builds, and the tables fitted on them misprice
+    strong's)."""
     payout_pattern: Mapping[str, str] = field(default_factory=dict, compare=False)
     """The pattern each pattern-value payout option pays for (``pay_qingyise`` ->
     ``qingyise``): such an option can move no payment in a sample without its pattern,

@@ -67,12 +67,14 @@ def collect(
     threads: int = 2,
     block_matches: int = 64,
     on_block=None,
+    overrides=None,
 ):
     """Play ``deals`` deals (whole matches) with observation on
     (:func:`engine.play.drivers.collect`).
 
     Returns ``(hand rows, danger rows, records int32 (deals, N_COLS))``. ``on_block``
-    is called with the deals of each finished block (progress).
+    is called with the deals of each finished block (progress); ``overrides`` are
+    per-seat parameters over the committed ones.
     """
     from engine.play.mahjong.testing import DRIVER
 
@@ -82,7 +84,7 @@ def collect(
     return _drivers.collect(
         DRIVER, variant, resolved, deals, seed, policies, match_length=match_length,
         threads=threads, block_matches=block_matches, on_block=on_block,
-        rows_per_deal=ROWS_PER_DEAL, obs_width=O.OBS_W, split=split,
+        rows_per_deal=ROWS_PER_DEAL, obs_width=O.OBS_W, split=split, overrides=overrides,
     )  # fmt: skip
 
 
@@ -451,6 +453,25 @@ def value_blocks(v, resolved, rec: np.ndarray) -> dict:
     return _value_blocks(v, resolved, rec)[0]
 
 
+def _play_blocks(v, resolved, hand, rec, players) -> tuple[dict, dict, dict]:
+    """The model blocks fitted from the hand positions and records of one play (the win
+    tables, the legality factors and the win values, :data:`SELF_PLAY_BLOCKS`), the
+    race's summary and the plain wins' noise.
+    """
+    p_plain, p_target, race = _win_tables(hand, _target_bits(v), players,
+                                          _tai_params(v, resolved),
+                                          observed=v.target_tables == "observed")  # fmt: skip
+    values, noise = _value_blocks(v, resolved, rec)
+    blocks = {
+        "p_plain": p_plain.reshape(-1).round(6).tolist(),
+        "ubar": race["ubar_table"],
+        "p_target": p_target.reshape(-1).round(6).tolist(),
+        **values,
+        **({"legal": race["legal"]} if "legal" in race else {}),
+    }
+    return blocks, race, noise
+
+
 def fit_mahjong(v, resolved, deals, seed, policy, threads=2, progress=False,
                 danger=None) -> dict:  # fmt: skip
     """Fit the strong models of the mahjong variant ``v`` (see :func:`engine.runs.fit.fit`).
@@ -464,25 +485,17 @@ def fit_mahjong(v, resolved, deals, seed, policy, threads=2, progress=False,
     """
     players = v.n_players(resolved)
     policies = (policy,) * players
-    target_bits = _target_bits(v)
     keep = danger
     hand, danger, rec = collect_with_bar(collect, v, resolved, deals, seed, policies, threads,
                                          progress)  # fmt: skip
-    tai = _tai_params(v, resolved)
-    p_plain, p_target, race = _win_tables(hand, target_bits, players, tai,
-                                          observed=v.target_tables == "observed")  # fmt: skip
-    values, noise = _value_blocks(v, resolved, rec)
+    tables, race, noise = _play_blocks(v, resolved, hand, rec, players)
     if keep is None:
         w_win = _logistic(danger, danger[:, O.D_WIN]).round(5)
         w_kong = _logistic(danger, danger[:, O.D_KONG]).round(5)
     else:
         w_win, w_kong = (np.asarray(keep[k], np.float64) for k in ("danger", "kong_danger"))
     model = {
-        "p_plain": p_plain.reshape(-1).round(6).tolist(),
-        "ubar": race["ubar_table"],
-        "p_target": p_target.reshape(-1).round(6).tolist(),
-        **values,
-        **({"legal": race["legal"]} if "legal" in race else {}),
+        **tables,
         "danger": w_win.tolist(),
         "kong_danger": w_kong.tolist(),
     }
@@ -518,8 +531,52 @@ def refit_mahjong(v, resolved, deals, seed, policy, threads, progress, base: dic
     visible play) are the ``base`` model's where the same tiles are wild as under
     ``base_rules`` (the committed fit's), and fitted again where they are not: wilds
     bring every opponent nearer to a win and change which discards are safe (the kept
-    models lost to the value bot at every other wild count of each variant).
+    models lost to the value bot at every other wild count of each variant). There, if
+    some tiles are still wild, a variant with ``refit_self_play`` fits its win tables
+    and values a second time on the strong bot's own play (:func:`_self_play`).
     """
-    if base_rules is not None and not same_wilds(v, resolved, base_rules):
-        base = None
-    return fit_mahjong(v, resolved, deals, seed, policy, threads, progress, danger=base)
+    wilds_moved = base_rules is not None and not same_wilds(v, resolved, base_rules)
+    fitted = fit_mahjong(v, resolved, deals, seed, policy, threads, progress,
+                         danger=None if wilds_moved else base)  # fmt: skip
+    if wilds_moved and v.refit_self_play and policy != "strong" and has_wilds(v, resolved):
+        fitted = _self_play(v, resolved, deals, seed, threads, progress, fitted)
+    return fitted
+
+
+def has_wilds(v, resolved) -> bool:
+    """Whether resolved rules ``resolved`` of ``v`` make any tile wild."""
+    return int(v.pack(resolved)[L.R_WILD_MODE]) != 0
+
+
+SELF_PLAY_BLOCKS = ("p_plain", "ubar", "p_target", "legal", "value", "loss", "stake")
+"""The model blocks a self-play pass fits again (:func:`_self_play`): the win tables and
+the win values; the danger models stay those of the first pass."""
+
+
+def _self_play(v, resolved, deals, seed, threads, progress, first: dict) -> dict:
+    """A second pass of a refit (``Variant.refit_self_play``): the strong bot plays at
+    every seat with the first pass's model (fitted on ``value``'s play) and its tuned
+    weights, and the win tables and values are fitted again on those positions and
+    records, so they describe the hands strong itself builds under these rules; the
+    danger models stay the first pass's. The same deals and seed.
+    """
+    import functools
+
+    players = v.n_players(resolved)
+    model = first["model"]
+    seats = {s: dict(model) for s in range(players)}
+    play = functools.partial(collect, overrides=seats)
+    hand, _, rec = collect_with_bar(play, v, resolved, deals, seed, ("strong",) * players,
+                                    threads, progress)  # fmt: skip
+    again, race, noise = _play_blocks(v, resolved, hand, rec, players)
+    summary = dict(first["summary"])
+    summary["self_play"] = {
+        "policy": "strong",
+        "blocks": [k for k in SELF_PLAY_BLOCKS if k in again],
+        "hand_positions": int(hand.shape[0]),
+        "win_rate": float((rec[:, abi.C_WINNER] >= 0).mean()),
+        "plain_wins": noise["n"],
+        "plain_value_sd": noise["sd"],
+        "race": race,
+    }
+    return {"model": {**model, **again}, "identity": first["identity"], "summary": summary}

@@ -82,6 +82,12 @@ decision, read an opponent's hand value or pace beyond the fitted features (his 
 three discards and his first six are all it reads of their order), plan several discards
 ahead (a target counts only through its distance), count the 台 a 财神 could make of an
 honor pair, or throw a 财神 away for 无财.
+
+Under one 财神, or 财神 from the indicator, the strong models are refitted
+(``refit_self_play``): first on value's play, then the win tables and values a second
+time on strong's own play with that first model (the danger models stay the first
+pass's). Fitted on value's hands alone, strong lost to value at one 财神; without
+财神 the second pass made it lose (so a refit there is one pass).
 """
 
 from __future__ import annotations
@@ -596,6 +602,7 @@ VARIANT = register(
         bot_params=bot_params,
         bot_targets=BOT_TARGETS,
         target_tables="observed",
+        refit_self_play=True,
         report_budget=ReportBudget(
             main=48_000,
             sweep=19_200,
