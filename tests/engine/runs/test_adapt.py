@@ -174,24 +174,28 @@ def test_fit_with_a_rule_refits_and_a_payout_only_rule_is_refused(capsys):
 def test_a_refit_fits_the_danger_models_again_only_where_other_tiles_are_wild(monkeypatch):
     from engine.play.mahjong import fit as mfit
 
-    seen = []
-    monkeypatch.setattr(mfit, "fit_mahjong", lambda *a, danger=None: seen.append(danger))
+    seen, again = [], []
+    monkeypatch.setattr(mfit, "fit_mahjong", lambda *a, danger=None: seen.append(danger) or {})
+    monkeypatch.setattr(mfit, "_self_play", lambda v, resolved, *a: again.append(v.name) or {})
     base = {"danger": [1.0], "kong_danger": [2.0]}
-    cases = [
-        ("zhuji", {"caishen": 1}, False),
-        ("zhuji", {"caishen": 0}, False),
-        ("zhuji", {"min_tai": 1}, True),
-        ("tuidaohu", {"ghost": "fan"}, False),
-        ("tuidaohu", {"ghost": "baiban"}, False),
-        ("tuidaohu", {"horses": "4"}, True),
-        ("lishui", {"caishen": 2}, False),
-        ("fuzhou", {"jin": 0}, False),
+    cases = [  # variant, rules, danger kept, win tables fitted again on strong's play
+        ("zhuji", {"caishen": 1}, False, True),
+        ("zhuji", {"caishen_from": "indicator"}, False, True),
+        ("zhuji", {"caishen": 0}, False, False),
+        ("zhuji", {"min_tai": 1}, True, False),
+        ("tuidaohu", {"ghost": "fan"}, False, False),
+        ("tuidaohu", {"ghost": "baiban"}, False, False),
+        ("tuidaohu", {"horses": "4"}, True, False),
+        ("lishui", {"caishen": 2}, False, False),
+        ("fuzhou", {"jin": 0}, False, False),
     ]
-    for name, rules, kept in cases:
+    for name, rules, kept, self_play in cases:
         v = variants.get(name)
         fit_rules = adapt._fit_identity(v)[1]
+        n = len(again)
         mfit.refit_mahjong(v, v.resolve(rules), 8, 1, "value", 1, False, base, fit_rules)
         assert (seen[-1] is base) == kept, (name, rules)
+        assert (len(again) > n) == self_play, (name, rules)
     # without the fit's rules (an older caller) the danger models are kept
     mfit.refit_mahjong(v, v.resolve({"jin": 0}), 8, 1, "value", 1, False, base)
     assert seen[-1] is base
@@ -215,7 +219,9 @@ def test_each_committed_refit_is_current(name):
         assert body["fit"]["command"].startswith(f"mjlab fit {name} --rule ")
         if name not in MAHJONG:
             continue  # a 字牌 refit fits every model again
-        from engine.play.mahjong.fit import same_wilds
+        from engine.play.mahjong.fit import has_wilds, same_wilds
 
         kept = body["model"]["danger"] == data["model"]["danger"]
         assert kept == same_wilds(v, resolved, fit_rules), (path.name, body["fit"]["command"])
+        twice = v.refit_self_play and not kept and has_wilds(v, resolved)
+        assert ("self_play" in body["fit"]) == twice, (path.name, body["fit"]["command"])
