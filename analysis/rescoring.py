@@ -29,6 +29,10 @@ __all__ = ["rescore", "rescore_gap", "cached_gap", "GAP_METRICS"]
 GAP_METRICS = ("dealer_edge", "flow", "value_per_win", "draw_rate")
 """The headline metrics whose re-score bias :func:`rescore_gap` measures."""
 
+GAP_VERSION = 2
+"""Bumped when what :func:`rescore_gap` measures changes (2: the paid patterns' shares);
+:func:`cached_gap` ignores gaps cached by another version."""
+
 
 def _source(records) -> tuple[pd.DataFrame, dict[str, Any]]:
     """(frame, identity) of a Run, a loaded frame (``attrs["mjlab"]``) or a path."""
@@ -100,6 +104,7 @@ def _gap_key(variant, rules, policies, changes, deals, seed, match_length) -> st
             "deals": deals,
             "seed": seed,
             "match_length": match_length,
+            "version": GAP_VERSION,
         },
         sort_keys=True,
         default=str,
@@ -184,6 +189,7 @@ def rescore_gap(
         "deals": deals,
         "seed": seed,
         "match_length": ml,
+        "version": GAP_VERSION,
     }
     out.attrs["mjlab_gap"] = ident
     if cache:
@@ -219,6 +225,7 @@ def cached_gap(variant: str, rules: Mapping, policies, changes: Mapping) -> pd.D
         "rules": json.loads(json.dumps(dict(rules), default=str)),
         "policies": list(policies),
         "changes": json.loads(json.dumps(dict(changes), default=str)),
+        "version": GAP_VERSION,
     }
     best = None
     for f in sorted(folder.glob("*.json")):

@@ -219,8 +219,9 @@ def collect(drv: LoopDriver, variant, resolved, deals: int, seed: int, policies,
     ``split(rows) -> (hand rows, danger rows)`` picks the family's rows from a block's
     observation rows; ``on_block`` (or None) is called with the deals of each finished
     block; ``overrides`` are per-seat parameters over the committed ones. A block whose
-    rows overflow ``rows_per_deal`` rows a deal is played again with room for every row
-    it dropped (the matches are seeded, so the rows are the same).
+    rows overflow ``rows_per_deal`` rows a deal is played again with at least twice the
+    room (the matches are seeded, so the rows are the same; a family may count fewer
+    drops than it dropped, as the mahjong danger rows stop at the first).
     """
     n_matches = -(-deals // match_length)
     packed = variant.pack(resolved)
@@ -238,7 +239,7 @@ def collect(drv: LoopDriver, variant, resolved, deals: int, seed: int, policies,
             drv.observe(packed, codes, bots, seed, lo, n, match_length, rec, obs)
             if obs[0, 3] == 0:
                 break
-            room += int(obs[0, 3])
+            room = max(2 * room, room + int(obs[0, 3]))
         rows = obs[1 : obs[0, 0]]
         if on_block is not None:
             on_block(n * match_length)

@@ -7,8 +7,10 @@ plays, for each policy that reads the rules:
 - ``strong`` with the model blocks that price a win under the run's rules (``value``:
   what a win of each target brings, by winner-deals; ``loss``: what feeding a win costs;
   ``stake``: what a seat loses when another wins) taken from a **pilot**: the committed
-  fit's deals, seed and observed policy played again under the run's rules, its records
-  settled by the variant's own scoring (:attr:`engine.play.family.Family.values`). Where
+  fit's deals, seed and observed policy played again under the run's rules (``strong``
+  with the refit's model where a committed refit fitted its values on strong's own
+  play), its records settled by the variant's own scoring
+  (:attr:`engine.play.family.Family.values`). Where
   a **play option** differs from the fit's (anything that is not a payout option:
   wilds, minimums, claims, locks, the wall, players), the chances to win move too, so
   the model is **refitted** under the run's rules (the committed fit's deals, seed and
@@ -105,13 +107,16 @@ def _file_digest(v, policy: str) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.exists() else "none"
 
 
-def pilot_records(v, resolved, deals: int, seed: int, policy: str, match_length: int = 16):
+def pilot_records(v, resolved, deals: int, seed: int, policy: str, match_length: int = 16,
+                  model: Mapping | None = None):  # fmt: skip
     """The records (int32 ``(deals, N_COLS)``) of ``deals`` deals of ``policy`` at every
-    seat under ``resolved``, the bots unadapted (the committed data at these rules).
+    seat under ``resolved``, the bots unadapted (the committed data at these rules, with
+    ``model``'s blocks over them at every seat when given).
     """
     fam = family_of(v)
     players = v.n_players(resolved)
-    pols, bots = seat_bots(v, resolved, (policy,) * players)
+    seats = None if model is None else {s: dict(model) for s in range(players)}
+    pols, bots = seat_bots(v, resolved, (policy,) * players, seats)
     n_matches = -(-deals // match_length)
     n_last = deals - (n_matches - 1) * match_length
     rec = np.zeros((deals, abi.N_COLS), np.int32)
@@ -144,7 +149,7 @@ def _cached_model(v, resolved, kind: str, build) -> dict:
     return {k: (float(a) if a.ndim == 0 else a.tolist()) for k, a in got.items()}
 
 
-_SOURCE = "3"
+_SOURCE = "4"
 """Bumped when what an adaptation computes changes (a key of the disk cache)."""
 
 
@@ -224,11 +229,14 @@ def _strong_model(v, resolved, data, play_changed: bool) -> dict:
     fam = family_of(v)
     base_rules = v.resolve(fit["rules"])
     model: dict = {}
+    pilot_policy, pilot_model = fit["policy"], None
     if play_changed:
         committed_refit = _committed_refit(v, resolved, data)
         if committed_refit is not None:
             model = dict(committed_refit["model"])
             base_rules = v.resolve(committed_refit["fit"]["rules"])
+            if "self_play" in committed_refit["fit"]:  # its values came from strong's play
+                pilot_policy, pilot_model = committed_refit["fit"]["self_play"]["policy"], model
         else:
 
             def build():
@@ -247,7 +255,8 @@ def _strong_model(v, resolved, data, play_changed: bool) -> dict:
         return model
 
     def build():
-        rec = pilot_records(v, resolved, int(fit["deals"]), int(fit["seed"]), fit["policy"])
+        rec = pilot_records(v, resolved, int(fit["deals"]), int(fit["seed"]), pilot_policy,
+                            model=pilot_model)  # fmt: skip
         return fam.values(v, resolved, rec)
 
     return {**model, **_cached_model(v, resolved, "values", build)}

@@ -111,8 +111,9 @@ def run_rescore(args) -> int:
             f"minus re-simulating ({ident_g.get('deals', '?'):,} deals, seed "
             f"{ident_g.get('seed', '?')}):"
         )
+        width = max(15, *(len(m) for m in gap["metric"]))
         for r in gap.itertuples():
-            print(f"  {r.metric:<18} {_ci(r.gap, r.gap_lo, r.gap_hi)}")
+            print(f"  {r.metric:<{width}} {_ci(r.gap, r.gap_lo, r.gap_hi)}")
     else:
         print(
             f"first-order: {'/'.join(sorted(set(policies)))} play reads the values, so "

@@ -49,7 +49,8 @@ OBSERVED_SHRINK = 30.0
 """Positions of pseudo-data, at the race's chance, that shrink each cell of an observed
 target table (``Variant.target_tables = "observed"``) toward the race."""
 ROWS_PER_DEAL = 700
-"""Observation rows reserved per deal (a full buffer drops rows; collect checks)."""
+"""Observation rows reserved per deal at first (a block that overflows them is played
+again with more room: engine.play.drivers.collect)."""
 
 
 def _chunks(n_matches: int, parts: int) -> list[tuple[int, int]]:

@@ -14,7 +14,8 @@ any decision or record (the loop's context is restored after every check):
   and legality checks) and whether he holds three of it concealed (a 明杠).
 
 Row 0 is a header: ``[next row, deals seen, first row of the current deal]``. Rows
-past the buffer's end are dropped and counted in ``obs[0, 3]``.
+past the buffer's end are dropped and counted in ``obs[0, 3]`` (a danger pass stops at
+its first dropped row, so the count is a lower bound).
 """
 
 from __future__ import annotations

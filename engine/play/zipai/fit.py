@@ -49,7 +49,8 @@ __all__ = ["collect", "fit_zipai", "SHRINK", "ROWS_PER_DEAL"]
 SHRINK = 20.0
 """Pseudo-positions of the win table's shrinkage (and of the value factors' toward 1)."""
 ROWS_PER_DEAL = 400
-"""Observation rows reserved per deal (a full buffer is an error; collect checks)."""
+"""Observation rows reserved per deal at first (a block that overflows them is played
+again with more room: engine.play.drivers.collect)."""
 
 
 def collect(variant, resolved, deals, seed, policies, match_length=16, threads=2,

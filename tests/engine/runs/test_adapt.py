@@ -166,6 +166,30 @@ def test_a_committed_refit_is_played_without_fitting_and_a_stale_one_is_ignored(
     assert len(calls) == 2
 
 
+def test_a_payout_change_over_a_self_play_refit_pilots_the_policy_its_values_came_from(
+    monkeypatch,
+):
+    v = variants.get("zhuji")
+    data, _ = adapt._fit_identity(v)
+    seen = []
+
+    def pilot(v, resolved, deals, seed, policy, match_length=16, model=None):
+        seen.append((policy, model))
+        raise LookupError("stop after the pilot is chosen")
+
+    monkeypatch.setattr(adapt, "pilot_records", pilot)
+    monkeypatch.setattr(adapt, "_cached_model", lambda v, resolved, kind, build: build())
+    cases = [({"caishen": 1}, True), ({"min_tai": 2}, False)]  # self-play refit or not
+    for rules, twice in cases:
+        committed = adapt._committed_refit(v, v.resolve(rules), data)
+        assert committed is not None and ("self_play" in committed["fit"]) == twice
+        with pytest.raises(LookupError):
+            adapt._strong_model(v, v.resolve({**rules, "discard_pay": "all_three"}), data, True)
+        policy, model = seen[-1]
+        assert policy == ("strong" if twice else data["fit"]["policy"]), rules
+        assert (model == committed["model"]) if twice else model is None
+
+
 def test_fit_with_a_rule_refits_and_a_payout_only_rule_is_refused(capsys):
     assert main(["fit", "tuidaohu", "--rule", "pay_qingyise=8", "--dry-run"]) == 2
     assert "changes no play option" in capsys.readouterr().err

@@ -216,6 +216,24 @@ def test_rescore_cli_value_play_says_first_order(recorded, tmp_path, capsys, mon
     assert (gap["gap_lo"] <= gap["gap"]).all() and (gap["gap"] <= gap["gap_hi"]).all()
 
 
+def test_a_gap_cached_by_another_version_is_not_read(tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.setattr(analysis.rescoring, "_gap_dir", lambda: tmp_path)
+    rules = engine.variants.get("zhuji").resolve({})
+    ident = {"variant": "zhuji", "rules": rules, "policies": ["strong"] * 4,
+             "changes": {"special8": "add"}, "deals": 300, "seed": 1}  # fmt: skip
+    rows = [{"metric": "flow", "rescored": 1.0, "simulated": 1.0, "gap": 0.0, "gap_lo": 0.0,
+             "gap_hi": 0.0, "n": 300}]  # fmt: skip
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({"identity": ident, "rows": rows}, default=str))
+    assert analysis.cached_gap("zhuji", rules, ["strong"] * 4, {"special8": "add"}) is None
+    ident["version"] = analysis.rescoring.GAP_VERSION
+    path.write_text(json.dumps({"identity": ident, "rows": rows}, default=str))
+    got = analysis.cached_gap("zhuji", rules, ["strong"] * 4, {"special8": "add"})
+    assert got is not None and list(got["metric"]) == ["flow"]
+
+
 def test_rescore_gap_is_zero_for_efficiency():
     gap = analysis.rescore_gap(
         "zhuji", {"discard_pay": "discarder_x3"}, policies="efficiency", deals=300, seed=1,
