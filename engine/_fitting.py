@@ -31,15 +31,17 @@ def fit_logistic(x, label: np.ndarray) -> np.ndarray:
     return res.x
 
 
-def collect_with_bar(play, v, resolved, deals, seed, policies, threads, progress):
+def collect_with_bar(play, v, resolved, deals, seed, policies, threads, progress, what=""):
     """``play(v, resolved, deals, seed, policies, threads=, on_block=)`` (a family's
-    ``collect``) with a progress bar over its deals when ``progress``.
+    ``collect``) with a progress bar over its deals when ``progress`` (named ``fit
+    <variant>``, then ``what`` when given).
     """
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=deals, unit="deal", unit_scale=True, desc=f"fit {v.name}")
+        desc = f"fit {v.name}" + (f" ({what})" if what else "")
+        bar = tqdm(total=deals, unit="deal", unit_scale=True, desc=desc)
     try:
         return play(v, resolved, deals, seed, policies, threads=threads,
                     on_block=(bar.update if bar is not None else None))  # fmt: skip

@@ -568,7 +568,7 @@ def _self_play(v, resolved, deals, seed, threads, progress, first: dict) -> dict
     seats = {s: dict(model) for s in range(players)}
     play = functools.partial(collect, overrides=seats)
     hand, _, rec = collect_with_bar(play, v, resolved, deals, seed, ("strong",) * players,
-                                    threads, progress)  # fmt: skip
+                                    threads, progress, "second pass, strong's play")  # fmt: skip
     again, race, noise = _play_blocks(v, resolved, hand, rec, players)
     summary = dict(first["summary"])
     summary["self_play"] = {
