@@ -968,6 +968,13 @@ def test_the_bot_guard_flags_sweep_values_as_possible_bot_artifacts(made, tmp_pa
     report.render(ctx2, tmp_path / "flagged")
     html = (tmp_path / "flagged" / "balance-report.html").read_text(encoding="utf-8")
     assert 'class="artifact"' in html and "possible bot artifact" in html
+    # the Markdown says it too: the check's sentence and each flagged row
+    md = (tmp_path / "flagged" / "balance-report.md").read_text(encoding="utf-8")
+    sw = sweeps[0]
+    x = next(x for x in sw["values"] if x != sw["baseline"])
+    shown = str(x).lower() if isinstance(x, bool) else x
+    assert f"{sw['option']}={shown} is a **possible bot artifact** (value beats strong)" in md
+    assert md.count("(possible bot artifact) |") >= len(sw["values"]) - 1
 
 
 def test_methods_show_the_decision_audit_and_the_bots_are_named(made):
