@@ -149,6 +149,9 @@ def _cached_model(v, resolved, kind: str, build) -> dict:
     return {k: (float(a) if a.ndim == 0 else a.tolist()) for k, a in got.items()}
 
 
+ADAPTED = frozenset({"strong", "value"})
+"""The policies whose parameters an adaptation sets (the others read no model)."""
+
 _SOURCE = "4"
 """Bumped when what an adaptation computes changes (a key of the disk cache)."""
 
@@ -326,19 +329,25 @@ def adaptation(v, resolved: Mapping) -> Adaptation:
 def seat_overrides(v, resolved: Mapping, policies: Sequence[str],
                    overrides: Mapping[int, Mapping] | None = None) -> dict[int, dict]:  # fmt: skip
     """Per-seat parameters of a run: the adaptation of each seat's policy to ``resolved``,
-    then the run's own ``overrides`` of that seat on top.
+    then the run's own ``overrides`` of that seat on top. Only a run with a seat that
+    reads the adaptation (:data:`ADAPTED`) computes it: an efficiency or random run
+    under changed rules fits nothing.
     """
-    ad = adaptation(v, resolved)
+    params = adaptation(v, resolved).params if ADAPTED.intersection(policies) else {}
     out: dict[int, dict] = {}
     for s, policy in enumerate(policies):
-        merged = {**ad.params.get(policy, {}), **dict((overrides or {}).get(s, {}))}
+        merged = {**params.get(policy, {}), **dict((overrides or {}).get(s, {}))}
         if merged:
             out[s] = merged
     return out
 
 
-def describe(v, resolved: Mapping) -> str:
-    """One line on how the bots read these rules (for CLI headers and the report)."""
+def describe(v, resolved: Mapping, policies: Sequence[str] | None = None) -> str:
+    """One line on how the bots read these rules (for CLI headers and the report); with
+    ``policies``, none of which reads a model (:data:`ADAPTED`), says so and fits nothing.
+    """
+    if policies is not None and not ADAPTED.intersection(policies):
+        return f"bots: {', '.join(sorted(set(policies)))} read no fitted model"
     ad = adaptation(v, resolved)
     if ad.how == "committed":
         return "bots: the committed models (fitted at these rules)"

@@ -50,6 +50,6 @@ def audit(variant: str, deals: int = 400, seed: int = 7, rules=None, policy: str
         "policy": policy,
         "deals": deals,
         "seed": seed,
-        "bots": describe(v, resolved),
+        "bots": describe(v, resolved, pols),
         "counts": counts,
     }

@@ -103,7 +103,7 @@ def run_replay(args) -> int:
     """Handle ``mjlab replay``."""
     from engine.play.bots import resolve_policies
     from engine.play.family import family_of
-    from engine.runs.adapt import adaptation, seat_overrides
+    from engine.runs.adapt import seat_overrides
     from engine.runs.run import DEFAULT_MATCH_LENGTH
     from engine.variants import get, parse_rule_args
 
@@ -112,10 +112,8 @@ def run_replay(args) -> int:
     v = get(args.variant)
     resolved = v.resolve(rules)
     # the bots as a run under these rules plays them (engine.runs.adapt)
-    overrides = None
-    if adaptation(v, resolved).params:
-        pols = resolve_policies(v, args.policy, v.n_players(resolved))
-        overrides = seat_overrides(v, resolved, pols)
+    pols = resolve_policies(v, args.policy, v.n_players(resolved))
+    overrides = seat_overrides(v, resolved, pols) or None
     replay_text = family_of(v).replay
     print(replay_text(args.variant, args.seed, args.match, args.deal, rules, args.policy, length,
                       overrides))  # fmt: skip

@@ -57,6 +57,8 @@ def test_simulate_rules_file(tmp_path, capsys):
         "tuidaohu",
         "--deals",
         "16",
+        "--policy",
+        "efficiency",  # strong would fit its models under 双鬼 first (tests/engine/runs)
         "--rules",
         str(toml),
         "--out",

@@ -131,6 +131,23 @@ def test_a_damaged_cached_model_is_rebuilt_with_a_message(monkeypatch, capsys, t
     assert "damaged" in capsys.readouterr().err
 
 
+def test_a_run_whose_seats_read_no_model_fits_nothing(monkeypatch, tmp_path):
+    """An efficiency run under a play change (the re-scoring tests' 鬼 runs) needs no
+    strong model: nothing is fitted, priced or described as refitted."""
+    calls = []
+    monkeypatch.setattr(adapt, "family_of", lambda v: _fake_family(calls))
+    monkeypatch.setattr(adapt, "refit_path", lambda v, r: tmp_path / "no-committed-refit.json")
+    v = variants.get("zhuji")
+    rules = v.resolve({"caishen": 1})
+    assert adapt.seat_overrides(v, rules, ["efficiency"] * 4) == {}
+    assert adapt.seat_overrides(v, rules, ["random"] * 4, {2: {"x": 1.0}}) == {2: {"x": 1.0}}
+    assert "read no fitted model" in adapt.describe(v, rules, ["efficiency"] * 4)
+    assert calls == []
+    # one seat that reads it is enough to fit, and only that seat gets the model
+    got = adapt.seat_overrides(v, rules, ["efficiency", "strong", "efficiency", "random"])
+    assert len(calls) == 1 and set(got) == {1}
+
+
 def test_describe_names_how_the_bots_read_the_rules(monkeypatch):
     v = variants.get("tuidaohu")
     assert "committed" in adapt.describe(v, v.resolve({}))
