@@ -91,6 +91,19 @@ def wild_pair_distance(sets_missing, w):
 
 
 @kernel(inline="always")
+def free_wild_distance(sets_missing, w):
+    """Tiles to a 游金 win: the real tiles miss ``sets_missing`` tiles of their sets, all
+    but one wild fill gaps, the wild left free pairs with any tile drawn after (one tile
+    more, as a waiting plain hand is one tile away; with no wild, a wild must be drawn
+    first). 1: the hand 游s as it stands.
+    """
+    if w >= 1:
+        v = sets_missing - (w - 1)
+        return (v if v > 0 else 0) + 1
+    return sets_missing + 2
+
+
+@kernel(inline="always")
 def _quarters(distance, w, bonus):
     """A target's score in quarter tiles: 4 x its distance after the wilds, minus its bonus."""
     return 4 * max(np.int64(distance) - w, 0) - bonus

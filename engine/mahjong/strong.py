@@ -4,7 +4,8 @@ It plays for expected points, from what its seat can see, with fitted models and
 weights in its parameter row (:mod:`engine.mahjong.params`):
 
 - **Hand value.** For a hand of ``3*sets+1`` tiles, the distance to each target (plain,
-  清一色, 混一色, all triplets, seven pairs, two wilds as the pair, 不搭) and, for the plain
+  清一色, 混一色, all triplets, seven pairs, two wilds as the pair (under 游金 rules: one
+  wild left free), 不搭) and, for the plain
   hand, the ukeire. A fitted table gives the chance to win from the plain distance,
   ukeire and live tiles left (``strong.p_plain``), another the chance to win *with*
   each target's pattern from its distance (``strong.p_target``); a fitted table of
@@ -62,6 +63,7 @@ from engine.jit.njit import kernel, lowest_bit
 from engine.mahjong.evaluation import (
     _cat_add,
     count_categories,
+    free_wild_distance,
     hand_classes,
     less_one,
     triplets_closed,
@@ -101,6 +103,12 @@ from engine.mahjong.params import (
 
 MIDDLE = np.int64(sum(1 << (s * 9 + r) for s in range(3) for r in range(2, 7)))
 """Bit set of the suit kinds of rank 3-7."""
+WILDS_NONE, WILDS_PAIR, WILDS_FREE = 0, 1, 2
+"""What the wild target (slot ``T_WILDPAIR``) measures, the ``wildgame`` argument of the
+distance kernels: no wilds in the deal (closed); two wilds as the pair (金雀); one wild
+left free once the sets are complete (游金 under ``R_YOUJIN``: 单游 wins on any draw,
+so the shape a strong 闽南 player builds towards, whose wins also pay 金雀's)."""
+
 N_OSUM = 10
 """Per-opponent summary: melds, discards, discarded-kind bits, meld suits, dealer,
 discarded a wild, seat, (unused), the kinds of his last RECENT discards, the kinds of his
@@ -147,8 +155,9 @@ def target_dists(h, w, sets, shapes, tab, minfo, wildgame, out):
     """Distance of the ``3*sets+1``-tile hand ``h`` to each target; INF where closed.
 
     minfo : int64 (3,) exposed-meld suit mask (bits 0-2 suits, 3 honors), all-triplets
-        flag, number of melds. wildgame : whether the deal has wild kinds (金雀 needs
-        two). out : int64 (N_TARGET,).
+        flag, number of melds. wildgame : what the wild target measures
+        (:data:`WILDS_NONE`, :data:`WILDS_PAIR` 金雀, :data:`WILDS_FREE` 游金). out :
+        int64 (N_TARGET,).
     """
     suit_cls, honor_cls, comb, dist = tab[0], tab[1], tab[2], tab[3]
     out[T_PLAIN] = _distance(h, w, sets, shapes, tab)
@@ -182,7 +191,11 @@ def target_dists(h, w, sets, shapes, tab, minfo, wildgame, out):
     if sets == 4 and minfo[2] == 0 and (shapes & BUDA) != 0:
         out[T_BUDA] = max(np.int64(_buda(h, tab[4])) - w, 0)
     out[T_WILDPAIR] = INF
-    if wildgame:
+    if wildgame == WILDS_FREE:
+        a = comb[comb[comb[suit_cls[i0], suit_cls[i1]], suit_cls[i2]], c3]
+        lv_free = level(w - 1 if w > 1 else 0)  # the sets' budget when one wild is free
+        out[T_WILDPAIR] = free_wild_distance(np.int64(tab[5][a, lv_free, sets]), w)
+    elif wildgame != WILDS_NONE:
         a = comb[comb[comb[suit_cls[i0], suit_cls[i1]], suit_cls[i2]], c3]
         lv_pair = level(w - 2 if w > 2 else 0)  # the sets' budget when two wilds pair
         out[T_WILDPAIR] = wild_pair_distance(np.int64(tab[5][a, lv_pair, sets]), w)
@@ -220,6 +233,7 @@ def discard_target_dists(h, w, sets, shapes, tab, minfo, wildgame, held, out):
         pairs, singles, distinct, opair = _shape_counts(h)
     lv = level(w)
     lv_pair = level(w - 2 if w > 2 else 0)  # the sets' budget when two wilds pair
+    lv_free = level(w - 1 if w > 1 else 0)  # ... when one wild is free (游金)
     mask = minfo[0]
     buda_on = four and (shapes & BUDA) != 0
     hm0 = hm1 = hm2 = hhon = 0
@@ -293,7 +307,9 @@ def discard_target_dists(h, w, sets, shapes, tab, minfo, wildgame, held, out):
         if pairs_open and (shapes & BUDA) != 0:
             o[T_BUDA] = max(buda_k - w, 0)
         o[T_WILDPAIR] = INF
-        if wildgame:
+        if wildgame == WILDS_FREE:
+            o[T_WILDPAIR] = free_wild_distance(np.int64(tab[5][cls_k, lv_free, sets]), w)
+        elif wildgame != WILDS_NONE:
             o[T_WILDPAIR] = wild_pair_distance(np.int64(tab[5][cls_k, lv_pair, sets]), w)
 
 

@@ -164,9 +164,9 @@ def _ranks_need(held: tuple, caps: tuple, sequences: bool, q1, q2, k, p, e) -> i
     return best
 
 
-def standard_distance(counts, sets: int, cap=None, excess: int = 0) -> int:
-    """Distance to ``sets`` sets plus one pair (no wilds subtracted); sets never span
-    two suits.
+def standard_distance(counts, sets: int, cap=None, excess: int = 0, pairs: int = 1) -> int:
+    """Distance to ``sets`` sets plus one pair (``pairs=0``: the sets alone; no wilds
+    subtracted); sets never span two suits.
 
     ``cap=None`` puts no bound on a kind's copies (the distance a wild for every
     missing tile would allow); ``cap=4`` allows four copies of a kind plus ``excess``
@@ -193,14 +193,14 @@ def standard_distance(counts, sets: int, cap=None, excess: int = 0) -> int:
         new: dict = {}
         for (k0, p0, e0), v0 in best.items():
             for k1 in range(sets - k0 + 1):
-                for p1 in range(2 - p0):
+                for p1 in range(pairs + 1 - p0):
                     for e1 in range(excess - e0 + 1):
                         v = v0 + row[k1][p1][e1]
                         key = (k0 + k1, p0 + p1, e0 + e1)
                         if v < new.get(key, INF):
                             new[key] = v
         best = new
-    return min(best.get((sets, 1, e), INF) for e in range(excess + 1))
+    return min(best.get((sets, pairs, e), INF) for e in range(excess + 1))
 
 
 @lru_cache(maxsize=1 << 18)

@@ -212,7 +212,7 @@ def _observed_target(dt: np.ndarray, tb: np.ndarray, won_t: np.ndarray,
 
 
 def _win_tables(hand: np.ndarray, target_bits: np.ndarray, players: int, tai=None,
-                observed: bool = False):  # fmt: skip
+                observed: bool = False, observed_targets: frozenset = frozenset()):  # fmt: skip
     """``(p_plain [N_D, N_UK, N_T], p_target [N_TARGET, N_D, N_T], fit)`` from O_HAND rows.
 
     The tables come from :func:`_race`, whose parameters (the hazard ``h``, the
@@ -228,7 +228,8 @@ def _win_tables(hand: np.ndarray, target_bits: np.ndarray, players: int, tai=Non
     rest of the race's chance once the targets' are taken out (:func:`_legal`).
 
     ``observed`` (``Variant.target_tables == "observed"``): each target's table is the
-    positions' own rate (:func:`_observed_target`) instead of the race times a factor.
+    positions' own rate (:func:`_observed_target`) instead of the race times a factor;
+    ``observed_targets``: those targets' tables only.
     """
     from scipy import optimize
 
@@ -305,13 +306,15 @@ def _win_tables(hand: np.ndarray, target_bits: np.ndarray, players: int, tai=Non
             c = float(min(TARGET_CAP, lab.sum() / max(pred.sum(), 1e-9)))
         factors.append(c)
         p_target[t] = c * base
-        if observed and target_bits[t]:
+        if (observed or t in observed_targets) and target_bits[t]:
             won_t = won * ((bits & target_bits[t]) != 0)
             p_target[t] = _observed_target(hand[:, O.H_D + t], tb, won_t, p_target[t])
     ubar[0] = ubar[1]
     fitted = {"h": h, "m1": m1, "mf": mf, "kappa": kappa, "ubar_table": ubar.round(2).tolist(),
               "target_factors": [round(f, 4) for f in factors],
-              "target_tables": "observed" if observed else "race"}  # fmt: skip
+              "target_tables": "observed" if observed else "race",
+              **({"observed_targets": sorted(int(t) for t in observed_targets)}
+                 if observed_targets and not observed else {})}  # fmt: skip
     if tai is not None and tai["min_tai"] > 0:
         # the plain-only rest: the race's chance less the targets' (each at its own
         # distance), against the wins with no target's pattern
@@ -320,7 +323,7 @@ def _win_tables(hand: np.ndarray, target_bits: np.ndarray, players: int, tai=Non
         for t in range(1, P.N_TARGET):
             dt = hand[keep, O.H_D + t]
             on = (dt < 99) & (dt >= 1)
-            if observed and target_bits[t]:
+            if (observed or t in observed_targets) and target_bits[t]:
                 rest[on] -= p_target[t, np.clip(dt[on], 1, P.N_D - 1), tbk[on]]
             elif factors[t] > 0 and on.any():
                 rest[on] -= factors[t] * kappa * _race(
@@ -454,14 +457,25 @@ def value_blocks(v, resolved, rec: np.ndarray) -> dict:
     return _value_blocks(v, resolved, rec)[0]
 
 
+def _observed_targets(v, resolved) -> frozenset:
+    """The targets whose tables are read from the positions whatever the variant's
+    ``target_tables``: under 游金 the wild target (one wild left free, which then wins on
+    any draw: no plain race at its distance says how often that is).
+    """
+    if v.pack(resolved)[L.R_YOUJIN] == 1:
+        return frozenset({P.T_WILDPAIR})
+    return frozenset()
+
+
 def _play_blocks(v, resolved, hand, rec, players) -> tuple[dict, dict, dict]:
     """The model blocks fitted from the hand positions and records of one play (the win
     tables, the legality factors and the win values, :data:`SELF_PLAY_BLOCKS`), the
     race's summary and the plain wins' noise.
     """
-    p_plain, p_target, race = _win_tables(hand, _target_bits(v), players,
-                                          _tai_params(v, resolved),
-                                          observed=v.target_tables == "observed")  # fmt: skip
+    p_plain, p_target, race = _win_tables(
+        hand, _target_bits(v), players, _tai_params(v, resolved),
+        observed=v.target_tables == "observed", observed_targets=_observed_targets(v, resolved),
+    )  # fmt: skip
     values, noise = _value_blocks(v, resolved, rec)
     blocks = {
         "p_plain": p_plain.reshape(-1).round(6).tolist(),

@@ -199,6 +199,9 @@ from engine.mahjong.strong import (
     SS_KONG_FI,
     SS_TARGETS,
     SSCR,
+    WILDS_FREE,
+    WILDS_NONE,
+    WILDS_PAIR,
     best_discard,
     danger_bases,
     discard_danger,
@@ -651,10 +654,10 @@ def _strong_view(rules, ctx, seat, melds, nmeld, disc, ndisc, role, live, player
     Fills ``osums`` rows ``0..n-1`` (the opponents in turn order) and ``view``: [0] the
     opponents, [1] wild kinds in play, [2] the danger model's live bucket (live // 12,
     at most 4), [3] the win tables' live bucket, [4] 1 if ``seat`` deals, [5] 1 if a
-    discard can be won on now, [6] 1 if a discard can be kong'd, [7] 1 if the deal has
-    wilds, [8] 1 if a 补杠 can be robbed now; [9] is the chow claim's own (1 if the 吃
-    would be the seat's third from this discarder, set by the chow phase before the
-    strong chow decision).
+    discard can be won on now, [6] 1 if a discard can be kong'd, [7] what the wild target
+    measures (engine.mahjong.strong.WILDS_NONE / _PAIR / _FREE), [8] 1 if a 补杠 can be
+    robbed now; [9] is the chow claim's own (1 if the 吃 would be the seat's third from
+    this discarder, set by the chow phase before the strong chow decision).
     """
     n = 0
     for j in range(1, players):
@@ -672,7 +675,7 @@ def _strong_view(rules, ctx, seat, melds, nmeld, disc, ndisc, role, live, player
     view[4] = 1 if seat == ctx[X_DEALER] else 0
     view[5] = 1 if rules[R_DISCARD_WIN] == 1 and not yj else 0
     view[6] = 1 if live > rules[R_RESERVE_KONG] else 0
-    view[7] = 1 if nw > 0 else 0
+    view[7] = WILDS_NONE if nw == 0 else (WILDS_FREE if rules[R_YOUJIN] == 1 else WILDS_PAIR)
     view[8] = 1 if rules[R_ROB_KONG] == 1 and not yj else 0
 
 
@@ -680,7 +683,7 @@ def _strong_view(rules, ctx, seat, melds, nmeld, disc, ndisc, role, live, player
 def _strong_best(htmp, w, sets, sh, tab, bot, unseen, minfo, osums, view, bstate, sscr, fsc):
     """engine.mahjong.strong.best_discard with the table view of :func:`_strong_view`."""
     return best_discard(
-        htmp, w, sets, sh, tab, bot, unseen, minfo, view[7] == 1, view[3], view[4], np.bool_(True),
+        htmp, w, sets, sh, tab, bot, unseen, minfo, view[7], view[3], view[4], np.bool_(True),
         osums, view[0], view[1], view[2], view[5] == 1, view[6] == 1, bstate, sscr, fsc,
     )  # fmt: skip
 
@@ -688,7 +691,7 @@ def _strong_best(htmp, w, sets, sh, tab, bot, unseen, minfo, osums, view, bstate
 @kernel(refcount=False)
 def _strong_wait(htmp, w, sets, sh, tab, bot, unseen, minfo, view, sscr):
     """engine.mahjong.strong.waiting_value with the table view of :func:`_strong_view`."""
-    return waiting_value(htmp, w, sets, sh, tab, bot, unseen, minfo, view[7] == 1, view[3],
+    return waiting_value(htmp, w, sets, sh, tab, bot, unseen, minfo, view[7], view[3],
                          view[4], sscr)  # fmt: skip
 
 

@@ -95,26 +95,26 @@ Engine simplifications
 
 The strong policy
 -----------------
-``strong`` plays each discard for expected points. For every tile it could throw it
-measures the distance of what is left to a plain hand and to each target (清一色, 混一色, 对对胡
-and the 金雀 wild pair), the ukeire of the closest, and turns them into points with tables
-fitted from the engine's own play (``mjlab fit``, committed in
+``strong`` plays each discard for expected points. For every tile it could throw it measures
+the distance of what is left to a plain hand and to each target (清一色, 混一色, 对对胡 and the 金雀
+wild pair; under ``youjin=minnan`` the wild target is the 游金 shape, complete sets with one
+gold left free, which wins on any draw at ×4), the ukeire of the closest, and turns them
+into points with tables fitted from the engine's own play (``mjlab fit``, committed in
 ``engine/variants/fuzhou/strong.json``): the chance to win from that distance, ukeire and
-live tiles, and what each kind of win brings under this variant's scoring, dealer or
-not, plus the stake a seat loses when someone else wins. Against that it weighs, per
-opponent, a logistic danger model of the chance that the tile is won on now (his melds
-and their suits, the kinds he discarded with their suji and neighbours and their order, the copies
-unseen, the stage, the golds) times what feeding costs (the discarder pays X alone), and
-the chance of being robbed of a 补杠: it folds to safe tiles when the hand is worth less
-than the danger. 碰, 吃 and kongs are taken when the hand is worth more after them (with
-tuned biases); like ``value`` it keeps golds, passes a discard win for a self-draw
-(``pass_self``) and a plain win for a 金雀 wait while more live tiles than its
-``chase_min_live`` remain. Its scalar weights are tuned by self-play against ``value``
-(``mjlab tune fuzhou --policy strong --seating dealer``).
-It does not: search beyond the current decision, read an opponent's hand value or pace
-beyond the fitted features (his latest three discards and his first six are all it reads
-of their order), plan several discards ahead (a target counts only through its
-distance); it does not plan 游金 beyond what the shared 游金 rule of the bots does, nor wait
+live tiles, and what each kind of win brings under this variant's scoring, dealer or not,
+plus the stake a seat loses when someone else wins. Against that it weighs, per opponent, a
+logistic danger model of the chance that the tile is won on now (his melds and their suits,
+the kinds he discarded with their suji and neighbours and their order, the copies unseen,
+the stage, the golds) times what feeding costs (the discarder pays X alone), and the chance
+of being robbed of a 补杠: it folds to safe tiles when the hand is worth less than the danger.
+碰, 吃 and kongs are taken when the hand is worth more after them (with tuned biases); like
+``value`` it keeps golds, passes a discard win for a self-draw (``pass_self``) and a plain
+win for a 金雀 wait while more live tiles than its ``chase_min_live`` remain. Its scalar
+weights are tuned by self-play against ``value`` (``mjlab tune fuzhou --policy strong
+--seating dealer``). It does not: search beyond the current decision, read an opponent's
+hand value or pace beyond the fitted features (his latest three discards and his first six
+are all it reads of their order), plan several discards ahead (a target counts only through
+its distance); it goes up to 双游 / 三游 only by the bots' shared 游金 rule, and does not wait
 for 金龙.
 """
 
@@ -318,8 +318,10 @@ above: value over efficiency +0.18 points per deal at 200, +0.53 [+0.44, +0.61] 
 taken on a later discard)."""
 
 
-BOT_TARGETS = dict(wild_pair=("jinque",))
-"""The patterns of each strong-policy target (engine.runs.fit)."""
+BOT_TARGETS = dict(wild_pair=("jinque", "danyou", "shuangyou", "sanyou"))
+"""The patterns of each strong-policy target (engine.runs.fit). The wild target is 金雀
+(two golds as the pair) and, under ``youjin=minnan``, the 游金 shape it measures there
+(one gold left free, engine.mahjong.strong.WILDS_FREE), whose wins are 单游, 双游, 三游."""
 
 
 def bot_params(policy, rules) -> dict:

@@ -11,20 +11,25 @@ import pytest
 
 from engine import simulate, tiles, variants
 from engine.errors import UsageError
-from engine.hand._kernels import _distance
+from engine.hand._kernels import INF, _distance
 from engine.hand._tables import kernel_tables
 from engine.mahjong import params as P
 from engine.mahjong.strong import (
     MAX_FI,
     N_OSUM,
     SSCR,
+    WILDS_FREE,
+    WILDS_NONE,
+    WILDS_PAIR,
     best_discard,
     danger_features,
     discard_target_dists,
     target_dists,
 )
 from engine.play.bots import load_params, seat_bots
+from engine.play.mahjong.loop import _one_wild_short
 from engine.runs.testing import check_variant
+from tests.oracles.hand_bruteforce import standard_distance
 
 MAHJONG = ["tuidaohu", "lishui", "zhuji", "fuzhou"]
 TAB = kernel_tables()
@@ -315,11 +320,51 @@ def _compare_target_dists(hands, wilds, sets, shapes, minfo, wildgame, fast, slo
             h[k] += 1
 
 
-def _near_complete(rng, sets):
-    """Sets and a pair of ``3*sets+2`` tiles, two of them swapped for random kinds."""
+@pytest.mark.parametrize("wildgame", [WILDS_PAIR, WILDS_FREE])
+def test_the_wild_target_is_its_definition(wildgame, twin_n):
+    """The wild target's distance of a ``3*sets+1``-tile hand against the brute-force
+    sets distance (tests/oracles): 金雀 leaves two wilds as the pair, 游金 one wild free
+    (sets complete with the rest of the wilds, then any tile); a 游金 distance of 1 is
+    exactly the shape the game loop starts 游金 from (loop._one_wild_short)."""
+    n = twin_n(400)
+    rng = np.random.default_rng(61 + wildgame)
+    keep = 2 if wildgame == WILDS_PAIR else 1
+    out = np.zeros(P.N_TARGET, np.int64)
+    youing = 0
+    for r in range(n):
+        sets = int(rng.choice([4, 4, 3, 2]))
+        w = int(rng.choice([0, 1, 1, 2, 3]))
+        if r % 3 == 0:  # the sets alone, the wilds but one filling gaps: the 游金 shape
+            h = _near_complete(rng, sets, pair=False, swaps=0)
+            h[rng.choice(np.flatnonzero(h < 4))] += 1 - min(w, 1)
+            for _ in range(w - 1):
+                h[rng.choice(np.flatnonzero(h))] -= 1
+        else:
+            h = _near_complete(rng, sets)
+            for _ in range(1 + w):  # the discard, then the tiles that are wilds
+                h[rng.choice(np.flatnonzero(h))] -= 1
+        minfo = np.array([0, 1, 4 - sets, 0], np.int64)
+        target_dists(h, w, sets, 1, TAB, minfo, wildgame, out)
+        filled = max(w - keep, 0)
+        missing = standard_distance(h, sets, cap=4, excess=filled, pairs=0)
+        want = max(missing - filled, 0) if w >= keep else missing + keep - w
+        if wildgame == WILDS_FREE:
+            want += 1  # then any tile (with no wild, the wild first: missing + 1 + 1)
+        assert out[P.T_WILDPAIR] == want, (tiles.format(h), w, sets)
+        if wildgame == WILDS_FREE:
+            assert (out[P.T_WILDPAIR] == 1) == _one_wild_short(h, w, sets, TAB, 1)
+            youing += out[P.T_WILDPAIR] == 1
+    assert wildgame != WILDS_FREE or youing > n // 20  # the shape itself is among them
+    target_dists(h, 2, 4, 1, TAB, np.zeros(4, np.int64), WILDS_NONE, out)
+    assert out[P.T_WILDPAIR] == INF  # no wilds in the deal: closed
+
+
+def _near_complete(rng, sets, pair=True, swaps=2):
+    """Sets and a pair of ``3*sets+2`` tiles, ``swaps`` of them swapped for random kinds
+    (``pair=False``: the sets alone)."""
     while True:
         h = np.zeros(34, np.int64)
-        h[rng.integers(34)] += 2
+        h[rng.integers(34)] += 2 if pair else 0
         for _ in range(sets):
             k = int(rng.integers(34))
             if k < 27 and k % 9 < 7 and rng.random() < 0.6:
@@ -328,7 +373,7 @@ def _near_complete(rng, sets):
                 h[k] += 3
         if h.max() <= 4:
             break
-    for _ in range(2):
+    for _ in range(swaps):
         h[rng.choice(np.flatnonzero(h))] -= 1
         h[rng.choice(np.flatnonzero(h < 4))] += 1
     return h
@@ -336,7 +381,7 @@ def _near_complete(rng, sets):
 
 @pytest.mark.parametrize("shapes", [1, 3, 7, 15, 9])
 @pytest.mark.parametrize("sets", [4, 5, 3, 2])
-@pytest.mark.parametrize("wildgame", [True, False])
+@pytest.mark.parametrize("wildgame", [WILDS_PAIR, WILDS_NONE, WILDS_FREE])
 def test_discard_target_dists_equal_each_remaining_hand_alone(shapes, sets, wildgame, twin_n):
     n = twin_n(1200)
     rng = np.random.default_rng(sets * 100 + shapes + 7 * wildgame)
@@ -368,3 +413,32 @@ def test_discard_target_dists_equal_each_remaining_hand_alone(shapes, sets, wild
         f"{fast[tuple(bad[0])]} vs {slow[tuple(bad[0])]}"
     )
     assert held.sum() > 4 * n  # several discards a hand
+
+
+def test_under_youjin_strong_keeps_the_gold_free_for_a_youjin():
+    """福州 under ``youjin=minnan`` (issue 44: value beat strong there by 0.95 points a
+    deal): 56678m 222456p 66778s and a gold. Both 2p and 5m leave a waiting hand; 5m
+    also leaves 678m 222p 456p 678s with 6m, 67s and the gold, one tile (5s, 8s) from
+    complete sets with the gold free, which 游s (×4 from every seat, then any draw
+    wins). With the refit it plays there (wild target = the 游 shape, its wins 单游 /
+    双游 / 三游), strong throws 5m; with the default rules' model, which knows only
+    金雀, it throws 2p."""
+    from engine.runs.adapt import seat_overrides
+
+    v = variants.get("fuzhou")
+    h = tiles.parse("56678m222456p66778s").astype(np.int64)
+    picks = {}
+    for youjin, wildgame in (("none", WILDS_PAIR), ("minnan", WILDS_FREE)):
+        rules = v.resolve({"youjin": youjin})
+        _, rows = seat_bots(v, rules, ("strong",) * 4, seat_overrides(v, rules, ["strong"] * 4))
+        k, _ = best_discard(
+            h, 1, 5, 1, TAB, rows[0], 4 - h, np.zeros(4, np.int64), wildgame, 6, 0, False,
+            np.zeros((4, N_OSUM), np.int64), 3, 1, 2, True, False, np.zeros(0, np.uint64),
+            np.zeros(SSCR, np.int64), np.zeros(64),
+        )  # fmt: skip
+        out = np.zeros(P.N_TARGET, np.int64)
+        h[k] -= 1
+        target_dists(h, 1, 5, 1, TAB, np.zeros(4, np.int64), WILDS_FREE, out)
+        h[k] += 1
+        picks[youjin] = (tiles.kind_name(k), int(out[P.T_PLAIN]), int(out[P.T_WILDPAIR]))
+    assert picks == {"none": ("2p", 1, 3), "minnan": ("5m", 1, 2)}

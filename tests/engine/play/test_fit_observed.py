@@ -93,3 +93,38 @@ def test_each_committed_model_was_fitted_with_its_variants_target_tables(name):
     for refit in sorted((path.parent / "refits").glob("strong-*.json")):
         body = json.loads(refit.read_text(encoding="utf-8"))
         assert body["fit"]["race"].get("target_tables", "race") == v.target_tables, refit.name
+        # and the targets read from positions whatever the variant says (游金's)
+        rules = v.resolve(body["fit"]["rules"])
+        own = sorted(F._observed_targets(v, rules)) if v.target_tables != "observed" else []
+        assert body["fit"]["race"].get("observed_targets", []) == own, refit.name
+
+
+def test_under_youjin_the_wild_target_is_read_from_the_positions():
+    """游金's wild target (one gold free, then any draw wins) is no plain race: its table
+    is the positions' own rate (a 游ing hand, distance 1, wins most deals), the others
+    stay the race's."""
+    v = variants.get("fuzhou")
+    assert F._observed_targets(v, v.resolve({})) == frozenset()
+    assert F._observed_targets(v, v.resolve({"youjin": "minnan"})) == {P.T_WILDPAIR}
+    rng = np.random.default_rng(8)
+    n = 20_000
+    hand = np.zeros((n, F.O.H_HONORS + 1), np.int64)
+    d = rng.integers(1, 5, n)
+    hand[:, F.O.H_D + P.T_PLAIN] = d
+    hand[:, F.O.H_D + P.T_WILDPAIR] = d
+    for t in (P.T_FLUSH, P.T_HALF, P.T_TRIPLETS, P.T_PAIRS, P.T_BUDA):
+        hand[:, F.O.H_D + t] = 99
+    hand[:, F.O.H_LIVE] = rng.integers(8, 80, n)
+    hand[:, F.O.H_UKE] = rng.integers(1, 20, n)
+    # a position at distance 1 wins with the target's pattern 80% of the time
+    won = rng.random(n) < np.where(d == 1, 0.8, 0.05)
+    hand[:, F.O.H_WON] = won
+    hand[:, F.O.H_BITS_LO] = np.where(won & (d == 1), 1, 0)
+    bits = np.zeros(P.N_TARGET, np.int64)
+    bits[P.T_WILDPAIR] = 1
+    _, race_tab, _ = F._win_tables(hand, bits, 4)
+    _, own_tab, fit = F._win_tables(hand, bits, 4, observed_targets=frozenset({P.T_WILDPAIR}))
+    assert fit["observed_targets"] == [P.T_WILDPAIR]
+    assert race_tab[P.T_WILDPAIR, 1].max() < 0.7  # the race cannot say it
+    assert own_tab[P.T_WILDPAIR, 1, 3:].min() > 0.7  # the positions' rate
+    assert np.array_equal(own_tab[P.T_PLAIN], race_tab[P.T_PLAIN])
