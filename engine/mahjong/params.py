@@ -60,7 +60,8 @@ S_ROB = LAYOUT.block("strong.rob")
 S_CHASE_MIN_LIVE = LAYOUT.block("strong.chase_min_live")
 """As ``value.chase_min_live`` (福州 金雀), for the strong bot."""
 N_TARGET = 7
-"""Hand targets: plain, 清一色, 混一色, all triplets, seven pairs, wild pair (金雀), 不搭."""
+"""Hand targets: plain, 清一色, 混一色, all triplets, seven pairs, wild pair (金雀; under 游金 the
+游 shape, one wild left free: engine.mahjong.strong.WILDS_FREE), 不搭."""
 T_PLAIN, T_FLUSH, T_HALF, T_TRIPLETS, T_PAIRS, T_WILDPAIR, T_BUDA = range(N_TARGET)
 TARGETS = ("plain", "flush", "half", "triplets", "pairs", "wild_pair", "buda")
 """The targets' names, the keys of a variant's ``bot_targets`` (its patterns of each)."""

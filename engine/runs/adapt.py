@@ -152,7 +152,7 @@ def _cached_model(v, resolved, kind: str, build) -> dict:
 ADAPTED = frozenset({"strong", "value"})
 """The policies whose parameters an adaptation sets (the others read no model)."""
 
-_SOURCE = "4"
+_SOURCE = "5"
 """Bumped when what an adaptation computes changes (a key of the disk cache)."""
 
 
@@ -275,6 +275,8 @@ def _value_bonuses(v, resolved, base_value, new_value) -> dict:
     """The value bot's target bonuses under ``resolved``: its own defaults (the variant's
     and the committed file's) moved by :data:`BETA` per doubling of each target's worth
     against a plain win (``base_value`` at the fit's rules, ``new_value`` at these).
+    Under 游金 the strong model's wild target is the 游 shape and its worth the mean of
+    its 游 and 金雀 wins: the value bot's 金雀 bonus moves with that mean there.
     """
     from engine.play.bots import _defaults
 

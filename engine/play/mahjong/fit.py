@@ -5,11 +5,12 @@ The simulator knows every hidden hand, so the three models the strong policy nee
 
 - **win tables**: the chance that a hand of ``3*sets+1`` tiles wins the deal, from
   its plain distance, ukeire and the live tiles left, and the chance that it wins with
-  each target's pattern (清一色, 混一色, all triplets, seven pairs, 金雀) from that
-  target's distance: a race model (:func:`_race`) fitted by maximum likelihood to the
-  positions' true outcomes (or, where the variant says ``target_tables="observed"``,
-  each target's chance as the positions' own rate by distance and live tiles, shrunk
-  toward that race: 诸暨, whose 3-台 minimum makes 清一色 the usual legal win);
+  each target's pattern (清一色, 混一色, all triplets, seven pairs, 金雀 or, under 游金,
+  the 游 shape) from that target's distance: a race model (:func:`_race`) fitted by
+  maximum likelihood to the positions' true outcomes (or, where the variant says
+  ``target_tables="observed"``, each target's chance as the positions' own rate by
+  distance and live tiles, shrunk toward that race: 诸暨, whose 3-台 minimum makes 清一色
+  the usual legal win; and under 游金 the wild target's, :func:`_observed_targets`);
 - **values**: the mean points a win brings its winner, by target pattern and by
   whether the winner deals, and the mean points a feeder pays (from the records);
 - **danger**: two logistic regressions (L2 penalty :data:`L2`) on the danger features

@@ -577,7 +577,9 @@ def _chase_pays(bot, live, h, w, sets, tab, visible, players):
     its best chase discard leaves a hand whose outs (the unseen tiles after which two
     wilds are left for the pair) come in the seat's draws left with the chance
     ``1 - (1 - outs / unseen)^draws``, times what a 金雀 win brings (``strong.value``),
-    against what the plain win brings now (both with the stake a win spares).
+    against what the plain win brings now (both with the stake a win spares). Under 游金
+    the wild target's value is the mean of its 游 and 金雀 wins (engine.mahjong.strong
+    WILDS_FREE): the chase is priced at that mean.
     """
     best = 0.0
     unseen_all = 0

@@ -355,7 +355,9 @@ def test_the_wild_target_is_its_definition(wildgame, twin_n):
             assert (out[P.T_WILDPAIR] == 1) == _one_wild_short(h, w, sets, TAB, 1)
             youing += out[P.T_WILDPAIR] == 1
     assert wildgame != WILDS_FREE or youing > n // 20  # the shape itself is among them
-    target_dists(h, 2, 4, 1, TAB, np.zeros(4, np.int64), WILDS_NONE, out)
+    h = _near_complete(rng, 4)
+    h[rng.choice(np.flatnonzero(h))] -= 1  # thirteen tiles, none wild
+    target_dists(h, 0, 4, 1, TAB, np.zeros(4, np.int64), WILDS_NONE, out)
     assert out[P.T_WILDPAIR] == INF  # no wilds in the deal: closed
 
 
@@ -442,3 +444,24 @@ def test_under_youjin_strong_keeps_the_gold_free_for_a_youjin():
         h[k] += 1
         picks[youjin] = (tiles.kind_name(k), int(out[P.T_PLAIN]), int(out[P.T_WILDPAIR]))
     assert picks == {"none": ("2p", 1, 3), "minnan": ("5m", 1, 2)}
+
+
+@pytest.mark.parametrize(
+    ("youjin", "wild0", "want"),
+    [("minnan", 5, WILDS_FREE), ("none", 5, WILDS_PAIR), ("minnan", -1, WILDS_NONE)],
+)
+def test_the_game_loop_hands_strong_the_wild_target_of_its_rules(youjin, wild0, want):
+    """What the loop's view tells strong's kernels the wild target measures: the 游 shape
+    under 游金 with golds in play, 金雀 without 游金, nothing in a deal without wilds."""
+    from engine.mahjong import layout as L
+    from engine.play.mahjong import loop
+
+    v = variants.get("fuzhou")
+    rules = v.pack(v.resolve({"youjin": youjin}))
+    ctx = np.zeros(L.N_CTX, np.int64)
+    ctx[L.X_WILD0] = wild0
+    ctx[L.X_WILD1] = -1
+    ws = loop.workspace(144)
+    view = np.zeros(10, np.int64)
+    loop._strong_view(rules, ctx, 0, ws[5], ws[6], ws[7], ws[8], ws[10], 40, 4, ws[17], view)
+    assert view[7] == want
