@@ -109,6 +109,29 @@ distance kernels: no wilds in the deal (closed); two wilds as the pair (金雀);
 left free once the sets are complete (游金 under ``R_YOUJIN``: 单游 wins on any draw,
 so the shape a strong 闽南 player builds towards, whose wins also pay 金雀's)."""
 
+
+@kernel(inline="always")
+def wild_code(has_wilds, youjin):
+    """The ``wildgame`` code of a deal: :data:`WILDS_NONE` without wild kinds, else
+    :data:`WILDS_FREE` under 游金 (``youjin``) and :data:`WILDS_PAIR` otherwise.
+    """
+    if not has_wilds:
+        return np.int64(WILDS_NONE)
+    return np.int64(WILDS_FREE if youjin else WILDS_PAIR)
+
+
+@kernel(inline="always")
+def _wild_target(no_pair, cls, w, sets, wildgame):
+    """The wild target's distance of a hand of combined class ``cls`` (``no_pair``: the
+    sets-only distance table, ``tab[5]``) under the ``wildgame`` code; INF where closed.
+    """
+    if wildgame == WILDS_FREE:  # one wild free, the rest fill the sets' gaps
+        return free_wild_distance(np.int64(no_pair[cls, level(w - 1 if w > 1 else 0), sets]), w)
+    if wildgame != WILDS_NONE:  # two wilds pair, the rest fill the sets' gaps
+        return wild_pair_distance(np.int64(no_pair[cls, level(w - 2 if w > 2 else 0), sets]), w)
+    return INF
+
+
 N_OSUM = 10
 """Per-opponent summary: melds, discards, discarded-kind bits, meld suits, dealer,
 discarded a wild, seat, (unused), the kinds of his last RECENT discards, the kinds of his
@@ -190,15 +213,8 @@ def target_dists(h, w, sets, shapes, tab, minfo, wildgame, out):
     out[T_BUDA] = INF
     if sets == 4 and minfo[2] == 0 and (shapes & BUDA) != 0:
         out[T_BUDA] = max(np.int64(_buda(h, tab[4])) - w, 0)
-    out[T_WILDPAIR] = INF
-    if wildgame == WILDS_FREE:
-        a = comb[comb[comb[suit_cls[i0], suit_cls[i1]], suit_cls[i2]], c3]
-        lv_free = level(w - 1 if w > 1 else 0)  # the sets' budget when one wild is free
-        out[T_WILDPAIR] = free_wild_distance(np.int64(tab[5][a, lv_free, sets]), w)
-    elif wildgame != WILDS_NONE:
-        a = comb[comb[comb[suit_cls[i0], suit_cls[i1]], suit_cls[i2]], c3]
-        lv_pair = level(w - 2 if w > 2 else 0)  # the sets' budget when two wilds pair
-        out[T_WILDPAIR] = wild_pair_distance(np.int64(tab[5][a, lv_pair, sets]), w)
+    a = comb[comb[comb[suit_cls[i0], suit_cls[i1]], suit_cls[i2]], c3]
+    out[T_WILDPAIR] = _wild_target(tab[5], a, w, sets, wildgame)
 
 
 @kernel(inline="always")
@@ -232,8 +248,6 @@ def discard_target_dists(h, w, sets, shapes, tab, minfo, wildgame, held, out):
     if four:
         pairs, singles, distinct, opair = _shape_counts(h)
     lv = level(w)
-    lv_pair = level(w - 2 if w > 2 else 0)  # the sets' budget when two wilds pair
-    lv_free = level(w - 1 if w > 1 else 0)  # ... when one wild is free (游金)
     mask = minfo[0]
     buda_on = four and (shapes & BUDA) != 0
     hm0 = hm1 = hm2 = hhon = 0
@@ -306,11 +320,7 @@ def discard_target_dists(h, w, sets, shapes, tab, minfo, wildgame, held, out):
         o[T_BUDA] = INF
         if pairs_open and (shapes & BUDA) != 0:
             o[T_BUDA] = max(buda_k - w, 0)
-        o[T_WILDPAIR] = INF
-        if wildgame == WILDS_FREE:
-            o[T_WILDPAIR] = free_wild_distance(np.int64(tab[5][cls_k, lv_free, sets]), w)
-        elif wildgame != WILDS_NONE:
-            o[T_WILDPAIR] = wild_pair_distance(np.int64(tab[5][cls_k, lv_pair, sets]), w)
+        o[T_WILDPAIR] = _wild_target(tab[5], cls_k, w, sets, wildgame)
 
 
 @kernel(inline="always")

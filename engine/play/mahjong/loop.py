@@ -199,15 +199,13 @@ from engine.mahjong.strong import (
     SS_KONG_FI,
     SS_TARGETS,
     SSCR,
-    WILDS_FREE,
-    WILDS_NONE,
-    WILDS_PAIR,
     best_discard,
     danger_bases,
     discard_danger,
     live_bucket,
     opp_summary,
     waiting_value,
+    wild_code,
 )
 from engine.play.mahjong import hooks as _hooks
 from engine.play.mahjong.observe import observe_danger, observe_hand, observe_outcome
@@ -677,7 +675,7 @@ def _strong_view(rules, ctx, seat, melds, nmeld, disc, ndisc, role, live, player
     view[4] = 1 if seat == ctx[X_DEALER] else 0
     view[5] = 1 if rules[R_DISCARD_WIN] == 1 and not yj else 0
     view[6] = 1 if live > rules[R_RESERVE_KONG] else 0
-    view[7] = WILDS_NONE if nw == 0 else (WILDS_FREE if rules[R_YOUJIN] == 1 else WILDS_PAIR)
+    view[7] = wild_code(nw > 0, rules[R_YOUJIN] == 1)
     view[8] = 1 if rules[R_ROB_KONG] == 1 and not yj else 0
 
 

@@ -45,12 +45,10 @@ from engine.mahjong.params import N_TARGET
 from engine.mahjong.strong import (
     MAX_FI,
     N_OSUM,
-    WILDS_FREE,
-    WILDS_NONE,
-    WILDS_PAIR,
     danger_features,
     opp_summary,
     target_dists,
+    wild_code,
 )
 from engine.play.mahjong import hooks as _hooks
 from engine.tiles import N_KINDS
@@ -94,10 +92,8 @@ def observe_hand(rules, ctx, cur, hand, wslot, melds, nmeld, unseen, k, live, se
     minfo = np.zeros(N_MINFO, np.int64)
     meld_info(melds, nmeld, cur, minfo)
     dd = np.zeros(N_TARGET, np.int64)
-    wildgame = WILDS_NONE
-    if ctx[X_WILD0] >= 0:
-        wildgame = WILDS_FREE if rules[R_YOUJIN] == 1 else WILDS_PAIR
-    target_dists(h, w, sets, shapes, tab, minfo, np.int64(wildgame), dd)
+    wildgame = wild_code(ctx[X_WILD0] >= 0, rules[R_YOUJIN] == 1)
+    target_dists(h, w, sets, shapes, tab, minfo, wildgame, dd)
     obs[r, 0] = O_HAND
     obs[r, H_SEAT] = cur
     obs[r, H_DEALER] = 1 if cur == ctx[X_DEALER] else 0
