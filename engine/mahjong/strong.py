@@ -80,6 +80,7 @@ from engine.mahjong.params import (
     M_UBAR,
     M_VALUE,
     N_D,
+    N_FEATURES,
     N_LEGAL,
     N_T,
     N_TARGET,
@@ -477,34 +478,36 @@ def _kind_class(k):
 
 
 @kernel(inline="always")
-def _base_features(osum, nw, lb, fi):
-    """The features of an opponent that do not depend on the tile (see danger_features)."""
+def _feature(fi, n, f, wts, za, zb, blk_a, blk_b):
+    """Feature ``f`` appended at ``fi[n]``, its weights at blocks ``blk_a`` and ``blk_b``
+    of ``wts`` added to the logits ``za`` and ``zb``: ``(n + 1, za, zb)``.
+    """
+    fi[n] = f
+    return n + 1, za + wts[blk_a + f], zb + wts[blk_b + f]
+
+
+@kernel(inline="always")
+def _base_features(osum, nw, lb, fi, wts, za, zb, blk_a, blk_b):
+    """The features of an opponent that do not depend on the tile (see danger_features),
+    listed in ``fi`` and their weights summed as listed (:func:`_feature`): ``(n, za, zb)``.
+    """
     nm = _clip(osum[0], 4)
     n = 0
-    fi[n] = 0
-    n += 1
-    fi[n] = 1 + nm
-    n += 1
-    fi[n] = 6 + _clip(osum[1] // 3, 5)
-    n += 1
-    fi[n] = 26 + nw
-    n += 1
-    fi[n] = 29 + lb
-    n += 1
+    n, za, zb = _feature(fi, n, 0, wts, za, zb, blk_a, blk_b)
+    n, za, zb = _feature(fi, n, 1 + nm, wts, za, zb, blk_a, blk_b)
+    n, za, zb = _feature(fi, n, 6 + _clip(osum[1] // 3, 5), wts, za, zb, blk_a, blk_b)
+    n, za, zb = _feature(fi, n, 26 + nw, wts, za, zb, blk_a, blk_b)
+    n, za, zb = _feature(fi, n, 29 + lb, wts, za, zb, blk_a, blk_b)
     if osum[4] == 1:
-        fi[n] = 34
-        n += 1
-    fi[n] = 36 + nm * 5 + lb
-    n += 1
+        n, za, zb = _feature(fi, n, 34, wts, za, zb, blk_a, blk_b)
+    n, za, zb = _feature(fi, n, 36 + nm * 5 + lb, wts, za, zb, blk_a, blk_b)
     if osum[5] == 1:
-        fi[n] = 79
-        n += 1
+        n, za, zb = _feature(fi, n, 79, wts, za, zb, blk_a, blk_b)
     if _middle_mask(osum[8]) != 0:
         # a middle tile (3-7) among his latest discards: he is breaking shapes, not
         # shedding outside tiles
-        fi[n] = 83
-        n += 1
-    return n
+        n, za, zb = _feature(fi, n, 83, wts, za, zb, blk_a, blk_b)
+    return n, za, zb
 
 
 @kernel(inline="always")
@@ -531,47 +534,43 @@ def _middle_mask(m):
 
 
 @kernel(inline="always")
-def _kind_features(osum, k, unseen_k, nw, fi, n):
-    """Append the features of tile ``k`` for this opponent to ``fi[n:]``; the new count."""
+def _kind_features(osum, k, unseen_k, nw, fi, n, wts, za, blk_a):
+    """Append the features of tile ``k`` for this opponent to ``fi[n:]``, their weights at
+    block ``blk_a`` of ``wts`` summed into ``za`` as listed: ``(the new count, za)``.
+    """
     kc = _kind_class(k)
     dm = osum[2]
-    fi[n] = 12 + kc
-    n += 1
+    zb = 0.0  # one logit is enough here (blk_b = blk_a, zb discarded)
+    n, za, zb = _feature(fi, n, 12 + kc, wts, za, zb, blk_a, blk_a)
     if (dm >> k) & 1:
-        fi[n] = 18
-        n += 1
+        n, za, zb = _feature(fi, n, 18, wts, za, zb, blk_a, blk_a)
     if k < 27:
         if _suji_in(dm, k):
-            fi[n] = 19
-            n += 1
+            n, za, zb = _feature(fi, n, 19, wts, za, zb, blk_a, blk_a)
         if _near_in(dm, k):
-            fi[n] = 35
-            n += 1
+            n, za, zb = _feature(fi, n, 35, wts, za, zb, blk_a, blk_a)
         # the order of his discards: a neighbour of a late discard is near the shape he
         # kept (he just let its partner go); the suji of an early one was far from it
         if _near_in(osum[8], k):
-            fi[n] = 81
-            n += 1
+            n, za, zb = _feature(fi, n, 81, wts, za, zb, blk_a, blk_a)
         if _suji_in(osum[9], k):
-            fi[n] = 82
-            n += 1
+            n, za, zb = _feature(fi, n, 82, wts, za, zb, blk_a, blk_a)
     if (osum[8] >> k) & 1:
-        fi[n] = 80
-        n += 1
-    fi[n] = 20 + _clip(max(unseen_k, 0), 3)
-    n += 1
+        n, za, zb = _feature(fi, n, 80, wts, za, zb, blk_a, blk_a)
+    n, za, zb = _feature(fi, n, 20 + _clip(max(unseen_k, 0), 3), wts, za, zb, blk_a, blk_a)
     if osum[0] > 0:
         sb = np.int64(1) << (k // 9 if k < 27 else 3)
         ms = osum[3]
         if ms == sb:
-            fi[n] = 24
-            n += 1
+            n, za, zb = _feature(fi, n, 24, wts, za, zb, blk_a, blk_a)
         elif (ms & ~(sb | 8)) == 0:
-            fi[n] = 25
-            n += 1
-    fi[n] = 61 + nw * 6 + kc
-    n += 1
-    return n
+            n, za, zb = _feature(fi, n, 25, wts, za, zb, blk_a, blk_a)
+    n, za, zb = _feature(fi, n, 61 + nw * 6 + kc, wts, za, zb, blk_a, blk_a)
+    return n, za
+
+
+_NO_WEIGHTS = np.zeros(N_FEATURES)
+"""The weights :func:`danger_features` sums (and drops): it only lists the features."""
 
 
 @kernel(refcount=False)
@@ -590,8 +589,9 @@ def danger_features(osum, k, unseen_k, nw, lb, fi):
     ``EARLY``, 83 a middle tile (3-7) is among his last ``RECENT``. The tile-free part
     (:func:`_base_features`) is summed once per opponent in play.
     """
-    n = _base_features(osum, nw, lb, fi)
-    return _kind_features(osum, k, unseen_k, nw, fi, n)
+    n, _, _ = _base_features(osum, nw, lb, fi, _NO_WEIGHTS, 0.0, 0.0, 0, 0)
+    n, _ = _kind_features(osum, k, unseen_k, nw, fi, n, _NO_WEIGHTS, 0.0, 0)
+    return n
 
 
 @kernel(inline="always")
@@ -617,14 +617,9 @@ def danger_bases(bot, osums, n_opp, nw, lb, fi, zb):
     and ``zb[4 + j]`` (kong), for :func:`discard_danger`.
     """
     for j in range(n_opp):
-        n = _base_features(osums[j], nw, lb, fi)
-        a = 0.0
-        b = 0.0
-        for i in range(n):
-            a += bot[M_DANGER + fi[i]]
-            b += bot[M_KONGDANGER + fi[i]]
-        zb[j] = a
-        zb[4 + j] = b
+        _, zb[j], zb[4 + j] = _base_features(
+            osums[j], nw, lb, fi, bot, 0.0, 0.0, M_DANGER, M_KONGDANGER
+        )
 
 
 @kernel(refcount=False)
@@ -638,20 +633,22 @@ def discard_danger(bot, osums, n_opp, k, unseen_k, nw, zb, can_win, can_kong, de
     keep = 1.0
     loss = 0.0
     kong = 0.0
+    kong_on = can_kong and unseen_k >= 3
     for j in range(n_opp):
         os_ = osums[j]
-        n = _kind_features(os_, k, unseen_k, nw, fi, 0)
+        # each logit sums its weights in the order the features are listed (the fit's)
         if can_win:
-            z = zb[j]
-            for i in range(n):
-                z += bot[M_DANGER + fi[i]]
+            n, z = _kind_features(os_, k, unseen_k, nw, fi, 0, bot, zb[j], M_DANGER)
             p = _sigmoid(z)
             keep *= 1.0 - p
             loss += p * bot[M_LOSS + dealer * 2 + os_[4]]
-        if can_kong and unseen_k >= 3:
-            z = zb[4 + j]
-            for i in range(n):
-                z += bot[M_KONGDANGER + fi[i]]
+            if kong_on:
+                z = zb[4 + j]
+                for i in range(n):
+                    z += bot[M_KONGDANGER + fi[i]]
+                kong += _sigmoid(z) * bot[S_FEED_KONG]
+        elif kong_on:
+            _, z = _kind_features(os_, k, unseen_k, nw, fi, 0, bot, zb[4 + j], M_KONGDANGER)
             kong += _sigmoid(z) * bot[S_FEED_KONG]
     return 1.0 - keep, loss, kong
 

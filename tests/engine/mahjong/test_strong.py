@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 
 import numba
 import numpy as np
@@ -22,7 +23,9 @@ from engine.mahjong.strong import (
     WILDS_NONE,
     WILDS_PAIR,
     best_discard,
+    danger_bases,
     danger_features,
+    discard_danger,
     discard_target_dists,
     target_dists,
 )
@@ -141,6 +144,72 @@ def test_danger_features_are_one_hot_groups_inside_the_layout(melds, discards):
     assert 18 in out[row[(3, 2, 0, 0)]]
     assert 18 not in out[row[(4, 2, 0, 0)]]
     assert 19 in out[row[(6, 2, 0, 0)]]
+
+
+@numba.njit(cache=False)
+def _listed(osum, k, u, nw, lb):
+    fi = np.zeros(MAX_FI, np.int64)
+    n = danger_features(osum, k, u, nw, lb, fi)
+    return fi[:n].copy()
+
+
+def _sigmoid(z):
+    return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_danger_of_a_discard_is_its_features_weights_summed_in_order(seed):
+    """discard_danger sums each logit's weights as it lists the features: equal, to the
+    last bit, to the sums over danger_features' list in its order (the fit's model)."""
+    rng = np.random.default_rng(seed)
+    bot = _bot("lishui").copy()
+    bot[P.M_DANGER : P.M_DANGER + P.N_FEATURES] = rng.normal(0, 1.5, P.N_FEATURES)
+    bot[P.M_KONGDANGER : P.M_KONGDANGER + P.N_FEATURES] = rng.normal(0, 1.5, P.N_FEATURES)
+    bot[P.M_LOSS : P.M_LOSS + 4] = rng.uniform(1, 10, 4)
+    bot[P.S_FEED_KONG] = 3.0
+    fi = np.zeros(MAX_FI, np.int64)
+    zb = np.zeros(8)
+    for _ in range(60):
+        n_opp = int(rng.integers(1, 4))
+        osums = np.zeros((4, N_OSUM), np.int64)
+        for j in range(n_opp):
+            disc = rng.choice(34, int(rng.integers(0, 12)), replace=False)
+            osums[j, 0] = rng.integers(0, 5)
+            osums[j, 1] = len(disc)
+            osums[j, 2] = sum(1 << int(x) for x in disc)
+            osums[j, 3] = rng.integers(0, 16)
+            osums[j, 4] = rng.integers(0, 2)
+            osums[j, 5] = rng.integers(0, 2)
+            osums[j, 8] = sum(1 << int(x) for x in disc[-3:])
+            osums[j, 9] = sum(1 << int(x) for x in disc[:6])
+        nw, lb, dealer = int(rng.integers(0, 3)), int(rng.integers(0, 5)), int(rng.integers(0, 2))
+        danger_bases(bot, osums, n_opp, nw, lb, fi, zb)
+        for k in rng.choice(34, 6, replace=False):
+            u = int(rng.integers(0, 4))
+            for can_win, can_kong in itertools.product((False, True), repeat=2):
+                got = discard_danger(
+                    bot, osums, n_opp, int(k), u, nw, zb, can_win, can_kong, dealer, fi
+                )
+                keep, loss, kong = 1.0, 0.0, 0.0
+                for j in range(n_opp):
+                    listed = _listed(osums[j], int(k), u, nw, lb)
+                    # the tile-free features come first; the kind's start at its class
+                    nb = int(np.flatnonzero((listed >= 12) & (listed < 18))[0])
+                    za, zk = 0.0, 0.0
+                    for f in listed[:nb]:
+                        za += bot[P.M_DANGER + f]
+                        zk += bot[P.M_KONGDANGER + f]
+                    assert zb[j] == za and zb[4 + j] == zk
+                    for f in listed[nb:]:
+                        za += bot[P.M_DANGER + f]
+                        zk += bot[P.M_KONGDANGER + f]
+                    if can_win:
+                        p = _sigmoid(za)
+                        keep *= 1.0 - p
+                        loss += p * bot[P.M_LOSS + dealer * 2 + osums[j, 4]]
+                    if can_kong and u >= 3:
+                        kong += _sigmoid(zk) * bot[P.S_FEED_KONG]
+                assert got == (1.0 - keep, loss, kong)
 
 
 def _bot(variant="lishui", **params):
