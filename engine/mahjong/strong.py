@@ -653,6 +653,19 @@ def discard_danger(bot, osums, n_opp, k, unseen_k, nw, zb, can_win, can_kong, de
     return 1.0 - keep, loss, kong
 
 
+@kernel(inline="always")
+def _danger_lowers(bot):
+    """Whether :func:`discard_danger` can only lower a discard's value in
+    :func:`best_discard` (``alpha``, ``alpha_kong``, the losses and the kong cost all
+    >= 0, as fitted and tuned): then a value at or below 0, or below the best so far,
+    stays there.
+    """
+    ok = bot[S_ALPHA] >= 0.0 and bot[S_ALPHA_KONG] >= 0.0 and bot[S_FEED_KONG] >= 0.0
+    for i in range(4):
+        ok = ok and bot[M_LOSS + i] >= 0.0
+    return ok
+
+
 # ---- decisions -----------------------------------------------------------------------------
 
 
@@ -665,8 +678,10 @@ def best_discard(
 
     Returns ``(-1, -inf)`` when the hand holds no tile but wilds. ``h`` int64 (34,) is
     restored; ``unseen`` int64 (34,) copies unseen by the seat; ``sscr`` int64 (SSCR,)
-    and ``fsc`` float64 (64,) scratch; ``bstate`` the bot stream (empty: the first of
-    tied discards, for evaluations that need no choice).
+    and ``fsc`` float64 (64,) scratch, ``fsc[FS_VALUE + k]`` the value of discarding
+    ``k`` (-inf where its danger was not needed: it could not reach the best before
+    it); ``bstate`` the bot stream (empty: the first of tied discards, for evaluations
+    that need no choice).
     """
     uke = sscr[SS_UKE : SS_UKE + 34]
     work = sscr[SS_WORK : SS_WORK + 160]
@@ -703,6 +718,10 @@ def best_discard(
     discard_ukeire(h, w, sets, shapes, tab, unseen, near, uke, work)
     if danger_on:
         danger_bases(bot, osums, n_opp, nw, lb, fi, zb)
+    # danger never raises a value above max(value, 0) when its weights are not negative
+    # (v * (1 - D) with D in [0, 1], less losses >= 0): a discard whose bound is below
+    # the best so far cannot become it nor tie it, so its danger is not needed
+    bounded = danger_on and _danger_lowers(bot)
     # pass 2: expected points of each discard
     best = -math.inf
     choice = -1
@@ -721,6 +740,9 @@ def best_discard(
         # where the tables cannot tell (no chance left, distances past the last bucket)
         # the efficiency order decides: fewer tiles away, then more ukeire
         v -= 1e-9 * dd[T_PLAIN] - 1e-12 * max(u, 0)
+        if bounded and max(v, 0.0) < best:
+            fsc[FS_VALUE + k] = -math.inf
+            continue
         if danger_on:
             dwin, loss, kong = discard_danger(
                 bot, osums, n_opp, k, unseen[k], nw, zb, can_win, can_kong, dealer, fi

@@ -146,6 +146,21 @@ def test_danger_features_are_one_hot_groups_inside_the_layout(melds, discards):
     assert 19 in out[row[(6, 2, 0, 0)]]
 
 
+def _random_osums(rng, n_opp):
+    osums = np.zeros((4, N_OSUM), np.int64)
+    for j in range(n_opp):
+        disc = rng.choice(34, int(rng.integers(0, 12)), replace=False)
+        osums[j, 0] = rng.integers(0, 5)
+        osums[j, 1] = len(disc)
+        osums[j, 2] = sum(1 << int(x) for x in disc)
+        osums[j, 3] = rng.integers(0, 16)
+        osums[j, 4] = rng.integers(0, 2)
+        osums[j, 5] = rng.integers(0, 2)
+        osums[j, 8] = sum(1 << int(x) for x in disc[-3:])
+        osums[j, 9] = sum(1 << int(x) for x in disc[:6])
+    return osums
+
+
 @numba.njit(cache=False)
 def _listed(osum, k, u, nw, lb):
     fi = np.zeros(MAX_FI, np.int64)
@@ -171,17 +186,7 @@ def test_the_danger_of_a_discard_is_its_features_weights_summed_in_order(seed):
     zb = np.zeros(8)
     for _ in range(60):
         n_opp = int(rng.integers(1, 4))
-        osums = np.zeros((4, N_OSUM), np.int64)
-        for j in range(n_opp):
-            disc = rng.choice(34, int(rng.integers(0, 12)), replace=False)
-            osums[j, 0] = rng.integers(0, 5)
-            osums[j, 1] = len(disc)
-            osums[j, 2] = sum(1 << int(x) for x in disc)
-            osums[j, 3] = rng.integers(0, 16)
-            osums[j, 4] = rng.integers(0, 2)
-            osums[j, 5] = rng.integers(0, 2)
-            osums[j, 8] = sum(1 << int(x) for x in disc[-3:])
-            osums[j, 9] = sum(1 << int(x) for x in disc[:6])
+        osums = _random_osums(rng, n_opp)
         nw, lb, dealer = int(rng.integers(0, 3)), int(rng.integers(0, 5)), int(rng.integers(0, 2))
         danger_bases(bot, osums, n_opp, nw, lb, fi, zb)
         for k in rng.choice(34, 6, replace=False):
@@ -230,6 +235,45 @@ def _choose(hand, bot, danger=False, osums=None, tb=5):
         np.zeros(0, np.uint64), sscr, fsc,
     )  # fmt: skip
     return tiles.kind_name(k), ev, fsc[:34].copy()
+
+
+@pytest.mark.parametrize("variant", MAHJONG)
+def test_a_discard_skipped_for_its_bound_could_not_have_been_chosen(variant):
+    """best_discard skips the danger of a discard whose value bound, max(value, 0), is
+    below the best so far. Against the same bot with the bound off (alpha_kong a
+    negative 1e-300, which moves no value by a bit here), random positions give the same
+    choice and value, the same values where computed, and a true value below the best
+    where skipped."""
+    rng = np.random.default_rng(17)
+    bot = _bot(variant).copy()
+    bot[P.S_ALPHA_KONG] = 0.0
+    off = bot.copy()
+    off[P.S_ALPHA_KONG] = -1e-300
+    skipped = 0
+    for _ in range(300):
+        h = _random_hand(rng, 14)
+        unseen = np.maximum(4 - h - rng.integers(0, 2, 34), 0)
+        osums = _random_osums(rng, 3)
+        tb = int(rng.integers(0, P.N_T))
+        can_win, can_kong = bool(rng.integers(0, 2)), bool(rng.integers(0, 2))
+        got = []
+        for b in (bot, off):
+            sscr = np.zeros(SSCR, np.int64)
+            fsc = np.zeros(64)
+            minfo = np.array([0, 0, 0, 0], np.int64)
+            bs = np.array([5, 7, 11, 13], np.uint64)
+            k, ev = best_discard(
+                h, 0, 4, 1, TAB, b, unseen, minfo, WILDS_NONE, tb, 0, True, osums, 3, 0, 2,
+                can_win, can_kong, bs, sscr, fsc,
+            )  # fmt: skip
+            got.append((k, ev, fsc[:34].copy(), bs.copy()))
+        (k, ev, vals, bs), (k_off, ev_off, vals_off, bs_off) = got
+        assert (k, ev) == (k_off, ev_off) and (bs == bs_off).all()
+        cut = np.isneginf(vals) & (h > 0)
+        skipped += int(cut.sum())
+        assert (vals[~cut] == vals_off[~cut]).all()
+        assert (vals_off[cut] < ev).all()
+    assert skipped > 300  # the bound does skip
 
 
 def test_strong_keeps_a_waiting_hand_and_takes_the_widest_wait():
