@@ -731,9 +731,11 @@ def _strong_pong(
     minfo[2] = m2 + 1
     minfo[3] = m3 | honor_bit(k)
     htmp[k] -= 2
-    _, ev_pong = _strong_best(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, osums, view,
-                              no_rng, sscr, fsc)  # fmt: skip
     near = closer <= 0 or d_now - _distance(htmp, w, sets - 1, sh, tab) >= closer
+    ev_pong = -np.inf  # (not needed when the 碰 is not closer and no 明杠 is weighed)
+    if near or kong_ok:
+        _, ev_pong = _strong_best(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, osums, view,
+                                  no_rng, sscr, fsc)  # fmt: skip
     ev_kong = -np.inf
     if kong_ok:
         htmp[k] -= 1
@@ -777,10 +779,10 @@ def _strong_chow(
         if not _chow_fits(hand, s, k, pos, lo):
             continue
         _chow_apply(htmp, minfo, k, lo, m0, nm, np.int64(-1))
-        _, ev = _strong_best(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, osums, view,
-                             no_rng, sscr, fsc)  # fmt: skip
-        if closer > 0 and d_now - _distance(htmp, w, sets - 1, sh, tab) < closer:
-            ev = -np.inf
+        ev = -np.inf  # a 吃 that is not closer is not made, whatever its value
+        if closer <= 0 or d_now - _distance(htmp, w, sets - 1, sh, tab) >= closer:
+            _, ev = _strong_best(htmp, w, sets - 1, sh, tab, bot, unseen, minfo, osums, view,
+                                 no_rng, sscr, fsc)  # fmt: skip
         _chow_apply(htmp, minfo, k, lo, m0, nm, np.int64(1))
         ev -= liable
         minfo[0] = m0
