@@ -270,6 +270,15 @@ def discard_danger(bot, osums, n_opp, k, unseen_k, wang_unseen, live, fi):
     return 1.0 - keep, loss
 
 
+@kernel(inline="always")
+def _danger_lowers(bot):
+    """Whether :func:`discard_danger` can only lower a discard's value in
+    :func:`best_discard` (``alpha`` and the feeder's loss >= 0, as fitted and tuned): then
+    a value at or below 0, or below the best so far, stays there.
+    """
+    return bot[S_ALPHA] >= 0.0 and bot[M_LOSS] >= 0.0 and 1.0 + bot[D_RLOSS] >= 0.0
+
+
 # ---- decisions -----------------------------------------------------------------------------
 
 
@@ -294,22 +303,31 @@ def best_discard(
     ``bstate`` the bot stream (empty: the first of tied discards, for evaluations that
     need no choice); ``danger_on``: whether a discard can be won on at all; ``outs``
     int64 (20,): the live outs of the hand after discarding each kind (0: it does not
-    wait; the caller counts them with the engine's win check).
+    wait; the caller counts them with the engine's win check). A discard whose value
+    cannot reach the best before it (kind order) skips its danger, and one that waits
+    skips its distance (its outs value it): the choice is the full scan's.
     """
     keep_values(h, unseen, values, np.int64(W_HUXI), np.int64(0), kv)
     alpha = bot[S_ALPHA]
     keep = bot[S_KEEP] / 64.0
+    # danger never raises a value above max(value, 0) when its weights are not negative:
+    # a discard whose bound is below the best so far cannot become it nor tie it
+    bounded = danger_on and _danger_lowers(bot)
     best = -math.inf
     choice = -1
     n_best = 0
     for k in range(20):
         if h[k] != 1 and h[k] != 2:
             continue
-        h[k] -= 1
-        d = distance(h, need, huxi_now, min_huxi, unseen, values, kv2)
-        h[k] += 1
+        d = 0  # (a hand that waits is valued by its outs: hand_ev reads no distance)
+        if outs[k] <= 0:
+            h[k] -= 1
+            d = distance(h, need, huxi_now, min_huxi, unseen, values, kv2)
+            h[k] += 1
         v = hand_ev(bot, d, outs[k], huxi_now, min_huxi, red - RED[k], live)
         v *= 1.0 - keep * kv[k]
+        if bounded and max(v, 0.0) < best:
+            continue
         if danger_on:
             dwin, loss = discard_danger(bot, osums, n_opp, k, unseen[k], wang_unseen, live, fi)
             v = v * (1.0 - dwin) - alpha * loss

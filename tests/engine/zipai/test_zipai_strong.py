@@ -257,6 +257,60 @@ def test_best_discard_maximises_its_definition(rng):
         )
 
 
+def test_the_strong_discard_is_its_scan_in_kind_order(rng):
+    """best_discard skips a discard's danger when its value bound, max(value, 0), is below
+    the best so far, and its distance when its outs value it. Against the scan of every
+    free card in kind order (the same kernels' values, ties broken from the same stream),
+    the choice, the value and the stream after it are the same."""
+    from engine import rng as streams
+
+    kv, kv2, fi = np.zeros(20, np.int64), np.zeros(20, np.int64), np.zeros(MAX_FI, np.int64)
+    ties = 0
+    for _ in range(200):
+        bot = _random_bot(rng)
+        bot[P.S_ALPHA] = 2.0 * rng.random()
+        h = _random_hand(rng)
+        unseen = np.clip(4 - h[:20] - rng.integers(0, 2, 20), 0, 4).astype(np.int64)
+        ntab, hx, red, live = (int(x) for x in rng.integers(0, [3, 12, 12, 38]))
+        need = 5 - ntab
+        osums = np.stack([_random_osum(rng, 1), _random_osum(rng, 2)])
+        wu = int(rng.integers(0, 2))
+        danger_on = bool(rng.integers(0, 2))
+        outs = np.where(rng.random(20) < 0.3, rng.integers(1, 12, 20), 0).astype(np.int64)
+        if rng.random() < 0.3:  # equal cards: equal values, ties
+            bot[P.M_DANGER : P.M_DANGER + P.N_FEATURES] = 0.0
+            bot[P.S_KEEP] = 0.0
+            outs[:] = 3
+        state = rng.integers(1, 2**63, 4, dtype=np.uint64)
+        got_state = state.copy()
+        k, score = best_discard(bot, h, need, hx, 6, red, unseen, VALUES, live, osums, 2, wu,
+                                danger_on, got_state, kv, kv2, fi, outs)  # fmt: skip
+        keep_values(h, unseen, VALUES, W_HUXI, 0, kv)
+        keep = bot[P.S_KEEP] / 64.0
+        best, choice, n_best = -math.inf, -1, 0
+        for c in range(20):
+            if h[c] not in (1, 2):
+                continue
+            h2 = h.copy()
+            h2[c] -= 1
+            d = distance(h2, need, hx, 6, unseen, VALUES, kv2)
+            v = hand_ev(bot, d, outs[c], hx, 6, red - RED[c], live)
+            v *= 1.0 - keep * kv[c]
+            if danger_on:
+                dw, loss = discard_danger(bot, osums, 2, c, unseen[c], wu, live, fi)
+                v = v * (1.0 - dw) - bot[P.S_ALPHA] * loss
+            if v > best:
+                best, choice, n_best = v, c, 1
+            elif v == best:
+                n_best += 1
+                ties += 1
+                if streams.below(state, n_best) == 0:
+                    choice = c
+        assert (k, score) == (choice, best)
+        assert (got_state == state).all()
+    assert ties > 0
+
+
 def test_the_strong_discard_folds_to_a_safe_card():
     """A danger model that calls one card deadly makes the strong bot keep it, even when
     the value bot's keep value would throw it."""
