@@ -211,19 +211,25 @@ def test_hand_value_and_danger_equal_their_definitions(rng):
     assert discard_danger(bot, osums, 2, 3, 3, 0, 20, fi) == (0.0, 0.0)
 
 
+def _random_position(rng):
+    """A strong discard's inputs: ``(h, unseen, need, huxi, red, live, osums,
+    wang_unseen, danger_on, outs)``, each kind waiting on some outs three times in ten."""
+    h = _random_hand(rng)
+    unseen = np.clip(4 - h[:20] - rng.integers(0, 2, 20), 0, 4).astype(np.int64)
+    ntab, hx, red, live = (int(x) for x in rng.integers(0, [3, 12, 12, 38]))
+    osums = np.stack([_random_osum(rng, 1), _random_osum(rng, 2)])
+    wu = int(rng.integers(0, 2))
+    danger_on = bool(rng.integers(0, 2))
+    outs = np.where(rng.random(20) < 0.3, rng.integers(1, 12, 20), 0).astype(np.int64)
+    return h, unseen, 5 - ntab, hx, red, live, osums, wu, danger_on, outs
+
+
 def test_best_discard_maximises_its_definition(rng):
     kv, kv2, fi = np.zeros(20, np.int64), np.zeros(20, np.int64), np.zeros(MAX_FI, np.int64)
     empty = np.zeros(0, np.uint64)
     for _ in range(60):
         bot = _random_bot(rng)
-        h = _random_hand(rng)
-        unseen = np.clip(4 - h[:20] - rng.integers(0, 2, 20), 0, 4).astype(np.int64)
-        ntab, hx, red, live = (int(x) for x in rng.integers(0, [3, 12, 12, 38]))
-        need = 5 - ntab
-        osums = np.stack([_random_osum(rng, 1), _random_osum(rng, 2)])
-        wu = int(rng.integers(0, 2))
-        danger_on = bool(rng.integers(0, 2))
-        outs = np.where(rng.random(20) < 0.3, rng.integers(1, 12, 20), 0).astype(np.int64)
+        h, unseen, need, hx, red, live, osums, wu, danger_on, outs = _random_position(rng)
         before = h.copy()
         k, score = best_discard(bot, h, need, hx, 6, red, unseen, VALUES, live, osums, 2, wu,
                                 danger_on, empty, kv, kv2, fi, outs)  # fmt: skip
@@ -269,14 +275,7 @@ def test_the_strong_discard_is_its_scan_in_kind_order(rng):
     for _ in range(200):
         bot = _random_bot(rng)
         bot[P.S_ALPHA] = 2.0 * rng.random()
-        h = _random_hand(rng)
-        unseen = np.clip(4 - h[:20] - rng.integers(0, 2, 20), 0, 4).astype(np.int64)
-        ntab, hx, red, live = (int(x) for x in rng.integers(0, [3, 12, 12, 38]))
-        need = 5 - ntab
-        osums = np.stack([_random_osum(rng, 1), _random_osum(rng, 2)])
-        wu = int(rng.integers(0, 2))
-        danger_on = bool(rng.integers(0, 2))
-        outs = np.where(rng.random(20) < 0.3, rng.integers(1, 12, 20), 0).astype(np.int64)
+        h, unseen, need, hx, red, live, osums, wu, danger_on, outs = _random_position(rng)
         if rng.random() < 0.3:  # equal cards: equal values, ties
             bot[P.M_DANGER : P.M_DANGER + P.N_FEATURES] = 0.0
             bot[P.S_KEEP] = 0.0
