@@ -2397,8 +2397,12 @@ def _play_match_in(
     wins = 0
     by_dealer = rules[R_BY_DEALER] == 1
     if not by_dealer:
-        pols[:] = policies
-        brows[:, :] = bots
+        # element by element: an array slice assignment compiles numba's shape-mismatch
+        # message (string formatting), a second or two of every cold start
+        for s in range(pols.shape[0]):
+            pols[s] = policies[s]
+            for j in range(brows.shape[1]):
+                brows[s, j] = bots[s, j]
     for d in range(n_deals):
         ctx[X_DEALER] = dealer
         ctx[X_STREAK] = streak
