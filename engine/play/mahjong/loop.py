@@ -1414,8 +1414,8 @@ def _self_draw(rules, policies, bots, tab, ctx, ws, log):
         ):
             declare = False  # 游金 rather than a plain win
     if not declare and log.shape[0] > 1:
-        _log_self_pass(rules, ctx, hand, cur, w_cur, sets_cur, melds, nmeld, tab, last_phys,
-                       role, gs, log, np.int64(PASS_YOUJIN))  # fmt: skip
+        _late_log_self_pass(rules, ctx, hand, cur, w_cur, sets_cur, melds, nmeld, tab,
+                            last_phys, role, gs, log, np.int64(PASS_YOUJIN))  # fmt: skip
     # a real tile drawn to a hand that waited two or more from complete cannot complete it
     # (the bound one less carries on to the hand after the discard)
     wd = _waitd(scratch)[cur]
@@ -1433,8 +1433,9 @@ def _self_draw(rules, policies, bots, tab, ctx, ws, log):
         ):  # fmt: skip
             gs[G_CHASE] = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, np.int64(2))
             if gs[G_CHASE] >= 0 and log.shape[0] > 1:
-                _log_self_pass(rules, ctx, hand, cur, w_cur, sets_cur, melds, nmeld, tab,
-                               last_phys, role, gs, log, np.int64(PASS_JINQUE))  # fmt: skip
+                _late_log_self_pass(rules, ctx, hand, cur, w_cur, sets_cur, melds, nmeld,
+                                    tab, last_phys, role, gs, log,
+                                    np.int64(PASS_JINQUE))  # fmt: skip
         if gs[G_CHASE] < 0:
             wt = WIN_KONG_DRAW if gs[G_KONG_DRAW] == 1 else WIN_SELF_DRAW
             ctx[X_WINNER] = cur
@@ -1739,7 +1740,8 @@ def _make_discard(rules, ctx, ws, tab, log, k):
         w_cur = wslot[cur, 0] + wslot[cur, 1]
         sets_cur = rules[R_SETS] - nmeld[cur]
         if log.shape[0] > 1:
-            _log_wait(rules, ctx, hand, cur, k, w_cur, sets_cur, tab, visible, scratch, log)
+            _late_log_wait(rules, ctx, hand, cur, k, w_cur, sets_cur, tab, visible, scratch,
+                           log)  # fmt: skip
         hand[cur, k] -= 1
         phys = _phys_of(role, k)
         visible[k] += 1
@@ -2298,6 +2300,10 @@ _late_replace_flowers = _hooks.late(_replace_flowers, types.int64)
 _late_last_group = _hooks.late(_last_group, types.none)
 # and the final tile locations, which only the tests and replays ask for
 _late_final_state = _hooks.late(_final_state, types.none)
+# and the replay log's pass and wait events, which only a replay asks for
+_late_log_self_pass = _hooks.late(_log_self_pass, types.none)
+_late_log_wait = _hooks.late(_log_wait, types.none)
+_LOG_LATE = (_log_self_pass, _log_wait)
 
 # The deal is called late too (engine.jit.late): compiled once in a library of its own, not
 # linked into every entry kernel and optimised again in each (a tenth of a cold start).
@@ -2327,15 +2333,18 @@ def _final_zones(final) -> bool:
 def _late_in_deal(args):
     """The late kernels a deal played with these arguments (by name) can reach: its
     rules' phases (:func:`_late_by_rules`), the final tile locations if ``final`` has
-    room for them, the strong policy's if a seat plays it, the other policies'
+    room for them, the replay log's events if ``log`` has room for them, the strong
+    policy's if a seat plays it, the other policies'
     (:data:`_PLAIN_LATE`) if a seat plays one, the observations' if ``obs`` has room for
     rows.
     """
     obs = args.get("obs")
+    log = args.get("log")
     final = args.get("final", args.get("final_out"))  # play_preset's, play_match's
     return (
         _late_by_rules(args["rules"])
         + ((_final_state,) if final is not None and _final_zones(final) else ())
+        + (_LOG_LATE if log is not None and log.shape[0] > 1 else ())
         + (_STRONG_LATE if P_STRONG in args["policies"] else ())
         + (_PLAIN_LATE if any(p != P_STRONG for p in args["policies"]) else ())
         + (_OBSERVE_LATE if obs is not None and obs.shape[0] > 1 else ())
