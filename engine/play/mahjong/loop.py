@@ -841,7 +841,9 @@ _late_strong_best = _hooks.late(_strong_best, _STRONG_TUPLE)
 _late_strong_pong = _hooks.late(_strong_pong, types.int64)
 _late_strong_chow = _hooks.late(_strong_chow, types.int64)
 _late_strong_view = _hooks.late(_strong_view, types.none)
-_STRONG_LATE = (_strong_view, _strong_kong, _strong_best, _strong_pong, _strong_chow)
+_STRONG_LATE = (_strong_view, _strong_kong, _strong_best, _strong_pong)
+"""The strong policy's late kernels; its 吃 (:func:`_strong_chow`) only where the rules
+have 吃 (:func:`_late_in_deal`)."""
 # so are the observations (engine.play.mahjong.observe): only observe_matches and the tests ask
 _late_observe_danger = _hooks.late(observe_danger, types.none)
 _late_observe_hand = _hooks.late(observe_hand, types.none)
@@ -2334,18 +2336,20 @@ def _late_in_deal(args):
     """The late kernels a deal played with these arguments (by name) can reach: its
     rules' phases (:func:`_late_by_rules`), the final tile locations if ``final`` has
     room for them, the replay log's events if ``log`` has room for them, the strong
-    policy's if a seat plays it, the other policies'
+    policy's if a seat plays it (its 吃 where the rules have 吃), the other policies'
     (:data:`_PLAIN_LATE`) if a seat plays one, the observations' if ``obs`` has room for
     rows.
     """
     obs = args.get("obs")
     log = args.get("log")
+    strong = P_STRONG in args["policies"]
     final = args.get("final", args.get("final_out"))  # play_preset's, play_match's
     return (
         _late_by_rules(args["rules"])
         + ((_final_state,) if final is not None and _final_zones(final) else ())
         + (_LOG_LATE if log is not None and log.shape[0] > 1 else ())
-        + (_STRONG_LATE if P_STRONG in args["policies"] else ())
+        + (_STRONG_LATE if strong else ())
+        + ((_strong_chow,) if strong and args["rules"][R_CHOW] == 1 else ())
         + (_PLAIN_LATE if any(p != P_STRONG for p in args["policies"]) else ())
         + (_OBSERVE_LATE if obs is not None and obs.shape[0] > 1 else ())
     )

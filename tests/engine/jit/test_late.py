@@ -187,11 +187,14 @@ def test_the_mahjong_loop_reaches_a_rules_phase_only_when_its_rule_is_on(name):
     plain = G._late_in_deal({"rules": rules, "policies": np.array([P_VALUE] * 4)})
     # no strong seat, no observations: the rules' phases and the other policies' decisions
     assert plain == reached + G._PLAIN_LATE
+    # a strong seat: its decisions, its 吃 only where the rules have 吃
+    chow = {G._strong_chow} if rules[L.R_CHOW] == 1 else set()
     mixed = G._late_in_deal({"rules": rules, "policies": np.array([P_VALUE, P_STRONG] * 2)})
-    assert set(mixed) == {*reached, *G._STRONG_LATE, *G._PLAIN_LATE} and G._strong_view in mixed
+    assert set(mixed) == {*reached, *G._STRONG_LATE, *chow, *G._PLAIN_LATE}
+    assert G._strong_view in mixed
     # every seat strong: none of the other policies' decisions
     strong = G._late_in_deal({"rules": rules, "policies": np.array([P_STRONG] * 4)})
-    assert set(strong) == {*reached, *G._STRONG_LATE}
+    assert set(strong) == {*reached, *G._STRONG_LATE, *chow}
     assert G.choose_discard not in strong and G._plain_pong not in strong
 
 
@@ -218,3 +221,17 @@ def test_the_mahjong_loop_reaches_the_final_locations_only_when_asked_for_them()
     )
     for none in (np.zeros((1, 1), np.int16), np.zeros((0, 1, 1), np.int16)):
         assert G._late_in_deal({"rules": rules, "policies": pols, "final": none}) == G._PLAIN_LATE
+
+
+def test_the_mahjong_loop_reaches_the_log_events_only_for_a_replay_log():
+    from engine.mahjong import layout as L
+    from engine.play.mahjong import loop as G
+
+    rules = _mahjong_rules("fuzhou")
+    pols = np.array([P_VALUE] * 4)
+    log = np.zeros((L.MAX_EVENTS, 5), np.int32)
+    logged = G._late_in_deal({"rules": rules, "policies": pols, "log": log})
+    assert set(G._LOG_LATE) <= set(logged) and G._log_wait in G._LOG_LATE
+    for none in (None, np.zeros((1, 5), np.int32)):
+        args = {"rules": rules, "policies": pols} | ({} if none is None else {"log": none})
+        assert not set(G._LOG_LATE) & set(G._late_in_deal(args))
