@@ -66,7 +66,7 @@ from engine.abi import (
     WIN_SELF_DRAW,
     seat_by_dealer,
 )
-from engine.jit.njit import kernel, parallel_kernel
+from engine.jit.njit import bit_count, kernel, lowest_bit, parallel_kernel
 from engine.play.zipai import hooks as _hooks
 from engine.play.zipai.hooks import (
     can_win,
@@ -441,7 +441,13 @@ def _isolated_cards(hand, q):
 @kernel(refcount=False)
 def _isolated_row(h):
     """:func:`_isolated_cards` of one hand ``h`` (21,)."""
-    n = 0
+    return bit_count(_isolated_bits(h))
+
+
+@kernel(inline="always")
+def _isolated_bits(h):
+    """The kinds of :func:`_isolated_row`'s cards, as a bit set."""
+    iso = np.int64(0)
     for k in range(20):
         if h[k] != 1:
             continue
@@ -457,8 +463,35 @@ def _isolated_row(h):
                 covered = True
                 break
         if not covered:
-            n += 1
-    return n
+            iso |= np.int64(1) << k
+    return iso
+
+
+@kernel(inline="always")
+def _wangs_cover(iso, wangs):
+    """Whether ``wangs`` 王 can take each isolated card (the kinds ``iso``,
+    :func:`_isolated_bits`) into a group, a necessary condition of a win when no other
+    card arrives. An isolated card is in no 3-card group of the free cards and a 坎 is not
+    broken, so each joins a group with a 王. A 王's group holds two more cards at most,
+    and two isolated ones only when both kinds are in one 3-card group: with ``n``
+    isolated cards, ``paired`` of them sharing a group with another, at most
+    ``wangs + min(wangs, paired // 2)`` are taken.
+    """
+    n = 0
+    paired = 0
+    m = iso
+    while m != 0:
+        k = lowest_bit(m)
+        m &= m - 1
+        n += 1
+        mate = False
+        for t in range(N_TEMPLATES[k]):
+            for j in range(2, 5):
+                o = TEMPLATES[k, t, j]
+                if o != k and (iso >> o) & 1 != 0:
+                    mate = True
+        paired += 1 if mate else 0
+    return n <= wangs + min(wangs, paired // 2)
 
 
 @kernel(refcount=False)
@@ -670,12 +703,13 @@ def _win_mask(rules, values, wvx0, ws, best2, h, ntab, th, tab, pk, q, sscr, hyp
     """Bit set of the cards on whose own flip seat ``q``'s hand ``h`` wins (bit 20: a 王),
     by the engine's win check; cached per deal in ``sscr`` (:data:`SS_CKEY`).
 
-    Two filters first: more isolated cards than one arriving card and the 王 can join
-    (the win check's own filter), then one search with a 王 added: a hand that no 王
-    completes waits on nothing. A card that meets no card of the hand (none alike, no
-    group it would complete, no table group of its kind, no 王 held) is not searched.
+    Two filters first: more isolated cards than the 王 held and one more can take into
+    groups (:func:`_wangs_cover`; any card that wins could be that 王), then one search
+    with a 王 added: a hand that no 王 completes waits on nothing. A card that meets no
+    card of the hand (none alike, no group it would complete, no table group of its kind,
+    no 王 held) is not searched.
     """
-    if ntab > 5 or _isolated_row(h) > 2 + 2 * h[WANG]:
+    if ntab > 5 or not _wangs_cover(_isolated_bits(h), h[WANG] + 1):
         return 0
     key = np.int64(h[WANG])
     for k in range(20):

@@ -249,3 +249,52 @@ def test_tuning_drops_the_passing_weights_where_every_win_is_forced():
         forced = [d.name for d in relevant(V, V.resolve({"must_win": "any"}), policy)]
         assert forced == [n for n in every if n not in ("pass_margin", "survive", "pass_risk")]
         assert len(forced) < len(every)
+
+
+def _near_win(rng):
+    """A hand of ``3 * need - 1`` cards (21,) with ``need`` 门子 to form: groups of the
+    rules' templates, one card less, then a few cards swapped for random kinds, one of
+    them for a 王 one time in four."""
+    from engine.zipai.huxi import N_TEMPLATES, TEMPLATES
+
+    while True:
+        need = int(rng.integers(2, 6))
+        h = np.zeros(21, np.int64)
+        for _ in range(need):
+            k = int(rng.integers(20))
+            t = int(rng.integers(N_TEMPLATES[k]))
+            for j in range(2, 5):
+                h[TEMPLATES[k, t, j]] += 1
+        h[rng.choice(np.flatnonzero(h[:20]))] -= 1
+        for _ in range(int(rng.integers(0, 3))):
+            h[rng.choice(np.flatnonzero(h[:20]))] -= 1
+            h[rng.integers(20) if rng.random() < 0.75 or h[20] else 20] += 1
+        if h[:20].max() <= 4:
+            return h, need
+
+
+def test_a_hand_whose_isolated_cards_no_wang_can_take_waits_on_nothing(rng):
+    """The strong bot's win cache (loop._win_mask) skips the search with a 王 added when
+    the 王 held and that one cannot take every isolated card into a group
+    (loop._wangs_cover): then no 王, hence no card, completes the hand. Checked against
+    the engine's win search, on hands near a win."""
+    from engine.variants.luodisao._kernels import can_win
+    from engine.zipai.layout import HOW_SELF
+
+    packed = V.pack(RULES)
+    work = Z.workspace(packed)
+    values, ws, wvx0, best2 = work[0], work[8], work[9], work[10]
+    skipped = beyond_old = wins = 0
+    for _ in range(4000):
+        h, need = _near_win(rng)
+        w = int(h[20])
+        iso = Z._isolated_bits(h)
+        assert Z._isolated_row(h) == bin(iso).count("1")
+        won = can_win(packed, values, wvx0, h, w, 5 - need, 0, 20, HOW_SELF, 0, ws, best2)
+        wins += won
+        if not Z._wangs_cover(iso, w + 1):
+            assert not won, (cards.format(h[:20]), w)
+            skipped += 1
+            beyond_old += Z._isolated_row(h) <= 2 + 2 * w  # the old filter searched it
+    # (ignoring the pairs, at most one isolated card a 王, would skip about 200 wins here)
+    assert wins > 400 and skipped > 800 and beyond_old > 200, (wins, skipped, beyond_old)
