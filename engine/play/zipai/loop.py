@@ -26,8 +26,9 @@ State arrays (all int64; seats 0..3, card kinds 0..19 and 20 = 王):
 - ``tab (4, MAX_GROUPS, 6)``: table groups ``(type T_*, a, b, c, d, 胡息)``, d = -1 for
   three cards;
 - ``ps (N_PS, 4)``: per seat: table groups, their 胡息 and red cards, 冲明跑 flag, 跑
-  made, whether the seat plays this deal, the win-check cache, and what the others
-  see of its play (discarded kinds, discards, 王 shown);
+  made, whether the seat plays this deal, the win-check cache (a key of the hand and its
+  isolated cards), and what the others see of its play (discarded kinds, discards, 王
+  shown);
 - ``pk (N_PK, 4, 20)``: per seat and kind: table cards, index of the alike table group
   (-1 none), 过张 flags, table cards hidden from the others;
 - ``pile (2, 21)``: dead cards, and cards every player has seen (dead or shown on a
@@ -432,21 +433,11 @@ def _hand_key(hand, q):
     return key
 
 
-@kernel(refcount=False)
-def _isolated_cards(hand, q):
-    """Free cards of seat ``q`` (single, not in a 坎) in no 3-card group of its free cards."""
-    return _isolated_row(hand[q])
-
-
-@kernel(refcount=False)
-def _isolated_row(h):
-    """:func:`_isolated_cards` of one hand ``h`` (21,)."""
-    return bit_count(_isolated_bits(h))
-
-
 @kernel(inline="always")
 def _isolated_bits(h):
-    """The kinds of :func:`_isolated_row`'s cards, as a bit set."""
+    """The kinds of the free cards of ``h`` (21,) (single, not in a 坎) in no 3-card group
+    of its free cards, as a bit set.
+    """
     iso = np.int64(0)
     for k in range(20):
         if h[k] != 1:
@@ -468,22 +459,15 @@ def _isolated_bits(h):
 
 
 @kernel(inline="always")
-def _wangs_cover(iso, wangs):
-    """Whether ``wangs`` 王 can take each isolated card (the kinds ``iso``,
-    :func:`_isolated_bits`) into a group, a necessary condition of a win when no other
-    card arrives. An isolated card is in no 3-card group of the free cards and a 坎 is not
-    broken, so each joins a group with a 王. A 王's group holds two more cards at most,
-    and two isolated ones only when both kinds are in one 3-card group: with ``n``
-    isolated cards, ``paired`` of them sharing a group with another, at most
-    ``wangs + min(wangs, paired // 2)`` are taken.
+def _paired(iso):
+    """How many isolated cards (the kinds ``iso``, :func:`_isolated_bits`) share a 3-card
+    group with another isolated card.
     """
-    n = 0
     paired = 0
     m = iso
     while m != 0:
         k = lowest_bit(m)
         m &= m - 1
-        n += 1
         mate = False
         for t in range(N_TEMPLATES[k]):
             for j in range(2, 5):
@@ -491,7 +475,38 @@ def _wangs_cover(iso, wangs):
                 if o != k and (iso >> o) & 1 != 0:
                     mate = True
         paired += 1 if mate else 0
-    return n <= wangs + min(wangs, paired // 2)
+    return paired
+
+
+@kernel(inline="always")
+def _wangs_take(paired, wangs):
+    """The most isolated cards ``wangs`` 王 can take into groups, ``paired`` of them
+    sharing a 3-card group with another (:func:`_paired`). An isolated card is in no
+    3-card group of the free cards and a 坎 is not broken, so in a winning split it
+    shares a group with the arriving card or a 王. A 王's group holds two more cards at
+    most, and two isolated ones only when both kinds are in one 3-card group.
+    """
+    return wangs + min(wangs, paired // 2)
+
+
+@kernel(inline="always")
+def _arrival_takes(iso, paired, c, wangs):
+    """The most isolated cards (the kinds ``iso``, ``paired`` of them with a mate) the
+    arriving card ``c`` and ``wangs`` 王 held can take into groups
+    (:func:`_wangs_take`): a 王 arriving is one more; a card takes two at most, of its own
+    kind or sharing a 3-card group with it. With no card (``c < 0``, 天胡) two more, as
+    ever.
+    """
+    if c == WANG:
+        return _wangs_take(paired, wangs + 1)
+    if c < 0:
+        return 2 + 2 * wangs
+    mates = iso & (np.int64(1) << c)
+    for t in range(N_TEMPLATES[c]):
+        for j in range(2, 5):
+            o = TEMPLATES[c, t, j]
+            mates |= iso & (np.int64(1) << o)
+    return min(2, bit_count(mates)) + _wangs_take(paired, wangs)
 
 
 @kernel(refcount=False)
@@ -500,16 +515,22 @@ def _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, c, how):
 
     A sound pre-filter skips the search: in a winning split every card of the hand that
     lies in no 3-card group of the hand's own free cards shares a group with the arriving
-    card (at most two such cards) or with 王 (at most two per 王). The count is cached
-    per seat under an exact key of the hand (``ps[PS_KEY]``, ``ps[PS_ISO]``).
+    card or a 王, and there are more of them than these can take
+    (:func:`_arrival_takes`). Those cards are cached per seat under an exact key of the
+    hand (``ps[PS_KEY]``; ``ps[PS_ISO]`` their kinds, and :func:`_paired` above bit 32).
     """
     if hand[q, WANG] > 0 and how != HOW_SELF and how != HOW_TIANHU:
         return False
     key = _hand_key(hand, q)
     if ps[PS_KEY, q] != key:
         ps[PS_KEY, q] = key
-        ps[PS_ISO, q] = _isolated_cards(hand, q)
-    if ps[PS_ISO, q] > 2 + 2 * hand[q, WANG]:
+        iso = _isolated_bits(hand[q])
+        ps[PS_ISO, q] = iso | (_paired(iso) << 32)
+    iso = ps[PS_ISO, q] & 0xFFFFFFFF
+    n = bit_count(iso)
+    w = hand[q, WANG]
+    # two a card and two a 王 at most (what most hands fail), then the closer count
+    if n > 2 + 2 * w or n > _arrival_takes(iso, ps[PS_ISO, q] >> 32, c, w):
         return False
     up = _up_type(tab, pk, q, c)
     return can_win(
@@ -704,12 +725,14 @@ def _win_mask(rules, values, wvx0, ws, best2, h, ntab, th, tab, pk, q, sscr, hyp
     by the engine's win check; cached per deal in ``sscr`` (:data:`SS_CKEY`).
 
     Two filters first: more isolated cards than the 王 held and one more can take into
-    groups (:func:`_wangs_cover`; any card that wins could be that 王), then one search
+    groups (:func:`_wangs_take`; any card that wins could be that 王), then one search
     with a 王 added: a hand that no 王 completes waits on nothing. A card that meets no
     card of the hand (none alike, no group it would complete, no table group of its kind,
     no 王 held) is not searched.
     """
-    if ntab > 5 or not _wangs_cover(_isolated_bits(h), h[WANG] + 1):
+    iso = _isolated_bits(h)
+    n = bit_count(iso)
+    if ntab > 5 or n > 2 * (h[WANG] + 1) or n > _wangs_take(_paired(iso), h[WANG] + 1):
         return 0
     key = np.int64(h[WANG])
     for k in range(20):

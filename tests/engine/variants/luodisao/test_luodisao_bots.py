@@ -273,28 +273,34 @@ def _near_win(rng):
             return h, need
 
 
-def test_a_hand_whose_isolated_cards_no_wang_can_take_waits_on_nothing(rng):
-    """The strong bot's win cache (loop._win_mask) skips the search with a 王 added when
-    the 王 held and that one cannot take every isolated card into a group
-    (loop._wangs_cover): then no 王, hence no card, completes the hand. Checked against
-    the engine's win search, on hands near a win."""
+def test_a_hand_whose_isolated_cards_the_arrival_cannot_take_does_not_win(rng):
+    """The win check's filter (loop._arrival_takes), and the strong bot's win cache's
+    with a 王 added (loop._wangs_take): a card of the hand in no 3-card group of its free
+    cards joins the arriving card or a 王, which take so many of them at most. Checked
+    against the engine's win search on hands near a win, each card arriving in turn."""
     from engine.variants.luodisao._kernels import can_win
-    from engine.zipai.layout import HOW_SELF
+    from engine.zipai.layout import HOW_FLIP, HOW_SELF
 
     packed = V.pack(RULES)
     work = Z.workspace(packed)
     values, ws, wvx0, best2 = work[0], work[8], work[9], work[10]
-    skipped = beyond_old = wins = 0
-    for _ in range(4000):
+    wins = skipped = beyond_old = 0
+    for _ in range(1000):
         h, need = _near_win(rng)
         w = int(h[20])
         iso = Z._isolated_bits(h)
-        assert Z._isolated_row(h) == bin(iso).count("1")
-        won = can_win(packed, values, wvx0, h, w, 5 - need, 0, 20, HOW_SELF, 0, ws, best2)
-        wins += won
-        if not Z._wangs_cover(iso, w + 1):
-            assert not won, (cards.format(h[:20]), w)
-            skipped += 1
-            beyond_old += Z._isolated_row(h) <= 2 + 2 * w  # the old filter searched it
-    # (ignoring the pairs, at most one isolated card a 王, would skip about 200 wins here)
-    assert wins > 400 and skipped > 800 and beyond_old > 200, (wins, skipped, beyond_old)
+        n = bin(iso).count("1")
+        # the 王 case is the win cache's: the 王 held and the one added
+        paired = Z._paired(iso)
+        assert Z._arrival_takes(iso, paired, 20, w) == Z._wangs_take(paired, w + 1) <= 2 * w + 2
+        for c in range(21):
+            how = HOW_SELF if c == 20 or rng.random() < 0.5 else HOW_FLIP
+            won = can_win(packed, values, wvx0, h, w, 5 - need, 0, c, how, 0, ws, best2)
+            wins += won
+            if n > Z._arrival_takes(iso, paired, c, w):
+                assert not won, (cards.format(h[:20], w), c)
+                skipped += 1
+                beyond_old += n <= 2 + 2 * w  # the old filter searched it
+    # (a 王 taking one isolated card, ignoring the pairs, or a card not taking its own
+    # kind would each skip wins here)
+    assert wins > 600 and skipped > 7000 and beyond_old > 4000, (wins, skipped, beyond_old)
