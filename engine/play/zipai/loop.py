@@ -515,9 +515,10 @@ def _win_check(rules, values, wvx0, ws, best2, hand, ps, pk, tab, q, c, how):
 
     A sound pre-filter skips the search: in a winning split every card of the hand that
     lies in no 3-card group of the hand's own free cards shares a group with the arriving
-    card or a 王, and there are more of them than these can take
-    (:func:`_arrival_takes`). Those cards are cached per seat under an exact key of the
-    hand (``ps[PS_KEY]``; ``ps[PS_ISO]`` their kinds, and :func:`_paired` above bit 32).
+    card or a 王, so a hand with more of them than these can take
+    (:func:`_arrival_takes`) does not win. Those cards are cached per seat under an exact
+    key of the hand (``ps[PS_KEY]``; ``ps[PS_ISO]`` their kinds, and :func:`_paired`
+    above bit 32).
     """
     if hand[q, WANG] > 0 and how != HOW_SELF and how != HOW_TIANHU:
         return False
