@@ -725,15 +725,16 @@ def _win_mask(rules, values, wvx0, ws, best2, h, ntab, th, tab, pk, q, sscr, hyp
     """Bit set of the cards on whose own flip seat ``q``'s hand ``h`` wins (bit 20: a 王),
     by the engine's win check; cached per deal in ``sscr`` (:data:`SS_CKEY`).
 
-    Two filters first: more isolated cards than the 王 held and one more can take into
-    groups (:func:`_wangs_take`; any card that wins could be that 王), then one search
-    with a 王 added: a hand that no 王 completes waits on nothing. A card that meets no
+    Two filters first: more isolated cards than a 王 arriving and the 王 held can take
+    into groups (:func:`_win_check`'s count; any card that wins could be that 王), then
+    one search with a 王 added: a hand that no 王 completes waits on nothing. A card that meets no
     card of the hand (none alike, no group it would complete, no table group of its kind,
     no 王 held) is not searched.
     """
     iso = _isolated_bits(h)
     n = bit_count(iso)
-    if ntab > 5 or n > 2 * (h[WANG] + 1) or n > _wangs_take(_paired(iso), h[WANG] + 1):
+    w = h[WANG]
+    if ntab > 5 or n > 2 + 2 * w or n > _arrival_takes(iso, _paired(iso), np.int64(WANG), w):
         return 0
     key = np.int64(h[WANG])
     for k in range(20):

@@ -224,6 +224,17 @@ def _random_position(rng):
     return h, unseen, 5 - ntab, hx, red, live, osums, wu, danger_on, outs
 
 
+def _free_distances(h, need, hx, unseen, kv):
+    """The distance of ``h`` less one card of each free kind (held once or twice), by kind."""
+    out = {}
+    for c in range(20):
+        if h[c] in (1, 2):
+            h2 = h.copy()
+            h2[c] -= 1
+            out[c] = distance(h2, need, hx, 6, unseen, VALUES, kv)
+    return out
+
+
 def test_best_discard_maximises_its_definition(rng):
     kv, kv2, fi = np.zeros(20, np.int64), np.zeros(20, np.int64), np.zeros(MAX_FI, np.int64)
     empty = np.zeros(0, np.uint64)
@@ -236,12 +247,7 @@ def test_best_discard_maximises_its_definition(rng):
         assert (h == before).all()
         keep_values(h, unseen, VALUES, W_HUXI, 0, kv)
         want = {}
-        for c in range(20):
-            if h[c] not in (1, 2):
-                continue
-            h2 = h.copy()
-            h2[c] -= 1
-            d = distance(h2, need, hx, 6, unseen, VALUES, kv2)
+        for c, d in _free_distances(h, need, hx, unseen, kv2).items():
             v = _hand_ev_py(bot, d, hx, red - RED[c], live, outs[c])
             v *= 1 - bot[P.S_KEEP] / 64 * kv[c]
             if danger_on:
@@ -287,12 +293,7 @@ def test_the_strong_discard_is_its_scan_in_kind_order(rng):
         keep_values(h, unseen, VALUES, W_HUXI, 0, kv)
         keep = bot[P.S_KEEP] / 64.0
         best, choice, n_best = -math.inf, -1, 0
-        for c in range(20):
-            if h[c] not in (1, 2):
-                continue
-            h2 = h.copy()
-            h2[c] -= 1
-            d = distance(h2, need, hx, 6, unseen, VALUES, kv2)
+        for c, d in _free_distances(h, need, hx, unseen, kv2).items():
             v = hand_ev(bot, d, outs[c], hx, 6, red - RED[c], live)
             v *= 1.0 - keep * kv[c]
             if danger_on:
