@@ -67,6 +67,7 @@ __all__ = [
     "choose_discard",
     "hand_sc",
     "hand_score",
+    "random_discard",
     "waiting_sc",
     "waiting_ukeire",
 ]
@@ -194,24 +195,38 @@ def choose_discard(policy, h, w, sets, shapes, tab, bot, unseen, bstate, minfo, 
         hand holds nothing else).
     scr : int64 (SCRATCH,) scratch.
     """
+    if policy == 0:
+        return random_discard(h, w, bstate, allow_wild)
     total = 0
     for k in range(34):
         total += h[k]
     if total == 0:
         return -1
-    if policy == 0:
-        if allow_wild:
-            total += w
-        r = rng.below(bstate, total)
-        for k in range(34):
-            if r < h[k]:
-                return k
-            r -= h[k]
-        return -1
     best_sc = discard_scores(policy, h, w, sets, shapes, tab, bot, minfo, scr[0:34])
     safe = bot[B_SAFE_TIES] if policy == P_VALUE else 0.0
     choice, _ = _break_tie(h, w, sets, shapes, tab, unseen, bstate, scr, best_sc, False, safe)
     return choice
+
+
+@kernel(refcount=False, inline="always")  # small: the deal loop inlines it for random seats
+def random_discard(h, w, bstate, allow_wild):
+    """The random policy's discard from a hand with counts ``h`` (int64 (34,), wilds
+    excluded) and ``w`` wilds: a held tile drawn uniformly (a wild counted among them if
+    ``allow_wild``), by kind 0..33, or -1 for a wild or an empty hand.
+    """
+    total = 0
+    for k in range(34):
+        total += h[k]
+    if total == 0:
+        return -1
+    if allow_wild:
+        total += w
+    r = rng.below(bstate, total)
+    for k in range(34):
+        if r < h[k]:
+            return k
+        r -= h[k]
+    return -1
 
 
 @kernel(refcount=False)

@@ -28,6 +28,7 @@ from engine.mahjong.bots import (
     choose_discard,
     hand_sc,
     hand_score,
+    random_discard,
     waiting_sc,
     waiting_ukeire,
 )
@@ -75,6 +76,7 @@ from engine.mahjong.layout import (
     OPT_PASS_SELF,
     OPT_PONG,
     OPT_WAIT,
+    P_RANDOM,
     P_STRONG,
     P_VALUE,
     PASS_JINQUE,
@@ -1629,8 +1631,9 @@ def _choose_discard(rules, policies, bots, tab, ctx, ws, obs):
         # the random policy reads neither)
         _unseen(hand, cur, visible, unseen)
         meld_info(melds, nmeld, cur, minfo)
-    for q in range(N_KINDS):
-        htmp[q] = hand[cur, q]
+    if pol != 0:  # (the random policy reads the hand itself)
+        for q in range(N_KINDS):
+            htmp[q] = hand[cur, q]
     picked = -1
     scored = False  # discard_scores filled ``score`` for this hand
     if obs.shape[0] > 1 and pol != 0 and not force_wild:
@@ -1656,14 +1659,19 @@ def _choose_discard(rules, policies, bots, tab, ctx, ws, obs):
             q = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, np.int64(1))
             if q >= 0:
                 k = q
+    elif pol == P_RANDOM:
+        # inline, not a late call: passing the call's twelve arguments cost more than the
+        # random pick itself
+        k = random_discard(hand[cur], w_cur, bs, rules[R_WILD_DISCARD] > 0)
+        picked = k
     else:
         k = _late_choose_discard(
             pol, htmp, w_cur, sets_cur, rules[R_SHAPES], tab, bots[cur], unseen, bs, minfo,
             rules[R_WILD_DISCARD] > 0, score,
         )  # fmt: skip
         picked = k
-        scored = pol != 0
-        if youjin and pol != 0 and ctx[X_YOUJIN + cur] == 0:
+        scored = True
+        if youjin and ctx[X_YOUJIN + cur] == 0:
             q = _discard_to_one_wild_short(hand, cur, w_cur, sets_cur, tab, np.int64(1))
             if q >= 0:
                 k = q
@@ -2336,9 +2344,9 @@ def _late_in_deal(args):
     """The late kernels a deal played with these arguments (by name) can reach: its
     rules' phases (:func:`_late_by_rules`), the final tile locations if ``final`` has
     room for them, the replay log's events if ``log`` has room for them, the strong
-    policy's if a seat plays it (its 吃 where the rules have 吃), the other policies'
-    (:data:`_PLAIN_LATE`) if a seat plays one, the observations' if ``obs`` has room for
-    rows.
+    policy's if a seat plays it (its 吃 where the rules have 吃), the efficiency and value
+    policies' (:data:`_PLAIN_LATE`; the random policy's decisions are inline) if a seat
+    plays one, the observations' if ``obs`` has room for rows.
     """
     obs = args.get("obs")
     log = args.get("log")
@@ -2350,7 +2358,7 @@ def _late_in_deal(args):
         + (_LOG_LATE if log is not None and log.shape[0] > 1 else ())
         + (_STRONG_LATE if strong else ())
         + ((_strong_chow,) if strong and args["rules"][R_CHOW] == 1 else ())
-        + (_PLAIN_LATE if any(p != P_STRONG for p in args["policies"]) else ())
+        + (_PLAIN_LATE if any(p != P_STRONG and p != P_RANDOM for p in args["policies"]) else ())
         + (_OBSERVE_LATE if obs is not None and obs.shape[0] > 1 else ())
     )
 

@@ -196,6 +196,10 @@ def test_the_mahjong_loop_reaches_a_rules_phase_only_when_its_rule_is_on(name):
     strong = G._late_in_deal({"rules": rules, "policies": np.array([P_STRONG] * 4)})
     assert set(strong) == {*reached, *G._STRONG_LATE, *chow}
     assert G.choose_discard not in strong and G._plain_pong not in strong
+    # random seats decide inline: with strong ones, strong's decisions alone
+    rand = G._late_in_deal({"rules": rules, "policies": np.array([P_RANDOM, P_STRONG] * 2)})
+    assert set(rand) == {*reached, *G._STRONG_LATE, *chow}
+    assert G._late_in_deal({"rules": rules, "policies": np.array([P_RANDOM] * 4)}) == reached
 
 
 def test_the_first_run_of_the_readme_compiles_no_rules_phase():
