@@ -221,6 +221,12 @@ def _add_bench(sub) -> None:
         default=None,
         help="measure only this (default: both)",
     )
+    b.add_argument(
+        "--variants",
+        default=None,
+        metavar="a,b,...",
+        help="the variants whose simulation is measured (default: every variant)",
+    )
 
 
 def _add_warmup(sub) -> None:

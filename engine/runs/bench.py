@@ -23,10 +23,12 @@ from engine import hand
 
 __all__ = [
     "bench_hand",
+    "bench_minimal",
     "bench_simulate",
     "machine",
     "random_hands",
     "measure",
+    "random_over_minimal",
     "strong_over_value",
 ]
 
@@ -164,6 +166,32 @@ def bench_simulate(quick: bool = False, variants=None) -> dict:
                 repeat=1,
             )
     return out
+
+
+def bench_minimal(quick: bool = False) -> dict:
+    """Deals per CPU-second and per wall-second of the minimal deal loop
+    (:mod:`engine.runs._minimal`: deal, draw and discard at random, one thread).
+    """
+    from engine.runs._minimal import minimal_deals
+
+    deals = 200_000 // (20 if quick else 1)
+    out = np.empty(deals, np.int64)
+    minimal_deals(np.int64(1), np.int64(64), out)  # compiled (or loaded) first
+    return measure(lambda: minimal_deals(np.int64(2), np.int64(deals), out), deals)
+
+
+def random_over_minimal(sim: dict, minimal: dict) -> dict:
+    """Per mahjong variant, the random policy's deals per CPU-second over the minimal
+    loop's: the share of the minimal loop's speed the game loop keeps with its claims,
+    win checks, rule hooks and records.
+    """
+    from engine import variants as registry
+
+    return {
+        name: round(rates["random"]["per_cpu_s"] / minimal["per_cpu_s"], 4)
+        for name, rates in sim.items()
+        if "random" in rates and registry.get(name).family == "mahjong"
+    }
 
 
 def strong_over_value(sim: dict) -> dict:

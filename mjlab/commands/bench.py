@@ -8,14 +8,26 @@ __all__ = ["run_bench"]
 def run_bench(args) -> int:
     """Handle ``mjlab bench``."""
     from engine.fileio import print_json
-    from engine.runs.bench import bench_hand, bench_simulate, machine, strong_over_value
+    from engine.runs.bench import (
+        bench_hand,
+        bench_minimal,
+        bench_simulate,
+        machine,
+        random_over_minimal,
+        strong_over_value,
+    )
 
+    names = _variants(args.variants)
     result: dict = {"machine": machine()}
     if args.only in (None, "hand"):
         result["hand"] = bench_hand(args.quick)
     if args.only in (None, "simulate"):
-        result["simulate"] = bench_simulate(args.quick)
+        result["simulate"] = bench_simulate(args.quick, names)
         result["strong_over_value"] = strong_over_value(result["simulate"])
+        result["minimal_loop"] = bench_minimal(args.quick)
+        result["random_over_minimal"] = random_over_minimal(
+            result["simulate"], result["minimal_loop"]
+        )
     result["load_average_after"] = machine()["load_average"]
     if args.json:
         print_json(result)
@@ -28,10 +40,15 @@ def run_bench(args) -> int:
         f"{m['numba_threads']} numba threads, load average {load_text} (1, 5, 15 min)"
     )
     print("Rates per CPU-second (all threads' CPU time) and per wall-second.")
-    for section in ("hand", "simulate", "strong_over_value"):
+    for section in ("hand", "simulate", "strong_over_value", "minimal_loop"):
         if section not in result:
             continue
         print(f"[{section}]")
+        if section == "minimal_loop":
+            print(f"  {'deal, draw, discard':<32} {_pair(result[section])}  deals")
+            for key, value in result["random_over_minimal"].items():
+                print(f"  {key:<12} random / minimal    {value:>14.3f}  per CPU-s")
+            continue
         for key, value in result[section].items():
             if isinstance(value, dict) and "per_cpu_s" in value:
                 print(f"  {key:<32} {_pair(value)}")
@@ -48,6 +65,24 @@ def run_bench(args) -> int:
     if after is not None:
         print(f"[machine] load average after: {' '.join(f'{x:.2f}' for x in after)}")
     return 0
+
+
+def _variants(text) -> list[str] | None:
+    """The canonical names of ``--variants a,b`` (None: every variant)."""
+    if text is None:
+        return None
+    from engine import variants as registry
+    from engine.errors import UsageError
+
+    names: list[str] = []
+    for raw in text.split(","):
+        if raw.strip():
+            name = registry.get(raw.strip()).name  # UsageError naming the known ones
+            if name not in names:
+                names.append(name)
+    if not names:
+        raise UsageError("--variants: name at least one variant (see `mjlab variants`)")
+    return names
 
 
 def _pair(rate: dict) -> str:

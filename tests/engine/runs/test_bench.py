@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 
+import numpy as np
 import pytest
 
 from engine.runs import bench
@@ -74,3 +75,61 @@ def test_cli_json_has_the_machine(capsys):
     assert out["machine"]["usable_cores"] >= 1
     assert "per_cpu_s" in out["hand"]["shanten_batch"]
     assert "load_average_after" in out
+
+
+def test_the_minimal_loop_deals_draws_and_discards_at_random():
+    from engine import rng
+    from engine.runs._minimal import MINIMAL_TURNS, minimal_deals
+
+    out = np.zeros(40, np.int64)
+    assert minimal_deals(np.int64(5), np.int64(40), out) == 40 * MINIMAL_TURNS == 40 * 70
+    again = np.zeros(40, np.int64)
+    minimal_deals(np.int64(5), np.int64(40), again)
+    assert np.array_equal(out, again)
+    other = np.zeros(40, np.int64)
+    minimal_deals(np.int64(6), np.int64(40), other)
+    assert not np.array_equal(out, other)
+    # deal 3 replayed step by step here: the same shuffle, deal and random discards
+    state = rng.stream(5, 0, 3, rng.MATCH)
+    wall = np.arange(136, dtype=np.int64) // 4
+    rng.shuffle(state, wall, 136)
+    hands = np.zeros((4, 34), np.int64)
+    for s in range(4):
+        np.add.at(hands[s], wall[13 * s : 13 * s + 13], 1)
+    check = 0
+    for turn in range(70):
+        seat = turn % 4
+        hands[seat, wall[52 + turn]] += 1
+        tiles = np.repeat(np.arange(34), hands[seat])  # the 14 held, by kind
+        kind = int(tiles[rng.below(state, np.int64(14))])
+        hands[seat, kind] -= 1
+        check += kind * (turn + 1)
+    assert hands.sum() == 52 and hands.min() >= 0
+    assert out[3] == check
+
+
+def test_random_over_minimal_is_the_mahjong_random_rate_over_the_minimal_one():
+    minimal = {"per_cpu_s": 500_000.0}
+    sim = {
+        "tuidaohu": {"random": {"per_cpu_s": 80_000.0}, "value": {"per_cpu_s": 20_000.0}},
+        "luodisao": {"random": {"per_cpu_s": 90_000.0}},  # the 字牌 family: not comparable
+        "zhuji": {"value": {"per_cpu_s": 10_000.0}},  # no random policy measured
+    }
+    assert bench.random_over_minimal(sim, minimal) == {"tuidaohu": 0.16}
+
+
+def test_cli_bench_names_the_variants_it_measures(capsys):
+    assert main(["bench", "--only", "simulate", "--variants", "nope"]) == 2
+    assert "unknown variant 'nope'" in capsys.readouterr().err
+    assert main(["bench", "--only", "simulate", "--variants", " , "]) == 2
+    assert "--variants" in capsys.readouterr().err
+
+
+def test_cli_json_gives_the_minimal_loop_beside_the_variants(capsys):
+    argv = ["bench", "--quick", "--only", "simulate", "--variants", "fuzhou", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out["simulate"]) == {"fuzhou"}
+    _check_rate(out["minimal_loop"], 10_000)
+    want = out["simulate"]["fuzhou"]["random"]["per_cpu_s"] / out["minimal_loop"]["per_cpu_s"]
+    assert out["random_over_minimal"] == {"fuzhou": pytest.approx(want, abs=1e-4)}
