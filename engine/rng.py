@@ -81,14 +81,22 @@ def next_u64(state):
     return result
 
 
+_MAX = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
 @kernel(refcount=False)
 def below(state, n):
-    """Uniform integer in ``[0, n)`` (unbiased, by rejection); ``n >= 1``."""
+    """Uniform integer in ``[0, n)`` (unbiased, by rejection); ``n >= 1``.
+
+    A draw is rejected at or above ``2**64 - 1 - (2**64 - 1) % n``; that limit is above
+    ``2**64 - 1 - n``, so a draw at or below the latter (all but ``n`` in ``2**64``) is
+    kept without working the limit out: one 64-bit division a draw, not two.
+    """
     bound = np.uint64(n)
-    limit = np.uint64(0xFFFFFFFFFFFFFFFF) - (np.uint64(0xFFFFFFFFFFFFFFFF) % bound)
+    sure = _MAX - bound
     while True:
         x = next_u64(state)
-        if x < limit:
+        if x <= sure or x < _MAX - _MAX % bound:
             return np.int64(x % bound)
 
 

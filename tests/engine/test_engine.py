@@ -209,6 +209,38 @@ def test_rng_streams_are_keyed_and_uniform():
     assert stat < 25
 
 
+def _state_drawing(x: int) -> np.ndarray:
+    """A xoshiro256** state whose next output is ``x`` (the output is ``rotl(s1 * 5, 7) * 9``
+    of word 1 alone, and 5 and 9 are invertible modulo 2**64).
+    """
+    mask = (1 << 64) - 1
+    y = x * pow(9, -1, 1 << 64) & mask
+    y = ((y >> 7) | (y << 57)) & mask  # rotr 7
+    s1 = y * pow(5, -1, 1 << 64) & mask
+    return np.array([0x1234, s1, 0x5678, 0x9ABC], np.uint64)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6, 14, 136, 1000, 2**32 + 7, 2**62 + 1, 2**63 - 1])
+def test_below_keeps_and_rejects_exactly_the_draws_of_its_rejection_limit(n):
+    # the reference: reject at or above 2**64 - 1 - (2**64 - 1) % n, else the remainder
+    top = (1 << 64) - 1
+    limit = top - top % n
+    for x in {0, 1, n - 1, top - n - 1, top - n, top - n + 1, limit - 1, limit, top - 1, top}:
+        if not 0 <= x <= top:
+            continue
+        state = _state_drawing(x)
+        probe = state.copy()
+        assert int(rng.next_u64(probe)) == x
+        got = rng.below(state, n)
+        if x < limit:
+            assert got == x % n, (n, x)
+            assert np.array_equal(state, probe)  # one draw taken
+        else:  # rejected: the next draw decides
+            again = rng.next_u64(probe.copy())
+            assert got == int(again) % n or int(again) >= limit, (n, x)
+            assert not np.array_equal(state, probe)
+
+
 def test_bad_inputs_raise_usage_errors():
     from engine.errors import UsageError
 
