@@ -195,11 +195,11 @@ def choose_discard(policy, h, w, sets, shapes, tab, bot, unseen, bstate, minfo, 
         hand holds nothing else).
     scr : int64 (SCRATCH,) scratch.
     """
-    if policy == 0:
-        return random_discard(h, w, bstate, allow_wild)
     total = 0
     for k in range(34):
         total += h[k]
+    if policy == 0:
+        return random_discard(h, total, w, bstate, allow_wild)
     if total == 0:
         return -1
     best_sc = discard_scores(policy, h, w, sets, shapes, tab, bot, minfo, scr[0:34])
@@ -209,14 +209,12 @@ def choose_discard(policy, h, w, sets, shapes, tab, bot, unseen, bstate, minfo, 
 
 
 @kernel(refcount=False, inline="always")  # small: the deal loop inlines it for random seats
-def random_discard(h, w, bstate, allow_wild):
+def random_discard(h, total, w, bstate, allow_wild):
     """The random policy's discard from a hand with counts ``h`` (int64 (34,), wilds
-    excluded) and ``w`` wilds: a held tile drawn uniformly (a wild counted among them if
-    ``allow_wild``), by kind 0..33, or -1 for a wild or an empty hand.
+    excluded; ``total`` tiles, their sum) and ``w`` wilds: a held tile drawn uniformly
+    (a wild counted among them if ``allow_wild``), by kind 0..33, or -1 for a wild or an
+    empty hand.
     """
-    total = 0
-    for k in range(34):
-        total += h[k]
     if total == 0:
         return -1
     if allow_wild:

@@ -1661,8 +1661,11 @@ def _choose_discard(rules, policies, bots, tab, ctx, ws, obs):
                 k = q
     elif pol == P_RANDOM:
         # inline, not a late call: passing the call's twelve arguments cost more than the
-        # random pick itself
-        k = random_discard(hand[cur], w_cur, bs, rules[R_WILD_DISCARD] > 0)
+        # random pick itself; the seat holds 3 * sets + 2 tiles, wilds included (summing
+        # the counts right after the draw stored one of them cost a twentieth of a deal)
+        k = random_discard(
+            hand[cur], 3 * sets_cur + 2 - w_cur, w_cur, bs, rules[R_WILD_DISCARD] > 0
+        )
         picked = k
     else:
         k = _late_choose_discard(
