@@ -39,7 +39,7 @@ def minimal_deals(seed, n_deals, out):
         rng.seed_state(state, seed, np.int64(0), np.int64(d), rng.MATCH)
         for i in range(_TILES):
             wall[i] = i // 4
-        rng.shuffle(state, wall, _TILES)
+        rng.shuffle(state, wall, np.int64(_TILES))
         for s in range(_SEATS):
             for k in range(_KINDS):
                 hands[s, k] = 0

@@ -186,11 +186,12 @@ def random_over_minimal(sim: dict, minimal: dict) -> dict:
     win checks, rule hooks and records.
     """
     from engine import variants as registry
+    from engine.play.family import MAHJONG, family_of
 
     return {
         name: round(rates["random"]["per_cpu_s"] / minimal["per_cpu_s"], 4)
         for name, rates in sim.items()
-        if "random" in rates and registry.get(name).family == "mahjong"
+        if "random" in rates and family_of(registry.get(name)) is MAHJONG
     }
 
 

@@ -14,7 +14,7 @@ def _race_numpy(d, u, draws, unseen, ubar, h, m1, mf):
     state = np.zeros((P.N_D, n))
     state[d, np.arange(n)] = 1.0
     unseen = np.maximum(unseen, 1.0)
-    qs = np.empty((P.N_D, n))
+    qs = np.zeros((P.N_D, n))  # row 0 (won) is never set: not left to np.empty's garbage
     for lv in range(1, P.N_D):
         m = m1 if lv == 1 else mf
         uu = np.where(d == lv, u, ubar[lv])
