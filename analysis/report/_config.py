@@ -219,27 +219,6 @@ deals make the share converge slowly), below the 95% a ranking needs."""
 
 
 # ----------------------------------------------------------------------------- inputs
-def _resolve_variants(variants) -> list[str]:
-    from engine import variants as registry
-
-    if variants is None:
-        names = registry.listed()
-    else:
-        if isinstance(variants, str):
-            variants = variants.split(",")
-        names = []
-        for raw in variants:
-            name = str(raw).strip()
-            if not name:
-                continue
-            registry.get(name)  # UsageError naming the known variants
-            if name not in names:
-                names.append(name)
-    if not names:
-        raise UsageError("--variants: name at least one variant (see `mjlab variants`)")
-    return names
-
-
 def _check_deals(deals) -> None:
     if deals is None:
         return

@@ -51,7 +51,6 @@ from analysis.report._config import (
     _Bar,
     _check_deals,
     _check_precision,
-    _resolve_variants,
     _skill_pairs,
     budget_for,
     deals_for_precision,
@@ -223,7 +222,7 @@ def _plan_report(variants, deals, seed, workers, precision=None) -> _ReportPlan:
     from engine import variants as registry
 
     all_variants = variants is None
-    names = _resolve_variants(variants)
+    names = registry.chosen(variants)
     _check_deals(deals)
     _check_precision(precision, deals)
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:

@@ -36,7 +36,7 @@ def minimal_deals(seed, n_deals, out):
     state = np.empty(4, np.uint64)
     made = 0
     for d in range(n_deals):
-        rng.seed_state(state, seed, np.int64(0), np.int64(d), rng.MATCH)
+        rng.seed_state(state, seed, np.int64(0), np.int64(d), rng.WALL)
         for i in range(_TILES):
             wall[i] = i // 4
         rng.shuffle(state, wall, np.int64(_TILES))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from importlib import import_module
 
 from ._base import HeadlineSweep, Pattern, ReportBudget, RuleOption, Variant, parse_rule_args
-from ._registry import MODULES, get, listed, mark_loaded, names, register
+from ._registry import MODULES, chosen, get, listed, mark_loaded, names, register
 
 for _m in MODULES:
     import_module(f"{__name__}.{_m}")
@@ -26,6 +26,7 @@ __all__ = [
     "ReportBudget",
     "HeadlineSweep",
     "get",
+    "chosen",
     "names",
     "listed",
     "register",

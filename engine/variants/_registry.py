@@ -85,3 +85,25 @@ def listed() -> list[str]:
     variant but those declared ``listed=False`` (test variants), sorted.
     """
     return [n for n in sorted(_REGISTRY) if _REGISTRY[n].listed]
+
+
+def chosen(variants) -> list[str]:
+    """The variants a ``--variants a,b`` option names (a comma list or a list of names), in
+    its order without repeats; every listed variant (:func:`listed`) for None. UsageError
+    naming the known variants for an unknown name, or when the list names none.
+    """
+    if variants is None:
+        return listed()
+    if isinstance(variants, str):
+        variants = variants.split(",")
+    out: list[str] = []
+    for raw in variants:
+        name = str(raw).strip()
+        if not name:
+            continue
+        get(name)  # UsageError naming the known variants
+        if name not in out:
+            out.append(name)
+    if not out:
+        raise UsageError("--variants: name at least one variant (see `mjlab variants`)")
+    return out

@@ -7,6 +7,8 @@ __all__ = ["run_bench"]
 
 def run_bench(args) -> int:
     """Handle ``mjlab bench``."""
+    from engine import variants as registry
+    from engine.errors import UsageError
     from engine.fileio import print_json
     from engine.runs.bench import (
         bench_hand,
@@ -17,7 +19,12 @@ def run_bench(args) -> int:
         strong_over_value,
     )
 
-    names = _variants(args.variants)
+    if args.variants is not None and args.only == "hand":
+        raise UsageError(
+            "--variants names the variants whose simulation is measured; "
+            "it does not go with --only hand"
+        )
+    names = None if args.variants is None else registry.chosen(args.variants)
     result: dict = {"machine": machine()}
     if args.only in (None, "hand"):
         result["hand"] = bench_hand(args.quick)
@@ -65,24 +72,6 @@ def run_bench(args) -> int:
     if after is not None:
         print(f"[machine] load average after: {' '.join(f'{x:.2f}' for x in after)}")
     return 0
-
-
-def _variants(text) -> list[str] | None:
-    """The canonical names of ``--variants a,b`` (None: every variant)."""
-    if text is None:
-        return None
-    from engine import variants as registry
-    from engine.errors import UsageError
-
-    names: list[str] = []
-    for raw in text.split(","):
-        if raw.strip():
-            name = registry.get(raw.strip()).name  # UsageError naming the known ones
-            if name not in names:
-                names.append(name)
-    if not names:
-        raise UsageError("--variants: name at least one variant (see `mjlab variants`)")
-    return names
 
 
 def _pair(rate: dict) -> str:

@@ -17,9 +17,10 @@ def run_report(args) -> int:
     variant, too few deals or an unwritable folder exit 2 with one line.
     """
     from analysis.report import FIGURES_DIR, build_report, check_out_dir, render
-    from analysis.report._config import _check_deals, _check_precision, _resolve_variants
+    from analysis.report._config import _check_deals, _check_precision
+    from engine import variants as registry
 
-    names = _resolve_variants(args.variants)
+    names = registry.chosen(args.variants)
     _check_deals(args.deals)
     _check_precision(args.precision, args.deals)
     from engine.runs.run import MAX_SEED, MAX_WORKERS, check_memory

@@ -90,7 +90,7 @@ def test_the_minimal_loop_deals_draws_and_discards_at_random():
     minimal_deals(np.int64(6), np.int64(40), other)
     assert not np.array_equal(out, other)
     # deal 3 replayed step by step here: the same shuffle, deal and random discards
-    state = rng.stream(5, 0, 3, rng.MATCH)
+    state = rng.stream(5, 0, 3, rng.WALL)
     wall = np.arange(136, dtype=np.int64) // 4
     rng.shuffle(state, wall, 136)
     hands = np.zeros((4, 34), np.int64)
@@ -123,6 +123,8 @@ def test_cli_bench_names_the_variants_it_measures(capsys):
     assert "unknown variant 'nope'" in capsys.readouterr().err
     assert main(["bench", "--only", "simulate", "--variants", " , "]) == 2
     assert "--variants" in capsys.readouterr().err
+    assert main(["bench", "--only", "hand", "--variants", "fuzhou"]) == 2
+    assert "does not go with --only hand" in capsys.readouterr().err
 
 
 def test_cli_json_gives_the_minimal_loop_beside_the_variants(capsys):
