@@ -124,7 +124,10 @@ def layout(df: pd.DataFrame) -> Layout:
             for c in cols
             if c not in known
             and not c.startswith("pat_")
-            and (pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]))
+            and (
+                pd.api.types.is_numeric_dtype(df.dtypes[c])
+                and not pd.api.types.is_bool_dtype(df.dtypes[c])
+            )
         )
     )
     return Layout(players=len(seats), patterns=patterns, extras=extras)
@@ -155,10 +158,9 @@ def identity(df: pd.DataFrame) -> tuple[str, str]:
 
 def win_type_codes(s: pd.Series) -> np.ndarray:
     """``win_type`` as int8 codes into :data:`WIN_TYPES` (-1 for an unknown value)."""
-    codes, uniques = pd.factorize(s, use_na_sentinel=True)
-    known = {t: i for i, t in enumerate(WIN_TYPES)}
-    lut = np.array([known.get(str(u), -1) for u in uniques] + [-1], dtype=np.int8)
-    return lut[codes]  # code -1 (a missing value) picks the final -1
+    from engine.play.records import name_codes
+
+    return name_codes(s, WIN_TYPES).astype(np.int8)
 
 
 def deltas(df: pd.DataFrame, lay: Layout) -> np.ndarray:

@@ -101,6 +101,17 @@ ROW_COLUMNS = {
 """The fixed record columns that are one kernel row column each (``win_type`` is coded)."""
 
 
+def name_codes(values: pd.Series, names) -> np.ndarray:
+    """Each value's index in ``names`` (int64; -1 for a value not among them, or
+    missing), worked out once per distinct value (a categorical column's categories), not
+    row by row.
+    """
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    index = {name: i for i, name in enumerate(names)}
+    lut = np.array([index.get(str(u), -1) for u in uniques] + [-1], np.int64)
+    return lut[codes]  # a missing value's code -1 picks the final -1
+
+
 def to_rows(variant, frame: pd.DataFrame) -> np.ndarray:
     """Kernel rows (int64 (n, N_COLS)) of a record frame: the inverse of :func:`to_frame`
     for the columns a deal's settlement reads (the run's identity columns are not rows').
@@ -118,16 +129,18 @@ def to_rows(variant, frame: pd.DataFrame) -> np.ndarray:
             f"{variant.name}: these records lack the column {missing[0]!r}; simulate them "
             "again with this version"
         )
+    # the columns of a view without the frame's attrs: pandas deep-copies a frame's attrs
+    # into every column taken from it (a re-scored table takes ~40 per frame, per change)
+    frame = frame.copy(deep=False)
+    frame.attrs = {}
     rec = np.zeros((len(frame), abi.N_COLS), np.int64)
     for name, c in ROW_COLUMNS.items():
         rec[:, c] = frame[name].to_numpy()
-    codes = {name: i for i, name in enumerate(abi.WIN_TYPE_NAMES)}
-    wt = frame["win_type"].astype(str).map(codes)
-    if wt.isna().any():
-        raise UsageError(
-            f"{variant.name}: unknown win_type {frame['win_type'][wt.isna()].iloc[0]!r}"
-        )
-    rec[:, abi.C_WIN_TYPE] = wt.to_numpy(np.int64)
+    wt = name_codes(frame["win_type"], abi.WIN_TYPE_NAMES)
+    bad = np.flatnonzero(wt < 0)
+    if len(bad):
+        raise UsageError(f"{variant.name}: unknown win_type {frame['win_type'].iloc[bad[0]]!r}")
+    rec[:, abi.C_WIN_TYPE] = wt
     bits = np.zeros(len(frame), np.int64)
     for i, name in enumerate(variant.pattern_columns()):
         bits |= frame[name].to_numpy().astype(np.int64) << i

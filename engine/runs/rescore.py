@@ -111,9 +111,12 @@ def rescore_frame(
     new = {**old, **changes}
     got = settled_columns(v, new, frame)
     out = frame.copy(deep=False)
+    plain = frame.copy(deep=False)  # read through a view without attrs: pandas deep-copies
+    plain.attrs = {}  # a frame's attrs into every column taken from it
     for col, values in got.items():
-        if not np.array_equal(values, out[col].to_numpy()):
-            out[col] = values.astype(out[col].dtype, copy=False)
+        was = plain[col]
+        if not np.array_equal(values, was.to_numpy()):
+            out[col] = values.astype(was.dtype, copy=False)
     rid = v.rules_id(new)
     out["rules_id"] = pd.Categorical.from_codes(np.zeros(len(out), np.int8), [rid])
     return out, new
