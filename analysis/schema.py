@@ -118,6 +118,7 @@ def layout(df: pd.DataFrame) -> Layout:
         )
     patterns = tuple(sorted(c[4:] for c in cols if c.startswith("pat_")))
     known = set(REQUIRED) | set(AUXILIARY) | {f"delta_{s}" for s in seats}
+    dtypes = dict(zip(cols, df.dtypes, strict=True))  # not a Series (and its attrs) per column
     extras = tuple(
         sorted(
             c
@@ -125,8 +126,8 @@ def layout(df: pd.DataFrame) -> Layout:
             if c not in known
             and not c.startswith("pat_")
             and (
-                pd.api.types.is_numeric_dtype(df.dtypes[c])
-                and not pd.api.types.is_bool_dtype(df.dtypes[c])
+                pd.api.types.is_numeric_dtype(dtypes[c])
+                and not pd.api.types.is_bool_dtype(dtypes[c])
             )
         )
     )
