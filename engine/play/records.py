@@ -101,6 +101,15 @@ ROW_COLUMNS = {
 """The fixed record columns that are one kernel row column each (``win_type`` is coded)."""
 
 
+def without_attrs(frame: pd.DataFrame) -> pd.DataFrame:
+    """A shallow copy of ``frame`` with no attrs, to read many columns from: pandas
+    deep-copies a frame's attrs into every column taken from it.
+    """
+    plain = frame.copy(deep=False)
+    plain.attrs = {}
+    return plain
+
+
 def name_codes(values: pd.Series, names) -> np.ndarray:
     """Each value's index in ``names`` (int64; -1 for a value not among them, or
     missing), worked out once per distinct value (a categorical column's categories), not
@@ -129,10 +138,7 @@ def to_rows(variant, frame: pd.DataFrame) -> np.ndarray:
             f"{variant.name}: these records lack the column {missing[0]!r}; simulate them "
             "again with this version"
         )
-    # the columns of a view without the frame's attrs: pandas deep-copies a frame's attrs
-    # into every column taken from it (a re-scored table takes ~40 per frame, per change)
-    frame = frame.copy(deep=False)
-    frame.attrs = {}
+    frame = without_attrs(frame)  # a re-scored table takes ~40 columns a frame, a change
     rec = np.zeros((len(frame), abi.N_COLS), np.int64)
     for name, c in ROW_COLUMNS.items():
         rec[:, c] = frame[name].to_numpy()

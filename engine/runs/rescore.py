@@ -105,14 +105,15 @@ def rescore_frame(
         A new frame with every column the payout options fix recomputed, and
         ``rules_id`` set to the new rule set's; the new resolved options.
     """
+    from engine.play.records import without_attrs
+
     v = get_variant(variant) if isinstance(variant, str) else variant
     changes = check_changes(v, changes)
     old = v.resolve(rules)
     new = {**old, **changes}
     got = settled_columns(v, new, frame)
     out = frame.copy(deep=False)
-    plain = frame.copy(deep=False)  # read through a view without attrs: pandas deep-copies
-    plain.attrs = {}  # a frame's attrs into every column taken from it
+    plain = without_attrs(frame)
     for col, values in got.items():
         was = plain[col]
         if not np.array_equal(values, was.to_numpy()):

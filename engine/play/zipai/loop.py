@@ -228,6 +228,7 @@ from engine.zipai.strong import (
     best_discard,
     danger_features,
     hold_ev,
+    partners,
 )
 
 PS_NTAB, PS_TH, PS_TR, PS_MINGPAO, PS_NPAO, PS_ACTIVE, PS_KEY, PS_ISO = range(8)
@@ -468,13 +469,7 @@ def _paired(iso):
     while m != 0:
         k = lowest_bit(m)
         m &= m - 1
-        mate = False
-        for t in range(N_TEMPLATES[k]):
-            for j in range(2, 5):
-                o = TEMPLATES[k, t, j]
-                if o != k and (iso >> o) & 1 != 0:
-                    mate = True
-        paired += 1 if mate else 0
+        paired += 1 if (iso & partners(k)) != 0 else 0
     return paired
 
 
@@ -501,11 +496,7 @@ def _arrival_takes(iso, paired, c, wangs):
         return _wangs_take(paired, wangs + 1)
     if c < 0:
         return 2 + 2 * wangs
-    mates = iso & (np.int64(1) << c)
-    for t in range(N_TEMPLATES[c]):
-        for j in range(2, 5):
-            o = TEMPLATES[c, t, j]
-            mates |= iso & (np.int64(1) << o)
+    mates = iso & ((np.int64(1) << c) | partners(c))
     return min(2, bit_count(mates)) + _wangs_take(paired, wangs)
 
 
