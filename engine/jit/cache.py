@@ -26,12 +26,14 @@ else can add or change a file there.
 **A damaged compiled file is compiled again, never loaded.** numba writes each file whole
 (to a temporary name, then renamed over the old one) and does not check what it reads
 back: a truncated index stops every run with a traceback, a changed byte of machine code
-may run. So each of its files gets a checksum beside it (``<file>.sum``: the file's inode,
-size and CRC-32), recorded after numba writes it (:func:`record_sums`), and
-:func:`verify_sums` removes, with a one-line notice, a file whose bytes changed where it
-lies (same inode, other size or CRC); numba then compiles its kernels again. A file with
-no checksum yet, or renamed in since (another process sharing the cache wrote it), gets
-one.
+may run. So each of its files gets a pin beside it (``<file>.<size>-<crc>.pin``: a hard
+link to the file, named by its size and CRC-32), made after numba writes it
+(:func:`record_sums`), and :func:`verify_sums` removes, with a one-line notice, a file
+whose bytes changed where it lies (it shares its inode with a pin whose name does not
+match); numba then compiles its kernels again. A file with no pin of its inode (new, or
+renamed in since: another process sharing the cache wrote it) is pinned. The pin's link
+is what makes the inode a file's identity: it keeps the number from passing to a later
+file while the pin exists.
 
 Tables are stored under a key that hashes the builder's source, so a change to a builder
 invalidates its cache, with a SHA-256 of the stored bytes in the file's first line: a
@@ -302,77 +304,113 @@ def _prune(folder: Path, name: str, keep: Path, n: int = 2) -> None:
 
 
 # ---- checksums of the files numba writes ----------------------------------------------
-_SUM = ".sum"
+_PIN = ".pin"
+_OLD_SUM = ".sum"  # the checksum files of earlier versions (inode, size, CRC-32): removed
 
 
-def _files(folder: Path):
-    """The regular files under ``folder`` other than checksums (paths, sorted)."""
-    out = []
-    for top, _, files in os.walk(folder):
-        out.extend(Path(top, f) for f in files if not f.endswith(_SUM) and ".tmp." not in f)
-    return sorted(out)
+def _scan(folder: Path) -> tuple[list[Path], dict[Path, list[tuple[Path, tuple[int, int]]]]]:
+    """The files under ``folder`` (sorted; not pins or temporary files), and the pins of
+    each, with the size and CRC-32 that a pin's name records. Pins whose file is gone
+    and old checksum files are removed.
+    """
+    files, pins = [], {}
+    for top, _, names in os.walk(folder):
+        present = set(names)
+        for name in names:
+            path = Path(top, name)
+            if ".tmp." in name:
+                continue
+            if name.endswith(_PIN):
+                stem, _, fields = name[: -len(_PIN)].rpartition(".")
+                size, _, crc = fields.partition("-")
+                if stem in present and size.isdigit() and crc.isdigit():
+                    pins.setdefault(Path(top, stem), []).append((path, (int(size), int(crc))))
+                    continue
+            elif not name.endswith(_OLD_SUM):
+                files.append(path)
+                continue
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+    return sorted(files), pins
 
 
-def _measure(path: Path) -> tuple[int, int, int]:
-    """The inode, size and CRC-32 of a file (of one version of it: read on one descriptor)."""
-    with open(path, "rb") as f:
-        st = os.fstat(f.fileno())
-        crc = 0
-        while chunk := f.read(1 << 20):
-            crc = zlib.crc32(chunk, crc)
-    return st.st_ino, st.st_size, crc
+def _crc(f) -> int:
+    crc = 0
+    while chunk := f.read(1 << 20):
+        crc = zlib.crc32(chunk, crc)
+    return crc
 
 
-def _read_sum(path: Path) -> tuple[int, int, int] | None:
+def _pin(path: Path, pins) -> int | None:
+    """Pin the file now at ``path`` and remove its other pins; its inode, or None if it
+    could not be pinned (it is then pinned on a later look).
+
+    A pin is a hard link to the file named by its size and CRC-32
+    (``<file>.<size>-<crc>.pin``). The link keeps the inode allocated, so no later file
+    can be given its number while the pin exists: a file with a pin's inode is the very
+    file the pin measured.
+    """
+    tmp = path.with_name(f"{path.name}.tmp.{os.getpid()}.pin")
     try:
-        with open(path, "rb") as f:
-            fields = f.read(100).split()
-        ino, size, crc = (int(v) for v in fields)
-    except (OSError, ValueError):
+        os.link(path, tmp)
+    except OSError:  # gone meanwhile, or no hard links on this file system
         return None
-    return ino, size, crc
-
-
-def _write_sum(path: Path, measured: tuple[int, int, int]) -> None:
-    target = Path(f"{path}{_SUM}")
-    tmp = target.with_name(f"{target.name}.tmp.{os.getpid()}")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(" ".join(map(str, measured)) + "\n")
-        os.replace(tmp, target)
-    except OSError:  # a checksum is a safeguard: without one the file is measured next time
+        with open(tmp, "rb") as f:
+            st = os.fstat(f.fileno())
+            name = f"{path.name}.{st.st_size}-{_crc(f)}{_PIN}"
+        os.replace(tmp, path.with_name(name))
+    except OSError:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        return None
+    for pin, _ in pins:  # older versions' pins (a pin of the same bytes was replaced)
+        if pin.name != name:
+            with contextlib.suppress(OSError):
+                os.unlink(pin)
+    return st.st_ino
 
 
 _RECORDED: dict[Path, int] = {}
-"""Files whose checksum this process wrote or verified, by path: their inode then."""
+"""Files this process pinned or verified, by path: their inode then."""
 
 
 def verify_sums(folder) -> list[Path]:
-    """Remove each file under ``folder`` whose bytes changed where it lies since its checksum
-    was recorded (the same inode, another size or CRC-32), with one line on stderr naming
-    them; return them. A file without a checksum, or another inode than its checksum
-    names (renamed in by a writer since), is measured and gets one.
+    """Remove each file under ``folder`` whose bytes changed where it lies since it was
+    pinned, with one line on stderr naming them; return them. A file without a pin of
+    its inode (new, or renamed in since: another process sharing the cache wrote it) is
+    pinned.
+
+    A pin (:func:`_pin`) holds its file's inode, so the number cannot pass to another
+    file while the pin exists: a file that shares its inode with a pin is the file the pin
+    measured, and other bytes can only have been written into it where it lies. (Checking
+    the inode number alone would take a new file given a freed number for a damaged one.)
     """
     damaged = []
-    for path in _files(Path(folder)):
+    files, pins = _scan(Path(folder))
+    for path in files:
+        mine = pins.get(path, [])
         try:
-            measured = _measure(path)
+            f = open(path, "rb")  # noqa: SIM115 - held open while its pins are compared
         except FileNotFoundError:  # replaced or removed meanwhile
             continue
-        kept = _read_sum(Path(f"{path}{_SUM}"))
-        if kept is not None and kept[0] == measured[0] and kept != measured:
+        with f:  # held open: its inode number stays its own while the pins are read
+            st = os.fstat(f.fileno())
+            kept = []
+            for pin, recorded in mine:
+                with contextlib.suppress(OSError):
+                    if os.stat(pin).st_ino == st.st_ino:
+                        kept.append(recorded)
+            bad = bool(kept) and any(r != (st.st_size, _crc(f)) for r in kept)
+        if bad:
             damaged.append(path)
-            with contextlib.suppress(OSError):
-                os.unlink(path)
-            with contextlib.suppress(OSError):
-                os.unlink(f"{path}{_SUM}")
+            for p in (path, *(pin for pin, _ in mine)):
+                with contextlib.suppress(OSError):
+                    os.unlink(p)
             continue
-        if kept != measured:
-            _write_sum(path, measured)
-        _RECORDED[path] = measured[0]
+        ino = st.st_ino if kept else _pin(path, mine)
+        if ino is not None:
+            _RECORDED[path] = ino
     if damaged:
         named = ", ".join(map(str, damaged[:3]))
         if len(damaged) > 3:
@@ -389,16 +427,17 @@ def verify_sums(folder) -> list[Path]:
 
 
 def record_sums(folder) -> None:
-    """Record the checksum of each file under ``folder`` written since this process last
-    recorded or verified it (a new inode: numba writes a file whole, renamed in).
+    """Pin each file under ``folder`` written since this process last pinned or verified
+    it (a new inode: numba writes a file whole, renamed in), dropping its older pins.
     """
-    for path in _files(Path(folder)):
+    files, pins = _scan(Path(folder))
+    for path in files:
         try:
             ino = os.stat(path).st_ino
-            if _RECORDED.get(path) == ino:
-                continue
-            measured = _measure(path)
         except FileNotFoundError:
             continue
-        _write_sum(path, measured)
-        _RECORDED[path] = measured[0]
+        if _RECORDED.get(path) == ino:
+            continue
+        pinned = _pin(path, pins.get(path, []))
+        if pinned is not None:
+            _RECORDED[path] = pinned

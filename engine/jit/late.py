@@ -109,12 +109,18 @@ class LateTable:
         from engine.jit.cache import private_makedirs
         from engine.jit.njit import compiled_dir
 
+        known = slot in self._sigs
         old = self._sigs.setdefault(slot, args)
         if old != args:
             raise numba.core.errors.TypingError(
                 f"{self.kernels[slot][0].__name__} is called late with {old} and with "
                 f"{args}; late kernels have one signature"
             )
+        # numba types a call site more than once, and every process compiling the caller
+        # types it: the file is written only when it does not hold these types already
+        # (each rewrite is a new file under the cache's checksums, engine.jit.cache)
+        if known or self._read_sig(slot) == args:
+            return
         path = self._sig_file(slot)
         private_makedirs(path.parent, compiled_dir())
         tmp = path.with_name(f"{path.name}.tmp.{os.getpid()}")
@@ -127,8 +133,15 @@ class LateTable:
         """The recorded argument types of late kernel ``slot`` (None: its caller is not
         compiled in this cache yet, or the record cannot be read).
         """
-        if slot in self._sigs:
-            return self._sigs[slot]
+        if slot not in self._sigs:
+            args = self._read_sig(slot)
+            if args is None:
+                return None
+            self._sigs[slot] = args
+        return self._sigs[slot]
+
+    def _read_sig(self, slot: int):
+        """The argument types in late kernel ``slot``'s file (None: none or unreadable)."""
         from engine.jit.cache import open_private
         from engine.jit.njit import compiled_dir
 
@@ -143,7 +156,6 @@ class LateTable:
                 return None
         if not isinstance(args, tuple) or not all(isinstance(a, types.Type) for a in args):
             return None
-        self._sigs[slot] = args
         return args
 
     # ---- late() call sites: binding and calling ----------------------------------------

@@ -339,3 +339,32 @@ def test_a_damaged_compiled_file_is_compiled_again_with_a_notice(tmp_path, warm_
     assert (str(data) in notice[0]) == (damage in ("garbled data", "both"))
     again = _cli(cache, *HAND)  # compiled again and cached: a quiet run
     assert again.returncode == 0 and again.stderr == "" and again.stdout == warm.stdout
+
+
+def _rewrite(path: Path, data: bytes) -> None:
+    """Replace ``path`` whole, the way numba writes its cache files (a temporary name,
+    renamed over it)."""
+    tmp = path.with_name(f"{path.name}.tmp.test")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def test_a_file_rewritten_whole_is_never_taken_for_a_damaged_one(tmp_path, capsys):
+    # Two processes sharing a cache may each rewrite a file before either looks again.
+    # The second rewrite's file is often given the inode number the first one freed; a
+    # checksum keyed on the inode number alone then called it damaged (a CI run's notice).
+    folder = tmp_path / "numba"
+    folder.mkdir()
+    path = folder / "kernel.sig"
+    path.write_bytes(b"v0")
+    assert _cache.verify_sums(folder) == []
+    for i in range(1, 60):
+        _rewrite(path, b"v%d-first" % i)
+        _rewrite(path, b"v%d-second" % i)
+        assert _cache.verify_sums(folder) == [], i
+        assert path.read_bytes() == b"v%d-second" % i
+    assert "damaged" not in capsys.readouterr().err
+    _cache.record_sums(folder)
+    _garble(path)  # and a change in place is still caught
+    assert _cache.verify_sums(folder) == [path]
+    assert not path.exists() and list(folder.iterdir()) == []
