@@ -33,7 +33,8 @@ whose bytes changed where it lies (it shares its inode with a pin whose name doe
 match); numba then compiles its kernels again. A file with no pin of its inode (new, or
 renamed in since: another process sharing the cache wrote it) is pinned. The pin's link
 is what makes the inode a file's identity: it keeps the number from passing to a later
-file while the pin exists.
+file while the pin exists. (On a file system without hard links nothing is pinned, and a
+damaged file there is not caught.)
 
 Tables are stored under a key that hashes the builder's source, so a change to a builder
 invalidates its cache, with a SHA-256 of the stored bytes in the file's first line: a
@@ -52,6 +53,7 @@ import os
 import stat
 import sys
 import tempfile
+import threading
 import zlib
 from pathlib import Path
 
@@ -319,6 +321,9 @@ def _scan(folder: Path) -> tuple[list[Path], dict[Path, list[tuple[Path, tuple[i
         for name in names:
             path = Path(top, name)
             if ".tmp." in name:
+                if name.endswith(_PIN) and not _alive(name):
+                    with contextlib.suppress(OSError):
+                        os.unlink(path)  # a pin's temporary name, left by a killed process
                 continue
             if name.endswith(_PIN):
                 stem, _, fields = name[: -len(_PIN)].rpartition(".")
@@ -332,6 +337,22 @@ def _scan(folder: Path) -> tuple[list[Path], dict[Path, list[tuple[Path, tuple[i
             with contextlib.suppress(OSError):
                 os.unlink(path)
     return sorted(files), pins
+
+
+def _alive(tmp_pin: str) -> bool:
+    """Whether the process that named the temporary pin ``tmp_pin`` may still run."""
+    pid = tmp_pin[: -len(_PIN)].rsplit(".tmp.", 1)[-1].split(".")[0]
+    if not pid.isdigit():
+        return False
+    if os.name == "nt":  # os.kill there ends the process: leave it
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process, or no signals here: leave it
+        return True
+    return True
 
 
 def _crc(f) -> int:
@@ -350,7 +371,9 @@ def _pin(path: Path, pins) -> int | None:
     can be given its number while the pin exists: a file with a pin's inode is the very
     file the pin measured.
     """
-    tmp = path.with_name(f"{path.name}.tmp.{os.getpid()}.pin")
+    tmp = path.with_name(f"{path.name}.tmp.{os.getpid()}.{threading.get_ident()}{_PIN}")
+    with contextlib.suppress(OSError):
+        os.unlink(tmp)  # left by a killed process that had this number
     try:
         os.link(path, tmp)
     except OSError:  # gone meanwhile, or no hard links on this file system
@@ -361,9 +384,11 @@ def _pin(path: Path, pins) -> int | None:
             name = f"{path.name}.{st.st_size}-{_crc(f)}{_PIN}"
         os.replace(tmp, path.with_name(name))
     except OSError:
+        return None
+    finally:
+        # a rename onto another link of the same file does nothing: the name stays
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-        return None
     for pin, _ in pins:  # older versions' pins (a pin of the same bytes was replaced)
         if pin.name != name:
             with contextlib.suppress(OSError):

@@ -17,6 +17,7 @@ import pickle
 import shutil
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -364,7 +365,17 @@ def test_a_file_rewritten_whole_is_never_taken_for_a_damaged_one(tmp_path, capsy
         assert _cache.verify_sums(folder) == [], i
         assert path.read_bytes() == b"v%d-second" % i
     assert "damaged" not in capsys.readouterr().err
+    # pinned once more (another process pinning it too): one pin, no temporary name left
+    _cache._RECORDED.clear()
     _cache.record_sums(folder)
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "kernel.sig",
+        f"kernel.sig.{path.stat().st_size}-{zlib.crc32(path.read_bytes())}.pin",
+    ]
+    # a pin's temporary name left by a process that is gone is removed
+    os.link(path, folder / "kernel.sig.tmp.999999999.1.pin")
+    _cache.record_sums(folder)
+    assert not [p for p in folder.iterdir() if ".tmp." in p.name]
     _garble(path)  # and a change in place is still caught
     assert _cache.verify_sums(folder) == [path]
     assert not path.exists() and list(folder.iterdir()) == []
