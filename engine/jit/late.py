@@ -119,8 +119,13 @@ class LateTable:
         # numba types a call site more than once, and every process compiling the caller
         # types it: the file is written only when it does not hold these types already
         # (each rewrite is a new file under the cache's checksums, engine.jit.cache)
-        if known or self._read_sig(slot) == args:
+        if known:
             return
+        try:
+            if self._read_sig(slot) == args:
+                return
+        except OSError:  # unreadable, or not the user's alone: written over below
+            pass
         path = self._sig_file(slot)
         private_makedirs(path.parent, compiled_dir())
         tmp = path.with_name(f"{path.name}.tmp.{os.getpid()}")
