@@ -426,7 +426,8 @@ def verify_sums(folder) -> list[Path]:
                 with contextlib.suppress(OSError):
                     if os.stat(pin).st_ino == st.st_ino:
                         kept.append(recorded)
-            bad = bool(kept) and any(r != (st.st_size, _crc(f)) for r in kept)
+            measured = (st.st_size, _crc(f)) if kept else None  # read once: f is at its end after
+            bad = any(r != measured for r in kept)
         if bad:
             damaged.append(path)
             for p in (path, *(pin for pin, _ in mine)):
