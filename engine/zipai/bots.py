@@ -183,27 +183,70 @@ def in_group(h, k, extra):
     return False
 
 
+@kernel(inline="always")
+def _distance_credit(h, k, f, unseen, kings):
+    """:func:`distance`'s credit per card of the free kind ``k`` (held ``f`` = 1 or 2
+    times): 3 when it lies in a complete group (:func:`in_group`), 2 when its keep value
+    without 胡息 or colour (:func:`keep_values` with both weights 0) is above 1, else 0.
+
+    That keep value is 1 + a sum of terms: ``W_PAIR`` for a pair, per group missing one
+    card ``mk`` its ``W_PART * min(unseen[mk], 4) // 4`` (= ``min(unseen[mk], 4)``) and
+    ``W_WANG * kings``, per group missing two ``W_WANG`` when ``kings >= 2``; its weights
+    of 0 leave no other term. One pass over the groups, without the table.
+    """
+    v = W_PAIR if f >= 2 else 0
+    for t in range(N_TEMPLATES[k]):
+        a = TEMPLATES[k, t, 2]
+        b = TEMPLATES[k, t, 3]
+        c = TEMPLATES[k, t, 4]
+        if a == k:
+            o1, o2 = b, c
+        elif b == k:
+            o1, o2 = a, c
+        else:
+            o1, o2 = a, b
+        miss = 0
+        mk = o1
+        if o1 == o2:
+            have = _avail(h, o1, k)
+            if have < 2:
+                miss = 2 - have
+        else:
+            if _avail(h, o1, k) < 1:
+                miss += 1
+            if _avail(h, o2, k) < 1:
+                miss += 1
+                mk = o2
+        if miss == 0:
+            return 3
+        if miss == 1:
+            v += W_PART * min(unseen[mk], 4) // 4 + W_WANG * kings
+        elif kings >= 2:
+            v += W_WANG
+    return 2 if v > 0 else 0
+
+
 @kernel(refcount=False)
-def distance(h, need, huxi_now, min_huxi, unseen, values, kv):
+def distance(h, need, huxi_now, min_huxi, unseen):
     """距离 distance: the estimated cards a hand still misses for ``need`` 门子.
 
     ``3 * need`` less a credit per card: 3 for a 坎 card, a 王, or a free card in a
     complete group of the hand, 2 for a free card in a partial group, each credit divided
     by 3; plus one card when the certain 胡息 (``huxi_now``) is short of ``min_huxi``. 0
     for a complete hand with enough 胡息. A cheap, optimistic measure (see the module
-    docstring).
+    docstring). A free card's credit is :func:`_distance_credit`: the keep value
+    (:func:`keep_values`, without its 胡息 and colour weights) and :func:`in_group` in
+    one pass (tests/engine/zipai/test_zipai_distance.py checks it against them).
     """
-    keep_values(h, unseen, values, np.int64(0), np.int64(0), kv)
+    kings = h[WANG]
     credit3 = 0
     for k in range(20):
-        if h[k] >= 3:
-            credit3 += 3 * h[k]
-        elif h[k] > 0:
-            if in_group(h, k, np.int64(-1)):
-                credit3 += 3 * h[k]
-            elif kv[k] > 1:
-                credit3 += 2 * h[k]
-    credit3 += 3 * h[WANG]
+        f = h[k]
+        if f >= 3:
+            credit3 += 3 * f
+        elif f > 0:
+            credit3 += _distance_credit(h, k, f, unseen, kings) * f
+    credit3 += 3 * kings
     d = 3 * need - credit3 // 3
     if d < 0:
         d = 0
@@ -375,7 +418,7 @@ def value_passes(bot, p_self, v_self, now):
 
 
 @kernel(refcount=False)
-def best_after_discard(h, need, huxi_now, min_huxi, unseen, values, kv):
+def best_after_discard(h, need, huxi_now, min_huxi, unseen):
     """The least :func:`distance` of ``h`` after one free card is discarded (``h`` is
     restored); -1 when no card is free.
     """
@@ -383,7 +426,7 @@ def best_after_discard(h, need, huxi_now, min_huxi, unseen, values, kv):
     for k in range(20):
         if h[k] == 1 or h[k] == 2:
             h[k] -= 1
-            d = distance(h, need, huxi_now, min_huxi, unseen, values, kv)
+            d = distance(h, need, huxi_now, min_huxi, unseen)
             h[k] += 1
             if best < 0 or d < best:
                 best = d
@@ -417,7 +460,6 @@ def pair_potential(q, unseen, live, active, values):
 @kernel(refcount=False)
 def value_claim_gain(
     bot, h, h3, need, dtab, huxi_now, dhx, min_huxi, unseen, values, live, active, peng_kind,
-    kv,
 ):  # fmt: skip
     """What a claim gains the value bot, in cards of distance.
 
@@ -428,8 +470,8 @@ def value_claim_gain(
     less ``value.huxi`` x ``value.pair`` per 胡息 the pairs it breaks may still bring
     (:func:`pair_potential`; the pair of a 碰, ``peng_kind``, is used, not broken).
     """
-    d0 = distance(h, need, huxi_now, min_huxi, unseen, values, kv)
-    d1 = best_after_discard(h3, need - dtab, huxi_now + dhx, min_huxi, unseen, values, kv)
+    d0 = distance(h, need, huxi_now, min_huxi, unseen)
+    d1 = best_after_discard(h3, need - dtab, huxi_now + dhx, min_huxi, unseen)
     if d1 < 0:
         return -math.inf
     lost = 0.0
@@ -440,7 +482,7 @@ def value_claim_gain(
 
 
 @kernel(refcount=False)
-def value_peng(bot, h, c, huxi_now, min_huxi, need, unseen, values, live, active, h3, kv):
+def value_peng(bot, h, c, huxi_now, min_huxi, need, unseen, values, live, active, h3):
     """碰 whether the value bot takes an optional 碰 of ``c``: its gain
     (:func:`value_claim_gain`) above ``value.claim_margin``. ``h3`` (21,) is scratch.
     """
@@ -448,14 +490,14 @@ def value_peng(bot, h, c, huxi_now, min_huxi, need, unseen, values, live, active
         h3[k] = h[k]
     h3[c] -= 2
     g = value_claim_gain(bot, h, h3, need, np.int64(1), huxi_now, values[PENG, c // 10], min_huxi,
-                         unseen, values, live, active, c, kv)  # fmt: skip
+                         unseen, values, live, active, c)  # fmt: skip
     return g > bot[V_CLAIM]
 
 
 @kernel(refcount=False)
 def value_chi(
     bot, h, claimed, opts, ng, nopt, values, huxi_now, min_huxi, need, unseen, live, active,
-    h3, kv,
+    h3,
 ):  # fmt: skip
     """吃 the value bot's option (:func:`choose_chi` layout of ``opts``), or -1: the option
     of the highest gain (:func:`value_claim_gain`, the first of equal ones), if that is
@@ -473,7 +515,7 @@ def value_chi(
             hx += values[opts[i, g, 0], opts[i, g, 1]]
         h3[claimed] += 1
         gain = value_claim_gain(bot, h, h3, need, ng[i], huxi_now, hx, min_huxi, unseen, values,
-                                live, active, np.int64(-1), kv)  # fmt: skip
+                                live, active, np.int64(-1))  # fmt: skip
         if gain > best:
             best = gain
             besti = i

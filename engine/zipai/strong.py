@@ -283,23 +283,23 @@ def _danger_lowers(bot):
 
 
 @kernel(refcount=False)
-def hold_ev(bot, h, need, huxi_now, min_huxi, red, unseen, values, live, kv, outs):
+def hold_ev(bot, h, need, huxi_now, min_huxi, red, unseen, live, outs):
     """Expected points of the hand ``h`` as it stands (no discard to make), ``outs`` its
     live outs (0: it does not wait).
     """
-    d = distance(h, need, huxi_now, min_huxi, unseen, values, kv)
+    d = distance(h, need, huxi_now, min_huxi, unseen)
     return hand_ev(bot, d, outs, huxi_now, min_huxi, red, live)
 
 
 @kernel(refcount=False)
 def best_discard(
     bot, h, need, huxi_now, min_huxi, red, unseen, values, live, osums, n_opp, wang_unseen,
-    danger_on, bstate, kv, kv2, fi, outs,
+    danger_on, bstate, kv, fi, outs,
 ):  # fmt: skip
     """The strong discard: ``(kind, its score in points)``; ``(-1, -inf)`` if none is free.
 
     A free card is one of a kind held once or twice (never a 坎 or a 王). ``h`` (21,) is
-    restored; ``kv``, ``kv2`` int64 (20,) and ``fi`` int64 (MAX_FI,) are scratch;
+    restored; ``kv`` int64 (20,) and ``fi`` int64 (MAX_FI,) are scratch;
     ``bstate`` the bot stream (empty: the first of tied discards, for evaluations that
     need no choice); ``danger_on``: whether a discard can be won on at all; ``outs``
     int64 (20,): the live outs of the hand after discarding each kind (0: it does not
@@ -322,7 +322,7 @@ def best_discard(
         d = 0  # (a hand that waits is valued by its outs: hand_ev reads no distance)
         if outs[k] <= 0:
             h[k] -= 1
-            d = distance(h, need, huxi_now, min_huxi, unseen, values, kv2)
+            d = distance(h, need, huxi_now, min_huxi, unseen)
             h[k] += 1
         v = hand_ev(bot, d, outs[k], huxi_now, min_huxi, red - RED[k], live)
         v *= 1.0 - keep * kv[k]

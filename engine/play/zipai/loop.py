@@ -259,13 +259,11 @@ MAX_CARDS = 84
 MAX_OPTS = 48
 MAX_STEPS = 2000
 SS = Slots("zipai strong policy scratch")
-"""The strong policy's int64 scratch ``sscr``, block by block: the second keep-value
-table of :func:`engine.zipai.strong.best_discard`, the danger features of one
-(opponent, card), the hand after a claim (:func:`_strong_peng`, :func:`_strong_chi`), a
+"""The strong policy's int64 scratch ``sscr``, block by block: the danger features of
+one (opponent, card), the hand after a claim (:func:`_strong_peng`, :func:`_strong_chi`), a
 score (``out`` of :func:`_strong_win`, ``N_OUT`` fields), the live outs after each
 discard (:func:`_discard_outs`) and the deal's cache of winning cards (:func:`_win_mask`:
 keys, -1 empty, and bit sets)."""
-SS_KV2 = SS.block("keep_values", 20)
 SS_FI = SS.block("feeds", MAX_FI)
 SS_H3 = SS.block("claim_hand", 21)
 SS_OUT = SS.block("score", N_OUT)
@@ -800,7 +798,7 @@ def _strong_discard(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile
     k, _ = best_discard(
         bot, hand[p], 5 - ps[PS_NTAB, p], _huxi_now(hand, ps, values, p), rules[Z_MIN_HUXI],
         _red_total(hand, ps, p), unseen, values, ctx[K_NCARDS] - ctx[K_PTR], osums, n_opp, wu,
-        np.bool_(True), bstate, kv, sscr[SS_KV2 : SS_KV2 + 20], sscr[SS_FI : SS_FI + MAX_FI], outs,
+        np.bool_(True), bstate, kv, sscr[SS_FI : SS_FI + MAX_FI], outs,
     )  # fmt: skip
     return k
 
@@ -818,8 +816,7 @@ def _strong_keep_value(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, p
     now = _live_outs(rules, values, wvx0, ws, best2, hand[q], ntab, ps[PS_TH, q], tab, pk, q,
                      unseen, wu, sscr, np.int64(0))  # fmt: skip
     return hold_ev(bot, hand[q], 5 - ntab, _huxi_now(hand, ps, values, q), rules[Z_MIN_HUXI],
-                   _red_total(hand, ps, q), unseen, values, ctx[K_NCARDS] - ctx[K_PTR], kv,
-                   now)  # fmt: skip
+                   _red_total(hand, ps, q), unseen, ctx[K_NCARDS] - ctx[K_PTR], now)  # fmt: skip
 
 
 @kernel
@@ -840,8 +837,7 @@ def _strong_take_value(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, p
     _, take = best_discard(
         bot, h3, 5 - ntab - dtab, _huxi_now(hand, ps, values, q) + dhx, rules[Z_MIN_HUXI],
         _red_total(hand, ps, q) + dred, unseen, values, ctx[K_NCARDS] - ctx[K_PTR], osums,
-        n_opp, wu, np.bool_(True), bstate_none(), kv, sscr[SS_KV2 : SS_KV2 + 20],
-        sscr[SS_FI : SS_FI + MAX_FI], outs,
+        n_opp, wu, np.bool_(True), bstate_none(), kv, sscr[SS_FI : SS_FI + MAX_FI], outs,
     )  # fmt: skip
     return take
 
@@ -962,7 +958,7 @@ def _observe_discard(rules, pol, values, wvx0, ws, best2, hand, ps, pk, tab, pil
         return
     unseen = _unseen(hand, pk, pile, p, scratch)
     hx = _huxi_now(hand, ps, values, p)
-    d = distance(hand[p], 5 - ps[PS_NTAB, p], hx, rules[Z_MIN_HUXI], unseen, values, kv)
+    d = distance(hand[p], 5 - ps[PS_NTAB, p], hx, rules[Z_MIN_HUXI], unseen)
     _, wu = _opp_summaries(rules, hand, ps, tab, ctx, p, osums)
     outs = _live_outs(rules, values, wvx0, ws, best2, hand[p], ps[PS_NTAB, p], ps[PS_TH, p], tab,
                       pk, p, unseen, wu, sscr, np.int64(0))  # fmt: skip
@@ -1351,7 +1347,7 @@ def _claim_peng(rules, pols, bots, work, log, owner, c):
                 take = value_peng(
                     _bot(bots, pols, q), hand[q], c, _huxi_now(hand, ps, values, q),
                     rules[Z_MIN_HUXI], 5 - ps[PS_NTAB, q], scratch, values,
-                    ctx[K_NCARDS] - ctx[K_PTR], ctx[K_ACTIVE], sscr[SS_H3 : SS_H3 + 21], kv,
+                    ctx[K_NCARDS] - ctx[K_PTR], ctx[K_ACTIVE], sscr[SS_H3 : SS_H3 + 21],
                 )  # fmt: skip
             else:
                 take = want_claim(
@@ -1424,7 +1420,7 @@ def _claim_chi(rules, pols, bots, work, log, owner, c, is_flip):
             pick = value_chi(
                 _bot(bots, pols, q), hand[q], c, opts, ng, m, values,
                 _huxi_now(hand, ps, values, q), rules[Z_MIN_HUXI], 5 - ps[PS_NTAB, q], scratch,
-                ctx[K_NCARDS] - ctx[K_PTR], ctx[K_ACTIVE], sscr[SS_H3 : SS_H3 + 21], kv,
+                ctx[K_NCARDS] - ctx[K_PTR], ctx[K_ACTIVE], sscr[SS_H3 : SS_H3 + 21],
             )  # fmt: skip
         else:
             pick = choose_chi(

@@ -224,30 +224,30 @@ def _random_position(rng):
     return h, unseen, 5 - ntab, hx, red, live, osums, wu, danger_on, outs
 
 
-def _free_distances(h, need, hx, unseen, kv):
+def _free_distances(h, need, hx, unseen):
     """The distance of ``h`` less one card of each free kind (held once or twice), by kind."""
     out = {}
     for c in range(20):
         if h[c] in (1, 2):
             h2 = h.copy()
             h2[c] -= 1
-            out[c] = distance(h2, need, hx, 6, unseen, VALUES, kv)
+            out[c] = distance(h2, need, hx, 6, unseen)
     return out
 
 
 def test_best_discard_maximises_its_definition(rng):
-    kv, kv2, fi = np.zeros(20, np.int64), np.zeros(20, np.int64), np.zeros(MAX_FI, np.int64)
+    kv, fi = np.zeros(20, np.int64), np.zeros(MAX_FI, np.int64)
     empty = np.zeros(0, np.uint64)
     for _ in range(60):
         bot = _random_bot(rng)
         h, unseen, need, hx, red, live, osums, wu, danger_on, outs = _random_position(rng)
         before = h.copy()
         k, score = best_discard(bot, h, need, hx, 6, red, unseen, VALUES, live, osums, 2, wu,
-                                danger_on, empty, kv, kv2, fi, outs)  # fmt: skip
+                                danger_on, empty, kv, fi, outs)  # fmt: skip
         assert (h == before).all()
         keep_values(h, unseen, VALUES, W_HUXI, 0, kv)
         want = {}
-        for c, d in _free_distances(h, need, hx, unseen, kv2).items():
+        for c, d in _free_distances(h, need, hx, unseen).items():
             v = _hand_ev_py(bot, d, hx, red - RED[c], live, outs[c])
             v *= 1 - bot[P.S_KEEP] / 64 * kv[c]
             if danger_on:
@@ -260,11 +260,11 @@ def test_best_discard_maximises_its_definition(rng):
         top = max(want.values())
         assert score == pytest.approx(top)
         assert want[k] == pytest.approx(top)
-        held = distance(h, need, hx, 6, unseen, VALUES, kv2)
-        assert hold_ev(bot, h, need, hx, 6, red, unseen, VALUES, live, kv, 0) == pytest.approx(
+        held = distance(h, need, hx, 6, unseen)
+        assert hold_ev(bot, h, need, hx, 6, red, unseen, live, 0) == pytest.approx(
             _hand_ev_py(bot, held, hx, red, live)
         )
-        assert hold_ev(bot, h, need, hx, 6, red, unseen, VALUES, live, kv, 3) == pytest.approx(
+        assert hold_ev(bot, h, need, hx, 6, red, unseen, live, 3) == pytest.approx(
             _hand_ev_py(bot, held, hx, red, live, 3)
         )
 
@@ -276,7 +276,7 @@ def test_the_strong_discard_is_its_scan_in_kind_order(rng):
     the choice, the value and the stream after it are the same."""
     from engine import rng as streams
 
-    kv, kv2, fi = np.zeros(20, np.int64), np.zeros(20, np.int64), np.zeros(MAX_FI, np.int64)
+    kv, fi = np.zeros(20, np.int64), np.zeros(MAX_FI, np.int64)
     ties = 0
     for _ in range(200):
         bot = _random_bot(rng)
@@ -289,11 +289,11 @@ def test_the_strong_discard_is_its_scan_in_kind_order(rng):
         state = rng.integers(1, 2**63, 4, dtype=np.uint64)
         got_state = state.copy()
         k, score = best_discard(bot, h, need, hx, 6, red, unseen, VALUES, live, osums, 2, wu,
-                                danger_on, got_state, kv, kv2, fi, outs)  # fmt: skip
+                                danger_on, got_state, kv, fi, outs)  # fmt: skip
         keep_values(h, unseen, VALUES, W_HUXI, 0, kv)
         keep = bot[P.S_KEEP] / 64.0
         best, choice, n_best = -math.inf, -1, 0
-        for c, d in _free_distances(h, need, hx, unseen, kv2).items():
+        for c, d in _free_distances(h, need, hx, unseen).items():
             v = hand_ev(bot, d, outs[c], hx, 6, red - RED[c], live)
             v *= 1.0 - keep * kv[c]
             if danger_on:
@@ -315,7 +315,7 @@ def test_the_strong_discard_folds_to_a_safe_card():
     """A danger model that calls one card deadly makes the strong bot keep it, even when
     the value bot's keep value would throw it."""
     rng = np.random.default_rng(4)
-    kv, kv2, fi = np.zeros(20, np.int64), np.zeros(20, np.int64), np.zeros(MAX_FI, np.int64)
+    kv, fi = np.zeros(20, np.int64), np.zeros(MAX_FI, np.int64)
     bot = _random_bot(rng)
     bot[P.M_DANGER : P.M_DANGER + P.N_FEATURES] = 0.0
     bot[P.M_DANGER] = -8.0  # every card nearly safe: P = sigmoid(-8) for each opponent
@@ -327,13 +327,13 @@ def test_the_strong_discard_folds_to_a_safe_card():
     osums[:, OS_WSHOWN] = 0
     args = (5, 3, 6, 4, unseen, VALUES, 30, osums, 2, 0)
     outs = np.zeros(20, np.int64)
-    k0, _ = best_discard(bot, h, *args, True, np.zeros(0, np.uint64), kv, kv2, fi, outs)
+    k0, _ = best_discard(bot, h, *args, True, np.zeros(0, np.uint64), kv, fi, outs)
     free = {c % 10 for c in range(20) if h[c] in (1, 2)}
     assert len(free) > 1
     bot[P.M_DANGER + 19 + k0 % 10] = 16.0  # every card of k0's rank is deadly: P = sigmoid(8)
-    k1, _ = best_discard(bot, h, *args, True, np.zeros(0, np.uint64), kv, kv2, fi, outs)
+    k1, _ = best_discard(bot, h, *args, True, np.zeros(0, np.uint64), kv, fi, outs)
     assert k1 % 10 != k0 % 10
-    k2, _ = best_discard(bot, h, *args, False, np.zeros(0, np.uint64), kv, kv2, fi, outs)
+    k2, _ = best_discard(bot, h, *args, False, np.zeros(0, np.uint64), kv, fi, outs)
     assert k2 == k0
 
 

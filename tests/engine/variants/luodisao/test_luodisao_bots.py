@@ -68,7 +68,7 @@ def _value_chi(text: str, claimed: str, **params):
     unseen[c] -= 1
     hx = sum(int(VALUES[4, q // 10]) for q in range(20) if hand[0, q] == 3)
     i = value_chi(rows[0], hand[0], c, opts, ng, len(ok), VALUES, hx, 6, 5, unseen, 30, 3,
-                  np.zeros(21, np.int64), np.zeros(20, np.int64))  # fmt: skip
+                  np.zeros(21, np.int64))  # fmt: skip
     if i < 0:
         return None
     return [[cards.card_name(x) for x in opts[i, g, 2:]] for g in range(ng[i])]

@@ -615,19 +615,15 @@ def test_chi_options_meld_every_copy_xiahuo():
 
 
 def test_distance_measure():
-    from engine.variants.luodisao._kernels import _values
     from engine.zipai import bots as _bots
     from engine.zipai import cards
-
-    values = _values(V.pack(V.resolve({})))
-    kv = np.zeros(20, np.int64)
 
     def dist(text, need=5, huxi_now=6):
         h = np.zeros(21, np.int64)
         c, k = cards.parse(text)
         h[:20], h[20] = c, k
         unseen = np.maximum(4 - h[:20], 0)
-        return _bots.distance(h, need, huxi_now, 6, unseen, values, kv)
+        return _bots.distance(h, need, huxi_now, 6, unseen)
 
     complete = dist("x1x2x3 d2d7d10 x4x4d4 d5d5d5 x8x9x10")
     near = dist("x1x2x3 d2d7d10 x4x4d4 d5d5d5 x8x9 d1")
