@@ -90,6 +90,7 @@ __all__ = [
     "value_chi",
     "pair_potential",
     "best_after_discard",
+    "template_others",
 ]
 
 
@@ -100,6 +101,41 @@ def _avail(h, q, k):
     if q == k:
         have -= 1
     return have
+
+
+@kernel(inline="always")
+def template_others(k, t):
+    """The two kinds beside ``k`` in its 3-card group ``TEMPLATES[k, t]`` (句, 二七十,
+    大小搭; the same kind twice for a 大小搭 that holds ``k`` once).
+    """
+    a = TEMPLATES[k, t, 2]
+    b = TEMPLATES[k, t, 3]
+    c = TEMPLATES[k, t, 4]
+    if a == k:
+        return b, c
+    if b == k:
+        return a, c
+    return a, b
+
+
+@kernel(inline="always")
+def _missing(h, k, o1, o2):
+    """``(cards missing, the kind of the last one)`` of the group of a free ``k`` with
+    ``o1`` and ``o2`` (:func:`template_others`) in ``h``, one copy of ``k`` set aside.
+    """
+    miss = 0
+    mk = o1
+    if o1 == o2:
+        have = _avail(h, o1, k)
+        if have < 2:
+            miss = 2 - have
+    else:
+        if _avail(h, o1, k) < 1:
+            miss += 1
+        if _avail(h, o2, k) < 1:
+            miss += 1
+            mk = o2
+    return miss, mk
 
 
 @kernel(refcount=False)
@@ -123,29 +159,9 @@ def keep_values(h, unseen, values, huxi_weight, red_w, out):
         if f >= 2:
             v += W_PAIR + huxi_weight * values[4, size] // 2
         for t in range(N_TEMPLATES[k]):
-            a = TEMPLATES[k, t, 2]
-            b = TEMPLATES[k, t, 3]
-            c = TEMPLATES[k, t, 4]
             hx = values[TEMPLATES[k, t, 0], TEMPLATES[k, t, 1]]
-            if a == k:
-                o1, o2 = b, c
-            elif b == k:
-                o1, o2 = a, c
-            else:
-                o1, o2 = a, b
-            miss = 0
-            mk = o1
-            if o1 == o2:
-                have = _avail(h, o1, k)
-                if have < 2:
-                    miss = 2 - have
-            else:
-                if _avail(h, o1, k) < 1:
-                    miss += 1
-                    mk = o1
-                if _avail(h, o2, k) < 1:
-                    miss += 1
-                    mk = o2
+            o1, o2 = template_others(k, t)
+            miss, mk = _missing(h, k, o1, o2)
             if miss == 0:
                 v += W_FULL + huxi_weight * hx
             elif miss == 1:
@@ -165,15 +181,7 @@ def in_group(h, k, extra):
     ``extra``: a kind counted as one more card (the claimed card), -1 for none.
     """
     for t in range(N_TEMPLATES[k]):
-        a = TEMPLATES[k, t, 2]
-        b = TEMPLATES[k, t, 3]
-        c = TEMPLATES[k, t, 4]
-        if a == k:
-            o1, o2 = b, c
-        elif b == k:
-            o1, o2 = a, c
-        else:
-            o1, o2 = a, b
+        o1, o2 = template_others(k, t)
         h1 = _avail(h, o1, k) + (1 if o1 == extra else 0)
         if o1 == o2:
             if h1 >= 2:
@@ -196,27 +204,8 @@ def _distance_credit(h, k, f, unseen, kings):
     """
     v = W_PAIR if f >= 2 else 0
     for t in range(N_TEMPLATES[k]):
-        a = TEMPLATES[k, t, 2]
-        b = TEMPLATES[k, t, 3]
-        c = TEMPLATES[k, t, 4]
-        if a == k:
-            o1, o2 = b, c
-        elif b == k:
-            o1, o2 = a, c
-        else:
-            o1, o2 = a, b
-        miss = 0
-        mk = o1
-        if o1 == o2:
-            have = _avail(h, o1, k)
-            if have < 2:
-                miss = 2 - have
-        else:
-            if _avail(h, o1, k) < 1:
-                miss += 1
-            if _avail(h, o2, k) < 1:
-                miss += 1
-                mk = o2
+        o1, o2 = template_others(k, t)
+        miss, mk = _missing(h, k, o1, o2)
         if miss == 0:
             return 3
         if miss == 1:

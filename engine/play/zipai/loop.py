@@ -87,6 +87,7 @@ from engine.zipai.bots import (
     colour_weight,
     distance,
     pair_potential,
+    template_others,
     value_chi,
     value_passes,
     value_peng,
@@ -754,15 +755,7 @@ def _completes(h, x):
     ``h``.
     """
     for t in range(N_TEMPLATES[x]):
-        a = TEMPLATES[x, t, 2]
-        b = TEMPLATES[x, t, 3]
-        c = TEMPLATES[x, t, 4]
-        if a == x:
-            o1, o2 = b, c
-        elif b == x:
-            o1, o2 = a, c
-        else:
-            o1, o2 = a, b
+        o1, o2 = template_others(x, t)
         if o1 == o2:
             if h[o1] >= 2:
                 return True
