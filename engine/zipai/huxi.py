@@ -232,7 +232,8 @@ MAX_DEPTH = 8
 CNT, LOCK, S_W, S_G, S_P, S_C, S_H, S_J, S_CL, KIND, OPT = range(11)
 UK, UA, LK, LV = 11, 14, 17, 18
 S_X = 19
-N_ROWS = 20
+S_M = 20
+N_ROWS = 21
 
 
 @kernel
@@ -253,11 +254,12 @@ def _take(ws, d, p, q, amount):
 def _apply(ws, d, o, k, cand, xk, values):
     """Try option ``o`` on the lowest kind ``k`` at level ``d``; apply it if legal.
 
-    Returns ``(ok, size, w, jr, wx, dh, cl2, pair_used)``: whether the group can be
+    Returns ``(ok, size, w, jr, wx, dh, cl2, pair_used, wm)``: whether the group can be
     formed, its number of cards, the 王 it uses, how many of them stand for red cards and
-    how many for the 醒 kind ``xk``, its 胡息, the candidate flag after it, and whether it
-    is the pair. On success ``ws`` holds the cards and lock taken, and level ``d``'s undo
-    record (whose unused entries are -1: :func:`_undo` resets them).
+    how many for the 醒 kind ``xk``, its 胡息, the candidate flag after it, whether it
+    is the pair, and the kinds its 王 stand for (a bit set). On success ``ws`` holds the
+    cards and lock taken, and level ``d``'s undo record (whose unused entries are -1:
+    :func:`_undo` resets them).
     """
     size = k // 10
     cl = ws[S_CL, d]
@@ -299,7 +301,7 @@ def _apply(ws, d, o, k, cand, xk, values):
             ws[LV, d] = L
             ws[LOCK, k] = 0
             _take(ws, d, 0, k, nk)
-        return ok, n, w, jr, wx, dh, cl2, pair_used
+        return ok, n, w, jr, wx, dh, cl2, pair_used, np.int64(w > 0) << k
     real = ws[CNT, k] - here
     if o < 4:
         n = 3 if o < 2 else 4
@@ -337,15 +339,19 @@ def _apply(ws, d, o, k, cand, xk, values):
         fa = ws[CNT, a] - ws[LOCK, a]
         fb = ws[CNT, b] - ws[LOCK, b] - (1 if b == a else 0)
         fc = ws[CNT, c] - ws[LOCK, c] - (1 if c == b else 0)
+        wm = np.int64(0)
         if fa <= 0:
+            wm |= np.int64(1) << a
             w += 1
             jr += RED[a]
             wx += 1 if a == xk else 0
         if fb <= 0:
+            wm |= np.int64(1) << b
             w += 1
             jr += RED[b]
             wx += 1 if b == xk else 0
         if fc <= 0:
+            wm |= np.int64(1) << c
             w += 1
             jr += RED[c]
             wx += 1 if c == xk else 0
@@ -360,10 +366,10 @@ def _apply(ws, d, o, k, cand, xk, values):
                 _take(ws, d, 2, c, 1)
             if cl == 1 and (fa > 0 and a == cand or fb > 0 and b == cand or fc > 0 and c == cand):
                 cl2 = 0
-        return ok, n, w, jr, wx, dh, cl2, pair_used
+        return ok, n, w, jr, wx, dh, cl2, pair_used, wm
     if ok:
         _take(ws, d, 0, k, nk)
-    return ok, n, w, jr, wx, dh, cl2, pair_used
+    return ok, n, w, jr, wx, dh, cl2, pair_used, np.int64(w > 0) << k
 
 
 @kernel(inline="always")
@@ -379,9 +385,45 @@ def _undo(ws, d):
         ws[LK, d] = -1
 
 
+NO_FLOOR = 1 << 40
+"""The ``floor`` of a search that does not collect the kinds its 王 stand for."""
+
+WAITS = MAX_DEPTH
+"""The column of ``ws[S_M]`` where :func:`_search` collects what its 王 stood for (the
+columns before it: the kinds the 王 of each level's groups so far stand for)."""
+
+WAIT_ANY = np.int64(1) << N_KINDS
+"""Bit of :func:`wait_search`: some split has the 胡息 asked (a 王 arriving completes the
+cards)."""
+
+
+@kernel(inline="always")
+def _wild_group(values, w, q):
+    """The most 胡息 of a group of ``w`` 王 alone that stands for a card of kind ``q`` (a
+    pair, three alike or a 3-card group of ``TEMPLATES``, four alike), -1 if none.
+    """
+    s = q // 10
+    if w == 2:
+        return values[JIANG, s]
+    if w == 4:
+        return values[QING, s]
+    if w != 3:
+        return -1
+    v = values[KAN, s]
+    for t in range(N_TEMPLATES[q]):
+        u = values[TEMPLATES[q, t, 0], TEMPLATES[q, t, 1]]
+        if u > v:
+            v = u
+    return v
+
+
 @kernel(refcount=False)
-def _search(ws, cand, xk, values, wvx, best):
+def _search(ws, cand, xk, values, wvx, best, floor):
     """Depth-first search over the splits of the cards in ``ws``; updates ``best (5, 5)``.
+
+    With ``floor`` below :data:`NO_FLOOR` it also collects, in ``ws[S_M, WAITS]``, the
+    kinds some 王 stands for in a split whose concealed 胡息 reaches ``floor``, and
+    :data:`WAIT_ANY` when there is such a split (:func:`wait_search`).
 
     ``ws[CNT]``: cards per kind (the candidate included); ``ws[LOCK]``: 3 or 4 for a 坎 /
     four alike that must stay whole, else 0; column 0 of the state rows: 王, 门子 to form,
@@ -416,12 +458,19 @@ def _search(ws, cand, xk, values, wvx, best):
                     if g == 0:
                         if h > best[j, x]:
                             best[j, x] = h
+                        if h >= floor:
+                            ws[S_M, WAITS] |= ws[S_M, d] | WAIT_ANY
                     elif g == 1 and (w >= 3 or ws[S_P, d] == 1):
                         for r in range(w + 1):
                             for xx in range(w + 1):
                                 v = wvx[w, r, xx]
                                 if v >= 0 and h + v > best[j + r, x + xx]:
                                     best[j + r, x + xx] = h + v
+                        if floor < NO_FLOOR:
+                            for q in range(N_KINDS):
+                                v = _wild_group(values, w, q)
+                                if v >= 0 and h + v >= floor:
+                                    ws[S_M, WAITS] |= ws[S_M, d] | WAIT_ANY | (np.int64(1) << q)
                 elif g == 0:
                     leaf = True
                 else:
@@ -446,7 +495,7 @@ def _search(ws, cand, xk, values, wvx, best):
             if fast and o < 4 and (o % 2 == 1 or ws[CNT, k] + ws[S_W, d] < 3 + o // 2):
                 o += 1
                 continue
-            ok, n, w, jr, wx, dh, cl2, pu = _apply(ws, d, o, k, cand, xk, values)
+            ok, n, w, jr, wx, dh, cl2, pu, wm = _apply(ws, d, o, k, cand, xk, values)
             o += 1
             if ok:
                 advanced = True
@@ -461,6 +510,7 @@ def _search(ws, cand, xk, values, wvx, best):
             ws[S_J, d + 1] = ws[S_J, d] + jr
             ws[S_X, d + 1] = ws[S_X, d] + wx
             ws[S_CL, d + 1] = cl2
+            ws[S_M, d + 1] = ws[S_M, d] | wm
             d += 1
             entering = True
         else:
@@ -521,6 +571,40 @@ def _evaluate_core(counts, kings, need, cand, cand_self, pair_ok, xk, values, wv
     (module docstring). ``best2[j, x]`` is -1 when no split has ``j`` 王 standing for red
     cards and ``x`` for ``xk``. Returns the search nodes visited.
     """
+    wang = _load(counts, kings, need, cand, cand_self, pair_ok, best2, ws)
+    if need < 0 or _isolated(ws) > 2 * wang:
+        return 0
+    return _search(ws, np.int64(cand), xk, values, wvx, best2, NO_FLOOR)
+
+
+@kernel(refcount=False)
+def wait_search(counts, kings, need, floor, values, wvx, best2, ws):
+    """The kinds whose card, turned up by the player himself, completes the concealed
+    cards (``counts``, ``kings`` 王) into ``need`` 门子 with at least ``floor`` concealed
+    胡息, as a bit set, with :data:`WAIT_ANY` when a 王 turned up would.
+
+    One search of the cards with a 王 more, collecting the kinds its 王 stand for in the
+    splits that reach ``floor``: a card of kind ``x`` completes them exactly when a 王
+    standing for ``x`` does (the groups' 胡息 do not ask which cards are real). So it
+    answers for a kind held fewer than three times whose arrival joins no table group;
+    ask :func:`_evaluate_core` for the others (a 坎's fourth card, an upgrade). ``wvx``
+    from :func:`_wang_values_x` with ``xk = -1``. With ``kings`` at most 3: five 王 may
+    make two groups of 王 alone, which the search never splits (it groups 王 alone only
+    in the last 门子), so a 王 standing for ``x`` there would be missed.
+    """
+    wang = _load(counts, kings, need, np.int64(WANG), np.int64(1), np.int64(1), best2, ws)
+    ws[S_M, WAITS] = 0
+    if need < 0 or _isolated(ws) > 2 * wang:
+        return np.int64(0)
+    _search(ws, np.int64(WANG), np.int64(-1), values, wvx, best2, floor)
+    return ws[S_M, WAITS]
+
+
+@kernel(inline="always")
+def _load(counts, kings, need, cand, cand_self, pair_ok, best2, ws):
+    """Set ``best2`` to -1 and ``ws`` to the root of a search (:func:`_evaluate_core`);
+    returns the 王 there, an arriving 王 included.
+    """
     for i in range(best2.shape[0]):
         for x in range(best2.shape[1]):
             best2[i, x] = -1
@@ -556,9 +640,8 @@ def _evaluate_core(counts, kings, need, cand, cand_self, pair_ok, xk, values, wv
     ws[S_J, 0] = 0
     ws[S_X, 0] = 0
     ws[S_CL, 0] = cand_left
-    if need < 0 or _isolated(ws) > 2 * wang:
-        return 0
-    return _search(ws, ck, xk, values, wvx, best2)
+    ws[S_M, 0] = 0
+    return wang
 
 
 @kernel

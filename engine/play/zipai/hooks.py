@@ -63,6 +63,7 @@ HOOKS = {
     "can_win": (
         "can_win", _no_hook, _B, (_A, _A2, _A3, _A, _I, _I, _I, _I, _I, _I, _A2, _A2)
     ),
+    "wait_kinds": ("wait_kinds", _no_hook, _I, (_A, _A2, _A3, _A, _I, _I, _I, _A2, _A2)),
     "score_win_into": (
         "score_win_into", _no_hook, types.none,
         (_A, _A2, _A, _I, _I, _I, _I, _A, _I, _I, _I, _B, _I, _B, _I, _A2, _A, _A3, _A3, _A),
@@ -102,6 +103,7 @@ PLAY = tuple(h for h in HOOKS if h != "settle_row")
 """The hooks the game loop calls; re-scoring binds ``settle_row``."""
 
 _can_win = HOOK_TABLE.call("can_win")
+_wait_kinds = HOOK_TABLE.call("wait_kinds")
 _score_win_into = HOOK_TABLE.call("score_win_into")
 _xing_kind = HOOK_TABLE.call("xing_kind")
 _pay_win = HOOK_TABLE.call("pay_win")
@@ -119,6 +121,16 @@ def can_win(rules, values, wvx0, counts, kings, ntab, th, cand, how, up, ws, bes
     """Whether the cards win with ``cand`` arriving ``how`` (no scoring)."""
     return _can_win(rules[Z_VARIANT], rules, values, wvx0, counts, kings, ntab, th, cand, how,
                     up, ws, best2)  # fmt: skip
+
+
+@kernel(refcount=False)
+def wait_kinds(rules, values, wvx0, counts, kings, ntab, th, ws, best2):
+    """The kinds whose card wins on the player's own flip, as :func:`can_win` says with no
+    table group of its kind, as a bit set (bit 20, engine.zipai.huxi ``WAIT_ANY``: a 王
+    wins); right for the kinds held fewer than three times.
+    """
+    return _wait_kinds(rules[Z_VARIANT], rules, values, wvx0, counts, kings, ntab, th, ws,
+                       best2)  # fmt: skip
 
 
 @kernel(refcount=False)

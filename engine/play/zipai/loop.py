@@ -77,6 +77,7 @@ from engine.play.zipai.hooks import (
     record_deal,
     record_win,
     score_win_into,
+    wait_kinds,
     xing_kind,
 )
 from engine.play.zipai.hooks import derive_values as _derive_values
@@ -87,7 +88,6 @@ from engine.zipai.bots import (
     colour_weight,
     distance,
     pair_potential,
-    template_others,
     value_chi,
     value_passes,
     value_peng,
@@ -102,6 +102,7 @@ from engine.zipai.huxi import (
     QING,
     RED,
     TEMPLATES,
+    WAIT_ANY,
     WANG,
     XIAO,
     _wang_values_x,
@@ -717,9 +718,9 @@ def _win_mask(rules, values, wvx0, ws, best2, h, ntab, th, tab, pk, q, sscr, hyp
 
     Two filters first: more isolated cards than a 王 arriving and the 王 held can take
     into groups (:func:`_win_check`'s count; any card that wins could be that 王), then
-    one search with a 王 added: a hand that no 王 completes waits on nothing. A card that meets no
-    card of the hand (none alike, no group it would complete, no table group of its kind,
-    no 王 held) is not searched.
+    the variant's ``wait_kinds``: one search with a 王 added, which answers for every kind
+    held fewer than three times whose card joins no table group of the seat's (a hand
+    that no 王 completes waits on nothing); the engine's win check asks for the others.
     """
     iso = _isolated_bits(h)
     n = bit_count(iso)
@@ -734,34 +735,19 @@ def _win_mask(rules, values, wvx0, ws, best2, h, ntab, th, tab, pk, q, sscr, hyp
     if sscr[SS_CKEY + slot] == key:
         return sscr[SS_CMASK + slot]
     mask = 0
-    if can_win(rules, values, wvx0, h, h[WANG], ntab, th, np.int64(WANG), np.int64(HOW_SELF),
-                np.int64(0), ws, best2):  # fmt: skip
+    waits = wait_kinds(rules, values, wvx0, h, h[WANG], ntab, th, ws, best2)
+    if waits & WAIT_ANY:
         mask = 1 << WANG
         for x in range(20):
             up = _up_type(tab, pk, q, x)
-            if h[WANG] == 0 and h[x] == 0 and up == 0 and not _completes(h, x):
-                continue  # x meets no card of the hand: it joins no 门子
-            if can_win(rules, values, wvx0, h, h[WANG], ntab, th, x, np.int64(HOW_SELF), up, ws,
-                        best2):  # fmt: skip
+            if up == 0 and h[x] < 3:
+                mask |= ((waits >> x) & 1) << x
+            elif can_win(rules, values, wvx0, h, h[WANG], ntab, th, x, np.int64(HOW_SELF), up,
+                         ws, best2):  # fmt: skip
                 mask |= 1 << x
     sscr[SS_CKEY + slot] = key
     sscr[SS_CMASK + slot] = mask
     return mask
-
-
-@kernel(inline="always")
-def _completes(h, x):
-    """Whether card ``x`` completes a 3-card group (句, 二七十, 大小搭) with two cards of
-    ``h``.
-    """
-    for t in range(N_TEMPLATES[x]):
-        o1, o2 = template_others(x, t)
-        if o1 == o2:
-            if h[o1] >= 2:
-                return True
-        elif h[o1] >= 1 and h[o2] >= 1:
-            return True
-    return False
 
 
 @kernel(refcount=False)

@@ -47,10 +47,12 @@ from engine.zipai import layout as Z
 from engine.zipai.huxi import (
     MAX_KINGS,
     RED,
+    WAIT_ANY,
     WANG,
     _evaluate_core,
     _wang_values_x_into,
     score_scratch,
+    wait_search,
 )
 from engine.zipai.huxi import packed_values as _values
 from engine.zipai.huxi import upgrade_delta as _upgrade_delta
@@ -306,6 +308,32 @@ def can_win(rules, values, wvx0, counts, kings, ntab, th, cand, how, up, ws, bes
             if best2[j, 0] >= 0 and best2[j, 0] >= floor - dh:
                 return True
     return False
+
+
+@kernel(refcount=False)
+def wait_kinds(rules, values, wvx0, counts, kings, ntab, th, ws, best2):
+    """The kinds whose card wins on the player's own flip (:func:`can_win`, ``HOW_SELF``,
+    no table group of its kind), as a bit set, with ``WAIT_ANY`` when a 王 does; right for
+    the kinds held fewer than three times (the game loop asks :func:`can_win` for the
+    others).
+
+    One search with a 王 added answers for every kind (engine.zipai.huxi
+    ``wait_search``: a card of a kind wins exactly when a 王 standing for it does). With
+    four 王 held, one 王 arriving makes five, which may form two groups of 王 alone: then
+    :func:`can_win` answers kind by kind.
+    """
+    if kings <= 3:
+        return wait_search(counts, kings, 5 - ntab, rules[Z_MIN_HUXI] - th, values, wvx0, best2,
+                           ws)  # fmt: skip
+    out = np.int64(0)
+    if can_win(rules, values, wvx0, counts, kings, ntab, th, np.int64(WANG), np.int64(HOW_SELF),
+               np.int64(0), ws, best2):  # fmt: skip
+        out = WAIT_ANY
+        for x in range(20):
+            if can_win(rules, values, wvx0, counts, kings, ntab, th, np.int64(x),
+                       np.int64(HOW_SELF), np.int64(0), ws, best2):  # fmt: skip
+                out |= np.int64(1) << x
+    return out
 
 
 @kernel
