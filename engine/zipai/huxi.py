@@ -574,7 +574,7 @@ def _evaluate_core(counts, kings, need, cand, cand_self, pair_ok, xk, values, wv
     wang = _load(counts, kings, need, cand, cand_self, pair_ok, best2, ws)
     if need < 0 or _isolated(ws) > 2 * wang:
         return 0
-    return _search(ws, np.int64(cand), xk, values, wvx, best2, NO_FLOOR)
+    return _search(ws, np.int64(cand), xk, values, wvx, best2, np.int64(NO_FLOOR))
 
 
 @kernel(refcount=False)
