@@ -588,9 +588,9 @@ def wait_search(counts, kings, need, floor, values, wvx, best2, ws):
     standing for ``x`` does (the groups' 胡息 do not ask which cards are real). So it
     answers for a kind held fewer than three times whose arrival joins no table group;
     ask :func:`_evaluate_core` for the others (a 坎's fourth card, an upgrade). ``wvx``
-    from :func:`_wang_values_x` with ``xk = -1``. With ``kings`` at most 3: five 王 may
-    make two groups of 王 alone, which the search never splits (it groups 王 alone only
-    in the last 门子), so a 王 standing for ``x`` there would be missed.
+    from :func:`_wang_values_x` with ``xk = -1``. ``kings`` must be at most 3: with four
+    held, the five 王 may make two groups of 王 alone, which the search never forms (it
+    groups 王 alone only in the last 门子), so a 王 standing for ``x`` there is missed.
     """
     wang = _load(counts, kings, need, np.int64(WANG), np.int64(1), np.int64(1), best2, ws)
     ws[S_M, WAITS] = 0
