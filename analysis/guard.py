@@ -70,14 +70,16 @@ def _gap(frames):
 
 
 def _setting(v, resolved, deals, seed, workers, level, frames=None):
-    """The guard's figures at one setting: the rung and both policies' draws by match."""
+    """The guard's figures at one setting: the rung, both policies' draws by match and
+    the all-strong and all-value records (``{"strong": df, "value": df}``).
+    """
     frames = _frames(v, resolved, deals, seed, workers, frames)
     seats = v.n_players(resolved)
     per = max(deals // seats, 32)
     rung = rung_row(rung_frames(v, resolved, "strong", "value", per, seed, workers=workers),
                     "strong", "value", level)  # fmt: skip
     gap, n = _gap(frames)
-    return rung, gap, n
+    return rung, gap, n, frames
 
 
 def bot_guard(
@@ -89,6 +91,7 @@ def bot_guard(
     level: float = 0.95,
     played: Mapping[int, Mapping[str, pd.DataFrame]] | None = None,
     base: Mapping[str, pd.DataFrame] | None = None,
+    keep: dict[int, dict[str, pd.DataFrame]] | None = None,
 ) -> pd.DataFrame:
     """The guard at each of ``settings`` (rule mappings) against the defaults.
 
@@ -96,7 +99,9 @@ def bot_guard(
     rung), all on seed ``seed``; ``played`` maps a setting's index to the record frames
     already played there (``{"strong": df, "value": df}``, either or both; their first
     ``deals`` rows), which are used instead of playing them again, and ``base`` those of
-    the defaults. Returns one row per setting: ``setting`` (its options that differ
+    the defaults; ``keep``, when given, receives each setting's all-strong and all-value
+    records by index (for reuse: a run of the same setting, policy and seed plays the
+    same deals). Returns one row per setting: ``setting`` (its options that differ
     from the defaults), the rung's ``edge`` / ``edge_lo`` / ``edge_hi`` (strong over
     value, points per deal), ``draw_gap`` (the draw rate of all-strong tables less that
     of all-value tables), its ``shift`` from the defaults' with ``shift_lo`` /
@@ -109,13 +114,15 @@ def bot_guard(
     if base is not None:  # the defaults' draws only: their rung is not needed
         gap0, _ = _gap(_frames(v, defaults, deals, seed, workers, base))
     else:
-        _, gap0, _ = _setting(v, defaults, deals, seed, workers, level)
+        _, gap0, _, _ = _setting(v, defaults, deals, seed, workers, level)
     rows = []
     for i, rules in enumerate(settings):
         resolved = v.resolve(rules)
         label = ", ".join(f"{k}={resolved[k]}" for k in resolved if resolved[k] != defaults[k])
-        rung, gap, n = _setting(v, resolved, deals, seed, workers, level,
-                                (played or {}).get(i))  # fmt: skip
+        rung, gap, n, frames = _setting(v, resolved, deals, seed, workers, level,
+                                        (played or {}).get(i))  # fmt: skip
+        if keep is not None:
+            keep[i] = frames
         m = min(len(gap), len(gap0))  # the same deals in matches of the same length
         shift = ratio_ci(gap[:m] - gap0[:m], n[:m], level)
         why = []

@@ -142,14 +142,15 @@ def build_report(
     with _timed(timing, "sweeps"):
         sweeps, played = _play_sweeps(plan, mains, progress)
     with _timed(timing, "guard"):
-        _guard_sweeps(plan, mains, sweeps, played, progress)
+        guarded = _guard_sweeps(plan, mains, sweeps, played, progress)
     with _timed(timing, "skill"):
         skill, skill_frames = _play_skill(plan, mains, progress)
     with _timed(timing, "sensitivity"):
         # the screen: payout options re-scored from the value bots' main run, play options
-        # played by value bots (cheaper); the headline sweeps' runs are reused only where
-        # they played value too
-        reuse = {n: (played[n] if plan.bots[n] == "value" else {}) for n in names}
+        # played by value bots (cheaper); the value bots' runs at the headline sweeps'
+        # values are reused (the sweeps' own where they played value, else the bot
+        # check's: the same seed and rules, so the same deals)
+        reuse = {n: (played[n] if plan.bots[n] == "value" else guarded[n]) for n in names}
         sens = _run_sensitivity(
             names, plan.budgets, mains.value, reuse, plan.seed, plan.workers, progress
         )
@@ -501,6 +502,8 @@ def _guard_sweeps(plan: _ReportPlan, mains: _MainRuns, sweeps: dict, played: dic
     strong records and the main runs' first deals (strong and value) are reused, so each
     value costs a value run and a strong-against-value rung. Each sweep entry gets
     ``guard`` (one row per value) and each row of a flagged value ``bot_artifact`` (why).
+    Returns the value runs played, ``variant -> {(option, value): frame}``, for the
+    sensitivity screen (value bots on the same seed).
     """
     from analysis.guard import bot_guard
 
@@ -512,6 +515,7 @@ def _guard_sweeps(plan: _ReportPlan, mains: _MainRuns, sweeps: dict, played: dic
     ]
     total = sum(plan.budgets[n].sweep * 2 * (len(sw["values"]) - 1) for n, sw in todo)
     bar = _Bar(progress, total, "2b bot check")
+    values: dict[str, dict] = {n: {} for n in plan.names}
     try:
         for n, sw in todo:
             key, deals = sw["option"], plan.budgets[n].sweep
@@ -519,8 +523,12 @@ def _guard_sweeps(plan: _ReportPlan, mains: _MainRuns, sweeps: dict, played: dic
             vals = [x for x in sw["values"] if x != sw["baseline"]]
             frames = {i: {"strong": played[n][(key, x)]} for i, x in enumerate(vals)}
             base = {"strong": mains.strong[n], "value": mains.value[n]}
+            kept: dict[int, dict] = {}
             g = bot_guard(n, [{key: x} for x in vals], deals, seed=plan.seed,
-                          workers=plan.workers, level=LEVEL, played=frames, base=base)  # fmt: skip
+                          workers=plan.workers, level=LEVEL, played=frames, base=base,
+                          keep=kept)  # fmt: skip
+            for i, x in enumerate(vals):
+                values[n][(key, x)] = kept[i]["value"]
             g.insert(0, "option_value", vals)
             sw["guard"] = jsonable(g)
             why = {str(x): w for x, w, f in zip(vals, g["why"], g["flag"], strict=True) if f}
@@ -529,6 +537,7 @@ def _guard_sweeps(plan: _ReportPlan, mains: _MainRuns, sweeps: dict, played: dic
             bar.update(deals * 2 * len(vals))
     finally:
         bar.close()
+    return values
 
 
 def _confirm_changes(plan: _ReportPlan, sens: dict, skill_frames: dict, progress: bool) -> None:

@@ -17,7 +17,7 @@ def _fake_setting(results):
         edge, gap = results[key]
         rung = {"edge": edge[0], "edge_lo": edge[1], "edge_hi": edge[2]}
         n = np.full(200, 16.0)
-        return rung, np.full(200, gap * 16.0), n
+        return rung, np.full(200, gap * 16.0), n, {}
 
     return setting
 
@@ -48,8 +48,19 @@ def test_a_shift_within_the_margin_is_not_flagged(monkeypatch):
 
 
 def test_the_guard_plays_both_bots_and_the_rung():
-    out = G.bot_guard("tuidaohu", [{"pay_qingyise": 8}], deals=256, seed=3)
+    from engine.runs.run import simulate
+
+    kept = {}
+    out = G.bot_guard("tuidaohu", [{"pay_qingyise": 8}], deals=256, seed=3, keep=kept)
     assert isinstance(out, pd.DataFrame) and len(out) == 1
+    # the records it keeps are the runs of that setting (the report's sensitivity screen
+    # reuses the value bots' first deals): a fresh run of fewer deals is their head
+    assert sorted(kept) == [0] and sorted(kept[0]) == ["strong", "value"]
+    for pol in ("strong", "value"):
+        assert len(kept[0][pol]) == 256
+        again = simulate("tuidaohu", 128, seed=3, rules={"pay_qingyise": 8}, policies=pol,
+                         workers=1, progress=False).to_pandas()  # fmt: skip
+        pd.testing.assert_frame_equal(kept[0][pol].iloc[:128].reset_index(drop=True), again)
     r = out.iloc[0]
     assert r["setting"] == "pay_qingyise=8"
     assert r["edge_lo"] <= r["edge"] <= r["edge_hi"]

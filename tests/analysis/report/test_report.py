@@ -941,8 +941,11 @@ def test_the_bot_guard_flags_sweep_values_as_possible_bot_artifacts(made, tmp_pa
             assert {(g["option"], g["option_value"]) for g in sec["sensitivity"]["guard"]} == keys
     calls = []
 
-    def fake(variant, settings, deals, seed=0, workers=None, level=0.95, played=None, base=None):
+    def fake(variant, settings, deals, seed=0, workers=None, level=0.95, played=None, base=None,
+             keep=None):  # fmt: skip
         calls.append((variant, deals, len(settings), sorted(played), sorted(base)))
+        for i, s in enumerate(settings):
+            keep[i] = {"strong": played[i]["strong"], "value": ("value", str(s))}
         return pd.DataFrame({"setting": [str(s) for s in settings], "flag": True,
                              "why": "value beats strong"})  # fmt: skip
 
@@ -956,8 +959,17 @@ def test_the_bot_guard_flags_sweep_values_as_possible_bot_artifacts(made, tmp_pa
     )  # fmt: skip
     played = {name: {(sw["option"], x): object() for sw in sweeps for x in sw["values"]}}
     mains = SimpleNamespace(strong={name: "S"}, value={name: "V"})
-    data._guard_sweeps(plan, mains, {name: sweeps}, played, False)
+    values = data._guard_sweeps(plan, mains, {name: sweeps}, played, False)
     assert [c[1] for c in calls] == [N // 2] * len(sweeps)  # the sweep's own N
+    # the value runs it played, by (option, value), for the sensitivity screen
+    assert values == {
+        name: {
+            (sw["option"], x): ("value", str({sw["option"]: x}))
+            for sw in sweeps
+            for x in sw["values"]
+            if x != sw["baseline"]
+        }
+    }
     assert all(c[4] == ["strong", "value"] for c in calls)  # the main runs' first deals
     for sw in sweeps:
         for r in sw["table"]:
