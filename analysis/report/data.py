@@ -429,18 +429,8 @@ def _sweep_entry(v, p: dict, frames: dict, rules_ids: dict, deals: int) -> dict:
     """
     key = p["option"]
     option = v.option_map[key]
-    big = [pp.name for pp in v.patterns if pp.big]
-    metrics = [m for m in SWEEP_METRICS if m != "big_hand_per_win" or big]
+    metrics, table = _sweep_frames_table(v, key, frames)
     paired = not option.changes_deal
-    table = sweep_table(
-        frames,
-        option=key,
-        baseline=option.default,
-        metrics=metrics,
-        big=big or None,
-        level=LEVEL,
-        paired=paired,
-    )
     return {
         "option": key,
         "title": p["title"],
@@ -454,6 +444,49 @@ def _sweep_entry(v, p: dict, frames: dict, rules_ids: dict, deals: int) -> dict:
         "rulebook": option.rulebook,
         "table": jsonable(table),
     }
+
+
+def _sweep_frames_table(v, key: str, frames: dict) -> tuple[list[str], pd.DataFrame]:
+    """The sweep table of option ``key`` over ``frames`` (value -> records, the option's
+    default among them): ``(metrics, table)``, paired unless the option changes the
+    cards dealt.
+    """
+    option = v.option_map[key]
+    big = [pp.name for pp in v.patterns if pp.big]
+    metrics = [m for m in SWEEP_METRICS if m != "big_hand_per_win" or big]
+    table = sweep_table(
+        frames,
+        option=key,
+        baseline=option.default,
+        metrics=metrics,
+        big=big or None,
+        level=LEVEL,
+        paired=not option.changes_deal,
+    )
+    return metrics, table
+
+
+def _value_effects(v, sw: dict, frames: dict) -> list[dict]:
+    """Each value's effect under value bots, for the bot sensitivity's side by side:
+    the sweep table of the value runs ``frames`` (the same values, seed and deals as the
+    sweep's), each bot metric's difference from the baseline with its unadjusted 95%
+    interval (no verdict is drawn from them, so they join no family).
+    """
+    _, table = _sweep_frames_table(v, sw["option"], frames)
+    out = []
+    for row in jsonable(table):
+        if row.get("is_baseline") or row["metric"] not in BOT_METRICS:
+            continue
+        out.append(
+            {
+                "option_value": row["option_value"],
+                "metric": row["metric"],
+                "diff": row.get("diff"),
+                "lo": row.get("raw_lo", row.get("diff_lo")),
+                "hi": row.get("raw_hi", row.get("diff_hi")),
+            }
+        )
+    return out
 
 
 def _play_skill(plan: _ReportPlan, mains: _MainRuns, progress: bool):
@@ -502,8 +535,10 @@ def _guard_sweeps(plan: _ReportPlan, mains: _MainRuns, sweeps: dict, played: dic
     strong records and the main runs' first deals (strong and value) are reused, so each
     value costs a value run and a strong-against-value rung. Each sweep entry gets
     ``guard`` (one row per value) and each row of a flagged value ``bot_artifact`` (why).
-    Returns the value runs played, ``variant -> {(option, value): frame}``, for the
-    sensitivity screen (value bots on the same seed).
+    Each entry also gets ``value_effects``: the sweep's effects under value bots on the
+    same deals (the bot check's value runs and the value main run's first deals), for
+    the bot sensitivity. Returns the value runs played, ``variant -> {(option, value):
+    frame}``, for the sensitivity screen (value bots on the same seed).
     """
     from analysis.guard import bot_guard
 
@@ -529,6 +564,9 @@ def _guard_sweeps(plan: _ReportPlan, mains: _MainRuns, sweeps: dict, played: dic
                           keep=kept)  # fmt: skip
             for i, x in enumerate(vals):
                 values[n][(key, x)] = kept[i]["value"]
+            same = {x: values[n][(key, x)] for x in vals}
+            same[sw["baseline"]] = mains.value[n].iloc[:deals].reset_index(drop=True)
+            sw["value_effects"] = _value_effects(plan.vobj[n], sw, same)
             g.insert(0, "option_value", vals)
             sw["guard"] = jsonable(g)
             why = {str(x): w for x, w, f in zip(vals, g["why"], g["flag"], strict=True) if f}
@@ -854,13 +892,21 @@ def _bot_sensitivity(v, policy, strong, value, sweeps, sens) -> dict | None:
     )
     vt = {}
     for row in (sens or {}).get("table", []):
-        vt[(row["option"], str(row["option_value"]), row["metric"])] = row
+        lo, hi = row.get("raw_lo", row.get("diff_lo")), row.get("raw_hi", row.get("diff_hi"))
+        vt[(row["option"], str(row["option_value"]), row["metric"])] = (row.get("diff"), lo, hi)
     effects = []
     for sw in sweeps:
+        # the bot check's value runs on the sweep's own deals where it played them, else
+        # the sensitivity table's (value bots, its own N)
+        same = {
+            (str(e["option_value"]), e["metric"]): (e["diff"], e["lo"], e["hi"])
+            for e in sw.get("value_effects", [])
+        }
         for row in sw["table"]:
             if row.get("is_baseline") or row["metric"] not in BOT_METRICS:
                 continue
-            other = vt.get((sw["option"], str(row["option_value"]), row["metric"]))
+            at = (str(row["option_value"]), row["metric"])
+            other = same.get(at) if "value_effects" in sw else vt.get((sw["option"], *at))
             if other is None:  # a metric or value the sensitivity table does not hold
                 continue
             effects.append(  # side by side, no verdict: the unadjusted 95% intervals
@@ -871,9 +917,10 @@ def _bot_sensitivity(v, policy, strong, value, sweeps, sens) -> dict | None:
                     "strong": row.get("diff"),
                     "strong_lo": row.get("raw_lo", row.get("diff_lo")),
                     "strong_hi": row.get("raw_hi", row.get("diff_hi")),
-                    "value": other.get("diff"),
-                    "value_lo": other.get("raw_lo", other.get("diff_lo")),
-                    "value_hi": other.get("raw_hi", other.get("diff_hi")),
+                    "value": other[0],
+                    "value_lo": other[1],
+                    "value_hi": other[2],
+                    "same_deals": "value_effects" in sw,
                 }
             )
     return {

@@ -237,6 +237,37 @@ def test_risk_skill_gain_and_sensitivity_equal_the_analysis(made):
             want = [unadjusted(r) for r in jsonable(bt)]
             assert got == want
             assert sec["bots"]["sweep_effects"], "each sweep's effect under both bots"
+            # its value column: each sweep value under value bots on the sweep's own deals
+            # (the default's are the value main run's first deals), unadjusted
+            for sw in sec["sweeps"]:
+                opt = variants.get(n).option_map[sw["option"]]
+                big = [p.name for p in variants.get(n).patterns if p.big]
+                vf = {
+                    val: rerun(n, b["sweep"], rules=None if val == opt.default else
+                               {sw["option"]: val}, policies="value")
+                    for val in sw["values"]
+                }  # fmt: skip
+                vt = analysis.sweep_table(
+                    vf, option=sw["option"], baseline=opt.default,
+                    metrics=[m for m in report.SWEEP_METRICS if m != "big_hand_per_win" or big],
+                    big=big or None, paired=not opt.changes_deal,
+                )  # fmt: skip
+                want = {
+                    (str(r["option_value"]), r["metric"]): (r["diff"], r["raw_lo"], r["raw_hi"])
+                    for r in map(unadjusted, jsonable(vt))
+                    if not r["is_baseline"] and r["metric"] in report.BOT_METRICS
+                }
+                got = {
+                    (str(e["option_value"]), e["metric"]): (
+                        e["value"],
+                        e["value_lo"],
+                        e["value_hi"],
+                    )
+                    for e in sec["bots"]["sweep_effects"]
+                    if e["option"] == sw["option"]
+                }
+                assert got == want and want
+                assert all(e["same_deals"] for e in sec["bots"]["sweep_effects"])
         # the sensitivity table: each value against the main run's first deals
         sv = sec["sensitivity"]
         plan, skipped = sensitivity.option_plan(n)
@@ -958,8 +989,24 @@ def test_the_bot_guard_flags_sweep_values_as_possible_bot_artifacts(made, tmp_pa
         budgets={name: report.budget_for(name, N)},
     )  # fmt: skip
     played = {name: {(sw["option"], x): object() for sw in sweeps for x in sw["values"]}}
-    mains = SimpleNamespace(strong={name: "S"}, value={name: "V"})
+    value_main = pd.DataFrame({"deal": range(N)})
+    mains = SimpleNamespace(strong={name: "S"}, value={name: value_main})
+    effects = []
+
+    marker = [{"option_value": "x", "metric": "m", "diff": 0.0, "lo": 0.0, "hi": 0.0}]
+
+    def fake_effects(v, sw, frames):
+        effects.append((sw["option"], frames))
+        return marker
+
+    monkeypatch.setattr(data, "_value_effects", fake_effects)
     values = data._guard_sweeps(plan, mains, {name: sweeps}, played, False)
+    # the value column of the bot sensitivity: the check's value runs and the value main
+    # run's first deals, at the sweep's own N
+    for (opt, frames), sw in zip(effects, sweeps, strict=True):
+        assert opt == sw["option"] and sorted(map(str, frames)) == sorted(map(str, sw["values"]))
+        assert frames[sw["baseline"]].equals(value_main.iloc[: N // 2])
+        assert sw["value_effects"] == marker
     assert [c[1] for c in calls] == [N // 2] * len(sweeps)  # the sweep's own N
     # the value runs it played, by (option, value), for the sensitivity screen
     assert values == {
