@@ -783,7 +783,7 @@ def _strong_discard(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile
 
 
 @kernel
-def _strong_keep_value(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, kv,
+def _strong_keep_value(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q,
                        osums, sscr, scratch):  # fmt: skip
     """Points of seat ``q``'s hand without the claim (as it stands, its live outs counted).
 
@@ -836,7 +836,7 @@ def _strong_peng(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, c
         h3[k] = hand[q, k]
     h3[c] -= 2
     keep = _strong_keep_value(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx,
-                              q, kv, osums, sscr, scratch)  # fmt: skip
+                              q, osums, sscr, scratch)  # fmt: skip
     take = _strong_take_value(
         rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, q, h3, np.int64(1),
         values[PENG, c // 10], RED[c], kv, osums, sscr, scratch,
@@ -852,7 +852,7 @@ def _strong_chi(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ct
     best = -np.inf
     besti = -1
     keep = _strong_keep_value(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx,
-                              q, kv, osums, sscr, scratch)  # fmt: skip
+                              q, osums, sscr, scratch)  # fmt: skip
     for i in range(nopt):
         for k in range(21):
             h3[k] = hand[q, k]
@@ -911,7 +911,7 @@ def _strong_win(rules, bot, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ct
 
 @kernel
 def _observe_discard(rules, pol, values, wvx0, ws, best2, hand, ps, pk, tab, pile, ctx, p, k,
-                     kv, osums, sscr, scratch, obs):  # fmt: skip
+                     osums, sscr, scratch, obs):  # fmt: skip
     """Observation rows (engine.play.zipai.observe) around seat ``p``'s discard of ``k``:
     danger rows before it (one deal discard in two), then its O_HAND row (the card is
     out of the hand when this is called).
@@ -1633,7 +1633,7 @@ def _discard_turn(rules, pols, bots, work, rec, final, log, obs, p):
         hand[p, k] -= 1
         if obs.shape[0] > 1:
             _late_observe_discard(rules, pol, values, wvx0, ws, best2, hand, ps, pk, tab,
-                                  pile, ctx, p, k, kv, osums, sscr, scratch, obs)  # fmt: skip
+                                  pile, ctx, p, k, osums, sscr, scratch, obs)  # fmt: skip
         ctx[K_NDISC] += 1
         ps[PS_DMASK, p] |= 1 << k
         ps[PS_NDISC, p] += 1
