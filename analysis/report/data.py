@@ -477,16 +477,24 @@ def _value_effects(v, sw: dict, frames: dict) -> list[dict]:
     for row in jsonable(table):
         if row.get("is_baseline") or row["metric"] not in BOT_METRICS:
             continue
+        lo, hi = _unadjusted(row)
         out.append(
             {
                 "option_value": row["option_value"],
                 "metric": row["metric"],
                 "diff": row.get("diff"),
-                "lo": row.get("raw_lo", row.get("diff_lo")),
-                "hi": row.get("raw_hi", row.get("diff_hi")),
+                "lo": lo,
+                "hi": hi,
             }
         )
     return out
+
+
+def _unadjusted(row: dict) -> tuple:
+    """A tested row's unadjusted interval ``(lo, hi)``: ``raw_lo`` / ``raw_hi`` once the
+    report-wide adjustment has rewritten ``diff_lo`` / ``diff_hi``, else those.
+    """
+    return row.get("raw_lo", row.get("diff_lo")), row.get("raw_hi", row.get("diff_hi"))
 
 
 def _play_skill(plan: _ReportPlan, mains: _MainRuns, progress: bool):
@@ -892,8 +900,9 @@ def _bot_sensitivity(v, policy, strong, value, sweeps, sens) -> dict | None:
     )
     vt = {}
     for row in (sens or {}).get("table", []):
-        lo, hi = row.get("raw_lo", row.get("diff_lo")), row.get("raw_hi", row.get("diff_hi"))
-        vt[(row["option"], str(row["option_value"]), row["metric"])] = (row.get("diff"), lo, hi)
+        vt[(row["option"], str(row["option_value"]), row["metric"])] = (
+            row.get("diff"), *_unadjusted(row)
+        )  # fmt: skip
     effects = []
     for sw in sweeps:
         # the bot check's value runs on the sweep's own deals where it played them, else
@@ -909,14 +918,15 @@ def _bot_sensitivity(v, policy, strong, value, sweeps, sens) -> dict | None:
             other = same.get(at) if "value_effects" in sw else vt.get((sw["option"], *at))
             if other is None:  # a metric or value the sensitivity table does not hold
                 continue
+            lo, hi = _unadjusted(row)
             effects.append(  # side by side, no verdict: the unadjusted 95% intervals
                 {
                     "option": sw["option"],
                     "option_value": row["option_value"],
                     "metric": row["metric"],
                     "strong": row.get("diff"),
-                    "strong_lo": row.get("raw_lo", row.get("diff_lo")),
-                    "strong_hi": row.get("raw_hi", row.get("diff_hi")),
+                    "strong_lo": lo,
+                    "strong_hi": hi,
                     "value": other[0],
                     "value_lo": other[1],
                     "value_hi": other[2],
